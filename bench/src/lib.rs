@@ -1,0 +1,32 @@
+//! Shared helpers of the benchmark binaries: timing a closure and printing one JSON line per
+//! figure, so `bench/run.py` can collect them. Wall-clock time is measured here and only here.
+
+use std::time::Instant;
+
+/// Runs `f` `repeats` times and returns the best (shortest) wall time in seconds with its result.
+pub fn best_of<T>(repeats: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best: Option<(f64, T)> = None;
+    for _ in 0..repeats.max(1) {
+        let start = Instant::now();
+        let out = f();
+        let secs = start.elapsed().as_secs_f64();
+        if best.as_ref().map_or(true, |(b, _)| secs < *b) {
+            best = Some((secs, out));
+        }
+    }
+    best.expect("at least one repeat")
+}
+
+/// Prints one figure as a JSON line: `{"bench": name, "items": n, "seconds": s, "per_second": n/s, ...extra}`.
+pub fn report(name: &str, items: u64, seconds: f64, extra: serde_json::Value) {
+    let mut line = serde_json::json!({
+        "bench": name,
+        "items": items,
+        "seconds": seconds,
+        "per_second": items as f64 / seconds,
+    });
+    if let (Some(obj), Some(more)) = (line.as_object_mut(), extra.as_object()) {
+        obj.extend(more.clone());
+    }
+    println!("{line}");
+}

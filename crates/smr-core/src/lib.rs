@@ -1,0 +1,18 @@
+//! smr-core: the shared vocabulary of smrlab.
+//!
+//! Units and the `Request` type, trace readers/writers/statistics/synthesis, media timing models,
+//! the zoned-device abstraction, typed parameters and metrics. Everything here is independent of
+//! any particular SMR management scheme; the schemes themselves live in `smr-sim` and `smrdb`.
+//!
+//! Conventions (see DESIGN.md): offsets and lengths are bytes (`u64`) at every public boundary,
+//! simulated time is nanoseconds (`u64`), and every random choice draws from a seeded RNG.
+
+pub mod media;
+pub mod metrics;
+pub mod params;
+pub mod request;
+pub mod trace;
+pub mod units;
+
+pub use params::{ParamError, Params};
+pub use request::{Op, Request};

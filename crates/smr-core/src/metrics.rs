@@ -1,0 +1,129 @@
+//! Metrics shared by every run: named monotonic counters and HDR latency histograms.
+//!
+//! Counters are monotonic totals so that a warm-up period can be excluded by subtracting a
+//! snapshot (`Counters::since`). Histograms record nanoseconds with three significant digits.
+//! Not here: anything specific to one system (systems name their own counters).
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// Named monotonic counters, ordered by name for stable output.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counters(pub BTreeMap<String, u64>);
+
+impl Counters {
+    pub fn add(&mut self, name: &str, value: u64) {
+        *self.0.entry(name.to_string()).or_insert(0) += value;
+    }
+
+    pub fn get(&self, name: &str) -> u64 {
+        self.0.get(name).copied().unwrap_or(0)
+    }
+
+    /// `self - earlier`, name by name (counters absent earlier count from zero).
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters(
+            self.0
+                .iter()
+                .map(|(k, v)| (k.clone(), v.saturating_sub(earlier.get(k))))
+                .collect(),
+        )
+    }
+}
+
+/// A latency histogram in nanoseconds, 1 ns to one hour, three significant digits.
+#[derive(Clone, Debug)]
+pub struct LatencyHistogram {
+    hist: Histogram<u64>,
+    sum_ns: u128,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        LatencyHistogram {
+            hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid static bounds"),
+            sum_ns: 0,
+        }
+    }
+}
+
+impl LatencyHistogram {
+    pub fn record(&mut self, ns: u64) {
+        self.hist.saturating_record(ns.max(1));
+        self.sum_ns += ns as u128;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+
+    pub fn clear(&mut self) {
+        self.hist.reset();
+        self.sum_ns = 0;
+    }
+
+    /// Count, exact mean and sum, and quantiles (to the histogram's precision).
+    pub fn summary(&self) -> LatencySummary {
+        let count = self.hist.len();
+        let q = |p: f64| if count == 0 { 0 } else { self.hist.value_at_quantile(p) };
+        LatencySummary {
+            count,
+            sum_ns: self.sum_ns as u64,
+            mean_ns: if count == 0 { 0.0 } else { self.sum_ns as f64 / count as f64 },
+            min_ns: if count == 0 { 0 } else { self.hist.min() },
+            p50_ns: q(0.50),
+            p90_ns: q(0.90),
+            p99_ns: q(0.99),
+            p999_ns: q(0.999),
+            max_ns: if count == 0 { 0 } else { self.hist.max() },
+        }
+    }
+}
+
+/// What a result file keeps of a latency histogram.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub sum_ns: u64,
+    pub mean_ns: f64,
+    pub min_ns: u64,
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
+    pub max_ns: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_subtract_a_snapshot() {
+        let mut c = Counters::default();
+        c.add("cleanings", 3);
+        let snap = c.clone();
+        c.add("cleanings", 2);
+        c.add("new", 1);
+        let d = c.since(&snap);
+        assert_eq!(d.get("cleanings"), 2);
+        assert_eq!(d.get("new"), 1);
+    }
+
+    #[test]
+    fn histogram_summary() {
+        let mut h = LatencyHistogram::default();
+        for v in 1..=1000u64 {
+            h.record(v * 1000);
+        }
+        let s = h.summary();
+        assert_eq!(s.count, 1000);
+        assert_eq!(s.sum_ns, 500_500_000);
+        assert!((s.p50_ns as f64 - 500_000.0).abs() / 500_000.0 < 0.01);
+        assert!(s.max_ns >= 999_000);
+        h.clear();
+        assert_eq!(h.summary().count, 0);
+    }
+}

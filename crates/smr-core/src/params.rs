@@ -1,0 +1,254 @@
+//! Typed `key=value` parameters for systems, devices and generators.
+//!
+//! Every configurable part of smrlab reads its settings through `Params`, so that every bad value
+//! gets the same kind of message ("parameter 'cache': ...") and a misspelt key is an error instead of
+//! being silently ignored (`Params::finish`). Not a config-file parser: the Python front turns TOML
+//! and command-line options into these pairs.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::units::parse_size;
+
+/// A parameter that is missing its `=`, has a bad value, or is unknown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamError {
+    pub param: String,
+    pub message: String,
+}
+
+impl ParamError {
+    pub fn new(param: impl Into<String>, message: impl Into<String>) -> Self {
+        ParamError { param: param.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "parameter '{}': {}", self.param, self.message)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// A bag of `key=value` strings with typed, defaulted getters that remember which keys were read.
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    values: BTreeMap<String, String>,
+    read: std::collections::BTreeSet<String>,
+}
+
+impl Params {
+    pub fn new() -> Self {
+        Params::default()
+    }
+
+    /// Parses `key=value` strings; a later key overrides an earlier one.
+    pub fn parse<S: AsRef<str>>(pairs: &[S]) -> Result<Self, ParamError> {
+        let mut params = Params::new();
+        for pair in pairs {
+            let pair = pair.as_ref();
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| ParamError::new(pair, "expected key=value"))?;
+            let key = key.trim();
+            if key.is_empty() {
+                return Err(ParamError::new(pair, "empty key in key=value"));
+            }
+            params.set(key, value.trim());
+        }
+        Ok(params)
+    }
+
+    pub fn set(&mut self, key: &str, value: impl Into<String>) {
+        self.values.insert(key.to_string(), value.into());
+    }
+
+    /// Sets `key` only if the caller did not give it.
+    pub fn set_default(&mut self, key: &str, value: impl Into<String>) {
+        self.values.entry(key.to_string()).or_insert_with(|| value.into());
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.values.contains_key(key)
+    }
+
+    /// The raw text of `key`, marking it as read.
+    pub fn raw(&mut self, key: &str) -> Option<String> {
+        let value = self.values.get(key).cloned();
+        if value.is_some() {
+            self.read.insert(key.to_string());
+        }
+        value
+    }
+
+    pub fn string(&mut self, key: &str, default: &str) -> String {
+        self.raw(key).unwrap_or_else(|| default.to_string())
+    }
+
+    /// One of `choices` (case-insensitive); the error lists them.
+    pub fn choice(&mut self, key: &str, default: &str, choices: &[&str]) -> Result<String, ParamError> {
+        let value = self.string(key, default).to_ascii_lowercase();
+        if choices.iter().any(|c| *c == value) {
+            Ok(value)
+        } else {
+            Err(ParamError::new(key, format!("'{value}' is not one of {}", choices.join(", "))))
+        }
+    }
+
+    pub fn u64(&mut self, key: &str, default: u64) -> Result<u64, ParamError> {
+        match self.raw(key) {
+            None => Ok(default),
+            Some(v) => v
+                .parse::<u64>()
+                .map_err(|_| ParamError::new(key, format!("'{v}' is not a non-negative whole number"))),
+        }
+    }
+
+    /// Like `u64` but zero is an error.
+    pub fn positive_u64(&mut self, key: &str, default: u64) -> Result<u64, ParamError> {
+        let v = self.u64(key, default)?;
+        if v == 0 {
+            return Err(ParamError::new(key, "must be greater than zero"));
+        }
+        Ok(v)
+    }
+
+    pub fn f64(&mut self, key: &str, default: f64) -> Result<f64, ParamError> {
+        match self.raw(key) {
+            None => Ok(default),
+            Some(v) => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() => Ok(x),
+                _ => Err(ParamError::new(key, format!("'{v}' is not a number"))),
+            },
+        }
+    }
+
+    pub fn bool(&mut self, key: &str, default: bool) -> Result<bool, ParamError> {
+        match self.raw(key).map(|v| v.to_ascii_lowercase()) {
+            None => Ok(default),
+            Some(v) if ["1", "true", "yes", "on"].contains(&v.as_str()) => Ok(true),
+            Some(v) if ["0", "false", "no", "off"].contains(&v.as_str()) => Ok(false),
+            Some(v) => Err(ParamError::new(key, format!("'{v}' is not true or false"))),
+        }
+    }
+
+    /// A size in bytes ("20MiB", "4096"); zero is an error.
+    pub fn size(&mut self, key: &str, default: u64) -> Result<u64, ParamError> {
+        let bytes = match self.raw(key) {
+            None => default,
+            Some(v) => parse_size(&v).map_err(|m| ParamError::new(key, m))?,
+        };
+        if bytes == 0 {
+            return Err(ParamError::new(key, "must be greater than zero"));
+        }
+        Ok(bytes)
+    }
+
+    /// A size given as bytes ("64MiB"), as blocks ("1000blocks", each `block` bytes), as a percentage
+    /// of `whole` ("2%") or as a fraction of it ("1/256", "0.02"). The default is `default_fraction`
+    /// of `whole`. Zero is an error; the result is rounded down to whole blocks (at least one).
+    pub fn size_or_fraction(
+        &mut self,
+        key: &str,
+        default_fraction: f64,
+        whole: u64,
+        block: u64,
+    ) -> Result<u64, ParamError> {
+        let bytes = match self.raw(key) {
+            None => (whole as f64 * default_fraction) as u64,
+            Some(v) => parse_size_or_fraction(&v, whole, block).map_err(|m| ParamError::new(key, m))?,
+        };
+        let bytes = bytes / block * block;
+        if bytes == 0 {
+            return Err(ParamError::new(
+                key,
+                format!("resolves to less than one {block}-byte block (of {whole} bytes)"),
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// Errors on the first key that no getter read: a misspelt or unsupported parameter.
+    pub fn finish(&self) -> Result<(), ParamError> {
+        match self.values.keys().find(|k| !self.read.contains(*k)) {
+            None => Ok(()),
+            Some(k) => Err(ParamError::new(k, "unknown parameter for this system")),
+        }
+    }
+
+    /// All pairs, for recording the full configuration in a result file.
+    pub fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+fn parse_size_or_fraction(text: &str, whole: u64, block: u64) -> Result<u64, String> {
+    let t = text.trim();
+    if let Some(pct) = t.strip_suffix('%') {
+        let p: f64 = pct.trim().parse().map_err(|_| format!("'{text}' is not a percentage"))?;
+        if !(p > 0.0 && p.is_finite()) {
+            return Err(format!("'{text}' must be a positive percentage"));
+        }
+        return Ok((whole as f64 * p / 100.0) as u64);
+    }
+    if let Some((n, d)) = t.split_once('/') {
+        let n: f64 = n.trim().parse().map_err(|_| format!("'{text}' is not a fraction"))?;
+        let d: f64 = d.trim().parse().map_err(|_| format!("'{text}' is not a fraction"))?;
+        if !(n > 0.0 && d > 0.0) {
+            return Err(format!("'{text}' must be a positive fraction"));
+        }
+        return Ok((whole as f64 * n / d) as u64);
+    }
+    for suffix in ["blocks", "block", "blk"] {
+        if let Some(count) = t.strip_suffix(suffix) {
+            let count: u64 = count.trim().parse().map_err(|_| format!("'{text}' is not a block count"))?;
+            return count.checked_mul(block).ok_or_else(|| format!("'{text}' is out of range"));
+        }
+    }
+    if t.starts_with("0.") || t.starts_with('.') {
+        let f: f64 = t.parse().map_err(|_| format!("'{text}' is not a fraction"))?;
+        return Ok((whole as f64 * f) as u64);
+    }
+    parse_size(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_getters_and_defaults() {
+        let mut p = Params::parse(&["zone=20MB", "scheme=BL", "period=3"]).unwrap();
+        assert_eq!(p.size("zone", 1).unwrap(), 20_000_000);
+        assert_eq!(p.choice("scheme", "cf", &["cf", "pf", "bl"]).unwrap(), "bl");
+        assert_eq!(p.u64("period", 0).unwrap(), 3);
+        assert_eq!(p.u64("absent", 7).unwrap(), 7);
+        p.finish().unwrap();
+    }
+
+    #[test]
+    fn unknown_and_bad_values_name_the_parameter() {
+        let p = Params::parse(&["zoen=20MB"]).unwrap();
+        assert_eq!(p.finish().unwrap_err().param, "zoen");
+        let mut p = Params::parse(&["zone=0"]).unwrap();
+        assert_eq!(p.size("zone", 1).unwrap_err().param, "zone");
+        let mut p = Params::parse(&["scheme=xx"]).unwrap();
+        assert!(p.choice("scheme", "cf", &["cf", "pf"]).unwrap_err().message.contains("cf, pf"));
+        assert!(Params::parse(&["novalue"]).is_err());
+    }
+
+    #[test]
+    fn sizes_as_fraction_percent_blocks_or_bytes() {
+        let whole = 256 * 4096 * 100;
+        let mut p = Params::parse(&["a=1/256", "b=2%", "c=10blocks", "d=64KiB", "e=0.5"]).unwrap();
+        assert_eq!(p.size_or_fraction("a", 0.0, whole, 4096).unwrap(), 100 * 4096);
+        assert_eq!(p.size_or_fraction("b", 0.0, whole, 4096).unwrap(), whole / 50 / 4096 * 4096);
+        assert_eq!(p.size_or_fraction("c", 0.0, whole, 4096).unwrap(), 40960);
+        assert_eq!(p.size_or_fraction("d", 0.0, whole, 4096).unwrap(), 65536);
+        assert_eq!(p.size_or_fraction("e", 0.0, whole, 4096).unwrap(), whole / 2);
+        assert_eq!(p.size_or_fraction("default", 0.01, whole, 4096).unwrap(), whole / 100 / 4096 * 4096);
+        let mut p = Params::parse(&["tiny=1"]).unwrap();
+        assert!(p.size_or_fraction("tiny", 0.0, whole, 4096).is_err());
+    }
+}

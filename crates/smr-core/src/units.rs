@@ -1,0 +1,99 @@
+//! Byte and time units, and parsing of human-written sizes ("20MiB", "4k", "1.5GB").
+//!
+//! Sizes: a bare number is bytes; suffixes K/M/G/T (optionally followed by "B") and KB/MB/GB/TB
+//! are decimal powers of 1000, KiB/MiB/GiB/TiB (and k, as in "4k" block sizes) are powers of 1024.
+//! This follows what storage papers mean: "20 MB" zones in PORE are 20·10^6 bytes, "256 MiB" zones
+//! on a host-managed drive are 2^28 bytes. Not here: percentages of a trace's footprint, which
+//! need the trace and are resolved by `Params::size_or_fraction`.
+
+pub const SECTOR: u64 = 512;
+pub const BLOCK_4K: u64 = 4096;
+pub const KIB: u64 = 1 << 10;
+pub const MIB: u64 = 1 << 20;
+pub const GIB: u64 = 1 << 30;
+pub const TIB: u64 = 1 << 40;
+pub const KB: u64 = 1_000;
+pub const MB: u64 = 1_000_000;
+pub const GB: u64 = 1_000_000_000;
+pub const TB: u64 = 1_000_000_000_000;
+
+pub const NS_PER_US: u64 = 1_000;
+pub const NS_PER_MS: u64 = 1_000_000;
+pub const NS_PER_S: u64 = 1_000_000_000;
+
+/// Parses a size such as `4096`, `4k`, `4KiB`, `20MB`, `20MiB`, `1.5GiB` into bytes.
+/// Returns a message suitable for a `ParamError` on failure.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, suffix) = t.split_at(split);
+    if number.is_empty() {
+        return Err(format!("'{text}' is not a size (expected e.g. 4096, 4KiB, 20MB, 1.5GiB)"));
+    }
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size (bad number '{number}')"))?;
+    let multiplier = match suffix.trim() {
+        "" | "B" | "b" => 1,
+        "k" | "KiB" | "kiB" | "Ki" => KIB,
+        "K" | "KB" | "kB" | "kb" => KB,
+        "M" | "MB" | "mb" => MB,
+        "MiB" | "Mi" | "m" => MIB,
+        "G" | "GB" | "gb" => GB,
+        "GiB" | "Gi" | "g" => GIB,
+        "T" | "TB" | "tb" => TB,
+        "TiB" | "Ti" | "t" => TIB,
+        other => {
+            return Err(format!(
+                "'{text}' has an unknown size suffix '{other}' (use B, KB, MB, GB, TB for powers of 1000 or KiB, MiB, GiB, TiB for powers of 1024)"
+            ))
+        }
+    };
+    let bytes = value * multiplier as f64;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
+        return Err(format!("'{text}' is out of range"));
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// Formats bytes with the largest binary unit that keeps the value ≥ 1 (e.g. "18.0 MiB").
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 4] = [("TiB", TIB), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)];
+    for (name, unit) in UNITS {
+        if bytes >= unit {
+            return format!("{:.1} {name}", bytes as f64 / unit as f64);
+        }
+    }
+    format!("{bytes} B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_decimal_and_binary_suffixes() {
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("20MB").unwrap(), 20_000_000);
+        assert_eq!(parse_size("20MiB").unwrap(), 20 * MIB);
+        assert_eq!(parse_size("1.5GiB").unwrap(), 3 * GIB / 2);
+        assert_eq!(parse_size(" 256 MiB ").unwrap(), 256 * MIB);
+    }
+
+    #[test]
+    fn rejects_garbage() {
+        assert!(parse_size("").is_err());
+        assert!(parse_size("MB").is_err());
+        assert!(parse_size("12XB").unwrap_err().contains("unknown size suffix"));
+        assert!(parse_size("1.2.3").is_err());
+    }
+
+    #[test]
+    fn formats_sizes() {
+        assert_eq!(format_size(18 * MIB), "18.0 MiB");
+        assert_eq!(format_size(100), "100 B");
+    }
+}

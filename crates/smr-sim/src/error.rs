@@ -1,0 +1,23 @@
+//! The error type of simulation: bad parameters, bad traces, and requests a device cannot serve.
+
+use smr_core::trace::TraceError;
+use smr_core::ParamError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// A request outside the simulated device.
+    #[error("request #{index} at byte {offset} (+{len}) is beyond the device capacity of {capacity} bytes")]
+    OutOfRange { index: u64, offset: u64, len: u64, capacity: u64 },
+    /// A device-level rule was broken (e.g. a write not at a sequential zone's write pointer).
+    /// This is a bug in a translation layer, reported instead of silently mis-simulated.
+    #[error("device error: {0}")]
+    Device(String),
+    #[error("unknown system '{name}' (known: {known})")]
+    UnknownSystem { name: String, known: String },
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+}

@@ -1,0 +1,113 @@
+//! One simulation run from a description: open the trace, measure its footprint (first pass),
+//! build the named system, replay the trace through the engine (second pass), and optionally
+//! record the translated trace as a fio iolog.
+//!
+//! This is the single entry point the Python front and the benchmarks use, so that every run is
+//! configured the same way. Not here: provenance (version, commit, checksum — the Python front
+//! adds them) or presentation.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use smr_core::trace::{self, Footprint, TraceError, TraceStats};
+use smr_core::Params;
+
+use crate::engine::{Engine, EngineConfig, Progress, RunReport};
+use crate::error::SimError;
+use crate::ioctx::IoCtx;
+use crate::recorder::IologRecorder;
+use crate::registry::{self, BuildContext};
+
+/// Everything that defines a run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunSpec {
+    pub system: String,
+    pub trace: PathBuf,
+    /// Trace format name; `None` detects it from the file name.
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Reader options as `key=value` (e.g. `action=D` for blkparse).
+    #[serde(default)]
+    pub trace_options: Vec<String>,
+    /// System parameters as `key=value`.
+    #[serde(default)]
+    pub params: Vec<String>,
+    #[serde(default)]
+    pub engine: EngineConfig,
+    #[serde(default)]
+    pub seed: u64,
+    /// Known footprint of the trace, to skip the first pass (e.g. in a sweep over one trace).
+    #[serde(default)]
+    pub footprint: Option<Footprint>,
+    /// Where to write every media I/O as a fio iolog v2.
+    #[serde(default)]
+    pub iolog: Option<PathBuf>,
+    /// Split recorded I/Os into pieces of at most this many bytes (0: never).
+    #[serde(default)]
+    pub iolog_max_io: u64,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunOutput {
+    pub report: RunReport,
+    pub footprint: Footprint,
+    /// Every parameter the system was given (after defaults the caller supplied).
+    pub params: Vec<(String, String)>,
+    /// (device name, medium description) of every simulated device.
+    pub devices: Vec<(String, String)>,
+    /// Media I/Os written to the iolog, if one was recorded.
+    pub iolog_ios: Option<u64>,
+}
+
+fn open_trace(spec: &RunSpec) -> Result<trace::TraceReader, SimError> {
+    let mut options = Params::parse(&spec.trace_options).map_err(|e| TraceError::Invalid(e.to_string()))?;
+    Ok(trace::open(&spec.trace, spec.format.as_deref(), &mut options)?)
+}
+
+/// Measures the footprint of the trace named by `spec` (the first pass of `run`).
+pub fn measure_footprint(spec: &RunSpec) -> Result<Footprint, SimError> {
+    let stats = TraceStats::compute(open_trace(spec)?)?;
+    if stats.requests == 0 {
+        return Err(TraceError::Empty { path: spec.trace.clone() }.into());
+    }
+    Ok(stats.footprint())
+}
+
+/// Runs `spec`; `progress` is called every `engine.progress_every` requests and may cancel.
+pub fn run(spec: &RunSpec, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
+    let footprint = match spec.footprint {
+        Some(f) => f,
+        None => measure_footprint(spec)?,
+    };
+    let mut params = Params::parse(&spec.params)?;
+    let mut ctx = IoCtx::new();
+    let mut system = registry::build(
+        &spec.system,
+        &mut BuildContext { params: &mut params, footprint, seed: spec.seed, ctx: &mut ctx },
+    )?;
+    if let Some(path) = &spec.iolog {
+        let file = std::fs::File::create(path)
+            .map_err(|source| SimError::Io { path: path.display().to_string(), source })?;
+        ctx.record_to(IologRecorder::new(Box::new(std::io::BufWriter::new(file)), spec.iolog_max_io));
+    }
+    let mut engine = Engine::new(spec.engine.clone());
+    if let Some(cb) = progress {
+        engine = engine.on_progress(cb);
+    }
+    let report = engine.run(system.as_mut(), &mut ctx, open_trace(spec)?)?;
+    let iolog_ios = match ctx.take_recorder() {
+        None => None,
+        Some(rec) => Some(rec.finish().map_err(|source| SimError::Io {
+            path: spec.iolog.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+            source,
+        })?),
+    };
+    Ok(RunOutput {
+        report,
+        footprint,
+        params: params.pairs().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        devices: ctx.device_descriptions(),
+        iolog_ios,
+    })
+}

@@ -1,0 +1,39 @@
+//! The exception classes Python sees, and the conversion of Rust errors into them.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use smr_core::trace::TraceError;
+use smr_core::ParamError;
+use smr_sim::SimError;
+
+create_exception!(_core, SmrlabError, PyException, "Any error smrlab reports to its user.");
+create_exception!(_core, ParameterError, SmrlabError, "A parameter is missing, unknown or out of range.");
+create_exception!(_core, TraceFormatError, SmrlabError, "A trace file is unreadable, malformed, truncated or empty.");
+create_exception!(_core, SimulationError, SmrlabError, "A request the simulated device cannot serve.");
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("SmrlabError", py.get_type::<SmrlabError>())?;
+    m.add("ParameterError", py.get_type::<ParameterError>())?;
+    m.add("TraceFormatError", py.get_type::<TraceFormatError>())?;
+    m.add("SimulationError", py.get_type::<SimulationError>())?;
+    Ok(())
+}
+
+pub fn param(e: ParamError) -> PyErr {
+    ParameterError::new_err(e.to_string())
+}
+
+pub fn trace(e: TraceError) -> PyErr {
+    TraceFormatError::new_err(e.to_string())
+}
+
+pub fn sim(e: SimError) -> PyErr {
+    match e {
+        SimError::Param(p) => param(p),
+        SimError::Trace(t) => trace(t),
+        SimError::UnknownSystem { .. } => ParameterError::new_err(e.to_string()),
+        other => SimulationError::new_err(other.to_string()),
+    }
+}

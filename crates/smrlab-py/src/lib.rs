@@ -1,0 +1,20 @@
+//! PyO3 bindings of smrlab: thin wrappers that turn Python arguments into calls on the Rust
+//! crates and results into JSON text or Python objects. No logic lives here.
+//!
+//! Errors cross as `smrlab._core.SmrlabError` subclasses whose message names what and where;
+//! the Python command line turns them into one line and exit code 2.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod systems;
+mod units;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
+    systems::register(m)?;
+    units::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,101 @@
+"""The ``smrlab`` command line: one argparse tree, each command group in its own module.
+
+A command module defines ``register(commands)`` and adds its subcommands with
+``commands.add(name, help)`` (top level) or ``commands.group("trace").add(...)``; each
+subcommand's ``func`` is called with the parsed arguments and returns an exit code. User errors
+(``SmrlabError``) become one line on stderr and exit code 2; so do argparse's usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from smrlab import __version__
+from smrlab.errors import SmrlabError
+
+# Command modules, in the order ``smrlab --help`` lists them.
+COMMAND_MODULES = [
+    "smrlab.cli.sim",
+    "smrlab.cli.demo",
+]
+
+
+class CommandGroup:
+    """A level of subcommands (the top level, or a group such as ``trace``)."""
+
+    def __init__(self, subparsers: argparse._SubParsersAction, registry: dict):
+        self._subparsers = subparsers
+        self._groups = registry
+
+    def add(self, name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
+        return self._subparsers.add_parser(
+            name,
+            help=help,
+            description=description or help,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    def group(self, name: str, help: str = "") -> "CommandGroup":
+        if name not in self._groups:
+            parser = self.add(name, help or f"{name} commands")
+            sub = parser.add_subparsers(dest=f"{name}_command", metavar="COMMAND", required=True)
+            self._groups[name] = CommandGroup(sub, {})
+        return self._groups[name]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="smrlab",
+        description=(
+            "smrlab replays block traces through SMR management schemes and reports I/O time, "
+            "latency, hit rates and write amplification. Sizes accept B/KB/MB/GB (powers of 1000) "
+            "and KiB/MiB/GiB (powers of 1024); times are reported in seconds unless a column says otherwise."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"smrlab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    top = CommandGroup(sub, {})
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(top)
+    return parser
+
+
+def extra_params(tokens: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """Turns leftover ``--key value`` / ``--key=value`` tokens into ``key=value`` parameters
+    (dashes in keys become underscores), for commands that pass them on to a system."""
+    params, index = [], 0
+    while index < len(tokens):
+        token = tokens[index]
+        if not token.startswith("--") or len(token) == 2:
+            parser.error(f"unrecognized argument: {token}")
+        key, eq, value = token[2:].partition("=")
+        if not eq:
+            if index + 1 >= len(tokens) or tokens[index + 1].startswith("--"):
+                parser.error(f"option --{key} needs a value")
+            value = tokens[index + 1]
+            index += 1
+        params.append(f"{key.replace('-', '_')}={value}")
+        index += 1
+    return params
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if not getattr(args, "extra_params", False):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.param = list(args.param) + extra_params(extra, parser)
+    try:
+        return int(args.func(args) or 0)
+    except SmrlabError as error:
+        print(f"smrlab: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

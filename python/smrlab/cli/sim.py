@@ -1,0 +1,138 @@
+"""``smrlab sim``: replay one trace through one simulated system, print a table, write JSON.
+
+System parameters are given as ``--param key=value`` or directly as ``--key value`` (e.g.
+``--cache 2% --zone 20MB``); every system rejects keys it does not know. Not here: comparisons
+of several systems (``compare-caches``, ``demo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from smrlab import _core, progress
+from smrlab.run import engine_config, simulate, write_result
+from smrlab.tables import fmt, note, print_json, print_table
+
+UNITS_NOTE = (
+    "Sizes: a bare number is bytes; KB/MB/GB are powers of 1000, KiB/MiB/GiB powers of 1024; "
+    "cache and buffer sizes may also be a percentage (2%%), a fraction (1/256) or a block count (1000blocks) "
+    "of the trace's footprint. Times in the output are seconds (s) or milliseconds (ms) as labelled."
+)
+
+
+def systems_epilog() -> str:
+    lines = ["systems and their parameters (default in brackets):"]
+    for name, summary, params in _core.systems():
+        lines.append(f"  {name}: {summary}")
+        for key, default, help_text in params:
+            lines.append(f"      {key} [{default}]: {help_text}")
+    return "\n".join(lines).replace("%", "%%")
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """Replay options shared by every command that runs simulations."""
+    group = parser.add_argument_group("replay")
+    group.add_argument("--replay", choices=["closed", "open"], default="closed",
+                       help="closed: back to back at queue depth 1, total I/O time (default); "
+                            "open: at trace timestamps, response time = waiting + service")
+    group.add_argument("--speedup", type=float, default=1.0,
+                       help="open loop: divide trace inter-arrival times by this factor (default 1)")
+    group.add_argument("--warmup-requests", type=int, default=0, metavar="N",
+                       help="simulate but do not measure the first N requests")
+    group.add_argument("--warmup-seconds", type=float, default=0.0, metavar="S",
+                       help="simulate but do not measure the first S seconds of trace time")
+    group.add_argument("--no-idle-work", action="store_true",
+                       help="open loop: do not offer idle gaps to the system for background work")
+    group.add_argument("--series-interval", type=float, default=0.0, metavar="S",
+                       help="keep a time series point every S seconds of simulated time (0: none)")
+    group.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+
+
+def engine_from_args(args: argparse.Namespace) -> dict:
+    return engine_config(
+        mode=args.replay,
+        speedup=args.speedup,
+        warmup_requests=args.warmup_requests,
+        warmup_seconds=args.warmup_seconds,
+        idle_work=not args.no_idle_work,
+        series_interval_seconds=args.series_interval,
+    )
+
+
+def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    parser.add_argument("--trace", required=required, help="block trace file (compressed .gz/.xz/.bz2/.zst are read directly)")
+    parser.add_argument("--format", help="trace format (default: from the file name; see `smrlab trace --help`)")
+    parser.add_argument("--trace-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="reader option, e.g. action=D for blkparse (repeatable)")
+
+
+def register(commands) -> None:
+    parser = commands.add(
+        "sim",
+        help="replay a trace through one simulated system",
+        description="Replay a block trace through one simulated system and report I/O time, latency "
+                    "and the system's counters. " + UNITS_NOTE,
+    )
+    parser.epilog = systems_epilog()
+    parser.add_argument("--system", required=True, choices=[name for name, _, _ in _core.systems()],
+                        help="which system (see below)")
+    add_trace_arguments(parser)
+    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
+                        help="system parameter (repeatable); `--KEY VALUE` works too")
+    add_engine_arguments(parser)
+    parser.add_argument("--iolog", metavar="FILE", help="also write every media I/O as a fio iolog v2 to FILE")
+    parser.add_argument("--iolog-max-io", default="0", metavar="SIZE",
+                        help="split recorded I/Os into pieces of at most SIZE bytes (e.g. 512KiB; 0: never)")
+    parser.add_argument("--out", metavar="FILE", help="result JSON (default: results/sim-SYSTEM-TRACE.json)")
+    parser.add_argument("--json", action="store_true", help="print the result JSON instead of tables")
+    parser.set_defaults(func=run, extra_params=True)
+
+
+def result_rows(result: dict) -> list[tuple[str, object]]:
+    """The headline figures of one run, as (label, value) rows."""
+    report, derived = result["report"], result["derived"]
+    rows: list[tuple[str, object]] = [
+        ("requests measured", report["requests"]),
+        ("total I/O time (s)", derived["total_io_s"]),
+        ("  read I/O time (s)", derived["read_io_s"]),
+        ("  write I/O time (s)", derived["write_io_s"]),
+        ("mean read response (ms)", report["read"]["response"]["mean_ns"] / 1e6),
+        ("mean write response (ms)", report["write"]["response"]["mean_ns"] / 1e6),
+        ("p99 write response (ms)", report["write"]["response"]["p99_ns"] / 1e6),
+    ]
+    for channel, seconds in derived["channel_busy_s"].items():
+        rows.append((f"busy: {channel} (s)", seconds))
+    for key, value in derived.items():
+        if not isinstance(value, dict) and not key.endswith("_s"):
+            rows.append((key, value))
+    for key, value in report["counters"].items():
+        rows.append((key, value))
+    for key, value in report["gauges"]:
+        rows.append((key, value))
+    return rows
+
+
+def run(args: argparse.Namespace) -> int:
+    show = progress.reporter(f"{args.system} on {Path(args.trace).name}")
+    result = simulate(
+        args.system,
+        args.trace,
+        args.param,
+        fmt=args.format,
+        trace_options=args.trace_option,
+        engine=engine_from_args(args),
+        seed=args.seed,
+        iolog=args.iolog,
+        iolog_max_io=_core.parse_size(args.iolog_max_io),
+        progress=show,
+    )
+    progress.done()
+    out = Path(args.out) if args.out else Path("results") / f"sim-{args.system}-{Path(args.trace).name.split('.')[0]}.json"
+    write_result(result, out)
+    if args.json:
+        print_json(result)
+    else:
+        print_table(f"{args.system} on {args.trace}", ["metric", "value"], result_rows(result))
+        note(f"result written to {out}")
+    return 0

@@ -1,0 +1,37 @@
+"""Ratios derived from a run report's counters: write amplification, hit rates, I/O time in seconds.
+
+Systems report monotonic counters (so warm-up can be subtracted); every ratio a paper reports is
+computed here, in one table, from those counters. A ratio whose denominator is zero is omitted
+rather than reported as 0 or infinity. Not here: presentation (``smrlab.tables``).
+"""
+
+from __future__ import annotations
+
+NS_PER_S = 1e9
+
+# (name, numerator counter, denominator counter, meaning)
+RATIOS = [
+    ("r_wa", "band_bytes_written", "buffer_bytes_evicted",
+     "SMR write amplification: bytes written to bands / bytes evicted from the write buffer (PORE §V-B)"),
+    ("read_hit_rate", "read_hits", "read_lookups", "cache read hits / cache read lookups (4 KiB blocks)"),
+    ("write_hit_rate", "write_hits", "write_lookups", "cache write hits / cache write lookups (4 KiB blocks)"),
+]
+
+
+def derive(report: dict) -> dict:
+    """Seconds of I/O time and every ratio of ``RATIOS`` whose counters are present."""
+    counters = report.get("counters", {})
+    derived = {
+        "total_io_s": report["total_io_ns"] / NS_PER_S,
+        "read_io_s": report["read"]["io_ns"] / NS_PER_S,
+        "write_io_s": report["write"]["io_ns"] / NS_PER_S,
+        "makespan_s": report["makespan_ns"] / NS_PER_S,
+        "channel_busy_s": {
+            channel["channel"]: (channel["read_ns"] + channel["write_ns"]) / NS_PER_S
+            for channel in report.get("channels", [])
+        },
+    }
+    for name, numerator, denominator, _meaning in RATIOS:
+        if numerator in counters and counters.get(denominator, 0) > 0:
+            derived[name] = counters[numerator] / counters[denominator]
+    return derived

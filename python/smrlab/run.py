@@ -1,0 +1,126 @@
+"""Running simulations from Python: one function that builds the run spec, calls the Rust core,
+and returns a result dictionary carrying its full provenance.
+
+The result is what ``smrlab sim`` writes as JSON: ``smrlab`` (version, commit), ``config``
+(system, params, engine, seed), ``trace`` (path, format, checksum, footprint), ``report`` (the
+engine's measurements) and ``derived`` (ratios computed from the report's counters). Not here:
+tables and plots (``smrlab.tables``), sweeps over many runs (the experiment modules).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from smrlab import _core, provenance
+from smrlab.derived import derive
+from smrlab.errors import UsageError
+
+NS_PER_S = 1_000_000_000
+
+
+def engine_config(
+    mode: str = "closed",
+    speedup: float = 1.0,
+    warmup_requests: int = 0,
+    warmup_seconds: float = 0.0,
+    idle_work: bool = True,
+    series_interval_seconds: float = 0.0,
+    progress_every: int = 1 << 20,
+) -> dict:
+    """The engine part of a run spec (see ``smr_sim::engine::EngineConfig``)."""
+    if mode == "closed":
+        replay = {"kind": "closed"}
+    elif mode == "open":
+        if not speedup > 0:
+            raise UsageError(f"--speedup must be a positive number, got {speedup}")
+        replay = {"kind": "open", "speedup": float(speedup)}
+    else:
+        raise UsageError(f"unknown replay mode '{mode}' (closed or open)")
+    if warmup_requests < 0 or warmup_seconds < 0 or series_interval_seconds < 0:
+        raise UsageError("warm-up and series interval must not be negative")
+    return {
+        "mode": replay,
+        "warmup_requests": int(warmup_requests),
+        "warmup_ns": int(warmup_seconds * NS_PER_S),
+        "idle_work": bool(idle_work),
+        "series_interval_ns": int(series_interval_seconds * NS_PER_S),
+        "progress_every": int(progress_every),
+    }
+
+
+def _spec(system, trace, params, fmt, trace_options, engine, seed, footprint, iolog, iolog_max_io) -> dict:
+    trace = Path(trace)
+    if not trace.exists():
+        raise UsageError(f"{trace}: no such trace file")
+    return {
+        "system": system,
+        "trace": str(trace),
+        "format": fmt,
+        "trace_options": list(trace_options),
+        "params": list(params),
+        "engine": engine or engine_config(),
+        "seed": int(seed),
+        "footprint": footprint,
+        "iolog": str(iolog) if iolog else None,
+        "iolog_max_io": int(iolog_max_io),
+    }
+
+
+def footprint(trace: str | Path, fmt: str | None = None, trace_options: Iterable[str] = ()) -> dict:
+    """The trace's footprint (written / accessed bytes, max end): the first pass of every run."""
+    spec = _spec("cmr", trace, (), fmt, trace_options, None, 0, None, None, 0)
+    return json.loads(_core.trace_footprint(json.dumps(spec)))
+
+
+def simulate(
+    system: str,
+    trace: str | Path,
+    params: Sequence[str] = (),
+    *,
+    fmt: str | None = None,
+    trace_options: Iterable[str] = (),
+    engine: dict | None = None,
+    seed: int = 0,
+    footprint: dict | None = None,
+    iolog: str | Path | None = None,
+    iolog_max_io: int = 0,
+    progress: Callable[[int, int], bool] | None = None,
+) -> dict:
+    """Replays ``trace`` through ``system`` with ``params`` (``key=value`` strings).
+
+    ``footprint`` (from :func:`footprint`) skips the measuring pass when many systems run on one
+    trace. ``progress(requests, sim_time_ns)`` is called periodically; returning False cancels.
+    """
+    spec = _spec(system, trace, params, fmt, trace_options, engine, seed, footprint, iolog, iolog_max_io)
+    output = json.loads(_core.run_sim(json.dumps(spec), progress))
+    report = output["report"]
+    return {
+        "smrlab": provenance.stamp(),
+        "config": {
+            "system": system,
+            "params": dict(output["params"]),
+            "engine": spec["engine"],
+            "seed": spec["seed"],
+        },
+        "trace": {
+            "path": spec["trace"],
+            "format": fmt,
+            "options": spec["trace_options"],
+            "checksum": provenance.trace_checksum(spec["trace"]),
+            "footprint": output["footprint"],
+        },
+        "devices": dict(output["devices"]),
+        "iolog": {"path": spec["iolog"], "ios": output["iolog_ios"]} if spec["iolog"] else None,
+        "report": report,
+        "derived": derive(report),
+    }
+
+
+def write_result(result: dict, path: str | Path) -> Path:
+    """Writes a result as pretty, key-sorted JSON (byte-identical for identical runs)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    return path

@@ -1,0 +1,53 @@
+"""Printing results as tables on the terminal (rich) and as JSON.
+
+Every command prints through here so that tables look alike and ``--json`` means the same
+everywhere. Not here: computing what goes into the tables.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+_console = Console(stderr=False, highlight=False, soft_wrap=True)
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A cell: floats with ``digits`` significant digits, ints with thousands separators."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if value == 0:
+            return "0"
+        if abs(value) >= 10 ** digits:
+            return f"{value:,.0f}"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None) -> None:
+    """Prints rows under ``columns``; the first column is left-aligned, the others right-aligned."""
+    table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    for index, column in enumerate(columns):
+        table.add_column(column, justify="left" if index == 0 else "right", no_wrap=index == 0)
+    for row in rows:
+        table.add_row(*(fmt(cell) for cell in row))
+    _console.print(table)
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, sort_keys=True)
+    sys.stdout.write("\n")
+
+
+def note(message: str) -> None:
+    """A line for the user on stderr (progress, where results were written)."""
+    print(message, file=sys.stderr)
