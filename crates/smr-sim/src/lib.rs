@@ -7,6 +7,7 @@
 //! store (`smrdb`).
 
 pub mod engine;
+pub mod runner;
 pub mod error;
 pub mod ioctx;
 pub mod recorder;

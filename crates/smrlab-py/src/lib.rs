@@ -7,6 +7,7 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod sim;
 mod systems;
 mod units;
 
@@ -14,6 +15,7 @@ mod units;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
+    sim::register(m)?;
     systems::register(m)?;
     units::register(m)?;
     Ok(())

@@ -1,0 +1,95 @@
+//! A set of block numbers for large, clustered address spaces: blocks are grouped in chunks of
+//! 4096 consecutive blocks, each chunk a 512-byte bitmap in a hash map keyed by chunk number.
+//!
+//! Written here (rather than taking a roaring-bitmap crate) because smrlab needs only insert,
+//! contains, count and ordered iteration of chunks, and this keeps the hot path of trace
+//! statistics to one hash lookup and one bit operation per block. Memory is proportional to the
+//! number of touched chunks (16 MiB of address space each at 4 KiB blocks), never to the span.
+
+use rustc_hash::FxHashMap;
+
+const CHUNK_BITS: u32 = 12;
+const WORDS: usize = (1 << CHUNK_BITS) / 64;
+
+#[derive(Clone, Debug, Default)]
+pub struct BlockSet {
+    chunks: FxHashMap<u64, Box<[u64; WORDS]>>,
+    len: u64,
+}
+
+impl BlockSet {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `block`; returns true if it was not present.
+    #[inline]
+    pub fn insert(&mut self, block: u64) -> bool {
+        let chunk = self.chunks.entry(block >> CHUNK_BITS).or_insert_with(|| Box::new([0; WORDS]));
+        let bit = block & ((1 << CHUNK_BITS) - 1);
+        let (word, mask) = ((bit / 64) as usize, 1u64 << (bit % 64));
+        let fresh = chunk[word] & mask == 0;
+        chunk[word] |= mask;
+        self.len += fresh as u64;
+        fresh
+    }
+
+    #[inline]
+    pub fn contains(&self, block: u64) -> bool {
+        let bit = block & ((1 << CHUNK_BITS) - 1);
+        self.chunks.get(&(block >> CHUNK_BITS)).is_some_and(|c| c[(bit / 64) as usize] & (1u64 << (bit % 64)) != 0)
+    }
+
+    /// Number of blocks in the set.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of blocks in `self ∪ other`.
+    pub fn union_len(&self, other: &BlockSet) -> u64 {
+        let mut total = self.len;
+        for (key, theirs) in &other.chunks {
+            total += match self.chunks.get(key) {
+                None => theirs.iter().map(|w| w.count_ones() as u64).sum::<u64>(),
+                Some(ours) => ours.iter().zip(theirs.iter()).map(|(a, b)| (b & !a).count_ones() as u64).sum(),
+            };
+        }
+        total
+    }
+
+    /// The lowest and highest block in the set.
+    pub fn bounds(&self) -> Option<(u64, u64)> {
+        let lo_key = *self.chunks.keys().min()?;
+        let hi_key = *self.chunks.keys().max()?;
+        let lo = &self.chunks[&lo_key];
+        let hi = &self.chunks[&hi_key];
+        let first = lo.iter().enumerate().find(|(_, w)| **w != 0).map(|(i, w)| i as u64 * 64 + w.trailing_zeros() as u64)?;
+        let last = hi.iter().enumerate().rev().find(|(_, w)| **w != 0).map(|(i, w)| i as u64 * 64 + 63 - w.leading_zeros() as u64)?;
+        Some(((lo_key << CHUNK_BITS) + first, (hi_key << CHUNK_BITS) + last))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    proptest! {
+        #[test]
+        fn behaves_like_a_set(a in proptest::collection::vec(0u64..1_000_000, 0..300), b in proptest::collection::vec(0u64..1_000_000, 0..300)) {
+            let (mut sa, mut sb) = (BlockSet::new(), BlockSet::new());
+            let (mut ra, mut rb) = (BTreeSet::new(), BTreeSet::new());
+            for x in &a { prop_assert_eq!(sa.insert(*x), ra.insert(*x)); }
+            for x in &b { sb.insert(*x); rb.insert(*x); }
+            prop_assert_eq!(sa.len(), ra.len() as u64);
+            prop_assert_eq!(sa.union_len(&sb), ra.union(&rb).count() as u64);
+            prop_assert_eq!(sa.bounds(), ra.first().map(|lo| (*lo, *ra.last().unwrap())));
+            for x in 0..50u64 { prop_assert_eq!(sa.contains(x * 20_000), ra.contains(&(x * 20_000))); }
+        }
+    }
+}

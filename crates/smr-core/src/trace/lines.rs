@@ -1,0 +1,102 @@
+//! The shared driver of every text trace reader: reads lines, counts them, skips blank ones,
+//! hands each to a format's `LineParser`, and turns a parse failure into an error that names the
+//! file and line. Formats only say how one line becomes a request.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+
+use super::TraceError;
+use crate::request::Request;
+
+/// How one format turns a line into a request.
+pub trait LineParser: Send {
+    /// `Ok(None)` skips the line (a header, a comment, an event of another kind).
+    fn parse(&mut self, line: &str) -> Result<Option<Request>, String>;
+}
+
+/// Iterator over the requests of a text trace.
+pub struct LineRecords<P: LineParser> {
+    reader: BufReader<Box<dyn Read + Send>>,
+    path: PathBuf,
+    line_no: u64,
+    buf: String,
+    parser: P,
+    failed: bool,
+}
+
+impl<P: LineParser> LineRecords<P> {
+    pub fn new(input: Box<dyn Read + Send>, path: PathBuf, parser: P) -> Self {
+        LineRecords { reader: BufReader::new(input), path, line_no: 0, buf: String::new(), parser, failed: false }
+    }
+}
+
+impl<P: LineParser> Iterator for LineRecords<P> {
+    type Item = Result<Request, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        loop {
+            self.buf.clear();
+            self.line_no += 1;
+            match self.reader.read_line(&mut self.buf) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => {
+                    self.failed = true;
+                    let message = if e.kind() == std::io::ErrorKind::InvalidData {
+                        "not valid UTF-8 text (is this a binary trace? give --format)".to_string()
+                    } else {
+                        e.to_string()
+                    };
+                    return Some(Err(TraceError::malformed(&self.path, self.line_no, message)));
+                }
+            }
+            let line = self.buf.trim_end_matches(['\n', '\r']);
+            if line.trim().is_empty() {
+                continue;
+            }
+            match self.parser.parse(line) {
+                Ok(Some(req)) => return Some(Ok(req)),
+                Ok(None) => continue,
+                Err(message) => {
+                    self.failed = true;
+                    return Some(Err(TraceError::malformed(&self.path, self.line_no, message)));
+                }
+            }
+        }
+    }
+}
+
+/// Parses field `index` of `fields` as an unsigned integer; the error names the field.
+pub fn field_u64(fields: &[&str], index: usize, name: &str) -> Result<u64, String> {
+    let text = fields.get(index).ok_or_else(|| format!("missing field {} ({name})", index + 1))?.trim();
+    text.parse::<u64>().map_err(|_| format!("{name} '{text}' is not a non-negative whole number"))
+}
+
+/// Parses field `index` as a finite, non-negative number.
+pub fn field_f64(fields: &[&str], index: usize, name: &str) -> Result<f64, String> {
+    let text = fields.get(index).ok_or_else(|| format!("missing field {} ({name})", index + 1))?.trim();
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("{name} '{text}' is not a non-negative number")),
+    }
+}
+
+/// Makes times relative to the first record: trace files carry absolute clocks (Windows
+/// filetime, Unix seconds) and replay only needs the offsets. A clock that goes backwards is
+/// clamped to the previous time rather than rejected, as real traces have small reorderings.
+#[derive(Default)]
+pub struct RelativeClock {
+    first: Option<u64>,
+    last: u64,
+}
+
+impl RelativeClock {
+    pub fn at(&mut self, absolute_ns: u64) -> u64 {
+        let first = *self.first.get_or_insert(absolute_ns);
+        self.last = self.last.max(absolute_ns.saturating_sub(first));
+        self.last
+    }
+}

@@ -1,0 +1,136 @@
+//! `smrlab trace stats`: the numbers a storage researcher first asks of a trace (the columns of
+//! Table I of the PORE paper and more), computed in one streaming pass.
+//!
+//! Block-level figures use 4 KiB blocks: a request touches every 4 KiB block it overlaps.
+//! "Range" is given two ways: the span (lowest to highest touched byte, 4 KiB-aligned) and the
+//! union (number of distinct touched blocks × 4 KiB). Trims count as requests but touch no data.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Footprint, TraceError};
+use crate::blockset::BlockSet;
+use crate::request::{Op, Request};
+use crate::units::BLOCK_4K;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceStats {
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub trims: u64,
+    /// Writes as a percentage of reads + writes.
+    pub write_percent: f64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub avg_read_len: f64,
+    pub avg_write_len: f64,
+    pub unique_blocks_read: u64,
+    pub unique_blocks_written: u64,
+    pub unique_blocks_touched: u64,
+    /// Span of written bytes: (highest written block + 1 − lowest written block) × 4 KiB.
+    pub written_span_bytes: u64,
+    /// Union of written 4 KiB blocks, in bytes.
+    pub written_union_bytes: u64,
+    pub accessed_span_bytes: u64,
+    pub accessed_union_bytes: u64,
+    /// Writes of a 4 KiB block that had already been written (counted per block).
+    pub updates: u64,
+    /// Time from the first to the last request.
+    pub duration_ns: u64,
+    /// One past the highest byte any request touches.
+    pub max_end: u64,
+}
+
+fn span(set: &BlockSet) -> u64 {
+    set.bounds().map_or(0, |(lo, hi)| (hi + 1 - lo) * BLOCK_4K)
+}
+
+impl TraceStats {
+    /// Reads every request of `requests` once.
+    pub fn compute(requests: impl IntoIterator<Item = Result<Request, TraceError>>) -> Result<Self, TraceError> {
+        let mut s = TraceStats::default();
+        let (mut read, mut written) = (BlockSet::new(), BlockSet::new());
+        let (mut first_t, mut last_t) = (u64::MAX, 0u64);
+        for req in requests {
+            let req = req?;
+            s.requests += 1;
+            first_t = first_t.min(req.time_ns);
+            last_t = last_t.max(req.time_ns);
+            if req.len > 0 {
+                s.max_end = s.max_end.max(req.end());
+            }
+            match req.op {
+                Op::Read => {
+                    s.reads += 1;
+                    s.bytes_read += req.len;
+                    for b in req.blocks(BLOCK_4K) {
+                        read.insert(b);
+                    }
+                }
+                Op::Write => {
+                    s.writes += 1;
+                    s.bytes_written += req.len;
+                    for b in req.blocks(BLOCK_4K) {
+                        if !written.insert(b) {
+                            s.updates += 1;
+                        }
+                    }
+                }
+                Op::Trim => s.trims += 1,
+            }
+        }
+        let rw = s.reads + s.writes;
+        s.write_percent = if rw == 0 { 0.0 } else { 100.0 * s.writes as f64 / rw as f64 };
+        s.avg_read_len = if s.reads == 0 { 0.0 } else { s.bytes_read as f64 / s.reads as f64 };
+        s.avg_write_len = if s.writes == 0 { 0.0 } else { s.bytes_written as f64 / s.writes as f64 };
+        s.unique_blocks_read = read.len();
+        s.unique_blocks_written = written.len();
+        s.unique_blocks_touched = written.union_len(&read);
+        s.written_span_bytes = span(&written);
+        s.written_union_bytes = written.len() * BLOCK_4K;
+        s.accessed_union_bytes = s.unique_blocks_touched * BLOCK_4K;
+        s.accessed_span_bytes = match (read.bounds(), written.bounds()) {
+            (None, None) => 0,
+            (Some((lo, hi)), None) | (None, Some((lo, hi))) => (hi + 1 - lo) * BLOCK_4K,
+            (Some((a, b)), Some((c, d))) => (b.max(d) + 1 - a.min(c)) * BLOCK_4K,
+        };
+        s.duration_ns = if s.requests == 0 { 0 } else { last_t - first_t };
+        Ok(s)
+    }
+
+    /// What systems need to size themselves.
+    pub fn footprint(&self) -> Footprint {
+        Footprint { written_bytes: self.written_union_bytes, accessed_bytes: self.accessed_union_bytes, max_end: self.max_end }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_worked_example() {
+        // Blocks: W 0-1, W 1 (update), R 10, W 100 (len 1: block 100), T ignored.
+        let reqs = [
+            Request::new(5, Op::Write, 0, 8192),
+            Request::new(6, Op::Write, 4096, 4096),
+            Request::new(7, Op::Read, 40960, 4096),
+            Request::new(9, Op::Write, 409600, 1),
+            Request::new(15, Op::Trim, 0, 1 << 20),
+        ];
+        let s = TraceStats::compute(reqs.iter().map(|r| Ok(*r))).unwrap();
+        assert_eq!((s.requests, s.reads, s.writes, s.trims), (5, 1, 3, 1));
+        assert!((s.write_percent - 75.0).abs() < 1e-9);
+        assert_eq!(s.bytes_written, 8192 + 4096 + 1);
+        assert_eq!(s.unique_blocks_written, 3);
+        assert_eq!(s.unique_blocks_read, 1);
+        assert_eq!(s.unique_blocks_touched, 4);
+        assert_eq!(s.updates, 1);
+        assert_eq!(s.written_span_bytes, 101 * 4096);
+        assert_eq!(s.written_union_bytes, 3 * 4096);
+        assert_eq!(s.accessed_span_bytes, 101 * 4096);
+        assert_eq!(s.duration_ns, 10);
+        assert_eq!(s.max_end, 1 << 20);
+        assert_eq!(s.footprint().accessed_bytes, 4 * 4096);
+    }
+}

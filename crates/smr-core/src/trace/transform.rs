@@ -1,0 +1,137 @@
+//! Trace transforms as iterator adaptors: shift to an LBA offset, keep writes only, head,
+//! seeded sampling, and the seeded interleaving that merges several traces (or N copies of one)
+//! into adjacent LBA ranges — how the PORE paper built its TB-scale `mix` trace (§V-G).
+//!
+//! The interleaving keeps each input's own order and picks the next input with probability
+//! proportional to its remaining requests, so every interleaving is equally likely and the inputs
+//! stay evenly mixed to the end. Request times are kept as they were in each input: a merged
+//! trace is meant for closed-loop replay (as in the paper); its times are not a single clock.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{TraceError, TraceReader};
+use crate::request::{Op, Request};
+
+type Item = Result<Request, TraceError>;
+
+/// Adds `by` bytes to every offset.
+pub fn shift(input: impl Iterator<Item = Item>, by: u64) -> impl Iterator<Item = Item> {
+    input.map(move |r| {
+        r.and_then(|mut req| {
+            req.offset = req.offset.checked_add(by).ok_or_else(|| TraceError::Invalid(format!("shifting offset {} by {by} overflows", req.offset)))?;
+            Ok(req)
+        })
+    })
+}
+
+/// Keeps only writes (errors pass through).
+pub fn writes_only(input: impl Iterator<Item = Item>) -> impl Iterator<Item = Item> {
+    input.filter(|r| r.as_ref().map_or(true, |req| req.op == Op::Write))
+}
+
+/// Keeps each request with probability `fraction`, drawn from a RNG seeded with `seed`.
+pub fn sample(input: impl Iterator<Item = Item>, fraction: f64, seed: u64) -> Result<impl Iterator<Item = Item>, TraceError> {
+    if !(fraction > 0.0 && fraction <= 1.0) {
+        return Err(TraceError::Invalid(format!("sample fraction {fraction} is not in (0, 1]")));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    Ok(input.filter(move |r| r.is_err() || rng.gen_bool(fraction)))
+}
+
+/// Rounds `bytes` up to a whole MiB: the gap left between merged inputs.
+pub fn next_range_start(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20) << 20
+}
+
+/// One input of `interleave`: its requests, how many there are, and where its range starts.
+pub struct MergeInput {
+    pub requests: TraceReader,
+    pub count: u64,
+    pub shift_by: u64,
+}
+
+/// Merges `inputs` (each shifted by its `shift_by`) in a seeded random interleaving.
+pub fn interleave(inputs: Vec<MergeInput>, seed: u64) -> impl Iterator<Item = Item> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut remaining: Vec<u64> = inputs.iter().map(|i| i.count).collect();
+    let mut streams: Vec<(TraceReader, u64)> = inputs.into_iter().map(|i| (i.requests, i.shift_by)).collect();
+    let mut total: u64 = remaining.iter().sum();
+    std::iter::from_fn(move || {
+        while total > 0 {
+            let mut pick = rng.gen_range(0..total);
+            let index = remaining.iter().position(|&n| {
+                if pick < n {
+                    true
+                } else {
+                    pick -= n;
+                    false
+                }
+            })?;
+            remaining[index] -= 1;
+            total -= 1;
+            let (stream, by) = &mut streams[index];
+            match stream.next() {
+                Some(item) => {
+                    return Some(item.and_then(|mut req| {
+                        req.offset = req.offset.checked_add(*by).ok_or_else(|| TraceError::Invalid("merged offset overflows".into()))?;
+                        Ok(req)
+                    }))
+                }
+                // Fewer requests than counted (the file changed): drop the rest of its share.
+                None => {
+                    total -= remaining[index];
+                    remaining[index] = 0;
+                }
+            }
+        }
+        None
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reader(reqs: Vec<Request>) -> TraceReader {
+        Box::new(reqs.into_iter().map(Ok))
+    }
+
+    fn trace(n: u64, op: Op) -> Vec<Request> {
+        (0..n).map(|i| Request::new(i, op, i * 4096, 4096)).collect()
+    }
+
+    #[test]
+    fn interleave_keeps_order_shifts_and_is_seeded() {
+        let make = || {
+            vec![
+                MergeInput { requests: reader(trace(50, Op::Write)), count: 50, shift_by: 0 },
+                MergeInput { requests: reader(trace(30, Op::Read)), count: 30, shift_by: 1 << 30 },
+            ]
+        };
+        let a: Vec<Request> = interleave(make(), 1).map(Result::unwrap).collect();
+        let b: Vec<Request> = interleave(make(), 1).map(Result::unwrap).collect();
+        let c: Vec<Request> = interleave(make(), 2).map(Result::unwrap).collect();
+        assert_eq!(a.len(), 80);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        let reads: Vec<u64> = a.iter().filter(|r| r.op == Op::Read).map(|r| r.offset).collect();
+        assert_eq!(reads, (0..30).map(|i| (1 << 30) + i * 4096).collect::<Vec<_>>());
+        // Well mixed: the second input is not all at the end.
+        assert!(a[..40].iter().any(|r| r.op == Op::Read));
+    }
+
+    #[test]
+    fn filters_and_shift() {
+        let mixed: Vec<Request> = (0..100).map(|i| Request::new(i, if i % 4 == 0 { Op::Read } else { Op::Write }, i, 1)).collect();
+        assert_eq!(writes_only(reader(mixed.clone())).count(), 75);
+        let s: Vec<Request> = shift(reader(mixed.clone()), 10).map(Result::unwrap).collect();
+        assert_eq!(s[3].offset, 13);
+        let kept = sample(reader(mixed.clone()), 0.5, 9).unwrap().count();
+        assert!(kept > 30 && kept < 70);
+        assert_eq!(sample(reader(mixed.clone()), 0.5, 9).unwrap().count(), kept);
+        assert!(sample(reader(mixed), 0.0, 9).is_err());
+        assert_eq!(next_range_start(1), 1 << 20);
+        assert_eq!(next_range_start(1 << 20), 1 << 20);
+    }
+}

@@ -1,0 +1,74 @@
+//! Writing traces in any writable format, compressed by file suffix.
+//!
+//! Formats without a way to express an op (trims in MSR, SPC and blocks) refuse it with an error
+//! naming the request, rather than silently changing it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{blocks, create_write, csv, msr, smrbin, spc, TraceError, TraceFormat};
+use crate::request::{Op, Request};
+
+/// A trace being written; call `finish` to flush it.
+pub struct TraceWriter {
+    out: Box<dyn Write + Send>,
+    format: TraceFormat,
+    path: PathBuf,
+    count: u64,
+}
+
+impl TraceWriter {
+    /// Creates `path` in `format` (from the file name if `None`).
+    pub fn create(path: &Path, format: Option<&str>) -> Result<Self, TraceError> {
+        let format = TraceFormat::resolve(format, path)?;
+        if !format.writable() {
+            return Err(TraceError::Invalid(format!("smrlab reads but does not write the {} format", format.name())));
+        }
+        let mut out = create_write(path)?;
+        if format == TraceFormat::Smrbin {
+            smrbin::write_header(&mut out).map_err(|e| TraceError::io(path, e))?;
+        }
+        Ok(TraceWriter { out, format, path: path.to_path_buf(), count: 0 })
+    }
+
+    pub fn write(&mut self, req: &Request) -> Result<(), TraceError> {
+        if req.op == Op::Trim && matches!(self.format, TraceFormat::Msr | TraceFormat::Spc | TraceFormat::Blocks) {
+            return Err(TraceError::Invalid(format!(
+                "{}: request #{} is a trim, which the {} format cannot express",
+                self.path.display(), self.count + 1, self.format.name()
+            )));
+        }
+        let out: &mut dyn Write = &mut self.out;
+        let result = match self.format {
+            TraceFormat::Msr => msr::write_line(out, req),
+            TraceFormat::Spc => spc::write_line(out, req),
+            TraceFormat::Blocks => blocks::write_lines(out, req),
+            TraceFormat::Csv => csv::write_line(out, req),
+            TraceFormat::Smrbin => smrbin::write_record(out, req),
+            TraceFormat::Blkparse | TraceFormat::Vscsi => unreachable!("refused in create"),
+        };
+        result.map_err(|e| TraceError::io(&self.path, e))?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Flushes and closes; returns the number of requests written.
+    pub fn finish(mut self) -> Result<u64, TraceError> {
+        self.out.flush().map_err(|e| TraceError::io(&self.path, e))?;
+        drop(self.out);
+        Ok(self.count)
+    }
+}
+
+/// Writes every request of `requests` to `path`; returns how many.
+pub fn write_all(
+    path: &Path,
+    format: Option<&str>,
+    requests: impl IntoIterator<Item = Result<Request, TraceError>>,
+) -> Result<u64, TraceError> {
+    let mut writer = TraceWriter::create(path, format)?;
+    for req in requests {
+        writer.write(&req?)?;
+    }
+    writer.finish()
+}

@@ -1,0 +1,51 @@
+"""Shared fixtures: running the ``smrlab`` command as a user would, and small hand-made traces."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "data"
+
+# 100 ns ticks of Windows FILETIME, as in the MSR Cambridge traces.
+MSR_T0 = 128166372000000000
+
+
+def msr_line(tick: int, op: str, offset: int, size: int) -> str:
+    return f"{MSR_T0 + tick},host,0,{op},{offset},{size},100"
+
+
+@pytest.fixture
+def cli(tmp_path):
+    """Runs ``smrlab ARGS...`` in a fresh folder; returns the CompletedProcess (text mode)."""
+
+    def run(*args: str, check: bool = False) -> subprocess.CompletedProcess:
+        proc = subprocess.run(
+            [sys.executable, "-m", "smrlab", *map(str, args)],
+            cwd=tmp_path, capture_output=True, text=True,
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"smrlab {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stderr}")
+        return proc
+
+    return run
+
+
+@pytest.fixture
+def small_msr_trace(tmp_path) -> Path:
+    """A 2,000-request MSR Cambridge CSV: random-ish 4-64 KiB reads and writes over 2 GiB."""
+    lines = []
+    state = 12345
+    for index in range(2000):
+        state = (state * 6364136223846793005 + 1442695040888963407) % 2**64
+        op = "Write" if (state >> 33) % 10 < 7 else "Read"
+        offset = ((state >> 20) % (2 * 2**30 // 4096)) * 4096
+        size = 4096 * (1 + (state >> 8) % 16)
+        lines.append(msr_line(index * 10_000, op, offset, size))
+    path = tmp_path / "small.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path

@@ -1,0 +1,71 @@
+"""The command line as a user meets it: help with units, one-line errors with exit code 2,
+result files with provenance, and identical numbers for identical runs."""
+
+from __future__ import annotations
+
+import json
+
+from smrlab import _core
+
+
+def test_help_lists_commands_and_units(cli):
+    top = cli("--help", check=True).stdout
+    for command in ("sim", "demo"):
+        assert command in top
+    sim = cli("sim", "--help", check=True).stdout
+    assert "powers of 1000" in sim and "KiB" in sim
+    for name, _summary, params in _core.systems():
+        assert f"  {name}:" in sim
+        for key, _default, _help in params:
+            assert f"{key} [" in sim
+
+
+def test_sim_writes_result_with_provenance(cli, small_msr_trace, tmp_path):
+    cli("sim", "--system", "cmr", "--trace", small_msr_trace, "--out", "a.json", check=True)
+    result = json.loads((tmp_path / "a.json").read_text())
+    assert result["config"]["system"] == "cmr"
+    assert result["config"]["seed"] == 0
+    assert result["trace"]["checksum"].startswith("sha256:")
+    assert result["smrlab"]["version"] == _core.__version__
+    assert result["smrlab"]["git_commit"]
+    assert result["report"]["requests"] == 2000
+    assert result["derived"]["total_io_s"] > 0
+
+
+def test_same_trace_config_and_seed_give_identical_results(cli, small_msr_trace, tmp_path):
+    for name in ("a.json", "b.json"):
+        cli("sim", "--system", "cmr", "--trace", small_msr_trace, "--seed", "7", "--out", name, check=True)
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+def test_unknown_parameter_is_one_line_exit_2(cli, small_msr_trace):
+    proc = cli("sim", "--system", "cmr", "--trace", small_msr_trace, "--param", "zoen=3")
+    assert proc.returncode == 2
+    assert "zoen" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_extra_options_become_parameters(cli, small_msr_trace):
+    proc = cli("sim", "--system", "cmr", "--trace", small_msr_trace, "--disk", "no-such-disk")
+    assert proc.returncode == 2
+    assert "disk" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_missing_trace_file(cli):
+    proc = cli("sim", "--system", "cmr", "--trace", "nope.csv")
+    assert proc.returncode == 2
+    assert "nope.csv" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_unknown_system_is_a_usage_error(cli, small_msr_trace):
+    proc = cli("sim", "--system", "floppy", "--trace", small_msr_trace)
+    assert proc.returncode == 2
+    assert "floppy" in proc.stderr
+
+
+def test_open_loop_reports_waiting(cli, small_msr_trace, tmp_path):
+    cli("sim", "--system", "cmr", "--trace", small_msr_trace, "--replay", "open", "--speedup", "1000",
+        "--out", "open.json", check=True)
+    report = json.loads((tmp_path / "open.json").read_text())["report"]
+    assert report["write"]["response"]["mean_ns"] > report["write"]["service"]["mean_ns"]
