@@ -15,6 +15,8 @@ pub mod registry;
 pub mod system;
 
 pub mod cmr;
+pub mod dmsmr;
+pub mod estimate;
 
 pub use engine::{Engine, EngineConfig, ReplayMode, RunReport};
 pub use error::SimError;

@@ -46,12 +46,13 @@ pub struct BuildContext<'a> {
 }
 
 /// Every system, in the order `--help` lists them.
-pub const SYSTEMS: &[&SystemDoc] = &[&crate::cmr::DOC];
+pub const SYSTEMS: &[&SystemDoc] = &[&crate::cmr::DOC, &crate::dmsmr::DOC];
 
 /// Builds system `name`; unknown parameters are an error naming the parameter.
 pub fn build(name: &str, b: &mut BuildContext<'_>) -> Result<Box<dyn System>, SimError> {
     let system: Box<dyn System> = match name {
         "cmr" => Box::new(crate::cmr::Cmr::build(b)?),
+        "dmsmr" => Box::new(crate::dmsmr::Dmsmr::build(b)?),
         _ => {
             return Err(SimError::UnknownSystem {
                 name: name.to_string(),

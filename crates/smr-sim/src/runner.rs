@@ -60,7 +60,8 @@ pub struct RunOutput {
     pub iolog_ios: Option<u64>,
 }
 
-fn open_trace(spec: &RunSpec) -> Result<trace::TraceReader, SimError> {
+/// Opens the trace named by `spec` with its reader options.
+pub fn open_trace(spec: &RunSpec) -> Result<trace::TraceReader, SimError> {
     let mut options = Params::parse(&spec.trace_options).map_err(|e| TraceError::Invalid(e.to_string()))?;
     Ok(trace::open(&spec.trace, spec.format.as_deref(), &mut options)?)
 }

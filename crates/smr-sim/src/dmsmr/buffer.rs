@@ -1,0 +1,143 @@
+//! The bookkeeping of a FIFO persistent write buffer (media cache) at 4 KiB-block granularity:
+//! which blocks it holds, in which order they arrived, and which band each belongs to.
+//!
+//! A write to a block already held updates it in place (no new FIFO position). Cleaning removes
+//! every held block of one band at once, so FIFO entries are deleted lazily: each entry carries
+//! the sequence number it was inserted with, and is live only while the block's current
+//! sequence number matches. Used by the `Dmsmr` system and by the §III-A estimate. Not here:
+//! I/O or timing.
+
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
+
+#[derive(Debug, Default)]
+pub struct FifoBuffer {
+    capacity: u64,
+    fifo: VecDeque<(u64, u64)>,
+    /// block → sequence number of its live FIFO entry.
+    held: FxHashMap<u64, u64>,
+    /// band → blocks held for it (in arrival order).
+    by_band: FxHashMap<usize, Vec<u64>>,
+    next_seq: u64,
+}
+
+impl FifoBuffer {
+    /// A buffer of `capacity` blocks (at least one).
+    pub fn new(capacity: u64) -> Self {
+        FifoBuffer { capacity: capacity.max(1), ..Default::default() }
+    }
+
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    pub fn len(&self) -> u64 {
+        self.held.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.held.is_empty()
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.len() >= self.capacity
+    }
+
+    #[inline]
+    pub fn contains(&self, block: u64) -> bool {
+        self.held.contains_key(&block)
+    }
+
+    /// Adds `block` of `band`; returns false if it was already held (an in-place update).
+    /// The caller makes room first: inserting into a full buffer is a bug.
+    #[inline]
+    pub fn insert(&mut self, block: u64, band: usize) -> bool {
+        if self.held.contains_key(&block) {
+            return false;
+        }
+        debug_assert!(!self.is_full(), "insert into a full write buffer");
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.held.insert(block, seq);
+        self.fifo.push_back((block, seq));
+        self.by_band.entry(band).or_default().push(block);
+        true
+    }
+
+    /// The oldest block still held.
+    pub fn oldest(&mut self) -> Option<u64> {
+        while let Some(&(block, seq)) = self.fifo.front() {
+            if self.held.get(&block) == Some(&seq) {
+                return Some(block);
+            }
+            self.fifo.pop_front();
+        }
+        None
+    }
+
+    /// Removes and returns every block held for `band`.
+    pub fn take_band(&mut self, band: usize) -> Vec<u64> {
+        let blocks = self.by_band.remove(&band).unwrap_or_default();
+        for b in &blocks {
+            self.held.remove(b);
+        }
+        blocks
+    }
+
+    /// The bands that have blocks held, in no particular order.
+    pub fn bands(&self) -> impl Iterator<Item = usize> + '_ {
+        self.by_band.keys().copied()
+    }
+
+    /// Empties the buffer.
+    pub fn clear(&mut self) {
+        self.fifo.clear();
+        self.held.clear();
+        self.by_band.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn fifo_with_in_place_updates_and_band_removal() {
+        let mut b = FifoBuffer::new(4);
+        assert!(b.insert(10, 1));
+        assert!(b.insert(20, 2));
+        assert!(!b.insert(10, 1), "update in place");
+        assert!(b.insert(11, 1));
+        assert_eq!(b.len(), 3);
+        assert_eq!(b.oldest(), Some(10));
+        assert_eq!(b.take_band(1), vec![10, 11]);
+        assert_eq!(b.oldest(), Some(20));
+        assert!(b.insert(10, 1), "re-inserted after cleaning goes to the back");
+        assert_eq!(b.take_band(2), vec![20]);
+        assert_eq!(b.oldest(), Some(10));
+    }
+
+    proptest! {
+        #[test]
+        fn never_over_capacity_and_oldest_is_first_live(ops in proptest::collection::vec(0u64..64, 1..400)) {
+            let band_of = |blk: u64| (blk / 8) as usize;
+            let mut b = FifoBuffer::new(10);
+            let mut order: Vec<u64> = Vec::new();
+            for blk in ops {
+                if !b.contains(blk) && b.is_full() {
+                    let victim = b.oldest().unwrap();
+                    prop_assert_eq!(Some(&victim), order.first());
+                    let band = band_of(victim);
+                    let removed = b.take_band(band);
+                    order.retain(|x| band_of(*x) != band);
+                    prop_assert!(removed.contains(&victim));
+                }
+                if b.insert(blk, band_of(blk)) { order.push(blk); }
+                prop_assert!(b.len() <= b.capacity());
+                prop_assert_eq!(b.len() as usize, order.len());
+            }
+        }
+    }
+}

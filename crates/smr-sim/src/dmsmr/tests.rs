@@ -1,0 +1,112 @@
+//! Known answers worked by hand and invariants of `Dmsmr`.
+
+use proptest::prelude::*;
+use smr_core::metrics::Counters;
+use smr_core::trace::Footprint;
+use smr_core::{Op, Params, Request};
+
+use super::Dmsmr;
+use crate::engine::{ok_requests, Engine, EngineConfig};
+use crate::ioctx::IoCtx;
+use crate::registry::BuildContext;
+use crate::system::System;
+
+const MIB: u64 = 1 << 20;
+
+fn build(params: &[&str]) -> (Dmsmr, IoCtx) {
+    let mut ctx = IoCtx::new();
+    let mut p = Params::parse(params).unwrap();
+    let fp = Footprint { written_bytes: 64 * MIB, accessed_bytes: 64 * MIB, max_end: 64 * MIB };
+    let d = Dmsmr::build(&mut BuildContext { params: &mut p, footprint: fp, seed: 1, ctx: &mut ctx }).unwrap();
+    p.finish().unwrap();
+    (d, ctx)
+}
+
+fn w(block: u64) -> Request {
+    Request::new(0, Op::Write, block * 4096, 4096)
+}
+
+fn counters(d: &Dmsmr) -> Counters {
+    let mut c = Counters::default();
+    d.counters(&mut c);
+    c
+}
+
+#[test]
+fn fifo_cleaning_by_hand() {
+    // 1 MiB bands (256 blocks), a 4-block buffer.
+    let (mut d, mut ctx) = build(&["band_size=1MiB", "buffer=4blocks"]);
+    for r in [w(0), w(1), w(256), w(512), w(0)] {
+        d.submit(&r, &mut ctx).unwrap();
+    }
+    let c = counters(&d);
+    assert_eq!(c.get("band_cleanings"), 0);
+    assert_eq!(c.get("buffer_updates"), 1);
+    // Full: block 768 cleans band 0 (oldest block 0), which takes blocks 0 and 1 with it.
+    d.submit(&w(768), &mut ctx).unwrap();
+    let c = counters(&d);
+    assert_eq!(c.get("band_cleanings"), 1);
+    assert_eq!(c.get("band_bytes_read"), MIB);
+    assert_eq!(c.get("band_bytes_written"), MIB);
+    assert_eq!(c.get("buffer_bytes_evicted"), 2 * 4096);
+    // Buffer now 256, 512, 768; blocks 1 and 2 fill it and the next cleaning takes band 1 (block 256).
+    d.submit(&w(1), &mut ctx).unwrap();
+    d.submit(&w(2), &mut ctx).unwrap();
+    let c = counters(&d);
+    assert_eq!(c.get("band_cleanings"), 2);
+    assert_eq!(c.get("band_bytes_written"), 2 * MIB);
+    assert_eq!(c.get("buffer_bytes_evicted"), 3 * 4096);
+    assert_eq!(c.get("buffer_bytes_written"), 8 * 4096, "eight writes of one block each");
+}
+
+#[test]
+fn reads_go_where_the_latest_version_is() {
+    let (mut d, mut ctx) = build(&["band_size=1MiB", "buffer=8blocks"]);
+    d.submit(&w(5), &mut ctx).unwrap();
+    // Blocks 4..8: block 5 is buffered, 4, 6, 7 are in their band: three runs.
+    d.submit(&Request::new(0, Op::Read, 4 * 4096, 4 * 4096), &mut ctx).unwrap();
+    let reports = ctx.channel_reports();
+    let buffer = reports.iter().find(|c| c.channel == "write-buffer").unwrap();
+    let band = reports.iter().find(|c| c.channel == "band").unwrap();
+    assert_eq!((buffer.stats.reads, buffer.stats.bytes_read), (1, 4096));
+    assert_eq!((band.stats.reads, band.stats.bytes_read), (2, 3 * 4096));
+}
+
+fn replay(params: &[&str], reqs: &[Request]) -> (crate::engine::RunReport, Counters) {
+    let (mut d, mut ctx) = build(params);
+    let report = Engine::new(EngineConfig::default()).run(&mut d, &mut ctx, ok_requests(reqs)).unwrap();
+    let c = counters(&d);
+    (report, c)
+}
+
+#[test]
+fn buffer_on_ssd_overlaps_band_io_and_on_disk_adds() {
+    let reqs: Vec<Request> = (0..200u64).map(|i| w((i * 7919) % 16384)).collect();
+    let busy = |r: &crate::engine::RunReport| r.channels.iter().map(|c| c.stats.busy_ns()).sum::<u64>();
+    let (disk, _) = replay(&["band_size=1MiB", "buffer=16blocks", "buffer_on=disk"], &reqs);
+    assert_eq!(disk.total_io_ns, busy(&disk), "same head: buffer and band times add");
+    let (ssd, c) = replay(&["band_size=1MiB", "buffer=16blocks", "buffer_on=ssd"], &reqs);
+    assert!(c.get("band_cleanings") > 0);
+    assert!(ssd.total_io_ns < busy(&ssd), "built-in SSD: cleaning's buffer reads overlap band I/O");
+}
+
+#[test]
+fn beyond_capacity_is_an_error() {
+    let (mut d, mut ctx) = build(&["band_size=1MiB"]);
+    let err = d.submit(&Request::new(0, Op::Write, 1 << 40, 4096), &mut ctx).unwrap_err();
+    assert!(err.to_string().contains("beyond the device capacity"));
+}
+
+proptest! {
+    #[test]
+    fn blocks_are_conserved_and_bands_rewritten_whole(blocks in proptest::collection::vec(0u64..4096, 1..300), cap in 1u64..40) {
+        let reqs: Vec<Request> = blocks.iter().map(|&b| w(b)).collect();
+        let buffer = format!("buffer={cap}blocks");
+        let (_, c) = replay(&["band_size=1MiB", &buffer], &reqs);
+        let distinct_inserts = c.get("buffer_bytes_written") / 4096 - c.get("buffer_updates");
+        let held = distinct_inserts - c.get("buffer_bytes_evicted") / 4096;
+        prop_assert!(held <= cap);
+        prop_assert_eq!(c.get("band_bytes_written") % (1 << 20), 0);
+        prop_assert_eq!(c.get("band_bytes_written"), c.get("band_cleanings") * (1 << 20));
+    }
+}
