@@ -13,7 +13,8 @@ from typing import Any, Sequence
 from rich.console import Console
 from rich.table import Table
 
-_console = Console(stderr=False, highlight=False, soft_wrap=True)
+# Piped output (a file, CI logs) gets wide tables instead of rich's 80-column default.
+_console = Console(stderr=False, highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
 
 def fmt(value: Any, digits: int = 3) -> str:

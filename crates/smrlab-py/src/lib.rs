@@ -7,16 +7,20 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod estimate;
 mod sim;
 mod systems;
+mod trace;
 mod units;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
+    estimate::register(m)?;
     sim::register(m)?;
     systems::register(m)?;
+    trace::register(m)?;
     units::register(m)?;
     Ok(())
 }

@@ -1,0 +1,109 @@
+//! A described chain of trace sources and transforms — one or more input files (merged into
+//! adjacent ranges), or the synthesizer; then duplication, shifting, keeping writes, sampling and
+//! a head — producing one request stream. `smrlab trace convert/merge/dup/synth/...` are all
+//! this one pipeline with different fields set, so every combination works the same way.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::synth::{Synth, SynthConfig};
+use super::transform::{self, MergeInput};
+use super::{open, TraceError, TraceReader, TraceStats};
+use crate::params::Params;
+
+/// One input file.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Input {
+    pub path: PathBuf,
+    #[serde(default)]
+    pub format: Option<String>,
+    #[serde(default)]
+    pub options: Vec<String>,
+}
+
+impl Input {
+    fn open(&self) -> Result<TraceReader, TraceError> {
+        let mut options = Params::parse(&self.options).map_err(|e| TraceError::Invalid(format!("trace option {e}")))?;
+        open(&self.path, self.format.as_deref(), &mut options)
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Pipeline {
+    /// Input files; several are merged into adjacent LBA ranges in a seeded interleaving.
+    #[serde(default)]
+    pub inputs: Vec<Input>,
+    /// Synthesizer parameters (instead of inputs).
+    #[serde(default)]
+    pub synth: Option<Vec<String>>,
+    /// Copies of the (merged) input laid into adjacent ranges and interleaved (PORE's `mix`).
+    #[serde(default)]
+    pub duplicate: Option<u64>,
+    #[serde(default)]
+    pub shift: u64,
+    #[serde(default)]
+    pub writes_only: bool,
+    #[serde(default)]
+    pub sample: Option<f64>,
+    #[serde(default)]
+    pub head: Option<u64>,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+impl Pipeline {
+    /// The resulting request stream. Merging and duplicating read each input once beforehand to
+    /// count its requests and find its extent.
+    pub fn requests(&self) -> Result<TraceReader, TraceError> {
+        let base: TraceReader = match (&self.synth, self.inputs.as_slice()) {
+            (Some(_), [_, ..]) => return Err(TraceError::Invalid("give either input traces or synthesizer parameters, not both".into())),
+            (Some(params), []) => {
+                let mut p = Params::parse(params).map_err(|e| TraceError::Invalid(e.to_string()))?;
+                let cfg = SynthConfig::from_params(&mut p).map_err(|e| TraceError::Invalid(e.to_string()))?;
+                p.finish().map_err(|e| TraceError::Invalid(e.to_string()))?;
+                if self.duplicate.is_some() {
+                    return Err(TraceError::Invalid("duplicate works on input files; synthesize a larger trace instead".into()));
+                }
+                Box::new(Synth::new(cfg).map(Ok))
+            }
+            (None, []) => return Err(TraceError::Invalid("no input trace given".into())),
+            (None, [single]) if self.duplicate.is_none() => single.open()?,
+            (None, inputs) => self.merged(inputs)?,
+        };
+        let mut stream: TraceReader = base;
+        if self.shift > 0 {
+            stream = Box::new(transform::shift(stream, self.shift));
+        }
+        if self.writes_only {
+            stream = Box::new(transform::writes_only(stream));
+        }
+        if let Some(fraction) = self.sample {
+            stream = Box::new(transform::sample(stream, fraction, self.seed)?);
+        }
+        if let Some(n) = self.head {
+            stream = Box::new(stream.take(n as usize));
+        }
+        Ok(stream)
+    }
+
+    fn merged(&self, inputs: &[Input]) -> Result<TraceReader, TraceError> {
+        let copies = self.duplicate.unwrap_or(1);
+        if copies == 0 {
+            return Err(TraceError::Invalid("duplicate must be at least 1".into()));
+        }
+        let measured: Vec<(u64, u64)> = inputs
+            .iter()
+            .map(|i| TraceStats::compute(i.open()?).map(|s| (s.requests, s.max_end)))
+            .collect::<Result<_, _>>()?;
+        let mut parts = Vec::new();
+        let mut at = 0u64;
+        for _ in 0..copies {
+            for (input, &(count, max_end)) in inputs.iter().zip(&measured) {
+                parts.push(MergeInput { requests: input.open()?, count, shift_by: at });
+                at += transform::next_range_start(max_end);
+            }
+        }
+        Ok(Box::new(transform::interleave(parts, self.seed)))
+    }
+}

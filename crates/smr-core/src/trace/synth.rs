@@ -1,0 +1,354 @@
+//! `smrlab trace synth`: a seeded generator of block traces with a chosen write ratio, written
+//! and accessed range, request sizes, Zipf-skewed hot regions, sequential runs and arrival rate,
+//! plus presets that reproduce Table I of the PORE paper (the nine MSR Cambridge traces).
+//!
+//! The model. Addresses are 4 KiB-aligned. Writes land, with probability `hot_fraction`, in one
+//! of `hot_regions` equal hot regions chosen by a Zipf law of exponent `zipf` (region 1 the
+//! hottest), and otherwise uniformly over a cold written area of B blocks. B is solved so that
+//! the expected union of written blocks equals `written_range`: k uniformly placed blocks cover
+//! B·(1 − e^(−k/B)) of B (Poisson coverage), and the hot regions add what the cold writes miss.
+//! Reads re-read one of the last 1024 written extents (temporal locality over written data),
+//! except a share sized so that reads alone cover `accessed_range − written_range` of a read-only
+//! area placed after the written one. With probability `seq` a request continues the previous one
+//! (same op, next address). Request sizes follow `sizes` (e.g. `4k:50,8k:20,64k:30`, weights).
+//! Inter-arrival times are exponential at `rate` requests per second.
+//!
+//! Ranges are unions of touched 4 KiB blocks (`TraceStats`' union fields). Table I gives "written
+//! LBA range" as the capacity of the touched SMR bands, which equals the union for bands that are
+//! densely written, as here. `requests` below a preset's count scales both ranges by the same
+//! factor, so a smaller trace keeps the preset's density and mix.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Exp, WeightedIndex, Zipf};
+
+use crate::params::{ParamError, Params};
+use crate::request::{Op, Request};
+use crate::units::{parse_size, BLOCK_4K, GB, NS_PER_S};
+
+/// One Table I row: name, requests, write percent, written and accessed range in GB (10^9 B).
+pub struct Preset {
+    pub name: &'static str,
+    pub requests: u64,
+    pub write_percent: f64,
+    pub written_gb: f64,
+    pub accessed_gb: f64,
+}
+
+/// Table I of the PORE paper (MSR Cambridge traces, one week each).
+pub const PRESETS: [Preset; 9] = [
+    Preset { name: "src", requests: 14_024_860, write_percent: 83.2, written_gb: 3.80, accessed_gb: 3.93 },
+    Preset { name: "prn", requests: 17_635_766, write_percent: 80.2, written_gb: 20.22, accessed_gb: 20.26 },
+    Preset { name: "ts", requests: 4_216_457, write_percent: 74.1, written_gb: 9.80, accessed_gb: 9.81 },
+    Preset { name: "wdev", requests: 2_654_824, write_percent: 72.7, written_gb: 4.71, accessed_gb: 4.73 },
+    Preset { name: "mds", requests: 2_916_662, write_percent: 70.4, written_gb: 3.58, accessed_gb: 3.73 },
+    Preset { name: "stg", requests: 6_098_667, write_percent: 68.2, written_gb: 7.29, accessed_gb: 7.58 },
+    Preset { name: "hm", requests: 8_985_487, write_percent: 67.3, written_gb: 9.07, accessed_gb: 9.19 },
+    Preset { name: "web", requests: 9_642_398, write_percent: 46.4, written_gb: 7.11, accessed_gb: 8.35 },
+    Preset { name: "usr", requests: 12_873_274, write_percent: 27.9, written_gb: 6.42, accessed_gb: 6.92 },
+];
+
+const WEEK_S: f64 = 7.0 * 24.0 * 3600.0;
+const RECENT_WRITES: usize = 1024;
+const DEFAULT_SIZES: &str = "4k:50,8k:20,16k:10,32k:10,64k:10";
+
+/// Every knob of the generator, after defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SynthConfig {
+    pub requests: u64,
+    pub write_ratio: f64,
+    pub written_range: u64,
+    pub accessed_range: u64,
+    pub sizes: Vec<(u64, f64)>,
+    pub hot_regions: u64,
+    pub hot_fraction: f64,
+    pub hot_size: u64,
+    pub zipf: f64,
+    pub seq: f64,
+    pub rate: f64,
+    pub seed: u64,
+}
+
+fn parse_sizes(text: &str) -> Result<Vec<(u64, f64)>, ParamError> {
+    let err = |m: String| ParamError::new("sizes", m);
+    let mut out = Vec::new();
+    for part in text.split(',') {
+        let (size, weight) = part.split_once(':').ok_or_else(|| err(format!("'{part}' is not SIZE:WEIGHT")))?;
+        let bytes = parse_size(size).map_err(err)?;
+        let weight: f64 = weight.trim().parse().map_err(|_| err(format!("weight '{weight}' is not a number")))?;
+        if bytes == 0 || bytes % BLOCK_4K != 0 || !(weight >= 0.0 && weight.is_finite()) {
+            return Err(err(format!("'{part}': sizes must be positive multiples of 4 KiB and weights non-negative")));
+        }
+        out.push((bytes / BLOCK_4K, weight));
+    }
+    if out.iter().all(|(_, w)| *w == 0.0) {
+        return Err(err("all weights are zero".into()));
+    }
+    Ok(out)
+}
+
+fn fraction(params: &mut Params, key: &str, default: f64) -> Result<f64, ParamError> {
+    let v = params.f64(key, default)?;
+    if !(0.0..=1.0).contains(&v) {
+        return Err(ParamError::new(key, format!("{v} is not a fraction between 0 and 1")));
+    }
+    Ok(v)
+}
+
+impl SynthConfig {
+    /// Reads the generator's parameters; `preset=NAME` supplies Table I defaults, and `requests`
+    /// below the preset's count scales its ranges proportionally.
+    pub fn from_params(params: &mut Params) -> Result<Self, ParamError> {
+        let preset = match params.raw("preset") {
+            None => None,
+            Some(name) => Some(PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
+                ParamError::new("preset", format!("'{name}' is not one of {}", PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))
+            })?),
+        };
+        let full = preset.map_or(100_000, |p| p.requests);
+        let requests = params.positive_u64("requests", full)?;
+        let scale = requests as f64 / full as f64;
+        let (w_default, written_default, accessed_default) = match preset {
+            Some(p) => (p.write_percent / 100.0, (p.written_gb * GB as f64 * scale) as u64, (p.accessed_gb * GB as f64 * scale) as u64),
+            None => (0.7, 1 << 30, (1 << 30) + (1 << 28)),
+        };
+        let write_ratio = fraction(params, "write_ratio", w_default)?;
+        let written_range = params.size("written_range", written_default.max(BLOCK_4K))?;
+        let accessed_range = params.size("accessed_range", accessed_default.max(written_range))?;
+        if accessed_range < written_range {
+            return Err(ParamError::new("accessed_range", "must be at least written_range (the accessed range includes the written one)"));
+        }
+        let sizes = parse_sizes(&params.string("sizes", DEFAULT_SIZES))?;
+        let hot_regions = params.positive_u64("hot_regions", 16)?;
+        let hot_fraction = fraction(params, "hot_fraction", 0.5)?;
+        let hot_size = params.size("hot_size", (written_range / 50).max(hot_regions * BLOCK_4K))?;
+        if hot_size > written_range {
+            return Err(ParamError::new("hot_size", "must not exceed written_range"));
+        }
+        let zipf = params.f64("zipf", 1.0)?;
+        if zipf <= 0.0 {
+            return Err(ParamError::new("zipf", "the Zipf exponent must be positive"));
+        }
+        let seq = fraction(params, "seq", 0.2)?;
+        let rate = params.f64("rate", full as f64 / WEEK_S)?;
+        if rate <= 0.0 {
+            return Err(ParamError::new("rate", "requests per second must be positive"));
+        }
+        let seed = params.u64("seed", 0)?;
+        Ok(SynthConfig { requests, write_ratio, written_range, accessed_range, sizes, hot_regions, hot_fraction, hot_size, zipf, seq, rate, seed })
+    }
+
+    fn mean_blocks(&self) -> f64 {
+        let total: f64 = self.sizes.iter().map(|(_, w)| w).sum();
+        self.sizes.iter().map(|(b, w)| *b as f64 * w).sum::<f64>() / total
+    }
+}
+
+/// Blocks B of a uniformly written area such that k random blocks plus `hot` always-written
+/// blocks cover `target` blocks in expectation (bisection on B; coverage grows with B).
+fn solve_area(target: f64, k: f64, hot: f64) -> f64 {
+    let covered = |b: f64| b * (1.0 - (-k / b).exp()) + hot * (-k / b).exp();
+    if covered(target) >= target || k <= 0.0 {
+        return target.max(1.0);
+    }
+    let (mut lo, mut hi) = (target, target * 2.0);
+    while covered(hi) < target && hi < target * 1e6 {
+        hi *= 2.0;
+    }
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if covered(mid) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
+}
+
+/// The request stream of a `SynthConfig`.
+pub struct Synth {
+    cfg: SynthConfig,
+    rng: ChaCha8Rng,
+    sizes: WeightedIndex<f64>,
+    zipf: Zipf<f64>,
+    gap: Exp<f64>,
+    hot_starts: Vec<u64>,
+    hot_blocks: u64,
+    cold_blocks: u64,
+    read_only_start: u64,
+    read_only_blocks: u64,
+    read_only_share: f64,
+    recent: Vec<(u64, u64)>,
+    previous: Option<Request>,
+    emitted: u64,
+    clock_ns: f64,
+}
+
+impl Synth {
+    pub fn new(cfg: SynthConfig) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let mean = cfg.mean_blocks();
+        let writes = cfg.requests as f64 * cfg.write_ratio;
+        let reads = cfg.requests as f64 - writes;
+        let hot_blocks_total = (cfg.hot_size / BLOCK_4K).max(cfg.hot_regions);
+        let hot_blocks = hot_blocks_total / cfg.hot_regions;
+        let target_written = (cfg.written_range / BLOCK_4K) as f64;
+        let cold_k = writes * (1.0 - cfg.hot_fraction) * mean;
+        let cold_blocks = solve_area(target_written, cold_k, (hot_blocks * cfg.hot_regions) as f64).ceil() as u64;
+        let hot_starts = (0..cfg.hot_regions).map(|_| rng.gen_range(0..cold_blocks.saturating_sub(hot_blocks).max(1))).collect();
+        // Reads alone must cover the read-only extra: give them thrice its size in blocks.
+        let extra = ((cfg.accessed_range - cfg.written_range) / BLOCK_4K) as f64;
+        let read_blocks = reads * mean;
+        let read_only_share = if extra < 1.0 || read_blocks <= 0.0 { 0.0 } else { (3.0 * extra / read_blocks).min(1.0) };
+        let read_only_blocks = if read_only_share == 0.0 { 0 } else { solve_area(extra, read_only_share * read_blocks, 0.0).ceil() as u64 };
+        let weights: Vec<f64> = cfg.sizes.iter().map(|(_, w)| *w).collect();
+        Synth {
+            sizes: WeightedIndex::new(weights).expect("weights validated in SynthConfig"),
+            zipf: Zipf::new(cfg.hot_regions, cfg.zipf).expect("zipf parameters validated in SynthConfig"),
+            gap: Exp::new(cfg.rate / NS_PER_S as f64).expect("rate validated in SynthConfig"),
+            hot_starts,
+            hot_blocks,
+            cold_blocks,
+            read_only_start: cold_blocks,
+            read_only_blocks,
+            read_only_share,
+            recent: Vec::with_capacity(RECENT_WRITES),
+            previous: None,
+            emitted: 0,
+            clock_ns: 0.0,
+            cfg,
+            rng,
+        }
+    }
+
+    fn size_blocks(&mut self) -> u64 {
+        self.cfg.sizes[self.sizes.sample(&mut self.rng)].0
+    }
+
+    fn write_at(&mut self, blocks: u64) -> u64 {
+        if self.rng.gen_bool(self.cfg.hot_fraction) {
+            let region = self.zipf.sample(&mut self.rng) as usize - 1;
+            let within = self.rng.gen_range(0..self.hot_blocks.saturating_sub(blocks).max(1));
+            self.hot_starts[region] + within
+        } else {
+            self.rng.gen_range(0..self.cold_blocks.saturating_sub(blocks).max(1))
+        }
+    }
+
+    fn next_request(&mut self) -> Request {
+        let time_ns = self.clock_ns as u64;
+        if let Some(prev) = self.previous {
+            if self.rng.gen_bool(self.cfg.seq) {
+                let len = self.size_blocks() * BLOCK_4K;
+                return Request { time_ns, op: prev.op, offset: prev.end(), len };
+            }
+        }
+        let blocks = self.size_blocks();
+        if self.rng.gen_bool(self.cfg.write_ratio) {
+            let block = self.write_at(blocks);
+            return Request { time_ns, op: Op::Write, offset: block * BLOCK_4K, len: blocks * BLOCK_4K };
+        }
+        let to_read_only = self.recent.is_empty() || (self.read_only_blocks > 0 && self.rng.gen_bool(self.read_only_share));
+        if to_read_only && self.read_only_blocks > 0 {
+            let block = self.read_only_start + self.rng.gen_range(0..self.read_only_blocks.saturating_sub(blocks).max(1));
+            return Request { time_ns, op: Op::Read, offset: block * BLOCK_4K, len: blocks * BLOCK_4K };
+        }
+        if self.recent.is_empty() {
+            let block = self.write_at(blocks);
+            return Request { time_ns, op: Op::Write, offset: block * BLOCK_4K, len: blocks * BLOCK_4K };
+        }
+        let (offset, len) = self.recent[self.rng.gen_range(0..self.recent.len())];
+        Request { time_ns, op: Op::Read, offset, len }
+    }
+}
+
+impl Iterator for Synth {
+    type Item = Request;
+
+    fn next(&mut self) -> Option<Request> {
+        if self.emitted >= self.cfg.requests {
+            return None;
+        }
+        let req = self.next_request();
+        if req.op == Op::Write {
+            if self.recent.len() < RECENT_WRITES {
+                self.recent.push((req.offset, req.len));
+            } else {
+                let slot = (self.emitted % RECENT_WRITES as u64) as usize;
+                self.recent[slot] = (req.offset, req.len);
+            }
+        }
+        self.previous = Some(req);
+        self.emitted += 1;
+        self.clock_ns += self.gap.sample(&mut self.rng);
+        Some(req)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::TraceStats;
+
+    fn stats(params: &[&str]) -> TraceStats {
+        let mut p = Params::parse(params).unwrap();
+        let cfg = SynthConfig::from_params(&mut p).unwrap();
+        p.finish().unwrap();
+        TraceStats::compute(Synth::new(cfg).map(Ok)).unwrap()
+    }
+
+    #[test]
+    fn seeded_and_deterministic() {
+        let gen = |seed: &str| {
+            let mut p = Params::parse(&["requests=2000", seed]).unwrap();
+            Synth::new(SynthConfig::from_params(&mut p).unwrap()).collect::<Vec<_>>()
+        };
+        assert_eq!(gen("seed=1"), gen("seed=1"));
+        assert_ne!(gen("seed=1"), gen("seed=2"));
+    }
+
+    #[test]
+    fn write_ratio_and_ranges_are_met() {
+        let s = stats(&["requests=200000", "write_ratio=0.6", "written_range=256MiB", "accessed_range=320MiB", "seq=0.1"]);
+        assert!((s.write_percent - 60.0).abs() < 1.0, "{}", s.write_percent);
+        let w = s.written_union_bytes as f64 / (256u64 << 20) as f64;
+        let a = s.accessed_union_bytes as f64 / (320u64 << 20) as f64;
+        assert!((w - 1.0).abs() < 0.1, "written range off by {w}");
+        assert!((a - 1.0).abs() < 0.1, "accessed range off by {a}");
+    }
+
+    #[test]
+    fn hot_regions_are_hot_and_sequential_runs_are_sequential() {
+        let mut p = Params::parse(&["requests=50000", "hot_fraction=0.9", "seq=0.5", "zipf=1.2"]).unwrap();
+        let reqs: Vec<Request> = Synth::new(SynthConfig::from_params(&mut p).unwrap()).collect();
+        let continued = reqs.windows(2).filter(|w| w[1].offset == w[0].end() && w[1].op == w[0].op).count();
+        assert!(continued as f64 > 0.45 * reqs.len() as f64, "continued {continued}");
+        let mut counts = std::collections::HashMap::new();
+        for r in reqs.iter().filter(|r| r.op == Op::Write) {
+            *counts.entry(r.offset / (1 << 20)).or_insert(0u64) += 1;
+        }
+        let mut v: Vec<u64> = counts.into_values().collect();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        let top: u64 = v.iter().take(v.len() / 20 + 1).sum();
+        assert!(top as f64 > 0.3 * v.iter().sum::<u64>() as f64, "top 5% of MiB regions get too few writes");
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range")] {
+            let mut p = Params::parse(&[bad, "accessed_range=1GiB"]).unwrap();
+            let p = if key == "accessed_range" { &mut p } else { &mut Params::parse(&[bad]).unwrap() };
+            assert_eq!(SynthConfig::from_params(p).unwrap_err().param, key, "{bad}");
+        }
+    }
+
+    #[test]
+    fn presets_scale_down_keeping_density() {
+        let s = stats(&["preset=wdev", "requests=100000"]);
+        assert!((s.write_percent - 72.7).abs() < 2.0);
+        let scale = 100_000.0 / 2_654_824.0;
+        let w = s.written_union_bytes as f64 / (4.71e9 * scale);
+        assert!((w - 1.0).abs() < 0.1, "scaled written range off by {w}");
+    }
+}

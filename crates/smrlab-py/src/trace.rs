@@ -1,0 +1,57 @@
+//! Bindings of trace statistics and the trace pipeline (convert, merge, duplicate, synthesize,
+//! transform): JSON descriptions in, JSON or counts out.
+
+use pyo3::prelude::*;
+use smr_core::trace::pipeline::Pipeline;
+use smr_core::trace::{write_all, TraceError, TraceStats};
+
+use crate::errors;
+
+fn parse(pipeline_json: &str) -> PyResult<Pipeline> {
+    serde_json::from_str(pipeline_json).map_err(|e| errors::ParameterError::new_err(format!("trace pipeline: {e}")))
+}
+
+/// Statistics of the pipeline's output, as JSON. An empty result is an error naming the first input.
+#[pyfunction]
+fn trace_stats(py: Python<'_>, pipeline_json: &str) -> PyResult<String> {
+    let pipeline = parse(pipeline_json)?;
+    let stats = py
+        .allow_threads(|| -> Result<TraceStats, TraceError> {
+            let stats = TraceStats::compute(pipeline.requests()?)?;
+            if stats.requests == 0 {
+                let path = pipeline.inputs.first().map(|i| i.path.clone()).unwrap_or_default();
+                return Err(TraceError::Empty { path });
+            }
+            Ok(stats)
+        })
+        .map_err(errors::trace)?;
+    serde_json::to_string(&stats).map_err(|e| errors::SimulationError::new_err(e.to_string()))
+}
+
+/// Writes the pipeline's output to `out` in `out_format` (from the suffix if None); returns the
+/// number of requests written.
+#[pyfunction]
+#[pyo3(signature = (pipeline_json, out, out_format=None))]
+fn trace_write(py: Python<'_>, pipeline_json: &str, out: std::path::PathBuf, out_format: Option<String>) -> PyResult<u64> {
+    let pipeline = parse(pipeline_json)?;
+    py.allow_threads(|| write_all(&out, out_format.as_deref(), pipeline.requests()?)).map_err(errors::trace)
+}
+
+/// The names of the trace formats, and whether smrlab writes each.
+#[pyfunction]
+fn trace_formats() -> Vec<(String, bool)> {
+    smr_core::trace::TraceFormat::ALL.iter().map(|f| (f.name().to_string(), f.writable())).collect()
+}
+
+/// Table I presets of the synthesizer: (name, requests, write %, written GB, accessed GB).
+#[pyfunction]
+fn synth_presets() -> Vec<(String, u64, f64, f64, f64)> {
+    smr_core::trace::synth::PRESETS.iter().map(|p| (p.name.to_string(), p.requests, p.write_percent, p.written_gb, p.accessed_gb)).collect()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_write, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(synth_presets, m)?)
+}

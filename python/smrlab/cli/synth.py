@@ -1,0 +1,70 @@
+"""``smrlab trace synth``: generate a block trace with the seeded synthesizer, from a Table I
+preset of the PORE paper or from explicit parameters."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from smrlab import _core
+from smrlab.cli.trace import add_transform_arguments, show_stats, transforms
+from smrlab.errors import UsageError
+from smrlab.tables import note
+
+PARAMS_HELP = """synthesizer parameters (--param KEY=VALUE):
+  requests [preset's count or 100000]  number of requests
+  write_ratio [0.7]                    fraction of requests that write
+  written_range [1GiB]                 union of written 4 KiB blocks, bytes
+  accessed_range [written + 256MiB]    union of all touched 4 KiB blocks, bytes
+  sizes [4k:50,8k:20,16k:10,32k:10,64k:10]  request sizes (multiples of 4 KiB) and weights
+  hot_regions [16], hot_size [written_range/50], hot_fraction [0.5], zipf [1.0]
+                                       writes going to Zipf-ranked hot regions
+  seq [0.2]                            probability a request continues the previous one
+  rate [requests per week]             mean arrival rate, requests per second (exponential gaps)
+"""
+
+
+def presets_help() -> str:
+    rows = [f"  {name:<5} {requests:>11,} requests, {wp:4.1f}% writes, written {w:5.2f} GB, accessed {a:5.2f} GB"
+            for name, requests, wp, w, a in _core.synth_presets()]
+    return "presets (Table I of the PORE paper; GB = 10^9 bytes):\n" + "\n".join(rows)
+
+
+def pipeline(args: argparse.Namespace) -> dict:
+    params = list(args.param) + [f"seed={args.seed}"]
+    if args.preset:
+        params.append(f"preset={args.preset}")
+    if args.requests:
+        params.append(f"requests={args.requests}")
+    return {"synth": params, **transforms(args)}
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = pipeline(args)
+    if args.stats:
+        show_stats(f"synthetic {args.preset or 'trace'}", spec, args.json)
+        return 0
+    if not args.out:
+        raise UsageError("give --out FILE (or --stats to only print statistics)")
+    count = _core.trace_write(json.dumps(spec), args.out, args.to)
+    note(f"wrote {count:,} requests to {args.out}")
+    return 0
+
+
+def register(commands) -> None:
+    parser = commands.group("trace").add(
+        "synth",
+        help="generate a synthetic block trace (seeded; Table I presets)",
+        description="Generate a seeded synthetic block trace. With --requests below a preset's count, its ranges "
+                    "shrink in proportion so the trace keeps the preset's density.",
+    )
+    parser.epilog = PARAMS_HELP + "\n" + presets_help()
+    parser.add_argument("--preset", choices=[p[0] for p in _core.synth_presets()], help="start from a Table I preset")
+    parser.add_argument("--requests", type=int, metavar="N", help="number of requests (scales a preset down)")
+    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="synthesizer parameter (see below)")
+    parser.add_argument("--out", help="output trace file (format from its name, or --to)")
+    parser.add_argument("--to", help="output format")
+    parser.add_argument("--stats", action="store_true", help="print the trace's statistics instead of writing it")
+    parser.add_argument("--json", action="store_true", help="with --stats: print JSON")
+    add_transform_arguments(parser)
+    parser.set_defaults(func=run)
