@@ -5,8 +5,14 @@
 //! time only; data and mapping belong to the systems in `smr-sim`.
 
 mod flash;
+mod hdd;
+mod presets;
+mod seek;
 
 pub use flash::{FixedLatencyMedium, LatencyProfile};
+pub use hdd::{Hdd, HddSpec};
+pub use presets::{disk_from_params, DESKTOP7200, FLUID10K, PRESETS, ST5000AS0011};
+pub use seek::SeekCurve;
 
 use crate::request::Op;
 
@@ -24,12 +30,6 @@ pub trait Medium: Send {
     fn describe(&self) -> String;
 }
 
-/// TRANSITIONAL (replaced by the HDD model): builds the disk named by the `disk` parameter.
-pub fn disk_from_params(params: &mut crate::Params, min_capacity: u64) -> Result<Box<dyn Medium>, crate::ParamError> {
-    let _ = params.string("disk", "st5000as0011");
-    Ok(Box::new(FixedLatencyMedium::new(
-        "hdd-placeholder",
-        LatencyProfile { read_latency_ns: 8_000_000, write_latency_ns: 8_000_000, read_bandwidth: 150_000_000, write_bandwidth: 150_000_000 },
-        min_capacity.max(5_000_000_000_000),
-    )))
-}
+
+#[cfg(test)]
+mod hdd_tests;

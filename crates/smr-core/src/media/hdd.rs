@@ -1,0 +1,187 @@
+//! A hard disk timing model: zoned-recording geometry, a seek curve, rotational position tracked
+//! from simulated time, head and track switches, and transfer at the rate of the radius.
+//!
+//! Geometry. LBA 0 is on the outermost cylinder. The surface is split into recording zones of
+//! equal cylinder count whose sectors per track fall linearly from `outer_spt` to `inner_spt`;
+//! within a zone, tracks are filled cylinder by cylinder, head by head. Consecutive tracks are
+//! skewed by the sectors that pass during a head switch, so a sequential transfer crossing a
+//! track boundary costs the switch and not a lost revolution.
+//!
+//! Timing of one access starting at `now`: positioning (a seek if the cylinder changes — plus a
+//! write settle for writes —, a head switch if only the head changes), then the rotational wait
+//! until the first sector passes under the head (the platter's angle is `now` modulo one
+//! revolution, not an average), then the transfer, track by track, with a switch and a new
+//! rotational wait at every track boundary; the transfer is never faster than the interface
+//! (`max_transfer`). Not modelled: on-drive caches, command overhead, queueing (the engine's job).
+
+use super::seek::SeekCurve;
+use super::Medium;
+use crate::request::Op;
+use crate::units::{NS_PER_S, SECTOR};
+
+/// Everything that defines a drive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HddSpec {
+    pub name: &'static str,
+    pub capacity: u64,
+    pub rpm: u32,
+    pub heads: u32,
+    pub outer_spt: u32,
+    pub inner_spt: u32,
+    pub recording_zones: u32,
+    pub track_to_track_ns: u64,
+    pub average_seek_ns: u64,
+    pub full_stroke_ns: u64,
+    pub head_switch_ns: u64,
+    pub write_settle_ns: u64,
+    /// Interface limit, bytes per second.
+    pub max_transfer: u64,
+}
+
+#[derive(Clone, Debug)]
+struct RecordingZone {
+    first_sector: u64,
+    first_track: u64,
+    spt: u64,
+    /// Sectors a head switch lets pass: the skew between consecutive tracks.
+    skew: u64,
+}
+
+/// Where a sector is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Place {
+    zone: usize,
+    /// Global track number (cylinder × heads + head).
+    track: u64,
+    sector: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Hdd {
+    spec: HddSpec,
+    zones: Vec<RecordingZone>,
+    cylinders: u64,
+    seek: SeekCurve,
+    rev_ns: f64,
+    track: u64,
+}
+
+impl Hdd {
+    pub fn new(spec: HddSpec) -> Self {
+        let z = spec.recording_zones.max(1) as u64;
+        let spt = |i: u64| {
+            let (o, n) = (spec.outer_spt as f64, spec.inner_spt as f64);
+            if z == 1 { o as u64 } else { (o - (o - n) * i as f64 / (z - 1) as f64).round() as u64 }
+        };
+        let heads = spec.heads.max(1) as u64;
+        let per_cylinder_all_zones: u64 = (0..z).map(|i| spt(i) * heads).sum();
+        let cap_sectors = spec.capacity.div_ceil(SECTOR);
+        let cyl_per_zone = cap_sectors.div_ceil(per_cylinder_all_zones).max(1);
+        let rev_ns = 60.0 * NS_PER_S as f64 / spec.rpm as f64;
+        let mut zones = Vec::new();
+        let (mut sector, mut track) = (0u64, 0u64);
+        for i in 0..z {
+            let s = spt(i);
+            let sector_ns = rev_ns / s as f64;
+            zones.push(RecordingZone { first_sector: sector, first_track: track, spt: s, skew: (spec.head_switch_ns as f64 / sector_ns).ceil() as u64 });
+            sector += s * heads * cyl_per_zone;
+            track += heads * cyl_per_zone;
+        }
+        let cylinders = cyl_per_zone * z;
+        let seek = SeekCurve::three_point(spec.track_to_track_ns, spec.average_seek_ns, spec.full_stroke_ns, cylinders / 3, cylinders);
+        Hdd { spec, zones, cylinders, seek, rev_ns, track: 0 }
+    }
+
+    pub fn spec(&self) -> &HddSpec {
+        &self.spec
+    }
+
+    pub fn cylinders(&self) -> u64 {
+        self.cylinders
+    }
+
+    /// One revolution in ns.
+    pub fn revolution_ns(&self) -> f64 {
+        self.rev_ns
+    }
+
+    /// Sectors per track at byte `offset`.
+    pub fn sectors_per_track_at(&self, offset: u64) -> u64 {
+        self.zones[self.place(offset / SECTOR).zone].spt
+    }
+
+    fn place(&self, sector: u64) -> Place {
+        let zone = self.zones.partition_point(|z| z.first_sector <= sector) - 1;
+        let z = &self.zones[zone];
+        let within = sector - z.first_sector;
+        Place { zone, track: z.first_track + within / z.spt, sector: within % z.spt }
+    }
+
+    fn cylinder(&self, track: u64) -> u64 {
+        track / self.spec.heads.max(1) as u64
+    }
+
+    /// Fraction of a revolution at which sector `sector` of `track` passes under the head.
+    fn angle_of(&self, zone: usize, track: u64, sector: u64) -> f64 {
+        let z = &self.zones[zone];
+        ((sector + (track - z.first_track) * z.skew) % z.spt) as f64 / z.spt as f64
+    }
+
+    /// Wait from time `t` until the platter reaches `angle`.
+    fn rotational_wait(&self, t: f64, angle: f64) -> f64 {
+        let now = (t % self.rev_ns) / self.rev_ns;
+        (angle - now).rem_euclid(1.0) * self.rev_ns
+    }
+
+    /// Time to move from `from` to `to` (tracks): seek, head switch, or nothing.
+    fn positioning(&self, from: u64, to: u64, op: Op) -> f64 {
+        let (a, b) = (self.cylinder(from), self.cylinder(to));
+        if a != b {
+            let settle = if op == Op::Write { self.spec.write_settle_ns } else { 0 };
+            (self.seek.time(a.abs_diff(b)) + settle) as f64
+        } else if from != to {
+            self.spec.head_switch_ns as f64
+        } else {
+            0.0
+        }
+    }
+}
+
+impl Medium for Hdd {
+    fn access(&mut self, now_ns: u64, op: Op, offset: u64, len: u64) -> u64 {
+        debug_assert!(offset + len <= self.spec.capacity, "access beyond the disk: callers check capacity");
+        if len == 0 || op == Op::Trim {
+            return 0;
+        }
+        let first = offset / SECTOR;
+        let total = (offset + len).div_ceil(SECTOR) - first;
+        let mut remaining = total;
+        let mut place = self.place(first);
+        let mut t = now_ns as f64 + self.positioning(self.track, place.track, op);
+        loop {
+            t += self.rotational_wait(t, self.angle_of(place.zone, place.track, place.sector));
+            let spt = self.zones[place.zone].spt;
+            let n = remaining.min(spt - place.sector);
+            t += n as f64 * self.rev_ns / spt as f64;
+            remaining -= n;
+            self.track = place.track;
+            if remaining == 0 {
+                break;
+            }
+            let next = self.place(first + total - remaining);
+            t += self.positioning(place.track, next.track, op);
+            place = next;
+        }
+        let media = t - now_ns as f64;
+        let interface = len as f64 * NS_PER_S as f64 / self.spec.max_transfer as f64;
+        media.max(interface).round() as u64
+    }
+
+    fn capacity(&self) -> u64 {
+        self.spec.capacity
+    }
+
+    fn describe(&self) -> String {
+        format!("hdd:{} ({} RPM, {} bytes)", self.spec.name, self.spec.rpm, self.spec.capacity)
+    }
+}

@@ -1,0 +1,93 @@
+//! Tests of the HDD model against hand-worked timings and the presets' documented figures.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::presets::{DESKTOP7200, FLUID10K, PRESETS, ST5000AS0011};
+use super::{Hdd, Medium};
+use crate::request::Op;
+use crate::units::SECTOR;
+
+#[test]
+fn sequential_read_of_a_track_costs_a_revolution_plus_the_switch() {
+    let mut d = Hdd::new(DESKTOP7200);
+    let rev = d.revolution_ns();
+    let track_bytes = d.sectors_per_track_at(0) * SECTOR;
+    // Read track 0 whole, then track 1 right after: a head switch, the skew absorbs rotation.
+    let t0 = d.access(0, Op::Read, 0, track_bytes);
+    assert!((t0 as f64 - rev).abs() < rev / 1000.0, "track 0 from sector 0 at angle 0: one revolution ({t0} vs {rev})");
+    let t1 = d.access(t0, Op::Read, track_bytes, track_bytes);
+    let sector_ns = rev / d.sectors_per_track_at(0) as f64;
+    let expected = rev + DESKTOP7200.head_switch_ns as f64;
+    assert!((t1 as f64 - expected).abs() <= sector_ns + 1.0, "{t1} vs {expected}");
+}
+
+#[test]
+fn rotational_latency_follows_simulated_time() {
+    let mut d = Hdd::new(ST5000AS0011);
+    let rev = d.revolution_ns();
+    let a = d.access(0, Op::Read, 0, 512);
+    let mut d = Hdd::new(ST5000AS0011);
+    let b = d.access((rev / 2.0) as u64, Op::Read, 0, 512);
+    // At time 0 sector 0 is under the head; half a revolution later it is half a turn away.
+    assert!((b as f64 - a as f64 - rev / 2.0).abs() < rev / 500.0, "{a} {b}");
+}
+
+#[test]
+fn outer_tracks_transfer_faster() {
+    for spec in PRESETS {
+        let mut d = Hdd::new(spec.clone());
+        let outer = d.sectors_per_track_at(0);
+        let inner = d.sectors_per_track_at(spec.capacity - 4096);
+        assert!(outer > inner, "{}", spec.name);
+        let big = 64 << 20;
+        let t_outer = d.access(0, Op::Read, 0, big);
+        let t_inner = d.access(0, Op::Read, spec.capacity - big, big);
+        assert!(t_inner > t_outer, "{}: inner {t_inner} outer {t_outer}", spec.name);
+    }
+}
+
+#[test]
+fn writes_settle_longer_than_reads_on_average() {
+    // Same random seeks for reads and writes: rotational waits average out, the settle does not.
+    let (mut r, mut w) = (Hdd::new(DESKTOP7200), Hdd::new(DESKTOP7200));
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let (n, mut diff) = (5_000, 0f64);
+    for _ in 0..n {
+        let offset = rng.gen_range(0..DESKTOP7200.capacity / 4096 - 1) * 4096;
+        let now = rng.gen_range(0..1_000_000_000u64);
+        diff += w.access(now, Op::Write, offset, 4096) as f64 - r.access(now, Op::Read, offset, 4096) as f64;
+    }
+    let settle = DESKTOP7200.write_settle_ns as f64;
+    let mean = diff / n as f64;
+    assert!(mean > 0.5 * settle && mean < 1.5 * settle, "mean write-read difference {mean} vs settle {settle}");
+}
+
+#[test]
+fn average_random_4k_read_matches_documented_access_time() {
+    // Documented average access time = average seek + half a revolution (+ a 4 KiB transfer).
+    for spec in [ST5000AS0011, DESKTOP7200, FLUID10K] {
+        let mut d = Hdd::new(spec.clone());
+        let documented = spec.average_seek_ns as f64 + d.revolution_ns() / 2.0;
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let (n, mut sum, mut now) = (20_000u64, 0f64, 0u64);
+        for _ in 0..n {
+            let offset = rng.gen_range(0..spec.capacity / 4096 - 1) * 4096;
+            now += rng.gen_range(0..50_000_000);
+            let t = d.access(now, Op::Read, offset, 4096);
+            now += t;
+            sum += t as f64;
+        }
+        let mean = sum / n as f64;
+        let ratio = mean / documented;
+        assert!((ratio - 1.0).abs() < 0.10, "{}: mean random read {mean:.0} ns vs documented {documented:.0} ns", spec.name);
+    }
+}
+
+#[test]
+fn unknown_or_too_small_disk_is_a_parameter_error() {
+    let mut p = crate::Params::parse(&["disk=floppy"]).unwrap();
+    assert_eq!(super::disk_from_params(&mut p, 0).err().unwrap().param, "disk");
+    let mut p = crate::Params::parse(&["disk=desktop7200"]).unwrap();
+    assert!(super::disk_from_params(&mut p, 2 << 40).err().unwrap().message.contains("needed"));
+}
