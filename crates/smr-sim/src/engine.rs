@@ -115,21 +115,26 @@ struct OpAccumulator {
 }
 
 impl OpAccumulator {
-    fn add(&mut self, bytes: u64, service: u64, response: u64) {
+    /// `queued` is false in closed loop, where response time equals service time and only one
+    /// histogram is kept.
+    fn add(&mut self, bytes: u64, service: u64, response: u64, queued: bool) {
         self.requests += 1;
         self.bytes += bytes;
         self.io_ns += service;
         self.service.record(service);
-        self.response.record(response);
+        if queued {
+            self.response.record(response);
+        }
     }
 
-    fn totals(&self) -> OpTotals {
+    fn totals(&self, queued: bool) -> OpTotals {
+        let service = self.service.summary();
         OpTotals {
             requests: self.requests,
             bytes: self.bytes,
             io_ns: self.io_ns,
-            service: self.service.summary(),
-            response: self.response.summary(),
+            response: if queued { self.response.summary() } else { service.clone() },
+            service,
         }
     }
 }
@@ -218,7 +223,7 @@ impl<'p> Engine<'p> {
             if baseline.is_some() {
                 let service = end - start;
                 let response = end - arrival;
-                ops[req.op as usize].add(req.len, service, response);
+                ops[req.op as usize].add(req.len, service, response, speedup.is_some());
                 if self.config.series_interval_ns > 0 {
                     let slot = (end / self.config.series_interval_ns) as usize;
                     if series.len() <= slot {
@@ -260,9 +265,9 @@ impl<'p> Engine<'p> {
             requests: read.requests + write.requests + trim.requests,
             warmup_requests: seen - (read.requests + write.requests + trim.requests),
             total_io_ns: read.io_ns + write.io_ns + trim.io_ns,
-            read: read.totals(),
-            write: write.totals(),
-            trim: trim.totals(),
+            read: read.totals(speedup.is_some()),
+            write: write.totals(speedup.is_some()),
+            trim: trim.totals(speedup.is_some()),
             makespan_ns: ctx.now() - base.start_ns,
             idle_work_ns: idle_work_ns - base.idle_work_ns,
             channels,

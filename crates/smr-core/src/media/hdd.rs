@@ -129,8 +129,10 @@ impl Hdd {
 
     /// Wait from time `t` until the platter reaches `angle`.
     fn rotational_wait(&self, t: f64, angle: f64) -> f64 {
-        let now = (t % self.rev_ns) / self.rev_ns;
-        (angle - now).rem_euclid(1.0) * self.rev_ns
+        let turns = t / self.rev_ns;
+        let now = turns - turns.floor();
+        let wait = angle - now;
+        (if wait < 0.0 { wait + 1.0 } else { wait }) * self.rev_ns
     }
 
     /// Time to move from `from` to `to` (tracks): seek, head switch, or nothing.
@@ -168,7 +170,10 @@ impl Medium for Hdd {
             if remaining == 0 {
                 break;
             }
-            let next = self.place(first + total - remaining);
+            // The next track starts at its sector 0, in this zone or the next one.
+            let zone = if self.zones.get(place.zone + 1).is_some_and(|z| z.first_track == place.track + 1) { place.zone + 1 } else { place.zone };
+            let next = Place { zone, track: place.track + 1, sector: 0 };
+            debug_assert_eq!(next, self.place(first + total - remaining));
             t += self.positioning(place.track, next.track, op);
             place = next;
         }

@@ -26,7 +26,7 @@ pub struct LineRecords<P: LineParser> {
 
 impl<P: LineParser> LineRecords<P> {
     pub fn new(input: Box<dyn Read + Send>, path: PathBuf, parser: P) -> Self {
-        LineRecords { reader: BufReader::new(input), path, line_no: 0, buf: String::new(), parser, failed: false }
+        LineRecords { reader: BufReader::with_capacity(1 << 16, input), path, line_no: 0, buf: String::new(), parser, failed: false }
     }
 }
 

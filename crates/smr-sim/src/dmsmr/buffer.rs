@@ -53,13 +53,13 @@ impl FifoBuffer {
     /// The caller makes room first: inserting into a full buffer is a bug.
     #[inline]
     pub fn insert(&mut self, block: u64, band: usize) -> bool {
-        if self.held.contains_key(&block) {
-            return false;
-        }
-        debug_assert!(!self.is_full(), "insert into a full write buffer");
+        debug_assert!(self.contains(block) || !self.is_full(), "insert into a full write buffer");
         let seq = self.next_seq;
+        match self.held.entry(block) {
+            std::collections::hash_map::Entry::Occupied(_) => return false,
+            std::collections::hash_map::Entry::Vacant(slot) => slot.insert(seq),
+        };
         self.next_seq += 1;
-        self.held.insert(block, seq);
         self.fifo.push_back((block, seq));
         self.by_band.entry(band).or_default().push(block);
         true

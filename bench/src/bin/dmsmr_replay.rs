@@ -1,0 +1,36 @@
+//! Closed-loop replay throughput of `dmsmr` (and `cmr` beside it) on a synthetic trace held in
+//! memory, plus the process's peak memory. Target (issue 2): dmsmr ≥ 5 M requests/s on one core,
+//! memory independent of trace length apart from the system's own state.
+
+use smr_core::trace::synth::{Synth, SynthConfig};
+use smr_core::trace::TraceStats;
+use smr_core::{Params, Request};
+use smr_sim::engine::ok_requests;
+use smr_sim::registry::{build, BuildContext};
+use smr_sim::{Engine, EngineConfig, IoCtx};
+use smrlab_bench::{best_of, report};
+
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn main() {
+    let mut params = Params::parse(&["requests=2000000", "preset=wdev"]).expect("valid params");
+    let cfg = SynthConfig::from_params(&mut params).expect("valid synth config");
+    let requests: Vec<Request> = Synth::new(cfg).collect();
+    let footprint = TraceStats::compute(ok_requests(&requests)).expect("stats").footprint();
+    for system in ["cmr", "dmsmr"] {
+        let (seconds, cleanings) = best_of(3, || {
+            let mut ctx = IoCtx::new();
+            let mut p = Params::new();
+            let mut sys = build(system, &mut BuildContext { params: &mut p, footprint, seed: 0, ctx: &mut ctx }).expect("build");
+            let r = Engine::new(EngineConfig::default()).run(sys.as_mut(), &mut ctx, ok_requests(&requests)).expect("replay");
+            r.counters.get("band_cleanings")
+        });
+        report(&format!("replay {system}"), requests.len() as u64, seconds,
+               serde_json::json!({"band_cleanings": cleanings, "peak_rss_mib": peak_rss_kib() / 1024}));
+    }
+}

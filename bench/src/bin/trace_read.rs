@@ -1,0 +1,29 @@
+//! Trace reading throughput: smrlab's memory-mapped binary format and MSR Cambridge CSV, each
+//! read in full (every request decoded) from a synthetic trace written to a temporary folder.
+//! Targets (issue 2): smrbin ≥ 50 M requests/s, MSR CSV ≥ 5 M lines/s on one core.
+
+use smr_core::trace::synth::{Synth, SynthConfig};
+use smr_core::trace::{open, write_all};
+use smr_core::Params;
+use smrlab_bench::{best_of, report};
+
+const REQUESTS: u64 = 5_000_000;
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("smrlab-bench-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary folder");
+    let mut params = Params::parse(&[format!("requests={REQUESTS}"), "preset=prn".to_string()]).expect("valid params");
+    let cfg = SynthConfig::from_params(&mut params).expect("valid synth config");
+    for (name, format) in [("trace.smrbin", "smrbin"), ("trace.csv", "msr")] {
+        let path = dir.join(name);
+        write_all(&path, Some(format), Synth::new(cfg.clone()).map(Ok)).expect("write trace");
+        let (seconds, checksum) = best_of(3, || {
+            open(&path, Some(format), &mut Params::new())
+                .expect("open trace")
+                .map(|r| r.expect("valid record").offset)
+                .fold(0u64, u64::wrapping_add)
+        });
+        report(&format!("read {format}"), REQUESTS, seconds, serde_json::json!({"checksum": checksum}));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
