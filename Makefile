@@ -1,6 +1,6 @@
 # smrlab's two commands for a fresh machine: `make demo` and `make test`.
 # Each sets up what it needs: a virtual environment in .venv, the Rust core built once with
-# maturin (release) into it, the Python dependencies from PyPI, and Debian packages tests need.
+# maturin (release) into it, and the Python dependencies from PyPI.
 
 SHELL := /bin/bash
 VENV := .venv
@@ -9,10 +9,8 @@ VENV_STAMP := $(VENV)/.stamp
 BUILD_STAMP := $(VENV)/.built
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
-# Debian packages the tests drive as real peers.
-SYSTEM_TOOLS := fio
 
-.PHONY: demo test rust-test py-test venv build dev system-deps bench
+.PHONY: demo test rust-test py-test venv build dev bench
 
 demo: $(BUILD_STAMP)
 	$(IN_VENV) smrlab demo
@@ -22,7 +20,7 @@ test: rust-test py-test
 rust-test:
 	cargo test --workspace --exclude smrlab-py --quiet
 
-py-test: $(BUILD_STAMP) system-deps
+py-test: $(BUILD_STAMP)
 	$(IN_VENV) python -m pytest tests
 
 venv: $(VENV_STAMP)
@@ -44,13 +42,6 @@ $(BUILD_STAMP): $(VENV_STAMP) $(RUST_SOURCES)
 dev: $(VENV_STAMP)
 	$(IN_VENV) maturin develop --quiet --extras test
 	rm -f $(BUILD_STAMP)
-
-system-deps:
-	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing Debian packages:$$missing"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
-	fi
 
 bench: $(BUILD_STAMP)
 	$(IN_VENV) python bench/run.py

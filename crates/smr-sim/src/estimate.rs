@@ -41,7 +41,7 @@ pub fn estimate(
     let buffer_bytes = params.size_or_fraction("buffer", 1.0 / 256.0, working_set, BLOCK_4K)?;
     let layout = BandLayout::from_params(params, footprint.max_end, seed)?;
     params.finish()?;
-    let mut fifo = FifoBuffer::new(buffer_bytes / BLOCK_4K);
+    let mut fifo = FifoBuffer::new(buffer_bytes / BLOCK_4K, layout.count());
     let mut out = SmrEstimate { working_set_bytes: footprint.written_bytes, buffer_bytes, ..Default::default() };
     let flush = |fifo: &mut FifoBuffer, out: &mut SmrEstimate| {
         for band in fifo.bands() {

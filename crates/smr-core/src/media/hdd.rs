@@ -45,6 +45,10 @@ struct RecordingZone {
     spt: u64,
     /// Sectors a head switch lets pass: the skew between consecutive tracks.
     skew: u64,
+    /// Cost of crossing into the next track and reading or writing it whole, by boundary kind
+    /// and op: `[head switch, cylinder switch]` for reads, then for writes. Lets a long
+    /// sequential transfer be timed per zone instead of per track.
+    full_track_ns: [[f64; 2]; 2],
 }
 
 /// Where a sector is.
@@ -83,12 +87,29 @@ impl Hdd {
         for i in 0..z {
             let s = spt(i);
             let sector_ns = rev_ns / s as f64;
-            zones.push(RecordingZone { first_sector: sector, first_track: track, spt: s, skew: (spec.head_switch_ns as f64 / sector_ns).ceil() as u64 });
+            zones.push(RecordingZone {
+                first_sector: sector,
+                first_track: track,
+                spt: s,
+                skew: (spec.head_switch_ns as f64 / sector_ns).ceil() as u64,
+                full_track_ns: [[0.0; 2]; 2],
+            });
             sector += s * heads * cyl_per_zone;
             track += heads * cyl_per_zone;
         }
         let cylinders = cyl_per_zone * z;
         let seek = SeekCurve::three_point(spec.track_to_track_ns, spec.average_seek_ns, spec.full_stroke_ns, cylinders / 3, cylinders);
+        for z in &mut zones {
+            // After a track is transferred to its end the head is at the angle of that track's
+            // sector 0; the next track's sector 0 lies `skew` sectors further on.
+            let skew_turn = (z.skew % z.spt) as f64 / z.spt as f64;
+            for (op_index, settle) in [0, spec.write_settle_ns].into_iter().enumerate() {
+                for (kind, move_ns) in [spec.head_switch_ns, seek.time(1) + settle].into_iter().enumerate() {
+                    let wait = (skew_turn - move_ns as f64 / rev_ns).rem_euclid(1.0) * rev_ns;
+                    z.full_track_ns[op_index][kind] = move_ns as f64 + wait + rev_ns;
+                }
+            }
+        }
         Hdd { spec, zones, cylinders, seek, rev_ns, track: 0 }
     }
 
@@ -160,18 +181,37 @@ impl Medium for Hdd {
         let mut remaining = total;
         let mut place = self.place(first);
         let mut t = now_ns as f64 + self.positioning(self.track, place.track, op);
+        let mut at_boundary = false;
         loop {
-            t += self.rotational_wait(t, self.angle_of(place.zone, place.track, place.sector));
-            let spt = self.zones[place.zone].spt;
-            let n = remaining.min(spt - place.sector);
-            t += n as f64 * self.rev_ns / spt as f64;
-            remaining -= n;
-            self.track = place.track;
+            if !at_boundary {
+                t += self.rotational_wait(t, self.angle_of(place.zone, place.track, place.sector));
+                let spt = self.zones[place.zone].spt;
+                let n = remaining.min(spt - place.sector);
+                t += n as f64 * self.rev_ns / spt as f64;
+                remaining -= n;
+                self.track = place.track;
+            }
+            at_boundary = false;
             if remaining == 0 {
                 break;
             }
             // The next track starts at its sector 0, in this zone or the next one.
             let zone = if self.zones.get(place.zone + 1).is_some_and(|z| z.first_track == place.track + 1) { place.zone + 1 } else { place.zone };
+            let z = &self.zones[zone];
+            let zone_end = self.zones.get(zone + 1).map_or(u64::MAX, |n| n.first_track);
+            let whole = (remaining / z.spt).min(zone_end - (place.track + 1));
+            if zone == place.zone && whole > 0 {
+                // `whole` full tracks inside this zone, timed in closed form.
+                let heads = self.spec.heads.max(1) as u64;
+                let cylinder_switches = (place.track + whole) / heads - place.track / heads;
+                let costs = z.full_track_ns[(op == Op::Write) as usize];
+                t += (whole - cylinder_switches) as f64 * costs[0] + cylinder_switches as f64 * costs[1];
+                remaining -= whole * z.spt;
+                place.track += whole;
+                self.track = place.track;
+                at_boundary = true;
+                continue;
+            }
             let next = Place { zone, track: place.track + 1, sector: 0 };
             debug_assert_eq!(next, self.place(first + total - remaining));
             t += self.positioning(place.track, next.track, op);

@@ -91,3 +91,23 @@ fn unknown_or_too_small_disk_is_a_parameter_error() {
     let mut p = crate::Params::parse(&["disk=desktop7200"]).unwrap();
     assert!(super::disk_from_params(&mut p, 2 << 40).err().unwrap().message.contains("needed"));
 }
+
+#[test]
+fn a_long_transfer_costs_what_its_tracks_cost_one_by_one() {
+    // 40 tracks crossing head and cylinder switches (8 heads): one access vs 40 chained ones.
+    let spec = ST5000AS0011;
+    let mut whole = Hdd::new(spec.clone());
+    let mut pieces = Hdd::new(spec);
+    let track = whole.sectors_per_track_at(0) * SECTOR;
+    let start = 3 * track;
+    for op in [Op::Read, Op::Write] {
+        let one = whole.access(1_000, op, start, 40 * track) as f64;
+        let mut t = 1_000u64;
+        for i in 0..40 {
+            t += pieces.access(t, op, start + i * track, track);
+        }
+        let chained = (t - 1_000) as f64;
+        let sector_ns = whole.revolution_ns() / whole.sectors_per_track_at(0) as f64;
+        assert!((one - chained).abs() <= 40.0 * sector_ns, "{op:?}: one access {one} vs chained {chained}");
+    }
+}

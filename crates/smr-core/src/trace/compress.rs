@@ -5,7 +5,7 @@
 //! compression suffix (to detect the format).
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 use super::TraceError;
@@ -40,8 +40,8 @@ pub fn split_compression(path: &Path) -> (Compression, String) {
 
 const BUFFER: usize = 1 << 20;
 
-/// Opens `path` for reading, decompressing by suffix.
-pub fn open_read(path: &Path) -> Result<Box<dyn Read + Send>, TraceError> {
+/// Opens `path` for buffered reading, decompressing by suffix.
+pub fn open_read(path: &Path) -> Result<Box<dyn BufRead + Send>, TraceError> {
     let file = File::open(path).map_err(|e| TraceError::io(path, e))?;
     let raw = BufReader::with_capacity(BUFFER, file);
     let (kind, _) = split_compression(path);
@@ -90,7 +90,7 @@ mod tests {
                 w.flush().unwrap();
             }
             let mut text = String::new();
-            open_read(&path).unwrap().read_to_string(&mut text).unwrap();
+            std::io::Read::read_to_string(&mut open_read(&path).unwrap(), &mut text).unwrap();
             assert_eq!(text, "hello trace\n", "{name}");
             assert_eq!(split_compression(&path).1, "t.txt");
         }

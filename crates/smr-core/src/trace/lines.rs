@@ -2,7 +2,7 @@
 //! hands each to a format's `LineParser`, and turns a parse failure into an error that names the
 //! file and line. Formats only say how one line becomes a request.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::BufRead;
 use std::path::PathBuf;
 
 use super::TraceError;
@@ -16,7 +16,7 @@ pub trait LineParser: Send {
 
 /// Iterator over the requests of a text trace.
 pub struct LineRecords<P: LineParser> {
-    reader: BufReader<Box<dyn Read + Send>>,
+    reader: Box<dyn BufRead + Send>,
     path: PathBuf,
     line_no: u64,
     buf: String,
@@ -25,8 +25,8 @@ pub struct LineRecords<P: LineParser> {
 }
 
 impl<P: LineParser> LineRecords<P> {
-    pub fn new(input: Box<dyn Read + Send>, path: PathBuf, parser: P) -> Self {
-        LineRecords { reader: BufReader::with_capacity(1 << 16, input), path, line_no: 0, buf: String::new(), parser, failed: false }
+    pub fn new(input: Box<dyn BufRead + Send>, path: PathBuf, parser: P) -> Self {
+        LineRecords { reader: input, path, line_no: 0, buf: String::new(), parser, failed: false }
     }
 }
 

@@ -7,7 +7,7 @@
 //! SCSI READ(6/10/12/16) become reads and WRITE(6/10/12/16) writes; other commands (TEST UNIT
 //! READY, INQUIRY, ...) are skipped. Timestamps are made relative to the first record.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::BufRead;
 use std::path::Path;
 
 use super::records::{u16_at, u32_at, u64_at, FixedRecords};
@@ -53,8 +53,7 @@ fn detect(head: &[u8]) -> Option<usize> {
 }
 
 /// Opens a vscsi stream; times are made relative to the first record.
-pub fn open(input: Box<dyn Read + Send>, path: &Path) -> Result<TraceReader, TraceError> {
-    let mut reader = BufReader::with_capacity(1 << 16, input);
+pub fn open(mut reader: Box<dyn BufRead + Send>, path: &Path) -> Result<TraceReader, TraceError> {
     let head = reader.fill_buf().map_err(|e| TraceError::io(path, e))?;
     let size = detect(head).ok_or_else(|| TraceError::Corrupt {
         path: path.to_path_buf(),
@@ -62,7 +61,7 @@ pub fn open(input: Box<dyn Read + Send>, path: &Path) -> Result<TraceReader, Tra
         message: "not a vscsi trace: the first two records carry neither version 1 nor version 2".into(),
     })?;
     let decode = if size == V1_SIZE { decode_v1 } else { decode_v2 };
-    let records = FixedRecords::new(Box::new(reader), path.to_path_buf(), 0, size, decode);
+    let records = FixedRecords::new(reader, path.to_path_buf(), 0, size, decode);
     let mut first: Option<u64> = None;
     Ok(Box::new(records.map(move |item| {
         item.map(|mut req| {

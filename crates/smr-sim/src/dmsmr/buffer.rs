@@ -17,15 +17,15 @@ pub struct FifoBuffer {
     fifo: VecDeque<(u64, u64)>,
     /// block → sequence number of its live FIFO entry.
     held: FxHashMap<u64, u64>,
-    /// band → blocks held for it (in arrival order).
-    by_band: FxHashMap<usize, Vec<u64>>,
+    /// band → blocks held for it (in arrival order); indexed densely by band number.
+    by_band: Vec<Vec<u64>>,
     next_seq: u64,
 }
 
 impl FifoBuffer {
-    /// A buffer of `capacity` blocks (at least one).
-    pub fn new(capacity: u64) -> Self {
-        FifoBuffer { capacity: capacity.max(1), ..Default::default() }
+    /// A buffer of `capacity` blocks (at least one) in front of `bands` bands.
+    pub fn new(capacity: u64, bands: usize) -> Self {
+        FifoBuffer { capacity: capacity.max(1), by_band: vec![Vec::new(); bands], ..Default::default() }
     }
 
     pub fn capacity(&self) -> u64 {
@@ -61,7 +61,7 @@ impl FifoBuffer {
         };
         self.next_seq += 1;
         self.fifo.push_back((block, seq));
-        self.by_band.entry(band).or_default().push(block);
+        self.by_band[band].push(block);
         true
     }
 
@@ -78,23 +78,23 @@ impl FifoBuffer {
 
     /// Removes and returns every block held for `band`.
     pub fn take_band(&mut self, band: usize) -> Vec<u64> {
-        let blocks = self.by_band.remove(&band).unwrap_or_default();
+        let blocks = std::mem::take(&mut self.by_band[band]);
         for b in &blocks {
             self.held.remove(b);
         }
         blocks
     }
 
-    /// The bands that have blocks held, in no particular order.
+    /// The bands that have blocks held, in band order.
     pub fn bands(&self) -> impl Iterator<Item = usize> + '_ {
-        self.by_band.keys().copied()
+        self.by_band.iter().enumerate().filter(|(_, b)| !b.is_empty()).map(|(i, _)| i)
     }
 
     /// Empties the buffer.
     pub fn clear(&mut self) {
         self.fifo.clear();
         self.held.clear();
-        self.by_band.clear();
+        self.by_band.iter_mut().for_each(Vec::clear);
     }
 }
 
@@ -105,7 +105,7 @@ mod tests {
 
     #[test]
     fn fifo_with_in_place_updates_and_band_removal() {
-        let mut b = FifoBuffer::new(4);
+        let mut b = FifoBuffer::new(4, 4);
         assert!(b.insert(10, 1));
         assert!(b.insert(20, 2));
         assert!(!b.insert(10, 1), "update in place");
@@ -123,7 +123,7 @@ mod tests {
         #[test]
         fn never_over_capacity_and_oldest_is_first_live(ops in proptest::collection::vec(0u64..64, 1..400)) {
             let band_of = |blk: u64| (blk / 8) as usize;
-            let mut b = FifoBuffer::new(10);
+            let mut b = FifoBuffer::new(10, 8);
             let mut order: Vec<u64> = Vec::new();
             for blk in ops {
                 if !b.contains(blk) && b.is_full() {

@@ -104,8 +104,8 @@ impl Dmsmr {
         let band_ch = b.ctx.channel(disk, "band");
         let capacity = buffer_bytes / BLOCK_4K;
         Ok(Dmsmr {
+            buffer: FifoBuffer::new(capacity, layout.count()),
             layout,
-            buffer: FifoBuffer::new(capacity),
             band_base,
             buffer_on_ssd,
             band_ch,
