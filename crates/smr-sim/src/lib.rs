@@ -14,6 +14,7 @@ pub mod recorder;
 pub mod registry;
 pub mod system;
 
+pub mod cache;
 pub mod cmr;
 pub mod dmsmr;
 pub mod estimate;

@@ -46,13 +46,18 @@ pub struct BuildContext<'a> {
 }
 
 /// Every system, in the order `--help` lists them.
-pub const SYSTEMS: &[&SystemDoc] = &[&crate::cmr::DOC, &crate::dmsmr::DOC];
+pub const SYSTEMS: &[&SystemDoc] = &[&crate::cmr::DOC, &crate::dmsmr::DOC, &crate::cache::DOC];
 
-/// Builds system `name`; unknown parameters are an error naming the parameter.
+/// Other names systems answer to: (alias, system).
+pub const ALIASES: &[(&str, &str)] = &[("pore", "cache")];
+
+/// Builds system `name` (or an alias); unknown parameters are an error naming the parameter.
 pub fn build(name: &str, b: &mut BuildContext<'_>) -> Result<Box<dyn System>, SimError> {
+    let name = ALIASES.iter().find(|(alias, _)| *alias == name).map_or(name, |(_, system)| system);
     let system: Box<dyn System> = match name {
         "cmr" => Box::new(crate::cmr::Cmr::build(b)?),
         "dmsmr" => Box::new(crate::dmsmr::Dmsmr::build(b)?),
+        "cache" => Box::new(crate::cache::SsdCache::build(b)?),
         _ => {
             return Err(SimError::UnknownSystem {
                 name: name.to_string(),

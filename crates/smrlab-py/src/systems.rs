@@ -14,6 +14,14 @@ fn systems() -> Vec<(String, String, Vec<(String, String, String)>)> {
         .collect()
 }
 
+/// Every name `smrlab sim --system` accepts: the systems, then their aliases.
+#[pyfunction]
+fn system_names() -> Vec<String> {
+    let names = smr_sim::registry::SYSTEMS.iter().map(|d| d.name.to_string());
+    names.chain(smr_sim::registry::ALIASES.iter().map(|(alias, _)| alias.to_string())).collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(systems, m)?)
+    m.add_function(wrap_pyfunction!(systems, m)?)?;
+    m.add_function(wrap_pyfunction!(system_names, m)?)
 }

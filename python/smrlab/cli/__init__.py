@@ -18,6 +18,7 @@ from smrlab.errors import SmrlabError
 # Command modules, in the order ``smrlab --help`` lists them.
 COMMAND_MODULES = [
     "smrlab.cli.sim",
+    "smrlab.cli.caches",
     "smrlab.cli.trace",
     "smrlab.cli.synth",
     "smrlab.cli.estimate",

@@ -75,8 +75,7 @@ def register(commands) -> None:
                     "and the system's counters. " + UNITS_NOTE,
     )
     parser.epilog = systems_epilog()
-    parser.add_argument("--system", required=True, choices=[name for name, _, _ in _core.systems()],
-                        help="which system (see below)")
+    parser.add_argument("--system", required=True, choices=_core.system_names(), help="which system (see below)")
     add_trace_arguments(parser)
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                         help="system parameter (repeatable); `--KEY VALUE` works too")

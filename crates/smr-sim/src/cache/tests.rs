@@ -1,0 +1,154 @@
+//! Known answers and invariants of the SSD cache framework and its policies.
+
+use proptest::prelude::*;
+use smr_core::metrics::Counters;
+use smr_core::trace::Footprint;
+use smr_core::{Op, Params, Request};
+
+use super::SsdCache;
+use crate::engine::{ok_requests, Engine, EngineConfig};
+use crate::ioctx::IoCtx;
+use crate::registry::BuildContext;
+use crate::system::System;
+
+const GIB: u64 = 1 << 30;
+
+fn build(params: &[&str], footprint: Footprint) -> Result<(SsdCache, IoCtx), crate::SimError> {
+    let mut ctx = IoCtx::new();
+    let mut p = Params::parse(params).unwrap();
+    let c = SsdCache::build(&mut BuildContext { params: &mut p, footprint, seed: 3, ctx: &mut ctx })?;
+    p.finish()?;
+    Ok((c, ctx))
+}
+
+fn fp() -> Footprint {
+    Footprint { written_bytes: GIB, accessed_bytes: GIB, max_end: GIB }
+}
+
+fn run(params: &[&str], reqs: &[Request]) -> Counters {
+    let (mut c, mut ctx) = build(params, fp()).unwrap();
+    let r = Engine::new(EngineConfig::default()).run(&mut c, &mut ctx, ok_requests(reqs)).unwrap();
+    r.counters
+}
+
+fn w(block: u64) -> Request {
+    Request::new(0, Op::Write, block * 4096, 4096)
+}
+
+fn r(block: u64) -> Request {
+    Request::new(0, Op::Read, block * 4096, 4096)
+}
+
+#[test]
+fn lru_by_hand() {
+    // Two blocks: 1 2 1 3 2 1 → hits only on the second access of 1.
+    let c = run(&["policy=lru", "cache=2blocks", "below=cmr"], &[r(1), r(2), r(1), r(3), r(2), r(1)]);
+    assert_eq!((c.get("read_lookups"), c.get("read_hits")), (6, 1));
+    assert_eq!(c.get("evicted_clean_blocks"), 3);
+    let c = run(&["policy=lru", "cache=2blocks", "below=cmr"], &[w(1), w(2), w(1), w(3), r(1)]);
+    assert_eq!((c.get("write_hits"), c.get("read_hits"), c.get("evicted_dirty_blocks")), (1, 1, 1));
+}
+
+#[test]
+fn lru_band_evicts_the_whole_band() {
+    // 1 MiB bands (256 blocks), 4 cached blocks: evicting block 0 takes block 1 (same band) too.
+    let c = run(&["policy=lru-band", "cache=4blocks", "band_size=1MiB", "buffer=1MiB"], &[w(0), w(1), w(256), w(512), w(768)]);
+    assert_eq!(c.get("evicted_dirty_blocks"), 2);
+    let c = run(&["policy=lru", "cache=4blocks", "band_size=1MiB", "buffer=1MiB"], &[w(0), w(1), w(256), w(512), w(768)]);
+    assert_eq!(c.get("evicted_dirty_blocks"), 1);
+}
+
+#[test]
+fn write_only_mode_bypasses_reads() {
+    let c = run(&["policy=lru", "mode=wo", "cache=4blocks", "below=cmr"], &[r(1), r(1), w(2), r(2)]);
+    assert_eq!((c.get("read_lookups"), c.get("read_hits")), (3, 1), "only the written block is served from the cache");
+    assert_eq!(c.get("evicted_clean_blocks"), 0);
+}
+
+/// Eq. 2 of the paper on a constructed stream: random single-block writes over 64 zones, zones
+/// aligned with bands, so each open zone costs one band rewrite per period.
+fn eq2(period_blocks: u64) -> (f64, f64) {
+    let zone_blocks = 256u64; // 1 MiB zones and bands
+    let zones = 64u64;
+    let mut state = 7u64;
+    let reqs: Vec<Request> = (0..60_000)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            w((state >> 11) % (zones * zone_blocks))
+        })
+        .collect();
+    let period = format!("period={period_blocks}");
+    let params = ["policy=pore", "scheme=cf", "cache=2048blocks", "zone=1MiB", "band_size=1MiB", "buffer=512blocks", period.as_str()];
+    let c = run(&params, &reqs);
+    let s_or = c.get("pore_open_zones_total") as f64 / c.get("pore_periods") as f64 * zone_blocks as f64;
+    let r_wa = c.get("band_bytes_written") as f64 / c.get("buffer_bytes_evicted") as f64;
+    (s_or, r_wa)
+}
+
+#[test]
+fn eq2_period_at_least_the_write_buffer() {
+    let (s_or, r_wa) = eq2(512);
+    let expected = s_or / 512.0;
+    assert!((r_wa / expected - 1.0).abs() < 0.15, "R_wa {r_wa} vs S_or/S_wb {expected}");
+}
+
+#[test]
+fn eq2_period_below_the_write_buffer() {
+    let (s_or, r_wa) = eq2(128);
+    let expected = s_or / 128.0;
+    assert!((r_wa / expected - 1.0).abs() < 0.15, "R_wa {r_wa} vs S_or/L_p {expected}");
+}
+
+#[test]
+fn bad_parameters_are_named() {
+    for (params, key) in [
+        (vec!["cache=0"], "cache"),
+        (vec!["cache=2GiB"], "cache"),
+        (vec!["zone=0"], "zone"),
+        (vec!["period=0"], "period"),
+        (vec!["policy=arc"], "policy"),
+        (vec!["scheme=xx"], "scheme"),
+        (vec!["policy=lru-band", "below=cmr"], "policy"),
+    ] {
+        match build(&params, fp()) {
+            Err(crate::SimError::Param(e)) => assert_eq!(e.param, key, "{params:?}"),
+            Err(other) => panic!("{params:?}: {other}"),
+            Ok(_) => panic!("{params:?} accepted"),
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn occupancy_and_write_back_conservation(
+        ops in proptest::collection::vec((any::<bool>(), 0u64..3000), 1..400),
+        policy in prop_oneof![Just("lru"), Just("lru-band"), Just("pore")],
+        cap in 1u64..64,
+    ) {
+        let cache = format!("cache={cap}blocks");
+        let policy = format!("policy={policy}");
+        let params = [policy.as_str(), cache.as_str(), "band_size=1MiB", "zone=1MiB", "period=8", "buffer=64blocks"];
+        let (mut c, mut ctx) = build(&params, fp()).unwrap();
+        let mut latest_written = std::collections::HashSet::new();
+        for (is_write, block) in ops {
+            let req = if is_write { w(block) } else { r(block) };
+            c.submit(&req, &mut ctx).unwrap();
+            prop_assert!(c.index.len() as u64 <= cap);
+            if is_write {
+                latest_written.insert(block);
+                // A read after a write is served by the cache while the block is cached.
+                let before = c.totals.read_hits;
+                c.submit(&r(block), &mut ctx).unwrap();
+                prop_assert_eq!(c.totals.read_hits, before + 1);
+            }
+        }
+        let dirty_now = c.dirty.iter().filter(|d| **d).count() as u64;
+        let mut counters = Counters::default();
+        c.counters(&mut counters);
+        // Every block made dirty is either still dirty in the cache or was written back once.
+        let became_dirty = counters.get("evicted_dirty_blocks") + dirty_now;
+        let written_back = counters.get("buffer_bytes_written") / 4096;
+        prop_assert_eq!(written_back, counters.get("evicted_dirty_blocks"));
+        prop_assert!(became_dirty >= dirty_now);
+    }
+}

@@ -1,0 +1,148 @@
+"""``smrlab compare-caches`` and ``smrlab cache-sweep``: the PORE paper's comparisons (Figs. 11-14)
+and parameter sweeps (§V-E/F) of SSD caches over a drive-managed SMR disk.
+
+compare-caches runs smr-only (no cache), cmr-only (no cache, plain disk), lru, lru-band and
+pore with each scheme on one trace, and prints I/O time normalised to cmr-only, hit rates and
+the SMR write amplification. cache-sweep varies one parameter of one policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from smrlab import progress
+from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
+from smrlab.run import footprint, simulate, write_result
+from smrlab.tables import note, print_table
+
+# (label, system, extra params) of the Fig. 11-14 line-up.
+LINE_UP = [
+    ("smr-only", "dmsmr", []),
+    ("cmr-only", "cmr", []),
+    ("lru", "cache", ["policy=lru"]),
+    ("lru-band", "cache", ["policy=lru-band"]),
+    ("pore-cf", "cache", ["policy=pore", "scheme=cf"]),
+    ("pore-pf", "cache", ["policy=pore", "scheme=pf"]),
+    ("pore-bl", "cache", ["policy=pore", "scheme=bl"]),
+]
+
+SWEEPS = {
+    "zone": ["2MB", "5MB", "10MB", "20MB", "35MB", "50MB"],
+    "period": ["0.1", "0.25", "0.5", "1", "2", "5", "10"],
+    "cache": ["1%", "2%", "3%", "4%", "5%"],
+}
+
+
+def cache_params(args: argparse.Namespace) -> list[str]:
+    params = [f"mode={args.mode}", f"cache={args.cache}", f"zone={args.zone}", f"period={args.period}"]
+    return params + list(args.param)
+
+
+def lower_params(args: argparse.Namespace) -> list[str]:
+    """The parameters the disk below accepts (everything but the cache's own)."""
+    own = ("policy=", "scheme=", "mode=", "cache=", "zone=", "period=", "block=", "below=")
+    return [p for p in args.param if not p.startswith(own)]
+
+
+def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP) -> dict[str, dict]:
+    """Runs the line-up on one trace; returns results by label (also written to out_dir)."""
+    fp = footprint(trace, args.format, args.trace_option)
+    results = {}
+    for label, system, extra in line_up:
+        params = (cache_params(args) + extra) if system == "cache" else lower_params(args)
+        results[label] = simulate(system, trace, params, fmt=args.format, trace_options=args.trace_option,
+                                  engine=engine_from_args(args), seed=args.seed, footprint=fp,
+                                  progress=progress.reporter(f"{Path(trace).name}/{label}"))
+        progress.done()
+        write_result(results[label], out_dir / f"{Path(trace).name.split('.')[0]}-{label}.json")
+    return results
+
+
+def comparison_rows(results: dict[str, dict]) -> list[tuple]:
+    base = results["cmr-only"]["derived"]
+    rows = []
+    for label, result in results.items():
+        d, counters = result["derived"], result["report"]["counters"]
+        rows.append((
+            label,
+            d["read_io_s"] / base["total_io_s"],
+            d["write_io_s"] / base["total_io_s"],
+            d["total_io_s"] / base["total_io_s"],
+            d.get("read_hit_rate"),
+            d.get("write_hit_rate"),
+            d.get("r_wa"),
+            counters.get("band_cleanings"),
+        ))
+    return rows
+
+
+COLUMNS = ["system", "read time / cmr", "write time / cmr", "total / cmr", "read hit", "write hit", "R_wa", "band cleanings"]
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    results = compare(args.trace, args, Path(args.out))
+    print_table(f"SSD caches over drive-managed SMR: {args.trace} ({args.mode}, cache {args.cache})", COLUMNS,
+                comparison_rows(results), caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")
+    note(f"results written to {args.out}/")
+    return 0
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    values = args.values.split(",") if args.values else SWEEPS[args.vary]
+    fp = footprint(args.trace, args.format, args.trace_option)
+    rows = []
+    for value in values:
+        params = [p for p in cache_params(args) if not p.startswith(f"{args.vary}=")]
+        if args.vary == "period":
+            # Multiples of the SMR write buffer: resolved by a first run's buffer size.
+            buffer_blocks = _buffer_blocks(args, fp)
+            params.append(f"period={max(1, round(float(value) * buffer_blocks))}")
+        else:
+            params.append(f"{args.vary}={value}")
+        result = simulate("cache", args.trace, params + [f"policy={args.policy}", f"scheme={args.scheme}"],
+                          fmt=args.format, trace_options=args.trace_option, engine=engine_from_args(args),
+                          seed=args.seed, footprint=fp)
+        d = result["derived"]
+        rows.append((value, d["total_io_s"], d.get("read_hit_rate"), d.get("write_hit_rate"), d.get("r_wa"),
+                     d.get("pore_avg_open_zones")))
+    print_table(f"{args.policy}-{args.scheme}: varying {args.vary} on {args.trace}",
+                [args.vary, "total I/O s", "read hit", "write hit", "R_wa", "avg open zones"], rows)
+    return 0
+
+
+def _buffer_blocks(args: argparse.Namespace, fp: dict) -> int:
+    result = simulate("dmsmr", args.trace, lower_params(args), fmt=args.format, trace_options=args.trace_option,
+                      seed=args.seed, footprint=fp, engine=engine_from_args(args))
+    return int(dict(result["report"]["gauges"])["buffer_blocks"])
+
+
+def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("cache")
+    group.add_argument("--mode", choices=["rw", "wo"], default="wo",
+                       help="rw: read-write cache (2%% of the accessed range by default); wo: write-only cache (default)")
+    group.add_argument("--cache", default="2%", help="cache size: percent/fraction of the range, bytes or blocks (default 2%%)")
+    group.add_argument("--zone", default="20MB", help="PORE zone size in bytes (default 20MB = 20*10^6)")
+    group.add_argument("--period", default="auto", help="PORE period in blocks, or auto = the SMR write buffer (default)")
+    group.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
+                       help="further parameters of the cache or of the SMR disk below (e.g. buffer=1/256, band_size=18MiB)")
+
+
+def register(commands) -> None:
+    parser = commands.add("compare-caches", help="smr-only, cmr-only, lru, lru-band and pore-{cf,pf,bl} on one trace (PORE Figs. 11-14)")
+    add_trace_arguments(parser)
+    add_cache_arguments(parser)
+    add_engine_arguments(parser)
+    parser.add_argument("--out", default="results/compare-caches", help="folder for the JSON results")
+    parser.set_defaults(func=run_compare)
+
+    sweep = commands.add("cache-sweep", help="vary zone size, period or cache size of one policy (PORE §V-E/F)")
+    add_trace_arguments(sweep)
+    add_cache_arguments(sweep)
+    add_engine_arguments(sweep)
+    sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True,
+                       help="zone (bytes), period (multiples of the SMR write buffer) or cache (percent)")
+    sweep.add_argument("--values", help="comma-separated values (default: the paper's range)")
+    sweep.add_argument("--policy", choices=["lru", "lru-band", "pore"], default="pore")
+    sweep.add_argument("--scheme", choices=["cf", "pf", "bl"], default="bl")
+    sweep.set_defaults(func=run_sweep)
