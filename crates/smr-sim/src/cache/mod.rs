@@ -52,6 +52,8 @@ pub const DOC: SystemDoc = SystemDoc {
     params: PARAMS,
 };
 
+const DIRTY: u64 = 1 << 63;
+
 #[derive(Default, Clone, Copy)]
 struct Totals {
     read_lookups: u64,
@@ -68,8 +70,10 @@ pub struct SsdCache {
     block: u64,
     write_only: bool,
     index: FxHashMap<u64, u32>,
+    /// Per slot: its block number, with `DIRTY` set while the block is dirty.
     blocks: Vec<u64>,
-    dirty: Vec<bool>,
+    /// Slots never used yet are `unused..`; `free` holds slots emptied by eviction.
+    unused: u32,
     free: Vec<u32>,
     policy: Box<dyn Policy>,
     victims: Vec<u32>,
@@ -131,16 +135,25 @@ impl SsdCache {
             write_only,
             index: FxHashMap::default(),
             blocks: vec![0; slots],
-            dirty: vec![false; slots],
-            free: (0..slots as u32).rev().collect(),
+            unused: 0,
+            free: Vec::new(),
             policy,
             victims: Vec::new(),
             totals: Totals::default(),
         })
     }
 
-    /// Evicts until a slot is free: dirty victims go below in runs of consecutive blocks.
-    fn make_room(&mut self, ctx: &mut IoCtx) -> Result<(), SimError> {
+    fn is_dirty(&self, slot: u32) -> bool {
+        self.blocks[slot as usize] & DIRTY != 0
+    }
+
+    /// A free slot, evicting first if there is none: dirty victims go below in runs of
+    /// consecutive blocks.
+    fn take_slot(&mut self, ctx: &mut IoCtx) -> Result<u32, SimError> {
+        if (self.unused as usize) < self.blocks.len() {
+            self.unused += 1;
+            return Ok(self.unused - 1);
+        }
         while self.free.is_empty() {
             self.victims.clear();
             self.policy.victims(&mut self.victims);
@@ -149,10 +162,9 @@ impl SsdCache {
             }
             let mut dirty_blocks = Vec::new();
             for &slot in &self.victims {
-                let (block, was_dirty) = (self.blocks[slot as usize], self.dirty[slot as usize]);
+                let (block, was_dirty) = (self.blocks[slot as usize] & !DIRTY, self.blocks[slot as usize] & DIRTY != 0);
                 self.policy.removed(slot, block, was_dirty);
                 self.index.remove(&block);
-                self.dirty[slot as usize] = false;
                 self.free.push(slot);
                 if was_dirty {
                     dirty_blocks.push(block);
@@ -167,14 +179,12 @@ impl SsdCache {
                 self.below.submit(&Request::new(ctx.now(), Op::Write, first * self.block, count * self.block), ctx)?;
             }
         }
-        Ok(())
+        Ok(self.free.pop().expect("eviction freed a slot"))
     }
 
     fn insert(&mut self, block: u64, dirty: bool, ctx: &mut IoCtx) -> Result<(), SimError> {
-        self.make_room(ctx)?;
-        let slot = self.free.pop().expect("make_room frees a slot");
-        self.blocks[slot as usize] = block;
-        self.dirty[slot as usize] = dirty;
+        let slot = self.take_slot(ctx)?;
+        self.blocks[slot as usize] = block | if dirty { DIRTY } else { 0 };
         self.index.insert(block, slot);
         self.policy.inserted(slot, block, dirty);
         Ok(())
@@ -188,8 +198,8 @@ impl SsdCache {
             match self.index.get(&block) {
                 Some(&slot) => {
                     self.totals.write_hits += 1;
-                    let became_dirty = !self.dirty[slot as usize];
-                    self.dirty[slot as usize] = true;
+                    let became_dirty = !self.is_dirty(slot);
+                    self.blocks[slot as usize] |= DIRTY;
                     self.policy.hit(slot, block, became_dirty);
                 }
                 None => self.insert(block, true, ctx)?,
@@ -276,7 +286,7 @@ impl System for SsdCache {
     fn gauges(&self, out: &mut Vec<(String, f64)>) {
         out.push(("cache_blocks".into(), self.blocks.len() as f64));
         out.push(("cache_occupancy_blocks".into(), self.index.len() as f64));
-        out.push(("cache_dirty_blocks".into(), self.dirty.iter().filter(|d| **d).count() as f64));
+        out.push(("cache_dirty_blocks".into(), (0..self.unused).filter(|&s| self.is_dirty(s)).count() as f64));
         self.policy.gauges(out);
         self.below.gauges(out);
     }

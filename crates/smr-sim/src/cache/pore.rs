@@ -41,6 +41,8 @@ impl Scheme {
     }
 }
 
+const DIRTY: u32 = 1 << 31;
+
 #[derive(Clone, Copy, Debug, Default)]
 struct ZoneStat {
     cached: u32,
@@ -53,8 +55,8 @@ pub struct Pore {
     scheme: Scheme,
     recency: RecencyList,
     evictable: RecencyList,
-    blocks: Vec<u64>,
-    dirty: Vec<bool>,
+    /// Per slot: its block's zone, with `DIRTY` set while the block is dirty (4 bytes a slot).
+    slot_zone: Vec<u32>,
     zones: Vec<ZoneStat>,
     blocks_per_zone: u64,
     period: u64,
@@ -75,8 +77,7 @@ impl Pore {
             scheme,
             recency: RecencyList::new(slots),
             evictable: RecencyList::new(slots),
-            blocks: vec![0; slots],
-            dirty: vec![false; slots],
+            slot_zone: vec![0; slots],
             zones: vec![ZoneStat::default(); zones],
             blocks_per_zone: zone_blocks.max(1),
             period: period.max(1),
@@ -95,7 +96,8 @@ impl Pore {
     }
 
     fn evictable_now(&self, slot: u32) -> bool {
-        !self.dirty[slot as usize] || self.zones[self.zone(self.blocks[slot as usize])].open
+        let tag = self.slot_zone[slot as usize];
+        tag & DIRTY == 0 || self.zones[(tag & !DIRTY) as usize].open
     }
 
     /// The region division of §IV-C1.
@@ -159,8 +161,7 @@ impl Pore {
 impl Policy for Pore {
     fn inserted(&mut self, slot: u32, block: u64, dirty: bool) {
         let (s, z) = (slot as usize, self.zone(block));
-        self.blocks[s] = block;
-        self.dirty[s] = dirty;
+        self.slot_zone[s] = z as u32 | if dirty { DIRTY } else { 0 };
         let zone = &mut self.zones[z];
         zone.cached += 1;
         zone.accesses += 1;
@@ -178,7 +179,7 @@ impl Policy for Pore {
         let z = self.zone(block);
         self.zones[z].accesses += 1;
         if became_dirty {
-            self.dirty[slot as usize] = true;
+            self.slot_zone[slot as usize] |= DIRTY;
             self.zones[z].dirty += 1;
             self.new_dirty += 1;
         }
@@ -200,7 +201,7 @@ impl Policy for Pore {
         if was_dirty {
             self.zones[z].dirty -= 1;
         }
-        self.dirty[slot as usize] = false;
+        self.slot_zone[slot as usize] &= !DIRTY;
         self.recency.remove(slot);
         self.evictable.remove(slot);
     }

@@ -142,7 +142,7 @@ proptest! {
                 prop_assert_eq!(c.totals.read_hits, before + 1);
             }
         }
-        let dirty_now = c.dirty.iter().filter(|d| **d).count() as u64;
+        let dirty_now = (0..c.unused).filter(|&s| c.is_dirty(s)).count() as u64;
         let mut counters = Counters::default();
         c.counters(&mut counters);
         // Every block made dirty is either still dirty in the cache or was written back once.

@@ -1,0 +1,36 @@
+//! Memory per cached block of the SSD cache policies: fills a cache of two million 4 KiB blocks
+//! (distinct writes, a plain disk below) and divides the growth of the resident set by the number
+//! of cached blocks. Target (issue 3): at most 64 bytes per cached block for lru and pore.
+
+use smr_core::trace::Footprint;
+use smr_core::{Op, Params, Request};
+use smr_sim::registry::{build, BuildContext};
+use smr_sim::IoCtx;
+use smrlab_bench::report;
+
+const BLOCKS: u64 = 2_000_000;
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn main() {
+    let footprint = Footprint { written_bytes: 4 * BLOCKS * 4096, accessed_bytes: 4 * BLOCKS * 4096, max_end: 4 * BLOCKS * 4096 };
+    for policy in ["lru", "pore"] {
+        let before = rss_kib();
+        let start = std::time::Instant::now();
+        let mut ctx = IoCtx::new();
+        let mut params = Params::parse(&[format!("policy={policy}"), format!("cache={BLOCKS}blocks"), "below=cmr".into(), "period=100000".into()]).expect("params");
+        let mut cache = build("cache", &mut BuildContext { params: &mut params, footprint, seed: 0, ctx: &mut ctx }).expect("build");
+        for block in 0..BLOCKS {
+            cache.submit(&Request::new(0, Op::Write, block * 4 * 4096, 4096), &mut ctx).expect("write");
+        }
+        let bytes = (rss_kib().saturating_sub(before)) * 1024;
+        report(&format!("cache memory {policy}"), BLOCKS, start.elapsed().as_secs_f64(),
+               serde_json::json!({"bytes_per_cached_block": bytes as f64 / BLOCKS as f64}));
+        drop(cache);
+    }
+}
