@@ -30,3 +30,11 @@ pub fn report(name: &str, items: u64, seconds: f64, extra: serde_json::Value) {
     }
     println!("{line}");
 }
+
+/// A `/proc/self/status` memory figure in KiB (`"VmRSS"`, `"VmHWM"`), or 0 where there is none.
+pub fn proc_status_kib(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with(field)).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
+}

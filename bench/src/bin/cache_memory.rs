@@ -6,21 +6,14 @@ use smr_core::trace::Footprint;
 use smr_core::{Op, Params, Request};
 use smr_sim::registry::{build, BuildContext};
 use smr_sim::IoCtx;
-use smrlab_bench::report;
+use smrlab_bench::{proc_status_kib, report};
 
 const BLOCKS: u64 = 2_000_000;
-
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
-        .unwrap_or(0)
-}
 
 fn main() {
     let footprint = Footprint { written_bytes: 4 * BLOCKS * 4096, accessed_bytes: 4 * BLOCKS * 4096, max_end: 4 * BLOCKS * 4096 };
     for policy in ["lru", "pore"] {
-        let before = rss_kib();
+        let before = proc_status_kib("VmRSS");
         let start = std::time::Instant::now();
         let mut ctx = IoCtx::new();
         let mut params = Params::parse(&[format!("policy={policy}"), format!("cache={BLOCKS}blocks"), "below=cmr".into(), "period=100000".into()]).expect("params");
@@ -28,7 +21,7 @@ fn main() {
         for block in 0..BLOCKS {
             cache.submit(&Request::new(0, Op::Write, block * 4 * 4096, 4096), &mut ctx).expect("write");
         }
-        let bytes = (rss_kib().saturating_sub(before)) * 1024;
+        let bytes = (proc_status_kib("VmRSS").saturating_sub(before)) * 1024;
         report(&format!("cache memory {policy}"), BLOCKS, start.elapsed().as_secs_f64(),
                serde_json::json!({"bytes_per_cached_block": bytes as f64 / BLOCKS as f64}));
         drop(cache);

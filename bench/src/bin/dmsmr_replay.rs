@@ -8,14 +8,7 @@ use smr_core::{Params, Request};
 use smr_sim::engine::ok_requests;
 use smr_sim::registry::{build, BuildContext};
 use smr_sim::{Engine, EngineConfig, IoCtx};
-use smrlab_bench::{best_of, report};
-
-fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
-        .unwrap_or(0)
-}
+use smrlab_bench::{best_of, proc_status_kib, report};
 
 fn main() {
     let mut params = Params::parse(&["requests=2000000", "preset=wdev"]).expect("valid params");
@@ -31,6 +24,6 @@ fn main() {
             r.counters.get("band_cleanings")
         });
         report(&format!("replay {system}"), requests.len() as u64, seconds,
-               serde_json::json!({"band_cleanings": cleanings, "peak_rss_mib": peak_rss_kib() / 1024}));
+               serde_json::json!({"band_cleanings": cleanings, "peak_rss_mib": proc_status_kib("VmHWM") / 1024}));
     }
 }
