@@ -71,3 +71,28 @@ def test_demo_prints_the_comparison(cli, tmp_path):
         assert trace in out
         assert (tmp_path / "demo" / f"{trace}-dmsmr.json").exists()
     assert "R_wa" in out
+
+
+def test_translated_trace_as_fio_iolog(cli, tmp_path):
+    trace = DATA / "usr.csv.gz"
+    cli("sim", "--system", "dmsmr", "--trace", trace, "--iolog", "t.iolog", "--iolog-max-io", "512KiB",
+        "--out", "r.json", check=True)
+    lines = (tmp_path / "t.iolog").read_text().splitlines()
+    assert lines[0] == "fio version 2 iolog"
+    assert lines[1:3] == ["disk add", "disk open"] and lines[-1] == "disk close"
+    ios = [line.split() for line in lines[3:-1]]
+    assert all(verb in ("read", "write") and int(length) <= 512 * 1024 for _, verb, _, length in ios)
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["iolog"]["ios"] == len(ios)
+    written = sum(int(length) for _, verb, _, length in ios if verb == "write")
+    channels = result["report"]["channels"]
+    assert written == sum(c["bytes_written"] for c in channels)
+
+
+def test_trace_larger_than_the_disk_is_refused(cli, tmp_path):
+    from conftest import msr_line
+    trace = tmp_path / "far.csv"
+    trace.write_text(msr_line(0, "Write", 0, 4096) + "\n" + msr_line(1, "Write", 6 * 10**12, 4096) + "\n")
+    proc = cli("sim", "--system", "cmr", "--trace", trace)
+    assert proc.returncode == 2
+    assert "disk" in proc.stderr and "Traceback" not in proc.stderr

@@ -217,7 +217,11 @@ impl<'p> Engine<'p> {
                 ctx.advance_to(arrival);
             }
             let start = ctx.now();
-            system.submit(&req, ctx)?;
+            system.submit(&req, ctx).map_err(|e| match e {
+                // Systems do not know the request's place in the trace; the engine does.
+                SimError::OutOfRange { offset, len, capacity, .. } => SimError::OutOfRange { index: seen + 1, offset, len, capacity },
+                other => other,
+            })?;
             let end = ctx.now();
             seen += 1;
             if baseline.is_some() {
@@ -384,6 +388,18 @@ mod tests {
         assert!(r.cancelled);
         assert_eq!(r.requests, 6);
         assert_eq!(calls, 2);
+    }
+
+    #[test]
+    fn out_of_range_errors_name_the_request() {
+        let mut ctx = IoCtx::new();
+        let mut footprint = smr_core::trace::Footprint::default();
+        footprint.max_end = 1 << 20;
+        let mut params = smr_core::Params::parse(&["disk=desktop7200"]).unwrap();
+        let mut sys = crate::cmr::Cmr::build(&mut crate::registry::BuildContext { params: &mut params, footprint, seed: 0, ctx: &mut ctx }).unwrap();
+        let reqs = [Request::new(0, Op::Read, 0, 4096), Request::new(1, Op::Read, 1 << 41, 4096)];
+        let err = Engine::new(EngineConfig::default()).run(&mut sys, &mut ctx, ok_requests(&reqs)).unwrap_err();
+        assert!(err.to_string().starts_with("request #2 "), "{err}");
     }
 
     #[test]

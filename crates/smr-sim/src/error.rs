@@ -9,7 +9,8 @@ pub enum SimError {
     Param(#[from] ParamError),
     #[error(transparent)]
     Trace(#[from] TraceError),
-    /// A request outside the simulated device.
+    /// A request outside the simulated device; `index` counts requests from 1 (systems leave it
+    /// 0 and the engine fills it in).
     #[error("request #{index} at byte {offset} (+{len}) is beyond the device capacity of {capacity} bytes")]
     OutOfRange { index: u64, offset: u64, len: u64, capacity: u64 },
     /// A device-level rule was broken (e.g. a write not at a sequential zone's write pointer).
