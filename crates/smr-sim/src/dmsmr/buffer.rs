@@ -11,6 +11,17 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+/// What `FifoBuffer::insert` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Insert {
+    /// The block was new and took a place at the back.
+    Added,
+    /// The block was held already and is updated in place.
+    Updated,
+    /// The block is new and the buffer is full: nothing was done.
+    Full,
+}
+
 #[derive(Debug, Default)]
 pub struct FifoBuffer {
     capacity: u64,
@@ -49,20 +60,21 @@ impl FifoBuffer {
         self.held.contains_key(&block)
     }
 
-    /// Adds `block` of `band`; returns false if it was already held (an in-place update).
-    /// The caller makes room first: inserting into a full buffer is a bug.
+    /// Adds `block` of `band` if it is held already (an in-place update) or there is room, with
+    /// one hash probe; `Full` asks the caller to clean a band first.
     #[inline]
-    pub fn insert(&mut self, block: u64, band: usize) -> bool {
-        debug_assert!(self.contains(block) || !self.is_full(), "insert into a full write buffer");
+    pub fn insert(&mut self, block: u64, band: usize) -> Insert {
+        let full = self.is_full();
         let seq = self.next_seq;
         match self.held.entry(block) {
-            std::collections::hash_map::Entry::Occupied(_) => return false,
+            std::collections::hash_map::Entry::Occupied(_) => return Insert::Updated,
+            std::collections::hash_map::Entry::Vacant(_) if full => return Insert::Full,
             std::collections::hash_map::Entry::Vacant(slot) => slot.insert(seq),
         };
         self.next_seq += 1;
         self.fifo.push_back((block, seq));
         self.by_band[band].push(block);
-        true
+        Insert::Added
     }
 
     /// The oldest block still held.
@@ -106,15 +118,17 @@ mod tests {
     #[test]
     fn fifo_with_in_place_updates_and_band_removal() {
         let mut b = FifoBuffer::new(4, 4);
-        assert!(b.insert(10, 1));
-        assert!(b.insert(20, 2));
-        assert!(!b.insert(10, 1), "update in place");
-        assert!(b.insert(11, 1));
-        assert_eq!(b.len(), 3);
-        assert_eq!(b.oldest(), Some(10));
-        assert_eq!(b.take_band(1), vec![10, 11]);
+        assert_eq!(b.insert(10, 1), Insert::Added);
+        assert_eq!(b.insert(20, 2), Insert::Added);
+        assert_eq!(b.insert(10, 1), Insert::Updated, "update in place");
+        assert_eq!(b.insert(11, 1), Insert::Added);
+        assert_eq!(b.insert(12, 1), Insert::Added);
+        assert_eq!(b.insert(13, 1), Insert::Full);
+        assert_eq!(b.insert(12, 1), Insert::Updated, "a full buffer still updates in place");
+        b.take_band(1);
+        assert!(!b.contains(12) && b.contains(20));
         assert_eq!(b.oldest(), Some(20));
-        assert!(b.insert(10, 1), "re-inserted after cleaning goes to the back");
+        assert_eq!(b.insert(10, 1), Insert::Added, "re-inserted after cleaning goes to the back");
         assert_eq!(b.take_band(2), vec![20]);
         assert_eq!(b.oldest(), Some(10));
     }
@@ -134,7 +148,7 @@ mod tests {
                     order.retain(|x| band_of(*x) != band);
                     prop_assert!(removed.contains(&victim));
                 }
-                if b.insert(blk, band_of(blk)) { order.push(blk); }
+                if b.insert(blk, band_of(blk)) == Insert::Added { order.push(blk); }
                 prop_assert!(b.len() <= b.capacity());
                 prop_assert_eq!(b.len() as usize, order.len());
             }

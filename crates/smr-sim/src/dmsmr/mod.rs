@@ -26,7 +26,7 @@ mod bands;
 mod buffer;
 
 pub use bands::BandLayout;
-pub use buffer::FifoBuffer;
+pub use buffer::{FifoBuffer, Insert};
 
 use smr_core::media::FixedLatencyMedium;
 use smr_core::metrics::Counters;
@@ -167,15 +167,24 @@ impl Dmsmr {
         let blocks = req.blocks(BLOCK_4K);
         let first = blocks.start;
         let count = blocks.end - blocks.start;
+        // A request's blocks mostly share one band: look it up again only past its end.
+        let mut band = self.layout.band_of(first * BLOCK_4K);
+        let mut band_end = self.layout.band(band).end;
         for block in blocks {
-            if self.buffer.contains(block) {
-                self.totals.buffer_updates += 1;
-                continue;
+            if block * BLOCK_4K >= band_end {
+                band = self.layout.band_of(block * BLOCK_4K);
+                band_end = self.layout.band(band).end;
             }
-            while self.buffer.is_full() {
-                self.clean_oldest_band(ctx);
+            loop {
+                match self.buffer.insert(block, band) {
+                    Insert::Added => break,
+                    Insert::Updated => {
+                        self.totals.buffer_updates += 1;
+                        break;
+                    }
+                    Insert::Full => self.clean_oldest_band(ctx),
+                }
             }
-            self.buffer.insert(block, self.layout.band_of(block * BLOCK_4K));
         }
         let place = self.slot_offset(first);
         ctx.io(self.buffer_ch, Op::Write, place, count * BLOCK_4K);
