@@ -87,6 +87,12 @@ fn parse_sizes(text: &str) -> Result<Vec<(u64, f64)>, ParamError> {
     Ok(out)
 }
 
+/// Mean request size in blocks of a (blocks, weight) distribution.
+fn mean_blocks(sizes: &[(u64, f64)]) -> f64 {
+    let total: f64 = sizes.iter().map(|(_, w)| w).sum();
+    sizes.iter().map(|(b, w)| *b as f64 * w).sum::<f64>() / total
+}
+
 fn fraction(params: &mut Params, key: &str, default: f64) -> Result<f64, ParamError> {
     let v = params.f64(key, default)?;
     if !(0.0..=1.0).contains(&v) {
@@ -108,19 +114,25 @@ impl SynthConfig {
         let full = preset.map_or(100_000, |p| p.requests);
         let requests = params.positive_u64("requests", full)?;
         let scale = requests as f64 / full as f64;
-        let (w_default, written_default, accessed_default) = match preset {
-            Some(p) => (p.write_percent / 100.0, (p.written_gb * GB as f64 * scale) as u64, (p.accessed_gb * GB as f64 * scale) as u64),
-            None => (0.7, 1 << 30, (1 << 30) + (1 << 28)),
+        let sizes = parse_sizes(&params.string("sizes", DEFAULT_SIZES))?;
+        let mean_bytes = mean_blocks(&sizes) * BLOCK_4K as f64;
+        let write_ratio = fraction(params, "write_ratio", preset.map_or(0.7, |p| p.write_percent / 100.0))?;
+        let hot_fraction = fraction(params, "hot_fraction", 0.5)?;
+        // Without a preset, the written range is half of what the cold writes could cover at
+        // most (so they touch its blocks about 1.3 times on average) and reads reach 10 % beyond it.
+        let (written_default, accessed_default) = match preset {
+            Some(p) => ((p.written_gb * GB as f64 * scale) as u64, (p.accessed_gb * GB as f64 * scale) as u64),
+            None => {
+                let written = (requests as f64 * write_ratio * (1.0 - hot_fraction) * mean_bytes / 2.0) as u64;
+                (written, written + written / 10)
+            }
         };
-        let write_ratio = fraction(params, "write_ratio", w_default)?;
         let written_range = params.size("written_range", written_default.max(BLOCK_4K))?;
         let accessed_range = params.size("accessed_range", accessed_default.max(written_range))?;
         if accessed_range < written_range {
             return Err(ParamError::new("accessed_range", "must be at least written_range (the accessed range includes the written one)"));
         }
-        let sizes = parse_sizes(&params.string("sizes", DEFAULT_SIZES))?;
         let hot_regions = params.positive_u64("hot_regions", 16)?;
-        let hot_fraction = fraction(params, "hot_fraction", 0.5)?;
         let hot_size = params.size("hot_size", (written_range / 50).max(hot_regions * BLOCK_4K))?;
         if hot_size > written_range {
             return Err(ParamError::new("hot_size", "must not exceed written_range"));
@@ -135,12 +147,44 @@ impl SynthConfig {
             return Err(ParamError::new("rate", "requests per second must be positive"));
         }
         let seed = params.u64("seed", 0)?;
-        Ok(SynthConfig { requests, write_ratio, written_range, accessed_range, sizes, hot_regions, hot_fraction, hot_size, zipf, seq, rate, seed })
+        let cfg = SynthConfig { requests, write_ratio, written_range, accessed_range, sizes, hot_regions, hot_fraction, hot_size, zipf, seq, rate, seed };
+        cfg.check_reachable()?;
+        Ok(cfg)
+    }
+
+    /// The ranges must be reachable: k uniformly placed blocks cover fewer than k blocks, so the
+    /// written range needs more cold written blocks (plus the hot area) than it holds, and the
+    /// read-only extra more read blocks; near the limit the areas would become absurdly sparse.
+    fn check_reachable(&self) -> Result<(), ParamError> {
+        const MARGIN: f64 = 0.95;
+        let mean = self.mean_blocks();
+        let writes = self.requests as f64 * self.write_ratio;
+        let cold_k = writes * (1.0 - self.hot_fraction) * mean;
+        let hot = (self.hot_size / BLOCK_4K) as f64;
+        let target = (self.written_range / BLOCK_4K) as f64;
+        if target > 1.0 && target >= MARGIN * (cold_k + hot) {
+            return Err(ParamError::new(
+                "written_range",
+                format!(
+                    "{} bytes cannot be covered by these writes (at most about {} bytes): raise requests or write_ratio, or lower hot_fraction",
+                    self.written_range,
+                    ((cold_k + hot) * MARGIN) as u64 * BLOCK_4K
+                ),
+            ));
+        }
+        let extra = ((self.accessed_range - self.written_range) / BLOCK_4K) as f64;
+        let read_k = (self.requests as f64 - writes) * mean;
+        if extra >= 1.0 && extra >= MARGIN * read_k {
+            return Err(ParamError::new(
+                "accessed_range",
+                format!("the reads cannot cover {} bytes beyond the written range: lower accessed_range or add reads", (extra as u64) * BLOCK_4K),
+            ));
+        }
+        Ok(())
     }
 
     fn mean_blocks(&self) -> f64 {
-        let total: f64 = self.sizes.iter().map(|(_, w)| w).sum();
-        self.sizes.iter().map(|(b, w)| *b as f64 * w).sum::<f64>() / total
+        mean_blocks(&self.sizes)
     }
 }
 
@@ -336,7 +380,7 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_named() {
-        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range")] {
+        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range")] {
             let mut p = Params::parse(&[bad, "accessed_range=1GiB"]).unwrap();
             let p = if key == "accessed_range" { &mut p } else { &mut Params::parse(&[bad]).unwrap() };
             assert_eq!(SynthConfig::from_params(p).unwrap_err().param, key, "{bad}");
