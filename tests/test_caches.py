@@ -1,5 +1,5 @@
-"""SSD caches over drive-managed SMR: smrlab's LRU against libCacheSim's (the differential
-oracle), and the compare-caches / cache-sweep commands."""
+"""SSD caches over drive-managed SMR: smrlab's LRU and FIFO against libCacheSim's (the
+differential oracle), and the compare-caches / cache-sweep commands."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ def block_stream(cli, source, tmp_path, name):
     return path, stream
 
 
-def libcachesim_lru_hits(stream, blocks):
-    cache = libcachesim.LRU(cache_size=blocks)
+def libcachesim_hits(policy, stream, blocks):
+    cache = {"lru": libcachesim.LRU, "fifo": libcachesim.FIFO}[policy](cache_size=blocks)
     hits = 0
     for _is_write, block in stream:
         request = libcachesim.Request()
@@ -30,19 +30,20 @@ def libcachesim_lru_hits(stream, blocks):
     return hits
 
 
+@pytest.mark.parametrize("policy", ["lru", "fifo"])
 @pytest.mark.parametrize("trace", ["wdev", "usr"])
-def test_lru_hits_equal_libcachesim(cli, tmp_path, trace):
+def test_hits_equal_libcachesim(cli, tmp_path, trace, policy):
     path, stream = block_stream(cli, DATA / f"{trace}.csv.gz", tmp_path, trace)
     stream_head = stream[:60_000]
     path.write_text("".join(f"{int(w)} {b}\n" for w, b in stream_head))
     for blocks in (64, 1000, 8000):
-        out = tmp_path / f"lru-{blocks}.json"
-        cli("sim", "--system", "cache", "--trace", path, "--policy", "lru", "--mode", "rw", "--below", "cmr",
+        out = tmp_path / f"{policy}-{blocks}.json"
+        cli("sim", "--system", "cache", "--trace", path, "--policy", policy, "--mode", "rw", "--below", "cmr",
             "--cache", f"{blocks}blocks", "--out", out, check=True)
         counters = json.loads(out.read_text())["report"]["counters"]
         ours = counters["read_hits"] + counters["write_hits"]
         assert counters["read_lookups"] + counters["write_lookups"] == len(stream_head)
-        assert ours == libcachesim_lru_hits(stream_head, blocks), f"{trace}, {blocks} blocks"
+        assert ours == libcachesim_hits(policy, stream_head, blocks), f"{policy} on {trace}, {blocks} blocks"
 
 
 def test_compare_caches_table_and_results(cli, tmp_path):

@@ -41,7 +41,7 @@ def cache_params(args: argparse.Namespace) -> list[str]:
 
 def lower_params(args: argparse.Namespace) -> list[str]:
     """The parameters the disk below accepts (everything but the cache's own)."""
-    own = ("policy=", "scheme=", "mode=", "cache=", "zone=", "period=", "block=", "below=")
+    own = ("policy=", "scheme=", "base=", "mode=", "cache=", "zone=", "period=", "block=", "below=")
     return [p for p in args.param if not p.startswith(own)]
 
 
@@ -143,6 +143,6 @@ def register(commands) -> None:
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True,
                        help="zone (bytes), period (multiples of the SMR write buffer) or cache (percent)")
     sweep.add_argument("--values", help="comma-separated values (default: the paper's range)")
-    sweep.add_argument("--policy", choices=["lru", "lru-band", "pore"], default="pore")
+    sweep.add_argument("--policy", choices=["lru", "fifo", "lru-band", "pore"], default="pore")
     sweep.add_argument("--scheme", choices=["cf", "pf", "bl"], default="bl")
     sweep.set_defaults(func=run_sweep)

@@ -133,7 +133,7 @@ impl SynthConfig {
             return Err(ParamError::new("accessed_range", "must be at least written_range (the accessed range includes the written one)"));
         }
         let hot_regions = params.positive_u64("hot_regions", 16)?;
-        let hot_size = params.size("hot_size", (written_range / 50).max(hot_regions * BLOCK_4K))?;
+        let hot_size = params.size("hot_size", (written_range / 50).max(hot_regions * BLOCK_4K).min(written_range))?;
         if hot_size > written_range {
             return Err(ParamError::new("hot_size", "must not exceed written_range"));
         }

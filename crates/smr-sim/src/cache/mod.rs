@@ -1,6 +1,7 @@
 //! The SSD cache framework of the PORE paper: an SSD block cache in front of a drive-managed SMR
 //! disk (or a plain disk), with the replacement policy behind one small interface
-//! (`policy::Policy`): `lru`, `lru-band` and `pore` (with its CF, PF and BL schemes).
+//! (`policy::Policy`): `lru`, `fifo`, `lru-band` and `pore` (with its CF, PF and BL schemes, over
+//! an LRU or FIFO base order).
 //!
 //! Blocks are `block` bytes (4 KiB by default). A write puts its blocks in the cache, dirty
 //! (write-back). In read-write mode a read miss fetches the missing run from below and inserts
@@ -14,10 +15,10 @@
 //! the written range; PORE zones of 20 MB and a period of the SMR write buffer's size in blocks.
 
 mod list;
-mod lru;
 mod lru_band;
 mod policy;
 mod pore;
+mod recency;
 
 pub use policy::Policy;
 pub use pore::Scheme;
@@ -36,7 +37,8 @@ use crate::registry::{BuildContext, ParamDoc, SystemDoc};
 use crate::system::System;
 
 pub const PARAMS: &[ParamDoc] = &[
-    ParamDoc { key: "policy", default: "pore", help: "replacement policy: lru, lru-band (evicts the LRU block's whole band), pore" },
+    ParamDoc { key: "policy", default: "pore", help: "replacement policy: lru, fifo, lru-band (evicts the LRU block's whole band), pore" },
+    ParamDoc { key: "base", default: "lru", help: "PORE's base order among evictable blocks: lru or fifo" },
     ParamDoc { key: "scheme", default: "bl", help: "PORE open-zone selection: cf (coverage first), pf (popularity first), bl (balanced)" },
     ParamDoc { key: "mode", default: "rw", help: "rw: reads and writes cached; wo: write-only cache, reads bypass it" },
     ParamDoc { key: "cache", default: "2%", help: "SSD cache size: bytes, blocks, percent or fraction of the accessed range (rw) or written range (wo)" },
@@ -86,7 +88,8 @@ fn invalid(key: &str, message: impl Into<String>) -> SimError {
 
 impl SsdCache {
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
-        let policy_name = b.params.choice("policy", "pore", &["lru", "lru-band", "pore"])?;
+        let policy_name = b.params.choice("policy", "pore", &["lru", "fifo", "lru-band", "pore"])?;
+        let base = recency::Order::from_name(&b.params.choice("base", "lru", &["lru", "fifo"])?).expect("listed order");
         let scheme = Scheme::from_name(&b.params.choice("scheme", "bl", &["cf", "pf", "bl"])?).expect("listed scheme");
         let write_only = b.params.choice("mode", "rw", &["rw", "wo"])? == "wo";
         let block = b.params.size("block", BLOCK_4K)?;
@@ -110,7 +113,8 @@ impl SsdCache {
             (Box::new(Cmr::build(b)?), None, None)
         };
         let policy: Box<dyn Policy> = match policy_name.as_str() {
-            "lru" => Box::new(lru::Lru::new(slots)),
+            "lru" => Box::new(recency::Recency::new(slots, recency::Order::Lru)),
+            "fifo" => Box::new(recency::Recency::new(slots, recency::Order::Fifo)),
             "lru-band" => {
                 let layout = layout.ok_or_else(|| invalid("policy", "lru-band needs the band layout of a drive-managed SMR disk below (below=dmsmr)"))?;
                 Box::new(lru_band::LruBand::new(slots, layout, block))
@@ -123,7 +127,7 @@ impl SsdCache {
                 };
                 let zone_blocks = (zone / block).max(1);
                 let zones = (b.footprint.max_end / block / zone_blocks + 1) as usize;
-                Box::new(pore::Pore::new(slots, scheme, zone_blocks, zones, period))
+                Box::new(pore::Pore::new(slots, scheme, base, zone_blocks, zones, period))
             }
         };
         let ssd = b.ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(cache_bytes)));

@@ -1,9 +1,10 @@
-//! `pore`: Partially Open Region for Eviction (PORE paper, §IV) over LRU.
+//! `pore`: Partially Open Region for Eviction (PORE paper, §IV) over a base recency order (LRU
+//! by default, or FIFO: `base=fifo`).
 //!
 //! The address space is cut into fixed zones (default 20 MB). Clean blocks are always
 //! evictable; a dirty block only if its zone is open. The victim is the least recently used
-//! evictable block, taken from a second recency list that holds exactly the evictable blocks (so
-//! no scan of the cache). At the first eviction after the cache fills, and again at the first
+//! evictable block in the base order, taken from a second list that holds exactly the evictable
+//! blocks in that order (so no scan of the cache). At the first eviction after the cache fills, and again at the first
 //! eviction after `period` new dirty blocks have entered the cache, the zones holding dirty
 //! blocks are sorted by the scheme and opened in that order until their dirty blocks reach the
 //! period length (§IV-C1):
@@ -21,6 +22,7 @@ use smr_core::metrics::Counters;
 
 use super::list::RecencyList;
 use super::policy::Policy;
+use super::recency::Order;
 
 /// How zones are ranked for opening.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +55,7 @@ struct ZoneStat {
 
 pub struct Pore {
     scheme: Scheme,
+    base: Order,
     recency: RecencyList,
     evictable: RecencyList,
     /// Per slot: its block's zone, with `DIRTY` set while the block is dirty (4 bytes a slot).
@@ -72,9 +75,10 @@ pub struct Pore {
 
 impl Pore {
     /// `zone_blocks` blocks per zone, `zones` zones over the address space, `period` in blocks.
-    pub fn new(slots: usize, scheme: Scheme, zone_blocks: u64, zones: usize, period: u64) -> Self {
+    pub fn new(slots: usize, scheme: Scheme, base: Order, zone_blocks: u64, zones: usize, period: u64) -> Self {
         Pore {
             scheme,
+            base,
             recency: RecencyList::new(slots),
             evictable: RecencyList::new(slots),
             slot_zone: vec![0; slots],
@@ -183,13 +187,11 @@ impl Policy for Pore {
             self.zones[z].dirty += 1;
             self.new_dirty += 1;
         }
-        self.recency.move_to_front(slot);
+        self.base.touch(&mut self.recency, slot);
         if self.evictable_now(slot) {
-            if self.evictable.contains(slot) {
-                self.evictable.move_to_front(slot);
-            } else {
-                self.evictable.push_front(slot);
-            }
+            // A hit never makes a block evictable (it cannot clean a block or open a zone).
+            debug_assert!(self.evictable.contains(slot));
+            self.base.touch(&mut self.evictable, slot);
         } else {
             self.evictable.remove(slot);
         }

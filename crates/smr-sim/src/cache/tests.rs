@@ -50,6 +50,15 @@ fn lru_by_hand() {
 }
 
 #[test]
+fn fifo_by_hand() {
+    // Two blocks: 1 2 1 3 1 → FIFO evicts 1 (the first in) when 3 arrives despite its hit.
+    let c = run(&["policy=fifo", "cache=2blocks", "below=cmr"], &[r(1), r(2), r(1), r(3), r(1)]);
+    assert_eq!(c.get("read_hits"), 1);
+    let c = run(&["policy=lru", "cache=2blocks", "below=cmr"], &[r(1), r(2), r(1), r(3), r(1)]);
+    assert_eq!(c.get("read_hits"), 2);
+}
+
+#[test]
 fn lru_band_evicts_the_whole_band() {
     // 1 MiB bands (256 blocks), 4 cached blocks: evicting block 0 takes block 1 (same band) too.
     let c = run(&["policy=lru-band", "cache=4blocks", "band_size=1MiB", "buffer=1MiB"], &[w(0), w(1), w(256), w(512), w(768)]);
@@ -122,12 +131,13 @@ proptest! {
     #[test]
     fn occupancy_and_write_back_conservation(
         ops in proptest::collection::vec((any::<bool>(), 0u64..3000), 1..400),
-        policy in prop_oneof![Just("lru"), Just("lru-band"), Just("pore")],
+        policy in prop_oneof![Just("lru"), Just("fifo"), Just("lru-band"), Just("pore"), Just("pore base=fifo")],
         cap in 1u64..64,
     ) {
         let cache = format!("cache={cap}blocks");
-        let policy = format!("policy={policy}");
-        let params = [policy.as_str(), cache.as_str(), "band_size=1MiB", "zone=1MiB", "period=8", "buffer=64blocks"];
+        let mut params: Vec<String> = format!("policy={policy}").split(' ').map(str::to_string).collect();
+        params.extend([cache, "band_size=1MiB".into(), "zone=1MiB".into(), "period=8".into(), "buffer=64blocks".into()]);
+        let params: Vec<&str> = params.iter().map(String::as_str).collect();
         let (mut c, mut ctx) = build(&params, fp()).unwrap();
         let mut latest_written = std::collections::HashSet::new();
         for (is_write, block) in ops {

@@ -1,0 +1,61 @@
+//! `lru` and `fifo`: evict the block at the back of one recency list. They differ only in what a
+//! hit does — LRU moves the block to the front, FIFO leaves it where it entered — and PORE uses
+//! the same `Order` for the list it picks victims from, so it runs over either (PORE is a
+//! framework around a base policy, §IV-B).
+
+use super::list::RecencyList;
+use super::policy::Policy;
+
+/// How a hit reorders a recency list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    Lru,
+    Fifo,
+}
+
+impl Order {
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "lru" => Some(Order::Lru),
+            "fifo" => Some(Order::Fifo),
+            _ => None,
+        }
+    }
+
+    /// Applies a hit on `slot` (present in `list`).
+    #[inline]
+    pub fn touch(self, list: &mut RecencyList, slot: u32) {
+        if self == Order::Lru {
+            list.move_to_front(slot);
+        }
+    }
+}
+
+pub struct Recency {
+    order: Order,
+    list: RecencyList,
+}
+
+impl Recency {
+    pub fn new(slots: usize, order: Order) -> Self {
+        Recency { order, list: RecencyList::new(slots) }
+    }
+}
+
+impl Policy for Recency {
+    fn inserted(&mut self, slot: u32, _block: u64, _dirty: bool) {
+        self.list.push_front(slot);
+    }
+
+    fn hit(&mut self, slot: u32, _block: u64, _became_dirty: bool) {
+        self.order.touch(&mut self.list, slot);
+    }
+
+    fn removed(&mut self, slot: u32, _block: u64, _was_dirty: bool) {
+        self.list.remove(slot);
+    }
+
+    fn victims(&mut self, out: &mut Vec<u32>) {
+        out.extend(self.list.back());
+    }
+}
