@@ -14,6 +14,7 @@ pub mod params;
 pub mod request;
 pub mod trace;
 pub mod units;
+pub mod zoned;
 
 pub use params::{ParamError, Params};
 pub use request::{Op, Request};

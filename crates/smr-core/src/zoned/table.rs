@@ -1,0 +1,131 @@
+//! The zone rules without data: geometry, write pointers, conditions and the checks every
+//! command must pass. Shared by the memory backend and by simulated host-managed drives.
+
+use super::{ZoneCondition, ZoneError, ZoneInfo, ZoneKind};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZoneTable {
+    zone_size: u64,
+    conventional: u64,
+    /// Per zone, bytes written from its start (sequential zones only; 0 for conventional).
+    filled: Vec<u64>,
+}
+
+impl ZoneTable {
+    /// `zones` zones of `zone_size` bytes, the first `conventional` of them conventional.
+    pub fn new(zone_size: u64, zones: u64, conventional: u64) -> Result<Self, ZoneError> {
+        if zone_size == 0 || zones == 0 {
+            return Err(ZoneError::Geometry("zone size and zone count must be positive".into()));
+        }
+        if conventional > zones {
+            return Err(ZoneError::Geometry(format!("{conventional} conventional zones but only {zones} zones")));
+        }
+        Ok(ZoneTable { zone_size, conventional, filled: vec![0; zones as usize] })
+    }
+
+    pub fn zone_size(&self) -> u64 {
+        self.zone_size
+    }
+
+    pub fn zone_count(&self) -> u64 {
+        self.filled.len() as u64
+    }
+
+    pub fn capacity(&self) -> u64 {
+        self.zone_size * self.zone_count()
+    }
+
+    pub fn conventional_zones(&self) -> u64 {
+        self.conventional
+    }
+
+    pub fn zone_of(&self, offset: u64) -> u64 {
+        offset / self.zone_size
+    }
+
+    pub fn kind(&self, zone: u64) -> ZoneKind {
+        if zone < self.conventional { ZoneKind::Conventional } else { ZoneKind::SequentialWriteRequired }
+    }
+
+    /// Absolute address of the next write to sequential zone `zone`.
+    pub fn write_pointer(&self, zone: u64) -> u64 {
+        zone * self.zone_size + self.filled[zone as usize]
+    }
+
+    fn sequential(&self, zone: u64) -> Result<(), ZoneError> {
+        if zone >= self.zone_count() {
+            return Err(ZoneError::NoSuchZone { zone, zones: self.zone_count() });
+        }
+        if self.kind(zone) == ZoneKind::Conventional {
+            return Err(ZoneError::Conventional { zone });
+        }
+        Ok(())
+    }
+
+    /// Checks that `[offset, offset+len)` lies inside the device and one zone; returns the zone.
+    pub fn check_range(&self, offset: u64, len: u64) -> Result<u64, ZoneError> {
+        let end = offset.checked_add(len).filter(|&e| e <= self.capacity());
+        let Some(end) = end else {
+            return Err(ZoneError::BeyondCapacity { offset, len, capacity: self.capacity() });
+        };
+        let zone = self.zone_of(offset);
+        if len > 0 && (end - 1) / self.zone_size != zone {
+            return Err(ZoneError::CrossesZone { zone, offset, len });
+        }
+        Ok(zone)
+    }
+
+    /// Admits a write (conventional: anywhere; sequential: at the write pointer, which then
+    /// advances by `len`). Returns the zone.
+    pub fn write(&mut self, offset: u64, len: u64) -> Result<u64, ZoneError> {
+        let zone = self.check_range(offset, len)?;
+        if self.kind(zone) == ZoneKind::SequentialWriteRequired {
+            let write_pointer = self.write_pointer(zone);
+            if offset != write_pointer {
+                return Err(ZoneError::NotAtWritePointer { zone, offset, write_pointer });
+            }
+            self.filled[zone as usize] += len;
+        }
+        Ok(zone)
+    }
+
+    /// Admits a write of `len` bytes at the write pointer of sequential zone `zone`; returns
+    /// where it lands.
+    pub fn append(&mut self, zone: u64, len: u64) -> Result<u64, ZoneError> {
+        self.sequential(zone)?;
+        if self.filled[zone as usize] + len > self.zone_size {
+            return Err(ZoneError::Full { zone, len });
+        }
+        let at = self.write_pointer(zone);
+        self.filled[zone as usize] += len;
+        Ok(at)
+    }
+
+    pub fn reset(&mut self, zone: u64) -> Result<(), ZoneError> {
+        self.sequential(zone)?;
+        self.filled[zone as usize] = 0;
+        Ok(())
+    }
+
+    pub fn finish(&mut self, zone: u64) -> Result<(), ZoneError> {
+        self.sequential(zone)?;
+        self.filled[zone as usize] = self.zone_size;
+        Ok(())
+    }
+
+    pub fn info(&self, zone: u64) -> ZoneInfo {
+        let kind = self.kind(zone);
+        let filled = self.filled[zone as usize];
+        let condition = match kind {
+            ZoneKind::Conventional => ZoneCondition::NotWritePointer,
+            _ if filled == 0 => ZoneCondition::Empty,
+            _ if filled == self.zone_size => ZoneCondition::Full,
+            _ => ZoneCondition::ImplicitlyOpen,
+        };
+        ZoneInfo { start: zone * self.zone_size, len: self.zone_size, write_pointer: self.write_pointer(zone), kind, condition }
+    }
+
+    pub fn report(&self) -> Vec<ZoneInfo> {
+        (0..self.zone_count()).map(|z| self.info(z)).collect()
+    }
+}
