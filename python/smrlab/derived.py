@@ -15,6 +15,8 @@ RATIOS = [
      "SMR write amplification: bytes written to bands / bytes evicted from the write buffer (PORE §V-B)"),
     ("read_hit_rate", "read_hits", "read_lookups", "cache read hits / cache read lookups (4 KiB blocks)"),
     ("write_hit_rate", "write_hits", "write_lookups", "cache write hits / cache write lookups (4 KiB blocks)"),
+    ("bucket_write_hit_ratio", "bucket_write_hits", "bucket_writes", "uCache: bucket writes that found the bucket cached / bucket writes (Table III)"),
+    ("gc_buckets_per_cycle", "gc_buckets", "gc_cycles", "uCache: cached buckets gathered per GC cycle (Fig. 8)"),
     ("pore_avg_open_zones", "pore_open_zones_total", "pore_periods", "PORE: average number of open zones per region division"),
 ]
 

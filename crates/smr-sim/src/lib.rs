@@ -13,6 +13,7 @@ pub mod ioctx;
 pub mod recorder;
 pub mod registry;
 pub mod system;
+pub mod ucache;
 
 pub mod cache;
 pub mod cmr;

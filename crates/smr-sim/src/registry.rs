@@ -46,7 +46,7 @@ pub struct BuildContext<'a> {
 }
 
 /// Every system, in the order `--help` lists them.
-pub const SYSTEMS: &[&SystemDoc] = &[&crate::cmr::DOC, &crate::dmsmr::DOC, &crate::cache::DOC];
+pub const SYSTEMS: &[&SystemDoc] = &[&crate::cmr::DOC, &crate::dmsmr::DOC, &crate::cache::DOC, &crate::ucache::ucache::DOC];
 
 /// Other names systems answer to: (alias, system).
 pub const ALIASES: &[(&str, &str)] = &[("pore", "cache")];
@@ -58,6 +58,7 @@ pub fn build(name: &str, b: &mut BuildContext<'_>) -> Result<Box<dyn System>, Si
         "cmr" => Box::new(crate::cmr::Cmr::build(b)?),
         "dmsmr" => Box::new(crate::dmsmr::Dmsmr::build(b)?),
         "cache" => Box::new(crate::cache::SsdCache::build(b)?),
+        "ucache" => Box::new(crate::ucache::ucache::UCache::build(b)?),
         _ => {
             return Err(SimError::UnknownSystem {
                 name: name.to_string(),

@@ -19,6 +19,7 @@ from smrlab.errors import SmrlabError
 COMMAND_MODULES = [
     "smrlab.cli.sim",
     "smrlab.cli.caches",
+    "smrlab.cli.ucache",
     "smrlab.cli.trace",
     "smrlab.cli.synth",
     "smrlab.cli.estimate",

@@ -14,7 +14,7 @@
 //! Defaults (§V-C): read-write cache of 2 % of the accessed range, write-only cache of 2 % of
 //! the written range; PORE zones of 20 MB and a period of the SMR write buffer's size in blocks.
 
-mod list;
+pub(crate) mod list;
 mod lru_band;
 mod policy;
 mod pore;

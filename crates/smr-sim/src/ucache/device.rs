@@ -1,0 +1,97 @@
+//! A host-managed zoned SMR disk: equal zones (default 256 MiB), the first ones conventional
+//! (default 16 GiB of them), the rest sequential-write-required, with one HDD timing model over
+//! the whole address space — so seeks between the cache zones at the outer edge and data zones
+//! further in cost what they cost. Every write passes the `ZoneTable` checks: a translation
+//! layer that writes a sequential zone anywhere but at its write pointer gets a device error.
+//!
+//! Layout, decided here once for every translation layer: zone 0 is the checkpoint zone and the
+//! other conventional zones are the on-media cache; the last sequential zone is the temporary
+//! zone that holds a backup copy during garbage collection; the sequential zones before it are
+//! the data zones, which hold the host's address space in order and start full (the volume's
+//! existing contents).
+
+use smr_core::zoned::{ZoneError, ZoneTable};
+use smr_core::{Op, ParamError};
+
+use crate::error::SimError;
+use crate::ioctx::{ChannelId, DeviceId, IoCtx};
+use crate::registry::BuildContext;
+
+pub struct HmSmrDisk {
+    table: ZoneTable,
+    device: DeviceId,
+}
+
+fn device_error(e: ZoneError) -> SimError {
+    SimError::Device(e.to_string())
+}
+
+impl HmSmrDisk {
+    /// Reads `zone_size` and `conventional` (bytes of conventional zones) and the `disk` preset;
+    /// the data zones must hold `min_data_capacity` bytes.
+    pub fn build(b: &mut BuildContext<'_>, min_data_capacity: u64) -> Result<Self, SimError> {
+        let zone_size = b.params.size("zone_size", 256 << 20)?;
+        let conventional = b.params.size("conventional", 16 << 30)?;
+        if conventional % zone_size != 0 || conventional < 2 * zone_size {
+            return Err(ParamError::new("conventional", format!("must be a multiple of zone_size ({zone_size} bytes) holding at least two zones (checkpoint and cache)")).into());
+        }
+        let conventional_zones = conventional / zone_size;
+        let data_zones = min_data_capacity.div_ceil(zone_size).max(1);
+        let zones = conventional_zones + data_zones + 1;
+        let medium = smr_core::media::disk_from_params(b.params, zones * zone_size)?;
+        // The disk is used whole: zones past those the trace needs are data zones nobody writes.
+        let zones = medium.capacity() / zone_size;
+        let mut table = ZoneTable::new(zone_size, zones, conventional_zones).map_err(device_error)?;
+        for zone in conventional_zones..zones - 1 {
+            table.finish(zone).map_err(device_error)?;
+        }
+        let device = b.ctx.add_device("disk", medium);
+        Ok(HmSmrDisk { table, device })
+    }
+
+    pub fn channel(&self, ctx: &mut IoCtx, name: &str) -> ChannelId {
+        ctx.channel(self.device, name)
+    }
+
+    pub fn zone_size(&self) -> u64 {
+        self.table.zone_size()
+    }
+
+    /// The on-media cache: conventional zones after the checkpoint zone, as a byte range.
+    pub fn cache_range(&self) -> std::ops::Range<u64> {
+        self.zone_size()..self.table.conventional_zones() * self.zone_size()
+    }
+
+    /// Where host address 0 lives: the first data zone.
+    pub fn data_start(&self) -> u64 {
+        self.table.conventional_zones() * self.zone_size()
+    }
+
+    /// Host-visible bytes: the data zones.
+    pub fn data_capacity(&self) -> u64 {
+        self.temporary_zone() * self.zone_size() - self.data_start()
+    }
+
+    pub fn temporary_zone(&self) -> u64 {
+        self.table.zone_count() - 1
+    }
+
+    pub fn table(&self) -> &ZoneTable {
+        &self.table
+    }
+
+    /// One timed I/O; writes are checked against the zone rules first.
+    pub fn io(&mut self, ctx: &mut IoCtx, ch: ChannelId, op: Op, offset: u64, len: u64) -> Result<u64, SimError> {
+        if op == Op::Write {
+            self.table.write(offset, len).map_err(device_error)?;
+        } else {
+            self.table.check_range(offset, len).map_err(device_error)?;
+        }
+        Ok(ctx.io(ch, op, offset, len))
+    }
+
+    /// Rewinds sequential zone `zone` (no media time: a reset is a metadata command).
+    pub fn reset(&mut self, zone: u64) -> Result<(), SimError> {
+        self.table.reset(zone).map_err(device_error)
+    }
+}

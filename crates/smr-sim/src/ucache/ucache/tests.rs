@@ -1,0 +1,90 @@
+//! Known answers worked by hand and the device-rule invariant of uCache.
+
+use proptest::prelude::*;
+use smr_core::metrics::Counters;
+use smr_core::trace::Footprint;
+use smr_core::{Op, Params, Request};
+
+use super::UCache;
+use crate::engine::{ok_requests, Engine, EngineConfig};
+use crate::ioctx::IoCtx;
+use crate::registry::BuildContext;
+
+const KIB: u64 = 1024;
+const MIB: u64 = 1 << 20;
+
+/// 1 MiB zones; 3 MiB conventional = checkpoint zone + 2 MiB of cache = 8 buckets of 256 KiB.
+fn run(extra: &[&str], reqs: &[Request]) -> Result<Counters, crate::SimError> {
+    let mut params: Vec<&str> = vec!["zone_size=1MiB", "conventional=3MiB", "disk=desktop7200"];
+    params.extend_from_slice(extra);
+    let mut p = Params::parse(&params).unwrap();
+    let mut ctx = IoCtx::new();
+    let fp = Footprint { written_bytes: 64 * MIB, accessed_bytes: 64 * MIB, max_end: 64 * MIB };
+    let mut u = UCache::build(&mut BuildContext { params: &mut p, footprint: fp, seed: 0, ctx: &mut ctx })?;
+    p.finish()?;
+    Ok(Engine::new(EngineConfig::default()).run(&mut u, &mut ctx, ok_requests(reqs))?.counters)
+}
+
+fn w(offset: u64, len: u64) -> Request {
+    Request::new(0, Op::Write, offset, len)
+}
+
+#[test]
+fn promotions_hits_and_one_gc_cycle_by_hand() {
+    // Eight 4 KiB writes into eight buckets of zone 0 and 1 fill the cache; a rewrite hits.
+    let mut reqs: Vec<Request> = (0..8).map(|i| w(i * 256 * KIB, 4 * KIB)).collect();
+    reqs.push(w(0, 4 * KIB));
+    let c = run(&[], &reqs).unwrap();
+    assert_eq!((c.get("promotions"), c.get("bucket_write_hits"), c.get("gc_cycles")), (8, 1, 0));
+    assert_eq!(c.get("promotion_bytes_read"), 8 * 256 * KIB, "copy promotion reads each bucket from home");
+    // A ninth bucket: GC cleans the zone of the LRU bucket (bucket 1, in data zone 0), which
+    // holds buckets 0-3 (bucket 0 was just rewritten but lives in the same zone): 4 freed.
+    reqs.push(w(8 * 256 * KIB, 4 * KIB));
+    let c = run(&[], &reqs).unwrap();
+    assert_eq!((c.get("gc_cycles"), c.get("gc_buckets")), (1, 4));
+    assert_eq!(c.get("gc_bytes_read"), MIB + 4 * 256 * KIB);
+    assert_eq!(c.get("gc_bytes_written"), 2 * MIB, "backup copy plus the rewritten zone");
+}
+
+#[test]
+fn promotion_by_map_reads_nothing_and_whole_bucket_writes_need_no_read() {
+    let reqs: Vec<Request> = (0..4).map(|i| w(i * 256 * KIB, 4 * KIB)).collect();
+    let c = run(&["promote=map"], &reqs).unwrap();
+    assert_eq!((c.get("promotions"), c.get("promotion_bytes_read")), (4, 0));
+    let c = run(&[], &[w(0, 256 * KIB)]).unwrap();
+    assert_eq!(c.get("promotion_bytes_read"), 0);
+}
+
+#[test]
+fn a_cache_larger_than_the_write_footprint_never_collects() {
+    let reqs: Vec<Request> = (0..500u64).map(|i| w(((i * 7) % 8) * 256 * KIB + (i % 16) * 4 * KIB, 4 * KIB)).collect();
+    let c = run(&[], &reqs).unwrap();
+    assert_eq!(c.get("gc_cycles"), 0);
+    assert_eq!(c.get("promotions"), 8);
+}
+
+#[test]
+fn bad_parameters_are_named() {
+    for (bad, key) in [("bucket=96KiB", "bucket"), ("bucket=2MiB", "bucket"), ("cache=3MiB", "cache"), ("promote=move", "promote"), ("conventional=2500KiB", "conventional")] {
+        match run(&[bad], &[]) {
+            Err(crate::SimError::Param(e)) => assert_eq!(e.param, key, "{bad}"),
+            other => panic!("{bad}: {:?}", other.map(|_| ())),
+        }
+    }
+}
+
+proptest! {
+    /// Random reads and writes with a tiny cache force many GC cycles; the device never sees a
+    /// write off a sequential zone's write pointer (it would fail the run).
+    #[test]
+    fn never_breaks_the_zone_rules(ops in proptest::collection::vec((any::<bool>(), 0u64..60 * 256, 1u64..24), 1..200), map in any::<bool>()) {
+        let reqs: Vec<Request> = ops.iter().map(|&(write, at, blocks)| {
+            Request::new(0, if write { Op::Write } else { Op::Read }, at * 4 * KIB, blocks * 4 * KIB)
+        }).collect();
+        let promote = if map { "promote=map" } else { "promote=copy" };
+        let c = run(&[promote, "cache=1MiB"], &reqs);
+        prop_assert!(c.is_ok(), "{:?}", c.err());
+        let c = c.unwrap();
+        prop_assert!(c.get("gc_buckets") <= c.get("promotions"));
+    }
+}

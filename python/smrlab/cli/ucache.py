@@ -1,0 +1,45 @@
+"""``smrlab ucache-sweep``: the uCache paper's Tables III and IV for one trace — the write hit
+ratio and the garbage-collection cycles of uCache at bucket sizes from 128 KiB to 4 MiB."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from smrlab import progress
+from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
+from smrlab.run import footprint, simulate, write_result
+from smrlab.tables import note, print_table
+
+BUCKETS = ["128KiB", "256KiB", "512KiB", "1MiB", "2MiB", "4MiB"]
+
+
+def run(args: argparse.Namespace) -> int:
+    fp = footprint(args.trace, args.format, args.trace_option)
+    rows = []
+    for bucket in args.buckets.split(","):
+        params = [f"bucket={bucket}", f"promote={args.promote}", *args.param]
+        result = simulate("ucache", args.trace, params, fmt=args.format, trace_options=args.trace_option,
+                          engine=engine_from_args(args), seed=args.seed, footprint=fp,
+                          progress=progress.reporter(f"ucache {bucket}"))
+        progress.done()
+        write_result(result, Path(args.out) / f"{Path(args.trace).name.split('.')[0]}-ucache-{bucket}.json")
+        d, c = result["derived"], result["report"]["counters"]
+        rows.append((bucket, d.get("bucket_write_hit_ratio"), c["gc_cycles"], d.get("gc_buckets_per_cycle"),
+                     c["promotions"], d["total_io_s"]))
+    print_table(f"uCache on {args.trace} (promotion by {args.promote})",
+                ["bucket", "write hit ratio (Table III)", "GC cycles (Table IV)", "buckets per GC", "promotions", "total I/O s"], rows)
+    note(f"results written to {args.out}/")
+    return 0
+
+
+def register(commands) -> None:
+    parser = commands.add("ucache-sweep", help="uCache write hit ratio and GC cycles per bucket size (uCache Tables III, IV)")
+    add_trace_arguments(parser)
+    parser.add_argument("--buckets", default=",".join(BUCKETS), help="comma-separated bucket sizes (default 128KiB..4MiB)")
+    parser.add_argument("--promote", choices=["copy", "map"], default="copy", help="bucket promotion by copy (default) or by map")
+    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
+                        help="drive parameters: zone_size (bytes, default 256MiB), conventional (bytes, default 16GiB), cache, disk")
+    add_engine_arguments(parser)
+    parser.add_argument("--out", default="results/ucache-sweep", help="folder for the JSON results")
+    parser.set_defaults(func=run)
