@@ -37,3 +37,30 @@ def test_bad_ucache_parameters(cli):
         proc = cli("sim", "--system", "ucache", "--trace", trace, bad)
         assert proc.returncode == 2, (bad, proc.stderr)
         assert name in proc.stderr and "Traceback" not in proc.stderr
+
+
+def local_trace(cli):
+    """Write-heavy with long sequential runs and hot regions: the spatial locality uCache exploits."""
+    cli("trace", "synth", "--requests", "100000", "-p", "write_ratio=0.9", "-p", "seq=0.6", "-p", "hot_fraction=0.6",
+        "-p", "hot_regions=64", "--out", "local.smrbin", check=True)
+
+
+def sweep(cli, tmp_path, conventional, buckets):
+    cli("ucache-sweep", "--trace", "local.smrbin", *SMALL_DRIVE, "-p", f"conventional={conventional}",
+        "--buckets", ",".join(buckets), "--out", conventional, check=True)
+    load = lambda name: json.loads((tmp_path / conventional / f"local-{name}.json").read_text())  # noqa: E731
+    return {b: load(f"ucache-{b}") for b in buckets}, load("eregion")
+
+
+def test_ucache_avoids_the_collections_eregion_needs(cli, tmp_path):
+    local_trace(cli)
+    ucache, eregion = sweep(cli, tmp_path, "512MiB", ["256KiB"])
+    assert ucache["256KiB"]["report"]["counters"]["gc_cycles"] == 0
+    assert eregion["report"]["counters"]["gc_cycles"] > 0
+
+
+def test_write_hit_ratio_falls_as_buckets_outgrow_the_cache(cli, tmp_path):
+    local_trace(cli)
+    ucache, _ = sweep(cli, tmp_path, "192MiB", ["256KiB", "4MiB"])
+    ratio = {b: r["derived"]["bucket_write_hit_ratio"] for b, r in ucache.items()}
+    assert ratio["256KiB"] > ratio["4MiB"], ratio

@@ -46,7 +46,7 @@ pub struct BuildContext<'a> {
 }
 
 /// Every system, in the order `--help` lists them.
-pub const SYSTEMS: &[&SystemDoc] = &[&crate::cmr::DOC, &crate::dmsmr::DOC, &crate::cache::DOC, &crate::ucache::ucache::DOC];
+pub const SYSTEMS: &[&SystemDoc] = &[&crate::cmr::DOC, &crate::dmsmr::DOC, &crate::cache::DOC, &crate::ucache::ucache::DOC, &crate::ucache::eregion::DOC];
 
 /// Other names systems answer to: (alias, system).
 pub const ALIASES: &[(&str, &str)] = &[("pore", "cache")];
@@ -59,6 +59,7 @@ pub fn build(name: &str, b: &mut BuildContext<'_>) -> Result<Box<dyn System>, Si
         "dmsmr" => Box::new(crate::dmsmr::Dmsmr::build(b)?),
         "cache" => Box::new(crate::cache::SsdCache::build(b)?),
         "ucache" => Box::new(crate::ucache::ucache::UCache::build(b)?),
+        "eregion" => Box::new(crate::ucache::eregion::ERegion::build(b)?),
         _ => {
             return Err(SimError::UnknownSystem {
                 name: name.to_string(),

@@ -1,5 +1,6 @@
 """``smrlab ucache-sweep``: the uCache paper's Tables III and IV for one trace — the write hit
-ratio and the garbage-collection cycles of uCache at bucket sizes from 128 KiB to 4 MiB."""
+ratio and the garbage-collection cycles of uCache at bucket sizes from 128 KiB to 4 MiB, and
+the GC cycles of the E-region baseline on the same drive."""
 
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ def run(args: argparse.Namespace) -> int:
         d, c = result["derived"], result["report"]["counters"]
         rows.append((bucket, d.get("bucket_write_hit_ratio"), c["gc_cycles"], d.get("gc_buckets_per_cycle"),
                      c["promotions"], d["total_io_s"]))
+    drive = [p for p in args.param if not p.startswith(("bucket=", "promote=", "cache="))]
+    eregion = simulate("eregion", args.trace, drive, fmt=args.format, trace_options=args.trace_option,
+                       engine=engine_from_args(args), seed=args.seed, footprint=fp)
+    write_result(eregion, Path(args.out) / f"{Path(args.trace).name.split('.')[0]}-eregion.json")
+    rows.append(("eregion", None, eregion["report"]["counters"]["gc_cycles"], None, None, eregion["derived"]["total_io_s"]))
     print_table(f"uCache on {args.trace} (promotion by {args.promote})",
                 ["bucket", "write hit ratio (Table III)", "GC cycles (Table IV)", "buckets per GC", "promotions", "total I/O s"], rows)
     note(f"results written to {args.out}/")

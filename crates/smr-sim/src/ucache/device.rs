@@ -80,12 +80,20 @@ impl HmSmrDisk {
         &self.table
     }
 
-    /// One timed I/O; writes are checked against the zone rules first.
+    /// One timed I/O, checked against the zone rules zone by zone first: an I/O may span zones
+    /// (a read anywhere, a write across conventional zones), but each piece of a write in a
+    /// sequential zone must start at that zone's write pointer.
     pub fn io(&mut self, ctx: &mut IoCtx, ch: ChannelId, op: Op, offset: u64, len: u64) -> Result<u64, SimError> {
-        if op == Op::Write {
-            self.table.write(offset, len).map_err(device_error)?;
-        } else {
-            self.table.check_range(offset, len).map_err(device_error)?;
+        let size = self.zone_size();
+        let mut at = offset;
+        while at < offset + len {
+            let piece = ((at / size + 1) * size).min(offset + len) - at;
+            match op {
+                Op::Write => self.table.write(at, piece).map(|_| ()),
+                _ => self.table.check_range(at, piece).map(|_| ()),
+            }
+            .map_err(device_error)?;
+            at += piece;
         }
         Ok(ctx.io(ch, op, offset, len))
     }
@@ -93,5 +101,24 @@ impl HmSmrDisk {
     /// Rewinds sequential zone `zone` (no media time: a reset is a metadata command).
     pub fn reset(&mut self, zone: u64) -> Result<(), SimError> {
         self.table.reset(zone).map_err(device_error)
+    }
+
+    /// The cleaning of one data zone that every translation layer here does: read the zone and
+    /// its cached pieces (`cached`: byte ranges in the cache), merge them, write the merged zone
+    /// to the temporary zone as a backup, then rewrite the zone. Returns the bytes read.
+    pub fn clean_data_zone(&mut self, ctx: &mut IoCtx, ch: ChannelId, zone: u64, cached: &[(u64, u64)]) -> Result<u64, SimError> {
+        let size = self.zone_size();
+        self.io(ctx, ch, Op::Read, zone * size, size)?;
+        let mut read = size;
+        for &(offset, len) in cached {
+            self.io(ctx, ch, Op::Read, offset, len)?;
+            read += len;
+        }
+        let temporary = self.temporary_zone();
+        self.reset(temporary)?;
+        self.io(ctx, ch, Op::Write, temporary * size, size)?;
+        self.reset(zone)?;
+        self.io(ctx, ch, Op::Write, zone * size, size)?;
+        Ok(read)
     }
 }

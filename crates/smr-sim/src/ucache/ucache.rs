@@ -140,15 +140,8 @@ impl UCache {
         let zone = self.home(self.lbn_of[victim as usize] * self.bucket) / zone_size;
         let mut members: Vec<(u64, u32)> = self.map.iter().filter(|(lbn, _)| self.home(*lbn * self.bucket) / zone_size == zone).map(|(l, p)| (*l, *p)).collect();
         members.sort_unstable_by_key(|&(_, pcb)| pcb);
-        self.disk.io(ctx, self.gc, Op::Read, zone * zone_size, zone_size)?;
-        for &(_, pcb) in &members {
-            self.disk.io(ctx, self.gc, Op::Read, self.cached_at(pcb), self.bucket)?;
-        }
-        let temporary = self.disk.temporary_zone();
-        self.disk.reset(temporary)?;
-        self.disk.io(ctx, self.gc, Op::Write, temporary * zone_size, zone_size)?;
-        self.disk.reset(zone)?;
-        self.disk.io(ctx, self.gc, Op::Write, zone * zone_size, zone_size)?;
+        let cached: Vec<(u64, u64)> = members.iter().map(|&(_, pcb)| (self.cached_at(pcb), self.bucket)).collect();
+        let read = self.disk.clean_data_zone(ctx, self.gc, zone, &cached)?;
         for (lbn, pcb) in &members {
             self.map.remove(lbn);
             self.recency.remove(*pcb);
@@ -158,7 +151,7 @@ impl UCache {
         let t = &mut self.totals;
         t.gc_cycles += 1;
         t.gc_buckets += members.len() as u64;
-        t.gc_bytes_read += zone_size + members.len() as u64 * self.bucket;
+        t.gc_bytes_read += read;
         t.gc_bytes_written += 2 * zone_size;
         Ok(())
     }
