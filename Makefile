@@ -1,6 +1,7 @@
 # smrlab's two commands for a fresh machine: `make demo` and `make test`.
 # Each sets up what it needs: a virtual environment in .venv, the Rust core built once with
-# maturin (release) into it, and the Python dependencies from PyPI.
+# maturin (release) into it, the Python dependencies from PyPI, and the Debian packages the
+# tests drive as real peers (fio replays translated traces).
 
 SHELL := /bin/bash
 VENV := .venv
@@ -9,8 +10,9 @@ VENV_STAMP := $(VENV)/.stamp
 BUILD_STAMP := $(VENV)/.built
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
+SYSTEM_TOOLS := fio
 
-.PHONY: demo test rust-test py-test venv build dev bench
+.PHONY: demo test rust-test py-test venv build dev system-deps bench
 
 demo: $(BUILD_STAMP)
 	$(IN_VENV) smrlab demo
@@ -20,7 +22,7 @@ test: rust-test py-test
 rust-test:
 	cargo test --workspace --exclude smrlab-py --quiet
 
-py-test: $(BUILD_STAMP)
+py-test: $(BUILD_STAMP) system-deps
 	$(IN_VENV) python -m pytest tests
 
 venv: $(VENV_STAMP)
@@ -42,6 +44,13 @@ $(BUILD_STAMP): $(VENV_STAMP) $(RUST_SOURCES)
 dev: $(VENV_STAMP)
 	$(IN_VENV) maturin develop --quiet --extras test
 	rm -f $(BUILD_STAMP)
+
+system-deps:
+	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
 
 bench: $(BUILD_STAMP)
 	$(IN_VENV) python bench/run.py
