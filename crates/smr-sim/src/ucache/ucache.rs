@@ -59,10 +59,11 @@ pub struct UCache {
     bucket: u64,
     by_map: bool,
     cache_start: u64,
-    /// Logical bucket → physical cache bucket.
-    map: FxHashMap<u64, u32>,
+    /// Logical bucket → physical cache bucket. Bucket numbers are `u32` (checked at build) to
+    /// keep the map near 20 bytes per cached bucket.
+    map: FxHashMap<u32, u32>,
     /// Physical cache bucket → its logical bucket.
-    lbn_of: Vec<u64>,
+    lbn_of: Vec<u32>,
     /// By map: per physical bucket, a bitmap of the 4 KiB pieces it holds (`words` words each).
     pieces: Vec<u64>,
     words: usize,
@@ -92,6 +93,9 @@ impl UCache {
         };
         if cache < bucket || cache > room {
             return Err(ParamError::new("cache", format!("{cache} bytes must hold at least one bucket and at most the {room} bytes of conventional cache zones")).into());
+        }
+        if disk.data_capacity() / bucket > u32::MAX as u64 {
+            return Err(ParamError::new("bucket", format!("{bucket}-byte buckets are too many for this drive's {} bytes (at most 2^32 buckets)", disk.data_capacity())).into());
         }
         let buckets = (cache / bucket) as usize;
         let words = if by_map { (bucket / BLOCK_4K).div_ceil(64) as usize } else { 0 };
@@ -137,8 +141,8 @@ impl UCache {
     fn collect(&mut self, ctx: &mut IoCtx) -> Result<(), SimError> {
         let victim = self.recency.back().expect("collect runs only when every cache bucket is in use");
         let zone_size = self.disk.zone_size();
-        let zone = self.home(self.lbn_of[victim as usize] * self.bucket) / zone_size;
-        let mut members: Vec<(u64, u32)> = self.map.iter().filter(|(lbn, _)| self.home(*lbn * self.bucket) / zone_size == zone).map(|(l, p)| (*l, *p)).collect();
+        let zone = self.home(self.lbn_of[victim as usize] as u64 * self.bucket) / zone_size;
+        let mut members: Vec<(u32, u32)> = self.map.iter().filter(|(lbn, _)| self.home(**lbn as u64 * self.bucket) / zone_size == zone).map(|(l, p)| (*l, *p)).collect();
         members.sort_unstable_by_key(|&(_, pcb)| pcb);
         let cached: Vec<(u64, u64)> = members.iter().map(|&(_, pcb)| (self.cached_at(pcb), self.bucket)).collect();
         let read = self.disk.clean_data_zone(ctx, self.gc, zone, &cached)?;
@@ -168,9 +172,9 @@ impl UCache {
     }
 
     /// Writes `part` (host bytes) of logical bucket `lbn`, promoting it first if needed.
-    fn write_part(&mut self, ctx: &mut IoCtx, lbn: u64, part: std::ops::Range<u64>) -> Result<(), SimError> {
+    fn write_part(&mut self, ctx: &mut IoCtx, lbn: u32, part: std::ops::Range<u64>) -> Result<(), SimError> {
         self.totals.bucket_writes += 1;
-        let start = lbn * self.bucket;
+        let start = lbn as u64 * self.bucket;
         let within = part.start - start..part.end - start;
         if let Some(&pcb) = self.map.get(&lbn) {
             self.totals.write_hits += 1;
@@ -200,8 +204,8 @@ impl UCache {
     }
 
     /// Reads `part` of logical bucket `lbn` from the cache and/or home, in runs.
-    fn read_part(&mut self, ctx: &mut IoCtx, lbn: u64, part: std::ops::Range<u64>) -> Result<(), SimError> {
-        let start = lbn * self.bucket;
+    fn read_part(&mut self, ctx: &mut IoCtx, lbn: u32, part: std::ops::Range<u64>) -> Result<(), SimError> {
+        let start = lbn as u64 * self.bucket;
         let Some(&pcb) = self.map.get(&lbn) else {
             self.disk.io(ctx, self.host, Op::Read, self.home(part.start), part.end - part.start)?;
             return Ok(());
@@ -232,6 +236,8 @@ impl System for UCache {
         }
         for lbn in req.blocks(self.bucket) {
             let part = req.offset.max(lbn * self.bucket)..req.end().min((lbn + 1) * self.bucket);
+            // Below the data capacity, checked above, and so below 2^32 buckets (checked at build).
+            let lbn = lbn as u32;
             match req.op {
                 Op::Write => self.write_part(ctx, lbn, part)?,
                 _ => self.read_part(ctx, lbn, part)?,
