@@ -2,9 +2,10 @@
 //! the uCache paper: the drive model (`device`, which also holds the data-zone cleaning every
 //! layer shares), uCache itself (`ucache`) and its E-region baseline (`eregion`).
 //!
-//! Not yet here (issue 4 continues): the dm-zoned-like zone map, bucket headers, checkpoints and
-//! crash recovery, and the paper's analysis measures beyond Tables III and IV.
+//! uCache's bucket headers, checkpoints and recovery are in `journal`. Not yet here (issue 4
+//! continues): the dm-zoned-like zone map and the paper's analysis measures beyond Tables III and IV.
 
 pub mod device;
 pub mod eregion;
+pub mod journal;
 pub mod ucache;

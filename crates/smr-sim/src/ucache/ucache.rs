@@ -13,7 +13,7 @@
 //! Choices where the paper is silent: a promotion by copy whose write covers the whole bucket
 //! reads nothing; a garbage collection reads each cached bucket of the zone whole (by map: only
 //! its cached pieces would be needed; we read them whole too, as one I/O each); resets cost no
-//! media time. Not yet here: bucket headers, checkpoints and recovery.
+//! media time. Every promotion writes a bucket header and the map is checkpointed (`journal`).
 
 use rustc_hash::FxHashMap;
 use smr_core::metrics::Counters;
@@ -21,6 +21,7 @@ use smr_core::units::BLOCK_4K;
 use smr_core::{Op, ParamError, Request};
 
 use super::device::HmSmrDisk;
+use super::journal::{Checkpoint, Header, Journal, HEADER_BYTES, NONE};
 use crate::cache::list::RecencyList;
 use crate::error::SimError;
 use crate::ioctx::{ChannelId, IoCtx};
@@ -32,6 +33,7 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc { key: "bucket", default: "256KiB", help: "bucket size, bytes: a power of two from 4 KiB that divides zone_size (the paper uses 128 KiB - 4 MiB)" },
     ParamDoc { key: "promote", default: "copy", help: "promotion of a bucket on its first write: copy (read it from home, write it whole) or map (write only the new data)" },
     ParamDoc { key: "cache", default: "all", help: "on-media cache size, bytes (at most the conventional zones minus the checkpoint zone)" },
+    ParamDoc { key: "checkpoint_every", default: "1024", help: "promotions between checkpoints of the map (a checkpoint also follows every GC cycle)" },
     ParamDoc { key: "zone_size", default: "256MiB", help: "zone size of the host-managed drive, bytes" },
     ParamDoc { key: "conventional", default: "16GiB", help: "bytes of conventional (rewritable) zones at the start of the drive" },
 ];
@@ -52,6 +54,7 @@ struct Totals {
     gc_buckets: u64,
     gc_bytes_read: u64,
     gc_bytes_written: u64,
+    checkpoints: u64,
 }
 
 pub struct UCache {
@@ -73,6 +76,13 @@ pub struct UCache {
     host: ChannelId,
     promote: ChannelId,
     gc: ChannelId,
+    metadata: ChannelId,
+    journal: Journal,
+    seq: u64,
+    checkpoint_every: u64,
+    since_checkpoint: u64,
+    /// The last header written since the last checkpoint: (cache bucket, logical bucket).
+    last_header: Option<(u32, u32)>,
     totals: Totals,
 }
 
@@ -80,6 +90,7 @@ impl UCache {
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
         let bucket = b.params.size("bucket", 256 << 10)?;
         let by_map = b.params.choice("promote", "copy", &["copy", "map"])? == "map";
+        let checkpoint_every = b.params.positive_u64("checkpoint_every", 1024)?;
         let cache_text = b.params.string("cache", "all");
         let disk = HmSmrDisk::build(b, b.footprint.max_end)?;
         if !bucket.is_power_of_two() || bucket < BLOCK_4K || disk.zone_size() % bucket != 0 {
@@ -98,8 +109,13 @@ impl UCache {
             return Err(ParamError::new("bucket", format!("{bucket}-byte buckets are too many for this drive's {} bytes (at most 2^32 buckets)", disk.data_capacity())).into());
         }
         let buckets = (cache / bucket) as usize;
+        let metadata_bytes = buckets as u64 * HEADER_BYTES + Checkpoint { map: vec![(0, 0); buckets], ..Default::default() }.bytes();
+        if metadata_bytes > disk.zone_size() {
+            return Err(ParamError::new("bucket", format!("{buckets} cache buckets need {metadata_bytes} bytes of headers and checkpoint, more than the checkpoint zone's {} bytes: use larger buckets or zones", disk.zone_size())).into());
+        }
         let words = if by_map { (bucket / BLOCK_4K).div_ceil(64) as usize } else { 0 };
         let (host, promote, gc) = (disk.channel(b.ctx, "host"), disk.channel(b.ctx, "promote"), disk.channel(b.ctx, "gc"));
+        let metadata = disk.channel(b.ctx, "metadata");
         Ok(UCache {
             cache_start: disk.cache_range().start,
             disk,
@@ -115,8 +131,68 @@ impl UCache {
             host,
             promote,
             gc,
+            metadata,
+            journal: Journal::new(buckets, 0),
+            seq: 0,
+            checkpoint_every,
+            since_checkpoint: 0,
+            last_header: None,
             totals: Totals::default(),
         })
+    }
+
+    /// The cache bucket the next promotion will take, if it needs no garbage collection.
+    fn peek_next(&self) -> u32 {
+        if (self.unused as usize) < self.lbn_of.len() {
+            self.unused
+        } else {
+            self.free.last().copied().unwrap_or(NONE)
+        }
+    }
+
+    /// Writes the header of a promoted bucket to its slot in the checkpoint zone.
+    fn write_header(&mut self, ctx: &mut IoCtx, pcb: u32, lbn: u32) -> Result<(), SimError> {
+        self.journal.write_header(pcb, Header::new(lbn, self.seq, self.peek_next()));
+        self.disk.io(ctx, self.metadata, Op::Write, pcb as u64 * HEADER_BYTES, HEADER_BYTES)?;
+        self.seq += 1;
+        self.last_header = Some((pcb, lbn));
+        self.since_checkpoint += 1;
+        if self.since_checkpoint >= self.checkpoint_every {
+            self.checkpoint(ctx)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the whole map after the header slots of the checkpoint zone.
+    fn checkpoint(&mut self, ctx: &mut IoCtx) -> Result<(), SimError> {
+        let checkpoint = Checkpoint { map: self.live_map(), next_bucket: self.peek_next(), next_seq: self.seq };
+        let at = self.lbn_of.len() as u64 * HEADER_BYTES;
+        self.disk.io(ctx, self.metadata, Op::Write, at, checkpoint.bytes())?;
+        self.journal.write_checkpoint(checkpoint);
+        self.since_checkpoint = 0;
+        self.last_header = None;
+        self.totals.checkpoints += 1;
+        Ok(())
+    }
+
+    /// The map in memory, sorted by logical bucket.
+    pub fn live_map(&self) -> Vec<(u32, u32)> {
+        let mut map: Vec<(u32, u32)> = self.map.iter().map(|(l, p)| (*l, *p)).collect();
+        map.sort_unstable();
+        map
+    }
+
+    /// The map recovery would rebuild from the media after a crash now.
+    pub fn recovered_map(&self) -> Vec<(u32, u32)> {
+        self.journal.recover()
+    }
+
+    /// Simulates a crash in the middle of the last header write since the last checkpoint
+    /// (its sector is torn); returns the logical bucket whose promotion is thereby lost.
+    pub fn tear_last_header(&mut self) -> Option<u32> {
+        let (pcb, lbn) = self.last_header?;
+        self.journal.tear_header(pcb);
+        Some(lbn)
     }
 
     fn home(&self, address: u64) -> u64 {
@@ -157,7 +233,7 @@ impl UCache {
         t.gc_buckets += members.len() as u64;
         t.gc_bytes_read += read;
         t.gc_bytes_written += 2 * zone_size;
-        Ok(())
+        self.checkpoint(ctx)
     }
 
     fn take_bucket(&mut self, ctx: &mut IoCtx) -> Result<u32, SimError> {
@@ -200,7 +276,7 @@ impl UCache {
             }
             self.disk.io(ctx, self.promote, Op::Write, self.cached_at(pcb), self.bucket)?;
         }
-        Ok(())
+        self.write_header(ctx, pcb, lbn)
     }
 
     /// Reads `part` of logical bucket `lbn` from the cache and/or home, in runs.
@@ -256,6 +332,7 @@ impl System for UCache {
         out.add("gc_buckets", t.gc_buckets);
         out.add("gc_bytes_read", t.gc_bytes_read);
         out.add("gc_bytes_written", t.gc_bytes_written);
+        out.add("checkpoints", t.checkpoints);
     }
 
     fn gauges(&self, out: &mut Vec<(String, f64)>) {
