@@ -46,7 +46,7 @@ pub struct BuildContext<'a> {
 }
 
 /// Every system, in the order `--help` lists them.
-pub const SYSTEMS: &[&SystemDoc] = &[&crate::cmr::DOC, &crate::dmsmr::DOC, &crate::cache::DOC, &crate::ucache::ucache::DOC, &crate::ucache::eregion::DOC];
+pub const SYSTEMS: &[&SystemDoc] = &[&crate::cmr::DOC, &crate::dmsmr::DOC, &crate::cache::DOC, &crate::ucache::ucache::DOC, &crate::ucache::eregion::DOC, &crate::ucache::zonemap::DOC];
 
 /// Other names systems answer to: (alias, system).
 pub const ALIASES: &[(&str, &str)] = &[("pore", "cache")];
@@ -60,6 +60,7 @@ pub fn build(name: &str, b: &mut BuildContext<'_>) -> Result<Box<dyn System>, Si
         "cache" => Box::new(crate::cache::SsdCache::build(b)?),
         "ucache" => Box::new(crate::ucache::ucache::UCache::build(b)?),
         "eregion" => Box::new(crate::ucache::eregion::ERegion::build(b)?),
+        "zonemap" => Box::new(crate::ucache::zonemap::build(b)?),
         _ => {
             return Err(SimError::UnknownSystem {
                 name: name.to_string(),

@@ -83,6 +83,8 @@ pub struct UCache {
     since_checkpoint: u64,
     /// The last header written since the last checkpoint: (cache bucket, logical bucket).
     last_header: Option<(u32, u32)>,
+    /// Collect after a promotion while fewer cache buckets than this are free.
+    reclaim_below: usize,
     totals: Totals,
 }
 
@@ -90,9 +92,17 @@ impl UCache {
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
         let bucket = b.params.size("bucket", 256 << 10)?;
         let by_map = b.params.choice("promote", "copy", &["copy", "map"])? == "map";
+        Self::build_with(b, Some(bucket), by_map, 0.0)
+    }
+
+    /// The shared constructor: `bucket` None means one zone per bucket; `reclaim_below` is the
+    /// fraction of free cache buckets under which garbage collection runs after a promotion
+    /// (0: only when no bucket is free).
+    pub fn build_with(b: &mut BuildContext<'_>, bucket: Option<u64>, by_map: bool, reclaim_below: f64) -> Result<Self, SimError> {
         let checkpoint_every = b.params.positive_u64("checkpoint_every", 1024)?;
         let cache_text = b.params.string("cache", "all");
         let disk = HmSmrDisk::build(b, b.footprint.max_end)?;
+        let bucket = bucket.unwrap_or(disk.zone_size());
         if !bucket.is_power_of_two() || bucket < BLOCK_4K || disk.zone_size() % bucket != 0 {
             return Err(ParamError::new("bucket", format!("{bucket} bytes is not a power of two from 4 KiB that divides the zone size ({} bytes)", disk.zone_size())).into());
         }
@@ -137,6 +147,7 @@ impl UCache {
             checkpoint_every,
             since_checkpoint: 0,
             last_header: None,
+            reclaim_below: (reclaim_below * buckets as f64).ceil() as usize,
             totals: Totals::default(),
         })
     }
@@ -276,7 +287,15 @@ impl UCache {
             }
             self.disk.io(ctx, self.promote, Op::Write, self.cached_at(pcb), self.bucket)?;
         }
-        self.write_header(ctx, pcb, lbn)
+        self.write_header(ctx, pcb, lbn)?;
+        while self.free_buckets() < self.reclaim_below && self.recency.back().is_some() {
+            self.collect(ctx)?;
+        }
+        Ok(())
+    }
+
+    fn free_buckets(&self) -> usize {
+        self.lbn_of.len() - self.unused as usize + self.free.len()
     }
 
     /// Reads `part` of logical bucket `lbn` from the cache and/or home, in runs.
