@@ -64,3 +64,17 @@ def test_write_hit_ratio_falls_as_buckets_outgrow_the_cache(cli, tmp_path):
     ucache, _ = sweep(cli, tmp_path, "192MiB", ["256KiB", "4MiB"])
     ratio = {b: r["derived"]["bucket_write_hit_ratio"] for b, r in ucache.items()}
     assert ratio["256KiB"] > ratio["4MiB"], ratio
+
+
+def test_locality_measures(cli):
+    local_trace(cli)
+    cli("trace", "synth", "--requests", "60000", "-p", "seq=0", "-p", "hot_fraction=0", "-p", "write_ratio=0.9",
+        "-p", "sizes=4k:1", "-p", "written_range=200MiB", "-p", "accessed_range=200MiB", "--out", "scatter.smrbin", check=True)
+    local = json.loads(cli("trace", "locality", "local.smrbin", "--json", check=True).stdout)
+    scatter = json.loads(cli("trace", "locality", "scatter.smrbin", "--json", check=True).stdout)
+    footprints = [f for _, f in local["footprint"]]
+    assert footprints == sorted(footprints), "footprint grows with bucket size"
+    assert local["near_previous"] > 2 * scatter["near_previous"]
+    cdf = dict(local["stack_distance_cdf"])
+    assert cdf[0] > dict(scatter["stack_distance_cdf"])[0], "sequential runs rewrite the same 4 MiB region"
+    assert local["stack_distance_cdf"][-1][1] == 1.0

@@ -37,6 +37,19 @@ fn trace_write(py: Python<'_>, pipeline_json: &str, out: std::path::PathBuf, out
     py.allow_threads(|| write_all(&out, out_format.as_deref(), pipeline.requests()?)).map_err(errors::trace)
 }
 
+/// Write locality of the pipeline's output (uCache paper §II) for the given bucket sizes, as JSON.
+#[pyfunction]
+fn trace_locality(py: Python<'_>, pipeline_json: &str, bucket_sizes: Vec<u64>) -> PyResult<String> {
+    let pipeline = parse(pipeline_json)?;
+    if bucket_sizes.contains(&0) {
+        return Err(errors::ParameterError::new_err("bucket sizes must be positive"));
+    }
+    let locality = py
+        .allow_threads(|| smr_core::trace::locality::Locality::compute(pipeline.requests()?, &bucket_sizes))
+        .map_err(errors::trace)?;
+    serde_json::to_string(&locality).map_err(|e| errors::SimulationError::new_err(e.to_string()))
+}
+
 /// The names of the trace formats, and whether smrlab writes each.
 #[pyfunction]
 fn trace_formats() -> Vec<(String, bool)> {
@@ -52,6 +65,7 @@ fn synth_presets() -> Vec<(String, u64, f64, f64, f64)> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace_write, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_locality, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
     m.add_function(wrap_pyfunction!(synth_presets, m)?)
 }

@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "smrlab.cli.trace",
     "smrlab.cli.synth",
     "smrlab.cli.estimate",
+    "smrlab.cli.locality",
     "smrlab.cli.demo",
 ]
 

@@ -11,6 +11,7 @@ mod csv;
 mod error;
 mod footprint;
 mod lines;
+pub mod locality;
 mod msr;
 pub mod pipeline;
 mod records;
