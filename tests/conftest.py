@@ -49,3 +49,12 @@ def small_msr_trace(tmp_path) -> Path:
     path = tmp_path / "small.csv"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def assert_parameter_errors(cli, system, trace, cases):
+    """Each (option, parameter name) in `cases` makes `smrlab sim` fail with exit code 2 and one
+    clear line naming the parameter."""
+    for option, name in cases:
+        proc = cli("sim", "--system", system, "--trace", trace, option)
+        assert proc.returncode == 2, (option, proc.stderr)
+        assert name in proc.stderr and "Traceback" not in proc.stderr, (option, proc.stderr)

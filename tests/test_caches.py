@@ -8,7 +8,7 @@ import json
 import libcachesim
 import pytest
 
-from conftest import DATA
+from conftest import DATA, assert_parameter_errors
 
 
 def block_stream(cli, source, tmp_path, name):
@@ -70,9 +70,5 @@ def test_cache_sweep_over_zone_sizes(cli):
 
 
 def test_bad_cache_parameters(cli):
-    trace = DATA / "wdev.csv.gz"
-    for bad, name in (("--cache=0", "cache"), ("--cache=100GB", "cache"), ("--zone=0", "zone"), ("--period=0", "period"),
-                      ("--policy=arc", "policy"), ("--scheme=zz", "scheme")):
-        proc = cli("sim", "--system", "pore", "--trace", trace, bad)
-        assert proc.returncode == 2, (bad, proc.stderr)
-        assert name in proc.stderr and "Traceback" not in proc.stderr
+    assert_parameter_errors(cli, "pore", DATA / "wdev.csv.gz", (("--cache=0", "cache"), ("--cache=100GB", "cache"), ("--zone=0", "zone"), ("--period=0", "period"),
+                      ("--policy=arc", "policy"), ("--scheme=zz", "scheme")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import DATA
+from conftest import DATA, assert_parameter_errors
 
 
 def test_dmsmr_amplifies_and_is_slower_than_cmr(cli, tmp_path):
@@ -57,12 +57,8 @@ def test_idle_cleaning_in_open_loop(cli, tmp_path):
 
 
 def test_bad_dmsmr_parameters(cli):
-    trace = DATA / "wdev.csv.gz"
-    for bad, name in (("--buffer=0", "buffer"), ("--band-min=40MB", "band_min"), ("--buffer-on=tape", "buffer_on"),
-                      ("--buffer=6TB", "disk")):
-        proc = cli("sim", "--system", "dmsmr", "--trace", trace, bad)
-        assert proc.returncode == 2, (bad, proc.stderr)
-        assert name in proc.stderr and "Traceback" not in proc.stderr
+    assert_parameter_errors(cli, "dmsmr", DATA / "wdev.csv.gz", (("--buffer=0", "buffer"), ("--band-min=40MB", "band_min"), ("--buffer-on=tape", "buffer_on"),
+                      ("--buffer=6TB", "disk")))
 
 
 def test_demo_prints_the_comparison(cli, tmp_path):

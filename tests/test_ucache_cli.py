@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import DATA
+from conftest import DATA, assert_parameter_errors
 
 SMALL_DRIVE = ["-p", "zone_size=64MiB"]
 
@@ -31,12 +31,8 @@ def test_scattered_writes_collect_more_with_larger_buckets(cli, tmp_path):
 
 
 def test_bad_ucache_parameters(cli):
-    trace = DATA / "wdev.csv.gz"
-    for bad, name in (("--bucket=96KiB", "bucket"), ("--bucket=512MiB", "bucket"), ("--cache=1TiB", "cache"),
-                      ("--conventional=100MiB", "conventional")):
-        proc = cli("sim", "--system", "ucache", "--trace", trace, bad)
-        assert proc.returncode == 2, (bad, proc.stderr)
-        assert name in proc.stderr and "Traceback" not in proc.stderr
+    assert_parameter_errors(cli, "ucache", DATA / "wdev.csv.gz", (("--bucket=96KiB", "bucket"), ("--bucket=512MiB", "bucket"), ("--cache=1TiB", "cache"),
+                      ("--conventional=100MiB", "conventional")))
 
 
 def local_trace(cli):

@@ -15,7 +15,15 @@ use smr_core::{Op, ParamError};
 
 use crate::error::SimError;
 use crate::ioctx::{ChannelId, DeviceId, IoCtx};
-use crate::registry::BuildContext;
+use crate::registry::{BuildContext, ParamDoc};
+
+/// The drive parameters every translation layer on this disk accepts.
+pub const ZONE_SIZE: ParamDoc = ParamDoc { key: "zone_size", default: "256MiB", help: "zone size of the host-managed drive, bytes" };
+pub const CONVENTIONAL: ParamDoc = ParamDoc {
+    key: "conventional",
+    default: "16GiB",
+    help: "bytes of conventional (rewritable) zones at the start of the drive: the checkpoint zone, then the on-media cache",
+};
 
 pub struct HmSmrDisk {
     table: ZoneTable,

@@ -24,8 +24,8 @@ use crate::system::System;
 
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc::DISK,
-    ParamDoc { key: "zone_size", default: "256MiB", help: "zone size of the host-managed drive, bytes" },
-    ParamDoc { key: "conventional", default: "16GiB", help: "bytes of conventional zones at the start of the drive (checkpoint zone + the E-region log)" },
+    super::device::ZONE_SIZE,
+    super::device::CONVENTIONAL,
 ];
 
 pub const DOC: SystemDoc = SystemDoc {
@@ -206,22 +206,13 @@ impl System for ERegion {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{ok_requests, Engine, EngineConfig};
     use proptest::prelude::*;
-    use smr_core::trace::Footprint;
-    use smr_core::Params;
 
     const KIB: u64 = 1024;
     const MIB: u64 = 1 << 20;
 
-    /// 1 MiB zones; 3 MiB conventional = checkpoint zone + a 2 MiB log.
     fn run(reqs: &[Request]) -> Result<Counters, SimError> {
-        let mut p = Params::parse(&["zone_size=1MiB", "conventional=3MiB", "disk=desktop7200"]).unwrap();
-        let mut ctx = IoCtx::new();
-        let fp = Footprint { written_bytes: 64 * MIB, accessed_bytes: 64 * MIB, max_end: 64 * MIB };
-        let mut e = ERegion::build(&mut BuildContext { params: &mut p, footprint: fp, seed: 0, ctx: &mut ctx })?;
-        p.finish()?;
-        Ok(Engine::new(EngineConfig::default()).run(&mut e, &mut ctx, ok_requests(reqs))?.counters)
+        super::super::replay_small("eregion", &[], reqs)
     }
 
     fn w(offset: u64, len: u64) -> Request {

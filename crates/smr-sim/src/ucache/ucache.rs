@@ -28,14 +28,18 @@ use crate::ioctx::{ChannelId, IoCtx};
 use crate::registry::{BuildContext, ParamDoc, SystemDoc};
 use crate::system::System;
 
+/// Parameters uCache shares with `zonemap`, which is uCache with zone-sized buckets.
+pub const CHECKPOINT_EVERY: ParamDoc = ParamDoc { key: "checkpoint_every", default: "1024", help: "promotions between checkpoints of the map (a checkpoint also follows every GC cycle)" };
+pub const CACHE: ParamDoc = ParamDoc { key: "cache", default: "all", help: "on-media cache size, bytes (at most the conventional zones minus the checkpoint zone)" };
+
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc::DISK,
     ParamDoc { key: "bucket", default: "256KiB", help: "bucket size, bytes: a power of two from 4 KiB that divides zone_size (the paper uses 128 KiB - 4 MiB)" },
     ParamDoc { key: "promote", default: "copy", help: "promotion of a bucket on its first write: copy (read it from home, write it whole) or map (write only the new data)" },
-    ParamDoc { key: "cache", default: "all", help: "on-media cache size, bytes (at most the conventional zones minus the checkpoint zone)" },
-    ParamDoc { key: "checkpoint_every", default: "1024", help: "promotions between checkpoints of the map (a checkpoint also follows every GC cycle)" },
-    ParamDoc { key: "zone_size", default: "256MiB", help: "zone size of the host-managed drive, bytes" },
-    ParamDoc { key: "conventional", default: "16GiB", help: "bytes of conventional (rewritable) zones at the start of the drive" },
+    CACHE,
+    CHECKPOINT_EVERY,
+    super::device::ZONE_SIZE,
+    super::device::CONVENTIONAL,
 ];
 
 pub const DOC: SystemDoc = SystemDoc {

@@ -13,10 +13,10 @@ use crate::registry::{BuildContext, ParamDoc, SystemDoc};
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc::DISK,
     ParamDoc { key: "reclaim_below", default: "0.25", help: "reclaim while free buffer zones are fewer than this fraction of them" },
-    ParamDoc { key: "checkpoint_every", default: "1024", help: "promotions between checkpoints of the zone map" },
-    ParamDoc { key: "cache", default: "all", help: "bytes of buffer zones (at most the conventional zones minus the checkpoint zone)" },
-    ParamDoc { key: "zone_size", default: "256MiB", help: "zone size of the host-managed drive, bytes" },
-    ParamDoc { key: "conventional", default: "16GiB", help: "bytes of conventional zones at the start of the drive" },
+    super::ucache::CHECKPOINT_EVERY,
+    super::ucache::CACHE,
+    super::device::ZONE_SIZE,
+    super::device::CONVENTIONAL,
 ];
 
 pub const DOC: SystemDoc = SystemDoc {
@@ -35,26 +35,18 @@ pub fn build(b: &mut BuildContext<'_>) -> Result<UCache, SimError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::{ok_requests, Engine, EngineConfig};
-    use crate::ioctx::IoCtx;
-    use crate::registry::{build, BuildContext};
-    use smr_core::trace::Footprint;
-    use smr_core::{Op, Params, Request};
+    use smr_core::{Op, Request};
 
     #[test]
     fn zone_buckets_promoted_by_map_reclaimed_at_the_watermark() {
         // 1 MiB zones, four buffer zones; a quarter of them must stay free.
-        let mut p = Params::parse(&["zone_size=1MiB", "conventional=5MiB", "disk=desktop7200"]).unwrap();
-        let mut ctx = IoCtx::new();
-        let fp = Footprint { written_bytes: 64 << 20, accessed_bytes: 64 << 20, max_end: 64 << 20 };
-        let mut z = build("zonemap", &mut BuildContext { params: &mut p, footprint: fp, seed: 0, ctx: &mut ctx }).unwrap();
         let reqs: Vec<Request> = (0..5u64).map(|zone| Request::new(0, Op::Write, (zone << 20) + 8192, 4096)).collect();
-        let c = Engine::new(EngineConfig::default()).run(z.as_mut(), &mut ctx, ok_requests(&reqs)).unwrap().counters;
+        let c = super::super::replay_small("zonemap", &["conventional=5MiB"], &reqs).unwrap();
         assert_eq!(c.get("promotions"), 5);
         assert_eq!(c.get("promotion_bytes_read"), 0, "promotion by map reads nothing");
         // The fourth promotion leaves no buffer free: reclaim; so does the fifth.
         assert_eq!((c.get("gc_cycles"), c.get("gc_buckets")), (2, 2));
-        let mut p = Params::parse(&["bucket=256KiB"]).unwrap();
-        assert!(build("zonemap", &mut BuildContext { params: &mut p, footprint: fp, seed: 0, ctx: &mut IoCtx::new() }).is_err(), "zonemap's bucket is the zone");
+        let err = super::super::replay_small("zonemap", &["bucket=256KiB"], &[]).unwrap_err();
+        assert!(err.to_string().contains("bucket"), "zonemap's bucket is the zone: {err}");
     }
 }

@@ -6,23 +6,14 @@ use smr_core::trace::Footprint;
 use smr_core::{Op, Params, Request};
 
 use super::UCache;
-use crate::engine::{ok_requests, Engine, EngineConfig};
 use crate::ioctx::IoCtx;
 use crate::registry::BuildContext;
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1 << 20;
 
-/// 1 MiB zones; 3 MiB conventional = checkpoint zone + 2 MiB of cache = 8 buckets of 256 KiB.
 fn run(extra: &[&str], reqs: &[Request]) -> Result<Counters, crate::SimError> {
-    let mut params: Vec<&str> = vec!["zone_size=1MiB", "conventional=3MiB", "disk=desktop7200"];
-    params.extend_from_slice(extra);
-    let mut p = Params::parse(&params).unwrap();
-    let mut ctx = IoCtx::new();
-    let fp = Footprint { written_bytes: 64 * MIB, accessed_bytes: 64 * MIB, max_end: 64 * MIB };
-    let mut u = UCache::build(&mut BuildContext { params: &mut p, footprint: fp, seed: 0, ctx: &mut ctx })?;
-    p.finish()?;
-    Ok(Engine::new(EngineConfig::default()).run(&mut u, &mut ctx, ok_requests(reqs))?.counters)
+    super::super::replay_small("ucache", extra, reqs)
 }
 
 fn w(offset: u64, len: u64) -> Request {
