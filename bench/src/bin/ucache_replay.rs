@@ -1,7 +1,7 @@
 //! uCache closed-loop replay throughput on a write-heavy, spatially local synthetic trace held in
 //! memory, beside the E-region baseline; and the memory of uCache's map per cached bucket (a
-//! cache of 524,288 buckets of 128 KiB filled by distinct writes, measured first, in a fresh process). Targets (issue 4): ≥ 3 M
-//! requests/s, ≤ 32 bytes of map per cached bucket.
+//! cache of 524,288 buckets of 128 KiB filled by distinct writes, measured first, while the
+//! process is fresh). Targets (issue 4): ≥ 3 M requests/s, ≤ 32 bytes of map per cached bucket.
 
 use smr_core::trace::synth::{Synth, SynthConfig};
 use smr_core::trace::{Footprint, TraceStats};
