@@ -1,6 +1,6 @@
 //! uCache closed-loop replay throughput on a write-heavy, spatially local synthetic trace held in
 //! memory, beside the E-region baseline; and the memory of uCache's map per cached bucket (a
-//! cache of 524,288 buckets of 128 KiB filled by distinct writes, measured first, while the
+//! cache of 409,600 buckets of 128 KiB filled by distinct writes, measured first, while the
 //! process is fresh). Targets (issue 4): ≥ 3 M requests/s, ≤ 32 bytes of map per cached bucket.
 
 use smr_core::trace::synth::{Synth, SynthConfig};
@@ -12,10 +12,10 @@ use smr_sim::{Engine, EngineConfig, IoCtx};
 use smrlab_bench::{best_of, proc_status_kib, report};
 
 fn main() {
-    let buckets = 524_288u64;
+    let buckets = 409_600u64;
     let footprint = Footprint { written_bytes: 2 * buckets << 17, accessed_bytes: 2 * buckets << 17, max_end: 2 * buckets << 17 };
     let mut ctx = IoCtx::new();
-    let mut p = Params::parse(&["bucket=128KiB", "promote=copy", "conventional=68GiB"]).expect("params");
+    let mut p = Params::parse(&["bucket=128KiB", "promote=copy", "conventional=51GiB"]).expect("params");
     let mut sys = build("ucache", &mut BuildContext { params: &mut p, footprint, seed: 0, ctx: &mut ctx }).expect("build");
     let before = proc_status_kib("VmRSS");
     let start = std::time::Instant::now();

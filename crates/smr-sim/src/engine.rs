@@ -185,6 +185,8 @@ impl<'p> Engine<'p> {
         let mut seen = 0u64;
         let mut idle_work_ns = 0u64;
         let mut cancelled = false;
+        // Counts down to the next progress call (no division per request).
+        let mut until_progress = self.config.progress_every;
 
         for item in requests {
             let req = item?;
@@ -240,7 +242,9 @@ impl<'p> Engine<'p> {
                     p.response_ns_sum += response;
                 }
             }
-            if self.config.progress_every > 0 && seen % self.config.progress_every == 0 {
+            until_progress = until_progress.wrapping_sub(1);
+            if until_progress == 0 {
+                until_progress = self.config.progress_every;
                 if let Some(cb) = self.progress.as_mut() {
                     if !cb(Progress { requests: seen, sim_time_ns: ctx.now() }) {
                         cancelled = true;

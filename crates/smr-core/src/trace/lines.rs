@@ -53,8 +53,9 @@ impl<P: LineParser> Iterator for LineRecords<P> {
                     return Some(Err(TraceError::malformed(&self.path, self.line_no, message)));
                 }
             }
-            let line = self.buf.trim_end_matches(['\n', '\r']);
-            if line.trim().is_empty() {
+            let line = self.buf.strip_suffix('\n').unwrap_or(&self.buf);
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if line.bytes().all(|b| b.is_ascii_whitespace()) {
                 continue;
             }
             match self.parser.parse(line) {

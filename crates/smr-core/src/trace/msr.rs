@@ -15,20 +15,28 @@ pub struct MsrParser {
     clock: RelativeClock,
 }
 
-/// The next comma-separated field, or an error naming the missing one.
-fn next_field<'a>(fields: &mut std::str::Split<'a, char>, name: &str) -> Result<&'a str, String> {
+/// The next comma-separated field (as bytes), or an error naming the missing one.
+fn next_field<'a>(fields: &mut impl Iterator<Item = &'a [u8]>, name: &str) -> Result<&'a [u8], String> {
     fields.next().ok_or_else(|| {
         format!("missing field {name}: expected 7 comma-separated fields (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime)")
     })
 }
 
-/// Parses decimal digits without allocation (the hot path of reading MSR traces).
-fn number(text: &str, name: &str) -> Result<u64, String> {
-    let t = text.trim();
-    if t.is_empty() || t.len() > 19 || !t.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("{name} '{t}' is not a non-negative whole number"));
+/// Parses decimal digits in one pass without allocation (the hot path of reading MSR traces);
+/// surrounding blanks are allowed.
+fn number(field: &[u8], name: &str) -> Result<u64, String> {
+    let digits = field.trim_ascii();
+    let bad = || format!("{name} '{}' is not a non-negative whole number", String::from_utf8_lossy(digits));
+    if digits.is_empty() {
+        return Err(bad());
     }
-    Ok(t.bytes().fold(0u64, |n, b| n * 10 + (b - b'0') as u64))
+    digits.iter().try_fold(0u64, |n, &b| {
+        if b.is_ascii_digit() {
+            n.checked_mul(10).and_then(|n| n.checked_add((b - b'0') as u64)).ok_or_else(bad)
+        } else {
+            Err(bad())
+        }
+    })
 }
 
 impl LineParser for MsrParser {
@@ -36,14 +44,17 @@ impl LineParser for MsrParser {
         if line.starts_with("Timestamp") {
             return Ok(None);
         }
-        let mut fields = line.split(',');
+        let mut fields = line.as_bytes().split(|&b| b == b',');
         let ticks = number(next_field(&mut fields, "Timestamp")?, "Timestamp")?;
         next_field(&mut fields, "Hostname")?;
         next_field(&mut fields, "DiskNumber")?;
-        let op = match next_field(&mut fields, "Type")?.trim() {
-            t if t.eq_ignore_ascii_case("write") => Op::Write,
-            t if t.eq_ignore_ascii_case("read") => Op::Read,
-            other => return Err(format!("Type '{other}' is neither Read nor Write")),
+        let kind = next_field(&mut fields, "Type")?.trim_ascii();
+        let op = if kind.eq_ignore_ascii_case(b"write") {
+            Op::Write
+        } else if kind.eq_ignore_ascii_case(b"read") {
+            Op::Read
+        } else {
+            return Err(format!("Type '{}' is neither Read nor Write", String::from_utf8_lossy(kind)));
         };
         let offset = number(next_field(&mut fields, "Offset")?, "Offset")?;
         let len = number(next_field(&mut fields, "Size")?, "Size")?;
