@@ -54,9 +54,10 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// Bytes it takes on the media: 8 per entry plus a 16-byte trailer, in whole sectors.
-    pub fn bytes(&self) -> u64 {
-        (self.map.len() as u64 * 8 + 16).div_ceil(HEADER_BYTES) * HEADER_BYTES
+    /// Bytes a checkpoint of `entries` map entries takes on the media: 8 per entry plus a
+    /// 16-byte trailer, in whole sectors.
+    pub fn bytes_for(entries: usize) -> u64 {
+        (entries as u64 * 8 + 16).div_ceil(HEADER_BYTES) * HEADER_BYTES
     }
 }
 

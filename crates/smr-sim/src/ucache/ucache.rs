@@ -30,6 +30,11 @@ use crate::system::System;
 
 /// Parameters uCache shares with `zonemap`, which is uCache with zone-sized buckets.
 pub const CHECKPOINT_EVERY: ParamDoc = ParamDoc { key: "checkpoint_every", default: "1024", help: "promotions between checkpoints of the map (a checkpoint also follows every GC cycle)" };
+pub const RECORD_JOURNAL: ParamDoc = ParamDoc {
+    key: "record_journal",
+    default: "false",
+    help: "also keep in memory what the headers and checkpoints put on the media, so recovery can be checked (costs memory and time)",
+};
 pub const CACHE: ParamDoc = ParamDoc { key: "cache", default: "all", help: "on-media cache size, bytes (at most the conventional zones minus the checkpoint zone)" };
 
 pub const PARAMS: &[ParamDoc] = &[
@@ -38,6 +43,7 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc { key: "promote", default: "copy", help: "promotion of a bucket on its first write: copy (read it from home, write it whole) or map (write only the new data)" },
     CACHE,
     CHECKPOINT_EVERY,
+    RECORD_JOURNAL,
     super::device::ZONE_SIZE,
     super::device::CONVENTIONAL,
 ];
@@ -81,7 +87,9 @@ pub struct UCache {
     promote: ChannelId,
     gc: ChannelId,
     metadata: ChannelId,
-    journal: Journal,
+    /// The media's headers and checkpoint, kept only when asked (`record_journal`): timing does
+    /// not need them, recovery checks do.
+    journal: Option<Journal>,
     seq: u64,
     checkpoint_every: u64,
     since_checkpoint: u64,
@@ -104,6 +112,7 @@ impl UCache {
     /// (0: only when no bucket is free).
     pub fn build_with(b: &mut BuildContext<'_>, bucket: Option<u64>, by_map: bool, reclaim_below: f64) -> Result<Self, SimError> {
         let checkpoint_every = b.params.positive_u64("checkpoint_every", 1024)?;
+        let record_journal = b.params.bool("record_journal", false)?;
         let cache_text = b.params.string("cache", "all");
         let disk = HmSmrDisk::build(b, b.footprint.max_end)?;
         let bucket = bucket.unwrap_or(disk.zone_size());
@@ -123,7 +132,7 @@ impl UCache {
             return Err(ParamError::new("bucket", format!("{bucket}-byte buckets are too many for this drive's {} bytes (at most 2^32 buckets)", disk.data_capacity())).into());
         }
         let buckets = (cache / bucket) as usize;
-        let metadata_bytes = buckets as u64 * HEADER_BYTES + Checkpoint { map: vec![(0, 0); buckets], ..Default::default() }.bytes();
+        let metadata_bytes = buckets as u64 * HEADER_BYTES + Checkpoint::bytes_for(buckets);
         if metadata_bytes > disk.zone_size() {
             return Err(ParamError::new("bucket", format!("{buckets} cache buckets need {metadata_bytes} bytes of headers and checkpoint, more than the checkpoint zone's {} bytes: use larger buckets or zones", disk.zone_size())).into());
         }
@@ -146,7 +155,7 @@ impl UCache {
             promote,
             gc,
             metadata,
-            journal: Journal::new(buckets, 0),
+            journal: record_journal.then(|| Journal::new(buckets, 0)),
             seq: 0,
             checkpoint_every,
             since_checkpoint: 0,
@@ -167,7 +176,10 @@ impl UCache {
 
     /// Writes the header of a promoted bucket to its slot in the checkpoint zone.
     fn write_header(&mut self, ctx: &mut IoCtx, pcb: u32, lbn: u32) -> Result<(), SimError> {
-        self.journal.write_header(pcb, Header::new(lbn, self.seq, self.peek_next()));
+        let header = Header::new(lbn, self.seq, self.peek_next());
+        if let Some(journal) = self.journal.as_mut() {
+            journal.write_header(pcb, header);
+        }
         self.disk.io(ctx, self.metadata, Op::Write, pcb as u64 * HEADER_BYTES, HEADER_BYTES)?;
         self.seq += 1;
         self.last_header = Some((pcb, lbn));
@@ -180,10 +192,12 @@ impl UCache {
 
     /// Writes the whole map after the header slots of the checkpoint zone.
     fn checkpoint(&mut self, ctx: &mut IoCtx) -> Result<(), SimError> {
-        let checkpoint = Checkpoint { map: self.live_map(), next_bucket: self.peek_next(), next_seq: self.seq };
         let at = self.lbn_of.len() as u64 * HEADER_BYTES;
-        self.disk.io(ctx, self.metadata, Op::Write, at, checkpoint.bytes())?;
-        self.journal.write_checkpoint(checkpoint);
+        self.disk.io(ctx, self.metadata, Op::Write, at, Checkpoint::bytes_for(self.map.len()))?;
+        if self.journal.is_some() {
+            let checkpoint = Checkpoint { map: self.live_map(), next_bucket: self.peek_next(), next_seq: self.seq };
+            self.journal.as_mut().expect("checked").write_checkpoint(checkpoint);
+        }
         self.since_checkpoint = 0;
         self.last_header = None;
         self.totals.checkpoints += 1;
@@ -197,16 +211,16 @@ impl UCache {
         map
     }
 
-    /// The map recovery would rebuild from the media after a crash now.
-    pub fn recovered_map(&self) -> Vec<(u32, u32)> {
-        self.journal.recover()
+    /// The map recovery would rebuild from the media after a crash now (with `record_journal`).
+    pub fn recovered_map(&self) -> Option<Vec<(u32, u32)>> {
+        self.journal.as_ref().map(Journal::recover)
     }
 
     /// Simulates a crash in the middle of the last header write since the last checkpoint
     /// (its sector is torn); returns the logical bucket whose promotion is thereby lost.
     pub fn tear_last_header(&mut self) -> Option<u32> {
         let (pcb, lbn) = self.last_header?;
-        self.journal.tear_header(pcb);
+        self.journal.as_mut()?.tear_header(pcb);
         Some(lbn)
     }
 
