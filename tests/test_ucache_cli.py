@@ -74,3 +74,12 @@ def test_locality_measures(cli):
     cdf = dict(local["stack_distance_cdf"])
     assert cdf[0] > dict(scatter["stack_distance_cdf"])[0], "sequential runs rewrite the same 4 MiB region"
     assert local["stack_distance_cdf"][-1][1] == 1.0
+
+
+def test_sweep_reports_amplification_and_promotion_latency(cli, tmp_path):
+    local_trace(cli)
+    ucache, eregion = sweep(cli, tmp_path, "192MiB", ["256KiB"])
+    derived = ucache["256KiB"]["derived"]
+    assert derived["io_amplification_bytes"] > 1 and derived["io_amplification_ops"] > 1
+    assert derived["mean_promotion_ms"] > 0
+    assert eregion["derived"]["io_amplification_bytes"] > 1

@@ -37,4 +37,21 @@ def derive(report: dict) -> dict:
     for name, numerator, denominator, _meaning in RATIOS:
         if numerator in counters and counters.get(denominator, 0) > 0:
             derived[name] = counters[numerator] / counters[denominator]
+    derived.update(io_amplification(report))
+    promote = next((c for c in report.get("channels", []) if c["channel"] == "promote"), None)
+    if promote and counters.get("promotions", 0) > 0:
+        # uCache Fig. 10: media time spent promoting, per promotion (copy mode: read + write).
+        derived["mean_promotion_ms"] = (promote["read_ns"] + promote["write_ns"]) / counters["promotions"] / 1e6
     return derived
+
+
+def io_amplification(report: dict) -> dict:
+    """Media operations and bytes per host operation and byte (uCache Fig. 9), over all channels."""
+    channels = report.get("channels", [])
+    host_ops = sum(report[op]["requests"] for op in ("read", "write"))
+    host_bytes = sum(report[op]["bytes"] for op in ("read", "write"))
+    media_ops = sum(c["reads"] + c["writes"] for c in channels)
+    media_bytes = sum(c["bytes_read"] + c["bytes_written"] for c in channels)
+    if host_ops == 0 or host_bytes == 0:
+        return {}
+    return {"io_amplification_ops": media_ops / host_ops, "io_amplification_bytes": media_bytes / host_bytes}
