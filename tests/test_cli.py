@@ -69,3 +69,22 @@ def test_open_loop_reports_waiting(cli, small_msr_trace, tmp_path):
         "--out", "open.json", check=True)
     report = json.loads((tmp_path / "open.json").read_text())["report"]
     assert report["write"]["response"]["mean_ns"] > report["write"]["service"]["mean_ns"]
+
+
+def test_every_command_has_help():
+    """argparse formats help lazily: a stray % in a help text only fails when asked for."""
+    from smrlab.cli import build_parser
+
+    def walk(parser, path):
+        yield path, parser
+        for action in parser._actions:
+            if getattr(action, "choices", None) and hasattr(action, "_name_parser_map"):
+                for name, sub in action._name_parser_map.items():
+                    yield from walk(sub, path + [name])
+
+    seen = 0
+    for path, parser in walk(build_parser(), []):
+        text = parser.format_help()
+        assert "usage:" in text, path
+        seen += 1
+    assert seen >= 13
