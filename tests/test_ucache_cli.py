@@ -83,3 +83,18 @@ def test_sweep_reports_amplification_and_promotion_latency(cli, tmp_path):
     assert derived["io_amplification_bytes"] > 1 and derived["io_amplification_ops"] > 1
     assert derived["mean_promotion_ms"] > 0
     assert eregion["derived"]["io_amplification_bytes"] > 1
+
+
+def test_promotion_by_map_reads_less_and_seeks_differently(cli, tmp_path):
+    local_trace(cli)
+    results = {}
+    for promote in ("copy", "map"):
+        out = tmp_path / f"{promote}.json"
+        cli("sim", "--system", "ucache", "--trace", "local.smrbin", "--zone-size", "64MiB", "--conventional", "512MiB",
+            "--promote", promote, "--out", out, check=True)
+        results[promote] = json.loads(out.read_text())
+    copy, by_map = results["copy"], results["map"]
+    assert copy["report"]["counters"]["promotion_bytes_read"] > 0 == by_map["report"]["counters"]["promotion_bytes_read"]
+    assert copy["derived"]["io_amplification_bytes"] > by_map["derived"]["io_amplification_bytes"]
+    assert "mean_promotion_ms" in copy["derived"] and "mean_promotion_ms" not in by_map["derived"]
+    assert copy["derived"]["seeks"] != by_map["derived"]["seeks"]

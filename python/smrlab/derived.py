@@ -39,8 +39,9 @@ def derive(report: dict) -> dict:
             derived[name] = counters[numerator] / counters[denominator]
     derived.update(io_amplification(report))
     promote = next((c for c in report.get("channels", []) if c["channel"] == "promote"), None)
-    if promote and counters.get("promotions", 0) > 0:
-        # uCache Fig. 10: media time spent promoting, per promotion (copy mode: read + write).
+    if promote and counters.get("promotions", 0) > 0 and promote["read_ns"] + promote["write_ns"] > 0:
+        # uCache Fig. 10: media time spent promoting, per promotion (by copy: read + write; by map
+        # the promotion is the host write itself and has no time of its own).
         derived["mean_promotion_ms"] = (promote["read_ns"] + promote["write_ns"]) / counters["promotions"] / 1e6
     return derived
 
@@ -54,4 +55,8 @@ def io_amplification(report: dict) -> dict:
     media_bytes = sum(c["bytes_read"] + c["bytes_written"] for c in channels)
     if host_ops == 0 or host_bytes == 0:
         return {}
-    return {"io_amplification_ops": media_ops / host_ops, "io_amplification_bytes": media_bytes / host_bytes}
+    return {
+        "io_amplification_ops": media_ops / host_ops,
+        "io_amplification_bytes": media_bytes / host_bytes,
+        "seeks": sum(c["seeks"] for c in channels),
+    }

@@ -30,6 +30,8 @@ pub struct ChannelStats {
     pub bytes_written: u64,
     pub read_ns: u64,
     pub write_ns: u64,
+    /// I/Os that did not start where the device's previous I/O ended (the head had to move).
+    pub seeks: u64,
 }
 
 impl ChannelStats {
@@ -42,6 +44,7 @@ impl ChannelStats {
             bytes_written: self.bytes_written - earlier.bytes_written,
             read_ns: self.read_ns - earlier.read_ns,
             write_ns: self.write_ns - earlier.write_ns,
+            seeks: self.seeks - earlier.seeks,
         }
     }
 
@@ -62,6 +65,8 @@ pub struct ChannelReport {
 struct Device {
     name: String,
     medium: Box<dyn Medium>,
+    /// Where the previous I/O on this device ended.
+    last_end: u64,
 }
 
 struct Channel {
@@ -91,7 +96,7 @@ impl IoCtx {
 
     /// Registers a medium under `name` (used in reports and as the file name in a recorded iolog).
     pub fn add_device(&mut self, name: &str, medium: Box<dyn Medium>) -> DeviceId {
-        self.devices.push(Device { name: name.to_string(), medium });
+        self.devices.push(Device { name: name.to_string(), medium, last_end: 0 });
         DeviceId((self.devices.len() - 1) as u16)
     }
 
@@ -144,6 +149,10 @@ impl IoCtx {
         let device = &mut self.devices[ch.device.0 as usize];
         let service = device.medium.access(start_ns, op, offset, len);
         let s = &mut ch.stats;
+        if offset != device.last_end {
+            s.seeks += 1;
+        }
+        device.last_end = offset + len;
         match op {
             Op::Read => {
                 s.reads += 1;
@@ -205,7 +214,11 @@ mod tests {
         assert_eq!(reports[0].stats.write_ns, t);
         assert_eq!(reports[1].stats.reads, 1);
         assert_eq!(reports[1].device, "ssd");
+        assert_eq!((reports[0].stats.seeks, reports[1].stats.seeks), (0, 1), "the device starts at 0; the read at 0 follows a write that ended at 4096");
         ctx.advance_to(5);
         assert_eq!(ctx.now(), t, "the clock never goes back");
+        ctx.io(a, Op::Read, 4096, 4096);
+        ctx.io(a, Op::Read, 1 << 20, 4096);
+        assert_eq!(ctx.channel_reports()[0].stats.seeks, 1, "only the jump to 1 MiB moved the head");
     }
 }
