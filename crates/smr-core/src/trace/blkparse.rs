@@ -8,7 +8,7 @@
 //! per-CPU and total summaries blkparse prints at the end) are skipped; an event line whose
 //! numbers do not parse is an error. Times are relative to the first event.
 
-use super::lines::{field_f64, field_u64, LineParser, RelativeClock};
+use super::lines::{field_f64, field_u64, scaled_ns, LineParser, RelativeClock};
 use crate::request::{Op, Request};
 use crate::units::{NS_PER_S, SECTOR};
 
@@ -39,7 +39,7 @@ impl LineParser for BlkparseParser {
             return Ok(None);
         }
         let seconds = field_f64(&fields, 3, "time")?;
-        let time_ns = self.clock.at((seconds * NS_PER_S as f64) as u64);
+        let time_ns = self.clock.at(scaled_ns(seconds, NS_PER_S as f64));
         if fields[5] != self.action {
             return Ok(None);
         }

@@ -3,12 +3,12 @@
 //! `time_unit=ns|us|ms|s|filetime` (default ns), `offset_unit` and `len_unit` =
 //! `bytes|sectors|blocks` (512 B sectors, 4 KiB blocks; default bytes), `delimiter` (default `,`;
 //! `tab` and `space` are spelled out), `header=true|false` (default false: skip no line),
-//! `read=` and `write=` (comma-free `|`-separated spellings of the op column, defaults
-//! `R|r|Read|read|READ|0` and `W|w|Write|write|WRITE|1`).
+//! `read=`, `write=` and `trim=` (comma-free `|`-separated spellings of the op column, defaults
+//! `R|r|Read|read|READ|0`, `W|w|Write|write|WRITE|1` and `T|t|Trim|trim|TRIM|2`).
 //!
 //! Also the default writer layout: `time_ns,op,offset,len` with op `R`/`W`/`T`.
 
-use super::lines::{field_f64, field_u64, LineParser, RelativeClock};
+use super::lines::{field_f64, field_u64, scaled_ns, LineParser, RelativeClock};
 use crate::params::{ParamError, Params};
 use crate::request::{Op, Request};
 use crate::units::{BLOCK_4K, SECTOR};
@@ -25,6 +25,7 @@ pub struct CsvParser {
     skip_header: bool,
     read: Vec<String>,
     write: Vec<String>,
+    trim: Vec<String>,
     clock: RelativeClock,
 }
 
@@ -69,8 +70,9 @@ impl CsvParser {
         let split = |s: String| s.split('|').map(str::to_string).collect::<Vec<_>>();
         let read = split(options.string("read", "R|r|Read|read|READ|0"));
         let write = split(options.string("write", "W|w|Write|write|WRITE|1"));
+        let trim = split(options.string("trim", "T|t|Trim|trim|TRIM|2"));
         Ok(CsvParser {
-            time, op, offset, len, time_scale_ns, offset_scale, len_scale, delimiter, skip_header, read, write,
+            time, op, offset, len, time_scale_ns, offset_scale, len_scale, delimiter, skip_header, read, write, trim,
             clock: RelativeClock::default(),
         })
     }
@@ -92,14 +94,19 @@ impl LineParser for CsvParser {
             Op::Read
         } else if self.write.iter().any(|w| w == op_text) {
             Op::Write
+        } else if self.trim.iter().any(|t| t == op_text) {
+            Op::Trim
         } else {
-            return Err(format!("op '{op_text}' is none of the read ({}) or write ({}) spellings", self.read.join("|"), self.write.join("|")));
+            return Err(format!(
+                "op '{op_text}' is none of the read ({}), write ({}) or trim ({}) spellings",
+                self.read.join("|"), self.write.join("|"), self.trim.join("|")
+            ));
         };
         let offset = field_u64(&fields, self.offset, "offset")?.saturating_mul(self.offset_scale);
         let len = field_u64(&fields, self.len, "len")?.saturating_mul(self.len_scale);
         let time_ns = match self.time {
             None => 0,
-            Some(col) => self.clock.at((field_f64(&fields, col, "time")? * self.time_scale_ns) as u64),
+            Some(col) => self.clock.at(scaled_ns(field_f64(&fields, col, "time")?, self.time_scale_ns)),
         };
         Ok(Some(Request { time_ns, op, offset, len }))
     }

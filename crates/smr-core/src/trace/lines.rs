@@ -85,6 +85,12 @@ pub fn field_f64(fields: &[&str], index: usize, name: &str) -> Result<f64, Strin
     }
 }
 
+/// `value` units of `ns_per_unit` nanoseconds each, rounded to the nearest nanosecond (decimal
+/// seconds such as `0.551706` are not exact in binary; truncating would lose a nanosecond).
+pub fn scaled_ns(value: f64, ns_per_unit: f64) -> u64 {
+    (value * ns_per_unit).round() as u64
+}
+
 /// Makes times relative to the first record: trace files carry absolute clocks (Windows
 /// filetime, Unix seconds) and replay only needs the offsets. A clock that goes backwards is
 /// clamped to the previous time rather than rejected, as real traces have small reorderings.

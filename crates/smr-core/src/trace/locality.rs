@@ -83,7 +83,7 @@ impl Locality {
         loop {
             let at_most = sorted.partition_point(|&x| x <= d) as f64;
             cdf.push((d, if reused == 0.0 { 0.0 } else { at_most / reused }));
-            if sorted.last().map_or(true, |&m| d >= m) {
+            if sorted.last().is_none_or(|&m| d >= m) {
                 break;
             }
             d = if d == 0 { 1 } else { d * 2 };

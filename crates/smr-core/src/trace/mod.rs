@@ -15,6 +15,8 @@ pub mod locality;
 mod msr;
 pub mod pipeline;
 mod records;
+#[cfg(test)]
+mod roundtrip_tests;
 mod smrbin;
 mod spc;
 pub mod stats;

@@ -6,7 +6,7 @@
 //! same address space, as most block-trace tools do; option `asu=N` keeps only ASU N. Times
 //! are relative to the first record.
 
-use super::lines::{field_f64, field_u64, LineParser, RelativeClock};
+use super::lines::{field_f64, field_u64, scaled_ns, LineParser, RelativeClock};
 use crate::request::{Op, Request};
 use crate::units::{NS_PER_S, SECTOR};
 
@@ -36,7 +36,7 @@ impl LineParser for SpcParser {
             other => return Err(format!("Opcode '{other}' is neither r nor w")),
         };
         let seconds = field_f64(&fields, 4, "Timestamp")?;
-        let time_ns = self.clock.at((seconds * NS_PER_S as f64) as u64);
+        let time_ns = self.clock.at(scaled_ns(seconds, NS_PER_S as f64));
         if self.only_asu.is_some_and(|keep| keep != asu) {
             return Ok(None);
         }

@@ -106,6 +106,10 @@ impl TraceStats {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
@@ -132,5 +136,39 @@ mod tests {
         assert_eq!(s.duration_ns, 10);
         assert_eq!(s.max_end, 1 << 20);
         assert_eq!(s.footprint().accessed_bytes, 4 * 4096);
+    }
+
+    proptest! {
+        /// The chunked block sets agree with ordered sets of every touched block, including
+        /// for addresses far apart (a ~1 TiB span) and requests straddling chunk borders.
+        #[test]
+        fn block_figures_match_a_plain_set_model(
+            raw in prop::collection::vec((0..3u8, 0..(1u64 << 40), 0..(64 * BLOCK_4K)), 0..60)
+        ) {
+            let reqs: Vec<Request> = raw.iter().enumerate().map(|(i, &(op, offset, len))| {
+                Request::new(i as u64, Op::from_code(op).unwrap_or(Op::Read), offset, len)
+            }).collect();
+            let s = TraceStats::compute(reqs.iter().map(|r| Ok(*r))).unwrap();
+            let (mut read, mut written, mut updates) = (BTreeSet::new(), BTreeSet::new(), 0);
+            for r in &reqs {
+                for b in r.offset / BLOCK_4K..r.offset.saturating_add(r.len).div_ceil(BLOCK_4K) {
+                    match r.op {
+                        Op::Read => { read.insert(b); }
+                        Op::Write => updates += u64::from(!written.insert(b)),
+                        Op::Trim => {}
+                    }
+                }
+            }
+            let touched: BTreeSet<u64> = read.union(&written).copied().collect();
+            let span = |set: &BTreeSet<u64>| set.first().map_or(0, |lo| (set.last().unwrap_or(lo) + 1 - lo) * BLOCK_4K);
+            prop_assert_eq!(s.unique_blocks_read, read.len() as u64);
+            prop_assert_eq!(s.unique_blocks_written, written.len() as u64);
+            prop_assert_eq!(s.unique_blocks_touched, touched.len() as u64);
+            prop_assert_eq!(s.updates, updates);
+            prop_assert_eq!(s.written_span_bytes, span(&written));
+            prop_assert_eq!(s.accessed_span_bytes, span(&touched));
+            prop_assert_eq!(s.written_union_bytes, written.len() as u64 * BLOCK_4K);
+            prop_assert_eq!(s.requests, reqs.len() as u64);
+        }
     }
 }

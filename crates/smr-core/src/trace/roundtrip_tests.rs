@@ -1,0 +1,152 @@
+//! Tests across readers and writers: every writable format, plain and compressed, reads back
+//! what was written (property tests), and the file-level errors (truncated or foreign smrbin,
+//! read-only formats, trims in formats without a spelling for them, empty traces) name the file.
+//! Format-specific parsing is tested beside each parser, not here.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use proptest::prelude::*;
+
+use super::{open, open_nonempty, write_all, TraceError, TraceWriter};
+use crate::params::Params;
+use crate::request::{Op, Request};
+use crate::units::{BLOCK_4K, SECTOR};
+
+/// A fresh path in a per-process scratch directory (proptest runs many cases per test).
+fn scratch(name: &str) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!("smrlab-roundtrip-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("{}-{name}", NEXT.fetch_add(1, Ordering::Relaxed)))
+}
+
+fn read_back(path: &Path) -> Vec<Request> {
+    open(path, None, &mut Params::default()).unwrap().collect::<Result<_, _>>().unwrap()
+}
+
+/// Requests whose times start at 0 and never go back (readers make times relative to the first
+/// record), with offsets and lengths below 2^40 and times below ~3 hours.
+fn requests(ops: &'static [Op]) -> impl Strategy<Value = Vec<Request>> {
+    prop::collection::vec((0..1u64 << 40, prop::sample::select(ops), 0..1u64 << 40, 0..u32::MAX as u64), 1..40).prop_map(|raw| {
+        let mut time = 0;
+        raw.into_iter()
+            .enumerate()
+            .map(|(i, (gap, op, offset, len))| {
+                if i > 0 {
+                    time += gap / 100;
+                }
+                Request { time_ns: time, op, offset, len }
+            })
+            .collect()
+    })
+}
+
+const READ_WRITE: &[Op] = &[Op::Read, Op::Write];
+const ALL_OPS: &[Op] = &[Op::Read, Op::Write, Op::Trim];
+const COMPRESSIONS: [&str; 5] = ["", ".gz", ".xz", ".bz2", ".zst"];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn smrbin_and_csv_keep_every_field(reqs in requests(ALL_OPS)) {
+        for (name, compression) in [".smrbin", ".csv"].into_iter().flat_map(|n| COMPRESSIONS.map(|c| (n, c))) {
+            let path = scratch(&format!("t{name}{compression}"));
+            let format = if name == ".csv" { "csv" } else { "smrbin" };
+            prop_assert_eq!(write_all(&path, Some(format), reqs.iter().map(|r| Ok(*r))).unwrap(), reqs.len() as u64);
+            let back: Vec<Request> = open(&path, Some(format), &mut Params::default()).unwrap().collect::<Result<_, _>>().unwrap();
+            prop_assert_eq!(&back, &reqs, "{}", path.display());
+        }
+    }
+
+    #[test]
+    fn msr_keeps_reads_and_writes_at_filetime_resolution(reqs in requests(READ_WRITE)) {
+        let reqs: Vec<Request> = reqs.into_iter().map(|r| Request { time_ns: r.time_ns / 100 * 100, ..r }).collect();
+        for compression in COMPRESSIONS {
+            let path = scratch(&format!("t.csv{compression}"));
+            write_all(&path, Some("msr"), reqs.iter().map(|r| Ok(*r))).unwrap();
+            prop_assert_eq!(read_back(&path), reqs.clone());
+        }
+    }
+
+    #[test]
+    fn spc_keeps_sector_aligned_requests(reqs in requests(READ_WRITE)) {
+        let reqs: Vec<Request> = reqs.into_iter().map(|r| Request { offset: r.offset / SECTOR * SECTOR, ..r }).collect();
+        for compression in COMPRESSIONS {
+            let path = scratch(&format!("t.spc{compression}"));
+            write_all(&path, None, reqs.iter().map(|r| Ok(*r))).unwrap();
+            prop_assert_eq!(read_back(&path), reqs.clone());
+        }
+    }
+
+    #[test]
+    fn blocks_splits_requests_into_their_4k_blocks(reqs in requests(READ_WRITE)) {
+        let reqs: Vec<Request> = reqs.into_iter().map(|r| Request { len: r.len % (64 * BLOCK_4K), ..r }).collect();
+        let expected: Vec<Request> = reqs
+            .iter()
+            .flat_map(|r| r.blocks(BLOCK_4K).map(move |b| Request { time_ns: 0, op: r.op, offset: b * BLOCK_4K, len: BLOCK_4K }))
+            .collect();
+        let path = scratch("t.blocks.gz");
+        write_all(&path, None, reqs.iter().map(|r| Ok(*r))).unwrap();
+        prop_assert_eq!(read_back(&path), expected);
+    }
+}
+
+fn smrbin_with(records: &[Request]) -> (PathBuf, Vec<u8>) {
+    let path = scratch("t.smrbin");
+    write_all(&path, None, records.iter().map(|r| Ok(*r))).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    (path, bytes)
+}
+
+#[test]
+fn truncated_smrbin_names_the_offset_of_the_broken_record() {
+    let reqs = [Request::new(0, Op::Write, 0, 4096), Request::new(7, Op::Read, 8192, 512)];
+    let (path, bytes) = smrbin_with(&reqs);
+    std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+    let items: Vec<_> = open(&path, None, &mut Params::default()).unwrap().collect();
+    assert_eq!(items.len(), 2, "one good record, then one error and the end");
+    assert_eq!(*items[0].as_ref().unwrap(), reqs[0]);
+    match &items[1] {
+        Err(TraceError::Corrupt { path: p, offset, .. }) => assert_eq!((p, *offset), (&path, 16 + 24)),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}
+
+#[test]
+fn foreign_file_and_bad_op_code_are_corrupt() {
+    let (path, mut bytes) = smrbin_with(&[Request::new(0, Op::Write, 0, 4096)]);
+    bytes[16 + 20] = 9;
+    std::fs::write(&path, &bytes).unwrap();
+    let err = open(&path, None, &mut Params::default()).unwrap().next().unwrap().unwrap_err();
+    assert!(matches!(err, TraceError::Corrupt { offset: 16, .. }) && err.to_string().contains("op code 9"), "{err}");
+    std::fs::write(&path, b"Timestamp,Hostname\n").unwrap();
+    let err = open(&path, None, &mut Params::default()).err().unwrap();
+    assert!(err.to_string().contains("bad magic") && err.to_string().contains(&*path.to_string_lossy()), "{err}");
+}
+
+#[test]
+fn writers_refuse_what_the_format_cannot_hold() {
+    let err = TraceWriter::create(&scratch("t.vscsi"), None).err().unwrap();
+    assert!(err.to_string().contains("does not write the vscsi format"), "{err}");
+    let trim = [Ok(Request::new(0, Op::Trim, 0, 4096))];
+    let err = write_all(&scratch("t.spc"), None, trim).unwrap_err();
+    assert!(err.to_string().contains("request #1 is a trim"), "{err}");
+    let huge = [Ok(Request::new(0, Op::Write, 0, 1 << 32))];
+    let err = write_all(&scratch("t.smrbin"), None, huge).unwrap_err();
+    assert!(err.to_string().contains("too long for smrbin"), "{err}");
+}
+
+#[test]
+fn empty_trace_and_unknown_options_are_named() {
+    let path = scratch("t.csv");
+    std::fs::write(&path, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n\n").unwrap();
+    let err = open_nonempty(&path, None, &mut Params::default()).err().unwrap();
+    assert!(matches!(&err, TraceError::Empty { path: p } if *p == path), "{err}");
+    let mut options = Params::parse(&["acton=Q"]).unwrap();
+    let err = open(&path, Some("blkparse"), &mut options).err().unwrap();
+    assert!(err.to_string().contains("acton"), "{err}");
+    let err = open(&scratch("t.trace"), None, &mut Params::default()).err().unwrap();
+    assert!(matches!(err, TraceError::UnknownFormat { .. }) && err.to_string().contains("smrbin"), "{err}");
+}
