@@ -111,3 +111,11 @@ fn a_long_transfer_costs_what_its_tracks_cost_one_by_one() {
         assert!((one - chained).abs() <= 40.0 * sector_ns, "{op:?}: one access {one} vs chained {chained}");
     }
 }
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "beyond the disk")]
+fn an_access_beyond_capacity_is_a_caller_bug() {
+    let mut d = Hdd::new(FLUID10K);
+    d.access(0, Op::Read, FLUID10K.capacity - 4096, 8192);
+}

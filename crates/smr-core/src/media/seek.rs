@@ -77,6 +77,17 @@ mod tests {
     }
 
     #[test]
+    fn ruemmler_wilkes_is_exact_at_its_breakpoints() {
+        // a + b·√d below 100 cylinders, c + e·d from 100 on: worked by hand.
+        let s = SeekCurve::RuemmlerWilkes { a: 500_000.0, b: 100_000.0, threshold: 100, c: 1_400_000.0, e: 1_000.0 };
+        assert_eq!(s.time(0), 0);
+        assert_eq!(s.time(1), 600_000);
+        assert_eq!(s.time(99), 500_000 + 994_987);
+        assert_eq!(s.time(100), 1_500_000);
+        assert_eq!(s.time(10_000), 11_400_000);
+    }
+
+    #[test]
     fn table_interpolates() {
         let s = SeekCurve::Table(vec![(1, 1000), (11, 2000), (101, 5000)]);
         assert_eq!(s.time(0), 0);
