@@ -3,9 +3,11 @@ more GC cycles with larger buckets under scattered writes, and clear errors."""
 
 from __future__ import annotations
 
+import csv
 import json
 
 from conftest import DATA, assert_parameter_errors
+from smrlab.derived import gauge_summaries
 
 SMALL_DRIVE = ["-p", "zone_size=64MiB"]
 
@@ -53,6 +55,31 @@ def test_ucache_avoids_the_collections_eregion_needs(cli, tmp_path):
     ucache, eregion = sweep(cli, tmp_path, "512MiB", ["256KiB"])
     assert ucache["256KiB"]["report"]["counters"]["gc_cycles"] == 0
     assert eregion["report"]["counters"]["gc_cycles"] > 0
+
+
+def test_sweep_traces_the_eregion_live_fraction(cli, tmp_path):
+    """uCache Fig. 1: overwrites leave dead space in the log, so its live fraction stays below
+    one while the log wraps; the curve is written as CSV beside the result."""
+    local_trace(cli)
+    _, eregion = sweep(cli, tmp_path, "192MiB", ["256KiB"])
+    rows = list(csv.DictReader((tmp_path / "192MiB" / "local-eregion-live.csv").open()))
+    assert len(rows) >= 200
+    assert [int(r["request"]) for r in rows] == sorted(int(r["request"]) for r in rows)
+    live = [float(r["log_live_fraction"]) for r in rows]
+    assert all(0 <= f <= 1 for f in live)
+    derived = eregion["derived"]
+    assert abs(derived["log_live_fraction_max"] - max(live)) < 1e-6
+    assert 0 < derived["log_live_fraction_mean"] < derived["log_live_fraction_max"] < 1
+
+
+def test_gauge_means_weigh_samples_by_trace_time():
+    series = {"names": ["g"], "samples": [
+        {"request": 1, "sim_ns": 0, "trace_ns": 1, "values": [1.0]},
+        {"request": 2, "sim_ns": 0, "trace_ns": 4, "values": [0.0]},
+    ]}
+    assert gauge_summaries(series) == {"g_mean": 0.25, "g_max": 1.0}
+    flat = {"names": ["g"], "samples": [{**s, "trace_ns": 0} for s in series["samples"]]}
+    assert gauge_summaries(flat)["g_mean"] == 0.5
 
 
 def test_write_hit_ratio_falls_as_buckets_outgrow_the_cache(cli, tmp_path):

@@ -38,6 +38,7 @@ def derive(report: dict) -> dict:
         if numerator in counters and counters.get(denominator, 0) > 0:
             derived[name] = counters[numerator] / counters[denominator]
     derived.update(io_amplification(report))
+    derived.update(gauge_summaries(report.get("gauge_series", {})))
     promote = next((c for c in report.get("channels", []) if c["channel"] == "promote"), None)
     if promote and counters.get("promotions", 0) > 0 and promote["read_ns"] + promote["write_ns"] > 0:
         # uCache Fig. 10: media time spent promoting, per promotion (by copy: read + write; by map
@@ -60,3 +61,22 @@ def io_amplification(report: dict) -> dict:
         "io_amplification_bytes": media_bytes / host_bytes,
         "seeks": sum(c["seeks"] for c in channels),
     }
+
+
+def gauge_summaries(series: dict) -> dict:
+    """Each sampled gauge's mean over trace time and its maximum (uCache Fig. 1: the mean live
+    fraction of the E-region log). A sample's value stands for the trace time since the sample
+    before it; if the trace has no time (all timestamps equal), samples weigh equally."""
+    samples = series.get("samples", [])
+    if not samples:
+        return {}
+    previous = [0] + [s["trace_ns"] for s in samples[:-1]]
+    weights = [s["trace_ns"] - before for s, before in zip(samples, previous)]
+    if sum(weights) <= 0:
+        weights = [1] * len(samples)
+    out = {}
+    for i, name in enumerate(series["names"]):
+        values = [s["values"][i] for s in samples]
+        out[f"{name}_mean"] = sum(v * w for v, w in zip(values, weights)) / sum(weights)
+        out[f"{name}_max"] = max(values)
+    return out

@@ -28,6 +28,7 @@ def engine_config(
     idle_work: bool = True,
     series_interval_seconds: float = 0.0,
     progress_every: int = 1 << 20,
+    gauge_samples: int = 0,
 ) -> dict:
     """The engine part of a run spec (see ``smr_sim::engine::EngineConfig``)."""
     if mode == "closed":
@@ -38,8 +39,8 @@ def engine_config(
         replay = {"kind": "open", "speedup": float(speedup)}
     else:
         raise UsageError(f"unknown replay mode '{mode}' (closed or open)")
-    if warmup_requests < 0 or warmup_seconds < 0 or series_interval_seconds < 0:
-        raise UsageError("warm-up and series interval must not be negative")
+    if warmup_requests < 0 or warmup_seconds < 0 or series_interval_seconds < 0 or gauge_samples < 0:
+        raise UsageError("warm-up, series interval and gauge samples must not be negative")
     return {
         "mode": replay,
         "warmup_requests": int(warmup_requests),
@@ -47,6 +48,7 @@ def engine_config(
         "idle_work": bool(idle_work),
         "series_interval_ns": int(series_interval_seconds * NS_PER_S),
         "progress_every": int(progress_every),
+        "gauge_samples": int(gauge_samples),
     }
 
 

@@ -13,6 +13,7 @@ use smr_core::trace::TraceError;
 use smr_core::Request;
 
 use crate::error::SimError;
+use crate::gauge_series::{GaugeSampler, GaugeSeries};
 use crate::ioctx::{ChannelReport, ChannelStats, IoCtx};
 use crate::system::System;
 
@@ -40,6 +41,10 @@ pub struct EngineConfig {
     pub series_interval_ns: u64,
     /// The progress callback is called every this many requests (0: never).
     pub progress_every: u64,
+    /// If non-zero, the system's gauges are sampled about this many times, evenly over the
+    /// requests (warm-up included), into `RunReport::gauge_series`.
+    #[serde(default)]
+    pub gauge_samples: u32,
 }
 
 impl Default for EngineConfig {
@@ -51,6 +56,7 @@ impl Default for EngineConfig {
             idle_work: true,
             series_interval_ns: 0,
             progress_every: 1 << 20,
+            gauge_samples: 0,
         }
     }
 }
@@ -94,6 +100,8 @@ pub struct RunReport {
     pub counters: Counters,
     pub gauges: Vec<(String, f64)>,
     pub series: Vec<SeriesPoint>,
+    /// The system's gauges over the run (empty unless `EngineConfig::gauge_samples` is set).
+    pub gauge_series: GaugeSeries,
     /// True if the progress callback asked to stop before the trace ended.
     pub cancelled: bool,
 }
@@ -187,6 +195,8 @@ impl<'p> Engine<'p> {
         let mut cancelled = false;
         // Counts down to the next progress call (no division per request).
         let mut until_progress = self.config.progress_every;
+        let mut sampler = GaugeSampler::new(self.config.gauge_samples);
+        let mut last_trace_offset = 0u64;
 
         for item in requests {
             let req = item?;
@@ -226,6 +236,10 @@ impl<'p> Engine<'p> {
             })?;
             let end = ctx.now();
             seen += 1;
+            last_trace_offset = trace_offset;
+            if let Some(s) = sampler.as_mut() {
+                s.after_request(&*system, seen, end, trace_offset);
+            }
             if baseline.is_some() {
                 let service = end - start;
                 let response = end - arrival;
@@ -258,6 +272,7 @@ impl<'p> Engine<'p> {
         system.counters(&mut counters);
         let mut gauges = Vec::new();
         system.gauges(&mut gauges);
+        let gauge_series = sampler.map(|s| s.finish(&*system, seen, ctx.now(), last_trace_offset)).unwrap_or_default();
         let mut channels = ctx.channel_reports();
         let base = baseline.unwrap_or(Baseline {
             counters: counters.clone(),
@@ -282,6 +297,7 @@ impl<'p> Engine<'p> {
             counters: counters.since(&base.counters),
             gauges,
             series,
+            gauge_series,
             cancelled,
         })
     }

@@ -7,6 +7,7 @@
 //! store (`smrdb`).
 
 pub mod engine;
+pub mod gauge_series;
 pub mod runner;
 pub mod error;
 pub mod ioctx;

@@ -46,6 +46,9 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
                        help="open loop: do not offer idle gaps to the system for background work")
     group.add_argument("--series-interval", type=float, default=0.0, metavar="S",
                        help="keep a time series point every S seconds of simulated time (0: none)")
+    group.add_argument("--gauge-samples", type=int, default=0, metavar="N",
+                       help="sample the system's gauges (e.g. the E-region log's live fraction, uCache Fig. 1) "
+                            "about N times, evenly over the requests, into the JSON result (0: only at the end)")
     group.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
 
 
@@ -57,6 +60,7 @@ def engine_from_args(args: argparse.Namespace) -> dict:
         warmup_seconds=args.warmup_seconds,
         idle_work=not args.no_idle_work,
         series_interval_seconds=args.series_interval,
+        gauge_samples=args.gauge_samples,
     )
 
 

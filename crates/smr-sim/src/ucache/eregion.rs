@@ -9,7 +9,9 @@
 //! Reads find the latest version of every 4 KiB block through a block map (the log or home).
 //! Choices where the paper is silent: an extent that does not fit before the end of the log
 //! region wraps to its start (the tail is reclaimed first); an extent is live while any of its
-//! blocks is the latest version, and a data zone's cleaning retires all of its extents.
+//! blocks is the latest version (an extent whose blocks have all been overwritten is dead space,
+//! skipped at reclaim without cleaning), and a data zone's cleaning retires all of its extents.
+//! The live fraction of the log (Fig. 1) is the latest-version blocks it holds over its size.
 
 use rustc_hash::FxHashMap;
 use smr_core::metrics::Counters;
@@ -40,7 +42,8 @@ struct Extent {
     len: u64,
     /// Where it is in the log.
     at: u64,
-    live: bool,
+    /// How many of its 4 KiB blocks are still the latest version (0: dead space).
+    live_blocks: u32,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -83,12 +86,12 @@ impl ERegion {
     /// Cleans data zone `zone`: merges its live extents into it and retires them.
     fn clean(&mut self, ctx: &mut IoCtx, zone: u64) -> Result<(), SimError> {
         let ids = self.by_zone.remove(&zone).unwrap_or_default();
-        let live: Vec<u32> = ids.into_iter().filter(|&i| self.extents[i as usize].live).collect();
+        let live: Vec<u32> = ids.into_iter().filter(|&i| self.extents[i as usize].live_blocks > 0).collect();
         let cached: Vec<(u64, u64)> = live.iter().map(|&i| (self.extents[i as usize].at, self.extents[i as usize].len)).collect();
         let read = self.disk.clean_data_zone(ctx, self.gc, zone, &cached)?;
         for &i in &live {
             let e = &mut self.extents[i as usize];
-            e.live = false;
+            e.live_blocks = 0;
             let (first, end) = (e.address / BLOCK_4K, (e.address + e.len).div_ceil(BLOCK_4K));
             for block in first..end {
                 if self.blocks.get(&block) == Some(&i) {
@@ -107,7 +110,7 @@ impl ERegion {
     /// Retires the tail extent, cleaning its data zone first if it is still live.
     fn reclaim_tail(&mut self, ctx: &mut IoCtx) -> Result<(), SimError> {
         let e = &self.extents[self.tail];
-        if e.live {
+        if e.live_blocks > 0 {
             let zone = self.data_zone(e.address);
             self.clean(ctx, zone)?;
         }
@@ -142,10 +145,14 @@ impl ERegion {
         self.disk.io(ctx, self.host, Op::Write, at, req.len)?;
         self.frontier = at + req.len;
         let id = self.extents.len() as u32;
-        self.extents.push(Extent { address: req.offset, len: req.len, at, live: true });
+        let mut live_blocks = 0;
         for block in req.blocks(BLOCK_4K) {
-            self.blocks.insert(block, id);
+            live_blocks += 1;
+            if let Some(old) = self.blocks.insert(block, id) {
+                self.extents[old as usize].live_blocks -= 1;
+            }
         }
+        self.extents.push(Extent { address: req.offset, len: req.len, at, live_blocks });
         self.by_zone.entry(self.data_zone(req.offset)).or_default().push(id);
         self.totals.extents += 1;
         Ok(())
@@ -198,7 +205,7 @@ impl System for ERegion {
     }
 
     fn gauges(&self, out: &mut Vec<(String, f64)>) {
-        let live = self.extents[self.tail.min(self.extents.len())..].iter().filter(|e| e.live).map(|e| e.len).sum::<u64>();
+        let live = self.blocks.len() as u64 * BLOCK_4K;
         out.push(("log_live_fraction".into(), live as f64 / (self.log.end - self.log.start) as f64));
     }
 }
@@ -233,6 +240,27 @@ mod tests {
         assert_eq!(c.get("gc_bytes_read"), MIB + MIB);
         reqs.extend((0..3).map(|i| w(6 * MIB + i * 256 * KIB, 256 * KIB)));
         assert_eq!(run(&reqs).unwrap().get("gc_cycles"), 1, "the reclaimed room takes three more writes");
+    }
+
+    #[test]
+    fn overwritten_extents_are_dead_space_reclaimed_without_cleaning() {
+        // The same 256 KiB written eight times fills the 2 MiB log with one live extent.
+        let mut reqs: Vec<Request> = (0..8).map(|_| w(0, 256 * KIB)).collect();
+        let engine = crate::EngineConfig { gauge_samples: 4, ..Default::default() };
+        let report = super::super::replay_small_report("eregion", &[], &reqs, engine.clone()).unwrap();
+        let series = &report.gauge_series;
+        assert_eq!(series.names, ["log_live_fraction"]);
+        let live: Vec<f64> = series.samples.iter().map(|s| s.values[0]).collect();
+        assert!(live.iter().all(|&f| f == 0.125), "one 256 KiB extent of 2 MiB is live throughout: {live:?}");
+        // New 64 KiB writes wrap over the seven dead extents (1792 KiB, 28 writes) without
+        // cleaning; the 29th reaches the live one, whose data zone is cleaned.
+        reqs.extend((0..28).map(|i| w(MIB + i * 64 * KIB, 64 * KIB)));
+        let report = super::super::replay_small_report("eregion", &[], &reqs, engine).unwrap();
+        assert_eq!(report.counters.get("gc_cycles"), 0);
+        let last = report.gauge_series.samples.last().unwrap();
+        assert_eq!((last.request, last.values[0]), (36, (256.0 + 28.0 * 64.0) / 2048.0));
+        reqs.push(w(MIB + 28 * 64 * KIB, 64 * KIB));
+        assert_eq!(run(&reqs).unwrap().get("gc_cycles"), 1);
     }
 
     proptest! {
