@@ -6,3 +6,8 @@ SMRLAB=${SMRLAB:-../.venv/bin/smrlab}
 for preset in wdev mds ts usr; do
   "$SMRLAB" trace synth --preset "$preset" --requests 100000 --seed 0 --out "$preset.csv.gz"
 done
+# CloudPhysics-like virtual-machine traces for the uCache experiments (see README.md).
+"$SMRLAB" trace synth --requests 100000 --seed 0 -p write_ratio=0.8 -p seq=0.3 -p hot_fraction=0.3 -p hot_regions=64 \
+  -p cold_streams=4 -p written_range=256MiB -p accessed_range=300MiB --out vm-local.csv.gz
+"$SMRLAB" trace synth --requests 100000 --seed 0 -p write_ratio=0.9 -p seq=0 -p hot_fraction=0.7 -p hot_regions=1000 \
+  -p hot_size=4000KiB -p sizes=4k:1,64k:1 -p written_range=256MiB -p accessed_range=256MiB --out vm-scatter.csv.gz

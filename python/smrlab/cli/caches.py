@@ -45,12 +45,17 @@ def lower_params(args: argparse.Namespace) -> list[str]:
     return [p for p in args.param if not p.startswith(own)]
 
 
+def disk_params(args: argparse.Namespace) -> list[str]:
+    """The parameters a plain disk accepts (the timing preset)."""
+    return [p for p in args.param if p.startswith("disk=")]
+
+
 def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP) -> dict[str, dict]:
     """Runs the line-up on one trace; returns results by label (also written to out_dir)."""
     fp = footprint(trace, args.format, args.trace_option)
     results = {}
     for label, system, extra in line_up:
-        params = (cache_params(args) + extra) if system == "cache" else lower_params(args)
+        params = {"cache": cache_params(args) + extra, "dmsmr": lower_params(args)}.get(system, disk_params(args))
         results[label] = simulate(system, trace, params, fmt=args.format, trace_options=args.trace_option,
                                   engine=engine_from_args(args), seed=args.seed, footprint=fp,
                                   progress=progress.reporter(f"{Path(trace).name}/{label}"))

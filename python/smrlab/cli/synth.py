@@ -20,6 +20,8 @@ PARAMS_HELP = """synthesizer parameters (--param KEY=VALUE):
   hot_regions [16], hot_size [written_range/50], hot_fraction [0.5], zipf [1.0]
                                        writes going to Zipf-ranked hot regions
   seq [0.2]                            probability a request continues the previous one
+  cold_streams [0], cold_run [64]      cold writes appended by N streams that each jump to a random
+                                       place after 1/cold_run of their writes (0: cold writes uniform)
   rate [requests per week]             mean arrival rate, requests per second (exponential gaps)
 """
 

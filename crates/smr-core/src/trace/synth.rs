@@ -7,6 +7,10 @@
 //! hottest), and otherwise uniformly over a cold written area of B blocks. B is solved so that
 //! the expected union of written blocks equals `written_range`: k uniformly placed blocks cover
 //! B·(1 − e^(−k/B)) of B (Poisson coverage), and the hot regions add what the cold writes miss.
+//! With `cold_streams` = N > 0 the cold writes are instead appended by N concurrent streams (a
+//! log, a file being written): each write goes to a random stream, lands where that stream's
+//! last write ended, and with probability 1/`cold_run` the stream then jumps to a random place.
+//! Uniformly placed runs cover the area as uniformly placed blocks do, so B is solved the same way.
 //! Reads re-read one of the last 1024 written extents (temporal locality over written data),
 //! except a share sized so that reads alone cover `accessed_range − written_range` of a read-only
 //! area placed after the written one. With probability `seq` a request continues the previous one
@@ -67,6 +71,12 @@ pub struct SynthConfig {
     pub seq: f64,
     pub rate: f64,
     pub seed: u64,
+    /// Cold writes appended by this many concurrent streams (0: cold writes uniform).
+    pub cold_streams: u64,
+    /// Mean writes a stream appends before it jumps to a new random place.
+    pub cold_run: f64,
+    /// Fraction of the cold area that cold writes reach at any one time (1: all of it).
+    pub cold_window: f64,
 }
 
 fn parse_sizes(text: &str) -> Result<Vec<(u64, f64)>, ParamError> {
@@ -147,7 +157,16 @@ impl SynthConfig {
             return Err(ParamError::new("rate", "requests per second must be positive"));
         }
         let seed = params.u64("seed", 0)?;
-        let cfg = SynthConfig { requests, write_ratio, written_range, accessed_range, sizes, hot_regions, hot_fraction, hot_size, zipf, seq, rate, seed };
+        let cold_streams = params.u64("cold_streams", 0)?;
+        let cold_run = params.f64("cold_run", 64.0)?;
+        if !(cold_run >= 1.0) {
+            return Err(ParamError::new("cold_run", "a stream's run is at least one write"));
+        }
+        let cold_window = fraction(params, "cold_window", 1.0)?;
+        if cold_window == 0.0 {
+            return Err(ParamError::new("cold_window", "must be above 0 (a fraction of the cold area)"));
+        }
+        let cfg = SynthConfig { requests, write_ratio, written_range, accessed_range, sizes, hot_regions, hot_fraction, hot_size, zipf, seq, rate, seed, cold_streams, cold_run, cold_window };
         cfg.check_reachable()?;
         Ok(cfg)
     }
@@ -186,6 +205,7 @@ impl SynthConfig {
     fn mean_blocks(&self) -> f64 {
         mean_blocks(&self.sizes)
     }
+
 }
 
 /// Blocks B of a uniformly written area such that k random blocks plus `hot` always-written
@@ -220,6 +240,8 @@ pub struct Synth {
     hot_starts: Vec<u64>,
     hot_blocks: u64,
     cold_blocks: u64,
+    /// Where each cold stream appends next.
+    cold_cursors: Vec<u64>,
     read_only_start: u64,
     read_only_blocks: u64,
     read_only_share: f64,
@@ -240,6 +262,7 @@ impl Synth {
         let target_written = (cfg.written_range / BLOCK_4K) as f64;
         let cold_k = writes * (1.0 - cfg.hot_fraction) * mean;
         let cold_blocks = solve_area(target_written, cold_k, (hot_blocks * cfg.hot_regions) as f64).ceil() as u64;
+        let cold_cursors = (0..cfg.cold_streams).map(|_| rng.gen_range(0..cold_blocks)).collect();
         let hot_starts = (0..cfg.hot_regions).map(|_| rng.gen_range(0..cold_blocks.saturating_sub(hot_blocks).max(1))).collect();
         // Reads alone must cover the read-only extra: give them thrice its size in blocks.
         let extra = ((cfg.accessed_range - cfg.written_range) / BLOCK_4K) as f64;
@@ -254,6 +277,7 @@ impl Synth {
             hot_starts,
             hot_blocks,
             cold_blocks,
+            cold_cursors,
             read_only_start: cold_blocks,
             read_only_blocks,
             read_only_share,
@@ -275,9 +299,27 @@ impl Synth {
             let region = self.zipf.sample(&mut self.rng) as usize - 1;
             let within = self.rng.gen_range(0..self.hot_blocks.saturating_sub(blocks).max(1));
             self.hot_starts[region] + within
+        } else if self.cold_cursors.is_empty() {
+            self.cold_place(blocks)
         } else {
-            self.rng.gen_range(0..self.cold_blocks.saturating_sub(blocks).max(1))
+            let stream = self.rng.gen_range(0..self.cold_cursors.len());
+            let mut at = self.cold_cursors[stream];
+            if at + blocks > self.cold_blocks {
+                at = self.cold_place(blocks);
+            }
+            self.cold_cursors[stream] = if self.rng.gen_bool(1.0 / self.cfg.cold_run) { self.cold_place(blocks) } else { at + blocks };
+            at
         }
+    }
+
+    /// A uniformly random place for `blocks` in the cold window: the window covers
+    /// `cold_window` of the cold area and slides once around it over the trace.
+    fn cold_place(&mut self, blocks: u64) -> u64 {
+        let area = self.cold_blocks;
+        let window = ((area as f64 * self.cfg.cold_window) as u64).clamp(1, area.max(1));
+        let start = (self.emitted as u128 * area as u128 / self.cfg.requests as u128) as u64;
+        let place = (start + self.rng.gen_range(0..window)) % area.max(1);
+        place.min(area.saturating_sub(blocks))
     }
 
     fn next_request(&mut self) -> Request {
@@ -379,8 +421,25 @@ mod tests {
     }
 
     #[test]
+    fn cold_streams_append_and_still_meet_the_written_range() {
+        let base = ["requests=100000", "hot_fraction=0", "seq=0", "written_range=256MiB", "write_ratio=1", "accessed_range=256MiB"];
+        let appended = |extra: &[&str]| {
+            let mut p = Params::parse(&[&base[..], extra].concat()).unwrap();
+            let reqs: Vec<Request> = Synth::new(SynthConfig::from_params(&mut p).unwrap()).collect();
+            // Requests starting where one of the previous 16 ended (8 streams interleave).
+            let continues = (16..reqs.len()).filter(|&i| reqs[i - 16..i].iter().any(|p| p.end() == reqs[i].offset)).count();
+            let written = TraceStats::compute(reqs.iter().map(|r| Ok(*r))).unwrap().written_union_bytes;
+            (continues as f64 / reqs.len() as f64, written as f64 / (256u64 << 20) as f64)
+        };
+        let (uniform, w0) = appended(&[]);
+        let (streamed, w1) = appended(&["cold_streams=8", "cold_run=50"]);
+        assert!(uniform < 0.01 && streamed > 0.8, "appends: uniform {uniform}, streamed {streamed}");
+        assert!((w0 - 1.0).abs() < 0.1 && (w1 - 1.0).abs() < 0.1, "written range: {w0} {w1}");
+    }
+
+    #[test]
     fn bad_parameters_are_named() {
-        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range")] {
+        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range"), ("cold_run=0.5", "cold_run")] {
             let mut p = Params::parse(&[bad, "accessed_range=1GiB"]).unwrap();
             let p = if key == "accessed_range" { &mut p } else { &mut Params::parse(&[bad]).unwrap() };
             assert_eq!(SynthConfig::from_params(p).unwrap_err().param, key, "{bad}");

@@ -11,7 +11,9 @@
 //!   CF — coverage rate (dirty cached bytes / zone size) descending;
 //!   PF — average access count per cached block in the last period, ascending;
 //!   BL — that average divided by the coverage rate, ascending.
-//! Ties keep zone order (deterministic). If nothing is evictable, the next zones in the last
+//! Ties go to the zone with more dirty blocks, then to zone order (deterministic): under PF and
+//! BL every zone not accessed in the last period ties at zero, and among those the paper's
+//! principle (Fig. 10: cold and high coverage first) prefers the denser. If nothing is evictable, the next zones in the last
 //! sort order are opened one by one (the paper's prototype stalls there).
 //!
 //! Choices where the paper is silent: a "dirty block written into the cache" is a block that
@@ -117,7 +119,8 @@ impl Pore {
                 Scheme::Balanced => popularity(s) / coverage(s),
             }
         };
-        order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
+        let denser = |a: &u32, b: &u32| self.zones[*b as usize].dirty.cmp(&self.zones[*a as usize].dirty);
+        order.sort_by(|a, b| key(a).total_cmp(&key(b)).then_with(|| denser(a, b)).then(a.cmp(b)));
         for z in &mut self.zones {
             z.open = false;
             z.accesses = 0;
