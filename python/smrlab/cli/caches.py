@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import progress
+from smrlab import _core, progress
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
 from smrlab.run import footprint, simulate, write_result
+from smrlab.errors import UsageError
 from smrlab.tables import note, print_table
 
 # (label, system, extra params) of the Fig. 11-14 line-up.
@@ -34,15 +35,37 @@ SWEEPS = {
 }
 
 
-def cache_params(args: argparse.Namespace) -> list[str]:
-    params = [f"mode={args.mode}", f"cache={args.cache}", f"zone={args.zone}", f"period={args.period}"]
-    return params + list(args.param)
+# The absolute sizes of the SMR geometry (PORE §V-A: bands of 17-36 MB, zones of 20 MB), which
+# --geometry-scale multiplies; the write buffer and cache are fractions of the trace already.
+GEOMETRY = {"band_min": "17MB", "band_max": "36MB", "band_size": None, "zone": None}
+
+
+def scale_geometry(params: list[str], scale: float) -> list[str]:
+    """``params`` with band and zone sizes multiplied by ``scale`` (band sizes at their defaults
+    unless given), so a trace scaled down from the paper's keeps the paper's ratio of band and
+    zone size to write buffer and cache size."""
+    if scale == 1:
+        return params
+    if not scale > 0:
+        raise UsageError(f"--geometry-scale must be a positive number, got {scale}")
+    given = dict(p.split("=", 1) for p in params if "=" in p)
+    sizes = {key: given.get(key, default) for key, default in GEOMETRY.items()}
+    if "band_size" in given:
+        sizes["band_min"] = sizes["band_max"] = None
+    scaled = [f"{key}={max(4096, round(_core.parse_size(value) * scale))}" for key, value in sizes.items() if value is not None]
+    return [p for p in params if p.split("=", 1)[0] not in GEOMETRY] + scaled
+
+
+def cache_params(args: argparse.Namespace, overrides: dict[str, str] | None = None) -> list[str]:
+    """The cache's parameters from the options, with ``overrides`` (a swept value) applied."""
+    options = {"mode": args.mode, "cache": args.cache, "zone": args.zone, "period": args.period, **(overrides or {})}
+    return scale_geometry([f"{key}={value}" for key, value in options.items()] + list(args.param), args.geometry_scale)
 
 
 def lower_params(args: argparse.Namespace) -> list[str]:
     """The parameters the disk below accepts (everything but the cache's own)."""
     own = ("policy=", "scheme=", "base=", "mode=", "cache=", "zone=", "period=", "block=", "below=")
-    return [p for p in args.param if not p.startswith(own)]
+    return [p for p in cache_params(args) if not p.startswith(own)]
 
 
 def disk_params(args: argparse.Namespace) -> list[str]:
@@ -96,15 +119,12 @@ def run_compare(args: argparse.Namespace) -> int:
 def run_sweep(args: argparse.Namespace) -> int:
     values = args.values.split(",") if args.values else SWEEPS[args.vary]
     fp = footprint(args.trace, args.format, args.trace_option)
+    # Periods are multiples of the SMR write buffer: resolved by a first run's buffer size.
+    buffer_blocks = _buffer_blocks(args, fp) if args.vary == "period" else 0
     rows = []
     for value in values:
-        params = [p for p in cache_params(args) if not p.startswith(f"{args.vary}=")]
-        if args.vary == "period":
-            # Multiples of the SMR write buffer: resolved by a first run's buffer size.
-            buffer_blocks = _buffer_blocks(args, fp)
-            params.append(f"period={max(1, round(float(value) * buffer_blocks))}")
-        else:
-            params.append(f"{args.vary}={value}")
+        value_param = str(max(1, round(float(value) * buffer_blocks))) if args.vary == "period" else value
+        params = cache_params(args, {args.vary: value_param})
         result = simulate("cache", args.trace, params + [f"policy={args.policy}", f"scheme={args.scheme}"],
                           fmt=args.format, trace_options=args.trace_option, engine=engine_from_args(args),
                           seed=args.seed, footprint=fp)
@@ -131,6 +151,9 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--period", default="auto", help="PORE period in blocks, or auto = the SMR write buffer (default)")
     group.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                        help="further parameters of the cache or of the SMR disk below (e.g. buffer=1/256, band_size=18MiB)")
+    group.add_argument("--geometry-scale", type=float, default=1.0, metavar="F",
+                       help="multiply band sizes (default 17-36 MB) and the PORE zone by F, for traces scaled down "
+                            "from the paper's by F (e.g. 0.0377 for the bundled wdev: 100,000 of 2,654,824 requests)")
 
 
 def register(commands) -> None:

@@ -3,18 +3,21 @@
 Replays the bundled wdev-, mds-, ts- and usr-like traces on a plain disk (``cmr``) and on a
 drive-managed SMR disk (``dmsmr``) and prints how much slower SMR is and why (band cleanings,
 write amplification); then puts SSD caches in front of the SMR disk (the PORE paper's
-line-up, write-only cache of 2 %). Results go to ``results/demo/``. Grows as systems land.
+line-up, write-only cache of 2 %). Band and zone sizes are scaled as each sample is scaled down
+from its original trace (``--geometry-scale`` overrides), so the ratio of band size to write
+buffer stays the paper's. Results go to ``results/demo/``. Grows as systems land.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 from pathlib import Path
 
 from smrlab import progress
-from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace
+from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, sample_scale
 from smrlab.cli import caches
-from smrlab.cli.sim import add_engine_arguments
+from smrlab.cli.sim import add_engine_arguments, engine_from_args
 from smrlab.run import footprint, simulate, write_result
 from smrlab.tables import note, print_table
 
@@ -25,16 +28,17 @@ def register(commands) -> None:
     parser.add_argument("--out", type=Path, default=Path("results/demo"), help="folder for the JSON results")
     caches.add_cache_arguments(parser)
     add_engine_arguments(parser)
-    parser.set_defaults(func=run, format=None, trace_option=[])
+    parser.set_defaults(func=run, format=None, trace_option=[], geometry_scale=None)
 
 
-def smr_vs_cmr(traces: dict[str, Path], out: Path, seed: int) -> None:
+def smr_vs_cmr(traces: dict[str, tuple[Path, argparse.Namespace]], out: Path) -> None:
     rows = []
-    for name, path in traces.items():
+    for name, (path, args) in traces.items():
         fp = footprint(path)
         results = {}
-        for system in ("cmr", "dmsmr"):
-            results[system] = simulate(system, path, seed=seed, footprint=fp, progress=progress.reporter(f"{name}/{system}"))
+        for system, params in (("cmr", caches.disk_params(args)), ("dmsmr", caches.lower_params(args))):
+            results[system] = simulate(system, path, params, seed=args.seed, footprint=fp, engine=engine_from_args(args),
+                                       progress=progress.reporter(f"{name}/{system}"))
             progress.done()
             write_result(results[system], out / f"{name}-{system}.json")
         cmr, smr = results["cmr"]["derived"], results["dmsmr"]
@@ -52,15 +56,24 @@ def smr_vs_cmr(traces: dict[str, Path], out: Path, seed: int) -> None:
         "Drive-managed SMR vs plain disk (closed loop, total I/O time)",
         ["trace", "requests", "cmr read s", "cmr write s", "smr read s", "smr write s", "smr / cmr", "R_wa", "band cleanings"],
         rows,
-        caption="dmsmr: FIFO persistent write buffer of 1/256 of the written range, bands 17-36 MB (PORE §II, §V-A)",
+        caption="dmsmr: FIFO persistent write buffer of 1/256 of the written range, bands 17-36 MB scaled with the sample "
+                "(PORE §II, §V-A)",
     )
 
 
+def with_scale(args: argparse.Namespace, name: str) -> argparse.Namespace:
+    """``args`` for one sample: band and zone sizes scaled as the sample is, unless given."""
+    scaled = copy.copy(args)
+    if scaled.geometry_scale is None:
+        scaled.geometry_scale = sample_scale(name)
+    return scaled
+
+
 def run(args: argparse.Namespace) -> int:
-    traces = {name: bundled_trace(name, args.data) for name in DEMO_TRACES}
-    smr_vs_cmr(traces, args.out, args.seed)
-    for name, path in traces.items():
-        results = caches.compare(str(path), args, args.out)
+    traces = {name: (bundled_trace(name, args.data), with_scale(args, name)) for name in DEMO_TRACES}
+    smr_vs_cmr(traces, args.out)
+    for name, (path, trace_args) in traces.items():
+        results = caches.compare(str(path), trace_args, args.out)
         print_table(f"SSD caches over drive-managed SMR: {name} ({args.mode}, cache {args.cache})", caches.COLUMNS,
                     caches.comparison_rows(results), caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")
     note(f"results written to {args.out}/")

@@ -11,9 +11,10 @@
 //!   CF — coverage rate (dirty cached bytes / zone size) descending;
 //!   PF — average access count per cached block in the last period, ascending;
 //!   BL — that average divided by the coverage rate, ascending.
-//! Ties go to the zone with more dirty blocks, then to zone order (deterministic): under PF and
-//! BL every zone not accessed in the last period ties at zero, and among those the paper's
-//! principle (Fig. 10: cold and high coverage first) prefers the denser. If nothing is evictable, the next zones in the last
+//! Ties keep zone order (deterministic), except under BL, where they go to the zone with more
+//! dirty blocks first: every zone not accessed in the last period ties at zero, and among those
+//! BL's principle (Fig. 10: cold and high coverage first) prefers the denser. PF, which ignores
+//! coverage, opens more zones for the same period, so its victims are closer to plain LRU's. If nothing is evictable, the next zones in the last
 //! sort order are opened one by one (the paper's prototype stalls there).
 //!
 //! Choices where the paper is silent: a "dirty block written into the cache" is a block that
@@ -119,7 +120,12 @@ impl Pore {
                 Scheme::Balanced => popularity(s) / coverage(s),
             }
         };
-        let denser = |a: &u32, b: &u32| self.zones[*b as usize].dirty.cmp(&self.zones[*a as usize].dirty);
+        // BL weighs coverage too, so its ties (all zones not accessed in the last period have
+        // key 0) go to the denser zone; CF and PF use one factor only and keep zone order.
+        let denser = |a: &u32, b: &u32| match self.scheme {
+            Scheme::Balanced => self.zones[*b as usize].dirty.cmp(&self.zones[*a as usize].dirty),
+            _ => std::cmp::Ordering::Equal,
+        };
         order.sort_by(|a, b| key(a).total_cmp(&key(b)).then_with(|| denser(a, b)).then(a.cmp(b)));
         for z in &mut self.zones {
             z.open = false;
