@@ -1,29 +1,31 @@
-//! An intrusive doubly linked recency list over cache slot numbers, stored in two `u32` arrays
-//! (no allocation per entry): O(1) push to the front or back, removal, move to the front, and the
-//! back (least recent) entry. Every policy keeps its recency order in one of these — PORE keeps
-//! two, the whole cache and its evictable blocks.
+//! Intrusive doubly linked recency lists over cache slot numbers, stored in two `u32` arrays
+//! shared by all the lists of a set (no allocation per entry, 8 bytes per slot however many
+//! lists): O(1) push to the front or back, insertion after an entry, removal, move to the front,
+//! and the back (least recent) entry of each list. A slot is in at most one list of its set.
+//! `RecencyList` is the one-list case every simple policy keeps; PORE keeps a set of lists, one
+//! for clean blocks and one per zone for its dirty blocks.
 
 const NIL: u32 = u32::MAX;
-/// `prev` of a slot that is not in the list (8 bytes per slot in all, no membership array).
+/// `prev` of a slot that is in no list (so no membership array is needed).
 const DETACHED: u32 = u32::MAX - 1;
 
+/// Several recency lists over the same slots; lists are numbered from 0.
 #[derive(Clone, Debug, Default)]
-pub struct RecencyList {
+pub struct ListSet {
     prev: Vec<u32>,
     next: Vec<u32>,
-    head: u32,
-    tail: u32,
-    len: usize,
+    /// Per list: (head = most recent, tail = least recent).
+    ends: Vec<(u32, u32)>,
 }
 
-impl RecencyList {
-    /// A list able to hold slots `0..slots`.
-    pub fn new(slots: usize) -> Self {
-        RecencyList { prev: vec![DETACHED; slots], next: vec![NIL; slots], head: NIL, tail: NIL, len: 0 }
+impl ListSet {
+    /// `lists` empty lists able to hold slots `0..slots` between them.
+    pub fn new(slots: usize, lists: usize) -> Self {
+        ListSet { prev: vec![DETACHED; slots], next: vec![NIL; slots], ends: vec![(NIL, NIL); lists] }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    pub fn is_empty(&self, list: usize) -> bool {
+        self.ends[list].0 == NIL
     }
 
     #[inline]
@@ -31,74 +33,108 @@ impl RecencyList {
         self.prev[slot as usize] != DETACHED
     }
 
-    /// Adds `slot` as the most recent entry.
-    pub fn push_front(&mut self, slot: u32) {
+    /// Adds `slot` as the most recent entry of `list`.
+    pub fn push_front(&mut self, list: usize, slot: u32) {
         debug_assert!(!self.contains(slot));
-        let s = slot as usize;
-        self.prev[s] = NIL;
-        self.next[s] = self.head;
-        if self.head != NIL {
-            self.prev[self.head as usize] = slot;
-        } else {
-            self.tail = slot;
-        }
-        self.head = slot;
-        self.len += 1;
+        let head = self.ends[list].0;
+        self.link(list, slot, NIL, head);
     }
 
-    /// Adds `slot` as the least recent entry.
-    pub fn push_back(&mut self, slot: u32) {
+    /// Adds `slot` as the least recent entry of `list`.
+    pub fn push_back(&mut self, list: usize, slot: u32) {
         debug_assert!(!self.contains(slot));
-        let s = slot as usize;
-        self.next[s] = NIL;
-        self.prev[s] = self.tail;
-        if self.tail != NIL {
-            self.next[self.tail as usize] = slot;
-        } else {
-            self.head = slot;
-        }
-        self.tail = slot;
-        self.len += 1;
+        let tail = self.ends[list].1;
+        self.link(list, slot, tail, NIL);
     }
 
-    /// Removes `slot` if present.
-    pub fn remove(&mut self, slot: u32) {
+    /// Adds `slot` to `list` just behind `before` (an entry of `list`), i.e. as less recent.
+    pub fn insert_after(&mut self, list: usize, before: u32, slot: u32) {
+        debug_assert!(!self.contains(slot) && self.contains(before));
+        let after = self.next[before as usize];
+        self.link(list, slot, before, after);
+    }
+
+    fn link(&mut self, list: usize, slot: u32, p: u32, n: u32) {
+        let s = slot as usize;
+        self.prev[s] = p;
+        self.next[s] = n;
+        if p != NIL { self.next[p as usize] = slot } else { self.ends[list].0 = slot }
+        if n != NIL { self.prev[n as usize] = slot } else { self.ends[list].1 = slot }
+    }
+
+    /// Removes `slot` from `list` if it is there.
+    pub fn remove(&mut self, list: usize, slot: u32) {
         let s = slot as usize;
         if !self.contains(slot) {
             return;
         }
         let (p, n) = (self.prev[s], self.next[s]);
-        if p != NIL { self.next[p as usize] = n } else { self.head = n }
-        if n != NIL { self.prev[n as usize] = p } else { self.tail = p }
+        if p != NIL { self.next[p as usize] = n } else { self.ends[list].0 = n }
+        if n != NIL { self.prev[n as usize] = p } else { self.ends[list].1 = p }
         self.prev[s] = DETACHED;
-        self.len -= 1;
     }
 
-    /// Makes `slot` (present) the most recent entry.
-    pub fn move_to_front(&mut self, slot: u32) {
-        if self.head != slot {
-            self.remove(slot);
-            self.push_front(slot);
+    /// Makes `slot` (in `list`) the most recent entry of `list`.
+    pub fn move_to_front(&mut self, list: usize, slot: u32) {
+        if self.ends[list].0 != slot {
+            self.remove(list, slot);
+            self.push_front(list, slot);
         }
     }
 
-    /// The least recent entry.
-    pub fn back(&self) -> Option<u32> {
-        (self.tail != NIL).then_some(self.tail)
+    /// The most recent entry of `list`.
+    pub fn front(&self, list: usize) -> Option<u32> {
+        let head = self.ends[list].0;
+        (head != NIL).then_some(head)
     }
 
-    /// Entries from most to least recent.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        std::iter::successors((self.head != NIL).then_some(self.head), |&s| {
+    /// The least recent entry of `list`.
+    pub fn back(&self, list: usize) -> Option<u32> {
+        let tail = self.ends[list].1;
+        (tail != NIL).then_some(tail)
+    }
+
+    /// The entry just more recent than `slot` (in some list), if any.
+    pub fn more_recent(&self, slot: u32) -> Option<u32> {
+        let p = self.prev[slot as usize];
+        (p != NIL && p != DETACHED).then_some(p)
+    }
+
+    /// Entries of `list` from most to least recent.
+    #[cfg(test)]
+    pub fn iter(&self, list: usize) -> impl Iterator<Item = u32> + '_ {
+        let head = self.ends[list].0;
+        std::iter::successors((head != NIL).then_some(head), |&s| {
             let n = self.next[s as usize];
             (n != NIL).then_some(n)
         })
     }
+}
 
-    pub fn clear(&mut self) {
-        while let Some(s) = self.back() {
-            self.remove(s);
-        }
+/// One recency list.
+#[derive(Clone, Debug, Default)]
+pub struct RecencyList(ListSet);
+
+impl RecencyList {
+    /// A list able to hold slots `0..slots`.
+    pub fn new(slots: usize) -> Self {
+        RecencyList(ListSet::new(slots, 1))
+    }
+
+    pub fn push_front(&mut self, slot: u32) {
+        self.0.push_front(0, slot)
+    }
+
+    pub fn remove(&mut self, slot: u32) {
+        self.0.remove(0, slot)
+    }
+
+    pub fn move_to_front(&mut self, slot: u32) {
+        self.0.move_to_front(0, slot)
+    }
+
+    pub fn back(&self) -> Option<u32> {
+        self.0.back(0)
     }
 }
 
@@ -108,22 +144,37 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// Three lists over 16 slots against three deques.
         #[test]
-        fn behaves_like_a_deque(ops in proptest::collection::vec((0u8..4, 0u32..16), 0..200)) {
-            let mut list = RecencyList::new(16);
-            let mut model: std::collections::VecDeque<u32> = Default::default();
-            for (op, slot) in ops {
-                let present = model.contains(&slot);
-                match op {
-                    0 if !present => { list.push_front(slot); model.push_front(slot); }
-                    1 if !present => { list.push_back(slot); model.push_back(slot); }
-                    2 => { list.remove(slot); model.retain(|&s| s != slot); }
-                    3 if present => { list.move_to_front(slot); model.retain(|&s| s != slot); model.push_front(slot); }
+        fn behave_like_deques(ops in proptest::collection::vec((0u8..5, 0usize..3, 0u32..16), 0..300)) {
+            let mut lists = ListSet::new(16, 3);
+            let mut model: Vec<std::collections::VecDeque<u32>> = vec![Default::default(); 3];
+            for (op, list, slot) in ops {
+                let home = model.iter().position(|m| m.contains(&slot));
+                match (op, home) {
+                    (0, None) => { lists.push_front(list, slot); model[list].push_front(slot); }
+                    (1, None) => { lists.push_back(list, slot); model[list].push_back(slot); }
+                    (2, Some(h)) => { lists.remove(h, slot); model[h].retain(|&s| s != slot); }
+                    (3, Some(h)) => { lists.move_to_front(h, slot); model[h].retain(|&s| s != slot); model[h].push_front(slot); }
+                    (4, None) if !model[list].is_empty() => {
+                        let before = model[list][model[list].len() / 2];
+                        lists.insert_after(list, before, slot);
+                        let at = model[list].iter().position(|&s| s == before).unwrap();
+                        model[list].insert(at + 1, slot);
+                    }
                     _ => {}
                 }
-                prop_assert_eq!(list.iter().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
-                prop_assert_eq!(list.back(), model.back().copied());
-                prop_assert_eq!(list.is_empty(), model.is_empty());
+                for (l, m) in model.iter().enumerate() {
+                    prop_assert_eq!(lists.iter(l).collect::<Vec<_>>(), m.iter().copied().collect::<Vec<_>>());
+                    prop_assert_eq!(lists.back(l), m.back().copied());
+                    prop_assert_eq!(lists.front(l), m.front().copied());
+                    prop_assert_eq!(lists.is_empty(l), m.is_empty());
+                }
+                for (l, m) in model.iter().enumerate() {
+                    for w in m.iter().collect::<Vec<_>>().windows(2) {
+                        prop_assert_eq!(lists.more_recent(*w[1]), Some(*w[0]), "list {}", l);
+                    }
+                }
             }
         }
     }

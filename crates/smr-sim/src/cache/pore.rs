@@ -3,8 +3,12 @@
 //!
 //! The address space is cut into fixed zones (default 20 MB). Clean blocks are always
 //! evictable; a dirty block only if its zone is open. The victim is the least recently used
-//! evictable block in the base order, taken from a second list that holds exactly the evictable
-//! blocks in that order (so no scan of the cache). At the first eviction after the cache fills, and again at the first
+//! evictable block in the base order, found without scanning the cache: clean blocks are kept in
+//! one recency list and each zone's dirty blocks in a list of their own, every block carries the
+//! tick of its last use (its insertion under FIFO), and a min-heap over the open zones' least
+//! recent ticks gives the oldest open-zone block; the victim is the older of that and the least
+//! recent clean block. Opening and closing zones is then a flag and a heap rebuild over the open
+//! zones, never a pass over the cached blocks. At the first eviction after the cache fills, and again at the first
 //! eviction after `period` new dirty blocks have entered the cache, the zones holding dirty
 //! blocks are sorted by the scheme and opened in that order until their dirty blocks reach the
 //! period length (§IV-C1):
@@ -23,7 +27,10 @@
 
 use smr_core::metrics::Counters;
 
-use super::list::RecencyList;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::list::ListSet;
 use super::policy::Policy;
 use super::recency::Order;
 
@@ -47,6 +54,8 @@ impl Scheme {
 }
 
 const DIRTY: u32 = 1 << 31;
+/// The list of clean blocks (zone `z`'s dirty blocks are list `z + 1`).
+const CLEAN: usize = 0;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct ZoneStat {
@@ -59,8 +68,15 @@ struct ZoneStat {
 pub struct Pore {
     scheme: Scheme,
     base: Order,
-    recency: RecencyList,
-    evictable: RecencyList,
+    /// List `CLEAN` holds the clean blocks, list `z + 1` the dirty blocks of zone `z`.
+    lists: ListSet,
+    /// Per slot: the tick of its last use (LRU) or of its insertion (FIFO) (8 bytes a slot).
+    tick: Vec<u64>,
+    clock: u64,
+    /// (tick, zone) for open zones, each at most its zone's least recent tick (stale entries
+    /// are refreshed when they reach the top).
+    open_heap: BinaryHeap<Reverse<(u64, u32)>>,
+    cached: usize,
     /// Per slot: its block's zone, with `DIRTY` set while the block is dirty (4 bytes a slot).
     slot_zone: Vec<u32>,
     zones: Vec<ZoneStat>,
@@ -82,8 +98,11 @@ impl Pore {
         Pore {
             scheme,
             base,
-            recency: RecencyList::new(slots),
-            evictable: RecencyList::new(slots),
+            lists: ListSet::new(slots, zones + 1),
+            tick: vec![0; slots],
+            clock: 0,
+            open_heap: BinaryHeap::new(),
+            cached: 0,
             slot_zone: vec![0; slots],
             zones: vec![ZoneStat::default(); zones],
             blocks_per_zone: zone_blocks.max(1),
@@ -102,9 +121,67 @@ impl Pore {
         (block / self.blocks_per_zone) as usize
     }
 
-    fn evictable_now(&self, slot: u32) -> bool {
-        let tag = self.slot_zone[slot as usize];
-        tag & DIRTY == 0 || self.zones[(tag & !DIRTY) as usize].open
+    /// The list a slot with zone tag `tag` belongs in.
+    fn list_of(tag: u32) -> usize {
+        if tag & DIRTY == 0 { CLEAN } else { (tag & !DIRTY) as usize + 1 }
+    }
+
+    fn next_tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// Offers zone `z`'s least recent dirty block to the heap, if the zone is open.
+    fn offer(&mut self, z: usize) {
+        if self.zones[z].open {
+            if let Some(tail) = self.lists.back(z + 1) {
+                self.open_heap.push(Reverse((self.tick[tail as usize], z as u32)));
+            }
+        }
+    }
+
+    /// Puts dirty `slot` of zone `z` into the zone's list where its tick belongs (FIFO keeps a
+    /// block's insertion tick when a write hit dirties it, so it may be older than others).
+    fn insert_dirty_in_order(&mut self, z: usize, slot: u32) {
+        let list = z + 1;
+        let t = self.tick[slot as usize];
+        let tick_of = |s: Option<u32>| s.map(|s| self.tick[s as usize]);
+        if tick_of(self.lists.front(list)).is_none_or(|newest| newest < t) {
+            // Empty, or newer than all (always so under LRU, whose hit renewed the tick).
+            self.lists.push_front(list, slot);
+        } else if tick_of(self.lists.back(list)).is_some_and(|oldest| oldest > t) {
+            self.lists.push_back(list, slot);
+        } else {
+            // Between two entries: walk from the least recent to the first newer one.
+            let mut newer = self.lists.back(list).expect("the list is not empty");
+            while self.tick[newer as usize] < t {
+                newer = self.lists.more_recent(newer).expect("the front is newer than t");
+            }
+            self.lists.insert_after(list, newer, slot);
+        }
+        if self.lists.back(list) == Some(slot) {
+            self.offer(z);
+        }
+    }
+
+    /// The least recent evictable block: the older of the least recent clean block and the
+    /// least recent block of any open zone.
+    fn oldest_evictable(&mut self) -> Option<u32> {
+        let open_oldest = loop {
+            let Some(&Reverse((t, z))) = self.open_heap.peek() else { break None };
+            let z = z as usize;
+            match self.lists.back(z + 1) {
+                Some(tail) if self.zones[z].open && self.tick[tail as usize] == t => break Some(tail),
+                _ => {
+                    self.open_heap.pop();
+                    self.offer(z);
+                }
+            }
+        };
+        match (self.lists.back(CLEAN), open_oldest) {
+            (Some(c), Some(d)) => Some(if self.tick[c as usize] < self.tick[d as usize] { c } else { d }),
+            (c, d) => c.or(d),
+        }
     }
 
     /// The region division of §IV-C1.
@@ -146,17 +223,9 @@ impl Pore {
         self.open_zone_total += self.opened as u64;
         self.new_dirty = 0;
         self.divided = true;
-        self.rebuild_evictable();
-    }
-
-    /// Refills the evictable list in recency order (least recent last).
-    fn rebuild_evictable(&mut self) {
-        self.evictable.clear();
-        let slots: Vec<u32> = self.recency.iter().collect();
-        for slot in slots {
-            if self.evictable_now(slot) {
-                self.evictable.push_back(slot);
-            }
+        self.open_heap.clear();
+        for z in 0..self.zones.len() {
+            self.offer(z);
         }
     }
 
@@ -166,7 +235,7 @@ impl Pore {
         self.zones[z as usize].open = true;
         self.opened += 1;
         self.forced_openings += 1;
-        self.rebuild_evictable();
+        self.offer(z as usize);
         true
     }
 }
@@ -175,6 +244,8 @@ impl Policy for Pore {
     fn inserted(&mut self, slot: u32, block: u64, dirty: bool) {
         let (s, z) = (slot as usize, self.zone(block));
         self.slot_zone[s] = z as u32 | if dirty { DIRTY } else { 0 };
+        self.tick[s] = self.next_tick();
+        self.cached += 1;
         let zone = &mut self.zones[z];
         zone.cached += 1;
         zone.accesses += 1;
@@ -182,27 +253,30 @@ impl Policy for Pore {
             zone.dirty += 1;
             self.new_dirty += 1;
         }
-        self.recency.push_front(slot);
-        if self.evictable_now(slot) {
-            self.evictable.push_front(slot);
+        let list = Self::list_of(self.slot_zone[s]);
+        let was_empty = self.lists.is_empty(list);
+        self.lists.push_front(list, slot);
+        if dirty && was_empty {
+            self.offer(z);
         }
     }
 
     fn hit(&mut self, slot: u32, block: u64, became_dirty: bool) {
-        let z = self.zone(block);
+        let (s, z) = (slot as usize, self.zone(block));
         self.zones[z].accesses += 1;
+        if self.base == Order::Lru {
+            self.tick[s] = self.next_tick();
+        }
         if became_dirty {
-            self.slot_zone[slot as usize] |= DIRTY;
+            self.lists.remove(CLEAN, slot);
+            self.slot_zone[s] |= DIRTY;
             self.zones[z].dirty += 1;
             self.new_dirty += 1;
-        }
-        self.base.touch(&mut self.recency, slot);
-        if self.evictable_now(slot) {
-            // A hit never makes a block evictable (it cannot clean a block or open a zone).
-            debug_assert!(self.evictable.contains(slot));
-            self.base.touch(&mut self.evictable, slot);
-        } else {
-            self.evictable.remove(slot);
+            self.insert_dirty_in_order(z, slot);
+        } else if self.base == Order::Lru {
+            // The zone's least recent block may move to the front: its heap entry becomes an
+            // underestimate, which `oldest_evictable` refreshes.
+            self.lists.move_to_front(Self::list_of(self.slot_zone[s]), slot);
         }
     }
 
@@ -212,9 +286,9 @@ impl Policy for Pore {
         if was_dirty {
             self.zones[z].dirty -= 1;
         }
+        self.lists.remove(Self::list_of(self.slot_zone[slot as usize]), slot);
         self.slot_zone[slot as usize] &= !DIRTY;
-        self.recency.remove(slot);
-        self.evictable.remove(slot);
+        self.cached -= 1;
     }
 
     fn victims(&mut self, out: &mut Vec<u32>) {
@@ -223,12 +297,18 @@ impl Policy for Pore {
         }
         // Nothing evictable: open the next zones in sort order; past the end of that order
         // (zones that became dirty since), divide again — that always opens a dirty zone.
-        while self.evictable.is_empty() && !self.recency.is_empty() {
+        loop {
+            if let Some(victim) = self.oldest_evictable() {
+                out.push(victim);
+                return;
+            }
+            if self.cached == 0 {
+                return;
+            }
             if !self.open_next_zone() {
                 self.divide();
             }
         }
-        out.extend(self.evictable.back());
     }
 
     fn counters(&self, out: &mut Counters) {
@@ -240,5 +320,60 @@ impl Policy for Pore {
     fn gauges(&self, out: &mut Vec<(String, f64)>) {
         out.push(("pore_zone_blocks".into(), self.blocks_per_zone as f64));
         out.push(("pore_period_blocks".into(), self.period as f64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Drives PORE through random cache events and checks every victim against a plain scan
+    /// for the least recent evictable block (the definition the lists and heap implement).
+    fn victims_match_a_scan(ops: &[(u64, bool)], base: Order, scheme: Scheme) -> Result<(), TestCaseError> {
+        const SLOTS: usize = 12;
+        let mut pore = Pore::new(SLOTS, scheme, base, 8, 4, 3);
+        // Model: cached (block, slot, dirty), most recent first.
+        let mut order: Vec<(u64, u32, bool)> = Vec::new();
+        for &(block, write) in ops {
+            if let Some(i) = order.iter().position(|e| e.0 == block) {
+                let (b, slot, dirty) = order[i];
+                pore.hit(slot, b, write && !dirty);
+                let entry = (b, slot, dirty || write);
+                if base == Order::Lru {
+                    order.remove(i);
+                    order.insert(0, entry);
+                } else {
+                    order[i] = entry;
+                }
+                continue;
+            }
+            let slot = if order.len() == SLOTS {
+                let mut out = Vec::new();
+                pore.victims(&mut out);
+                let expected = order.iter().rev().find(|e| !e.2 || pore.zones[pore.zone(e.0)].open).map(|e| e.1);
+                prop_assert_eq!(out.first().copied(), expected);
+                let i = order.iter().position(|e| e.1 == out[0]).unwrap();
+                let (b, slot, dirty) = order.remove(i);
+                pore.removed(slot, b, dirty);
+                slot
+            } else {
+                (0..SLOTS as u32).find(|s| order.iter().all(|e| e.1 != *s)).unwrap()
+            };
+            pore.inserted(slot, block, write);
+            order.insert(0, (block, slot, write));
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn the_victim_is_the_least_recent_evictable_block(
+            ops in proptest::collection::vec((0u64..32, any::<bool>()), 1..400),
+            fifo in any::<bool>(),
+            scheme in prop_oneof![Just(Scheme::CoverageFirst), Just(Scheme::PopularityFirst), Just(Scheme::Balanced)],
+        ) {
+            victims_match_a_scan(&ops, if fifo { Order::Fifo } else { Order::Lru }, scheme)?;
+        }
     }
 }
