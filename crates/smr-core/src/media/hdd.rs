@@ -12,7 +12,17 @@
 //! until the first sector passes under the head (the platter's angle is `now` modulo one
 //! revolution, not an average), then the transfer, track by track, with a switch and a new
 //! rotational wait at every track boundary; the transfer is never faster than the interface
-//! (`max_transfer`). Not modelled: on-drive caches, command overhead, queueing (the engine's job).
+//! (`max_transfer`).
+//!
+//! Sequential streams. The drive follows up to `STREAMS` sequential streams at once, as its
+//! cache segments do: an access that starts at the sector where an earlier access of the same
+//! op ended continues that stream as if no other access had come between them — positioning
+//! from the stream's last track and no rotational wait beyond what a back-to-back continuation
+//! would have. This is how a drive's write cache combines small sequential writes (PORE §II-C:
+//! writes to a persistent write buffer "have close disk locations" and are combined) and how
+//! read-ahead serves sequential reads; what it costs to come back to the stream later is taken
+//! to be hidden by the cache. Not modelled: the cache's capacity, command overhead, queueing
+//! (the engine's job).
 
 use super::seek::SeekCurve;
 use super::Medium;
@@ -43,6 +53,10 @@ struct RecordingZone {
     first_sector: u64,
     first_track: u64,
     spt: u64,
+    /// One sector's time under the head, ns, and its share of a turn (precomputed: divisions
+    /// are the slow part of an access).
+    sector_ns: f64,
+    turns_per_sector: f64,
     /// Sectors a head switch lets pass: the skew between consecutive tracks.
     skew: u64,
     /// Cost of crossing into the next track and reading or writing it whole, by boundary kind
@@ -60,14 +74,59 @@ struct Place {
     sector: u64,
 }
 
+/// The fractional part of a non-negative number of turns. Truncation through a signed integer
+/// is exact below 2^53 and compiles to one conversion, where `f64::floor` is a libm call on
+/// baseline x86-64 (this sits on the per-access path).
+#[inline]
+fn fraction_of_turn(turns: f64) -> f64 {
+    turns - (turns as i64) as f64
+}
+
+/// `(a / b, a % b)` through 32-bit division when both fit, which is several times faster than
+/// 64-bit division on many x86-64 cores (sector and track arithmetic is on the per-access path).
+#[inline]
+fn div_rem(a: u64, b: u64) -> (u64, u64) {
+    match (u32::try_from(a), u32::try_from(b)) {
+        (Ok(a), Ok(b)) => ((a / b) as u64, (a % b) as u64),
+        _ => (a / b, a % b),
+    }
+}
+
+/// How many sequential streams the drive follows at once (its cache segments).
+const STREAMS: usize = 8;
+
+/// One followed sequential stream.
+#[derive(Clone, Copy, Debug)]
+struct Stream {
+    /// The sector after the stream's last transferred one (`u64::MAX` while unused).
+    next_sector: u64,
+    op: Op,
+    /// The track the stream's last transfer ended on.
+    track: u64,
+    /// Fraction of a revolution at which that transfer ended.
+    angle: f64,
+    /// Access count at the stream's last use (the least recently used stream is replaced).
+    last_use: u64,
+}
+
+const UNUSED_STREAM: Stream = Stream { next_sector: u64::MAX, op: Op::Read, track: 0, angle: 0.0, last_use: 0 };
+
 #[derive(Clone, Debug)]
 pub struct Hdd {
     spec: HddSpec,
     zones: Vec<RecordingZone>,
+    /// Each zone's first sector, apart from `zones` so the per-access search stays in a few
+    /// cache lines.
+    zone_starts: Vec<u64>,
     cylinders: u64,
     seek: SeekCurve,
     rev_ns: f64,
+    turns_per_ns: f64,
+    /// Interface time per byte, ns.
+    interface_ns_per_byte: f64,
     track: u64,
+    streams: [Stream; STREAMS],
+    accesses: u64,
 }
 
 impl Hdd {
@@ -91,6 +150,8 @@ impl Hdd {
                 first_sector: sector,
                 first_track: track,
                 spt: s,
+                sector_ns,
+                turns_per_sector: 1.0 / s as f64,
                 skew: (spec.head_switch_ns as f64 / sector_ns).ceil() as u64,
                 full_track_ns: [[0.0; 2]; 2],
             });
@@ -110,7 +171,9 @@ impl Hdd {
                 }
             }
         }
-        Hdd { spec, zones, cylinders, seek, rev_ns, track: 0 }
+        let interface_ns_per_byte = NS_PER_S as f64 / spec.max_transfer as f64;
+        let zone_starts = zones.iter().map(|z| z.first_sector).collect();
+        Hdd { spec, zones, zone_starts, cylinders, seek, rev_ns, turns_per_ns: 1.0 / rev_ns, interface_ns_per_byte, track: 0, streams: [UNUSED_STREAM; STREAMS], accesses: 0 }
     }
 
     pub fn spec(&self) -> &HddSpec {
@@ -132,28 +195,39 @@ impl Hdd {
     }
 
     fn place(&self, sector: u64) -> Place {
-        let zone = self.zones.partition_point(|z| z.first_sector <= sector) - 1;
+        let zone = self.zone_starts.partition_point(|&first| first <= sector) - 1;
         let z = &self.zones[zone];
         let within = sector - z.first_sector;
-        Place { zone, track: z.first_track + within / z.spt, sector: within % z.spt }
+        let (track, sector) = div_rem(within, z.spt);
+        Place { zone, track: z.first_track + track, sector }
     }
 
     fn cylinder(&self, track: u64) -> u64 {
-        track / self.spec.heads.max(1) as u64
+        div_rem(track, self.spec.heads.max(1) as u64).0
     }
 
     /// Fraction of a revolution at which sector `sector` of `track` passes under the head.
     fn angle_of(&self, zone: usize, track: u64, sector: u64) -> f64 {
         let z = &self.zones[zone];
-        ((sector + (track - z.first_track) * z.skew) % z.spt) as f64 / z.spt as f64
+        div_rem(sector + (track - z.first_track) * z.skew, z.spt).1 as f64 * z.turns_per_sector
     }
 
-    /// Wait from time `t` until the platter reaches `angle`.
+    /// Wait from time `t` until the platter reaches `angle`. The clock counts whole ns, so an
+    /// angle passed less than 1 ns ago counts as reached (no lost revolution from rounding).
     fn rotational_wait(&self, t: f64, angle: f64) -> f64 {
-        let turns = t / self.rev_ns;
-        let now = turns - turns.floor();
+        let now = fraction_of_turn(t * self.turns_per_ns);
         let wait = angle - now;
-        (if wait < 0.0 { wait + 1.0 } else { wait }) * self.rev_ns
+        let one_ns = self.turns_per_ns;
+        (if wait <= -one_ns { wait + 1.0 } else { wait.max(0.0) }) * self.rev_ns
+    }
+
+    /// Records where an access ended: in the stream it continued, else in place of the least
+    /// recently used stream.
+    fn follow_stream(&mut self, continued: Option<usize>, now: Stream) {
+        let slot = continued.unwrap_or_else(|| {
+            (0..STREAMS).min_by_key(|&i| self.streams[i].last_use).expect("STREAMS > 0")
+        });
+        self.streams[slot] = now;
     }
 
     /// Time to move from `from` to `to` (tracks): seek, head switch, or nothing.
@@ -180,15 +254,29 @@ impl Medium for Hdd {
         let total = (offset + len).div_ceil(SECTOR) - first;
         let mut remaining = total;
         let mut place = self.place(first);
-        let mut t = now_ns as f64 + self.positioning(self.track, place.track, op);
+        self.accesses += 1;
+        let stream = self.streams.iter().position(|s| s.next_sector == first && s.op == op);
+        // A continued stream starts from where it ended, in track and in rotational phase:
+        // `phase_ns` shifts the platter's angle so that it stands where the stream left it.
+        let (from_track, phase_ns) = match stream {
+            Some(i) => {
+                let s = &self.streams[i];
+                let behind = s.angle - fraction_of_turn(now_ns as f64 * self.turns_per_ns);
+                (s.track, if behind < 0.0 { behind + 1.0 } else { behind } * self.rev_ns)
+            }
+            None => (self.track, 0.0),
+        };
+        let mut t = now_ns as f64 + self.positioning(from_track, place.track, op);
         let mut at_boundary = false;
+        let mut end_in_track = 0;
         loop {
             if !at_boundary {
-                t += self.rotational_wait(t, self.angle_of(place.zone, place.track, place.sector));
+                t += self.rotational_wait(t + phase_ns, self.angle_of(place.zone, place.track, place.sector));
                 let spt = self.zones[place.zone].spt;
                 let n = remaining.min(spt - place.sector);
-                t += n as f64 * self.rev_ns / spt as f64;
+                t += n as f64 * self.zones[place.zone].sector_ns;
                 remaining -= n;
+                end_in_track = place.sector + n;
                 self.track = place.track;
             }
             at_boundary = false;
@@ -208,6 +296,7 @@ impl Medium for Hdd {
                 t += (whole - cylinder_switches) as f64 * costs[0] + cylinder_switches as f64 * costs[1];
                 remaining -= whole * z.spt;
                 place.track += whole;
+                end_in_track = z.spt;
                 self.track = place.track;
                 at_boundary = true;
                 continue;
@@ -217,9 +306,17 @@ impl Medium for Hdd {
             t += self.positioning(place.track, next.track, op);
             place = next;
         }
+        self.follow_stream(stream, Stream {
+            next_sector: first + total,
+            op,
+            track: place.track,
+            angle: self.angle_of(place.zone, place.track, end_in_track),
+            last_use: self.accesses,
+        });
         let media = t - now_ns as f64;
-        let interface = len as f64 * NS_PER_S as f64 / self.spec.max_transfer as f64;
-        media.max(interface).round() as u64
+        let interface = len as f64 * self.interface_ns_per_byte;
+        // Times are positive: adding a half and truncating rounds without a libm call.
+        (media.max(interface) + 0.5) as i64 as u64
     }
 
     fn capacity(&self) -> u64 {

@@ -119,3 +119,44 @@ fn an_access_beyond_capacity_is_a_caller_bug() {
     let mut d = Hdd::new(FLUID10K);
     d.access(0, Op::Read, FLUID10K.capacity - 4096, 8192);
 }
+
+/// Service time of a 4 KiB write at `offset` after a first write at 0 and a far read between.
+fn second_write_after_far_read(second_at: u64) -> (u64, f64) {
+    let mut d = Hdd::new(ST5000AS0011);
+    let mut t = d.access(0, Op::Write, 0, 4096);
+    t += d.access(t, Op::Read, ST5000AS0011.capacity / 2, 4096);
+    let sector_ns = d.revolution_ns() / d.sectors_per_track_at(0) as f64;
+    (d.access(t + 12_345, Op::Write, second_at, 4096), sector_ns)
+}
+
+#[test]
+fn a_write_continuing_a_stream_costs_only_its_transfer() {
+    // The far read moved the head and time went on, yet the write at 4096 continues the first.
+    let (continued, sector_ns) = second_write_after_far_read(4096);
+    let transfer = 8.0 * sector_ns;
+    assert!((continued as f64 - transfer).abs() <= 1.0 + transfer * 0.01, "{continued} vs transfer {transfer}");
+    // One block further on is a new stream: it pays the seek back and the rotation.
+    let (fresh, _) = second_write_after_far_read(8192);
+    assert!(fresh as f64 > 1_000_000.0 + transfer, "a new stream seeks: {fresh}");
+}
+
+#[test]
+fn a_stream_is_followed_per_op_and_only_as_many_as_the_drive_has_segments() {
+    let mut d = Hdd::new(DESKTOP7200);
+    // 4 KiB transferred on the slowest (innermost) track used below, with 1 ns of rounding.
+    let stride = DESKTOP7200.capacity / 16 / 4096 * 4096;
+    let transfer = (8.0 * d.revolution_ns() / d.sectors_per_track_at(8 * stride) as f64) as u64 + 1;
+    // A read where a write ended is no continuation.
+    let t = d.access(0, Op::Write, 0, 4096);
+    assert!(d.access(t + 5_000_000, Op::Read, 4096, 4096) > transfer);
+    // Eight streams are followed at once; a ninth pushes out the least recently used (the first).
+    let mut d = Hdd::new(DESKTOP7200);
+    let mut t = 0;
+    for i in 0..9 {
+        t += d.access(t, Op::Write, i * stride, 4096);
+    }
+    let second = d.access(t, Op::Write, stride + 4096, 4096);
+    assert!(second <= transfer, "the second stream is still followed: {second}");
+    let first = d.access(t + second, Op::Write, 4096, 4096);
+    assert!(first > transfer, "the first stream was forgotten: {first}");
+}

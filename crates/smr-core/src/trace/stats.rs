@@ -151,7 +151,9 @@ mod tests {
             let s = TraceStats::compute(reqs.iter().map(|r| Ok(*r))).unwrap();
             let (mut read, mut written, mut updates) = (BTreeSet::new(), BTreeSet::new(), 0);
             for r in &reqs {
-                for b in r.offset / BLOCK_4K..r.offset.saturating_add(r.len).div_ceil(BLOCK_4K) {
+                // A zero-length request touches no block (`Request::blocks`).
+                let blocks = if r.len == 0 { 0..0 } else { r.offset / BLOCK_4K..r.offset.saturating_add(r.len).div_ceil(BLOCK_4K) };
+                for b in blocks {
                     match r.op {
                         Op::Read => { read.insert(b); }
                         Op::Write => updates += u64::from(!written.insert(b)),

@@ -3,8 +3,8 @@
 //!
 //! A write to a block already held updates it in place (no new FIFO position). Cleaning removes
 //! every held block of one band at once, so FIFO entries are deleted lazily: each entry carries
-//! the sequence number it was inserted with, and is live only while the block's current
-//! sequence number matches. Used by the `Dmsmr` system and by the §III-A estimate. Not here:
+//! the sequence number it was inserted with and is live only if its band has not been cleaned
+//! since (an array lookup per band instead of a hash probe per entry). Used by the `Dmsmr` system and by the §III-A estimate. Not here:
 //! I/O or timing.
 
 use std::collections::VecDeque;
@@ -25,18 +25,22 @@ pub enum Insert {
 #[derive(Debug, Default)]
 pub struct FifoBuffer {
     capacity: u64,
-    fifo: VecDeque<(u64, u64)>,
+    /// (block, band, sequence number) in arrival order, including entries of cleaned bands.
+    fifo: VecDeque<(u64, usize, u64)>,
     /// block → sequence number of its live FIFO entry.
     held: FxHashMap<u64, u64>,
     /// band → blocks held for it (in arrival order); indexed densely by band number.
     by_band: Vec<Vec<u64>>,
+    /// band → the sequence number from which its entries are live (the next one at its last
+    /// cleaning); entries older than that were taken with the band.
+    live_from: Vec<u64>,
     next_seq: u64,
 }
 
 impl FifoBuffer {
     /// A buffer of `capacity` blocks (at least one) in front of `bands` bands.
     pub fn new(capacity: u64, bands: usize) -> Self {
-        FifoBuffer { capacity: capacity.max(1), by_band: vec![Vec::new(); bands], ..Default::default() }
+        FifoBuffer { capacity: capacity.max(1), by_band: vec![Vec::new(); bands], live_from: vec![0; bands], ..Default::default() }
     }
 
     pub fn capacity(&self) -> u64 {
@@ -60,6 +64,13 @@ impl FifoBuffer {
         self.held.contains_key(&block)
     }
 
+    /// The arrival number of `block`'s held copy (0 for the first block ever added, counting
+    /// only additions, not in-place updates), or None if it is not held.
+    #[inline]
+    pub fn arrival_of(&self, block: u64) -> Option<u64> {
+        self.held.get(&block).copied()
+    }
+
     /// Adds `block` of `band` if it is held already (an in-place update) or there is room, with
     /// one hash probe; `Full` asks the caller to clean a band first.
     #[inline]
@@ -72,15 +83,15 @@ impl FifoBuffer {
             std::collections::hash_map::Entry::Vacant(slot) => slot.insert(seq),
         };
         self.next_seq += 1;
-        self.fifo.push_back((block, seq));
+        self.fifo.push_back((block, band, seq));
         self.by_band[band].push(block);
         Insert::Added
     }
 
     /// The oldest block still held.
     pub fn oldest(&mut self) -> Option<u64> {
-        while let Some(&(block, seq)) = self.fifo.front() {
-            if self.held.get(&block) == Some(&seq) {
+        while let Some(&(block, band, seq)) = self.fifo.front() {
+            if seq >= self.live_from[band] {
                 return Some(block);
             }
             self.fifo.pop_front();
@@ -88,13 +99,20 @@ impl FifoBuffer {
         None
     }
 
-    /// Removes and returns every block held for `band`.
-    pub fn take_band(&mut self, band: usize) -> Vec<u64> {
-        let blocks = std::mem::take(&mut self.by_band[band]);
-        for b in &blocks {
+    /// Removes every block held for `band` and returns how many there were. The band's list
+    /// keeps up to `KEPT_ALLOCATION` blocks of room for its next blocks, so a cleaning does not
+    /// free what the band's next writes allocate again.
+    pub fn take_band(&mut self, band: usize) -> u64 {
+        const KEPT_ALLOCATION: usize = 64;
+        let blocks = &mut self.by_band[band];
+        for b in blocks.iter() {
             self.held.remove(b);
         }
-        blocks
+        let taken = blocks.len() as u64;
+        blocks.clear();
+        blocks.shrink_to(KEPT_ALLOCATION);
+        self.live_from[band] = self.next_seq;
+        taken
     }
 
     /// The bands that have blocks held, in band order.
@@ -105,6 +123,7 @@ impl FifoBuffer {
     /// Empties the buffer.
     pub fn clear(&mut self) {
         self.fifo.clear();
+        self.live_from.iter_mut().for_each(|s| *s = self.next_seq);
         self.held.clear();
         self.by_band.iter_mut().for_each(Vec::clear);
     }
@@ -129,7 +148,8 @@ mod tests {
         assert!(!b.contains(12) && b.contains(20));
         assert_eq!(b.oldest(), Some(20));
         assert_eq!(b.insert(10, 1), Insert::Added, "re-inserted after cleaning goes to the back");
-        assert_eq!(b.take_band(2), vec![20]);
+        assert_eq!(b.take_band(2), 1);
+        assert!(!b.contains(20));
         assert_eq!(b.oldest(), Some(10));
     }
 
@@ -144,9 +164,10 @@ mod tests {
                     let victim = b.oldest().unwrap();
                     prop_assert_eq!(Some(&victim), order.first());
                     let band = band_of(victim);
-                    let removed = b.take_band(band);
+                    let before = order.len();
                     order.retain(|x| band_of(*x) != band);
-                    prop_assert!(removed.contains(&victim));
+                    prop_assert_eq!(b.take_band(band), (before - order.len()) as u64);
+                    prop_assert!(!b.contains(victim));
                 }
                 if b.insert(blk, band_of(blk)) == Insert::Added { order.push(blk); }
                 prop_assert!(b.len() <= b.capacity());

@@ -15,9 +15,11 @@
 //!
 //! Choices where the paper is silent, for timing only: the on-disk buffer is a circular log at
 //! the start of the disk and bands follow it (physical = buffer size + logical offset); a block's
-//! place in the log is its arrival number modulo the buffer size; a cleaning reads the band's
-//! buffered blocks as one read at the oldest one's place; a host write to the buffer is one
-//! sequential write. Trims are accepted and cost nothing. The default buffer is 1/256 of the
+//! place in the log is its arrival number modulo the buffer size, so blocks written one after
+//! another sit side by side and the disk streams them (PORE §II-C: writes to the buffer are
+//! combined because they have close disk locations; see `Hdd`'s stream cache); a cleaning reads
+//! the band's buffered blocks as one read at the oldest one's place; a host write to the buffer
+//! is one sequential write at its first block's place. Trims are accepted and cost nothing. The default buffer is 1/256 of the
 //! trace's written range measured as the union of written 4 KiB blocks (the paper uses the
 //! capacity of the touched bands, which is the same for densely written bands and does not
 //! depend on the band layout's seed).
@@ -131,17 +133,22 @@ impl Dmsmr {
         self.layout.end()
     }
 
-    /// Byte position of `block`'s place in the buffer log.
-    fn slot_offset(&self, block: u64) -> u64 {
-        (block % self.buffer.capacity()) * BLOCK_4K
+    /// Byte position in the buffer log of the block that arrived `arrival`-th.
+    fn log_offset(&self, arrival: u64) -> u64 {
+        (arrival % self.buffer.capacity()) * BLOCK_4K
+    }
+
+    /// Byte position in the buffer log of held `block`.
+    fn place_of(&self, block: u64) -> u64 {
+        self.log_offset(self.buffer.arrival_of(block).expect("a block read from the buffer log is held"))
     }
 
     /// Cleans the band of the oldest buffered block (read band, merge buffered blocks, write band).
     fn clean_oldest_band(&mut self, ctx: &mut IoCtx) {
         let Some(oldest) = self.buffer.oldest() else { return };
-        let place = self.slot_offset(oldest);
+        let place = self.place_of(oldest);
         let band = self.layout.band_of(oldest * BLOCK_4K);
-        let merged = self.buffer.take_band(band).len() as u64 * BLOCK_4K;
+        let merged = self.buffer.take_band(band) * BLOCK_4K;
         let range = self.layout.band(band);
         let (start, len) = (self.band_base + range.start, range.end - range.start);
         if self.buffer_on_ssd {
@@ -170,6 +177,9 @@ impl Dmsmr {
         // A request's blocks mostly share one band: look it up again only past its end.
         let mut band = self.layout.band_of(first * BLOCK_4K);
         let mut band_end = self.layout.band(band).end;
+        // Where the request's first block is held, taken before a later block's cleaning can
+        // write it to its band.
+        let mut place = 0;
         for block in blocks {
             if block * BLOCK_4K >= band_end {
                 band = self.layout.band_of(block * BLOCK_4K);
@@ -185,8 +195,10 @@ impl Dmsmr {
                     Insert::Full => self.clean_oldest_band(ctx),
                 }
             }
+            if block == first {
+                place = self.place_of(first);
+            }
         }
-        let place = self.slot_offset(first);
         ctx.io(self.buffer_ch, Op::Write, place, count * BLOCK_4K);
         self.totals.buffer_bytes_written += count * BLOCK_4K;
     }
@@ -195,15 +207,15 @@ impl Dmsmr {
     fn read(&mut self, req: &Request, ctx: &mut IoCtx) {
         let mut blocks = req.blocks(BLOCK_4K).peekable();
         while let Some(start) = blocks.next() {
-            let in_buffer = self.buffer.contains(start);
+            let arrival = self.buffer.arrival_of(start);
             let mut end = start + 1;
-            while blocks.peek().is_some_and(|&b| b == end && self.buffer.contains(b) == in_buffer) {
+            while blocks.peek().is_some_and(|&b| b == end && self.buffer.contains(b) == arrival.is_some()) {
                 blocks.next();
                 end += 1;
             }
             let len = (end - start) * BLOCK_4K;
-            if in_buffer {
-                ctx.io(self.buffer_ch, Op::Read, self.slot_offset(start), len);
+            if let Some(arrival) = arrival {
+                ctx.io(self.buffer_ch, Op::Read, self.log_offset(arrival), len);
             } else {
                 ctx.io(self.band_ch, Op::Read, self.band_base + start * BLOCK_4K, len);
             }
