@@ -1,6 +1,8 @@
 //! Closed-loop replay throughput of `dmsmr` (and `cmr` beside it) on a synthetic trace held in
 //! memory, plus the process's peak memory. Target (issue 2): dmsmr ≥ 5 M requests/s on one core,
-//! memory independent of trace length apart from the system's own state.
+//! memory independent of trace length apart from the system's own state: the same requests are
+//! streamed once and ten times over (same footprint, ten times the length) and the resident
+//! memory after each replay is reported.
 
 use smr_core::trace::synth::{Synth, SynthConfig};
 use smr_core::trace::TraceStats;
@@ -25,5 +27,18 @@ fn main() {
         });
         report(&format!("replay {system}"), requests.len() as u64, seconds,
                serde_json::json!({"band_cleanings": cleanings, "peak_rss_mib": proc_status_kib("VmHWM") / 1024}));
+    }
+    for repeats in [1usize, 10] {
+        let streamed = requests.len() * repeats;
+        let (seconds, rss_kib) = best_of(1, || {
+            let mut ctx = IoCtx::new();
+            let mut p = Params::new();
+            let mut sys = build("dmsmr", &mut BuildContext { params: &mut p, footprint, seed: 0, ctx: &mut ctx }).expect("build");
+            let stream = requests.iter().cycle().take(streamed).map(|r| Ok(*r));
+            Engine::new(EngineConfig::default()).run(sys.as_mut(), &mut ctx, stream).expect("replay");
+            proc_status_kib("VmRSS")
+        });
+        report(&format!("replay dmsmr streamed x{repeats}"), streamed as u64, seconds,
+               serde_json::json!({"rss_after_mib": rss_kib as f64 / 1024.0}));
     }
 }
