@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import json
 
-from conftest import DATA, assert_parameter_errors
+from conftest import DATA, assert_parameter_errors, msr_line
 from smrlab.derived import gauge_summaries
 
 SMALL_DRIVE = ["-p", "zone_size=64MiB"]
@@ -50,9 +50,22 @@ def sweep(cli, tmp_path, conventional, buckets):
 
 
 def test_ucache_avoids_the_collections_eregion_needs(cli, tmp_path):
+    """With a cache that holds the footprint at 256 KiB buckets uCache never collects while the
+    E-region log still must; with a smaller cache both collect, uCache less often."""
+    gc = lambda result: result["report"]["counters"]["gc_cycles"]  # noqa: E731
     ucache, eregion = sweep(cli, tmp_path, "512MiB", ["256KiB"])
-    assert ucache["256KiB"]["report"]["counters"]["gc_cycles"] == 0
-    assert eregion["report"]["counters"]["gc_cycles"] > 0
+    assert gc(ucache["256KiB"]) == 0 < gc(eregion)
+    ucache, eregion = sweep(cli, tmp_path, "192MiB", ["256KiB"])
+    assert 0 < gc(ucache["256KiB"]) < gc(eregion)
+
+
+def test_a_trace_beyond_the_drive_is_refused(cli, tmp_path):
+    trace = tmp_path / "far.csv"
+    trace.write_text(msr_line(0, "Write", 0, 4096) + "\n" + msr_line(10, "Write", 10 * 10**12, 4096) + "\n")
+    for system in ("ucache", "eregion", "zonemap"):
+        proc = cli("sim", "--system", system, "--trace", trace)
+        assert proc.returncode == 2, (system, proc.stderr)
+        assert "'disk'" in proc.stderr and "bytes" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
 
 def test_sweep_traces_the_eregion_live_fraction(cli, tmp_path):

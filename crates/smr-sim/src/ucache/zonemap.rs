@@ -35,6 +35,7 @@ pub fn build(b: &mut BuildContext<'_>) -> Result<UCache, SimError> {
 
 #[cfg(test)]
 mod tests {
+    use smr_core::units::MIB;
     use smr_core::{Op, Request};
 
     #[test]
@@ -46,6 +47,9 @@ mod tests {
         assert_eq!(c.get("promotion_bytes_read"), 0, "promotion by map reads nothing");
         // The fourth promotion leaves no buffer free: reclaim; so does the fifth.
         assert_eq!((c.get("gc_cycles"), c.get("gc_buckets")), (2, 2));
+        // Each reclaim reads its 1 MiB data zone and the 1 MiB buffer zone, then writes the
+        // backup copy and the rewritten data zone.
+        assert_eq!((c.get("gc_bytes_read"), c.get("gc_bytes_written")), (2 * 2 * MIB, 2 * 2 * MIB));
         let err = super::super::replay_small("zonemap", &["bucket=256KiB"], &[]).unwrap_err();
         assert!(err.to_string().contains("bucket"), "zonemap's bucket is the zone: {err}");
     }
