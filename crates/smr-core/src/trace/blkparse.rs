@@ -8,7 +8,7 @@
 //! per-CPU and total summaries blkparse prints at the end) are skipped; an event line whose
 //! numbers do not parse is an error. Times are relative to the first event.
 
-use super::lines::{field_f64, field_u64, scaled_ns, LineParser, RelativeClock};
+use super::lines::{field_f64, field_u64, scaled_ns, text, LineParser, RelativeClock};
 use crate::request::{Op, Request};
 use crate::units::{NS_PER_S, SECTOR};
 
@@ -33,7 +33,8 @@ fn is_device(field: &str) -> bool {
 }
 
 impl LineParser for BlkparseParser {
-    fn parse(&mut self, line: &str) -> Result<Option<Request>, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Option<Request>, String> {
+        let line = text(line)?;
         let fields: Vec<&str> = line.split_whitespace().collect();
         if fields.len() < 7 || !is_device(fields[0]) {
             return Ok(None);
@@ -69,16 +70,16 @@ mod tests {
     #[test]
     fn picks_the_chosen_action_and_maps_rwbs() {
         let mut p = BlkparseParser::new("D").unwrap();
-        assert_eq!(p.parse("  8,0    3        1     0.000000000   697  Q   W 223490 + 8 [kjournald]").unwrap(), None);
-        let r = p.parse("  8,0    3        2     0.000100000   697  D  WS 223490 + 8 [kjournald]").unwrap().unwrap();
+        assert_eq!(p.parse(b"  8,0    3        1     0.000000000   697  Q   W 223490 + 8 [kjournald]").unwrap(), None);
+        let r = p.parse(b"  8,0    3        2     0.000100000   697  D  WS 223490 + 8 [kjournald]").unwrap().unwrap();
         assert_eq!(r, Request::new(100_000, Op::Write, 223490 * 512, 4096));
-        let r = p.parse("  8,0    0        3     0.000200000   697  D   R 8 + 16 [cat]").unwrap().unwrap();
+        let r = p.parse(b"  8,0    0        3     0.000200000   697  D   R 8 + 16 [cat]").unwrap().unwrap();
         assert_eq!((r.op, r.offset, r.len), (Op::Read, 4096, 8192));
-        let r = p.parse("  8,0    0        4     0.000300000   697  D  DS 64 + 8 [fstrim]").unwrap().unwrap();
+        let r = p.parse(b"  8,0    0        4     0.000300000   697  D  DS 64 + 8 [fstrim]").unwrap().unwrap();
         assert_eq!(r.op, Op::Trim);
-        assert_eq!(p.parse("CPU0 (8,0):").unwrap(), None);
-        assert_eq!(p.parse(" Reads Queued:      1,        4KiB\t Writes Queued:       2,        8KiB").unwrap(), None);
-        assert!(p.parse("  8,0    0        5     x.y   697  D   R 8 + 16 [cat]").unwrap_err().contains("time"));
+        assert_eq!(p.parse(b"CPU0 (8,0):").unwrap(), None);
+        assert_eq!(p.parse(b" Reads Queued:      1,        4KiB\t Writes Queued:       2,        8KiB").unwrap(), None);
+        assert!(p.parse(b"  8,0    0        5     x.y   697  D   R 8 + 16 [cat]").unwrap_err().contains("time"));
         assert!(BlkparseParser::new("X").is_err());
     }
 }

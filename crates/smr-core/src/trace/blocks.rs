@@ -4,7 +4,7 @@
 //! The format has no times: every request gets time 0 (closed-loop replay ignores times; an
 //! open-loop replay of such a trace issues everything at once).
 
-use super::lines::{field_u64, LineParser};
+use super::lines::{field_u64, text, LineParser};
 use crate::request::{Op, Request};
 use crate::units::BLOCK_4K;
 
@@ -12,15 +12,15 @@ use crate::units::BLOCK_4K;
 pub struct BlocksParser;
 
 impl LineParser for BlocksParser {
-    fn parse(&mut self, line: &str) -> Result<Option<Request>, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Option<Request>, String> {
         // Bytes, not chars, and no collected field list: this is the hot loop of block-trace
         // replays. Anything unusual falls through to the checked parse below for its message.
-        if let Some((op, block)) = fast_fields(line.as_bytes()) {
+        if let Some((op, block)) = fast_fields(line) {
             if let Some(offset) = block.checked_mul(BLOCK_4K) {
                 return Ok(Some(Request { time_ns: 0, op, offset, len: BLOCK_4K }));
             }
         }
-        let fields: Vec<&str> = line.split_whitespace().collect();
+        let fields: Vec<&str> = text(line)?.split_whitespace().collect();
         if fields.len() != 2 {
             return Err(format!("expected 'op blockno' (2 fields), found {}", fields.len()));
         }
@@ -73,15 +73,15 @@ mod tests {
     #[test]
     fn one_block_per_line() {
         let mut p = BlocksParser;
-        assert_eq!(p.parse("1 10").unwrap().unwrap(), Request::new(0, Op::Write, 40960, 4096));
-        assert_eq!(p.parse("0\t3").unwrap().unwrap().op, Op::Read);
-        assert!(p.parse("2 3").unwrap_err().contains("op '2'"));
-        assert!(p.parse("1").is_err());
-        assert!(p.parse("1 3 4").unwrap_err().contains("found 3"));
-        assert!(p.parse("01 3").is_err(), "the op is one digit");
-        assert!(p.parse("1 3x").unwrap_err().contains("'3x'"));
-        assert!(p.parse("1 99999999999999999999").unwrap_err().contains("block number"));
-        assert!(p.parse("1 4503599627370496").unwrap_err().contains("out of range"));
-        assert_eq!(p.parse(" 1 10 ").unwrap().unwrap().offset, 40960, "leading and trailing blanks");
+        assert_eq!(p.parse(b"1 10").unwrap().unwrap(), Request::new(0, Op::Write, 40960, 4096));
+        assert_eq!(p.parse(b"0\t3").unwrap().unwrap().op, Op::Read);
+        assert!(p.parse(b"2 3").unwrap_err().contains("op '2'"));
+        assert!(p.parse(b"1").is_err());
+        assert!(p.parse(b"1 3 4").unwrap_err().contains("found 3"));
+        assert!(p.parse(b"01 3").is_err(), "the op is one digit");
+        assert!(p.parse(b"1 3x").unwrap_err().contains("'3x'"));
+        assert!(p.parse(b"1 99999999999999999999").unwrap_err().contains("block number"));
+        assert!(p.parse(b"1 4503599627370496").unwrap_err().contains("out of range"));
+        assert_eq!(p.parse(b" 1 10 ").unwrap().unwrap().offset, 40960, "leading and trailing blanks");
     }
 }

@@ -8,7 +8,7 @@
 //!
 //! Also the default writer layout: `time_ns,op,offset,len` with op `R`/`W`/`T`.
 
-use super::lines::{field_f64, field_u64, scaled_ns, LineParser, RelativeClock};
+use super::lines::{field_f64, field_u64, scaled_ns, text, LineParser, RelativeClock};
 use crate::params::{ParamError, Params};
 use crate::request::{Op, Request};
 use crate::units::{BLOCK_4K, SECTOR};
@@ -79,7 +79,8 @@ impl CsvParser {
 }
 
 impl LineParser for CsvParser {
-    fn parse(&mut self, line: &str) -> Result<Option<Request>, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Option<Request>, String> {
+        let line = text(line)?;
         if self.skip_header {
             self.skip_header = false;
             return Ok(None);
@@ -133,10 +134,10 @@ mod tests {
         let mut o = Params::parse(&["time=0", "op=1", "offset=2", "len=3", "time_unit=us", "offset_unit=sectors", "delimiter=tab", "header=true"]).unwrap();
         let mut p = CsvParser::from_params(&mut o).unwrap();
         o.finish().unwrap();
-        assert_eq!(p.parse("t\top\toff\tlen").unwrap(), None);
-        assert_eq!(p.parse("10\tW\t8\t4096").unwrap().unwrap(), Request::new(0, Op::Write, 4096, 4096));
-        assert_eq!(p.parse("15\tr\t0\t512").unwrap().unwrap(), Request::new(5_000, Op::Read, 0, 512));
-        assert!(p.parse("16\tX\t0\t512").unwrap_err().contains("op 'X'"));
+        assert_eq!(p.parse(b"t\top\toff\tlen").unwrap(), None);
+        assert_eq!(p.parse(b"10\tW\t8\t4096").unwrap().unwrap(), Request::new(0, Op::Write, 4096, 4096));
+        assert_eq!(p.parse(b"15\tr\t0\t512").unwrap().unwrap(), Request::new(5_000, Op::Read, 0, 512));
+        assert!(p.parse(b"16\tX\t0\t512").unwrap_err().contains("op 'X'"));
     }
 
     #[test]

@@ -40,11 +40,11 @@ fn number(field: &[u8], name: &str) -> Result<u64, String> {
 }
 
 impl LineParser for MsrParser {
-    fn parse(&mut self, line: &str) -> Result<Option<Request>, String> {
-        if line.starts_with("Timestamp") {
+    fn parse(&mut self, line: &[u8]) -> Result<Option<Request>, String> {
+        if line.starts_with(b"Timestamp") {
             return Ok(None);
         }
-        let mut fields = line.as_bytes().split(|&b| b == b',');
+        let mut fields = line.split(|&b| b == b',');
         let ticks = number(next_field(&mut fields, "Timestamp")?, "Timestamp")?;
         next_field(&mut fields, "Hostname")?;
         next_field(&mut fields, "DiskNumber")?;
@@ -76,18 +76,18 @@ mod tests {
     #[test]
     fn parses_msr_lines_relative_to_the_first() {
         let mut p = MsrParser::default();
-        let a = p.parse("128166372003061629,wdev,0,Write,3154944,4096,1331").unwrap().unwrap();
-        let b = p.parse("128166372003081629,wdev,0,Read,0,512,10").unwrap().unwrap();
+        let a = p.parse(b"128166372003061629,wdev,0,Write,3154944,4096,1331").unwrap().unwrap();
+        let b = p.parse(b"128166372003081629,wdev,0,Read,0,512,10").unwrap().unwrap();
         assert_eq!(a, Request::new(0, Op::Write, 3154944, 4096));
         assert_eq!(b, Request::new(2_000_000, Op::Read, 0, 512));
-        assert_eq!(p.parse("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime").unwrap(), None);
+        assert_eq!(p.parse(b"Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime").unwrap(), None);
     }
 
     #[test]
     fn bad_fields_are_named() {
         let mut p = MsrParser::default();
-        assert!(p.parse("1,h,0,Erase,0,4096,1").unwrap_err().contains("Type 'Erase'"));
-        assert!(p.parse("1,h,0,Read,-5,4096,1").unwrap_err().contains("Offset"));
-        assert!(p.parse("1,h,0").unwrap_err().contains("missing field Type"));
+        assert!(p.parse(b"1,h,0,Erase,0,4096,1").unwrap_err().contains("Type 'Erase'"));
+        assert!(p.parse(b"1,h,0,Read,-5,4096,1").unwrap_err().contains("Offset"));
+        assert!(p.parse(b"1,h,0").unwrap_err().contains("missing field Type"));
     }
 }

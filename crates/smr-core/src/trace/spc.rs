@@ -6,7 +6,7 @@
 //! same address space, as most block-trace tools do; option `asu=N` keeps only ASU N. Times
 //! are relative to the first record.
 
-use super::lines::{field_f64, field_u64, scaled_ns, LineParser, RelativeClock};
+use super::lines::{field_f64, field_u64, scaled_ns, text, LineParser, RelativeClock};
 use crate::request::{Op, Request};
 use crate::units::{NS_PER_S, SECTOR};
 
@@ -22,7 +22,8 @@ impl SpcParser {
 }
 
 impl LineParser for SpcParser {
-    fn parse(&mut self, line: &str) -> Result<Option<Request>, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Option<Request>, String> {
+        let line = text(line)?;
         let fields: Vec<&str> = line.split(',').collect();
         if fields.len() < 5 {
             return Err(format!("expected 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found {}", fields.len()));
@@ -58,10 +59,10 @@ mod tests {
     #[test]
     fn sectors_and_seconds() {
         let mut p = SpcParser::new(None);
-        assert_eq!(p.parse("0,20941264,8192,W,0.551706").unwrap().unwrap(), Request::new(0, Op::Write, 20941264 * 512, 8192));
-        assert_eq!(p.parse("1,8,512,r,0.651706").unwrap().unwrap(), Request::new(100_000_000, Op::Read, 4096, 512));
+        assert_eq!(p.parse(b"0,20941264,8192,W,0.551706").unwrap().unwrap(), Request::new(0, Op::Write, 20941264 * 512, 8192));
+        assert_eq!(p.parse(b"1,8,512,r,0.651706").unwrap().unwrap(), Request::new(100_000_000, Op::Read, 4096, 512));
         let mut only = SpcParser::new(Some(1));
-        assert_eq!(only.parse("0,1,512,r,0").unwrap(), None);
-        assert!(p.parse("0,1,512,x,0").unwrap_err().contains("Opcode"));
+        assert_eq!(only.parse(b"0,1,512,r,0").unwrap(), None);
+        assert!(p.parse(b"0,1,512,x,0").unwrap_err().contains("Opcode"));
     }
 }

@@ -78,7 +78,10 @@ pub struct SsdCache {
     unused: u32,
     free: Vec<u32>,
     policy: Box<dyn Policy>,
+    /// Scratch lists kept between requests so the per-block paths do not allocate.
     victims: Vec<u32>,
+    dirty_victims: Vec<u64>,
+    read_misses: Vec<u64>,
     totals: Totals,
 }
 
@@ -143,6 +146,8 @@ impl SsdCache {
             free: Vec::new(),
             policy,
             victims: Vec::new(),
+            dirty_victims: Vec::new(),
+            read_misses: Vec::new(),
             totals: Totals::default(),
         })
     }
@@ -164,7 +169,8 @@ impl SsdCache {
             if self.victims.is_empty() {
                 return Err(SimError::Device("cache policy returned no victim from a full cache".into()));
             }
-            let mut dirty_blocks = Vec::new();
+            let mut dirty_blocks = std::mem::take(&mut self.dirty_victims);
+            dirty_blocks.clear();
             for &slot in &self.victims {
                 let (block, was_dirty) = (self.blocks[slot as usize] & !DIRTY, self.blocks[slot as usize] & DIRTY != 0);
                 self.policy.removed(slot, block, was_dirty);
@@ -178,10 +184,12 @@ impl SsdCache {
                 }
             }
             dirty_blocks.sort_unstable();
-            for (first, count) in runs(&dirty_blocks) {
+            let written = runs(&dirty_blocks).try_for_each(|(first, count)| {
                 ctx.io(self.ssd, Op::Read, first * self.block, count * self.block);
-                self.below.submit(&Request::new(ctx.now(), Op::Write, first * self.block, count * self.block), ctx)?;
-            }
+                self.below.submit(&Request::new(ctx.now(), Op::Write, first * self.block, count * self.block), ctx)
+            });
+            self.dirty_victims = dirty_blocks;
+            written?;
         }
         Ok(self.free.pop().expect("eviction freed a slot"))
     }
@@ -214,7 +222,8 @@ impl SsdCache {
     }
 
     fn read(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
-        let mut misses = Vec::new();
+        let mut misses = std::mem::take(&mut self.read_misses);
+        misses.clear();
         let mut hits = 0u64;
         for block in req.blocks(self.block) {
             self.totals.read_lookups += 1;
@@ -234,14 +243,19 @@ impl SsdCache {
         if hits > 0 {
             ctx.io(self.ssd, Op::Read, req.offset, hits * self.block);
         }
-        for (first, count) in runs(&misses) {
-            self.below.submit(&Request::new(ctx.now(), Op::Read, first * self.block, count * self.block), ctx)?;
-            if !self.write_only {
-                for block in first..first + count {
-                    self.insert(block, false, ctx)?;
-                }
-                ctx.io(self.ssd, Op::Write, first * self.block, count * self.block);
+        let fetched = runs(&misses).try_for_each(|(first, count)| self.fetch(first, count, ctx));
+        self.read_misses = misses;
+        fetched
+    }
+
+    /// Reads a run of missed blocks from below and, in a read-write cache, inserts them clean.
+    fn fetch(&mut self, first: u64, count: u64, ctx: &mut IoCtx) -> Result<(), SimError> {
+        self.below.submit(&Request::new(ctx.now(), Op::Read, first * self.block, count * self.block), ctx)?;
+        if !self.write_only {
+            for block in first..first + count {
+                self.insert(block, false, ctx)?;
             }
+            ctx.io(self.ssd, Op::Write, first * self.block, count * self.block);
         }
         Ok(())
     }
