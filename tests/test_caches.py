@@ -10,7 +10,7 @@ import pytest
 
 from conftest import DATA, assert_parameter_errors
 from smrlab.bundled import DEMO_TRACES, sample_scale
-from smrlab.cli.caches import scale_geometry
+from smrlab.cli.caches import PAPER_FACTORS, factor_rows, scale_geometry
 
 
 def block_stream(cli, source, tmp_path, name):
@@ -50,6 +50,7 @@ def test_hits_equal_libcachesim(cli, tmp_path, trace, policy):
 
 def test_compare_caches_table_and_results(cli, tmp_path):
     out = cli("compare-caches", "--trace", DATA / "mds.csv.gz", "--out", "cmp", check=True).stdout
+    assert "PORE-BL against the others" in out and "10.2" in out, "the paper's factors are printed beside ours"
     for label in ("smr-only", "cmr-only", "lru", "lru-band", "pore-cf", "pore-pf", "pore-bl"):
         assert label in out
         result = json.loads((tmp_path / "cmp" / f"mds-{label}.json").read_text())
@@ -81,6 +82,20 @@ def test_geometry_scale_multiplies_band_and_zone_sizes():
     assert sorted(scaled) == ["band_max=18000000", "band_min=8500000", "mode=wo", "zone=10000000"]
     assert sorted(scale_geometry(["band_size=18MiB", "zone=20MB"], 0.25)) == ["band_size=4718592", "zone=5000000"]
     assert scale_geometry(["zone=20MB"], 1) == ["zone=20MB"]
+
+
+def test_factors_against_pore_bl_are_means_of_per_trace_ratios():
+    def trace(pore_time, lru_time, pore_r_wa, lru_r_wa):
+        results = {label: {"derived": {"total_io_s": 1.0, "r_wa": 1.0}} for label in ("smr-only", "lru-band")}
+        results["cmr-only"] = {"derived": {"total_io_s": 2 * pore_time}}
+        results["lru"] = {"derived": {"total_io_s": lru_time, "r_wa": lru_r_wa}}
+        results["pore-bl"] = {"derived": {"total_io_s": pore_time, "r_wa": pore_r_wa}}
+        return results
+
+    rows = {row[0]: row for row in factor_rows([trace(1.0, 2.0, 10.0, 50.0), trace(2.0, 8.0, 5.0, 5.0)], "wo")}
+    assert rows["lru"] == ("lru", (2.0 + 4.0) / 2, PAPER_FACTORS["wo"]["lru"][0], (5.0 + 1.0) / 2, PAPER_FACTORS["wo"]["lru"][1])
+    assert rows["cmr-only"][1] == 2.0 and rows["cmr-only"][3] is None
+    assert rows["lru-band"] == ("lru-band", (1.0 + 0.5) / 2, 2.02, (0.1 + 0.2) / 2, 2.83)
 
 
 def test_bad_geometry_scale(cli):

@@ -107,11 +107,40 @@ def comparison_rows(results: dict[str, dict]) -> list[tuple]:
 
 COLUMNS = ["system", "read time / cmr", "write time / cmr", "total / cmr", "read hit", "write hit", "R_wa", "band cleanings"]
 
+# How many times PORE (BL) cut the total I/O time and R_wa of each competitor, as the PORE paper
+# reports them (§V-C): I/O time over wdev, mds, ts and usr (Figs. 11 and 13 (a)), R_wa over all
+# nine traces (Figs. 12 (c) and 13 (c)); the paper gives no R_wa for cmr-only, which has none.
+PAPER_FACTORS = {
+    "wo": {"smr-only": (34.9, 5.88), "cmr-only": (10.2, None), "lru": (4.60, 6.75), "lru-band": (2.02, 2.83)},
+    "rw": {"smr-only": (11.83, 3.92), "cmr-only": (3.26, None), "lru": (2.84, 4.82), "lru-band": (1.63, 2.31)},
+}
+FACTOR_COLUMNS = ["pore-bl vs", "time factor", "paper", "R_wa factor", "paper"]
+
+
+def factor_rows(per_trace: list[dict[str, dict]], mode: str) -> list[tuple]:
+    """PORE-BL against each competitor: the competitor's total I/O time and R_wa divided by
+    PORE-BL's (above 1: PORE-BL is better), averaged over the traces (arithmetic mean of the
+    per-trace factors, our reading of the paper's "on average"), beside the paper's figures."""
+    def mean_factor(label: str, metric: str) -> float | None:
+        if any(metric not in results[label]["derived"] for results in per_trace):
+            return None
+        factors = [results[label]["derived"][metric] / results["pore-bl"]["derived"][metric] for results in per_trace]
+        return sum(factors) / len(factors)
+
+    return [(label, mean_factor(label, "total_io_s"), paper_time, mean_factor(label, "r_wa"), paper_r_wa)
+            for label, (paper_time, paper_r_wa) in PAPER_FACTORS[mode].items()]
+
+
+def print_factors(per_trace: list[dict[str, dict]], mode: str, traces: str) -> None:
+    print_table(f"PORE-BL against the others on {traces} ({mode}), beside the PORE paper's averages", FACTOR_COLUMNS,
+                factor_rows(per_trace, mode), caption="factor = the other's total I/O time (or R_wa) / PORE-BL's; above 1: PORE-BL is better")
+
 
 def run_compare(args: argparse.Namespace) -> int:
     results = compare(args.trace, args, Path(args.out))
     print_table(f"SSD caches over drive-managed SMR: {args.trace} ({args.mode}, cache {args.cache})", COLUMNS,
                 comparison_rows(results), caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")
+    print_factors([results], args.mode, Path(args.trace).name)
     note(f"results written to {args.out}/")
     return 0
 

@@ -72,9 +72,12 @@ def with_scale(args: argparse.Namespace, name: str) -> argparse.Namespace:
 def run(args: argparse.Namespace) -> int:
     traces = {name: (bundled_trace(name, args.data), with_scale(args, name)) for name in DEMO_TRACES}
     smr_vs_cmr(traces, args.out)
+    per_trace = []
     for name, (path, trace_args) in traces.items():
         results = caches.compare(str(path), trace_args, args.out)
         print_table(f"SSD caches over drive-managed SMR: {name} ({args.mode}, cache {args.cache})", caches.COLUMNS,
                     caches.comparison_rows(results), caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")
+        per_trace.append(results)
+    caches.print_factors(per_trace, args.mode, ", ".join(traces))
     note(f"results written to {args.out}/")
     return 0
