@@ -156,6 +156,11 @@ impl SsdCache {
         self.blocks[slot as usize] & DIRTY != 0
     }
 
+    /// How many cached blocks are dirty.
+    fn dirty_blocks(&self) -> usize {
+        self.index.values().filter(|&&slot| self.is_dirty(slot)).count()
+    }
+
     /// A free slot, evicting first if there is none: dirty victims go below in runs of
     /// consecutive blocks.
     fn take_slot(&mut self, ctx: &mut IoCtx) -> Result<u32, SimError> {
@@ -304,7 +309,7 @@ impl System for SsdCache {
     fn gauges(&self, out: &mut Vec<(String, f64)>) {
         out.push(("cache_blocks".into(), self.blocks.len() as f64));
         out.push(("cache_occupancy_blocks".into(), self.index.len() as f64));
-        out.push(("cache_dirty_blocks".into(), (0..self.unused).filter(|&s| self.is_dirty(s)).count() as f64));
+        out.push(("cache_dirty_blocks".into(), self.dirty_blocks() as f64));
         self.policy.gauges(out);
         self.below.gauges(out);
     }
