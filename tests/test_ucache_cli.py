@@ -98,16 +98,20 @@ def test_locality_measures(cli):
     footprints = [f for _, f in local["footprint"]]
     assert footprints == sorted(footprints), "footprint grows with bucket size"
     assert local["near_previous"] > 2 * scatter["near_previous"]
-    cdf = dict(local["stack_distance_cdf"])
-    assert cdf[0] > dict(scatter["stack_distance_cdf"])[0], "sequential runs rewrite the same 4 MiB region"
-    assert local["stack_distance_cdf"][-1][1] == 1.0
+    cdf, scatter_cdf = dict(local["stack_distance_cdf"]), dict(scatter["stack_distance_cdf"])
+    assert cdf[0] > scatter_cdf[0], "sequential runs rewrite the same 4 MiB region"
+    # The local trace comes back to its 4 MiB regions sooner at every distance.
+    assert all(cdf[d] > scatter_cdf[d] for d in set(cdf) & set(scatter_cdf) if scatter_cdf[d] < 1), (cdf, scatter_cdf)
 
 
 def test_sweep_reports_amplification_and_promotion_latency(cli, tmp_path):
     ucache, eregion = sweep(cli, tmp_path, "192MiB", ["256KiB"])
     derived = ucache["256KiB"]["derived"]
     assert derived["io_amplification_bytes"] > 1 and derived["io_amplification_ops"] > 1
-    assert derived["mean_promotion_ms"] > 0
+    # A copy promotion writes a whole 256 KiB bucket (over 1 ms at any preset's media rate of at
+    # most 250 MB/s) after reading the rest of it from home: at most two full-stroke seeks and
+    # revolutions plus transfers, well under 100 ms on the slowest preset.
+    assert 1 < derived["mean_promotion_ms"] < 100, derived["mean_promotion_ms"]
     assert eregion["derived"]["io_amplification_bytes"] > 1
 
 
