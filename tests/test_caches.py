@@ -111,6 +111,9 @@ def test_factors_against_pore_bl_are_means_of_per_trace_ratios():
     assert rows["lru"] == ("lru", (2.0 + 4.0) / 2, PAPER_FACTORS["wo"]["lru"][0], (5.0 + 1.0) / 2, PAPER_FACTORS["wo"]["lru"][1])
     assert rows["cmr-only"][1] == 2.0 and rows["cmr-only"][3] is None
     assert rows["lru-band"] == ("lru-band", (1.0 + 0.5) / 2, 2.02, (0.1 + 0.2) / 2, 2.83)
+    quiet = trace(1.0, 2.0, 10.0, 50.0)
+    del quiet["pore-bl"]["derived"]["r_wa"]  # the SMR write buffer never had to evict
+    assert factor_rows([quiet], "wo")[2][3] is None
 
 
 def test_bad_geometry_scale(cli):

@@ -122,8 +122,8 @@ def factor_rows(per_trace: list[dict[str, dict]], mode: str) -> list[tuple]:
     PORE-BL's (above 1: PORE-BL is better), averaged over the traces (arithmetic mean of the
     per-trace factors, our reading of the paper's "on average"), beside the paper's figures."""
     def mean_factor(label: str, metric: str) -> float | None:
-        if any(metric not in results[label]["derived"] for results in per_trace):
-            return None
+        if any(metric not in results[name]["derived"] for results in per_trace for name in (label, "pore-bl")):
+            return None  # e.g. no R_wa where the SMR write buffer never had to evict
         factors = [results[label]["derived"][metric] / results["pore-bl"]["derived"][metric] for results in per_trace]
         return sum(factors) / len(factors)
 
