@@ -130,3 +130,39 @@ impl RelativeClock {
         self.last
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::blocks::BlocksParser;
+    use crate::Op;
+
+    /// Reads `input` through a buffer of `capacity` bytes, so lines straddle its refills.
+    fn read(input: &'static [u8], capacity: usize) -> Vec<Result<Request, TraceError>> {
+        let reader = std::io::BufReader::with_capacity(capacity, input);
+        LineRecords::new(Box::new(reader), PathBuf::from("t.blocks"), BlocksParser).collect()
+    }
+
+    #[test]
+    fn lines_across_buffer_refills_with_blank_lines_crlf_and_no_final_newline() {
+        for capacity in [1, 3, 4, 7, 64] {
+            let requests: Vec<(Op, u64)> = read(b"1 10\r\n\n0 3\n  \n1 123456789\n0 5", capacity)
+                .into_iter()
+                .map(|r| r.map(|r| (r.op, r.offset / 4096)).unwrap())
+                .collect();
+            assert_eq!(requests, [(Op::Write, 10), (Op::Read, 3), (Op::Write, 123456789), (Op::Read, 5)], "capacity {capacity}");
+        }
+    }
+
+    #[test]
+    fn a_bad_line_is_named_by_its_number_and_ends_the_stream() {
+        for capacity in [2, 64] {
+            let results = read(b"1 10\n\n1 x\n0 4\n", capacity);
+            assert_eq!(results.len(), 2);
+            match &results[1] {
+                Err(TraceError::Malformed { line, message, .. }) => assert_eq!((*line, message.contains("'x'")), (3, true)),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}
