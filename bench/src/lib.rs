@@ -10,7 +10,7 @@ pub fn best_of<T>(repeats: usize, mut f: impl FnMut() -> T) -> (f64, T) {
         let start = Instant::now();
         let out = f();
         let secs = start.elapsed().as_secs_f64();
-        if best.as_ref().map_or(true, |(b, _)| secs < *b) {
+        if best.as_ref().is_none_or(|(b, _)| secs < *b) {
             best = Some((secs, out));
         }
     }

@@ -13,7 +13,7 @@ use smrlab_bench::{best_of, proc_status_kib, report};
 
 fn main() {
     let buckets = 409_600u64;
-    let footprint = Footprint { written_bytes: 2 * buckets << 17, accessed_bytes: 2 * buckets << 17, max_end: 2 * buckets << 17 };
+    let footprint = Footprint { written_bytes: (2 * buckets) << 17, accessed_bytes: (2 * buckets) << 17, max_end: (2 * buckets) << 17 };
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(&["bucket=128KiB", "promote=copy", "conventional=51GiB"]).expect("params");
     let mut sys = build("ucache", &mut BuildContext { params: &mut p, footprint, seed: 0, ctx: &mut ctx }).expect("build");

@@ -65,7 +65,7 @@ impl Request {
         if self.len == 0 {
             return self.offset / block..self.offset / block;
         }
-        self.offset / block..(self.end() + block - 1) / block
+        self.offset / block..self.end().div_ceil(block)
     }
 }
 

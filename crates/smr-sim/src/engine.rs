@@ -244,8 +244,8 @@ impl<'p> Engine<'p> {
                 let service = end - start;
                 let response = end - arrival;
                 ops[req.op as usize].add(req.len, service, response, speedup.is_some());
-                if self.config.series_interval_ns > 0 {
-                    let slot = (end / self.config.series_interval_ns) as usize;
+                if let Some(slot) = end.checked_div(self.config.series_interval_ns) {
+                    let slot = slot as usize;
                     if series.len() <= slot {
                         series.resize_with(slot + 1, SeriesPoint::default);
                     }

@@ -50,7 +50,7 @@ impl GaugeSampler {
 
     /// Called after each request; samples when `request` is a multiple of the interval.
     pub fn after_request(&mut self, system: &dyn System, request: u64, sim_ns: u64, trace_ns: u64) {
-        if request % self.series.every_requests == 0 {
+        if request.is_multiple_of(self.series.every_requests) {
             self.sample(system, request, sim_ns, trace_ns);
             if self.series.samples.len() >= 2 * self.target {
                 let every = self.series.every_requests * 2;

@@ -2,9 +2,12 @@
 
 use pyo3::prelude::*;
 
+/// One parameter as Python sees it: (key, default, help).
+type ParamTuple = (String, String, String);
+
 /// `[(name, summary, [(key, default, help), ...]), ...]` for every system.
 #[pyfunction]
-fn systems() -> Vec<(String, String, Vec<(String, String, String)>)> {
+fn systems() -> Vec<(String, String, Vec<ParamTuple>)> {
     smr_sim::registry::SYSTEMS
         .iter()
         .map(|d| {

@@ -79,7 +79,7 @@ impl Default for FixedLatencyMedium {
 }
 
 fn transfer_ns(len: u64, bandwidth: u64) -> u64 {
-    ((len as u128 * NS_PER_S as u128 + bandwidth as u128 - 1) / bandwidth as u128) as u64
+    (len as u128 * NS_PER_S as u128).div_ceil(bandwidth as u128) as u64
 }
 
 impl Medium for FixedLatencyMedium {

@@ -159,7 +159,7 @@ impl SynthConfig {
         let seed = params.u64("seed", 0)?;
         let cold_streams = params.u64("cold_streams", 0)?;
         let cold_run = params.f64("cold_run", 64.0)?;
-        if !(cold_run >= 1.0) {
+        if cold_run.is_nan() || cold_run < 1.0 {
             return Err(ParamError::new("cold_run", "a stream's run is at least one write"));
         }
         let cold_window = fraction(params, "cold_window", 1.0)?;
