@@ -3,8 +3,9 @@
 //! layer shares), uCache itself (`ucache`), its E-region baseline (`eregion`) and the
 //! dm-zoned-like extreme (`zonemap`).
 //!
-//! uCache's bucket headers, checkpoints and recovery are in `journal`. Not yet here (issue 4
-//! continues): the paper's analysis measures beyond Tables III and IV.
+//! uCache's bucket headers, checkpoints and recovery are in `journal`. Not here: the paper's
+//! derived measures (I/O amplification, promotion time, seeks beside a plain disk), which the
+//! Python front computes from these systems' counters and channel totals (`smrlab.derived`).
 
 pub mod device;
 pub mod eregion;
