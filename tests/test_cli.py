@@ -88,3 +88,22 @@ def test_every_command_has_help():
         assert "usage:" in text, path
         seen += 1
     assert seen >= 13
+
+
+def test_impossible_numbers_in_options_are_named(cli, small_msr_trace):
+    """NaN, infinity and negative values in numeric options: one line naming the option, exit 2."""
+    sim = ("sim", "--system", "dmsmr", "--trace", small_msr_trace)
+    cases = [
+        ((*sim, "--warmup-seconds", "nan"), "--warmup-seconds"),
+        ((*sim, "--series-interval", "inf"), "--series-interval"),
+        ((*sim, "--replay", "open", "--speedup", "inf"), "--speedup"),
+        ((*sim, "--warmup-requests", "-1"), "--warmup-requests"),
+        (("compare-caches", "--trace", small_msr_trace, "--geometry-scale", "inf"), "--geometry-scale"),
+        (("cache-sweep", "--trace", small_msr_trace, "--vary", "period", "--values", "0.5,-1"), "period '-1'"),
+        (("cache-sweep", "--trace", small_msr_trace, "--vary", "period", "--values", "abc"), "period 'abc'"),
+    ]
+    for args, named in cases:
+        proc = cli(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert named in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr

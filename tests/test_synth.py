@@ -42,3 +42,5 @@ def test_bad_parameters(cli):
         assert bad.split("=")[0] in proc.stderr and "Traceback" not in proc.stderr
     proc = cli("trace", "synth", "--preset", "wdev", "--requests", "10")
     assert proc.returncode == 2 and "--out" in proc.stderr
+    proc = cli("trace", "synth", "--requests", "0", "--stats")
+    assert proc.returncode == 2 and "requests" in proc.stderr, "zero requests is refused, not read as the default"

@@ -10,6 +10,7 @@ tables and plots (``smrlab.tables``), sweeps over many runs (the experiment modu
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -34,13 +35,16 @@ def engine_config(
     if mode == "closed":
         replay = {"kind": "closed"}
     elif mode == "open":
-        if not speedup > 0:
+        if not (math.isfinite(speedup) and speedup > 0):
             raise UsageError(f"--speedup must be a positive number, got {speedup}")
         replay = {"kind": "open", "speedup": float(speedup)}
     else:
         raise UsageError(f"unknown replay mode '{mode}' (closed or open)")
-    if warmup_requests < 0 or warmup_seconds < 0 or series_interval_seconds < 0 or gauge_samples < 0:
-        raise UsageError("warm-up, series interval and gauge samples must not be negative")
+    for option, seconds in (("--warmup-seconds", warmup_seconds), ("--series-interval", series_interval_seconds)):
+        if not (math.isfinite(seconds) and seconds >= 0):
+            raise UsageError(f"{option} must be a number of seconds, zero or more, got {seconds}")
+    if warmup_requests < 0 or gauge_samples < 0:
+        raise UsageError("--warmup-requests and --gauge-samples must not be negative")
     return {
         "mode": replay,
         "warmup_requests": int(warmup_requests),

@@ -9,6 +9,7 @@ the SMR write amplification. cache-sweep varies one parameter of one policy.
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from smrlab import _core, progress
@@ -46,7 +47,7 @@ def scale_geometry(params: list[str], scale: float) -> list[str]:
     zone size to write buffer and cache size."""
     if scale == 1:
         return params
-    if not scale > 0:
+    if not (math.isfinite(scale) and scale > 0):
         raise UsageError(f"--geometry-scale must be a positive number, got {scale}")
     given = dict(p.split("=", 1) for p in params if "=" in p)
     sizes = {key: given.get(key, default) for key, default in GEOMETRY.items()}
@@ -149,11 +150,15 @@ def run_sweep(args: argparse.Namespace) -> int:
     values = args.values.split(",") if args.values else SWEEPS[args.vary]
     fp = footprint(args.trace, args.format, args.trace_option)
     # Periods are multiples of the SMR write buffer: resolved by a first run's buffer size.
-    buffer_blocks = _buffer_blocks(args, fp) if args.vary == "period" else 0
+    if args.vary == "period":
+        multiples = [_period_multiple(value) for value in values]
+        buffer_blocks = _buffer_blocks(args, fp)
+        params_of = {value: str(max(1, round(multiple * buffer_blocks))) for value, multiple in zip(values, multiples)}
+    else:
+        params_of = {value: value for value in values}
     rows = []
     for value in values:
-        value_param = str(max(1, round(float(value) * buffer_blocks))) if args.vary == "period" else value
-        params = cache_params(args, {args.vary: value_param})
+        params = cache_params(args, {args.vary: params_of[value]})
         result = simulate("cache", args.trace, params + [f"policy={args.policy}", f"scheme={args.scheme}"],
                           fmt=args.format, trace_options=args.trace_option, engine=engine_from_args(args),
                           seed=args.seed, footprint=fp)
@@ -163,6 +168,17 @@ def run_sweep(args: argparse.Namespace) -> int:
     print_table(f"{args.policy}-{args.scheme}: varying {args.vary} on {args.trace}",
                 [args.vary, "total I/O s", "read hit", "write hit", "R_wa", "avg open zones"], rows)
     return 0
+
+
+def _period_multiple(text: str) -> float:
+    """A swept period, as a positive multiple of the SMR write buffer."""
+    try:
+        multiple = float(text)
+    except ValueError:
+        multiple = math.nan
+    if not (math.isfinite(multiple) and multiple > 0):
+        raise UsageError(f"--values: period '{text}' is not a positive multiple of the SMR write buffer (e.g. 0.5)")
+    return multiple
 
 
 def _buffer_blocks(args: argparse.Namespace, fp: dict) -> int:

@@ -36,7 +36,7 @@ def pipeline(args: argparse.Namespace) -> dict:
     params = list(args.param) + [f"seed={args.seed}"]
     if args.preset:
         params.append(f"preset={args.preset}")
-    if args.requests:
+    if args.requests is not None:
         params.append(f"requests={args.requests}")
     return {"synth": params, **transforms(args)}
 
