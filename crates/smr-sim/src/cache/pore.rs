@@ -8,18 +8,19 @@
 //! tick of its last use (its insertion under FIFO), and a min-heap over the open zones' least
 //! recent ticks gives the oldest open-zone block; the victim is the older of that and the least
 //! recent clean block. Opening and closing zones is then a flag and a heap rebuild over the open
-//! zones, never a pass over the cached blocks. At the first eviction after the cache fills, and again at the first
-//! eviction after `period` new dirty blocks have entered the cache, the zones holding dirty
-//! blocks are sorted by the scheme and opened in that order until their dirty blocks reach the
-//! period length (§IV-C1):
+//! zones, never a pass over the cached blocks. At the first eviction after the cache fills, and
+//! again at the first eviction after `period` new dirty blocks have entered the cache, the zones
+//! holding dirty blocks are sorted by the scheme and opened in that order until their dirty
+//! blocks reach the period length (§IV-C1):
 //!   CF — coverage rate (dirty cached bytes / zone size) descending;
 //!   PF — average access count per cached block in the last period, ascending;
 //!   BL — that average divided by the coverage rate, ascending.
 //! Ties keep zone order (deterministic), except under BL, where they go to the zone with more
 //! dirty blocks first: every zone not accessed in the last period ties at zero, and among those
 //! BL's principle (Fig. 10: cold and high coverage first) prefers the denser. PF, which ignores
-//! coverage, opens more zones for the same period, so its victims are closer to plain LRU's. If nothing is evictable, the next zones in the last
-//! sort order are opened one by one (the paper's prototype stalls there).
+//! coverage, opens more zones for the same period, so its victims are closer to plain LRU's. If
+//! nothing is evictable, the next zones in the last sort order are opened one by one (the
+//! paper's prototype stalls there).
 //!
 //! Choices where the paper is silent: a "dirty block written into the cache" is a block that
 //! becomes dirty in the cache (a write miss or a write to a clean cached block), not every

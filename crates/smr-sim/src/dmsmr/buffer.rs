@@ -4,8 +4,8 @@
 //! A write to a block already held updates it in place (no new FIFO position). Cleaning removes
 //! every held block of one band at once, so FIFO entries are deleted lazily: each entry carries
 //! the sequence number it was inserted with and is live only if its band has not been cleaned
-//! since (an array lookup per band instead of a hash probe per entry). Used by the `Dmsmr` system and by the §III-A estimate. Not here:
-//! I/O or timing.
+//! since (an array lookup per band instead of a hash probe per entry). Used by the `Dmsmr`
+//! system and by the §III-A estimate. Not here: I/O or timing.
 
 use std::collections::VecDeque;
 

@@ -19,10 +19,11 @@
 //! another sit side by side and the disk streams them (PORE §II-C: writes to the buffer are
 //! combined because they have close disk locations; see `Hdd`'s stream cache); a cleaning reads
 //! the band's buffered blocks as one read at the oldest one's place; a host write to the buffer
-//! is one sequential write at its first block's place. Trims are accepted and cost nothing. The default buffer is 1/256 of the
-//! trace's written range measured as the union of written 4 KiB blocks (the paper uses the
-//! capacity of the touched bands, which is the same for densely written bands and does not
-//! depend on the band layout's seed).
+//! is one sequential write at its first block's place; a host read is one read per run of
+//! blocks that lie side by side (in the bands, or in the log). Trims are accepted and cost
+//! nothing. The default buffer is 1/256 of the trace's written range measured as the union of
+//! written 4 KiB blocks (the paper uses the capacity of the touched bands, which is the same for
+//! densely written bands and does not depend on the band layout's seed).
 
 mod bands;
 mod buffer;
@@ -203,23 +204,30 @@ impl Dmsmr {
         self.totals.buffer_bytes_written += count * BLOCK_4K;
     }
 
-    /// Reads runs of blocks from where each block's latest version is.
+    /// Where `block`'s latest version is: its place in the buffer log, or its home in the bands.
+    fn source_of(&self, block: u64) -> (ChannelId, u64) {
+        match self.buffer.arrival_of(block) {
+            Some(arrival) => (self.buffer_ch, self.log_offset(arrival)),
+            None => (self.band_ch, self.band_base + block * BLOCK_4K),
+        }
+    }
+
+    /// Reads a request's blocks from where each one's latest version is, one read per run of
+    /// blocks that lie side by side there (in the bands, or in the log by arrival).
     fn read(&mut self, req: &Request, ctx: &mut IoCtx) {
-        let mut blocks = req.blocks(BLOCK_4K).peekable();
-        while let Some(start) = blocks.next() {
-            let arrival = self.buffer.arrival_of(start);
-            let mut end = start + 1;
-            while blocks.peek().is_some_and(|&b| b == end && self.buffer.contains(b) == arrival.is_some()) {
-                blocks.next();
-                end += 1;
-            }
-            let len = (end - start) * BLOCK_4K;
-            if let Some(arrival) = arrival {
-                ctx.io(self.buffer_ch, Op::Read, self.log_offset(arrival), len);
+        let mut blocks = req.blocks(BLOCK_4K);
+        let Some(first) = blocks.next() else { return };
+        let (mut run, mut len) = (self.source_of(first), BLOCK_4K);
+        for block in blocks {
+            let source = self.source_of(block);
+            if source == (run.0, run.1 + len) {
+                len += BLOCK_4K;
             } else {
-                ctx.io(self.band_ch, Op::Read, self.band_base + start * BLOCK_4K, len);
+                ctx.io(run.0, Op::Read, run.1, len);
+                (run, len) = (source, BLOCK_4K);
             }
         }
+        ctx.io(run.0, Op::Read, run.1, len);
     }
 }
 

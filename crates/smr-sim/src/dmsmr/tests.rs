@@ -158,3 +158,21 @@ fn scattered_writes_land_side_by_side_in_the_buffer_log() {
     d.submit(&Request::new(0, Op::Read, 9000 * 4096, 4096), &mut ctx).unwrap();
     assert!(ctx.now() - before > 1_000_000);
 }
+
+#[test]
+fn a_read_is_one_io_per_run_of_blocks_side_by_side_where_they_lie() {
+    let (mut d, mut ctx) = build(&["band_size=1MiB", "buffer=64blocks"]);
+    // Blocks 10 and 11 arrive apart (log places 0 and 2); 20 and 21 together (places 3 and 4).
+    for r in [w(10), w(500), w(11), Request::new(0, Op::Write, 20 * 4096, 2 * 4096)] {
+        d.submit(&r, &mut ctx).unwrap();
+    }
+    let reads = |ctx: &IoCtx, channel: &str| ctx.channel_reports().into_iter().find(|c| c.channel == channel).unwrap().stats.reads;
+    d.submit(&Request::new(0, Op::Read, 10 * 4096, 2 * 4096), &mut ctx).unwrap();
+    assert_eq!(reads(&ctx, "write-buffer"), 2, "apart in the log: two reads");
+    d.submit(&Request::new(0, Op::Read, 20 * 4096, 2 * 4096), &mut ctx).unwrap();
+    assert_eq!(reads(&ctx, "write-buffer"), 3, "side by side in the log: one read");
+    // Blocks 21 (buffered) and 22, 23 (home): one buffer read, then one band read.
+    d.submit(&Request::new(0, Op::Read, 21 * 4096, 3 * 4096), &mut ctx).unwrap();
+    assert_eq!((reads(&ctx, "write-buffer"), reads(&ctx, "band")), (4, 1));
+}
+
