@@ -101,16 +101,20 @@ def test_geometry_scale_multiplies_band_and_zone_sizes():
 
 def test_factors_against_pore_bl_are_means_of_per_trace_ratios():
     def trace(pore_time, lru_time, pore_r_wa, lru_r_wa):
-        results = {label: {"derived": {"total_io_s": 1.0, "r_wa": 1.0}} for label in ("smr-only", "lru-band")}
-        results["cmr-only"] = {"derived": {"total_io_s": 2 * pore_time}}
-        results["lru"] = {"derived": {"total_io_s": lru_time, "r_wa": lru_r_wa}}
-        results["pore-bl"] = {"derived": {"total_io_s": pore_time, "r_wa": pore_r_wa}}
+        """Write times as given; reads add 1 s to every system's total."""
+        times = lambda write: {"write_io_s": write, "total_io_s": write + 1.0}
+        results = {label: {"derived": {**times(1.0), "r_wa": 1.0}} for label in ("smr-only", "lru-band")}
+        results["cmr-only"] = {"derived": times(2 * pore_time)}
+        results["lru"] = {"derived": {**times(lru_time), "r_wa": lru_r_wa}}
+        results["pore-bl"] = {"derived": {**times(pore_time), "r_wa": pore_r_wa}}
         return results
 
     rows = {row[0]: row for row in factor_rows([trace(1.0, 2.0, 10.0, 50.0), trace(2.0, 8.0, 5.0, 5.0)], "wo")}
     assert rows["lru"] == ("lru", (2.0 + 4.0) / 2, PAPER_FACTORS["wo"]["lru"][0], (5.0 + 1.0) / 2, PAPER_FACTORS["wo"]["lru"][1])
     assert rows["cmr-only"][1] == 2.0 and rows["cmr-only"][3] is None
     assert rows["lru-band"] == ("lru-band", (1.0 + 0.5) / 2, 2.02, (0.1 + 0.2) / 2, 2.83)
+    read_write = {row[0]: row for row in factor_rows([trace(1.0, 2.0, 10.0, 50.0)], "rw")}
+    assert read_write["lru"][1] == 3.0 / 2.0  # total times in read-write mode
     quiet = trace(1.0, 2.0, 10.0, 50.0)
     del quiet["pore-bl"]["derived"]["r_wa"]  # the SMR write buffer never had to evict
     assert factor_rows([quiet], "wo")[2][3] is None
@@ -123,19 +127,21 @@ def test_bad_geometry_scale(cli):
 
 def test_paper_relations_on_the_bundled_traces(cli, tmp_path):
     """PORE §V-C/D on the four samples (write-only cache of 2 %, geometry scaled with each
-    sample): grouping evictions by band or by open zone lowers write amplification below LRU's,
-    and with it PORE-BL's total I/O time below LRU's (the disk streams evictions into its write
-    buffer, so band cleanings dominate, §II-C); PF keeps the highest hit rate of the three
-    schemes (Fig. 14)."""
+    sample): the write amplification order of Fig. 13 (c), R_wa(PORE-BL) < R_wa(LRU-band) <
+    R_wa(LRU), and with it PORE-BL's write I/O time below LRU's (the time the paper compares, as it
+    dismisses reads in write-only mode; the disk streams evictions into its write buffer, so band
+    cleanings dominate, §II-C); of the three schemes (Fig. 14), CF and
+    BL amplify less than PF, which amplifies less than LRU, BL keeps more write hits than CF, and
+    PF keeps the most on at least three of the four."""
     pf_best = 0
     for name in DEMO_TRACES:
         cli("compare-caches", "--trace", DATA / f"{name}.csv.gz", "--geometry-scale", sample_scale(name), "--out", name, check=True)
         derived = {label: json.loads((tmp_path / name / f"{name}-{label}.json").read_text())["derived"]
                    for label in ("lru", "lru-band", "pore-cf", "pore-pf", "pore-bl")}
-        assert derived["lru-band"]["r_wa"] < derived["lru"]["r_wa"], name
-        assert derived["pore-bl"]["r_wa"] < derived["lru"]["r_wa"], name
-        assert derived["pore-bl"]["total_io_s"] < derived["lru"]["total_io_s"], name
-        assert derived["pore-cf"]["r_wa"] <= min(derived["pore-pf"]["r_wa"], derived["pore-bl"]["r_wa"]), name
+        assert derived["pore-bl"]["r_wa"] < derived["lru-band"]["r_wa"] < derived["lru"]["r_wa"], name
+        assert derived["pore-bl"]["write_io_s"] < derived["lru"]["write_io_s"], name
+        assert max(derived["pore-cf"]["r_wa"], derived["pore-bl"]["r_wa"]) < derived["pore-pf"]["r_wa"] < derived["lru"]["r_wa"], name
         hits = {scheme: derived[f"pore-{scheme}"]["write_hit_rate"] for scheme in ("cf", "pf", "bl")}
+        assert hits["bl"] > hits["cf"], name
         pf_best += hits["pf"] == max(hits.values())
     assert pf_best >= 3

@@ -11,13 +11,13 @@ use smrlab_bench::{proc_status_kib, report};
 const BLOCKS: u64 = 2_000_000;
 
 fn main() {
-    let footprint = Footprint { written_bytes: 4 * BLOCKS * 4096, accessed_bytes: 4 * BLOCKS * 4096, max_end: 4 * BLOCKS * 4096 };
+    let footprint = Footprint::dense(4 * BLOCKS * 4096, 4 * BLOCKS * 4096, 4 * BLOCKS * 4096);
     for policy in ["lru", "pore"] {
         let before = proc_status_kib("VmRSS");
         let start = std::time::Instant::now();
         let mut ctx = IoCtx::new();
         let mut params = Params::parse(&[format!("policy={policy}"), format!("cache={BLOCKS}blocks"), "below=cmr".into(), "period=100000".into()]).expect("params");
-        let mut cache = build("cache", &mut BuildContext { params: &mut params, footprint, seed: 0, ctx: &mut ctx }).expect("build");
+        let mut cache = build("cache", &mut BuildContext { params: &mut params, footprint: footprint.clone(), seed: 0, ctx: &mut ctx }).expect("build");
         for block in 0..BLOCKS {
             cache.submit(&Request::new(0, Op::Write, block * 4 * 4096, 4096), &mut ctx).expect("write");
         }

@@ -13,10 +13,10 @@ use smrlab_bench::{best_of, proc_status_kib, report};
 
 fn main() {
     let buckets = 409_600u64;
-    let footprint = Footprint { written_bytes: (2 * buckets) << 17, accessed_bytes: (2 * buckets) << 17, max_end: (2 * buckets) << 17 };
+    let footprint = Footprint::dense((2 * buckets) << 17, (2 * buckets) << 17, (2 * buckets) << 17);
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(&["bucket=128KiB", "promote=copy", "conventional=51GiB"]).expect("params");
-    let mut sys = build("ucache", &mut BuildContext { params: &mut p, footprint, seed: 0, ctx: &mut ctx }).expect("build");
+    let mut sys = build("ucache", &mut BuildContext { params: &mut p, footprint: footprint.clone(), seed: 0, ctx: &mut ctx }).expect("build");
     let before = proc_status_kib("VmRSS");
     let start = std::time::Instant::now();
     for bucket in 0..buckets {
@@ -32,7 +32,7 @@ fn main() {
         let (seconds, gc) = best_of(3, || {
             let mut ctx = IoCtx::new();
             let mut p = Params::new();
-            let mut sys = build(system, &mut BuildContext { params: &mut p, footprint, seed: 0, ctx: &mut ctx }).expect("build");
+            let mut sys = build(system, &mut BuildContext { params: &mut p, footprint: footprint.clone(), seed: 0, ctx: &mut ctx }).expect("build");
             Engine::new(EngineConfig::default()).run(sys.as_mut(), &mut ctx, ok_requests(&requests)).expect("replay").counters.get("gc_cycles")
         });
         report(&format!("replay {system}"), requests.len() as u64, seconds, serde_json::json!({"gc_cycles": gc}));

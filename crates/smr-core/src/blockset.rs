@@ -61,6 +61,27 @@ impl BlockSet {
         total
     }
 
+    /// The set as runs of consecutive blocks `(first, count)`, in ascending order.
+    pub fn runs(&self) -> Vec<(u64, u64)> {
+        let mut keys: Vec<u64> = self.chunks.keys().copied().collect();
+        keys.sort_unstable();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for key in keys {
+            for (i, &word) in self.chunks[&key].iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let block = (key << CHUNK_BITS) + i as u64 * 64 + bits.trailing_zeros() as u64;
+                    bits &= bits - 1;
+                    match runs.last_mut() {
+                        Some((first, count)) if *first + *count == block => *count += 1,
+                        _ => runs.push((block, 1)),
+                    }
+                }
+            }
+        }
+        runs
+    }
+
     /// The lowest and highest block in the set.
     pub fn bounds(&self) -> Option<(u64, u64)> {
         let lo_key = *self.chunks.keys().min()?;
@@ -89,6 +110,9 @@ mod tests {
             prop_assert_eq!(sa.len(), ra.len() as u64);
             prop_assert_eq!(sa.union_len(&sb), ra.union(&rb).count() as u64);
             prop_assert_eq!(sa.bounds(), ra.first().map(|lo| (*lo, *ra.last().unwrap())));
+            let expanded: Vec<u64> = sa.runs().iter().flat_map(|&(first, count)| first..first + count).collect();
+            prop_assert_eq!(expanded, ra.iter().copied().collect::<Vec<_>>());
+            prop_assert!(sa.runs().windows(2).all(|w| w[0].0 + w[0].1 < w[1].0), "runs are maximal");
             for x in 0..50u64 { prop_assert_eq!(sa.contains(x * 20_000), ra.contains(&(x * 20_000))); }
         }
     }

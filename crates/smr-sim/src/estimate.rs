@@ -88,7 +88,7 @@ mod tests {
         // 1 MiB bands; 4-block buffer. Fill 1: blocks 0, 1 (band 0), 256 (band 1), 0 again (in
         // place), 512 (band 2) → 3 bands = 3 MiB for 4 blocks. Then 1, 2 (band 0) flushed at the end:
         // 1 band for 2 blocks. R_wa = 4 MiB / 6 blocks.
-        let fp = Footprint { written_bytes: 1 << 30, accessed_bytes: 1 << 30, max_end: 1 << 30 };
+        let fp = Footprint::dense(1 << 30, 1 << 30, 1 << 30);
         let mut p = Params::parse(&["band_size=1MiB", "buffer=4blocks"]).unwrap();
         let e = estimate([w(0), w(1), w(256), w(0), w(512), w(1), w(2)], &mut p, fp, 0).unwrap();
         assert_eq!(e.fills, 2);
@@ -100,9 +100,9 @@ mod tests {
 
     #[test]
     fn reads_are_ignored_and_unknown_params_rejected() {
-        let fp = Footprint { written_bytes: 1 << 20, accessed_bytes: 1 << 20, max_end: 1 << 20 };
+        let fp = Footprint::dense(1 << 20, 1 << 20, 1 << 20);
         let mut p = Params::parse(&["band_size=1MiB"]).unwrap();
-        let e = estimate([Ok(Request::new(0, Op::Read, 0, 4096))], &mut p, fp, 0).unwrap();
+        let e = estimate([Ok(Request::new(0, Op::Read, 0, 4096))], &mut p, fp.clone(), 0).unwrap();
         assert_eq!((e.fills, e.r_wa), (0, 0.0));
         let mut p = Params::parse(&["bnd_size=1MiB"]).unwrap();
         assert!(estimate(std::iter::empty(), &mut p, fp, 0).unwrap_err().to_string().contains("bnd_size"));

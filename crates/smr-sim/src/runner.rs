@@ -77,15 +77,15 @@ pub fn measure_footprint(spec: &RunSpec) -> Result<Footprint, SimError> {
 
 /// Runs `spec`; `progress` is called every `engine.progress_every` requests and may cancel.
 pub fn run(spec: &RunSpec, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
-    let footprint = match spec.footprint {
-        Some(f) => f,
+    let footprint = match &spec.footprint {
+        Some(f) => f.clone(),
         None => measure_footprint(spec)?,
     };
     let mut params = Params::parse(&spec.params)?;
     let mut ctx = IoCtx::new();
     let mut system = registry::build(
         &spec.system,
-        &mut BuildContext { params: &mut params, footprint, seed: spec.seed, ctx: &mut ctx },
+        &mut BuildContext { params: &mut params, footprint: footprint.clone(), seed: spec.seed, ctx: &mut ctx },
     )?;
     if let Some(path) = &spec.iolog {
         let file = std::fs::File::create(path)

@@ -12,8 +12,8 @@ use crate::errors;
 fn smr_estimate(py: Python<'_>, spec_json: &str) -> PyResult<String> {
     let spec: RunSpec = serde_json::from_str(spec_json).map_err(|e| errors::ParameterError::new_err(format!("run spec: {e}")))?;
     let result = py.allow_threads(|| {
-        let footprint = match spec.footprint {
-            Some(f) => f,
+        let footprint = match &spec.footprint {
+            Some(f) => f.clone(),
             None => runner::measure_footprint(&spec)?,
         };
         let mut params = Params::parse(&spec.params)?;

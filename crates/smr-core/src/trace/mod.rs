@@ -29,7 +29,7 @@ use std::path::Path;
 
 pub use compress::{create_write, open_read, split_compression, Compression};
 pub use error::TraceError;
-pub use footprint::Footprint;
+pub use footprint::{Footprint, EXTENT_GRAIN};
 pub use stats::TraceStats;
 pub use writer::{write_all, TraceWriter};
 

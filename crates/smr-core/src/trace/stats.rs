@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Footprint, TraceError};
+use super::{Footprint, TraceError, EXTENT_GRAIN};
 use crate::blockset::BlockSet;
 use crate::request::{Op, Request};
 use crate::units::BLOCK_4K;
@@ -39,6 +39,17 @@ pub struct TraceStats {
     pub duration_ns: u64,
     /// One past the highest byte any request touches.
     pub max_end: u64,
+    /// Where the trace writes, at `EXTENT_GRAIN` (see `Footprint`; not part of the printed stats).
+    #[serde(skip)]
+    pub written_extents: Vec<(u64, u64)>,
+    /// Where the trace reads or writes, likewise.
+    #[serde(skip)]
+    pub accessed_extents: Vec<(u64, u64)>,
+}
+
+/// A set of grain numbers as ascending byte extents.
+fn extents(grains: &BlockSet) -> Vec<(u64, u64)> {
+    grains.runs().into_iter().map(|(first, count)| (first * EXTENT_GRAIN, count * EXTENT_GRAIN)).collect()
 }
 
 fn span(set: &BlockSet) -> u64 {
@@ -50,6 +61,7 @@ impl TraceStats {
     pub fn compute(requests: impl IntoIterator<Item = Result<Request, TraceError>>) -> Result<Self, TraceError> {
         let mut s = TraceStats::default();
         let (mut read, mut written) = (BlockSet::new(), BlockSet::new());
+        let (mut written_grains, mut accessed_grains) = (BlockSet::new(), BlockSet::new());
         let (mut first_t, mut last_t) = (u64::MAX, 0u64);
         for req in requests {
             let req = req?;
@@ -58,6 +70,14 @@ impl TraceStats {
             last_t = last_t.max(req.time_ns);
             if req.len > 0 {
                 s.max_end = s.max_end.max(req.end());
+            }
+            if req.op != Op::Trim && req.len > 0 {
+                for grain in req.offset / EXTENT_GRAIN..=(req.end() - 1) / EXTENT_GRAIN {
+                    accessed_grains.insert(grain);
+                    if req.op == Op::Write {
+                        written_grains.insert(grain);
+                    }
+                }
             }
             match req.op {
                 Op::Read => {
@@ -95,12 +115,20 @@ impl TraceStats {
             (Some((a, b)), Some((c, d))) => (b.max(d) + 1 - a.min(c)) * BLOCK_4K,
         };
         s.duration_ns = if s.requests == 0 { 0 } else { last_t - first_t };
+        s.written_extents = extents(&written_grains);
+        s.accessed_extents = extents(&accessed_grains);
         Ok(s)
     }
 
     /// What systems need to size themselves.
     pub fn footprint(&self) -> Footprint {
-        Footprint { written_bytes: self.written_union_bytes, accessed_bytes: self.accessed_union_bytes, max_end: self.max_end }
+        Footprint {
+            written_bytes: self.written_union_bytes,
+            accessed_bytes: self.accessed_union_bytes,
+            max_end: self.max_end,
+            written_extents: self.written_extents.clone(),
+            accessed_extents: self.accessed_extents.clone(),
+        }
     }
 }
 
@@ -136,6 +164,13 @@ mod tests {
         assert_eq!(s.duration_ns, 10);
         assert_eq!(s.max_end, 1 << 20);
         assert_eq!(s.footprint().accessed_bytes, 4 * 4096);
+        // 64 KiB grains: the writes touch grains 0 and 6 (409600 = 6.25 grains); the read at
+        // 40960 lies in grain 0; the trim touches none.
+        let g = EXTENT_GRAIN;
+        assert_eq!(s.footprint().written_extents, vec![(0, g), (6 * g, g)]);
+        assert_eq!(s.footprint().accessed_extents, vec![(0, g), (6 * g, g)]);
+        let straddling = TraceStats::compute([Ok(Request::new(0, Op::Read, g - 4096, 3 * g))].into_iter()).unwrap();
+        assert_eq!((straddling.written_extents.len(), straddling.accessed_extents.clone()), (0, vec![(0, 4 * g)]));
     }
 
     proptest! {

@@ -12,7 +12,9 @@
 //! Runs of consecutive blocks are moved as one I/O (one SSD access, one request below).
 //!
 //! Defaults (§V-C): read-write cache of 2 % of the accessed range, write-only cache of 2 % of
-//! the written range; PORE zones of 20 MB and a period of the SMR write buffer's size in blocks.
+//! the written range, each measured as the paper's Table I does, as the capacity of the bands of
+//! the SMR disk below that the trace touches or writes (the block union over a plain disk);
+//! PORE zones of 20 MB and a period of the SMR write buffer's size in blocks.
 
 pub(crate) mod list;
 mod lru_band;
@@ -41,7 +43,7 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc { key: "base", default: "lru", help: "PORE's base order among evictable blocks: lru or fifo" },
     ParamDoc { key: "scheme", default: "bl", help: "PORE open-zone selection: cf (coverage first), pf (popularity first), bl (balanced)" },
     ParamDoc { key: "mode", default: "rw", help: "rw: reads and writes cached; wo: write-only cache, reads bypass it" },
-    ParamDoc { key: "cache", default: "2%", help: "SSD cache size: bytes, blocks, percent or fraction of the accessed range (rw) or written range (wo)" },
+    ParamDoc { key: "cache", default: "2%", help: "SSD cache size: bytes, blocks, percent or fraction of the accessed range (rw) or written range (wo), each the capacity of the SMR bands the trace touches or writes" },
     ParamDoc { key: "block", default: "4KiB", help: "cache block size, bytes" },
     ParamDoc { key: "zone", default: "20MB", help: "PORE zone size, bytes" },
     ParamDoc { key: "period", default: "auto", help: "PORE period: new dirty blocks per region division; auto = the SMR write buffer in blocks" },
@@ -99,15 +101,9 @@ impl SsdCache {
         if block % 512 != 0 {
             return Err(invalid("block", "must be a multiple of 512 bytes"));
         }
-        let whole = if write_only { b.footprint.written_bytes } else { b.footprint.accessed_bytes };
-        let cache_bytes = b.params.size_or_fraction("cache", 0.02, whole.max(block), block)?;
-        if cache_bytes > whole {
-            return Err(invalid("cache", format!("{cache_bytes} bytes is larger than the trace's {} range ({whole} bytes): nothing would ever be evicted", if write_only { "written" } else { "accessed" })));
-        }
         let zone = b.params.size("zone", 20 * MB)?;
         let period = b.params.string("period", "auto");
         let below_name = b.params.choice("below", "dmsmr", &["dmsmr", "cmr"])?;
-        let slots = (cache_bytes / block) as usize;
         let (below, layout, buffer_blocks): (Box<dyn System>, _, _) = if below_name == "dmsmr" {
             let d = Dmsmr::build(b)?;
             let (layout, buffer) = (d.layout().clone(), d.buffer_blocks() * BLOCK_4K / block);
@@ -115,6 +111,17 @@ impl SsdCache {
         } else {
             (Box::new(Cmr::build(b)?), None, None)
         };
+        let (extents, union) = if write_only {
+            (&b.footprint.written_extents, b.footprint.written_bytes)
+        } else {
+            (&b.footprint.accessed_extents, b.footprint.accessed_bytes)
+        };
+        let whole = layout.as_ref().and_then(|l| l.touched_capacity(extents)).unwrap_or(union);
+        let cache_bytes = b.params.size_or_fraction("cache", 0.02, whole.max(block), block)?;
+        if cache_bytes > whole {
+            return Err(invalid("cache", format!("{cache_bytes} bytes is larger than the trace's {} range ({whole} bytes): nothing would ever be evicted", if write_only { "written" } else { "accessed" })));
+        }
+        let slots = (cache_bytes / block) as usize;
         let policy: Box<dyn Policy> = match policy_name.as_str() {
             "lru" => Box::new(recency::Recency::new(slots, recency::Order::Lru)),
             "fifo" => Box::new(recency::Recency::new(slots, recency::Order::Fifo)),

@@ -13,11 +13,14 @@
 //! holding dirty blocks are sorted by the scheme and opened in that order until their dirty
 //! blocks reach the period length (§IV-C1):
 //!   CF — coverage rate (dirty cached bytes / zone size) descending;
-//!   PF — average access count per cached block in the last period, ascending;
+//!   PF — average access count per cached block, ascending;
 //!   BL — that average divided by the coverage rate, ascending.
-//! Ties keep zone order (deterministic), except under BL, where they go to the zone with more
-//! dirty blocks first: every zone not accessed in the last period ties at zero, and among those
-//! BL's principle (Fig. 10: cold and high coverage first) prefers the denser. PF, which ignores
+//! A block's access count is one for being cached plus its accesses (hits and its insertion)
+//! in the last period, so the average is at least 1. Counting presence matters for BL: with
+//! last-period accesses alone, every zone untouched in the last period scores 0 whatever its
+//! coverage, and BL would open sparse cold zones before dense ones, against its principle
+//! (Fig. 10: cold and high coverage first); the authors' prototype likewise starts a block's
+//! count at its entry into the cache. Ties keep zone order (deterministic). PF, which ignores
 //! coverage, opens more zones for the same period, so its victims are closer to plain LRU's. If
 //! nothing is evictable, the next zones in the last sort order are opened one by one (the
 //! paper's prototype stalls there).
@@ -188,7 +191,7 @@ impl Pore {
     /// The region division of §IV-C1.
     fn divide(&mut self) {
         let coverage = |z: &ZoneStat| z.dirty as f64 / self.blocks_per_zone as f64;
-        let popularity = |z: &ZoneStat| z.accesses as f64 / z.cached.max(1) as f64;
+        let popularity = |z: &ZoneStat| 1.0 + z.accesses as f64 / z.cached.max(1) as f64;
         let mut order: Vec<u32> = (0..self.zones.len() as u32).filter(|&z| self.zones[z as usize].dirty > 0).collect();
         let key = |z: &u32| {
             let s = &self.zones[*z as usize];
@@ -198,13 +201,7 @@ impl Pore {
                 Scheme::Balanced => popularity(s) / coverage(s),
             }
         };
-        // BL weighs coverage too, so its ties (all zones not accessed in the last period have
-        // key 0) go to the denser zone; CF and PF use one factor only and keep zone order.
-        let denser = |a: &u32, b: &u32| match self.scheme {
-            Scheme::Balanced => self.zones[*b as usize].dirty.cmp(&self.zones[*a as usize].dirty),
-            _ => std::cmp::Ordering::Equal,
-        };
-        order.sort_by(|a, b| key(a).total_cmp(&key(b)).then_with(|| denser(a, b)).then(a.cmp(b)));
+        order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
         for z in &mut self.zones {
             z.open = false;
             z.accesses = 0;
@@ -365,6 +362,27 @@ mod tests {
             order.insert(0, (block, slot, write));
         }
         Ok(())
+    }
+
+    /// Zone 1 holds one dirty block untouched in the last period; zone 2 six, one of them hit
+    /// once. PF opens the colder zone 1; BL weighs zone 2's six-fold coverage against its
+    /// slightly higher popularity (1 + 1/6 accesses a block) and opens zone 2.
+    #[test]
+    fn bl_opens_a_dense_zone_before_a_sparse_untouched_one() {
+        let opened = |scheme| {
+            let mut pore = Pore::new(8, scheme, Order::Lru, 8, 4, 1);
+            pore.inserted(0, 8, true);
+            for (slot, block) in (1..7).zip(16..22) {
+                pore.inserted(slot, block, true);
+            }
+            pore.divide();
+            pore.hit(1, 16, false);
+            pore.divide();
+            (pore.zones[1].open, pore.zones[2].open)
+        };
+        assert_eq!(opened(Scheme::Balanced), (false, true));
+        assert_eq!(opened(Scheme::PopularityFirst), (true, false));
+        assert_eq!(opened(Scheme::CoverageFirst), (false, true));
     }
 
     proptest! {

@@ -22,7 +22,7 @@ fn build(params: &[&str], footprint: Footprint) -> Result<(SsdCache, IoCtx), cra
 }
 
 fn fp() -> Footprint {
-    Footprint { written_bytes: GIB, accessed_bytes: GIB, max_end: GIB }
+    Footprint::dense(GIB, GIB, GIB)
 }
 
 fn run(params: &[&str], reqs: &[Request]) -> Counters {

@@ -90,6 +90,25 @@ impl BandLayout {
         }
     }
 
+    /// Capacity of the bands that `extents` (ascending, disjoint byte extents, as in
+    /// `Footprint`) touch: how the PORE paper measures a trace's LBA range (Table I). An extent
+    /// that straddles a band border counts both bands. `None` when there are no extents.
+    pub fn touched_capacity(&self, extents: &[(u64, u64)]) -> Option<u64> {
+        let last_byte = self.end.checked_sub(1)?;
+        let mut next_uncounted = 0usize;
+        let mut total = None;
+        for &(offset, len) in extents.iter().filter(|(_, len)| *len > 0) {
+            let first = self.band_of(offset.min(last_byte)).max(next_uncounted);
+            let last = self.band_of((offset + len - 1).min(last_byte));
+            for band in first..=last {
+                let r = self.band(band);
+                *total.get_or_insert(0) += r.end - r.start;
+            }
+            next_uncounted = next_uncounted.max(last + 1);
+        }
+        total
+    }
+
     /// One past the last byte of the last band.
     pub fn end(&self) -> u64 {
         self.end
@@ -120,6 +139,36 @@ mod tests {
             prop_assert!(r.end - r.start >= 17 * MB / 4096 * 4096 && r.end - r.start <= 36 * MB);
             prop_assert_eq!(r.start % 4096, 0);
             if b + 1 < l.count() { prop_assert_eq!(l.band(b + 1).start, r.end); }
+        }
+    }
+
+    #[test]
+    fn touched_capacity_counts_each_touched_band_once() {
+        let (l, k) = (BandLayout::fixed(1 << 20, 10 << 20), 64 << 10);
+        assert_eq!(l.touched_capacity(&[]), None);
+        // Bands 0 (three extents, the last straddling into band 1), 1 and 5.
+        let extents = [(0, k), (8 * k, k), (15 * k, 2 * k), (80 * k, k)];
+        assert_eq!(l.touched_capacity(&extents), Some(3 << 20));
+        // Past the last band: counted as the last band.
+        assert_eq!(l.touched_capacity(&[(20 << 20, k)]), Some(1 << 20));
+    }
+
+    proptest! {
+        #[test]
+        fn touched_capacity_is_the_size_of_the_bands_holding_a_touched_byte(
+            seed in 0u64..100,
+            grains in proptest::collection::btree_set(0u64..4096, 1..40),
+        ) {
+            let grain = 64u64 << 10;
+            let l = BandLayout::random(MB / 2, 2 * MB, 4096 * grain, seed);
+            let extents: Vec<(u64, u64)> = grains.iter().map(|g| (g * grain, grain)).collect();
+            let mut touched = std::collections::BTreeSet::new();
+            for &(offset, len) in &extents {
+                touched.insert(l.band_of(offset));
+                touched.insert(l.band_of(offset + len - 1));
+            }
+            let expected: u64 = touched.iter().map(|&b| l.band(b).end - l.band(b).start).sum();
+            prop_assert_eq!(l.touched_capacity(&extents), Some(expected));
         }
     }
 

@@ -21,9 +21,9 @@
 //! the band's buffered blocks as one read at the oldest one's place; a host write to the buffer
 //! is one sequential write at its first block's place; a host read is one read per run of
 //! blocks that lie side by side (in the bands, or in the log). Trims are accepted and cost
-//! nothing. The default buffer is 1/256 of the trace's written range measured as the union of
-//! written 4 KiB blocks (the paper uses the capacity of the touched bands, which is the same for
-//! densely written bands and does not depend on the band layout's seed).
+//! nothing. The default buffer is 1/256 of the trace's written range, measured as the paper
+//! does (Table I): the capacity of the bands the trace writes (`BandLayout::touched_capacity`
+//! over the footprint's extents; the union of written blocks for a footprint without extents).
 
 mod bands;
 mod buffer;
@@ -43,7 +43,7 @@ use crate::system::System;
 
 pub const PARAMS: &[ParamDoc] = &[
     ParamDoc::DISK,
-    ParamDoc { key: "buffer", default: "1/256", help: "persistent write buffer size: bytes (20GiB), blocks (5000blocks), percent (0.4%) or fraction (1/256) of the trace's written range" },
+    ParamDoc { key: "buffer", default: "1/256", help: "persistent write buffer size: bytes (20GiB), blocks (5000blocks), percent (0.4%) or fraction (1/256) of the trace's written range (capacity of the bands it writes)" },
     ParamDoc { key: "buffer_on", default: "disk", help: "where the buffer is: disk (outer tracks, times add) or ssd (built-in SSD, times overlap; Eq. 1)" },
     ParamDoc { key: "band_min", default: "17MB", help: "smallest band, bytes (bands are uniformly random in [band_min, band_max], seeded)" },
     ParamDoc { key: "band_max", default: "36MB", help: "largest band, bytes" },
@@ -86,10 +86,10 @@ pub struct Dmsmr {
 impl Dmsmr {
     /// Builds the disk from `b.params` (see `PARAMS`), sized for the trace's footprint.
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
-        let written = b.footprint.written_bytes.max(256 * BLOCK_4K);
+        let layout = BandLayout::from_params(b.params, b.footprint.max_end, b.seed)?;
+        let written = layout.touched_capacity(&b.footprint.written_extents).unwrap_or(b.footprint.written_bytes).max(256 * BLOCK_4K);
         let buffer_bytes = b.params.size_or_fraction("buffer", 1.0 / 256.0, written, BLOCK_4K)?;
         let buffer_on_ssd = b.params.choice("buffer_on", "disk", &["disk", "ssd"])? == "ssd";
-        let layout = BandLayout::from_params(b.params, b.footprint.max_end, b.seed)?;
         let idle_clean = b.params.bool("idle_clean", false)?;
         let above = b.params.f64("idle_clean_above", 0.5)?;
         if !(0.0..=1.0).contains(&above) {

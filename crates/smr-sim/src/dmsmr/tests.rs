@@ -16,7 +16,7 @@ const MIB: u64 = 1 << 20;
 fn build(params: &[&str]) -> (Dmsmr, IoCtx) {
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(params).unwrap();
-    let fp = Footprint { written_bytes: 64 * MIB, accessed_bytes: 64 * MIB, max_end: 64 * MIB };
+    let fp = Footprint::dense(64 * MIB, 64 * MIB, 64 * MIB);
     let d = Dmsmr::build(&mut BuildContext { params: &mut p, footprint: fp, seed: 1, ctx: &mut ctx }).unwrap();
     p.finish().unwrap();
     (d, ctx)
@@ -30,6 +30,18 @@ fn counters(d: &Dmsmr) -> Counters {
     let mut c = Counters::default();
     d.counters(&mut c);
     c
+}
+
+/// The default buffer is 1/256 of the capacity of the bands the trace writes (PORE Table I),
+/// not of the written blocks: two 4 KiB writes in two 1 MiB bands make a range of 2 MiB.
+#[test]
+fn the_default_buffer_is_a_share_of_the_written_bands() {
+    let mut ctx = IoCtx::new();
+    let mut p = Params::parse(&["band_size=1MiB"]).unwrap();
+    let grain = smr_core::trace::EXTENT_GRAIN;
+    let fp = Footprint { written_bytes: 8192, accessed_bytes: 8192, max_end: 64 * MIB, written_extents: vec![(0, grain), (40 * MIB, grain)], accessed_extents: vec![] };
+    let d = Dmsmr::build(&mut BuildContext { params: &mut p, footprint: fp, seed: 1, ctx: &mut ctx }).unwrap();
+    assert_eq!(d.buffer_blocks(), 2 * MIB / 256 / 4096);
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub(crate) fn replay_small_report(system: &str, extra: &[&str], reqs: &[smr_core
     params.extend_from_slice(extra);
     let mut p = smr_core::Params::parse(&params).expect("test parameters parse");
     let mut ctx = crate::IoCtx::new();
-    let footprint = smr_core::trace::Footprint { written_bytes: 64 << 20, accessed_bytes: 64 << 20, max_end: 64 << 20 };
+    let footprint = smr_core::trace::Footprint::dense(64 << 20, 64 << 20, 64 << 20);
     let mut s = crate::registry::build(system, &mut crate::registry::BuildContext { params: &mut p, footprint, seed: 0, ctx: &mut ctx })?;
     crate::Engine::new(engine).run(s.as_mut(), &mut ctx, crate::engine::ok_requests(reqs))
 }

@@ -84,7 +84,7 @@ fn build_for_crash(checkpoint_every: u64) -> (UCache, IoCtx) {
     let every = format!("checkpoint_every={checkpoint_every}");
     let mut p = Params::parse(&["zone_size=1MiB", "conventional=3MiB", "disk=desktop7200", "cache=1MiB", "record_journal=true", every.as_str()]).unwrap();
     let mut ctx = IoCtx::new();
-    let fp = Footprint { written_bytes: 64 * MIB, accessed_bytes: 64 * MIB, max_end: 64 * MIB };
+    let fp = Footprint::dense(64 * MIB, 64 * MIB, 64 * MIB);
     let u = UCache::build(&mut BuildContext { params: &mut p, footprint: fp, seed: 0, ctx: &mut ctx }).unwrap();
     (u, ctx)
 }
