@@ -3,9 +3,15 @@ make traces reproducible, and bad parameters are named."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from conftest import DATA
 
 from smrlab import _core
 
@@ -44,3 +50,14 @@ def test_bad_parameters(cli):
     assert proc.returncode == 2 and "--out" in proc.stderr
     proc = cli("trace", "synth", "--requests", "0", "--stats")
     assert proc.returncode == 2 and "requests" in proc.stderr, "zero requests is refused, not read as the default"
+
+
+def test_bundled_samples_are_what_make_samples_regenerates(tmp_path):
+    """data/README.md promises `data/make-samples.sh` regenerates the samples; a generator
+    change that alters them must come with regenerated files."""
+    env = {**os.environ, "OUT": str(tmp_path), "SMRLAB": str(Path(sys.executable).parent / "smrlab")}
+    subprocess.run(["bash", str(DATA / "make-samples.sh")], env=env, check=True, capture_output=True)
+    made = sorted(p.name for p in tmp_path.glob("*.csv.gz"))
+    assert made == sorted(p.name for p in DATA.glob("*.csv.gz"))
+    for name in made:
+        assert gzip.decompress((tmp_path / name).read_bytes()) == gzip.decompress((DATA / name).read_bytes()), name

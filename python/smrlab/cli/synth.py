@@ -22,6 +22,10 @@ PARAMS_HELP = """synthesizer parameters (--param KEY=VALUE):
   seq [0.2]                            probability a request continues the previous one
   cold_streams [0], cold_run [64]      cold writes appended by N streams that each jump to a random
                                        place after 1/cold_run of their writes (0: cold writes uniform)
+  cold_window [1]                      fraction of the cold area cold writes reach at any one time (a
+                                       window that slides once around the area over the trace)
+  sparse_fraction [0], sparse_range    share of writes that are single 4 KiB blocks scattered over a
+                                       sparse area of sparse_range bytes after the cold area
   rate [requests per week]             mean arrival rate, requests per second (exponential gaps)
 """
 

@@ -11,6 +11,10 @@
 //! log, a file being written): each write goes to a random stream, lands where that stream's
 //! last write ended, and with probability 1/`cold_run` the stream then jumps to a random place.
 //! Uniformly placed runs cover the area as uniformly placed blocks do, so B is solved the same way.
+//! With `sparse_fraction` = f > 0, a share f of the writes are instead single 4 KiB writes placed
+//! uniformly in a sparse area of `sparse_range` bytes after the cold area: the scattered updates
+//! (metadata, logs) that touch many bands a few blocks at a time, which the PORE paper's written
+//! range counts in full, as it is the capacity of the touched bands (Table I).
 //! Reads re-read one of the last 1024 written extents (temporal locality over written data),
 //! except a share sized so that reads alone cover `accessed_range − written_range` of a read-only
 //! area placed after the written one. With probability `seq` a request continues the previous one
@@ -77,6 +81,10 @@ pub struct SynthConfig {
     pub cold_run: f64,
     /// Fraction of the cold area that cold writes reach at any one time (1: all of it).
     pub cold_window: f64,
+    /// Share of writes that are single blocks scattered over the sparse area.
+    pub sparse_fraction: f64,
+    /// Size of the sparse area in bytes (after the cold area).
+    pub sparse_range: u64,
 }
 
 fn parse_sizes(text: &str) -> Result<Vec<(u64, f64)>, ParamError> {
@@ -166,7 +174,30 @@ impl SynthConfig {
         if cold_window == 0.0 {
             return Err(ParamError::new("cold_window", "must be above 0 (a fraction of the cold area)"));
         }
-        let cfg = SynthConfig { requests, write_ratio, written_range, accessed_range, sizes, hot_regions, hot_fraction, hot_size, zipf, seq, rate, seed, cold_streams, cold_run, cold_window };
+        let sparse_fraction = fraction(params, "sparse_fraction", 0.0)?;
+        let sparse_range = if params.contains("sparse_range") { params.size("sparse_range", 0)? } else { 0 };
+        if sparse_fraction > 0.0 && sparse_range < BLOCK_4K {
+            return Err(ParamError::new("sparse_range", "sparse writes (sparse_fraction above 0) need a sparse area of at least one 4 KiB block"));
+        }
+        let cfg = SynthConfig {
+            requests,
+            write_ratio,
+            written_range,
+            accessed_range,
+            sizes,
+            hot_regions,
+            hot_fraction,
+            hot_size,
+            zipf,
+            seq,
+            rate,
+            seed,
+            cold_streams,
+            cold_run,
+            cold_window,
+            sparse_fraction,
+            sparse_range,
+        };
         cfg.check_reachable()?;
         Ok(cfg)
     }
@@ -178,7 +209,7 @@ impl SynthConfig {
         const MARGIN: f64 = 0.95;
         let mean = self.mean_blocks();
         let writes = self.requests as f64 * self.write_ratio;
-        let cold_k = writes * (1.0 - self.hot_fraction) * mean;
+        let cold_k = self.cold_blocks_written();
         let hot = (self.hot_size / BLOCK_4K) as f64;
         let target = (self.written_range / BLOCK_4K) as f64;
         if target > 1.0 && target >= MARGIN * (cold_k + hot) {
@@ -204,6 +235,11 @@ impl SynthConfig {
 
     fn mean_blocks(&self) -> f64 {
         mean_blocks(&self.sizes)
+    }
+
+    /// Expected blocks written by cold writes (neither hot nor sparse).
+    fn cold_blocks_written(&self) -> f64 {
+        self.requests as f64 * self.write_ratio * (1.0 - self.sparse_fraction) * (1.0 - self.hot_fraction) * self.mean_blocks()
     }
 
 }
@@ -240,6 +276,8 @@ pub struct Synth {
     hot_starts: Vec<u64>,
     hot_blocks: u64,
     cold_blocks: u64,
+    /// Blocks of the sparse area, which starts at `cold_blocks`.
+    sparse_blocks: u64,
     /// Where each cold stream appends next.
     cold_cursors: Vec<u64>,
     read_only_start: u64,
@@ -260,8 +298,8 @@ impl Synth {
         let hot_blocks_total = (cfg.hot_size / BLOCK_4K).max(cfg.hot_regions);
         let hot_blocks = hot_blocks_total / cfg.hot_regions;
         let target_written = (cfg.written_range / BLOCK_4K) as f64;
-        let cold_k = writes * (1.0 - cfg.hot_fraction) * mean;
-        let cold_blocks = solve_area(target_written, cold_k, (hot_blocks * cfg.hot_regions) as f64).ceil() as u64;
+        let cold_blocks = solve_area(target_written, cfg.cold_blocks_written(), (hot_blocks * cfg.hot_regions) as f64).ceil() as u64;
+        let sparse_blocks = cfg.sparse_range / BLOCK_4K;
         let cold_cursors = (0..cfg.cold_streams).map(|_| rng.gen_range(0..cold_blocks)).collect();
         let hot_starts = (0..cfg.hot_regions).map(|_| rng.gen_range(0..cold_blocks.saturating_sub(hot_blocks).max(1))).collect();
         // Reads alone must cover the read-only extra: give them thrice its size in blocks.
@@ -278,7 +316,8 @@ impl Synth {
             hot_blocks,
             cold_blocks,
             cold_cursors,
-            read_only_start: cold_blocks,
+            read_only_start: cold_blocks + sparse_blocks,
+            sparse_blocks,
             read_only_blocks,
             read_only_share,
             recent: Vec::with_capacity(RECENT_WRITES),
@@ -332,6 +371,10 @@ impl Synth {
         }
         let blocks = self.size_blocks();
         if self.rng.gen_bool(self.cfg.write_ratio) {
+            if self.cfg.sparse_fraction > 0.0 && self.rng.gen_bool(self.cfg.sparse_fraction) {
+                let block = self.cold_blocks + self.rng.gen_range(0..self.sparse_blocks);
+                return Request { time_ns, op: Op::Write, offset: block * BLOCK_4K, len: BLOCK_4K };
+            }
             let block = self.write_at(blocks);
             return Request { time_ns, op: Op::Write, offset: block * BLOCK_4K, len: blocks * BLOCK_4K };
         }
@@ -438,8 +481,28 @@ mod tests {
     }
 
     #[test]
+    fn sparse_writes_are_single_blocks_scattered_after_the_cold_area() {
+        let base = ["requests=50000", "write_ratio=1", "seq=0", "written_range=64MiB", "accessed_range=64MiB"];
+        let mut p = Params::parse(&[&base[..], &["sparse_fraction=0.1", "sparse_range=1GiB"]].concat()).unwrap();
+        let synth = Synth::new(SynthConfig::from_params(&mut p).unwrap());
+        let core_end = synth.cold_blocks * BLOCK_4K;
+        let reqs: Vec<Request> = synth.collect();
+        let sparse: Vec<&Request> = reqs.iter().filter(|r| r.offset >= core_end).collect();
+        let share = sparse.len() as f64 / reqs.len() as f64;
+        assert!((share - 0.1).abs() < 0.01, "sparse share {share}");
+        assert!(sparse.iter().all(|r| r.len == BLOCK_4K && r.end() <= core_end + (1 << 30)));
+        // Spread over the whole area: every 64 MiB slice of it gets some.
+        let slices: std::collections::BTreeSet<u64> = sparse.iter().map(|r| (r.offset - core_end) >> 26).collect();
+        assert_eq!(slices.len(), 16);
+        // The hot and cold writes still cover the written range.
+        let core = TraceStats::compute(reqs.iter().filter(|r| r.offset < core_end).map(|r| Ok(*r))).unwrap();
+        let w = core.written_union_bytes as f64 / (64u64 << 20) as f64;
+        assert!((w - 1.0).abs() < 0.1, "written range off by {w}");
+    }
+
+    #[test]
     fn bad_parameters_are_named() {
-        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range"), ("cold_run=0.5", "cold_run")] {
+        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range"), ("cold_run=0.5", "cold_run"), ("sparse_fraction=0.1", "sparse_range"), ("sparse_fraction=2", "sparse_fraction")] {
             let mut p = Params::parse(&[bad, "accessed_range=1GiB"]).unwrap();
             let p = if key == "accessed_range" { &mut p } else { &mut Params::parse(&[bad]).unwrap() };
             assert_eq!(SynthConfig::from_params(p).unwrap_err().param, key, "{bad}");
