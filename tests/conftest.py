@@ -35,6 +35,16 @@ def cli(tmp_path):
     return run
 
 
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory) -> tuple[str, Path]:
+    """``smrlab demo`` run once for the whole session (it replays the full-size PORE traces):
+    its standard output and its results folder."""
+    folder = tmp_path_factory.mktemp("demo")
+    proc = subprocess.run([sys.executable, "-m", "smrlab", "demo", "--out", "results"], cwd=folder, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout, folder / "results"
+
+
 @pytest.fixture
 def small_msr_trace(tmp_path) -> Path:
     """A 2,000-request MSR Cambridge CSV: random-ish 4-64 KiB reads and writes over 2 GiB."""

@@ -9,7 +9,8 @@ import libcachesim
 import pytest
 
 from conftest import DATA, assert_parameter_errors
-from smrlab.bundled import DEMO_TRACES, sample_scale
+from smrlab import _core
+from smrlab.bundled import DEMO_TRACES
 from smrlab.cli.caches import PAPER_FACTORS, factor_rows, scale_geometry
 
 
@@ -125,23 +126,35 @@ def test_bad_geometry_scale(cli):
     assert proc.returncode == 2 and "--geometry-scale" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_paper_relations_on_the_bundled_traces(cli, tmp_path):
-    """PORE §V-C/D on the four samples (write-only cache of 2 %, geometry scaled with each
-    sample): the write amplification order of Fig. 13 (c), R_wa(PORE-BL) < R_wa(LRU-band) <
-    R_wa(LRU), and with it PORE-BL's write I/O time below LRU's (the time the paper compares, as it
-    dismisses reads in write-only mode; the disk streams evictions into its write buffer, so band
-    cleanings dominate, §II-C); of the three schemes (Fig. 14), CF and
-    BL amplify less than PF, which amplifies less than LRU, BL keeps more write hits than CF, and
-    PF keeps the most on at least three of the four."""
+PRESETS = _core.synth_presets()
+
+
+def test_paper_order_on_the_full_size_traces(demo):
+    """PORE §V-C/D on the demo's full-size wdev, mds, ts and usr (write-only cache of 2 %): the
+    traces have Table I's request counts and written ranges (the capacity of the bands they
+    write: 256 write buffers), and the paper's order holds on each: R_wa(PORE-BL) <
+    R_wa(LRU-band) < R_wa(LRU) (Fig. 13 (c)); PORE-BL's write I/O time (the time the paper
+    compares, as it dismisses reads in write-only mode) below LRU-band's, LRU's and the plain
+    disk's (Fig. 13 (a)); of the three schemes (Fig. 14), CF and BL amplify less than PF, BL keeps
+    more write hits than CF, and PF keeps the most on at least three of the four."""
+    _, folder = demo
+    table_one = {preset[0]: preset for preset in PRESETS}
     pf_best = 0
     for name in DEMO_TRACES:
-        cli("compare-caches", "--trace", DATA / f"{name}.csv.gz", "--geometry-scale", sample_scale(name), "--out", name, check=True)
-        derived = {label: json.loads((tmp_path / name / f"{name}-{label}.json").read_text())["derived"]
-                   for label in ("lru", "lru-band", "pore-cf", "pore-pf", "pore-bl")}
-        assert derived["pore-bl"]["r_wa"] < derived["lru-band"]["r_wa"] < derived["lru"]["r_wa"], name
-        assert derived["pore-bl"]["write_io_s"] < derived["lru"]["write_io_s"], name
-        assert max(derived["pore-cf"]["r_wa"], derived["pore-bl"]["r_wa"]) < derived["pore-pf"]["r_wa"] < derived["lru"]["r_wa"], name
+        results = {label: json.loads((folder / f"{name}-{label}.json").read_text())
+                   for label in ("smr-only", "cmr-only", "lru", "lru-band", "pore-cf", "pore-pf", "pore-bl")}
+        _, requests, _, written_gb, _ = table_one[name]
+        smr = results["smr-only"]["report"]
+        assert smr["requests"] == requests, name
+        written_range = dict(smr["gauges"])["buffer_blocks"] * 4096 * 256
+        assert abs(written_range / 1e9 / written_gb - 1) < 0.1, (name, written_range)
+        derived = {label: result["derived"] for label, result in results.items()}
+        r_wa = {label: d.get("r_wa") for label, d in derived.items()}
+        write_s = {label: d["write_io_s"] for label, d in derived.items()}
+        assert r_wa["pore-bl"] < r_wa["lru-band"] < r_wa["lru"], (name, r_wa)
+        assert write_s["pore-bl"] < min(write_s["lru-band"], write_s["lru"], write_s["cmr-only"]), (name, write_s)
+        assert max(r_wa["pore-cf"], r_wa["pore-bl"]) < r_wa["pore-pf"], (name, r_wa)
         hits = {scheme: derived[f"pore-{scheme}"]["write_hit_rate"] for scheme in ("cf", "pf", "bl")}
-        assert hits["bl"] > hits["cf"], name
+        assert hits["bl"] > hits["cf"], (name, hits)
         pf_best += hits["pf"] == max(hits.values())
     assert pf_best >= 3

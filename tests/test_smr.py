@@ -65,12 +65,12 @@ def test_bad_dmsmr_parameters(cli):
                       ("--buffer=6TB", "disk")))
 
 
-def test_demo_prints_the_comparison(cli, tmp_path):
-    out = cli("demo", "--out", "demo", check=True).stdout
+def test_demo_prints_the_comparison(demo):
+    out, results = demo
     assert "Drive-managed SMR vs plain disk" in out and "PORE-BL against the others" in out
     for trace in ("wdev", "mds", "ts", "usr"):
         assert trace in out
-        result = {system: json.loads((tmp_path / "demo" / f"{trace}-{system}.json").read_text())["derived"] for system in ("cmr", "dmsmr")}
+        result = {system: json.loads((results / f"{trace}-{system}.json").read_text())["derived"] for system in ("cmr", "dmsmr")}
         assert result["dmsmr"]["total_io_s"] > result["cmr"]["total_io_s"], trace
         assert result["dmsmr"]["r_wa"] > 1, trace
 

@@ -1,8 +1,11 @@
 """The sample traces bundled in the repository's ``data/`` folder (made by ``smrlab trace synth``;
-see data/README.md), found by name whatever their format suffix."""
+see data/README.md), found by name whatever their format suffix, and the full-size PORE traces,
+which are too large to bundle and are generated on first use instead."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 from smrlab import _core
@@ -33,3 +36,39 @@ def bundled_trace(name: str, data_dir: Path = DATA_DIR) -> Path:
     if not matches:
         raise UsageError(f"{data_dir}: no bundled trace named '{name}' (expected a file {name}.*)")
     return matches[0]
+
+
+# The full-size PORE traces: each Table I preset at its full request count, with the structure the
+# paper's own numbers imply (data/README.md, "Full-size PORE traces"). The written range (Table I:
+# the capacity of the touched bands) is a core where hot and cold writes land, and a sparse area
+# that a few writes touch a block at a time; cold writes reach a window of the core at a time.
+FULL_SPARSE_SHARE = 0.75  # of the written range
+FULL_SPARSE_FRACTION = 0.02  # of the writes
+FULL_COLD_WINDOW = 0.1  # of the core
+
+
+def full_size_params(name: str) -> list[str]:
+    """Synthesizer parameters of the full-size PORE trace of Table I preset ``name``."""
+    presets = {preset[0]: preset for preset in _core.synth_presets()}
+    if name not in presets:
+        raise UsageError(f"'{name}' is not a Table I preset ({', '.join(presets)})")
+    _, _, _, written_gb, accessed_gb = presets[name]
+    core = written_gb * (1 - FULL_SPARSE_SHARE)
+    return [f"preset={name}", "seed=0", f"cold_window={FULL_COLD_WINDOW}", f"sparse_fraction={FULL_SPARSE_FRACTION}",
+            f"written_range={round(core * 1e9)}", f"accessed_range={round((core + accessed_gb - written_gb) * 1e9)}",
+            f"sparse_range={round(written_gb * FULL_SPARSE_SHARE * 1e9)}"]
+
+
+def full_size_trace(name: str, folder: Path = REPO_ROOT / "results" / "traces") -> Path:
+    """The full-size PORE trace of preset ``name`` in smrlab's binary format, generated into
+    ``folder`` on first use (a name that carries a digest of the parameters, so a changed recipe
+    never reuses an old file)."""
+    params = full_size_params(name)
+    digest = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:12]
+    path = Path(folder) / f"{name}-full-{digest}.smrbin"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial.smrbin")
+        _core.trace_write(json.dumps({"synth": params}), str(partial), None)
+        partial.replace(path)
+    return path

@@ -74,17 +74,19 @@ def disk_params(args: argparse.Namespace) -> list[str]:
     return [p for p in args.param if p.startswith("disk=")]
 
 
-def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP) -> dict[str, dict]:
-    """Runs the line-up on one trace; returns results by label (also written to out_dir)."""
+def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP, name: str | None = None) -> dict[str, dict]:
+    """Runs the line-up on one trace; returns results by label (also written to out_dir as
+    NAME-LABEL.json, NAME the trace file's name up to its first dot unless given)."""
+    name = name or Path(trace).name.split(".")[0]
     fp = footprint(trace, args.format, args.trace_option)
     results = {}
     for label, system, extra in line_up:
         params = {"cache": cache_params(args) + extra, "dmsmr": lower_params(args)}.get(system, disk_params(args))
         results[label] = simulate(system, trace, params, fmt=args.format, trace_options=args.trace_option,
                                   engine=engine_from_args(args), seed=args.seed, footprint=fp,
-                                  progress=progress.reporter(f"{Path(trace).name}/{label}"))
+                                  progress=progress.reporter(f"{name}/{label}"))
         progress.done()
-        write_result(results[label], out_dir / f"{Path(trace).name.split('.')[0]}-{label}.json")
+        write_result(results[label], out_dir / f"{name}-{label}.json")
     return results
 
 

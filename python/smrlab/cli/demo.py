@@ -1,11 +1,14 @@
 """``smrlab demo`` (what ``make demo`` runs): the main job on the bundled traces.
 
-Replays the bundled wdev-, mds-, ts- and usr-like traces on a plain disk (``cmr``) and on a
-drive-managed SMR disk (``dmsmr``) and prints how much slower SMR is and why (band cleanings,
-write amplification); then puts SSD caches in front of the SMR disk (the PORE paper's
-line-up, write-only cache of 2 %). Band and zone sizes are scaled as each sample is scaled down
-from its original trace (``--geometry-scale`` overrides), so the ratio of band size to write
-buffer stays the paper's. Results go to ``results/demo/``. Grows as systems land.
+First replays the bundled wdev-, mds-, ts- and usr-like samples on a plain disk (``cmr``) and on
+a drive-managed SMR disk (``dmsmr``) and prints how much slower SMR is and why (band cleanings,
+write amplification); band sizes are scaled as each sample is scaled down from its original
+trace (``--geometry-scale`` overrides), so the ratio of band size to write buffer stays the
+paper's. Then puts SSD caches in front of the SMR disk (the PORE paper's line-up, write-only
+cache of 2 %) on the full-size wdev, mds, ts and usr traces (generated on first use, see
+``bundled.full_size_trace``): PORE's choices are between zones and bands holding tens to hundreds
+of cached blocks each, which a sample scaled down 26-129 times no longer has. Results go to
+``results/demo/``. Grows as systems land.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import copy
 from pathlib import Path
 
 from smrlab import progress
-from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, sample_scale
+from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace, sample_scale
 from smrlab.cli import caches
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
 from smrlab.run import footprint, simulate, write_result
@@ -26,6 +29,8 @@ def register(commands) -> None:
     parser = commands.add("demo", help="compare a plain disk with a drive-managed SMR disk on the bundled traces")
     parser.add_argument("--data", type=Path, default=DATA_DIR, help="folder with the bundled traces (default: data/)")
     parser.add_argument("--out", type=Path, default=Path("results/demo"), help="folder for the JSON results")
+    parser.add_argument("--traces", type=Path, default=None,
+                        help="folder for the generated full-size PORE traces (default: results/traces/ in the repository)")
     caches.add_cache_arguments(parser)
     add_engine_arguments(parser)
     parser.set_defaults(func=run, format=None, trace_option=[], geometry_scale=None)
@@ -72,12 +77,15 @@ def with_scale(args: argparse.Namespace, name: str) -> argparse.Namespace:
 def run(args: argparse.Namespace) -> int:
     traces = {name: (bundled_trace(name, args.data), with_scale(args, name)) for name in DEMO_TRACES}
     smr_vs_cmr(traces, args.out)
+    full_args = copy.copy(args)
+    full_args.geometry_scale = 1.0 if args.geometry_scale is None else args.geometry_scale
     per_trace = []
-    for name, (path, trace_args) in traces.items():
-        results = caches.compare(str(path), trace_args, args.out)
-        print_table(f"SSD caches over drive-managed SMR: {name} ({args.mode}, cache {args.cache})", caches.COLUMNS,
+    for name in DEMO_TRACES:
+        path = full_size_trace(name) if args.traces is None else full_size_trace(name, args.traces)
+        results = caches.compare(str(path), full_args, args.out, name=name)
+        print_table(f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})", caches.COLUMNS,
                     caches.comparison_rows(results), caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")
         per_trace.append(results)
-    caches.print_factors(per_trace, args.mode, ", ".join(traces))
+    caches.print_factors(per_trace, args.mode, "full-size " + ", ".join(DEMO_TRACES))
     note(f"results written to {args.out}/")
     return 0
