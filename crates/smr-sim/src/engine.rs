@@ -415,8 +415,7 @@ mod tests {
     #[test]
     fn out_of_range_errors_name_the_request() {
         let mut ctx = IoCtx::new();
-        let mut footprint = smr_core::trace::Footprint::default();
-        footprint.max_end = 1 << 20;
+        let footprint = smr_core::trace::Footprint { max_end: 1 << 20, ..Default::default() };
         let mut params = smr_core::Params::parse(&["disk=desktop7200"]).unwrap();
         let mut sys = crate::cmr::Cmr::build(&mut crate::registry::BuildContext { params: &mut params, footprint, seed: 0, ctx: &mut ctx }).unwrap();
         let reqs = [Request::new(0, Op::Read, 0, 4096), Request::new(1, Op::Read, 1 << 41, 4096)];

@@ -169,7 +169,7 @@ mod tests {
         let g = EXTENT_GRAIN;
         assert_eq!(s.footprint().written_extents, vec![(0, g), (6 * g, g)]);
         assert_eq!(s.footprint().accessed_extents, vec![(0, g), (6 * g, g)]);
-        let straddling = TraceStats::compute([Ok(Request::new(0, Op::Read, g - 4096, 3 * g))].into_iter()).unwrap();
+        let straddling = TraceStats::compute([Ok(Request::new(0, Op::Read, g - 4096, 3 * g))]).unwrap();
         assert_eq!((straddling.written_extents.len(), straddling.accessed_extents.clone()), (0, vec![(0, 4 * g)]));
     }
 

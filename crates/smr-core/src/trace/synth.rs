@@ -21,10 +21,12 @@
 //! (same op, next address). Request sizes follow `sizes` (e.g. `4k:50,8k:20,64k:30`, weights).
 //! Inter-arrival times are exponential at `rate` requests per second.
 //!
-//! Ranges are unions of touched 4 KiB blocks (`TraceStats`' union fields). Table I gives "written
-//! LBA range" as the capacity of the touched SMR bands, which equals the union for bands that are
-//! densely written, as here. `requests` below a preset's count scales both ranges by the same
-//! factor, so a smaller trace keeps the preset's density and mix.
+//! `written_range` and `accessed_range` are unions of touched 4 KiB blocks (`TraceStats`' union
+//! fields) of the hot and cold writes (and the reads); sparse writes come on top. Table I gives
+//! "written LBA range" as the capacity of the touched SMR bands, which equals the union for
+//! densely written bands and also counts the sparse area in full once its bands are all touched.
+//! `requests` below a preset's count scales both ranges by the same factor, so a smaller trace
+//! keeps the preset's density and mix.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
