@@ -59,14 +59,15 @@ def full_size_params(name: str) -> list[str]:
             f"sparse_range={round(written_gb * FULL_SPARSE_SHARE * 1e9)}"]
 
 
-def full_size_trace(name: str, folder: Path = REPO_ROOT / "results" / "traces", writes_only: bool = False) -> Path:
+def full_size_trace(name: str, folder: Path | None = None, writes_only: bool = False) -> Path:
     """The full-size PORE trace of preset ``name`` in smrlab's binary format, generated into
-    ``folder`` on first use (a name that carries a digest of the recipe, so a changed recipe never
-    reuses an old file). ``writes_only`` drops the reads, as the paper does for its write-only
-    cache experiments (§V-C2)."""
+    ``folder`` (default: ``results/traces/`` in the repository) on first use, under a name that
+    carries a digest of the recipe, so a changed recipe never reuses an old file. ``writes_only``
+    drops the reads, as the paper does for its write-only cache experiments (§V-C2)."""
     pipeline = {"synth": full_size_params(name), "writes_only": writes_only}
     digest = hashlib.sha256(json.dumps(pipeline, sort_keys=True).encode()).hexdigest()[:12]
-    path = Path(folder) / f"{name}-full{'-writes' if writes_only else ''}-{digest}.smrbin"
+    folder = REPO_ROOT / "results" / "traces" if folder is None else Path(folder)
+    path = folder / f"{name}-full{'-writes' if writes_only else ''}-{digest}.smrbin"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial.smrbin")

@@ -141,8 +141,8 @@ def factor_rows(per_trace: list[dict[str, dict]], mode: str) -> list[tuple]:
 def print_factors(per_trace: list[dict[str, dict]], mode: str, traces: str) -> None:
     print_table(f"PORE-BL against the others on {traces} ({mode}), beside the PORE paper's averages", FACTOR_COLUMNS,
                 factor_rows(per_trace, mode),
-                caption=f"factor = the other's {TIME_COMPARED[mode].removesuffix('_io_s')} I/O time (or R_wa) / PORE-BL's; above 1: "
-                        "PORE-BL is better" + ("; write times, as the paper dismisses reads in write-only mode" if mode == "wo" else ""))
+                caption="factor = the other's I/O time (or R_wa) / PORE-BL's; above 1: PORE-BL is better; "
+                        + ("write I/O times, as the paper dismisses reads in write-only mode" if mode == "wo" else "total I/O times"))
 
 
 def run_compare(args: argparse.Namespace) -> int:

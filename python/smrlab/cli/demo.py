@@ -7,9 +7,9 @@ trace (``--geometry-scale`` overrides), so the ratio of band size to write buffe
 paper's. Then puts SSD caches in front of the SMR disk (the PORE paper's line-up, write-only
 cache of 2 %) on the full-size wdev, mds, ts and usr traces (generated on first use, see
 ``bundled.full_size_trace``; in write-only mode without their reads, as the paper ran its
-write-only experiments, §V-C2): PORE's choices are between zones and bands holding tens to hundreds
-of cached blocks each, which a sample scaled down 26-129 times no longer has. Results go to
-``results/demo/``. Grows as systems land.
+write-only experiments, §V-C2): PORE's choices are between zones and bands holding tens to
+hundreds of cached blocks each, which a sample scaled down 26-129 times no longer has. Results
+go to ``results/demo/``. Grows as systems land.
 """
 
 from __future__ import annotations
@@ -82,8 +82,7 @@ def run(args: argparse.Namespace) -> int:
     full_args.geometry_scale = 1.0 if args.geometry_scale is None else args.geometry_scale
     per_trace = []
     for name in DEMO_TRACES:
-        folder = {} if args.traces is None else {"folder": args.traces}
-        path = full_size_trace(name, writes_only=args.mode == "wo", **folder)
+        path = full_size_trace(name, args.traces, writes_only=args.mode == "wo")
         results = caches.compare(str(path), full_args, args.out, name=name)
         print_table(f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})", caches.COLUMNS,
                     caches.comparison_rows(results), caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")

@@ -47,9 +47,20 @@ pub struct TraceStats {
     pub accessed_extents: Vec<(u64, u64)>,
 }
 
-/// A set of grain numbers as ascending byte extents.
-fn extents(grains: &BlockSet) -> Vec<(u64, u64)> {
-    grains.runs().into_iter().map(|(first, count)| (first * EXTENT_GRAIN, count * EXTENT_GRAIN)).collect()
+/// The `EXTENT_GRAIN`s that hold a block of any of `sets`, as ascending, disjoint byte extents.
+fn extents(sets: &[&BlockSet]) -> Vec<(u64, u64)> {
+    let per_grain = EXTENT_GRAIN / BLOCK_4K;
+    let mut grains: Vec<(u64, u64)> =
+        sets.iter().flat_map(|set| set.runs()).map(|(first, count)| (first / per_grain, (first + count - 1) / per_grain)).collect();
+    grains.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for (first, last) in grains {
+        match out.last_mut() {
+            Some((start, len)) if first * EXTENT_GRAIN <= *start + *len => *len = (*len).max((last + 1) * EXTENT_GRAIN - *start),
+            _ => out.push((first * EXTENT_GRAIN, (last + 1 - first) * EXTENT_GRAIN)),
+        }
+    }
+    out
 }
 
 fn span(set: &BlockSet) -> u64 {
@@ -61,7 +72,6 @@ impl TraceStats {
     pub fn compute(requests: impl IntoIterator<Item = Result<Request, TraceError>>) -> Result<Self, TraceError> {
         let mut s = TraceStats::default();
         let (mut read, mut written) = (BlockSet::new(), BlockSet::new());
-        let (mut written_grains, mut accessed_grains) = (BlockSet::new(), BlockSet::new());
         let (mut first_t, mut last_t) = (u64::MAX, 0u64);
         for req in requests {
             let req = req?;
@@ -70,14 +80,6 @@ impl TraceStats {
             last_t = last_t.max(req.time_ns);
             if req.len > 0 {
                 s.max_end = s.max_end.max(req.end());
-            }
-            if req.op != Op::Trim && req.len > 0 {
-                for grain in req.offset / EXTENT_GRAIN..=(req.end() - 1) / EXTENT_GRAIN {
-                    accessed_grains.insert(grain);
-                    if req.op == Op::Write {
-                        written_grains.insert(grain);
-                    }
-                }
             }
             match req.op {
                 Op::Read => {
@@ -115,8 +117,8 @@ impl TraceStats {
             (Some((a, b)), Some((c, d))) => (b.max(d) + 1 - a.min(c)) * BLOCK_4K,
         };
         s.duration_ns = if s.requests == 0 { 0 } else { last_t - first_t };
-        s.written_extents = extents(&written_grains);
-        s.accessed_extents = extents(&accessed_grains);
+        s.written_extents = extents(&[&written]);
+        s.accessed_extents = extents(&[&written, &read]);
         Ok(s)
     }
 
@@ -206,6 +208,14 @@ mod tests {
             prop_assert_eq!(s.accessed_span_bytes, span(&touched));
             prop_assert_eq!(s.written_union_bytes, written.len() as u64 * BLOCK_4K);
             prop_assert_eq!(s.requests, reqs.len() as u64);
+            // Extents: exactly the 64 KiB grains holding a touched block, each once.
+            let grains = |set: &BTreeSet<u64>| set.iter().map(|b| b * BLOCK_4K / EXTENT_GRAIN).collect::<BTreeSet<u64>>();
+            let covered = |extents: &[(u64, u64)]| {
+                extents.iter().flat_map(|&(offset, len)| offset / EXTENT_GRAIN..(offset + len) / EXTENT_GRAIN).collect::<Vec<u64>>()
+            };
+            prop_assert_eq!(covered(&s.written_extents), grains(&written).into_iter().collect::<Vec<_>>());
+            prop_assert_eq!(covered(&s.accessed_extents), grains(&touched).into_iter().collect::<Vec<_>>());
+            prop_assert!(s.accessed_extents.windows(2).all(|w| w[0].0 + w[0].1 < w[1].0), "extents are maximal");
         }
     }
 }
