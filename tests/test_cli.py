@@ -90,6 +90,16 @@ def test_every_command_has_help():
     assert seen >= 13
 
 
+def test_demo_refuses_a_trace_folder_it_cannot_write(cli, tmp_path):
+    """The full-size traces are generated before anything runs: a --traces that is a file gives
+    one line naming it, exit 2."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    proc = cli("demo", "--traces", blocker, "--out", "d")
+    assert proc.returncode == 2 and str(blocker) in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "d").exists()
+
+
 def test_impossible_numbers_in_options_are_named(cli, small_msr_trace):
     """NaN, infinity and negative values in numeric options: one line naming the option, exit 2."""
     sim = ("sim", "--system", "dmsmr", "--trace", small_msr_trace)

@@ -69,8 +69,11 @@ def full_size_trace(name: str, folder: Path | None = None, writes_only: bool = F
     folder = REPO_ROOT / "results" / "traces" if folder is None else Path(folder)
     path = folder / f"{name}-full{'-writes' if writes_only else ''}-{digest}.smrbin"
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial.smrbin")
-        _core.trace_write(json.dumps(pipeline), str(partial), None)
-        partial.replace(path)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            _core.trace_write(json.dumps(pipeline), str(partial), None)
+            partial.replace(path)
+        except OSError as error:
+            raise UsageError(f"{folder}: cannot write the generated {name} trace there ({error.strerror})") from None
     return path

@@ -77,12 +77,12 @@ def with_scale(args: argparse.Namespace, name: str) -> argparse.Namespace:
 
 def run(args: argparse.Namespace) -> int:
     traces = {name: (bundled_trace(name, args.data), with_scale(args, name)) for name in DEMO_TRACES}
+    full_size = {name: full_size_trace(name, args.traces, writes_only=args.mode == "wo") for name in DEMO_TRACES}
     smr_vs_cmr(traces, args.out)
     full_args = copy.copy(args)
     full_args.geometry_scale = 1.0 if args.geometry_scale is None else args.geometry_scale
     per_trace = []
-    for name in DEMO_TRACES:
-        path = full_size_trace(name, args.traces, writes_only=args.mode == "wo")
+    for name, path in full_size.items():
         results = caches.compare(str(path), full_args, args.out, name=name)
         print_table(f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})", caches.COLUMNS,
                     caches.comparison_rows(results), caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")
