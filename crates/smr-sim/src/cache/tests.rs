@@ -39,6 +39,30 @@ fn r(block: u64) -> Request {
     Request::new(0, Op::Read, block * 4096, 4096)
 }
 
+/// The default cache is 2 % of the capacity of the bands the trace writes (wo) or touches (rw),
+/// PORE Table I's range: two written 1 MiB bands make 2 MiB, 41,943 bytes, ten whole blocks;
+/// a third band only read makes fifteen in a read-write cache. The written blocks alone (two)
+/// would not make one.
+#[test]
+fn the_default_cache_is_a_share_of_the_touched_bands() {
+    let grain = smr_core::trace::EXTENT_GRAIN;
+    let footprint = Footprint {
+        written_bytes: 8192,
+        accessed_bytes: 12288,
+        max_end: 64 << 20,
+        written_extents: vec![(0, grain), (40 << 20, grain)],
+        accessed_extents: vec![(0, grain), (40 << 20, grain), (50 << 20, grain)],
+    };
+    let blocks = |mode: &str| {
+        let (c, _) = build(&[&format!("mode={mode}"), "band_size=1MiB"], footprint.clone()).unwrap();
+        let mut gauges = Vec::new();
+        c.gauges(&mut gauges);
+        gauges.into_iter().find(|(name, _)| name == "cache_blocks").unwrap().1
+    };
+    assert_eq!(blocks("wo"), 10.0);
+    assert_eq!(blocks("rw"), 15.0);
+}
+
 #[test]
 fn lru_by_hand() {
     // Two blocks: 1 2 1 3 2 1 → hits only on the second access of 1.
