@@ -115,8 +115,7 @@ def simulate(
             "format": fmt,
             "options": spec["trace_options"],
             "checksum": provenance.trace_checksum(spec["trace"]),
-            # The ranges only: the extents behind them are sizing input, as long as the trace.
-            "footprint": {key: value for key, value in output["footprint"].items() if not key.endswith("_extents")},
+            "footprint": output["footprint"],
         },
         "devices": dict(output["devices"]),
         "iolog": {"path": spec["iolog"], "ios": output["iolog_ios"]} if spec["iolog"] else None,

@@ -16,7 +16,7 @@ fn main() {
     let mut params = Params::parse(&["requests=2000000", "preset=wdev"]).expect("valid params");
     let cfg = SynthConfig::from_params(&mut params).expect("valid synth config");
     let requests: Vec<Request> = Synth::new(cfg).collect();
-    let footprint = TraceStats::compute(ok_requests(&requests)).expect("stats").footprint();
+    let footprint = TraceStats::compute(ok_requests(&requests)).expect("stats").into_footprint();
     for system in ["cmr", "dmsmr"] {
         let (seconds, cleanings) = best_of(3, || {
             let mut ctx = IoCtx::new();

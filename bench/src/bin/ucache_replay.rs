@@ -27,7 +27,7 @@ fn main() {
 
     let mut params = Params::parse(&["requests=2000000", "write_ratio=0.9", "seq=0.6", "hot_fraction=0.6", "hot_regions=64"]).expect("params");
     let requests: Vec<Request> = Synth::new(SynthConfig::from_params(&mut params).expect("synth")).collect();
-    let footprint = TraceStats::compute(ok_requests(&requests)).expect("stats").footprint();
+    let footprint = TraceStats::compute(ok_requests(&requests)).expect("stats").into_footprint();
     for system in ["ucache", "eregion"] {
         let (seconds, gc) = best_of(3, || {
             let mut ctx = IoCtx::new();

@@ -51,6 +51,8 @@ pub struct RunSpec {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunOutput {
     pub report: RunReport,
+    /// The footprint the system was sized from, without its extents (they are sizing input, as
+    /// long as the trace, not a result).
     pub footprint: Footprint,
     /// Every parameter the system was given (after defaults the caller supplied).
     pub params: Vec<(String, String)>,
@@ -72,7 +74,7 @@ pub fn measure_footprint(spec: &RunSpec) -> Result<Footprint, SimError> {
     if stats.requests == 0 {
         return Err(TraceError::Empty { path: spec.trace.clone() }.into());
     }
-    Ok(stats.footprint())
+    Ok(stats.into_footprint())
 }
 
 /// Runs `spec`; `progress` is called every `engine.progress_every` requests and may cancel.
@@ -83,10 +85,9 @@ pub fn run(spec: &RunSpec, progress: Option<&mut dyn FnMut(Progress) -> bool>) -
     };
     let mut params = Params::parse(&spec.params)?;
     let mut ctx = IoCtx::new();
-    let mut system = registry::build(
-        &spec.system,
-        &mut BuildContext { params: &mut params, footprint: footprint.clone(), seed: spec.seed, ctx: &mut ctx },
-    )?;
+    let mut build = BuildContext { params: &mut params, footprint, seed: spec.seed, ctx: &mut ctx };
+    let mut system = registry::build(&spec.system, &mut build)?;
+    let footprint = Footprint { written_extents: Vec::new(), accessed_extents: Vec::new(), ..std::mem::take(&mut build.footprint) };
     if let Some(path) = &spec.iolog {
         let file = std::fs::File::create(path)
             .map_err(|source| SimError::Io { path: path.display().to_string(), source })?;

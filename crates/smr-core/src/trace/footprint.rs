@@ -22,10 +22,10 @@ pub struct Footprint {
     pub max_end: u64,
     /// Where the trace writes: ascending, disjoint `(offset, length)` byte extents, each a whole
     /// number of `EXTENT_GRAIN`s (empty when not measured, e.g. a footprint given by hand).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub written_extents: Vec<(u64, u64)>,
     /// Where the trace reads or writes, likewise.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub accessed_extents: Vec<(u64, u64)>,
 }
 

@@ -122,14 +122,14 @@ impl TraceStats {
         Ok(s)
     }
 
-    /// What systems need to size themselves.
-    pub fn footprint(&self) -> Footprint {
+    /// What systems need to size themselves (the extents move over, they can be long).
+    pub fn into_footprint(self) -> Footprint {
         Footprint {
             written_bytes: self.written_union_bytes,
             accessed_bytes: self.accessed_union_bytes,
             max_end: self.max_end,
-            written_extents: self.written_extents.clone(),
-            accessed_extents: self.accessed_extents.clone(),
+            written_extents: self.written_extents,
+            accessed_extents: self.accessed_extents,
         }
     }
 }
@@ -165,12 +165,13 @@ mod tests {
         assert_eq!(s.accessed_span_bytes, 101 * 4096);
         assert_eq!(s.duration_ns, 10);
         assert_eq!(s.max_end, 1 << 20);
-        assert_eq!(s.footprint().accessed_bytes, 4 * 4096);
+        let fp = s.clone().into_footprint();
+        assert_eq!(fp.accessed_bytes, 4 * 4096);
         // 64 KiB grains: the writes touch grains 0 and 6 (409600 = 6.25 grains); the read at
         // 40960 lies in grain 0; the trim touches none.
         let g = EXTENT_GRAIN;
-        assert_eq!(s.footprint().written_extents, vec![(0, g), (6 * g, g)]);
-        assert_eq!(s.footprint().accessed_extents, vec![(0, g), (6 * g, g)]);
+        assert_eq!(fp.written_extents, vec![(0, g), (6 * g, g)]);
+        assert_eq!(fp.accessed_extents, vec![(0, g), (6 * g, g)]);
         let straddling = TraceStats::compute([Ok(Request::new(0, Op::Read, g - 4096, 3 * g))]).unwrap();
         assert_eq!((straddling.written_extents.len(), straddling.accessed_extents.clone()), (0, vec![(0, 4 * g)]));
     }

@@ -116,7 +116,7 @@ impl SsdCache {
         } else {
             (&b.footprint.accessed_extents, b.footprint.accessed_bytes)
         };
-        let whole = layout.as_ref().and_then(|l| l.touched_capacity(extents)).unwrap_or(union);
+        let whole = layout.as_ref().map_or(union, |l| l.range_bytes(extents, union));
         let cache_bytes = b.params.size_or_fraction("cache", 0.02, whole.max(block), block)?;
         if cache_bytes > whole {
             return Err(invalid("cache", format!("{cache_bytes} bytes is larger than the trace's {} range ({whole} bytes): nothing would ever be evicted", if write_only { "written" } else { "accessed" })));

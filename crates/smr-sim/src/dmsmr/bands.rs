@@ -109,6 +109,12 @@ impl BandLayout {
         total
     }
 
+    /// A trace's range as the PORE paper measures it: the capacity of the bands its `extents`
+    /// touch, or `union_bytes` (the union of its blocks) for a footprint without extents.
+    pub fn range_bytes(&self, extents: &[(u64, u64)], union_bytes: u64) -> u64 {
+        self.touched_capacity(extents).unwrap_or(union_bytes)
+    }
+
     /// One past the last byte of the last band.
     pub fn end(&self) -> u64 {
         self.end

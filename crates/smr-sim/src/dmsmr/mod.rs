@@ -22,8 +22,7 @@
 //! is one sequential write at its first block's place; a host read is one read per run of
 //! blocks that lie side by side (in the bands, or in the log). Trims are accepted and cost
 //! nothing. The default buffer is 1/256 of the trace's written range, measured as the paper
-//! does (Table I): the capacity of the bands the trace writes (`BandLayout::touched_capacity`
-//! over the footprint's extents; the union of written blocks for a footprint without extents).
+//! does (Table I): the capacity of the bands the trace writes (`BandLayout::range_bytes`).
 
 mod bands;
 mod buffer;
@@ -87,7 +86,7 @@ impl Dmsmr {
     /// Builds the disk from `b.params` (see `PARAMS`), sized for the trace's footprint.
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
         let layout = BandLayout::from_params(b.params, b.footprint.max_end, b.seed)?;
-        let written = layout.touched_capacity(&b.footprint.written_extents).unwrap_or(b.footprint.written_bytes).max(256 * BLOCK_4K);
+        let written = layout.range_bytes(&b.footprint.written_extents, b.footprint.written_bytes).max(256 * BLOCK_4K);
         let buffer_bytes = b.params.size_or_fraction("buffer", 1.0 / 256.0, written, BLOCK_4K)?;
         let buffer_on_ssd = b.params.choice("buffer_on", "disk", &["disk", "ssd"])? == "ssd";
         let idle_clean = b.params.bool("idle_clean", false)?;
