@@ -1,0 +1,35 @@
+//! Times one replay of a trace file through a named system, exactly as `smrlab sim` runs it
+//! (footprint pass, build, replay) but without Python, for paired before/after timings:
+//!
+//!     replay SYSTEM TRACE [key=value ...]
+//!
+//! Prints one JSON line with the requests replayed, the seconds taken and the total simulated
+//! I/O time (so two builds can be checked to compute the same thing).
+
+use smr_sim::runner::{run, RunSpec};
+use smrlab_bench::report;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [system, trace, params @ ..] = args.as_slice() else {
+        eprintln!("usage: replay SYSTEM TRACE [key=value ...]");
+        std::process::exit(2);
+    };
+    let spec: RunSpec = serde_json::from_value(serde_json::json!({
+        "system": system,
+        "trace": trace,
+        "params": params,
+        "engine": {"mode": {"kind": "closed"}, "warmup_requests": 0, "warmup_ns": 0, "idle_work": true,
+                   "series_interval_ns": 0, "progress_every": 0},
+    }))
+    .expect("a valid run spec");
+    let start = std::time::Instant::now();
+    match run(&spec, None) {
+        Ok(out) => report(&format!("replay {system}"), out.report.requests, start.elapsed().as_secs_f64(),
+                          serde_json::json!({"total_io_ns": out.report.total_io_ns})),
+        Err(e) => {
+            eprintln!("replay: {e}");
+            std::process::exit(2);
+        }
+    }
+}
