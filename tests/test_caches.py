@@ -72,20 +72,21 @@ def test_compare_caches_table_and_results(cli, tmp_path):
     assert lru["write_hit_rate"] > 0.1
 
 
-def table_rows(out: str) -> dict[str, list[str]]:
-    """The body rows of a printed table, by their first cell."""
-    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in out.splitlines() if line.startswith("│")]
-    return {row[0]: row[1:] for row in rows}
+def table_rows(out: str) -> dict[str, dict]:
+    """The rows of the one table a command printed with --json, by their first cell, each as
+    {column: value}."""
+    [table] = json.loads(out)["tables"]
+    return {row[0]: dict(zip(table["columns"], row)) for row in table["rows"]}
 
 
 def test_cache_sweep_over_zone_sizes(cli):
     """PORE §V-E: larger zones supply a period's victims from fewer open zones."""
-    out = cli("cache-sweep", "--trace", DATA / "ts.csv.gz", "--vary", "zone", "--values", "5MB,20MB,50MB", check=True).stdout
+    out = cli("cache-sweep", "--trace", DATA / "ts.csv.gz", "--vary", "zone", "--values", "5MB,20MB,50MB", "--json", check=True).stdout
     rows = table_rows(out)
     assert list(rows) == ["5MB", "20MB", "50MB"]
-    open_zones = [float(rows[zone][-1]) for zone in rows]
+    open_zones = [rows[zone]["avg open zones"] for zone in rows]
     assert open_zones[0] > open_zones[1] > open_zones[2] >= 1, open_zones
-    assert all(float(row[3]) > 1 for row in rows.values()), "every zone size amplifies writes"
+    assert all(row["R_wa"] > 1 for row in rows.values()), "every zone size amplifies writes"
 
 
 def test_bad_cache_parameters(cli):

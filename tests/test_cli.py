@@ -16,8 +16,10 @@ def test_help_lists_commands_and_units(cli):
     assert "powers of 1000" in sim and "KiB" in sim
     for name, _summary, params in _core.systems():
         assert f"  {name}:" in sim
-        for key, _default, _help in params:
-            assert f"{key} [" in sim
+        for key, default, unit, _help in params:
+            assert unit, key
+            assert f"{key} [{default}] ({unit}):" in sim, key
+    assert "%%" not in sim, "percent signs are shown as typed"
 
 
 def test_sim_writes_result_with_provenance(cli, small_msr_trace, tmp_path):

@@ -3,8 +3,10 @@ and returns a result dictionary carrying its full provenance.
 
 The result is what ``smrlab sim`` writes as JSON: ``smrlab`` (version, commit), ``config``
 (system, params, engine, seed), ``trace`` (path, format, checksum, footprint), ``report`` (the
-engine's measurements) and ``derived`` (ratios computed from the report's counters). Not here:
-tables and plots (``smrlab.tables``), sweeps over many runs (the experiment modules).
+engine's measurements), ``derived`` (every value the core derives: ratios, I/O times in seconds,
+I/O amplification, gauge means) and ``metrics`` (the core's declaration of every counter, gauge
+and derived value: kind, unit, meaning). Python computes none of them. Not here: tables and plots
+(``smrlab.tables``), sweeps over many runs (the experiment modules).
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from smrlab import _core, provenance
-from smrlab.derived import derive
 from smrlab.errors import UsageError
 
 NS_PER_S = 1_000_000_000
@@ -102,6 +103,7 @@ def simulate(
     spec = _spec(system, trace, params, fmt, trace_options, engine, seed, footprint, iolog, iolog_max_io)
     output = json.loads(_core.run_sim(json.dumps(spec), progress))
     report = output["report"]
+    derived, metrics = report.pop("derived"), report.pop("metrics")
     return {
         "smrlab": provenance.stamp(),
         "config": {
@@ -120,7 +122,8 @@ def simulate(
         "devices": dict(output["devices"]),
         "iolog": {"path": spec["iolog"], "ios": output["iolog_ios"]} if spec["iolog"] else None,
         "report": report,
-        "derived": derive(report),
+        "derived": derived,
+        "metrics": metrics,
     }
 
 

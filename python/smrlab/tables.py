@@ -1,7 +1,9 @@
 """Printing results as tables on the terminal (rich) and as JSON.
 
 Every command prints through here so that tables look alike and ``--json`` means the same
-everywhere. Not here: computing what goes into the tables.
+everywhere: a command that prints tables takes ``--json`` (``add_json_argument``) and then prints
+one JSON document, ``{"tables": [{"title", "caption", "columns", "rows"}, ...]}``, with the
+values unrounded. Not here: computing what goes into the tables.
 """
 
 from __future__ import annotations
@@ -34,8 +36,34 @@ def fmt(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+# Tables gathered for one JSON document while a command runs with --json (None: draw them).
+_json_tables: list[dict] | None = None
+
+
+def add_json_argument(parser) -> None:
+    parser.add_argument("--json", dest="tables_json", action="store_true",
+                        help="print the tables as one JSON document (title, caption, columns, rows) instead of drawing them")
+
+
+def gather_json() -> None:
+    """From now on, tables are gathered instead of drawn, until ``flush_json``."""
+    global _json_tables
+    _json_tables = []
+
+
+def flush_json() -> None:
+    """Prints the gathered tables as one JSON document."""
+    global _json_tables
+    if _json_tables is not None:
+        print_json({"tables": _json_tables})
+        _json_tables = None
+
+
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None) -> None:
     """Prints rows under ``columns``; the first column is left-aligned, the others right-aligned."""
+    if _json_tables is not None:
+        _json_tables.append({"title": title, "caption": caption, "columns": list(columns), "rows": [list(r) for r in rows]})
+        return
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     for index, column in enumerate(columns):
         table.add_column(column, justify="left" if index == 0 else "right", no_wrap=index == 0)

@@ -4,7 +4,7 @@
 
 use smr_core::trace::Footprint;
 use smr_core::{Op, Params, Request};
-use smr_sim::registry::{build, BuildContext};
+use smr_sim::registry::build;
 use smr_sim::IoCtx;
 use smrlab_bench::{proc_status_kib, report};
 
@@ -17,7 +17,7 @@ fn main() {
         let start = std::time::Instant::now();
         let mut ctx = IoCtx::new();
         let mut params = Params::parse(&[format!("policy={policy}"), format!("cache={BLOCKS}blocks"), "below=cmr".into(), "period=100000".into()]).expect("params");
-        let mut cache = build("cache", &mut BuildContext { params: &mut params, footprint: footprint.clone(), seed: 0, ctx: &mut ctx }).expect("build");
+        let mut cache = build("cache", &mut params, footprint.clone(), 0, &mut ctx).expect("build");
         for block in 0..BLOCKS {
             cache.submit(&Request::new(0, Op::Write, block * 4 * 4096, 4096), &mut ctx).expect("write");
         }

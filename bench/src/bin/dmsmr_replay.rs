@@ -7,8 +7,8 @@
 use smr_core::trace::synth::{Synth, SynthConfig};
 use smr_core::trace::TraceStats;
 use smr_core::{Params, Request};
-use smr_sim::engine::ok_requests;
-use smr_sim::registry::{build, BuildContext};
+use smr_sim::kernel::ok_requests;
+use smr_sim::registry::build;
 use smr_sim::{Engine, EngineConfig, IoCtx};
 use smrlab_bench::{best_of, proc_status_kib, report};
 
@@ -21,7 +21,7 @@ fn main() {
         let (seconds, cleanings) = best_of(3, || {
             let mut ctx = IoCtx::new();
             let mut p = Params::new();
-            let mut sys = build(system, &mut BuildContext { params: &mut p, footprint: footprint.clone(), seed: 0, ctx: &mut ctx }).expect("build");
+            let mut sys = build(system, &mut p, footprint.clone(), 0, &mut ctx).expect("build");
             let r = Engine::new(EngineConfig::default()).run(sys.as_mut(), &mut ctx, ok_requests(&requests)).expect("replay");
             r.counters.get("band_cleanings")
         });
@@ -33,7 +33,7 @@ fn main() {
         let (seconds, rss_kib) = best_of(1, || {
             let mut ctx = IoCtx::new();
             let mut p = Params::new();
-            let mut sys = build("dmsmr", &mut BuildContext { params: &mut p, footprint: footprint.clone(), seed: 0, ctx: &mut ctx }).expect("build");
+            let mut sys = build("dmsmr", &mut p, footprint.clone(), 0, &mut ctx).expect("build");
             let stream = requests.iter().cycle().take(streamed).map(|r| Ok(*r));
             Engine::new(EngineConfig::default()).run(sys.as_mut(), &mut ctx, stream).expect("replay");
             proc_status_kib("VmRSS")

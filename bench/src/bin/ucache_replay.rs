@@ -6,8 +6,8 @@
 use smr_core::trace::synth::{Synth, SynthConfig};
 use smr_core::trace::{Footprint, TraceStats};
 use smr_core::{Op, Params, Request};
-use smr_sim::engine::ok_requests;
-use smr_sim::registry::{build, BuildContext};
+use smr_sim::kernel::ok_requests;
+use smr_sim::registry::build;
 use smr_sim::{Engine, EngineConfig, IoCtx};
 use smrlab_bench::{best_of, proc_status_kib, report};
 
@@ -16,7 +16,7 @@ fn main() {
     let footprint = Footprint::dense((2 * buckets) << 17, (2 * buckets) << 17, (2 * buckets) << 17);
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(&["bucket=128KiB", "promote=copy", "conventional=51GiB"]).expect("params");
-    let mut sys = build("ucache", &mut BuildContext { params: &mut p, footprint: footprint.clone(), seed: 0, ctx: &mut ctx }).expect("build");
+    let mut sys = build("ucache", &mut p, footprint.clone(), 0, &mut ctx).expect("build");
     let before = proc_status_kib("VmRSS");
     let start = std::time::Instant::now();
     for bucket in 0..buckets {
@@ -32,7 +32,7 @@ fn main() {
         let (seconds, gc) = best_of(3, || {
             let mut ctx = IoCtx::new();
             let mut p = Params::new();
-            let mut sys = build(system, &mut BuildContext { params: &mut p, footprint: footprint.clone(), seed: 0, ctx: &mut ctx }).expect("build");
+            let mut sys = build(system, &mut p, footprint.clone(), 0, &mut ctx).expect("build");
             Engine::new(EngineConfig::default()).run(sys.as_mut(), &mut ctx, ok_requests(&requests)).expect("replay").counters.get("gc_cycles")
         });
         report(&format!("replay {system}"), requests.len() as u64, seconds, serde_json::json!({"gc_cycles": gc}));

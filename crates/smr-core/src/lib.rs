@@ -9,7 +9,7 @@
 
 pub mod blockset;
 pub mod media;
-pub mod metrics;
+pub mod latency;
 pub mod params;
 pub mod request;
 pub mod trace;

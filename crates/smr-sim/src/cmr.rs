@@ -1,18 +1,19 @@
 //! `cmr`: the trace played on a plain (conventional, non-shingled) disk: every request is one
 //! disk access at its own address. The baseline every SMR scheme is compared with.
 
-use smr_core::metrics::Counters;
 use smr_core::Request;
 
-use crate::error::SimError;
-use crate::ioctx::{ChannelId, IoCtx};
-use crate::registry::{BuildContext, ParamDoc, SystemDoc};
-use crate::system::System;
+use crate::kernel::disk::{disk, DISK};
+use crate::kernel::{BuildContext, ChannelId, Counters, IoCtx, ParamSpec, SimError, System, SystemEntry};
 
-pub const DOC: SystemDoc = SystemDoc {
+pub const PARAMS: &[ParamSpec] = &[DISK];
+
+pub const ENTRY: SystemEntry = SystemEntry {
     name: "cmr",
+    aliases: &[],
     summary: "plain conventional disk: each request is one disk access at its own address",
-    params: &[ParamDoc::DISK],
+    params: PARAMS,
+    build: |b| Ok(Box::new(Cmr::build(b)?)),
 };
 
 pub struct Cmr {
@@ -22,7 +23,8 @@ pub struct Cmr {
 
 impl Cmr {
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
-        let medium = smr_core::media::disk_from_params(b.params, b.footprint.max_end)?;
+        let min_capacity = b.footprint.max_end;
+        let medium = disk(b, min_capacity)?;
         let capacity = medium.capacity();
         let dev = b.ctx.add_device("disk", medium);
         Ok(Cmr { disk: b.ctx.channel(dev, "disk"), capacity })
@@ -31,13 +33,12 @@ impl Cmr {
 
 impl System for Cmr {
     fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
-        if req.end() > self.capacity {
-            return Err(SimError::OutOfRange { index: 0, offset: req.offset, len: req.len, capacity: self.capacity });
-        }
-        if req.len > 0 {
-            ctx.io(self.disk, req.op, req.offset, req.len);
-        }
+        ctx.io(self.disk, req.op, req.offset, req.len);
         Ok(())
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
     }
 
     fn counters(&self, _out: &mut Counters) {}

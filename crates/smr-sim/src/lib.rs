@@ -1,27 +1,20 @@
 //! smr-sim: the replay engine and every simulated SMR system.
 //!
-//! A `System` receives host `Request`s and sends media I/Os through an `IoCtx`, which times them
-//! on the right `Medium`, accounts them per channel and can record them as a fio iolog. The
-//! `Engine` replays a request stream through a system, closed-loop or open-loop, and produces a
-//! serialisable `RunReport`. Not here: trace parsing and media models (`smr-core`), the key-value
-//! store (`smrdb`).
+//! `kernel` holds what all systems share: the `System` interface, typed parameters, the
+//! `IoCtx` that times media I/O, the `Engine` that replays a request stream and its report, and
+//! the parts systems are built from. Each system lives in its own folder and depends on the
+//! kernel only: `cmr` (a plain disk), `dmsmr` (drive-managed SMR), `cache` (the SSD cache
+//! framework: LRU, LRU-band, PORE), `hostmanaged` (uCache, E-region, the zone map). `registry`
+//! lists them; `runner` runs one from a description. Not here: trace parsing and media models
+//! (`smr-core`), the key-value store (`smrdb`).
 
-pub mod engine;
-pub mod gauge_series;
-pub mod runner;
-pub mod error;
-pub mod ioctx;
-pub mod recorder;
+pub mod kernel;
 pub mod registry;
-pub mod system;
-pub mod ucache;
+pub mod runner;
 
 pub mod cache;
 pub mod cmr;
 pub mod dmsmr;
-pub mod estimate;
+pub mod hostmanaged;
 
-pub use engine::{Engine, EngineConfig, ReplayMode, RunReport};
-pub use error::SimError;
-pub use ioctx::{ChannelId, IoCtx};
-pub use system::System;
+pub use kernel::{ChannelId, Engine, EngineConfig, IoCtx, ReplayMode, RunReport, SimError, System};

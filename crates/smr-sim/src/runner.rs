@@ -12,11 +12,9 @@ use serde::{Deserialize, Serialize};
 use smr_core::trace::{self, Footprint, TraceError, TraceStats};
 use smr_core::Params;
 
-use crate::engine::{Engine, EngineConfig, Progress, RunReport};
-use crate::error::SimError;
-use crate::ioctx::IoCtx;
-use crate::recorder::IologRecorder;
-use crate::registry::{self, BuildContext};
+use crate::kernel::recorder::IologRecorder;
+use crate::kernel::{BuildContext, Engine, EngineConfig, IoCtx, Progress, RunReport, SimError};
+use crate::registry;
 
 /// Everything that defines a run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -85,9 +83,11 @@ pub fn run(spec: &RunSpec, progress: Option<&mut dyn FnMut(Progress) -> bool>) -
     };
     let mut params = Params::parse(&spec.params)?;
     let mut ctx = IoCtx::new();
-    let mut build = BuildContext { params: &mut params, footprint, seed: spec.seed, ctx: &mut ctx };
-    let mut system = registry::build(&spec.system, &mut build)?;
+    // Built here rather than by `registry::build` to take the footprint back without a copy.
+    let mut build = BuildContext::new(&mut params, footprint, spec.seed, &mut ctx, registry::SYSTEMS);
+    let mut system = build.build(&spec.system)?;
     let footprint = Footprint { written_extents: Vec::new(), accessed_extents: Vec::new(), ..std::mem::take(&mut build.footprint) };
+    params.finish()?;
     if let Some(path) = &spec.iolog {
         let file = std::fs::File::create(path)
             .map_err(|source| SimError::Io { path: path.display().to_string(), source })?;

@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 use smr_core::Params;
-use smr_sim::estimate::estimate;
+use smr_sim::dmsmr::estimate::estimate;
 use smr_sim::runner::{self, RunSpec};
 
 use crate::errors;

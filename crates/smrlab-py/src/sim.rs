@@ -2,7 +2,7 @@
 //! callback and Ctrl-C honoured between progress points.
 
 use pyo3::prelude::*;
-use smr_sim::engine::Progress;
+use smr_sim::kernel::Progress;
 use smr_sim::runner::{self, RunSpec};
 
 use crate::errors;

@@ -1,18 +1,20 @@
-//! Documentation of the simulated systems and their parameters, for `smrlab sim --help`.
+//! Documentation of the simulated systems and their parameters, for `smrlab sim --help` and for
+//! the Python front, which reads every system's parameter names and defaults from here instead
+//! of copying them.
 
 use pyo3::prelude::*;
 
-/// One parameter as Python sees it: (key, default, help).
-type ParamTuple = (String, String, String);
+/// One parameter as Python sees it: (key, default, unit, help).
+type ParamTuple = (String, String, String, String);
 
-/// `[(name, summary, [(key, default, help), ...]), ...]` for every system.
+/// `[(name, summary, [(key, default, unit, help), ...]), ...]` for every system.
 #[pyfunction]
 fn systems() -> Vec<(String, String, Vec<ParamTuple>)> {
     smr_sim::registry::SYSTEMS
         .iter()
-        .map(|d| {
-            let params = d.params.iter().map(|p| (p.key.into(), p.default.into(), p.help.into())).collect();
-            (d.name.into(), d.summary.into(), params)
+        .map(|e| {
+            let params = e.params.iter().map(|p| (p.key.into(), p.default.into(), p.kind.unit(), p.help.into())).collect();
+            (e.name.into(), e.summary.into(), params)
         })
         .collect()
 }
@@ -20,8 +22,8 @@ fn systems() -> Vec<(String, String, Vec<ParamTuple>)> {
 /// Every name `smrlab sim --system` accepts: the systems, then their aliases.
 #[pyfunction]
 fn system_names() -> Vec<String> {
-    let names = smr_sim::registry::SYSTEMS.iter().map(|d| d.name.to_string());
-    names.chain(smr_sim::registry::ALIASES.iter().map(|(alias, _)| alias.to_string())).collect()
+    let names = smr_sim::registry::SYSTEMS.iter().map(|e| e.name.to_string());
+    names.chain(smr_sim::registry::SYSTEMS.iter().flat_map(|e| e.aliases.iter().map(|a| a.to_string()))).collect()
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

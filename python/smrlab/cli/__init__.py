@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from smrlab import __version__
+from smrlab import __version__, tables
 from smrlab.errors import SmrlabError
 
 # Command modules, in the order ``smrlab --help`` lists them.
@@ -94,8 +94,12 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "extra_params", False):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.param = list(args.param) + extra_params(extra, parser)
+    if getattr(args, "tables_json", False):
+        tables.gather_json()
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        tables.flush_json()
+        return code
     except SmrlabError as error:
         print(f"smrlab: error: {error}", file=sys.stderr)
         return 2

@@ -12,11 +12,11 @@ import argparse
 import math
 from pathlib import Path
 
-from smrlab import _core, progress
+from smrlab import _core, progress, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
 from smrlab.run import footprint, simulate, write_result
 from smrlab.errors import UsageError
-from smrlab.tables import note, print_table
+from smrlab.tables import add_json_argument, note, print_table
 
 # (label, system, extra params) of the Fig. 11-14 line-up.
 LINE_UP = [
@@ -36,9 +36,12 @@ SWEEPS = {
 }
 
 
-# The absolute sizes of the SMR geometry (PORE §V-A: bands of 17-36 MB, zones of 20 MB), which
-# --geometry-scale multiplies; the write buffer and cache are fractions of the trace already.
-GEOMETRY = {"band_min": "17MB", "band_max": "36MB", "band_size": None, "zone": None}
+def geometry() -> dict[str, str | None]:
+    """The absolute sizes of the SMR geometry, which --geometry-scale multiplies: random band
+    sizes at dmsmr's defaults (PORE §V-A: 17-36 MB) and, when given, a fixed band size and the
+    PORE zone; the write buffer and cache are fractions of the trace already."""
+    band = systems.defaults("dmsmr")
+    return {"band_min": band["band_min"], "band_max": band["band_max"], "band_size": None, "zone": None}
 
 
 def scale_geometry(params: list[str], scale: float) -> list[str]:
@@ -50,11 +53,11 @@ def scale_geometry(params: list[str], scale: float) -> list[str]:
     if not (math.isfinite(scale) and scale > 0):
         raise UsageError(f"--geometry-scale must be a positive number, got {scale}")
     given = dict(p.split("=", 1) for p in params if "=" in p)
-    sizes = {key: given.get(key, default) for key, default in GEOMETRY.items()}
+    sizes = {key: given.get(key, default) for key, default in geometry().items()}
     if "band_size" in given:
         sizes["band_min"] = sizes["band_max"] = None
     scaled = [f"{key}={max(4096, round(_core.parse_size(value) * scale))}" for key, value in sizes.items() if value is not None]
-    return [p for p in params if p.split("=", 1)[0] not in GEOMETRY] + scaled
+    return [p for p in params if p.split("=", 1)[0] not in sizes] + scaled
 
 
 def cache_params(args: argparse.Namespace, overrides: dict[str, str] | None = None) -> list[str]:
@@ -64,14 +67,14 @@ def cache_params(args: argparse.Namespace, overrides: dict[str, str] | None = No
 
 
 def lower_params(args: argparse.Namespace) -> list[str]:
-    """The parameters the disk below accepts (everything but the cache's own)."""
-    own = ("policy=", "scheme=", "base=", "mode=", "cache=", "zone=", "period=", "block=", "below=")
-    return [p for p in cache_params(args) if not p.startswith(own)]
+    """The parameters for the disk below the cache: every one the cache does not declare."""
+    own = systems.defaults("cache")
+    return [p for p in cache_params(args) if p.split("=", 1)[0] not in own]
 
 
 def disk_params(args: argparse.Namespace) -> list[str]:
-    """The parameters a plain disk accepts (the timing preset)."""
-    return [p for p in args.param if p.startswith("disk=")]
+    """The parameters a plain disk declares (the timing preset)."""
+    return systems.declared_by(args.param, "cmr")
 
 
 def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP, name: str | None = None) -> dict[str, dict]:
@@ -90,7 +93,14 @@ def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP
     return results
 
 
-def comparison_rows(results: dict[str, dict]) -> list[tuple]:
+COLUMNS = ["system", "read time / cmr", "write time / cmr", "total / cmr", "read hit", "write hit", "R_wa", "band cleanings"]
+# Columns that say nothing when no run measured a read (a write-only line-up without reads).
+READ_COLUMNS = {"read time / cmr", "read hit"}
+
+
+def comparison_table(results: dict[str, dict]) -> tuple[list[str], list[tuple]]:
+    """The line-up's columns and rows (I/O times as fractions of cmr-only's total); the read
+    columns only when some run measured reads."""
     base = results["cmr-only"]["derived"]
     rows = []
     for label, result in results.items():
@@ -105,10 +115,15 @@ def comparison_rows(results: dict[str, dict]) -> list[tuple]:
             d.get("r_wa"),
             counters.get("band_cleanings"),
         ))
-    return rows
+    if any(result["report"]["read"]["requests"] for result in results.values()):
+        return COLUMNS, rows
+    keep = [i for i, column in enumerate(COLUMNS) if column not in READ_COLUMNS]
+    return [COLUMNS[i] for i in keep], [tuple(row[i] for i in keep) for row in rows]
 
 
-COLUMNS = ["system", "read time / cmr", "write time / cmr", "total / cmr", "read hit", "write hit", "R_wa", "band cleanings"]
+def print_comparison(title: str, results: dict[str, dict]) -> None:
+    columns, rows = comparison_table(results)
+    print_table(title, columns, rows, caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")
 
 # How many times PORE (BL) cut the total I/O time and R_wa of each competitor, as the PORE paper
 # reports them (§V-C): I/O time over wdev, mds, ts and usr (Figs. 11 and 13 (a)), R_wa over all
@@ -147,8 +162,7 @@ def print_factors(per_trace: list[dict[str, dict]], mode: str, traces: str) -> N
 
 def run_compare(args: argparse.Namespace) -> int:
     results = compare(args.trace, args, Path(args.out))
-    print_table(f"SSD caches over drive-managed SMR: {args.trace} ({args.mode}, cache {args.cache})", COLUMNS,
-                comparison_rows(results), caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")
+    print_comparison(f"SSD caches over drive-managed SMR: {args.trace} ({args.mode}, cache {args.cache})", results)
     print_factors([results], args.mode, Path(args.trace).name)
     note(f"results written to {args.out}/")
     return 0
@@ -157,13 +171,8 @@ def run_compare(args: argparse.Namespace) -> int:
 def run_sweep(args: argparse.Namespace) -> int:
     values = args.values.split(",") if args.values else SWEEPS[args.vary]
     fp = footprint(args.trace, args.format, args.trace_option)
-    # Periods are multiples of the SMR write buffer: resolved by a first run's buffer size.
-    if args.vary == "period":
-        multiples = [_period_multiple(value) for value in values]
-        buffer_blocks = _buffer_blocks(args, fp)
-        params_of = {value: str(max(1, round(multiple * buffer_blocks))) for value, multiple in zip(values, multiples)}
-    else:
-        params_of = {value: value for value in values}
+    # Periods are swept as multiples of the SMR write buffer, which the core resolves ("0.5x").
+    params_of = {value: f"{_period_multiple(value)}x" if args.vary == "period" else value for value in values}
     rows = []
     for value in values:
         params = cache_params(args, {args.vary: params_of[value]})
@@ -189,12 +198,6 @@ def _period_multiple(text: str) -> float:
     return multiple
 
 
-def _buffer_blocks(args: argparse.Namespace, fp: dict) -> int:
-    result = simulate("dmsmr", args.trace, lower_params(args), fmt=args.format, trace_options=args.trace_option,
-                      seed=args.seed, footprint=fp, engine=engine_from_args(args))
-    return int(dict(result["report"]["gauges"])["buffer_blocks"])
-
-
 def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("cache")
     group.add_argument("--mode", choices=["rw", "wo"], default="wo",
@@ -215,6 +218,7 @@ def register(commands) -> None:
     add_cache_arguments(parser)
     add_engine_arguments(parser)
     parser.add_argument("--out", default="results/compare-caches", help="folder for the JSON results")
+    add_json_argument(parser)
     parser.set_defaults(func=run_compare)
 
     sweep = commands.add("cache-sweep", help="vary zone size, period or cache size of one policy (PORE §V-E/F)")
@@ -226,4 +230,5 @@ def register(commands) -> None:
     sweep.add_argument("--values", help="comma-separated values (default: the paper's range)")
     sweep.add_argument("--policy", choices=["lru", "fifo", "lru-band", "pore"], default="pore")
     sweep.add_argument("--scheme", choices=["cf", "pf", "bl"], default="bl")
+    add_json_argument(sweep)
     sweep.set_defaults(func=run_sweep)

@@ -84,8 +84,7 @@ def run(args: argparse.Namespace) -> int:
     per_trace = []
     for name, path in full_size.items():
         results = caches.compare(str(path), full_args, args.out, name=name)
-        print_table(f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})", caches.COLUMNS,
-                    caches.comparison_rows(results), caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")
+        caches.print_comparison(f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})", results)
         per_trace.append(results)
     caches.print_factors(per_trace, args.mode, "full-size " + ", ".join(DEMO_TRACES))
     note(f"results written to {args.out}/")

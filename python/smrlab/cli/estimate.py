@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         ("bands covered, summed over fills", result["bands_covered"]),
         ("band bytes rewritten (GB)", result["band_bytes"] / 1e9),
         ("bytes through the buffer (GB)", result["buffered_bytes"] / 1e9),
-        ("estimated R_wa", result["r_wa"]),
+        ("estimated R_wa", result["r_wa"] if result["r_wa"] is not None else "not applicable: no writes"),
     ]
     print_table(f"SMR write-amplification estimate (PORE §III-A): {args.file}", ["", "value"], rows)
     return 0

@@ -16,18 +16,18 @@ from smrlab.tables import fmt, note, print_json, print_table
 
 UNITS_NOTE = (
     "Sizes: a bare number is bytes; KB/MB/GB are powers of 1000, KiB/MiB/GiB powers of 1024; "
-    "cache and buffer sizes may also be a percentage (2%%), a fraction (1/256) or a block count (1000blocks) "
+    "cache and buffer sizes may also be a percentage (2%), a fraction (1/256) or a block count (1000blocks) "
     "of the trace's footprint. Times in the output are seconds (s) or milliseconds (ms) as labelled."
 )
 
 
 def systems_epilog() -> str:
-    lines = ["systems and their parameters (default in brackets):"]
+    lines = ["systems and their parameters: KEY [default] (unit): meaning"]
     for name, summary, params in _core.systems():
         lines.append(f"  {name}: {summary}")
-        for key, default, help_text in params:
-            lines.append(f"      {key} [{default}]: {help_text}")
-    return "\n".join(lines).replace("%", "%%")
+        for key, default, unit, help_text in params:
+            lines.append(f"      {key} [{default}] ({unit}): {help_text}")
+    return "\n".join(lines)
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,11 +104,11 @@ def result_rows(result: dict) -> list[tuple[str, object]]:
         ("mean write response (ms)", report["write"]["response"]["mean_ns"] / 1e6),
         ("p99 write response (ms)", report["write"]["response"]["p99_ns"] / 1e6),
     ]
-    for channel, seconds in derived["channel_busy_s"].items():
-        rows.append((f"busy: {channel} (s)", seconds))
+    for channel in report["channels"]:
+        rows.append((f"busy: {channel['channel']} (s)", (channel["read_ns"] + channel["write_ns"]) / 1e9))
     for key, value in derived.items():
-        if not isinstance(value, dict) and not key.endswith("_s"):
-            rows.append((key, value))
+        if not key.endswith("_s"):
+            rows.append((f"{key} ({result['metrics'][key]['unit']})", value))
     for key, value in report["counters"].items():
         rows.append((key, value))
     for key, value in report["gauges"]:

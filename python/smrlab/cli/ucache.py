@@ -11,7 +11,7 @@ from pathlib import Path
 from smrlab import progress
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
 from smrlab.run import footprint, simulate, write_result
-from smrlab.tables import note, print_table
+from smrlab.tables import add_json_argument, note, print_table
 
 # Samples of the E-region log's live fraction over the run (Fig. 1).
 LIVE_SAMPLES = 200
@@ -30,8 +30,8 @@ def run(args: argparse.Namespace) -> int:
         write_result(result, Path(args.out) / f"{Path(args.trace).name.split('.')[0]}-ucache-{bucket}.json")
         d, c = result["derived"], result["report"]["counters"]
         rows.append((bucket, d.get("bucket_write_hit_ratio"), c["gc_cycles"], d.get("gc_buckets_per_cycle"),
-                     c["promotions"], d["total_io_s"], d["io_amplification_ops"], d["io_amplification_bytes"], d.get("mean_promotion_ms"),
-                     d["seeks"]))
+                     c["promotions"], d["total_io_s"], d["io_amplification_ops"], d["io_amplification_bytes"],
+                     _milliseconds(d.get("mean_promotion_ns")), d["seeks"]))
     drive = [p for p in args.param if not p.startswith(("bucket=", "promote=", "cache="))]
     eregion_engine = {**engine_from_args(args), "gauge_samples": max(args.gauge_samples, LIVE_SAMPLES)}
     eregion = simulate("eregion", args.trace, drive, fmt=args.format, trace_options=args.trace_option,
@@ -58,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _milliseconds(ns: float | None) -> float | None:
+    return None if ns is None else ns / 1e6
+
+
 def write_live_fraction_csv(series: dict, path: Path) -> None:
     """The E-region live fraction samples as CSV (trace seconds, simulated seconds, fraction)."""
     column = series["names"].index("log_live_fraction")
@@ -76,4 +80,5 @@ def register(commands) -> None:
                         help="drive parameters: zone_size (bytes, default 256MiB), conventional (bytes, default 16GiB), cache, disk")
     add_engine_arguments(parser)
     parser.add_argument("--out", default="results/ucache-sweep", help="folder for the JSON results")
+    add_json_argument(parser)
     parser.set_defaults(func=run)

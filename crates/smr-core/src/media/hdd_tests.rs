@@ -85,11 +85,16 @@ fn average_random_4k_read_matches_documented_access_time() {
 }
 
 #[test]
-fn unknown_or_too_small_disk_is_a_parameter_error() {
-    let mut p = crate::Params::parse(&["disk=floppy"]).unwrap();
-    assert_eq!(super::disk_from_params(&mut p, 0).err().unwrap().param, "disk");
-    let mut p = crate::Params::parse(&["disk=desktop7200"]).unwrap();
-    assert!(super::disk_from_params(&mut p, 2 << 40).err().unwrap().message.contains("needed"));
+fn unknown_or_too_small_disks_are_refused_by_name() {
+    assert!(super::disk_preset("floppy", 0).err().unwrap().contains("st5000as0011, desktop7200, fluid10k"));
+    assert!(super::disk_preset("desktop7200", 2 << 40).err().unwrap().contains("needed"));
+    assert_eq!(super::disk_preset("fluid10k", 0).unwrap().describe(), Hdd::new(super::FLUID10K).describe());
+}
+
+#[test]
+fn preset_names_list_the_presets_in_order() {
+    let names: Vec<&str> = super::PRESETS.iter().map(|p| p.name).collect();
+    assert_eq!(names, super::PRESET_NAMES);
 }
 
 #[test]

@@ -11,7 +11,7 @@ mod seek;
 
 pub use flash::{FixedLatencyMedium, LatencyProfile};
 pub use hdd::{Hdd, HddSpec};
-pub use presets::{disk_from_params, DESKTOP7200, FLUID10K, PRESETS, ST5000AS0011};
+pub use presets::{disk_preset, DESKTOP7200, FLUID10K, PRESETS, PRESET_NAMES, ST5000AS0011};
 pub use seek::SeekCurve;
 
 use crate::request::Op;

@@ -1,5 +1,5 @@
-//! The disks smrlab ships, with the sources of their numbers, and the `disk` parameter that
-//! picks one.
+//! The disks smrlab ships, with the sources of their numbers, and `disk_preset`, which builds
+//! one by name (the simulator's `disk` parameter names one).
 //!
 //! - `st5000as0011`: Seagate Archive HDD 5 TB (ST5000AS0011), the drive-managed SMR disk of the
 //!   PORE paper. 5900 RPM and 5 TB from Seagate's data sheet (average latency 5.1 ms = half a
@@ -16,7 +16,6 @@
 
 use super::hdd::{Hdd, HddSpec};
 use super::Medium;
-use crate::params::{ParamError, Params};
 use crate::units::{MB, TB};
 
 const NS_PER_MS: u64 = 1_000_000;
@@ -77,17 +76,17 @@ pub const FLUID10K: HddSpec = HddSpec {
 
 pub const PRESETS: [HddSpec; 3] = [ST5000AS0011, DESKTOP7200, FLUID10K];
 
-/// Builds the disk named by the `disk` parameter (default `st5000as0011`); an error if the
-/// preset is unknown or smaller than `min_capacity` bytes.
-pub fn disk_from_params(params: &mut Params, min_capacity: u64) -> Result<Box<dyn Medium>, ParamError> {
-    let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
-    let name = params.choice("disk", "st5000as0011", &names)?;
-    let spec = PRESETS.iter().find(|p| p.name == name).cloned().expect("choice() returned a listed name");
+/// The names of `PRESETS`, in the same order (a test checks they agree).
+pub const PRESET_NAMES: &[&str] = &["st5000as0011", "desktop7200", "fluid10k"];
+
+/// Builds the disk preset called `name`; an error (for the caller to attach to its parameter)
+/// if there is none or it is smaller than `min_capacity` bytes.
+pub fn disk_preset(name: &str, min_capacity: u64) -> Result<Box<dyn Medium>, String> {
+    let Some(spec) = PRESETS.iter().find(|p| p.name == name) else {
+        return Err(format!("'{name}' is not one of {}", PRESET_NAMES.join(", ")));
+    };
     if min_capacity > spec.capacity {
-        return Err(ParamError::new(
-            "disk",
-            format!("{name} holds {} bytes but {min_capacity} are needed (trace footprint plus the system's own areas)", spec.capacity),
-        ));
+        return Err(format!("{name} holds {} bytes but {min_capacity} are needed (trace footprint plus the system's own areas)", spec.capacity));
     }
-    Ok(Box::new(Hdd::new(spec)))
+    Ok(Box::new(Hdd::new(spec.clone())))
 }

@@ -1,12 +1,12 @@
 //! `lru-band`: when the least recently used block is evicted, every cached block of its SMR band
 //! goes with it, so the band is rewritten once for all of them. Uses the exact band layout of the
-//! drive-managed SMR disk below (the PORE paper's idealised competitor, §V-B).
+//! shingled disk below (`System::bands`; the PORE paper's idealised competitor, §V-B).
 
 use rustc_hash::FxHashMap;
 
-use super::list::RecencyList;
 use super::policy::Policy;
-use crate::dmsmr::BandLayout;
+use crate::kernel::lists::RecencyList;
+use crate::kernel::BandLayout;
 
 pub struct LruBand {
     recency: RecencyList,

@@ -11,12 +11,16 @@
 //! stream and counts its own band cleanings and write amplification; clean blocks are dropped.
 //! Runs of consecutive blocks are moved as one I/O (one SSD access, one request below).
 //!
+//! The cache stacks over any registered system (`below`, drive-managed SMR by default), whose
+//! own parameters apply. What it needs of a shingled disk below — the band layout for LRU-band
+//! and the range measure, the write buffer's size for PORE's period — comes through
+//! `System::bands`.
+//!
 //! Defaults (§V-C): read-write cache of 2 % of the accessed range, write-only cache of 2 % of
 //! the written range, each measured as the paper's Table I does, as the capacity of the bands of
-//! the SMR disk below that the trace touches or writes (the block union over a plain disk);
-//! PORE zones of 20 MB and a period of the SMR write buffer's size in blocks.
+//! the SMR disk below that the trace touches or writes (the block union over a system without
+//! bands); PORE zones of 20 MB and a period of the SMR write buffer's size in blocks.
 
-pub(crate) mod list;
 mod lru_band;
 mod policy;
 mod pore;
@@ -27,34 +31,62 @@ pub use pore::Scheme;
 
 use rustc_hash::FxHashMap;
 use smr_core::media::FixedLatencyMedium;
-use smr_core::metrics::Counters;
-use smr_core::units::{BLOCK_4K, MB};
 use smr_core::{Op, ParamError, Request};
 
-use crate::cmr::Cmr;
-use crate::dmsmr::Dmsmr;
-use crate::error::SimError;
-use crate::ioctx::{ChannelId, IoCtx};
-use crate::registry::{BuildContext, ParamDoc, SystemDoc};
-use crate::system::System;
+use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use crate::kernel::runs::coalesce;
+use crate::kernel::slots::SlotPool;
+use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError, System, SystemEntry};
 
-pub const PARAMS: &[ParamDoc] = &[
-    ParamDoc { key: "policy", default: "pore", help: "replacement policy: lru, fifo, lru-band (evicts the LRU block's whole band), pore" },
-    ParamDoc { key: "base", default: "lru", help: "PORE's base order among evictable blocks: lru or fifo" },
-    ParamDoc { key: "scheme", default: "bl", help: "PORE open-zone selection: cf (coverage first), pf (popularity first), bl (balanced)" },
-    ParamDoc { key: "mode", default: "rw", help: "rw: reads and writes cached; wo: write-only cache, reads bypass it" },
-    ParamDoc { key: "cache", default: "2%", help: "SSD cache size: bytes, blocks, percent or fraction of the accessed range (rw) or written range (wo), each the capacity of the SMR bands the trace touches or writes" },
-    ParamDoc { key: "block", default: "4KiB", help: "cache block size, bytes" },
-    ParamDoc { key: "zone", default: "20MB", help: "PORE zone size, bytes" },
-    ParamDoc { key: "period", default: "auto", help: "PORE period: new dirty blocks per region division; auto = the SMR write buffer in blocks" },
-    ParamDoc { key: "below", default: "dmsmr", help: "the disk under the cache: dmsmr (drive-managed SMR; its parameters apply) or cmr" },
-];
+pub const POLICY: ParamSpec = ParamSpec::new(
+    "policy",
+    Kind::Choice(&["lru", "fifo", "lru-band", "pore"]),
+    "pore",
+    "replacement policy: lru, fifo, lru-band (evicts the LRU block's whole band), pore",
+);
+pub const BASE: ParamSpec = ParamSpec::new("base", Kind::Choice(&["lru", "fifo"]), "lru", "PORE's base order among evictable blocks");
+pub const SCHEME: ParamSpec =
+    ParamSpec::new("scheme", Kind::Choice(&["cf", "pf", "bl"]), "bl", "PORE open-zone selection: cf (coverage first), pf (popularity first), bl (balanced)");
+pub const MODE: ParamSpec = ParamSpec::new("mode", Kind::Choice(&["rw", "wo"]), "rw", "rw: reads and writes cached; wo: write-only cache, reads bypass it");
+pub const CACHE: ParamSpec = ParamSpec::new(
+    "cache",
+    Kind::Share { of: "the accessed range (rw) or written range (wo), each the capacity of the SMR bands the trace touches or writes" },
+    "2%",
+    "SSD cache size",
+);
+pub const BLOCK: ParamSpec = ParamSpec::new("block", Kind::Size, "4KiB", "cache block size, a multiple of 512 bytes");
+pub const ZONE: ParamSpec = ParamSpec::new("zone", Kind::Size, "20MB", "PORE zone size");
+pub const PERIOD: ParamSpec = ParamSpec::new(
+    "period",
+    Kind::Custom { unit: "auto, a number of cache blocks, or a multiple of the SMR write buffer (0.5x)" },
+    "auto",
+    "PORE period: new dirty blocks per region division; auto = 1x the write buffer of the SMR disk below",
+);
+pub const BELOW: ParamSpec = ParamSpec::new("below", Kind::System, "dmsmr", "the system under the cache (its own parameters apply)");
 
-pub const DOC: SystemDoc = SystemDoc {
+pub const PARAMS: &[ParamSpec] = &[POLICY, BASE, SCHEME, MODE, CACHE, BLOCK, ZONE, PERIOD, BELOW];
+
+pub const ENTRY: SystemEntry = SystemEntry {
     name: "cache",
-    summary: "SSD cache (lru, lru-band, pore) over drive-managed SMR or a plain disk (PORE §IV); alias: pore",
+    aliases: &["pore"],
+    summary: "SSD cache (lru, fifo, lru-band, pore) over another system, by default drive-managed SMR (PORE §IV); alias: pore",
     params: PARAMS,
+    build: |b| Ok(Box::new(SsdCache::build(b)?)),
 };
+
+pub static READ_LOOKUPS: Metric = Metric::new("read_lookups", Unit::Count, "cache blocks looked up by host reads");
+pub static READ_HITS: Metric = Metric::new("read_hits", Unit::Count, "cache blocks host reads found cached");
+pub static WRITE_LOOKUPS: Metric = Metric::new("write_lookups", Unit::Count, "cache blocks looked up by host writes");
+pub static WRITE_HITS: Metric = Metric::new("write_hits", Unit::Count, "cache blocks host writes found cached");
+pub static EVICTED_DIRTY: Metric = Metric::new("evicted_dirty_blocks", Unit::Blocks, "dirty cache blocks evicted (written to the system below)");
+pub static EVICTED_CLEAN: Metric = Metric::new("evicted_clean_blocks", Unit::Blocks, "clean cache blocks evicted (dropped)");
+pub static READ_HIT_RATE: Ratio =
+    Ratio::new(Metric::new("read_hit_rate", Unit::Fraction, "cache read hits / cache read lookups, per cache block"), &READ_HITS, &READ_LOOKUPS);
+pub static WRITE_HIT_RATE: Ratio =
+    Ratio::new(Metric::new("write_hit_rate", Unit::Fraction, "cache write hits / cache write lookups, per cache block"), &WRITE_HITS, &WRITE_LOOKUPS);
+pub static CACHE_BLOCKS: Metric = Metric::new("cache_blocks", Unit::Blocks, "cache size, in cache blocks");
+pub static CACHE_OCCUPANCY: Metric = Metric::new("cache_occupancy_blocks", Unit::Blocks, "cache blocks holding data");
+pub static CACHE_DIRTY: Metric = Metric::new("cache_dirty_blocks", Unit::Blocks, "cache blocks holding data not yet written below");
 
 const DIRTY: u64 = 1 << 63;
 
@@ -76,9 +108,7 @@ pub struct SsdCache {
     index: FxHashMap<u64, u32>,
     /// Per slot: its block number, with `DIRTY` set while the block is dirty.
     blocks: Vec<u64>,
-    /// Slots never used yet are `unused..`; `free` holds slots emptied by eviction.
-    unused: u32,
-    free: Vec<u32>,
+    slots: SlotPool,
     policy: Box<dyn Policy>,
     /// Scratch lists kept between requests so the per-block paths do not allocate.
     victims: Vec<u32>,
@@ -91,50 +121,62 @@ fn invalid(key: &str, message: impl Into<String>) -> SimError {
     ParamError::new(key, message).into()
 }
 
+/// PORE's period in cache blocks from its text: `auto` (the write buffer below), a block count,
+/// or a multiple of the write buffer (`0.5x`, rounded half to even).
+fn period_blocks(text: &str, buffer_blocks: Option<u64>) -> Result<u64, SimError> {
+    let buffer = || buffer_blocks.ok_or_else(|| invalid(PERIOD.key, format!("'{text}' needs a shingled disk with a write buffer below; give a number of blocks")));
+    if text == "auto" {
+        return buffer();
+    }
+    if let Some(multiple) = text.strip_suffix('x') {
+        return match multiple.trim().parse::<f64>() {
+            Ok(m) if m > 0.0 && m.is_finite() => Ok(((m * buffer()? as f64).round_ties_even() as u64).max(1)),
+            _ => Err(invalid(PERIOD.key, format!("'{text}' is not a positive multiple of the write buffer"))),
+        };
+    }
+    text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| invalid(PERIOD.key, format!("'{text}' is not a positive number of blocks, a multiple (0.5x) or auto")))
+}
+
 impl SsdCache {
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
-        let policy_name = b.params.choice("policy", "pore", &["lru", "fifo", "lru-band", "pore"])?;
-        let base = recency::Order::from_name(&b.params.choice("base", "lru", &["lru", "fifo"])?).expect("listed order");
-        let scheme = Scheme::from_name(&b.params.choice("scheme", "bl", &["cf", "pf", "bl"])?).expect("listed scheme");
-        let write_only = b.params.choice("mode", "rw", &["rw", "wo"])? == "wo";
-        let block = b.params.size("block", BLOCK_4K)?;
+        let policy_name = b.params.choice(&POLICY)?;
+        let base = recency::Order::from_name(b.params.choice(&BASE)?).expect("listed order");
+        let scheme = Scheme::from_name(b.params.choice(&SCHEME)?).expect("listed scheme");
+        let write_only = b.params.choice(&MODE)? == "wo";
+        let block = b.params.size(&BLOCK)?;
         if block % 512 != 0 {
-            return Err(invalid("block", "must be a multiple of 512 bytes"));
+            return Err(invalid(BLOCK.key, "must be a multiple of 512 bytes"));
         }
-        let zone = b.params.size("zone", 20 * MB)?;
-        let period = b.params.string("period", "auto");
-        let below_name = b.params.choice("below", "dmsmr", &["dmsmr", "cmr"])?;
-        let (below, layout, buffer_blocks): (Box<dyn System>, _, _) = if below_name == "dmsmr" {
-            let d = Dmsmr::build(b)?;
-            let (layout, buffer) = (d.layout().clone(), d.buffer_blocks() * BLOCK_4K / block);
-            (Box::new(d), Some(layout), Some(buffer))
-        } else {
-            (Box::new(Cmr::build(b)?), None, None)
-        };
+        let zone = b.params.size(&ZONE)?;
+        let period = b.params.text(&PERIOD)?;
+        let below_name = b.params.text(&BELOW)?;
+        let below = b.build(&below_name)?;
+        let bands = below.bands();
+        let layout = bands.map(|s| s.layout.clone());
+        let buffer_blocks = bands.map(|s| s.write_buffer_bytes / block);
         let (extents, union) = if write_only {
             (&b.footprint.written_extents, b.footprint.written_bytes)
         } else {
             (&b.footprint.accessed_extents, b.footprint.accessed_bytes)
         };
         let whole = layout.as_ref().map_or(union, |l| l.range_bytes(extents, union));
-        let cache_bytes = b.params.size_or_fraction("cache", 0.02, whole.max(block), block)?;
+        let cache_bytes = b.params.share(&CACHE, whole.max(block), block)?;
         if cache_bytes > whole {
-            return Err(invalid("cache", format!("{cache_bytes} bytes is larger than the trace's {} range ({whole} bytes): nothing would ever be evicted", if write_only { "written" } else { "accessed" })));
+            return Err(invalid(CACHE.key, format!("{cache_bytes} bytes is larger than the trace's {} range ({whole} bytes): nothing would ever be evicted", if write_only { "written" } else { "accessed" })));
         }
         let slots = (cache_bytes / block) as usize;
-        let policy: Box<dyn Policy> = match policy_name.as_str() {
+        if slots > u32::MAX as usize {
+            return Err(invalid(CACHE.key, format!("{slots} cache blocks are more than 2^32")));
+        }
+        let policy: Box<dyn Policy> = match policy_name {
             "lru" => Box::new(recency::Recency::new(slots, recency::Order::Lru)),
             "fifo" => Box::new(recency::Recency::new(slots, recency::Order::Fifo)),
             "lru-band" => {
-                let layout = layout.ok_or_else(|| invalid("policy", "lru-band needs the band layout of a drive-managed SMR disk below (below=dmsmr)"))?;
+                let layout = layout.ok_or_else(|| invalid(POLICY.key, format!("lru-band needs the band layout of a shingled disk below ({below_name} has none; e.g. below=dmsmr)")))?;
                 Box::new(lru_band::LruBand::new(slots, layout, block))
             }
             _ => {
-                let period = match (period.as_str(), buffer_blocks) {
-                    ("auto", Some(buffer)) => buffer,
-                    ("auto", None) => return Err(invalid("period", "auto needs a drive-managed SMR disk below; give a number of blocks")),
-                    (text, _) => text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| invalid("period", format!("'{text}' is not a positive number of blocks (or auto)")))?,
-                };
+                let period = period_blocks(&period, buffer_blocks)?;
                 let zone_blocks = (zone / block).max(1);
                 let zones = (b.footprint.max_end / block / zone_blocks + 1) as usize;
                 Box::new(pore::Pore::new(slots, scheme, base, zone_blocks, zones, period))
@@ -149,8 +191,7 @@ impl SsdCache {
             write_only,
             index: FxHashMap::default(),
             blocks: vec![0; slots],
-            unused: 0,
-            free: Vec::new(),
+            slots: SlotPool::new(slots),
             policy,
             victims: Vec::new(),
             dirty_victims: Vec::new(),
@@ -163,6 +204,11 @@ impl SsdCache {
         self.blocks[slot as usize] & DIRTY != 0
     }
 
+    /// Whether `block` is cached and dirty (not yet written below).
+    pub fn holds_dirty(&self, block: u64) -> bool {
+        self.index.get(&block).is_some_and(|&slot| self.is_dirty(slot))
+    }
+
     /// How many cached blocks are dirty.
     fn dirty_blocks(&self) -> usize {
         self.index.values().filter(|&&slot| self.is_dirty(slot)).count()
@@ -171,11 +217,10 @@ impl SsdCache {
     /// A free slot, evicting first if there is none: dirty victims go below in runs of
     /// consecutive blocks.
     fn take_slot(&mut self, ctx: &mut IoCtx) -> Result<u32, SimError> {
-        if (self.unused as usize) < self.blocks.len() {
-            self.unused += 1;
-            return Ok(self.unused - 1);
-        }
-        while self.free.is_empty() {
+        loop {
+            if let Some(slot) = self.slots.take() {
+                return Ok(slot);
+            }
             self.victims.clear();
             self.policy.victims(&mut self.victims);
             if self.victims.is_empty() {
@@ -187,7 +232,7 @@ impl SsdCache {
                 let (block, was_dirty) = (self.blocks[slot as usize] & !DIRTY, self.blocks[slot as usize] & DIRTY != 0);
                 self.policy.removed(slot, block, was_dirty);
                 self.index.remove(&block);
-                self.free.push(slot);
+                self.slots.release(slot);
                 if was_dirty {
                     dirty_blocks.push(block);
                     self.totals.evicted_dirty += 1;
@@ -196,14 +241,14 @@ impl SsdCache {
                 }
             }
             dirty_blocks.sort_unstable();
-            let written = runs(&dirty_blocks).try_for_each(|(first, count)| {
-                ctx.io(self.ssd, Op::Read, first * self.block, count * self.block);
-                self.below.submit(&Request::new(ctx.now(), Op::Write, first * self.block, count * self.block), ctx)
+            let pieces = dirty_blocks.iter().map(|&b| ((), b * self.block));
+            let written = coalesce(pieces, self.block, |(), offset, len| {
+                ctx.io(self.ssd, Op::Read, offset, len);
+                self.below.submit(&Request::new(ctx.now(), Op::Write, offset, len), ctx)
             });
             self.dirty_victims = dirty_blocks;
             written?;
         }
-        Ok(self.free.pop().expect("eviction freed a slot"))
     }
 
     fn insert(&mut self, block: u64, dirty: bool, ctx: &mut IoCtx) -> Result<(), SimError> {
@@ -255,42 +300,30 @@ impl SsdCache {
         if hits > 0 {
             ctx.io(self.ssd, Op::Read, req.offset, hits * self.block);
         }
-        let fetched = runs(&misses).try_for_each(|(first, count)| self.fetch(first, count, ctx));
+        let block = self.block;
+        let pieces = misses.iter().map(|&b| ((), b * block));
+        let fetched = coalesce(pieces, self.block, |(), offset, len| self.fetch(offset, len, ctx));
         self.read_misses = misses;
         fetched
     }
 
-    /// Reads a run of missed blocks from below and, in a read-write cache, inserts them clean.
-    fn fetch(&mut self, first: u64, count: u64, ctx: &mut IoCtx) -> Result<(), SimError> {
-        self.below.submit(&Request::new(ctx.now(), Op::Read, first * self.block, count * self.block), ctx)?;
+    /// Reads a run of missed blocks (`len` bytes at `offset`) from below and, in a read-write
+    /// cache, inserts them clean.
+    fn fetch(&mut self, offset: u64, len: u64, ctx: &mut IoCtx) -> Result<(), SimError> {
+        self.below.submit(&Request::new(ctx.now(), Op::Read, offset, len), ctx)?;
         if !self.write_only {
-            for block in first..first + count {
+            for block in offset / self.block..(offset + len) / self.block {
                 self.insert(block, false, ctx)?;
             }
-            ctx.io(self.ssd, Op::Write, first * self.block, count * self.block);
+            ctx.io(self.ssd, Op::Write, offset, len);
         }
         Ok(())
     }
 }
 
-/// Runs of consecutive numbers in a sorted slice, as (first, count).
-fn runs(sorted: &[u64]) -> impl Iterator<Item = (u64, u64)> + '_ {
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        let first = *sorted.get(i)?;
-        let mut count = 1;
-        while sorted.get(i + count as usize) == Some(&(first + count)) {
-            count += 1;
-        }
-        i += count as usize;
-        Some((first, count))
-    })
-}
-
 impl System for SsdCache {
     fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
         match req.op {
-            _ if req.len == 0 => Ok(()),
             Op::Write => self.write(req, ctx),
             Op::Read => self.read(req, ctx),
             Op::Trim => self.below.submit(req, ctx),
@@ -301,26 +334,29 @@ impl System for SsdCache {
         self.below.idle(ctx, until_ns)
     }
 
+    fn capacity(&self) -> u64 {
+        self.below.capacity()
+    }
+
     fn counters(&self, out: &mut Counters) {
         let t = &self.totals;
-        out.add("read_lookups", t.read_lookups);
-        out.add("read_hits", t.read_hits);
-        out.add("write_lookups", t.write_lookups);
-        out.add("write_hits", t.write_hits);
-        out.add("evicted_dirty_blocks", t.evicted_dirty);
-        out.add("evicted_clean_blocks", t.evicted_clean);
+        out.add(&READ_LOOKUPS, t.read_lookups);
+        out.add(&READ_HITS, t.read_hits);
+        out.add(&WRITE_LOOKUPS, t.write_lookups);
+        out.add(&WRITE_HITS, t.write_hits);
+        out.add(&EVICTED_DIRTY, t.evicted_dirty);
+        out.add(&EVICTED_CLEAN, t.evicted_clean);
+        out.declare(&READ_HIT_RATE);
+        out.declare(&WRITE_HIT_RATE);
         self.policy.counters(out);
         self.below.counters(out);
     }
 
-    fn gauges(&self, out: &mut Vec<(String, f64)>) {
-        out.push(("cache_blocks".into(), self.blocks.len() as f64));
-        out.push(("cache_occupancy_blocks".into(), self.index.len() as f64));
-        out.push(("cache_dirty_blocks".into(), self.dirty_blocks() as f64));
+    fn gauges(&self, out: &mut Gauges) {
+        out.set(&CACHE_BLOCKS, self.blocks.len() as f64);
+        out.set(&CACHE_OCCUPANCY, self.index.len() as f64);
+        out.set(&CACHE_DIRTY, self.dirty_blocks() as f64);
         self.policy.gauges(out);
         self.below.gauges(out);
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -2,7 +2,7 @@
 //! tells the policy what happened to its slots, and asks it which slots to evict. Adding a
 //! policy is adding a file. Not here: data movement and timing (the cache framework does them).
 
-use smr_core::metrics::Counters;
+use crate::kernel::metrics::{Counters, Gauges};
 
 pub trait Policy {
     /// A block was placed in `slot` (dirty if it came from a write).
@@ -16,5 +16,5 @@ pub trait Policy {
     /// The policy's own monotonic counters.
     fn counters(&self, _out: &mut Counters) {}
     /// Point-in-time values.
-    fn gauges(&self, _out: &mut Vec<(String, f64)>) {}
+    fn gauges(&self, _out: &mut Gauges) {}
 }

@@ -29,14 +29,13 @@
 //! becomes dirty in the cache (a write miss or a write to a clean cached block), not every
 //! overwrite, since only those will need evicting; an access is any hit or insertion.
 
-use smr_core::metrics::Counters;
-
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::list::ListSet;
 use super::policy::Policy;
 use super::recency::Order;
+use crate::kernel::lists::ListSet;
+use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 
 /// How zones are ranked for opening.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +55,14 @@ impl Scheme {
         }
     }
 }
+
+pub static PERIODS: Metric = Metric::new("pore_periods", Unit::Count, "PORE region divisions (one per period)");
+pub static OPEN_ZONES_TOTAL: Metric = Metric::new("pore_open_zones_total", Unit::Count, "zones opened by region divisions, summed over divisions");
+pub static FORCED_OPENINGS: Metric = Metric::new("pore_forced_openings", Unit::Count, "zones opened one by one because nothing was evictable");
+pub static AVG_OPEN_ZONES: Ratio =
+    Ratio::new(Metric::new("pore_avg_open_zones", Unit::Ratio, "PORE: average number of open zones per region division"), &OPEN_ZONES_TOTAL, &PERIODS);
+pub static ZONE_BLOCKS: Metric = Metric::new("pore_zone_blocks", Unit::Blocks, "PORE zone size, in cache blocks");
+pub static PERIOD_BLOCKS: Metric = Metric::new("pore_period_blocks", Unit::Blocks, "PORE period, in new dirty cache blocks");
 
 const DIRTY: u32 = 1 << 31;
 /// The list of clean blocks (zone `z`'s dirty blocks are list `z + 1`).
@@ -310,14 +317,15 @@ impl Policy for Pore {
     }
 
     fn counters(&self, out: &mut Counters) {
-        out.add("pore_periods", self.periods);
-        out.add("pore_open_zones_total", self.open_zone_total);
-        out.add("pore_forced_openings", self.forced_openings);
+        out.add(&PERIODS, self.periods);
+        out.add(&OPEN_ZONES_TOTAL, self.open_zone_total);
+        out.add(&FORCED_OPENINGS, self.forced_openings);
+        out.declare(&AVG_OPEN_ZONES);
     }
 
-    fn gauges(&self, out: &mut Vec<(String, f64)>) {
-        out.push(("pore_zone_blocks".into(), self.blocks_per_zone as f64));
-        out.push(("pore_period_blocks".into(), self.period as f64));
+    fn gauges(&self, out: &mut Gauges) {
+        out.set(&ZONE_BLOCKS, self.blocks_per_zone as f64);
+        out.set(&PERIOD_BLOCKS, self.period as f64);
     }
 }
 

@@ -59,7 +59,7 @@ impl FifoBuffer {
         self.len() >= self.capacity
     }
 
-    #[inline]
+    #[cfg(test)]
     pub fn contains(&self, block: u64) -> bool {
         self.held.contains_key(&block)
     }

@@ -24,38 +24,80 @@
 //! nothing. The default buffer is 1/256 of the trace's written range, measured as the paper
 //! does (Table I): the capacity of the bands the trace writes (`BandLayout::range_bytes`).
 
-mod bands;
 mod buffer;
+pub mod estimate;
 
-pub use bands::BandLayout;
-pub use buffer::{FifoBuffer, Insert};
+use buffer::{FifoBuffer, Insert};
 
 use smr_core::media::FixedLatencyMedium;
-use smr_core::metrics::Counters;
 use smr_core::units::BLOCK_4K;
-use smr_core::{Op, Request};
+use smr_core::{Op, ParamError, Request};
 
-use crate::error::SimError;
-use crate::ioctx::{ChannelId, IoCtx};
-use crate::registry::{BuildContext, ParamDoc, SystemDoc};
-use crate::system::System;
+use crate::kernel::disk::{disk, DISK};
+use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use crate::kernel::params::{ParamReader, NONE};
+use crate::kernel::runs::coalesce;
+use crate::kernel::{BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError, System, SystemEntry};
 
-pub const PARAMS: &[ParamDoc] = &[
-    ParamDoc::DISK,
-    ParamDoc { key: "buffer", default: "1/256", help: "persistent write buffer size: bytes (20GiB), blocks (5000blocks), percent (0.4%) or fraction (1/256) of the trace's written range (capacity of the bands it writes)" },
-    ParamDoc { key: "buffer_on", default: "disk", help: "where the buffer is: disk (outer tracks, times add) or ssd (built-in SSD, times overlap; Eq. 1)" },
-    ParamDoc { key: "band_min", default: "17MB", help: "smallest band, bytes (bands are uniformly random in [band_min, band_max], seeded)" },
-    ParamDoc { key: "band_max", default: "36MB", help: "largest band, bytes" },
-    ParamDoc { key: "band_size", default: "-", help: "one fixed band size in bytes instead of random sizes (e.g. 18MiB)" },
-    ParamDoc { key: "idle_clean", default: "false", help: "open loop: clean one band per idle quantum while the buffer is above idle_clean_above" },
-    ParamDoc { key: "idle_clean_above", default: "0.5", help: "buffer occupancy (fraction of its size) above which idle cleaning runs" },
-];
+pub const BUFFER: ParamSpec = ParamSpec::new(
+    "buffer",
+    Kind::Share { of: "the trace's written range (the capacity of the bands it writes)" },
+    "1/256",
+    "persistent write buffer (media cache) size",
+);
+pub const BUFFER_ON: ParamSpec =
+    ParamSpec::new("buffer_on", Kind::Choice(&["disk", "ssd"]), "disk", "where the buffer is: disk (outer tracks, times add) or ssd (built-in SSD, times overlap; Eq. 1)");
+pub const BAND_MIN: ParamSpec = ParamSpec::new("band_min", Kind::Size, "17MB", "smallest band (bands are uniformly random in [band_min, band_max], seeded)");
+pub const BAND_MAX: ParamSpec = ParamSpec::new("band_max", Kind::Size, "36MB", "largest band");
+pub const BAND_SIZE: ParamSpec = ParamSpec::new("band_size", Kind::Size, NONE, "one fixed band size instead of random sizes (e.g. 18MiB)");
+pub const IDLE_CLEAN: ParamSpec = ParamSpec::new("idle_clean", Kind::Bool, "false", "open loop: clean one band per idle quantum while the buffer is above idle_clean_above");
+pub const IDLE_CLEAN_ABOVE: ParamSpec = ParamSpec::new("idle_clean_above", Kind::Fraction, "0.5", "buffer occupancy (fraction of its size) above which idle cleaning runs");
 
-pub const DOC: SystemDoc = SystemDoc {
+pub const PARAMS: &[ParamSpec] = &[DISK, BUFFER, BUFFER_ON, BAND_MIN, BAND_MAX, BAND_SIZE, IDLE_CLEAN, IDLE_CLEAN_ABOVE];
+
+pub const ENTRY: SystemEntry = SystemEntry {
     name: "dmsmr",
+    aliases: &[],
     summary: "drive-managed SMR: FIFO persistent write buffer + whole-band read-modify-write (PORE §II)",
     params: PARAMS,
+    build: |b| Ok(Box::new(Dmsmr::build(b)?)),
 };
+
+pub static BAND_CLEANINGS: Metric = Metric::new("band_cleanings", Unit::Count, "bands read, merged with their buffered blocks and rewritten whole");
+pub static BAND_BYTES_READ: Metric = Metric::new("band_bytes_read", Unit::Bytes, "bytes read from bands by cleanings");
+pub static BAND_BYTES_WRITTEN: Metric = Metric::new("band_bytes_written", Unit::Bytes, "bytes written to bands by cleanings");
+pub static BUFFER_BYTES_WRITTEN: Metric = Metric::new("buffer_bytes_written", Unit::Bytes, "host bytes written into the persistent write buffer");
+pub static BUFFER_BYTES_READ: Metric = Metric::new("buffer_bytes_read", Unit::Bytes, "bytes read from the write buffer by cleanings");
+pub static BUFFER_BYTES_EVICTED: Metric = Metric::new("buffer_bytes_evicted", Unit::Bytes, "bytes that left the write buffer for their bands");
+pub static BUFFER_UPDATES: Metric = Metric::new("buffer_updates", Unit::Count, "4 KiB blocks written again while buffered (updated in place)");
+pub static IDLE_CLEANINGS: Metric = Metric::new("idle_cleanings", Unit::Count, "band cleanings done in idle time (open loop)");
+/// SMR write amplification, the PORE paper's R_wa (§V-B): the one definition, shared by the
+/// simulation and the §III-A estimate.
+pub static R_WA: Ratio = Ratio::new(
+    Metric::new("r_wa", Unit::Ratio, "SMR write amplification: bytes written to bands / bytes evicted from the write buffer (PORE §V-B)"),
+    &BAND_BYTES_WRITTEN,
+    &BUFFER_BYTES_EVICTED,
+);
+pub static BUFFER_BLOCKS: Metric = Metric::new("buffer_blocks", Unit::Blocks, "size of the persistent write buffer, 4 KiB blocks");
+pub static BUFFER_OCCUPANCY: Metric = Metric::new("buffer_occupancy_blocks", Unit::Blocks, "4 KiB blocks held in the write buffer");
+pub static BANDS: Metric = Metric::new("bands", Unit::Count, "bands over the disk's address space");
+
+/// The band layout `band_size` (fixed bands) or `band_min`/`band_max` (random bands) choose,
+/// covering `[0, cover)`.
+pub fn band_layout(params: &mut ParamReader<'_>, cover: u64, seed: u64) -> Result<BandLayout, ParamError> {
+    if let Some(size) = params.optional_size(&BAND_SIZE)? {
+        return Ok(BandLayout::fixed(size, cover));
+    }
+    let min = params.size(&BAND_MIN)?;
+    let max = params.size(&BAND_MAX)?;
+    if min > max {
+        return Err(ParamError::new(BAND_MIN.key, format!("{min} bytes is larger than band_max ({max} bytes)")));
+    }
+    if min < BLOCK_4K {
+        return Err(ParamError::new(BAND_MIN.key, "must be at least one 4 KiB block"));
+    }
+    Ok(BandLayout::random(min, max, cover, seed))
+}
 
 #[derive(Default, Debug, Clone, Copy)]
 struct Totals {
@@ -85,17 +127,14 @@ pub struct Dmsmr {
 impl Dmsmr {
     /// Builds the disk from `b.params` (see `PARAMS`), sized for the trace's footprint.
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
-        let layout = BandLayout::from_params(b.params, b.footprint.max_end, b.seed)?;
+        let layout = band_layout(&mut b.params, b.footprint.max_end, b.seed)?;
         let written = layout.range_bytes(&b.footprint.written_extents, b.footprint.written_bytes).max(256 * BLOCK_4K);
-        let buffer_bytes = b.params.size_or_fraction("buffer", 1.0 / 256.0, written, BLOCK_4K)?;
-        let buffer_on_ssd = b.params.choice("buffer_on", "disk", &["disk", "ssd"])? == "ssd";
-        let idle_clean = b.params.bool("idle_clean", false)?;
-        let above = b.params.f64("idle_clean_above", 0.5)?;
-        if !(0.0..=1.0).contains(&above) {
-            return Err(smr_core::ParamError::new("idle_clean_above", "must be a fraction between 0 and 1").into());
-        }
+        let buffer_bytes = b.params.share(&BUFFER, written, BLOCK_4K)?;
+        let buffer_on_ssd = b.params.choice(&BUFFER_ON)? == "ssd";
+        let idle_clean = b.params.bool(&IDLE_CLEAN)?;
+        let above = b.params.fraction(&IDLE_CLEAN_ABOVE)?;
         let band_base = if buffer_on_ssd { 0 } else { buffer_bytes };
-        let disk = smr_core::media::disk_from_params(b.params, band_base + layout.end())?;
+        let disk = disk(b, band_base + layout.end())?;
         let disk = b.ctx.add_device("disk", disk);
         let buffer_ch = if buffer_on_ssd {
             let ssd = b.ctx.add_device("buffer-ssd", Box::new(FixedLatencyMedium::ssd(buffer_bytes)));
@@ -116,21 +155,6 @@ impl Dmsmr {
             idle_clean_above: (capacity as f64 * above) as u64,
             totals: Totals::default(),
         })
-    }
-
-    /// The exact band layout (for policies allowed to know it, such as LRU-band).
-    pub fn layout(&self) -> &BandLayout {
-        &self.layout
-    }
-
-    /// Size of the persistent write buffer in 4 KiB blocks.
-    pub fn buffer_blocks(&self) -> u64 {
-        self.buffer.capacity()
-    }
-
-    /// Logical bytes the disk can hold.
-    pub fn capacity(&self) -> u64 {
-        self.layout.end()
     }
 
     /// Byte position in the buffer log of the block that arrived `arrival`-th.
@@ -214,34 +238,31 @@ impl Dmsmr {
     /// Reads a request's blocks from where each one's latest version is, one read per run of
     /// blocks that lie side by side there (in the bands, or in the log by arrival).
     fn read(&mut self, req: &Request, ctx: &mut IoCtx) {
-        let mut blocks = req.blocks(BLOCK_4K);
-        let Some(first) = blocks.next() else { return };
-        let (mut run, mut len) = (self.source_of(first), BLOCK_4K);
-        for block in blocks {
-            let source = self.source_of(block);
-            if source == (run.0, run.1 + len) {
-                len += BLOCK_4K;
-            } else {
-                ctx.io(run.0, Op::Read, run.1, len);
-                (run, len) = (source, BLOCK_4K);
-            }
-        }
-        ctx.io(run.0, Op::Read, run.1, len);
+        let sources = req.blocks(BLOCK_4K).map(|block| self.source_of(block));
+        let read: Result<(), std::convert::Infallible> = coalesce(sources, BLOCK_4K, |channel, offset, len| {
+            ctx.io(channel, Op::Read, offset, len);
+            Ok(())
+        });
+        let Ok(()) = read;
     }
 }
 
 impl System for Dmsmr {
     fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
-        if req.end() > self.capacity() {
-            return Err(SimError::OutOfRange { index: 0, offset: req.offset, len: req.len, capacity: self.capacity() });
-        }
         match req.op {
-            _ if req.len == 0 => {}
             Op::Write => self.write(req, ctx),
             Op::Read => self.read(req, ctx),
             Op::Trim => {}
         }
         Ok(())
+    }
+
+    fn capacity(&self) -> u64 {
+        self.layout.end()
+    }
+
+    fn bands(&self) -> Option<Bands<'_>> {
+        Some(Bands { layout: &self.layout, write_buffer_bytes: self.buffer.capacity() * BLOCK_4K })
     }
 
     fn idle(&mut self, ctx: &mut IoCtx, _until_ns: u64) -> Result<bool, SimError> {
@@ -255,20 +276,21 @@ impl System for Dmsmr {
 
     fn counters(&self, out: &mut Counters) {
         let t = &self.totals;
-        out.add("band_cleanings", t.band_cleanings);
-        out.add("band_bytes_read", t.band_bytes_read);
-        out.add("band_bytes_written", t.band_bytes_written);
-        out.add("buffer_bytes_written", t.buffer_bytes_written);
-        out.add("buffer_bytes_read", t.buffer_bytes_read);
-        out.add("buffer_bytes_evicted", t.buffer_bytes_evicted);
-        out.add("buffer_updates", t.buffer_updates);
-        out.add("idle_cleanings", t.idle_cleanings);
+        out.add(&BAND_CLEANINGS, t.band_cleanings);
+        out.add(&BAND_BYTES_READ, t.band_bytes_read);
+        out.add(&BAND_BYTES_WRITTEN, t.band_bytes_written);
+        out.add(&BUFFER_BYTES_WRITTEN, t.buffer_bytes_written);
+        out.add(&BUFFER_BYTES_READ, t.buffer_bytes_read);
+        out.add(&BUFFER_BYTES_EVICTED, t.buffer_bytes_evicted);
+        out.add(&BUFFER_UPDATES, t.buffer_updates);
+        out.add(&IDLE_CLEANINGS, t.idle_cleanings);
+        out.declare(&R_WA);
     }
 
-    fn gauges(&self, out: &mut Vec<(String, f64)>) {
-        out.push(("buffer_blocks".into(), self.buffer.capacity() as f64));
-        out.push(("buffer_occupancy_blocks".into(), self.buffer.len() as f64));
-        out.push(("bands".into(), self.layout.count() as f64));
+    fn gauges(&self, out: &mut Gauges) {
+        out.set(&BUFFER_BLOCKS, self.buffer.capacity() as f64);
+        out.set(&BUFFER_OCCUPANCY, self.buffer.len() as f64);
+        out.set(&BANDS, self.layout.count() as f64);
     }
 }
 

@@ -1,15 +1,11 @@
 //! Known answers worked by hand and invariants of `Dmsmr`.
 
 use proptest::prelude::*;
-use smr_core::metrics::Counters;
 use smr_core::trace::Footprint;
 use smr_core::{Op, Params, Request};
 
-use super::Dmsmr;
-use crate::engine::{ok_requests, Engine, EngineConfig};
-use crate::ioctx::IoCtx;
-use crate::registry::BuildContext;
-use crate::system::System;
+use super::{Dmsmr, PARAMS};
+use crate::kernel::{ok_requests, BuildContext, Counters, Engine, EngineConfig, IoCtx, RunReport, System};
 
 const MIB: u64 = 1 << 20;
 
@@ -17,7 +13,7 @@ fn build(params: &[&str]) -> (Dmsmr, IoCtx) {
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(params).unwrap();
     let fp = Footprint::dense(64 * MIB, 64 * MIB, 64 * MIB);
-    let d = Dmsmr::build(&mut BuildContext { params: &mut p, footprint: fp, seed: 1, ctx: &mut ctx }).unwrap();
+    let d = BuildContext::new(&mut p, fp, 1, &mut ctx, &[]).construct(PARAMS, Dmsmr::build).unwrap();
     p.finish().unwrap();
     (d, ctx)
 }
@@ -40,8 +36,8 @@ fn the_default_buffer_is_a_share_of_the_written_bands() {
     let mut p = Params::parse(&["band_size=1MiB"]).unwrap();
     let grain = smr_core::trace::EXTENT_GRAIN;
     let fp = Footprint { written_bytes: 8192, accessed_bytes: 8192, max_end: 64 * MIB, written_extents: vec![(0, grain), (40 * MIB, grain)], accessed_extents: vec![] };
-    let d = Dmsmr::build(&mut BuildContext { params: &mut p, footprint: fp, seed: 1, ctx: &mut ctx }).unwrap();
-    assert_eq!(d.buffer_blocks(), 2 * MIB / 256 / 4096);
+    let d = BuildContext::new(&mut p, fp, 1, &mut ctx, &[]).construct(PARAMS, Dmsmr::build).unwrap();
+    assert_eq!(d.bands().unwrap().write_buffer_bytes, 2 * MIB / 256);
 }
 
 #[test]
@@ -84,7 +80,7 @@ fn reads_go_where_the_latest_version_is() {
     assert_eq!((band.stats.reads, band.stats.bytes_read), (2, 3 * 4096));
 }
 
-fn replay(params: &[&str], reqs: &[Request]) -> (crate::engine::RunReport, Counters) {
+fn replay(params: &[&str], reqs: &[Request]) -> (RunReport, Counters) {
     let (mut d, mut ctx) = build(params);
     let report = Engine::new(EngineConfig::default()).run(&mut d, &mut ctx, ok_requests(reqs)).unwrap();
     let c = counters(&d);
@@ -94,7 +90,7 @@ fn replay(params: &[&str], reqs: &[Request]) -> (crate::engine::RunReport, Count
 #[test]
 fn buffer_on_ssd_overlaps_band_io_and_on_disk_adds() {
     let reqs: Vec<Request> = (0..200u64).map(|i| w((i * 7919) % 16384)).collect();
-    let busy = |r: &crate::engine::RunReport| r.channels.iter().map(|c| c.stats.busy_ns()).sum::<u64>();
+    let busy = |r: &RunReport| r.channels.iter().map(|c| c.stats.busy_ns()).sum::<u64>();
     let (disk, _) = replay(&["band_size=1MiB", "buffer=16blocks", "buffer_on=disk"], &reqs);
     assert_eq!(disk.total_io_ns, busy(&disk), "same head: buffer and band times add");
     let (ssd, c) = replay(&["band_size=1MiB", "buffer=16blocks", "buffer_on=ssd"], &reqs);
@@ -105,8 +101,17 @@ fn buffer_on_ssd_overlaps_band_io_and_on_disk_adds() {
 #[test]
 fn beyond_capacity_is_an_error() {
     let (mut d, mut ctx) = build(&["band_size=1MiB"]);
-    let err = d.submit(&Request::new(0, Op::Write, 1 << 40, 4096), &mut ctx).unwrap_err();
+    assert_eq!(d.capacity(), 64 * MIB);
+    let err = Engine::new(EngineConfig::default()).run(&mut d, &mut ctx, ok_requests(&[Request::new(0, Op::Write, 1 << 40, 4096)])).unwrap_err();
     assert!(err.to_string().contains("beyond the device capacity"));
+}
+
+#[test]
+fn band_parameters_are_checked() {
+    let mut p = Params::parse(&["band_min=40MB"]).unwrap();
+    let mut ctx = IoCtx::new();
+    let err = BuildContext::new(&mut p, Footprint::dense(MIB, MIB, MIB), 0, &mut ctx, &[]).construct(PARAMS, Dmsmr::build).err().unwrap();
+    assert!(err.to_string().contains("band_min"), "{err}");
 }
 
 /// What a FIFO buffer with in-place updates and whole-band cleaning must do, kept as plainly as

@@ -1,37 +1,10 @@
-//! Metrics shared by every run: named monotonic counters and HDR latency histograms.
-//!
-//! Counters are monotonic totals so that a warm-up period can be excluded by subtracting a
-//! snapshot (`Counters::since`). Histograms record nanoseconds with three significant digits.
-//! Not here: anything specific to one system (systems name their own counters).
-
-use std::collections::BTreeMap;
+//! Latency histograms: HDR histograms of nanoseconds (three significant digits) with an exact
+//! sum, and the summary a result file keeps of one. Shared by the simulator's engine and by
+//! anything else that measures response times. Not here: counters and derived ratios (the
+//! simulator declares those, `smr_sim::kernel::metrics`).
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
-
-/// Named monotonic counters, ordered by name for stable output.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Counters(pub BTreeMap<String, u64>);
-
-impl Counters {
-    pub fn add(&mut self, name: &str, value: u64) {
-        *self.0.entry(name.to_string()).or_insert(0) += value;
-    }
-
-    pub fn get(&self, name: &str) -> u64 {
-        self.0.get(name).copied().unwrap_or(0)
-    }
-
-    /// `self - earlier`, name by name (counters absent earlier count from zero).
-    pub fn since(&self, earlier: &Counters) -> Counters {
-        Counters(
-            self.0
-                .iter()
-                .map(|(k, v)| (k.clone(), v.saturating_sub(earlier.get(k))))
-                .collect(),
-        )
-    }
-}
 
 /// A latency histogram in nanoseconds, 1 ns to one hour, three significant digits.
 #[derive(Clone, Debug)]
@@ -99,18 +72,6 @@ pub struct LatencySummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counters_subtract_a_snapshot() {
-        let mut c = Counters::default();
-        c.add("cleanings", 3);
-        let snap = c.clone();
-        c.add("cleanings", 2);
-        c.add("new", 1);
-        let d = c.since(&snap);
-        assert_eq!(d.get("cleanings"), 2);
-        assert_eq!(d.get("new"), 1);
-    }
 
     #[test]
     fn histogram_summary() {

@@ -7,15 +7,19 @@
 //! emptied. The estimate is R_wa = total covered band bytes / total bytes that passed through the
 //! buffer. A final, partly filled buffer is flushed the same way at the end of the trace (the
 //! paper does not say; without it short traces would under-count). Bands are laid out as for
-//! `dmsmr` (uniform 17–36 MB by default, seeded).
+//! `dmsmr` (uniform 17–36 MB by default, seeded), and R_wa is `dmsmr`'s own definition.
 
 use serde::{Deserialize, Serialize};
 use smr_core::trace::{Footprint, TraceError};
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, Params, Request};
 
-use crate::dmsmr::{BandLayout, FifoBuffer};
-use crate::error::SimError;
+use super::{band_layout, FifoBuffer, BAND_MAX, BAND_MIN, BAND_SIZE, BUFFER, R_WA};
+use crate::kernel::params::{ParamReader, ParamSpec};
+use crate::kernel::SimError;
+
+/// The parameters the estimate reads: the buffer and the band layout, as `dmsmr` declares them.
+pub const PARAMS: &[ParamSpec] = &[BUFFER, BAND_MIN, BAND_MAX, BAND_SIZE];
 
 /// What the estimate found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -27,7 +31,8 @@ pub struct SmrEstimate {
     pub bands_covered: u64,
     pub band_bytes: u64,
     pub buffered_bytes: u64,
-    pub r_wa: f64,
+    /// `None` when no block passed through the buffer (a trace without writes).
+    pub r_wa: Option<f64>,
 }
 
 /// Runs the estimate over `requests`; reads `buffer`, `band_min`/`band_max`/`band_size`.
@@ -38,8 +43,9 @@ pub fn estimate(
     seed: u64,
 ) -> Result<SmrEstimate, SimError> {
     let working_set = footprint.written_bytes.max(256 * BLOCK_4K);
-    let buffer_bytes = params.size_or_fraction("buffer", 1.0 / 256.0, working_set, BLOCK_4K)?;
-    let layout = BandLayout::from_params(params, footprint.max_end, seed)?;
+    let mut reader = ParamReader::new(params, PARAMS);
+    let buffer_bytes = reader.share(&BUFFER, working_set, BLOCK_4K)?;
+    let layout = band_layout(&mut reader, footprint.max_end, seed)?;
     params.finish()?;
     let mut fifo = FifoBuffer::new(buffer_bytes / BLOCK_4K, layout.count());
     let mut out = SmrEstimate { working_set_bytes: footprint.written_bytes, buffer_bytes, ..Default::default() };
@@ -53,13 +59,13 @@ pub fn estimate(
         out.fills += 1;
         fifo.clear();
     };
-    for req in requests {
+    for (index, req) in (1..).zip(requests) {
         let req = req?;
         if req.op != Op::Write {
             continue;
         }
-        if req.end() > layout.end() {
-            return Err(SimError::OutOfRange { index: 0, offset: req.offset, len: req.len, capacity: layout.end() });
+        if req.offset.checked_add(req.len).is_none_or(|end| end > layout.end()) {
+            return Err(SimError::OutOfRange { index, offset: req.offset, len: req.len, capacity: layout.end() });
         }
         for block in req.blocks(BLOCK_4K) {
             fifo.insert(block, layout.band_of(block * BLOCK_4K));
@@ -71,7 +77,7 @@ pub fn estimate(
     if !fifo.is_empty() {
         flush(&mut fifo, &mut out);
     }
-    out.r_wa = if out.buffered_bytes == 0 { 0.0 } else { out.band_bytes as f64 / out.buffered_bytes as f64 };
+    out.r_wa = R_WA.of(out.band_bytes, out.buffered_bytes);
     Ok(out)
 }
 
@@ -95,7 +101,7 @@ mod tests {
         assert_eq!(e.bands_covered, 4);
         assert_eq!(e.band_bytes, 4 << 20);
         assert_eq!(e.buffered_bytes, 6 * 4096);
-        assert!((e.r_wa - (4u64 << 20) as f64 / (6.0 * 4096.0)).abs() < 1e-9);
+        assert_eq!(e.r_wa, Some((4u64 << 20) as f64 / (6.0 * 4096.0)));
     }
 
     #[test]
@@ -103,7 +109,7 @@ mod tests {
         let fp = Footprint::dense(1 << 20, 1 << 20, 1 << 20);
         let mut p = Params::parse(&["band_size=1MiB"]).unwrap();
         let e = estimate([Ok(Request::new(0, Op::Read, 0, 4096))], &mut p, fp.clone(), 0).unwrap();
-        assert_eq!((e.fills, e.r_wa), (0, 0.0));
+        assert_eq!((e.fills, e.r_wa), (0, None));
         let mut p = Params::parse(&["bnd_size=1MiB"]).unwrap();
         assert!(estimate(std::iter::empty(), &mut p, fp, 0).unwrap_err().to_string().contains("bnd_size"));
     }

@@ -6,29 +6,28 @@
 
 use smr_core::ParamError;
 
-use super::ucache::UCache;
-use crate::error::SimError;
-use crate::registry::{BuildContext, ParamDoc, SystemDoc};
+use super::drive::{CONVENTIONAL, ZONE_SIZE};
+use super::ucache::{UCache, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL};
+use crate::kernel::disk::DISK;
+use crate::kernel::{BuildContext, Kind, ParamSpec, SimError, SystemEntry};
 
-pub const PARAMS: &[ParamDoc] = &[
-    ParamDoc::DISK,
-    ParamDoc { key: "reclaim_below", default: "0.25", help: "reclaim while free buffer zones are fewer than this fraction of them" },
-    super::ucache::CHECKPOINT_EVERY,
-    super::ucache::CACHE,
-    super::device::ZONE_SIZE,
-    super::device::CONVENTIONAL,
-];
+pub const RECLAIM_BELOW: ParamSpec =
+    ParamSpec::new("reclaim_below", Kind::Fraction, "0.25", "reclaim while free buffer zones are fewer than this fraction of them (below 1)");
 
-pub const DOC: SystemDoc = SystemDoc {
+pub const PARAMS: &[ParamSpec] = &[DISK, RECLAIM_BELOW, CHECKPOINT_EVERY, RECORD_JOURNAL, CACHE, ZONE_SIZE, CONVENTIONAL];
+
+pub const ENTRY: SystemEntry = SystemEntry {
     name: "zonemap",
+    aliases: &[],
     summary: "dm-zoned-like zone map: uCache with zone-sized buckets promoted by map and watermark reclaim",
     params: PARAMS,
+    build: |b| Ok(Box::new(build(b)?)),
 };
 
 pub fn build(b: &mut BuildContext<'_>) -> Result<UCache, SimError> {
-    let below = b.params.f64("reclaim_below", 0.25)?;
-    if !(0.0..1.0).contains(&below) {
-        return Err(ParamError::new("reclaim_below", "must be a fraction from 0 up to (not including) 1").into());
+    let below = b.params.fraction(&RECLAIM_BELOW)?;
+    if below >= 1.0 {
+        return Err(ParamError::new(RECLAIM_BELOW.key, "must be a fraction from 0 up to (not including) 1").into());
     }
     UCache::build_with(b, None, true, below)
 }

@@ -14,27 +14,30 @@
 //! The live fraction of the log (Fig. 1) is the latest-version blocks it holds over its size.
 
 use rustc_hash::FxHashMap;
-use smr_core::metrics::Counters;
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, ParamError, Request};
 
-use super::device::HmSmrDisk;
-use crate::error::SimError;
-use crate::ioctx::{ChannelId, IoCtx};
-use crate::registry::{BuildContext, ParamDoc, SystemDoc};
-use crate::system::System;
+use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
+use crate::kernel::disk::DISK;
+use crate::kernel::gc::GcCost;
+use crate::kernel::metrics::{Counters, Gauges, Metric, Unit};
+use crate::kernel::runs::coalesce;
+use crate::kernel::{BuildContext, ChannelId, IoCtx, ParamSpec, SimError, System, SystemEntry};
 
-pub const PARAMS: &[ParamDoc] = &[
-    ParamDoc::DISK,
-    super::device::ZONE_SIZE,
-    super::device::CONVENTIONAL,
-];
+pub const PARAMS: &[ParamSpec] = &[DISK, ZONE_SIZE, CONVENTIONAL];
 
-pub const DOC: SystemDoc = SystemDoc {
+pub const ENTRY: SystemEntry = SystemEntry {
     name: "eregion",
+    aliases: &[],
     summary: "E-region STL: host writes logged in the on-media cache, reclaimed by cleaning data zones (uCache baseline)",
     params: PARAMS,
+    build: |b| Ok(Box::new(ERegion::build(b)?)),
 };
+
+pub static LOG_EXTENTS: Metric = Metric::new("log_extents", Unit::Count, "host writes appended to the log as extents");
+pub static GC_EXTENTS: Metric = Metric::new("gc_extents", Unit::Count, "live extents merged home by garbage collection");
+pub static LOG_LIVE_FRACTION: Metric =
+    Metric::new("log_live_fraction", Unit::Fraction, "live data in the E-region log (latest versions of host blocks) / the log's size (uCache Fig. 1)");
 
 struct Extent {
     /// Host byte address and length.
@@ -49,10 +52,7 @@ struct Extent {
 #[derive(Default, Clone, Copy)]
 struct Totals {
     extents: u64,
-    gc_cycles: u64,
     gc_extents: u64,
-    gc_bytes_read: u64,
-    gc_bytes_written: u64,
 }
 
 pub struct ERegion {
@@ -67,16 +67,30 @@ pub struct ERegion {
     /// Data zone → its extents (live or retired since).
     by_zone: FxHashMap<u64, Vec<u32>>,
     host: ChannelId,
-    gc: ChannelId,
+    gc_channel: ChannelId,
     totals: Totals,
+    gc: GcCost,
 }
 
 impl ERegion {
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
-        let disk = HmSmrDisk::build(b, b.footprint.max_end)?;
+        let min_data_capacity = b.footprint.max_end;
+        let disk = HmSmrDisk::build(b, min_data_capacity)?;
         let log = disk.cache_range();
-        let (host, gc) = (disk.channel(b.ctx, "host"), disk.channel(b.ctx, "gc"));
-        Ok(ERegion { frontier: log.start, log, disk, extents: Vec::new(), tail: 0, blocks: FxHashMap::default(), by_zone: FxHashMap::default(), host, gc, totals: Totals::default() })
+        let (host, gc_channel) = (disk.channel(b.ctx, "host"), disk.channel(b.ctx, "gc"));
+        Ok(ERegion {
+            frontier: log.start,
+            log,
+            disk,
+            extents: Vec::new(),
+            tail: 0,
+            blocks: FxHashMap::default(),
+            by_zone: FxHashMap::default(),
+            host,
+            gc_channel,
+            totals: Totals::default(),
+            gc: GcCost::default(),
+        })
     }
 
     fn data_zone(&self, address: u64) -> u64 {
@@ -88,7 +102,7 @@ impl ERegion {
         let ids = self.by_zone.remove(&zone).unwrap_or_default();
         let live: Vec<u32> = ids.into_iter().filter(|&i| self.extents[i as usize].live_blocks > 0).collect();
         let cached: Vec<(u64, u64)> = live.iter().map(|&i| (self.extents[i as usize].at, self.extents[i as usize].len)).collect();
-        let read = self.disk.clean_data_zone(ctx, self.gc, zone, &cached)?;
+        self.disk.clean_data_zone(ctx, self.gc_channel, zone, &cached, &mut self.gc)?;
         for &i in &live {
             let e = &mut self.extents[i as usize];
             e.live_blocks = 0;
@@ -99,11 +113,7 @@ impl ERegion {
                 }
             }
         }
-        let t = &mut self.totals;
-        t.gc_cycles += 1;
-        t.gc_extents += live.len() as u64;
-        t.gc_bytes_read += read;
-        t.gc_bytes_written += 2 * self.disk.zone_size();
+        self.totals.gc_extents += live.len() as u64;
         Ok(())
     }
 
@@ -158,55 +168,44 @@ impl ERegion {
         Ok(())
     }
 
+    /// Reads each block where its latest version is (in the log, or home), in runs of blocks
+    /// that lie side by side there.
     fn read(&mut self, ctx: &mut IoCtx, req: &Request) -> Result<(), SimError> {
-        let mut blocks = req.blocks(BLOCK_4K).peekable();
-        while let Some(first) = blocks.next() {
-            let place = |block: u64| self.blocks.get(&block).map(|&i| {
-                let e = &self.extents[i as usize];
-                e.at + (block * BLOCK_4K).saturating_sub(e.address)
-            });
-            let start = place(first);
-            let mut count = 1u64;
-            while let Some(&next) = blocks.peek() {
-                let expected = start.map(|s| s + count * BLOCK_4K);
-                if place(next) != expected {
-                    break;
-                }
-                blocks.next();
-                count += 1;
+        let (blocks, extents, data_start) = (&self.blocks, &self.extents, self.disk.data_start());
+        let places = req.blocks(BLOCK_4K).map(|block| match blocks.get(&block) {
+            Some(&i) => {
+                let e = &extents[i as usize];
+                (true, e.at + (block * BLOCK_4K).saturating_sub(e.address))
             }
-            let offset = start.unwrap_or(self.disk.data_start() + first * BLOCK_4K);
-            self.disk.io(ctx, self.host, Op::Read, offset, count * BLOCK_4K)?;
-        }
-        Ok(())
+            None => (false, data_start + block * BLOCK_4K),
+        });
+        let (disk, host) = (&mut self.disk, self.host);
+        coalesce(places, BLOCK_4K, |_, offset, len| disk.io(ctx, host, Op::Read, offset, len).map(|_| ()))
     }
 }
 
 impl System for ERegion {
     fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
-        if req.end() > self.disk.data_capacity() {
-            return Err(SimError::OutOfRange { index: 0, offset: req.offset, len: req.len, capacity: self.disk.data_capacity() });
-        }
         match req.op {
-            _ if req.len == 0 => Ok(()),
             Op::Write => self.write(ctx, req),
             Op::Read => self.read(ctx, req),
             Op::Trim => Ok(()),
         }
     }
 
-    fn counters(&self, out: &mut Counters) {
-        let t = &self.totals;
-        out.add("log_extents", t.extents);
-        out.add("gc_cycles", t.gc_cycles);
-        out.add("gc_extents", t.gc_extents);
-        out.add("gc_bytes_read", t.gc_bytes_read);
-        out.add("gc_bytes_written", t.gc_bytes_written);
+    fn capacity(&self) -> u64 {
+        self.disk.data_capacity()
     }
 
-    fn gauges(&self, out: &mut Vec<(String, f64)>) {
+    fn counters(&self, out: &mut Counters) {
+        out.add(&LOG_EXTENTS, self.totals.extents);
+        self.gc.counters(out);
+        out.add(&GC_EXTENTS, self.totals.gc_extents);
+    }
+
+    fn gauges(&self, out: &mut Gauges) {
         let live = self.blocks.len() as u64 * BLOCK_4K;
-        out.push(("log_live_fraction".into(), live as f64 / (self.log.end - self.log.start) as f64));
+        out.set(&LOG_LIVE_FRACTION, live as f64 / (self.log.end - self.log.start) as f64);
     }
 }
 
@@ -218,7 +217,7 @@ mod tests {
     const KIB: u64 = 1024;
     const MIB: u64 = 1 << 20;
 
-    fn run(reqs: &[Request]) -> Result<Counters, SimError> {
+    fn run(reqs: &[Request]) -> Result<crate::kernel::metrics::CounterValues, SimError> {
         super::super::replay_small("eregion", &[], reqs)
     }
 
@@ -246,7 +245,7 @@ mod tests {
     fn overwritten_extents_are_dead_space_reclaimed_without_cleaning() {
         // The same 256 KiB written eight times fills the 2 MiB log with one live extent.
         let mut reqs: Vec<Request> = (0..8).map(|_| w(0, 256 * KIB)).collect();
-        let engine = crate::EngineConfig { gauge_samples: 4, ..Default::default() };
+        let engine = crate::kernel::EngineConfig { gauge_samples: 4, ..Default::default() };
         let report = super::super::replay_small_report("eregion", &[], &reqs, engine.clone()).unwrap();
         let series = &report.gauge_series;
         assert_eq!(series.names, ["log_live_fraction"]);

@@ -1,18 +1,17 @@
 //! Known answers worked by hand and the device-rule invariant of uCache.
 
 use proptest::prelude::*;
-use smr_core::metrics::Counters;
 use smr_core::trace::Footprint;
 use smr_core::{Op, Params, Request};
 
-use super::UCache;
-use crate::ioctx::IoCtx;
-use crate::registry::BuildContext;
+use super::{UCache, PARAMS};
+use crate::kernel::metrics::CounterValues as Counters;
+use crate::kernel::{BuildContext, IoCtx, SimError, System};
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1 << 20;
 
-fn run(extra: &[&str], reqs: &[Request]) -> Result<Counters, crate::SimError> {
+fn run(extra: &[&str], reqs: &[Request]) -> Result<Counters, SimError> {
     super::super::replay_small("ucache", extra, reqs)
 }
 
@@ -58,7 +57,7 @@ fn a_cache_larger_than_the_write_footprint_never_collects() {
 fn bad_parameters_are_named() {
     for (bad, key) in [("bucket=96KiB", "bucket"), ("bucket=2MiB", "bucket"), ("cache=3MiB", "cache"), ("promote=move", "promote"), ("conventional=2500KiB", "conventional")] {
         match run(&[bad], &[]) {
-            Err(crate::SimError::Param(e)) => assert_eq!(e.param, key, "{bad}"),
+            Err(SimError::Param(e)) => assert_eq!(e.param, key, "{bad}"),
             other => panic!("{bad}: {:?}", other.map(|_| ())),
         }
     }
@@ -85,7 +84,7 @@ fn build_for_crash(checkpoint_every: u64) -> (UCache, IoCtx) {
     let mut p = Params::parse(&["zone_size=1MiB", "conventional=3MiB", "disk=desktop7200", "cache=1MiB", "record_journal=true", every.as_str()]).unwrap();
     let mut ctx = IoCtx::new();
     let fp = Footprint::dense(64 * MIB, 64 * MIB, 64 * MIB);
-    let u = UCache::build(&mut BuildContext { params: &mut p, footprint: fp, seed: 0, ctx: &mut ctx }).unwrap();
+    let u = BuildContext::new(&mut p, fp, 0, &mut ctx, &[]).construct(PARAMS, UCache::build).unwrap();
     (u, ctx)
 }
 
@@ -103,7 +102,7 @@ proptest! {
     ) {
         let (mut u, mut ctx) = build_for_crash(every);
         for &(block, blocks) in ops.iter().take(crash_after) {
-            crate::system::System::submit(&mut u, &w(block * 4 * KIB, blocks * 4 * KIB), &mut ctx).unwrap();
+            System::submit(&mut u, &w(block * 4 * KIB, blocks * 4 * KIB), &mut ctx).unwrap();
         }
         let mut expected = u.live_map();
         if torn {

@@ -1,31 +1,43 @@
 //! Known answers and invariants of the SSD cache framework and its policies.
+//!
+//! An integration test: the cache stacks over other systems, which it builds from the
+//! registry by name (`below`), as users run it.
 
 use proptest::prelude::*;
-use smr_core::metrics::Counters;
 use smr_core::trace::Footprint;
 use smr_core::{Op, Params, Request};
-
-use super::SsdCache;
-use crate::engine::{ok_requests, Engine, EngineConfig};
-use crate::ioctx::IoCtx;
-use crate::registry::BuildContext;
-use crate::system::System;
+use smr_sim::cache::{SsdCache, PARAMS};
+use smr_sim::kernel::metrics::{CounterValues, Counters, Gauges};
+use smr_sim::kernel::{ok_requests, BuildContext, Engine, EngineConfig, IoCtx, System};
+use smr_sim::{registry, SimError};
 
 const GIB: u64 = 1 << 30;
 
-fn build(params: &[&str], footprint: Footprint) -> Result<(SsdCache, IoCtx), crate::SimError> {
+fn build(params: &[&str], footprint: Footprint) -> Result<(SsdCache, IoCtx), SimError> {
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(params).unwrap();
-    let c = SsdCache::build(&mut BuildContext { params: &mut p, footprint, seed: 3, ctx: &mut ctx })?;
+    let c = BuildContext::new(&mut p, footprint, 3, &mut ctx, registry::SYSTEMS).construct(PARAMS, SsdCache::build)?;
     p.finish()?;
     Ok((c, ctx))
+}
+
+fn counters(system: &dyn System) -> Counters {
+    let mut counters = Counters::default();
+    system.counters(&mut counters);
+    counters
+}
+
+fn gauge(system: &dyn System, name: &str) -> f64 {
+    let mut gauges = Gauges::default();
+    system.gauges(&mut gauges);
+    gauges.get(name).unwrap()
 }
 
 fn fp() -> Footprint {
     Footprint::dense(GIB, GIB, GIB)
 }
 
-fn run(params: &[&str], reqs: &[Request]) -> Counters {
+fn run(params: &[&str], reqs: &[Request]) -> CounterValues {
     let (mut c, mut ctx) = build(params, fp()).unwrap();
     let r = Engine::new(EngineConfig::default()).run(&mut c, &mut ctx, ok_requests(reqs)).unwrap();
     r.counters
@@ -55,9 +67,7 @@ fn the_default_cache_is_a_share_of_the_touched_bands() {
     };
     let blocks = |mode: &str| {
         let (c, _) = build(&[&format!("mode={mode}"), "band_size=1MiB"], footprint.clone()).unwrap();
-        let mut gauges = Vec::new();
-        c.gauges(&mut gauges);
-        gauges.into_iter().find(|(name, _)| name == "cache_blocks").unwrap().1
+        gauge(&c, "cache_blocks")
     };
     assert_eq!(blocks("wo"), 10.0);
     assert_eq!(blocks("rw"), 15.0);
@@ -144,7 +154,7 @@ fn bad_parameters_are_named() {
         (vec!["policy=lru-band", "below=cmr"], "policy"),
     ] {
         match build(&params, fp()) {
-            Err(crate::SimError::Param(e)) => assert_eq!(e.param, key, "{params:?}"),
+            Err(SimError::Param(e)) => assert_eq!(e.param, key, "{params:?}"),
             Err(other) => panic!("{params:?}: {other}"),
             Ok(_) => panic!("{params:?} accepted"),
         }
@@ -152,6 +162,11 @@ fn bad_parameters_are_named() {
 }
 
 proptest! {
+    // Failing cases are kept beside this file (proptest looks for them next to a lib.rs only).
+    #![proptest_config(ProptestConfig {
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
     #[test]
     fn occupancy_and_write_back_conservation(
         ops in proptest::collection::vec((any::<bool>(), 0u64..3000), 1..400),
@@ -168,21 +183,20 @@ proptest! {
         let mut became_dirty = 0u64;
         for (is_write, block) in ops {
             let req = if is_write { w(block) } else { r(block) };
-            if is_write && !c.index.get(&block).is_some_and(|&slot| c.is_dirty(slot)) {
+            if is_write && !c.holds_dirty(block) {
                 became_dirty += 1;
             }
             c.submit(&req, &mut ctx).unwrap();
-            prop_assert!(c.index.len() as u64 <= cap);
+            prop_assert!(gauge(&c, "cache_occupancy_blocks") as u64 <= cap);
             if is_write {
                 // A read after a write is served by the cache while the block is cached.
-                let before = c.totals.read_hits;
+                let before = counters(&c).get("read_hits");
                 c.submit(&r(block), &mut ctx).unwrap();
-                prop_assert_eq!(c.totals.read_hits, before + 1);
+                prop_assert_eq!(counters(&c).get("read_hits"), before + 1);
             }
         }
-        let dirty_now = c.dirty_blocks() as u64;
-        let mut counters = Counters::default();
-        c.counters(&mut counters);
+        let dirty_now = gauge(&c, "cache_dirty_blocks") as u64;
+        let counters = counters(&c);
         // Every block made dirty is still dirty in the cache or was evicted dirty, and every
         // dirty eviction wrote its block to the SMR disk exactly once.
         prop_assert_eq!(became_dirty, counters.get("evicted_dirty_blocks") + dirty_now);

@@ -5,17 +5,24 @@
 //! measure). Open loop: requests arrive at their trace time (divided by `speedup`), wait in one
 //! FIFO queue, and their response time is waiting + service; gaps are offered to the system for
 //! background work in quanta (`System::idle`), and a started quantum finishes before the next
-//! request is served. Not here: building systems from names (`registry`) or reading files.
+//! request is served.
+//!
+//! Each request passes through named steps: `arrive` (its arrival time, and the end of
+//! warm-up), `idle` (background work until it arrives), `serve` (range check, then the
+//! system), `measure` (totals, histograms, series, gauge samples) and, after the last one,
+//! `finish` (the report, warm-up subtracted). Not here: building systems (`build`) or reading
+//! files.
 
 use serde::{Deserialize, Serialize};
-use smr_core::metrics::{Counters, LatencyHistogram, LatencySummary};
 use smr_core::trace::TraceError;
 use smr_core::Request;
 
-use crate::error::SimError;
-use crate::gauge_series::{GaugeSampler, GaugeSeries};
-use crate::ioctx::{ChannelReport, ChannelStats, IoCtx};
-use crate::system::System;
+use super::error::SimError;
+use super::gauge_series::GaugeSampler;
+use super::ioctx::{ChannelStats, IoCtx};
+use super::metrics::{Counters, Gauges};
+use super::report::{OpAccumulator, RunReport, SeriesPoint};
+use super::system::System;
 
 /// How requests are issued.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -61,90 +68,11 @@ impl Default for EngineConfig {
     }
 }
 
-/// One point of the optional time series: what completed in `[t_ns, t_ns + interval)`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SeriesPoint {
-    pub t_ns: u64,
-    pub requests: u64,
-    pub io_ns: u64,
-    pub response_ns_sum: u64,
-}
-
-/// Totals for one kind of host request.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct OpTotals {
-    pub requests: u64,
-    pub bytes: u64,
-    /// Sum of service times (closed loop: this is the paper's "I/O time").
-    pub io_ns: u64,
-    pub service: LatencySummary,
-    /// Waiting + service (equal to service in closed loop).
-    pub response: LatencySummary,
-}
-
-/// What a replay measured, excluding warm-up. Serialisable into the result file.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunReport {
-    pub requests: u64,
-    pub warmup_requests: u64,
-    pub read: OpTotals,
-    pub write: OpTotals,
-    pub trim: OpTotals,
-    /// Total I/O time: the sum of service times of all measured requests.
-    pub total_io_ns: u64,
-    /// Simulated time from the first measured request's start to the last completion.
-    pub makespan_ns: u64,
-    /// Time spent on background work offered in idle gaps (open loop).
-    pub idle_work_ns: u64,
-    pub channels: Vec<ChannelReport>,
-    pub counters: Counters,
-    pub gauges: Vec<(String, f64)>,
-    pub series: Vec<SeriesPoint>,
-    /// The system's gauges over the run (empty unless `EngineConfig::gauge_samples` is set).
-    pub gauge_series: GaugeSeries,
-    /// True if the progress callback asked to stop before the trace ended.
-    pub cancelled: bool,
-}
-
 /// Progress as reported to the callback.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
     pub requests: u64,
     pub sim_time_ns: u64,
-}
-
-#[derive(Default)]
-struct OpAccumulator {
-    requests: u64,
-    bytes: u64,
-    io_ns: u64,
-    service: LatencyHistogram,
-    response: LatencyHistogram,
-}
-
-impl OpAccumulator {
-    /// `queued` is false in closed loop, where response time equals service time and only one
-    /// histogram is kept.
-    fn add(&mut self, bytes: u64, service: u64, response: u64, queued: bool) {
-        self.requests += 1;
-        self.bytes += bytes;
-        self.io_ns += service;
-        self.service.record(service);
-        if queued {
-            self.response.record(response);
-        }
-    }
-
-    fn totals(&self, queued: bool) -> OpTotals {
-        let service = self.service.summary();
-        OpTotals {
-            requests: self.requests,
-            bytes: self.bytes,
-            io_ns: self.io_ns,
-            response: if queued { self.response.summary() } else { service.clone() },
-            service,
-        }
-    }
 }
 
 /// What is subtracted at the end of warm-up.
@@ -177,7 +105,52 @@ impl<'p> Engine<'p> {
     where
         I: IntoIterator<Item = Result<Request, TraceError>>,
     {
-        let speedup = match self.config.mode {
+        let mut replay = Replay::new(&self.config, system.capacity())?;
+        // Counts down to the next progress call (no division per request).
+        let mut until_progress = self.config.progress_every;
+        for item in requests {
+            let req = item?;
+            let arrival = replay.arrive(&req, &*system, ctx);
+            replay.idle(system, ctx, arrival)?;
+            let start = ctx.now();
+            replay.serve(system, ctx, &req)?;
+            replay.measure(&*system, &req, arrival, start, ctx.now());
+            until_progress = until_progress.wrapping_sub(1);
+            if until_progress == 0 {
+                until_progress = self.config.progress_every;
+                if let Some(cb) = self.progress.as_mut() {
+                    if !cb(Progress { requests: replay.seen, sim_time_ns: ctx.now() }) {
+                        replay.cancelled = true;
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(replay.finish(&*system, ctx))
+    }
+}
+
+/// The state of one replay between its steps.
+struct Replay<'c> {
+    config: &'c EngineConfig,
+    speedup: Option<f64>,
+    capacity: u64,
+    ops: [OpAccumulator; 3],
+    series: Vec<SeriesPoint>,
+    baseline: Option<Baseline>,
+    first_time: Option<u64>,
+    /// Requests served so far, warm-up included.
+    seen: u64,
+    idle_work_ns: u64,
+    cancelled: bool,
+    sampler: Option<GaugeSampler>,
+    /// The latest request's trace time, from the first request.
+    trace_offset: u64,
+}
+
+impl<'c> Replay<'c> {
+    fn new(config: &'c EngineConfig, capacity: u64) -> Result<Self, SimError> {
+        let speedup = match config.mode {
             ReplayMode::Closed => None,
             ReplayMode::Open { speedup } => {
                 if !(speedup > 0.0 && speedup.is_finite()) {
@@ -186,120 +159,138 @@ impl<'p> Engine<'p> {
                 Some(speedup)
             }
         };
-        let mut ops: [OpAccumulator; 3] = Default::default();
-        let mut series: Vec<SeriesPoint> = Vec::new();
-        let mut baseline: Option<Baseline> = None;
-        let mut first_time: Option<u64> = None;
-        let mut seen = 0u64;
-        let mut idle_work_ns = 0u64;
-        let mut cancelled = false;
-        // Counts down to the next progress call (no division per request).
-        let mut until_progress = self.config.progress_every;
-        let mut sampler = GaugeSampler::new(self.config.gauge_samples);
-        let mut last_trace_offset = 0u64;
+        Ok(Replay {
+            config,
+            speedup,
+            capacity,
+            ops: Default::default(),
+            series: Vec::new(),
+            baseline: None,
+            first_time: None,
+            seen: 0,
+            idle_work_ns: 0,
+            cancelled: false,
+            sampler: GaugeSampler::new(config.gauge_samples),
+            trace_offset: 0,
+        })
+    }
 
-        for item in requests {
-            let req = item?;
-            let t0 = *first_time.get_or_insert(req.time_ns);
-            let trace_offset = req.time_ns.saturating_sub(t0);
-            let arrival = match speedup {
-                None => ctx.now(),
-                Some(s) => (trace_offset as f64 / s) as u64,
-            };
-            if baseline.is_none() && seen >= self.config.warmup_requests && trace_offset >= self.config.warmup_ns {
-                let mut counters = Counters::default();
-                system.counters(&mut counters);
-                baseline = Some(Baseline {
-                    counters,
-                    channels: ctx.channel_reports().iter().map(|c| c.stats).collect(),
-                    idle_work_ns,
-                    start_ns: ctx.now().max(arrival),
-                });
-            }
-            if speedup.is_some() && ctx.now() < arrival {
-                if self.config.idle_work {
-                    while ctx.now() < arrival {
-                        let before = ctx.now();
-                        if !system.idle(ctx, arrival)? {
-                            break;
-                        }
-                        idle_work_ns += ctx.now() - before;
-                    }
+    /// When `req` arrives (closed loop: now); takes the warm-up baseline when warm-up ends.
+    #[inline]
+    fn arrive(&mut self, req: &Request, system: &dyn System, ctx: &IoCtx) -> u64 {
+        let t0 = *self.first_time.get_or_insert(req.time_ns);
+        self.trace_offset = req.time_ns.saturating_sub(t0);
+        let arrival = match self.speedup {
+            None => ctx.now(),
+            Some(s) => (self.trace_offset as f64 / s) as u64,
+        };
+        if self.baseline.is_none() && self.seen >= self.config.warmup_requests && self.trace_offset >= self.config.warmup_ns {
+            let mut counters = Counters::default();
+            system.counters(&mut counters);
+            self.baseline = Some(Baseline {
+                counters,
+                channels: ctx.channel_reports().iter().map(|c| c.stats).collect(),
+                idle_work_ns: self.idle_work_ns,
+                start_ns: ctx.now().max(arrival),
+            });
+        }
+        arrival
+    }
+
+    /// Open loop: offers the gap before `arrival` to the system's background work, then moves
+    /// the clock to the arrival.
+    #[inline]
+    fn idle(&mut self, system: &mut dyn System, ctx: &mut IoCtx, arrival: u64) -> Result<(), SimError> {
+        if self.speedup.is_none() || ctx.now() >= arrival {
+            return Ok(());
+        }
+        if self.config.idle_work {
+            while ctx.now() < arrival {
+                let before = ctx.now();
+                if !system.idle(ctx, arrival)? {
+                    break;
                 }
-                ctx.advance_to(arrival);
-            }
-            let start = ctx.now();
-            system.submit(&req, ctx).map_err(|e| match e {
-                // Systems do not know the request's place in the trace; the engine does.
-                SimError::OutOfRange { offset, len, capacity, .. } => SimError::OutOfRange { index: seen + 1, offset, len, capacity },
-                other => other,
-            })?;
-            let end = ctx.now();
-            seen += 1;
-            last_trace_offset = trace_offset;
-            if let Some(s) = sampler.as_mut() {
-                s.after_request(&*system, seen, end, trace_offset);
-            }
-            if baseline.is_some() {
-                let service = end - start;
-                let response = end - arrival;
-                ops[req.op as usize].add(req.len, service, response, speedup.is_some());
-                if let Some(slot) = end.checked_div(self.config.series_interval_ns) {
-                    let slot = slot as usize;
-                    if series.len() <= slot {
-                        series.resize_with(slot + 1, SeriesPoint::default);
-                    }
-                    let p = &mut series[slot];
-                    p.t_ns = slot as u64 * self.config.series_interval_ns;
-                    p.requests += 1;
-                    p.io_ns += service;
-                    p.response_ns_sum += response;
-                }
-            }
-            until_progress = until_progress.wrapping_sub(1);
-            if until_progress == 0 {
-                until_progress = self.config.progress_every;
-                if let Some(cb) = self.progress.as_mut() {
-                    if !cb(Progress { requests: seen, sim_time_ns: ctx.now() }) {
-                        cancelled = true;
-                        break;
-                    }
-                }
+                self.idle_work_ns += ctx.now() - before;
             }
         }
+        ctx.advance_to(arrival);
+        Ok(())
+    }
 
+    /// Checks that `req` lies inside the system and, unless it is empty, hands it over.
+    #[inline]
+    fn serve(&mut self, system: &mut dyn System, ctx: &mut IoCtx, req: &Request) -> Result<(), SimError> {
+        if req.offset.checked_add(req.len).is_none_or(|end| end > self.capacity) {
+            return Err(SimError::OutOfRange { index: self.seen + 1, offset: req.offset, len: req.len, capacity: self.capacity });
+        }
+        if req.len > 0 {
+            system.submit(req, ctx)?;
+        }
+        Ok(())
+    }
+
+    /// Counts the request served from `start` to `end`; measures it once warm-up is over.
+    #[inline]
+    fn measure(&mut self, system: &dyn System, req: &Request, arrival: u64, start: u64, end: u64) {
+        self.seen += 1;
+        if let Some(s) = self.sampler.as_mut() {
+            s.after_request(system, self.seen, end, self.trace_offset);
+        }
+        if self.baseline.is_none() {
+            return;
+        }
+        let service = end - start;
+        let response = end - arrival;
+        self.ops[req.op as usize].add(req.len, service, response, self.speedup.is_some());
+        if let Some(slot) = end.checked_div(self.config.series_interval_ns) {
+            let slot = slot as usize;
+            if self.series.len() <= slot {
+                self.series.resize_with(slot + 1, SeriesPoint::default);
+            }
+            let p = &mut self.series[slot];
+            p.t_ns = slot as u64 * self.config.series_interval_ns;
+            p.requests += 1;
+            p.io_ns += service;
+            p.response_ns_sum += response;
+        }
+    }
+
+    /// The report: everything measured since the warm-up baseline.
+    fn finish(self, system: &dyn System, ctx: &IoCtx) -> RunReport {
         let mut counters = Counters::default();
         system.counters(&mut counters);
-        let mut gauges = Vec::new();
+        let mut gauges = Gauges::default();
         system.gauges(&mut gauges);
-        let gauge_series = sampler.map(|s| s.finish(&*system, seen, ctx.now(), last_trace_offset)).unwrap_or_default();
+        let gauge_series = self.sampler.map(|s| s.finish(system, self.seen, ctx.now(), self.trace_offset)).unwrap_or_default();
         let mut channels = ctx.channel_reports();
-        let base = baseline.unwrap_or(Baseline {
+        let base = self.baseline.unwrap_or_else(|| Baseline {
             counters: counters.clone(),
             channels: channels.iter().map(|c| c.stats).collect(),
-            idle_work_ns,
+            idle_work_ns: self.idle_work_ns,
             start_ns: ctx.now(),
         });
         for (c, b) in channels.iter_mut().zip(&base.channels) {
             c.stats = c.stats.since(b);
         }
-        let [read, write, trim] = &ops;
-        Ok(RunReport {
-            requests: read.requests + write.requests + trim.requests,
-            warmup_requests: seen - (read.requests + write.requests + trim.requests),
-            total_io_ns: read.io_ns + write.io_ns + trim.io_ns,
-            read: read.totals(speedup.is_some()),
-            write: write.totals(speedup.is_some()),
-            trim: trim.totals(speedup.is_some()),
+        let queued = self.speedup.is_some();
+        let [read, write, trim] = &self.ops;
+        let measured = read.requests() + write.requests() + trim.requests();
+        let mut report = RunReport {
+            requests: measured,
+            warmup_requests: self.seen - measured,
+            total_io_ns: read.io_ns() + write.io_ns() + trim.io_ns(),
+            read: read.totals(queued),
+            write: write.totals(queued),
+            trim: trim.totals(queued),
             makespan_ns: ctx.now() - base.start_ns,
-            idle_work_ns: idle_work_ns - base.idle_work_ns,
+            idle_work_ns: self.idle_work_ns - base.idle_work_ns,
             channels,
-            counters: counters.since(&base.counters),
-            gauges,
-            series,
-            gauge_series,
-            cancelled,
-        })
+            series: self.series,
+            cancelled: self.cancelled,
+            ..Default::default()
+        };
+        report.add_measures(&counters.since(&base.counters), &gauges, gauge_series);
+        report
     }
 }
 
@@ -311,9 +302,12 @@ pub fn ok_requests(reqs: &[Request]) -> impl Iterator<Item = Result<Request, Tra
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ioctx::ChannelId;
-    use smr_core::Op;
+    use crate::kernel::ioctx::ChannelId;
+    use crate::kernel::metrics::{Metric, Unit};
     use smr_core::media::FixedLatencyMedium;
+    use smr_core::Op;
+
+    static SERVED: Metric = Metric::new("served", Unit::Count, "requests served");
 
     /// A system that serves each request with one SSD access and has `backlog` idle quanta of
     /// 1 ms each to do.
@@ -337,8 +331,11 @@ mod tests {
             ctx.advance_to(ctx.now() + 1_000_000);
             Ok(true)
         }
+        fn capacity(&self) -> u64 {
+            1 << 30
+        }
         fn counters(&self, out: &mut Counters) {
-            out.add("served", self.served);
+            out.add(&SERVED, self.served);
         }
     }
 
@@ -413,14 +410,15 @@ mod tests {
     }
 
     #[test]
-    fn out_of_range_errors_name_the_request() {
-        let mut ctx = IoCtx::new();
-        let footprint = smr_core::trace::Footprint { max_end: 1 << 20, ..Default::default() };
-        let mut params = smr_core::Params::parse(&["disk=desktop7200"]).unwrap();
-        let mut sys = crate::cmr::Cmr::build(&mut crate::registry::BuildContext { params: &mut params, footprint, seed: 0, ctx: &mut ctx }).unwrap();
-        let reqs = [Request::new(0, Op::Read, 0, 4096), Request::new(1, Op::Read, 1 << 41, 4096)];
+    fn requests_beyond_the_system_are_refused_by_number_and_empty_ones_not_served() {
+        let (mut sys, mut ctx) = toy(0);
+        let reqs = [Request::new(0, Op::Read, 0, 0), Request::new(1, Op::Read, (1 << 30) - 4096, 4096), Request::new(2, Op::Read, 1 << 30, 1)];
         let err = Engine::new(EngineConfig::default()).run(&mut sys, &mut ctx, ok_requests(&reqs)).unwrap_err();
-        assert!(err.to_string().starts_with("request #2 "), "{err}");
+        assert!(err.to_string().starts_with("request #3 "), "{err}");
+        assert_eq!(sys.served, 1, "the empty request was measured but not served");
+        let (mut sys, mut ctx) = toy(0);
+        let wraps = [Request::new(0, Op::Read, u64::MAX, 2)];
+        assert!(matches!(Engine::new(EngineConfig::default()).run(&mut sys, &mut ctx, ok_requests(&wraps)), Err(SimError::OutOfRange { index: 1, .. })));
     }
 
     #[test]

@@ -16,43 +16,71 @@
 //! media time. Every promotion writes a bucket header and the map is checkpointed (`journal`).
 
 use rustc_hash::FxHashMap;
-use smr_core::metrics::Counters;
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, ParamError, Request};
 
-use super::device::HmSmrDisk;
+use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
 use super::journal::{Checkpoint, Header, Journal, HEADER_BYTES, NONE};
-use crate::cache::list::RecencyList;
-use crate::error::SimError;
-use crate::ioctx::{ChannelId, IoCtx};
-use crate::registry::{BuildContext, ParamDoc, SystemDoc};
-use crate::system::System;
+use crate::kernel::disk::DISK;
+use crate::kernel::gc::GcCost;
+use crate::kernel::lists::RecencyList;
+use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use crate::kernel::runs::coalesce;
+use crate::kernel::slots::SlotPool;
+use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError, System, SystemEntry};
 
 /// Parameters uCache shares with `zonemap`, which is uCache with zone-sized buckets.
-pub const CHECKPOINT_EVERY: ParamDoc = ParamDoc { key: "checkpoint_every", default: "1024", help: "promotions between checkpoints of the map (a checkpoint also follows every GC cycle)" };
-pub const RECORD_JOURNAL: ParamDoc = ParamDoc {
-    key: "record_journal",
-    default: "false",
-    help: "also keep in memory what the headers and checkpoints put on the media, so recovery can be checked (costs memory and time)",
-};
-pub const CACHE: ParamDoc = ParamDoc { key: "cache", default: "all", help: "on-media cache size, bytes (at most the conventional zones minus the checkpoint zone)" };
+pub const CHECKPOINT_EVERY: ParamSpec =
+    ParamSpec::new("checkpoint_every", Kind::Count, "1024", "promotions between checkpoints of the map (a checkpoint also follows every GC cycle)");
+pub const RECORD_JOURNAL: ParamSpec = ParamSpec::new(
+    "record_journal",
+    Kind::Bool,
+    "false",
+    "also keep in memory what the headers and checkpoints put on the media, so recovery can be checked (costs memory and time)",
+);
+pub const CACHE: ParamSpec = ParamSpec::new("cache", Kind::Share { of: "the conventional zones after the checkpoint zone" }, "100%", "on-media cache size");
+pub const BUCKET: ParamSpec =
+    ParamSpec::new("bucket", Kind::Size, "256KiB", "bucket size: a power of two from 4 KiB that divides zone_size (the paper uses 128 KiB - 4 MiB)");
+pub const PROMOTE: ParamSpec = ParamSpec::new(
+    "promote",
+    Kind::Choice(&["copy", "map"]),
+    "copy",
+    "promotion of a bucket on its first write: copy (read it from home, write it whole) or map (write only the new data)",
+);
 
-pub const PARAMS: &[ParamDoc] = &[
-    ParamDoc::DISK,
-    ParamDoc { key: "bucket", default: "256KiB", help: "bucket size, bytes: a power of two from 4 KiB that divides zone_size (the paper uses 128 KiB - 4 MiB)" },
-    ParamDoc { key: "promote", default: "copy", help: "promotion of a bucket on its first write: copy (read it from home, write it whole) or map (write only the new data)" },
-    CACHE,
-    CHECKPOINT_EVERY,
-    RECORD_JOURNAL,
-    super::device::ZONE_SIZE,
-    super::device::CONVENTIONAL,
-];
+pub const PARAMS: &[ParamSpec] = &[DISK, BUCKET, PROMOTE, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL, ZONE_SIZE, CONVENTIONAL];
 
-pub const DOC: SystemDoc = SystemDoc {
+pub const ENTRY: SystemEntry = SystemEntry {
     name: "ucache",
+    aliases: &[],
     summary: "uCache: buckets promoted to rewritable zones of a host-managed SMR drive, GC by data zone (uCache paper)",
     params: PARAMS,
+    build: |b| Ok(Box::new(UCache::build(b)?)),
 };
+
+pub static BUCKET_WRITES: Metric = Metric::new("bucket_writes", Unit::Count, "host writes split at bucket boundaries");
+pub static BUCKET_WRITE_HITS: Metric = Metric::new("bucket_write_hits", Unit::Count, "bucket writes that found their bucket cached");
+pub static PROMOTIONS: Metric = Metric::new("promotions", Unit::Count, "buckets promoted to the cache");
+pub static PROMOTION_BYTES_READ: Metric = Metric::new("promotion_bytes_read", Unit::Bytes, "bytes read from home by promotions by copy");
+pub static PROMOTION_NS: Metric = Metric::new("promotion_ns", Unit::Ns, "media time of promotions by copy (reading home, writing the bucket)");
+pub static GC_BUCKETS: Metric = Metric::new("gc_buckets", Unit::Count, "cached buckets merged home by garbage collection");
+pub static CHECKPOINTS: Metric = Metric::new("checkpoints", Unit::Count, "checkpoints of the map written");
+pub static BUCKET_WRITE_HIT_RATIO: Ratio = Ratio::new(
+    Metric::new("bucket_write_hit_ratio", Unit::Fraction, "uCache: bucket writes that found the bucket cached / bucket writes (Table III)"),
+    &BUCKET_WRITE_HITS,
+    &BUCKET_WRITES,
+);
+pub static GC_BUCKETS_PER_CYCLE: Ratio = Ratio::new(
+    Metric::new("gc_buckets_per_cycle", Unit::Ratio, "uCache: cached buckets gathered per GC cycle (Fig. 8)"),
+    &GC_BUCKETS,
+    &crate::kernel::gc::GC_CYCLES,
+);
+/// uCache Fig. 10: media time spent promoting, per promotion. Declared for promotion by copy
+/// only: by map the promotion is the host write itself and has no time of its own.
+pub static MEAN_PROMOTION_NS: Ratio =
+    Ratio::new(Metric::new("mean_promotion_ns", Unit::Ns, "uCache: media time per promotion by copy (Fig. 10)"), &PROMOTION_NS, &PROMOTIONS);
+pub static CACHE_BUCKETS: Metric = Metric::new("cache_buckets", Unit::Count, "cache size, in buckets");
+pub static CACHED_BUCKETS: Metric = Metric::new("cached_buckets", Unit::Count, "buckets held in the cache");
 
 #[derive(Default, Clone, Copy)]
 struct Totals {
@@ -60,10 +88,8 @@ struct Totals {
     write_hits: u64,
     promotions: u64,
     promotion_bytes_read: u64,
-    gc_cycles: u64,
+    promotion_ns: u64,
     gc_buckets: u64,
-    gc_bytes_read: u64,
-    gc_bytes_written: u64,
     checkpoints: u64,
 }
 
@@ -81,11 +107,13 @@ pub struct UCache {
     pieces: Vec<u64>,
     words: usize,
     recency: RecencyList,
-    unused: u32,
-    free: Vec<u32>,
+    buckets: SlotPool,
+    /// Data zone → its cached buckets (logical bucket numbers), so a collection finds them
+    /// without scanning the map.
+    by_zone: FxHashMap<u64, Vec<u32>>,
     host: ChannelId,
     promote: ChannelId,
-    gc: ChannelId,
+    gc_channel: ChannelId,
     metadata: ChannelId,
     /// The media's headers and checkpoint, kept only when asked (`record_journal`): timing does
     /// not need them, recovery checks do.
@@ -98,12 +126,13 @@ pub struct UCache {
     /// Collect after a promotion while fewer cache buckets than this are free.
     reclaim_below: usize,
     totals: Totals,
+    gc: GcCost,
 }
 
 impl UCache {
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
-        let bucket = b.params.size("bucket", 256 << 10)?;
-        let by_map = b.params.choice("promote", "copy", &["copy", "map"])? == "map";
+        let bucket = b.params.size(&BUCKET)?;
+        let by_map = b.params.choice(&PROMOTE)? == "map";
         Self::build_with(b, Some(bucket), by_map, 0.0)
     }
 
@@ -111,25 +140,21 @@ impl UCache {
     /// fraction of free cache buckets under which garbage collection runs after a promotion
     /// (0: only when no bucket is free).
     pub fn build_with(b: &mut BuildContext<'_>, bucket: Option<u64>, by_map: bool, reclaim_below: f64) -> Result<Self, SimError> {
-        let checkpoint_every = b.params.positive_u64("checkpoint_every", 1024)?;
-        let record_journal = b.params.bool("record_journal", false)?;
-        let cache_text = b.params.string("cache", "all");
-        let disk = HmSmrDisk::build(b, b.footprint.max_end)?;
+        let checkpoint_every = b.params.count(&CHECKPOINT_EVERY)?;
+        let record_journal = b.params.bool(&RECORD_JOURNAL)?;
+        let min_data_capacity = b.footprint.max_end;
+        let disk = HmSmrDisk::build(b, min_data_capacity)?;
         let bucket = bucket.unwrap_or(disk.zone_size());
         if !bucket.is_power_of_two() || bucket < BLOCK_4K || disk.zone_size() % bucket != 0 {
-            return Err(ParamError::new("bucket", format!("{bucket} bytes is not a power of two from 4 KiB that divides the zone size ({} bytes)", disk.zone_size())).into());
+            return Err(ParamError::new(BUCKET.key, format!("{bucket} bytes is not a power of two from 4 KiB that divides the zone size ({} bytes)", disk.zone_size())).into());
         }
         let room = disk.cache_range().end - disk.cache_range().start;
-        let cache = if cache_text == "all" {
-            room
-        } else {
-            smr_core::units::parse_size(&cache_text).map_err(|m| ParamError::new("cache", m))?
-        };
+        let cache = b.params.share(&CACHE, room, 1)?;
         if cache < bucket || cache > room {
-            return Err(ParamError::new("cache", format!("{cache} bytes must hold at least one bucket and at most the {room} bytes of conventional cache zones")).into());
+            return Err(ParamError::new(CACHE.key, format!("{cache} bytes must hold at least one bucket and at most the {room} bytes of conventional cache zones")).into());
         }
         if disk.data_capacity() / bucket > u32::MAX as u64 {
-            return Err(ParamError::new("bucket", format!("{bucket}-byte buckets are too many for this drive's {} bytes (at most 2^32 buckets)", disk.data_capacity())).into());
+            return Err(ParamError::new(BUCKET.key, format!("{bucket}-byte buckets are too many for this drive's {} bytes (at most 2^32 buckets)", disk.data_capacity())).into());
         }
         let buckets = (cache / bucket) as usize;
         let metadata_bytes = buckets as u64 * HEADER_BYTES + Checkpoint::bytes_for(buckets);
@@ -137,7 +162,7 @@ impl UCache {
             return Err(ParamError::new("bucket", format!("{buckets} cache buckets need {metadata_bytes} bytes of headers and checkpoint, more than the checkpoint zone's {} bytes: use larger buckets or zones", disk.zone_size())).into());
         }
         let words = if by_map { (bucket / BLOCK_4K).div_ceil(64) as usize } else { 0 };
-        let (host, promote, gc) = (disk.channel(b.ctx, "host"), disk.channel(b.ctx, "promote"), disk.channel(b.ctx, "gc"));
+        let (host, promote, gc_channel) = (disk.channel(b.ctx, "host"), disk.channel(b.ctx, "promote"), disk.channel(b.ctx, "gc"));
         let metadata = disk.channel(b.ctx, "metadata");
         Ok(UCache {
             cache_start: disk.cache_range().start,
@@ -149,11 +174,11 @@ impl UCache {
             pieces: vec![0; buckets * words],
             words,
             recency: RecencyList::new(buckets),
-            unused: 0,
-            free: Vec::new(),
+            buckets: SlotPool::new(buckets),
+            by_zone: FxHashMap::default(),
             host,
             promote,
-            gc,
+            gc_channel,
             metadata,
             journal: record_journal.then(|| Journal::new(buckets, 0)),
             seq: 0,
@@ -162,16 +187,13 @@ impl UCache {
             last_header: None,
             reclaim_below: (reclaim_below * buckets as f64).ceil() as usize,
             totals: Totals::default(),
+            gc: GcCost::default(),
         })
     }
 
     /// The cache bucket the next promotion will take, if it needs no garbage collection.
     fn peek_next(&self) -> u32 {
-        if (self.unused as usize) < self.lbn_of.len() {
-            self.unused
-        } else {
-            self.free.last().copied().unwrap_or(NONE)
-        }
+        self.buckets.peek().unwrap_or(NONE)
     }
 
     /// Writes the header of a promoted bucket to its slot in the checkpoint zone.
@@ -233,48 +255,44 @@ impl UCache {
         self.cache_start + pcb as u64 * self.bucket
     }
 
-    fn piece_cached(&self, pcb: u32, piece: u64) -> bool {
-        !self.by_map || self.pieces[pcb as usize * self.words + (piece / 64) as usize] & (1 << (piece % 64)) != 0
-    }
-
     fn mark_pieces(&mut self, pcb: u32, within: std::ops::Range<u64>) {
         for piece in within.start / BLOCK_4K..within.end.div_ceil(BLOCK_4K) {
             self.pieces[pcb as usize * self.words + (piece / 64) as usize] |= 1 << (piece % 64);
         }
     }
 
+    /// The data zone holding logical bucket `lbn` at home.
+    fn zone_of(&self, lbn: u32) -> u64 {
+        self.home(lbn as u64 * self.bucket) / self.disk.zone_size()
+    }
+
     /// Cleans the data zone of the least recently used cached bucket.
     fn collect(&mut self, ctx: &mut IoCtx) -> Result<(), SimError> {
         let victim = self.recency.back().expect("collect runs only when every cache bucket is in use");
-        let zone_size = self.disk.zone_size();
-        let zone = self.home(self.lbn_of[victim as usize] as u64 * self.bucket) / zone_size;
-        let mut members: Vec<(u32, u32)> = self.map.iter().filter(|(lbn, _)| self.home(**lbn as u64 * self.bucket) / zone_size == zone).map(|(l, p)| (*l, *p)).collect();
-        members.sort_unstable_by_key(|&(_, pcb)| pcb);
-        let cached: Vec<(u64, u64)> = members.iter().map(|&(_, pcb)| (self.cached_at(pcb), self.bucket)).collect();
-        let read = self.disk.clean_data_zone(ctx, self.gc, zone, &cached)?;
-        for (lbn, pcb) in &members {
+        let zone = self.zone_of(self.lbn_of[victim as usize]);
+        let members = self.by_zone.remove(&zone).unwrap_or_default();
+        let mut cached_buckets: Vec<u32> = members.iter().map(|lbn| self.map[lbn]).collect();
+        cached_buckets.sort_unstable();
+        let cached: Vec<(u64, u64)> = cached_buckets.iter().map(|&pcb| (self.cached_at(pcb), self.bucket)).collect();
+        self.disk.clean_data_zone(ctx, self.gc_channel, zone, &cached, &mut self.gc)?;
+        for lbn in &members {
             self.map.remove(lbn);
-            self.recency.remove(*pcb);
-            self.pieces[*pcb as usize * self.words..(*pcb as usize + 1) * self.words].fill(0);
-            self.free.push(*pcb);
         }
-        let t = &mut self.totals;
-        t.gc_cycles += 1;
-        t.gc_buckets += members.len() as u64;
-        t.gc_bytes_read += read;
-        t.gc_bytes_written += 2 * zone_size;
+        for &pcb in &cached_buckets {
+            self.recency.remove(pcb);
+            self.pieces[pcb as usize * self.words..(pcb as usize + 1) * self.words].fill(0);
+            self.buckets.release(pcb);
+        }
+        self.totals.gc_buckets += members.len() as u64;
         self.checkpoint(ctx)
     }
 
     fn take_bucket(&mut self, ctx: &mut IoCtx) -> Result<u32, SimError> {
-        if (self.unused as usize) < self.lbn_of.len() {
-            self.unused += 1;
-            return Ok(self.unused - 1);
+        if let Some(pcb) = self.buckets.take() {
+            return Ok(pcb);
         }
-        if self.free.is_empty() {
-            self.collect(ctx)?;
-        }
-        Ok(self.free.pop().expect("garbage collection frees the victim's bucket"))
+        self.collect(ctx)?;
+        Ok(self.buckets.take().expect("garbage collection frees the victim's bucket"))
     }
 
     /// Writes `part` (host bytes) of logical bucket `lbn`, promoting it first if needed.
@@ -294,6 +312,8 @@ impl UCache {
         let pcb = self.take_bucket(ctx)?;
         self.totals.promotions += 1;
         self.map.insert(lbn, pcb);
+        let zone = self.zone_of(lbn);
+        self.by_zone.entry(zone).or_default().push(lbn);
         self.lbn_of[pcb as usize] = lbn;
         self.recency.push_front(pcb);
         if self.by_map {
@@ -301,10 +321,10 @@ impl UCache {
             self.disk.io(ctx, self.host, Op::Write, self.cached_at(pcb) + within.start, within.end - within.start)?;
         } else {
             if within.end - within.start < self.bucket {
-                self.disk.io(ctx, self.promote, Op::Read, self.home(start), self.bucket)?;
+                self.totals.promotion_ns += self.disk.io(ctx, self.promote, Op::Read, self.home(start), self.bucket)?;
                 self.totals.promotion_bytes_read += self.bucket;
             }
-            self.disk.io(ctx, self.promote, Op::Write, self.cached_at(pcb), self.bucket)?;
+            self.totals.promotion_ns += self.disk.io(ctx, self.promote, Op::Write, self.cached_at(pcb), self.bucket)?;
         }
         self.write_header(ctx, pcb, lbn)?;
         while self.free_buckets() < self.reclaim_below && self.recency.back().is_some() {
@@ -314,7 +334,7 @@ impl UCache {
     }
 
     fn free_buckets(&self) -> usize {
-        self.lbn_of.len() - self.unused as usize + self.free.len()
+        self.buckets.available()
     }
 
     /// Reads `part` of logical bucket `lbn` from the cache and/or home, in runs.
@@ -324,33 +344,35 @@ impl UCache {
             self.disk.io(ctx, self.host, Op::Read, self.home(part.start), part.end - part.start)?;
             return Ok(());
         };
-        let mut at = part.start;
-        while at < part.end {
-            let cached = self.piece_cached(pcb, (at - start) / BLOCK_4K);
-            let mut end = ((at / BLOCK_4K) + 1) * BLOCK_4K;
-            while end < part.end && self.piece_cached(pcb, (end - start) / BLOCK_4K) == cached {
-                end += BLOCK_4K;
-            }
-            let end = end.min(part.end);
-            let place = if cached { self.cached_at(pcb) + (at - start) } else { self.home(at) };
-            self.disk.io(ctx, self.host, Op::Read, place, end - at)?;
-            at = end;
-        }
-        Ok(())
+        // The bucket's 4 KiB pieces where they are (cached or home) become runs, each clipped
+        // to `part`; `run_start` is the host address where the next run begins.
+        let (cached_base, data_start, by_map) = (self.cached_at(pcb), self.disk.data_start(), self.by_map);
+        let bits = &self.pieces[pcb as usize * self.words..(pcb as usize + 1) * self.words];
+        let pieces = (part.start / BLOCK_4K..part.end.div_ceil(BLOCK_4K)).map(|piece| {
+            let within = piece * BLOCK_4K - start;
+            let index = within / BLOCK_4K;
+            let cached = !by_map || bits[(index / 64) as usize] & (1 << (index % 64)) != 0;
+            (cached, if cached { cached_base + within } else { data_start + start + within })
+        });
+        let mut run_start = part.start / BLOCK_4K * BLOCK_4K;
+        let (disk, host) = (&mut self.disk, self.host);
+        coalesce(pieces, BLOCK_4K, |_, place, len| {
+            let (from, to) = (run_start.max(part.start), (run_start + len).min(part.end));
+            let offset = place + (from - run_start);
+            run_start += len;
+            disk.io(ctx, host, Op::Read, offset, to - from).map(|_| ())
+        })
     }
 }
 
 impl System for UCache {
     fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
-        if req.end() > self.disk.data_capacity() {
-            return Err(SimError::OutOfRange { index: 0, offset: req.offset, len: req.len, capacity: self.disk.data_capacity() });
-        }
-        if req.len == 0 || req.op == Op::Trim {
+        if req.op == Op::Trim {
             return Ok(());
         }
         for lbn in req.blocks(self.bucket) {
             let part = req.offset.max(lbn * self.bucket)..req.end().min((lbn + 1) * self.bucket);
-            // Below the data capacity, checked above, and so below 2^32 buckets (checked at build).
+            // Below the data capacity (checked by the engine), so below 2^32 buckets (checked at build).
             let lbn = lbn as u32;
             match req.op {
                 Op::Write => self.write_part(ctx, lbn, part)?,
@@ -360,24 +382,33 @@ impl System for UCache {
         Ok(())
     }
 
-    fn counters(&self, out: &mut Counters) {
-        let t = &self.totals;
-        out.add("bucket_writes", t.bucket_writes);
-        out.add("bucket_write_hits", t.write_hits);
-        out.add("promotions", t.promotions);
-        out.add("promotion_bytes_read", t.promotion_bytes_read);
-        out.add("gc_cycles", t.gc_cycles);
-        out.add("gc_buckets", t.gc_buckets);
-        out.add("gc_bytes_read", t.gc_bytes_read);
-        out.add("gc_bytes_written", t.gc_bytes_written);
-        out.add("checkpoints", t.checkpoints);
+    fn capacity(&self) -> u64 {
+        self.disk.data_capacity()
     }
 
-    fn gauges(&self, out: &mut Vec<(String, f64)>) {
-        out.push(("cache_buckets".into(), self.lbn_of.len() as f64));
-        out.push(("cached_buckets".into(), self.map.len() as f64));
+    fn counters(&self, out: &mut Counters) {
+        let t = &self.totals;
+        out.add(&BUCKET_WRITES, t.bucket_writes);
+        out.add(&BUCKET_WRITE_HITS, t.write_hits);
+        out.add(&PROMOTIONS, t.promotions);
+        out.add(&PROMOTION_BYTES_READ, t.promotion_bytes_read);
+        out.add(&PROMOTION_NS, t.promotion_ns);
+        self.gc.counters(out);
+        out.add(&GC_BUCKETS, t.gc_buckets);
+        out.add(&CHECKPOINTS, t.checkpoints);
+        out.declare(&BUCKET_WRITE_HIT_RATIO);
+        out.declare(&GC_BUCKETS_PER_CYCLE);
+        if !self.by_map {
+            out.declare(&MEAN_PROMOTION_NS);
+        }
+    }
+
+    fn gauges(&self, out: &mut Gauges) {
+        out.set(&CACHE_BUCKETS, self.lbn_of.len() as f64);
+        out.set(&CACHED_BUCKETS, self.map.len() as f64);
     }
 }
 
 #[cfg(test)]
+#[path = "ucache_tests.rs"]
 mod tests;

@@ -1,16 +1,17 @@
-//! The band layout of a drive-managed SMR disk: consecutive bands over the logical address
-//! space, either of uniformly random sizes in [min, max] (the PORE emulator: 17–36 MB, §V-A) or
-//! of one fixed size (to compare with tools that use fixed bands).
+//! The band layout of a shingled disk: consecutive bands over the logical address space, either
+//! of uniformly random sizes in [min, max] (the PORE emulator: 17–36 MB, §V-A) or of one fixed
+//! size (to compare with tools that use fixed bands). A kernel part because a disk builds it and
+//! a cache stacked over the disk may read it (`System::bands`).
 //!
 //! Band sizes are whole 4 KiB blocks. `band_of` is a binary search over band starts (random
-//! sizes) or a division (fixed size). Not here: what happens in a band (see `Dmsmr`).
+//! sizes) or a division (fixed size). Not here: what happens in a band (a system's business),
+//! or the parameters that choose a layout (the system that has bands declares them).
 
 use std::ops::Range;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use smr_core::units::{BLOCK_4K, MB};
-use smr_core::{ParamError, Params};
+use smr_core::units::BLOCK_4K;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Sizes {
@@ -48,22 +49,6 @@ impl BandLayout {
             starts.push(at);
         }
         BandLayout { sizes: Sizes::Random(starts), end: at }
-    }
-
-    /// Reads `band_size` (fixed bands) or `band_min`/`band_max` (random bands, default 17–36 MB).
-    pub fn from_params(params: &mut Params, cover: u64, seed: u64) -> Result<Self, ParamError> {
-        if params.contains("band_size") {
-            return Ok(Self::fixed(params.size("band_size", 0)?, cover));
-        }
-        let min = params.size("band_min", 17 * MB)?;
-        let max = params.size("band_max", 36 * MB)?;
-        if min > max {
-            return Err(ParamError::new("band_min", format!("{min} bytes is larger than band_max ({max} bytes)")));
-        }
-        if min < BLOCK_4K {
-            return Err(ParamError::new("band_min", "must be at least one 4 KiB block"));
-        }
-        Ok(Self::random(min, max, cover, seed))
     }
 
     /// The band holding byte `offset` (which must be below `end()`).
@@ -125,6 +110,7 @@ impl BandLayout {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use smr_core::units::MB;
 
     #[test]
     fn fixed_bands() {
@@ -185,11 +171,5 @@ mod tests {
         assert_ne!(a, BandLayout::random(17 * MB, 36 * MB, 100 << 30, 2));
         let mean = a.end() as f64 / a.count() as f64;
         assert!((mean / MB as f64 - 26.5).abs() < 0.5, "mean band {mean}");
-    }
-
-    #[test]
-    fn bad_params() {
-        let mut p = Params::parse(&["band_min=40MB"]).unwrap();
-        assert_eq!(BandLayout::from_params(&mut p, 1 << 30, 0).unwrap_err().param, "band_min");
     }
 }

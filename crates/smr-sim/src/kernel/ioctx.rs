@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use smr_core::media::Medium;
 use smr_core::Op;
 
-use crate::recorder::IologRecorder;
+use super::recorder::IologRecorder;
 
 /// Index of a channel registered with `IoCtx::channel`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -5,11 +5,14 @@
 //! number of samples it keeps every other one and doubles its interval, so a run of any length
 //! ends with between `target` and `2 * target` samples, all at multiples of one interval (in
 //! requests), plus the state at the end. Sampling costs one `System::gauges` call per sample,
-//! never per request. Not here: the per-interval request totals (`engine::SeriesPoint`).
+//! never per request. A series is summarised by each gauge's mean over trace time and its
+//! maximum (uCache Fig. 1: the mean live fraction of the E-region log). Not here: the
+//! per-interval request totals (`report::SeriesPoint`).
 
 use serde::{Deserialize, Serialize};
 
-use crate::system::System;
+use super::metrics::Gauges;
+use super::system::System;
 
 /// One sample: the gauges after request number `request` (counted from 1, warm-up included).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -32,10 +35,36 @@ pub struct GaugeSeries {
     pub samples: Vec<GaugeSample>,
 }
 
+impl GaugeSeries {
+    /// Each gauge's mean over trace time and its maximum, as (name, mean, max). A sample's value
+    /// stands for the trace time since the sample before it; if the trace has no time (all
+    /// timestamps equal), samples weigh equally.
+    pub fn summaries(&self) -> Vec<(&str, f64, f64)> {
+        if self.samples.is_empty() {
+            return Vec::new();
+        }
+        let previous = std::iter::once(0).chain(self.samples.iter().map(|s| s.trace_ns));
+        let mut weights: Vec<u64> = self.samples.iter().zip(previous).map(|(s, before)| s.trace_ns - before).collect();
+        if weights.iter().sum::<u64>() == 0 {
+            weights.iter_mut().for_each(|w| *w = 1);
+        }
+        let total = weights.iter().sum::<u64>() as f64;
+        let column = |i: usize| self.samples.iter().map(move |s| s.values[i]);
+        self.names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let weighted = column(i).zip(&weights).fold(0.0, |sum, (v, &w)| sum + v * w as f64);
+                (name.as_str(), weighted / total, column(i).fold(f64::NEG_INFINITY, f64::max))
+            })
+            .collect()
+    }
+}
+
 pub(crate) struct GaugeSampler {
     target: usize,
     series: GaugeSeries,
-    scratch: Vec<(String, f64)>,
+    scratch: Gauges,
 }
 
 impl GaugeSampler {
@@ -44,7 +73,7 @@ impl GaugeSampler {
         (target > 0).then(|| GaugeSampler {
             target: target as usize,
             series: GaugeSeries { every_requests: 1, ..Default::default() },
-            scratch: Vec::new(),
+            scratch: Gauges::default(),
         })
     }
 
@@ -72,9 +101,9 @@ impl GaugeSampler {
         self.scratch.clear();
         system.gauges(&mut self.scratch);
         if self.series.names.is_empty() {
-            self.series.names = self.scratch.iter().map(|(name, _)| name.clone()).collect();
+            self.series.names = self.scratch.iter().map(|(metric, _)| metric.name.to_string()).collect();
         }
-        let values = self.scratch.iter().map(|&(_, v)| v).collect();
+        let values = self.scratch.iter().map(|(_, v)| v).collect();
         self.series.samples.push(GaugeSample { request, sim_ns, trace_ns, values });
     }
 }
@@ -82,10 +111,12 @@ impl GaugeSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::SimError;
-    use crate::ioctx::IoCtx;
-    use smr_core::metrics::Counters;
+    use crate::kernel::error::SimError;
+    use crate::kernel::ioctx::IoCtx;
+    use crate::kernel::metrics::{Counters, Metric, Unit};
     use smr_core::Request;
+
+    static SERVED: Metric = Metric::new("served", Unit::Count, "requests served");
 
     /// Its gauge is the number of requests it has served.
     struct Counting(u64);
@@ -95,9 +126,12 @@ mod tests {
             self.0 += 1;
             Ok(())
         }
+        fn capacity(&self) -> u64 {
+            u64::MAX
+        }
         fn counters(&self, _out: &mut Counters) {}
-        fn gauges(&self, out: &mut Vec<(String, f64)>) {
-            out.push(("served".into(), self.0 as f64));
+        fn gauges(&self, out: &mut Gauges) {
+            out.set(&SERVED, self.0 as f64);
         }
     }
 
@@ -133,5 +167,15 @@ mod tests {
     #[test]
     fn zero_target_means_no_sampler() {
         assert!(GaugeSampler::new(0).is_none());
+    }
+
+    #[test]
+    fn summaries_weigh_samples_by_trace_time() {
+        let sample = |request, trace_ns, value| GaugeSample { request, sim_ns: 0, trace_ns, values: vec![value] };
+        let mut series = GaugeSeries { names: vec!["g".into()], every_requests: 1, samples: vec![sample(1, 1, 1.0), sample(2, 4, 0.0)] };
+        assert_eq!(series.summaries(), [("g", 0.25, 1.0)]);
+        series.samples.iter_mut().for_each(|s| s.trace_ns = 0);
+        assert_eq!(series.summaries(), [("g", 0.5, 1.0)], "without trace time, samples weigh equally");
+        assert!(GaugeSeries::default().summaries().is_empty());
     }
 }

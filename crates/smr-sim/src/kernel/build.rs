@@ -1,0 +1,76 @@
+//! How systems are described and built: a `SystemEntry` per system (its name, summary, declared
+//! parameters and constructor) and the `BuildContext` a constructor receives.
+//!
+//! A system that stacks over another (the SSD cache's `below`) builds it through
+//! `BuildContext::build` by name, from the list of entries the context was given: the kernel
+//! never names a system, and no system imports another. Not here: the list of systems itself
+//! (`crate::registry`).
+
+use smr_core::trace::Footprint;
+use smr_core::{ParamError, Params};
+
+use super::error::SimError;
+use super::ioctx::IoCtx;
+use super::params::{ParamReader, ParamSpec};
+use super::system::System;
+
+/// A system as the registry lists it.
+pub struct SystemEntry {
+    pub name: &'static str,
+    /// Other names it answers to.
+    pub aliases: &'static [&'static str],
+    /// One line for `--help`.
+    pub summary: &'static str,
+    /// Every parameter it reads (a system stacked over another also accepts that one's).
+    pub params: &'static [ParamSpec],
+    /// Builds it from the context's parameters.
+    pub build: fn(&mut BuildContext<'_>) -> Result<Box<dyn System>, SimError>,
+}
+
+impl SystemEntry {
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+}
+
+/// What a system's constructor gets: its parameters (read through their declarations), the
+/// trace's footprint (for sizes relative to it), the seed, the `IoCtx` to register media in, and
+/// the systems it may build below itself.
+pub struct BuildContext<'a> {
+    pub params: ParamReader<'a>,
+    pub footprint: Footprint,
+    pub seed: u64,
+    pub ctx: &'a mut IoCtx,
+    systems: &'a [&'static SystemEntry],
+    /// The systems being built, outermost first (a system may not stack over itself).
+    building: Vec<&'static str>,
+}
+
+impl<'a> BuildContext<'a> {
+    pub fn new(params: &'a mut Params, footprint: Footprint, seed: u64, ctx: &'a mut IoCtx, systems: &'a [&'static SystemEntry]) -> Self {
+        BuildContext { params: ParamReader::new(params, &[]), footprint, seed, ctx, systems, building: Vec::new() }
+    }
+
+    /// Builds the system called `name` (or an alias) with this context's parameters.
+    pub fn build(&mut self, name: &str) -> Result<Box<dyn System>, SimError> {
+        let Some(entry) = self.systems.iter().copied().find(|e| e.answers_to(name)) else {
+            return Err(SimError::UnknownSystem { name: name.to_string(), known: self.systems.iter().map(|e| e.name).collect::<Vec<_>>().join(", ") });
+        };
+        if self.building.contains(&entry.name) {
+            return Err(ParamError::new("below", format!("{} cannot stack over itself", entry.name)).into());
+        }
+        self.building.push(entry.name);
+        let built = self.construct(entry.params, entry.build);
+        self.building.pop();
+        built
+    }
+
+    /// Runs a system's constructor with `declared` as the parameters it may read (its entry's),
+    /// then restores those of the system being built around it.
+    pub fn construct<T>(&mut self, declared: &'static [ParamSpec], constructor: impl FnOnce(&mut Self) -> Result<T, SimError>) -> Result<T, SimError> {
+        let outer = std::mem::replace(&mut self.params.declared, declared);
+        let built = constructor(self);
+        self.params.declared = outer;
+        built
+    }
+}

@@ -1,0 +1,255 @@
+//! Typed parameter declarations. Every parameter a system accepts is declared once — its key,
+//! its kind (which fixes its parser and its unit), its default and its meaning — and read only
+//! through that declaration, so `--help`, the default and the parser cannot drift apart, and a
+//! system cannot read a parameter its entry does not list.
+//!
+//! A default is text, parsed by the same parser as a value the user gives. Not here: the
+//! `key=value` bag itself (`smr_core::Params`, shared with trace readers and the synthesizer),
+//! or what a system does with a value.
+
+use smr_core::units::parse_size;
+use smr_core::{ParamError, Params};
+
+/// What a parameter's value is: decides how it is parsed and the unit `--help` shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Bytes: a number with an optional unit (4096, 4KiB, 20MB). Zero is refused.
+    Size,
+    /// Bytes, or a share of a whole the system measures (named by `of`): `N blocks`, `N%`, a
+    /// fraction (`1/256`, `0.02`), or bytes.
+    Share { of: &'static str },
+    /// One of these words (case does not matter).
+    Choice(&'static [&'static str]),
+    /// true or false (also yes/no, on/off, 1/0).
+    Bool,
+    /// A number from 0 to 1.
+    Fraction,
+    /// A whole number above zero.
+    Count,
+    /// The name of a registered system.
+    System,
+    /// Text the system parses itself; `unit` says what it takes.
+    Custom { unit: &'static str },
+}
+
+impl Kind {
+    /// The unit and form of a value, as `--help` shows it.
+    pub fn unit(&self) -> String {
+        match self {
+            Kind::Size => "bytes".into(),
+            Kind::Share { of } => format!("bytes, N blocks, N% or a fraction of {of}"),
+            Kind::Choice(words) => format!("one of {}", words.join(", ")),
+            Kind::Bool => "true or false".into(),
+            Kind::Fraction => "a fraction from 0 to 1".into(),
+            Kind::Count => "a whole number above 0".into(),
+            Kind::System => "a system name".into(),
+            Kind::Custom { unit } => (*unit).into(),
+        }
+    }
+}
+
+/// One declared parameter. `default` is the text used when the user gives none ("none" for a
+/// size that is optional).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamSpec {
+    pub key: &'static str,
+    pub kind: Kind,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+impl ParamSpec {
+    pub const fn new(key: &'static str, kind: Kind, default: &'static str, help: &'static str) -> Self {
+        ParamSpec { key, kind, default, help }
+    }
+}
+
+/// The default of an optional size: no value.
+pub const NONE: &str = "none";
+
+/// Reads a system's parameters from the `key=value` bag through their declarations. `declared`
+/// is the list of the system being built (the kernel switches it when a system builds the one
+/// below it); reading a parameter not on it is refused as a bug.
+pub struct ParamReader<'a> {
+    params: &'a mut Params,
+    pub(crate) declared: &'static [ParamSpec],
+}
+
+impl<'a> ParamReader<'a> {
+    pub fn new(params: &'a mut Params, declared: &'static [ParamSpec]) -> Self {
+        ParamReader { params, declared }
+    }
+
+    /// Whether the user gave `spec`'s key.
+    pub fn given(&self, spec: &ParamSpec) -> bool {
+        self.params.contains(spec.key)
+    }
+
+    /// The user's text for `spec`, or its default; marks the key read.
+    pub fn text(&mut self, spec: &ParamSpec) -> Result<String, ParamError> {
+        if !self.declared.iter().any(|d| d.key == spec.key) {
+            return Err(ParamError::new(spec.key, "is read by the system but not declared in its entry (a bug in smrlab)"));
+        }
+        Ok(self.params.raw(spec.key).unwrap_or_else(|| spec.default.to_string()))
+    }
+
+    /// A `Kind::Size`: bytes, above zero.
+    pub fn size(&mut self, spec: &ParamSpec) -> Result<u64, ParamError> {
+        let text = self.text(spec)?;
+        let bytes = parse_size(&text).map_err(|m| ParamError::new(spec.key, m))?;
+        if bytes == 0 {
+            return Err(ParamError::new(spec.key, "must be greater than zero"));
+        }
+        Ok(bytes)
+    }
+
+    /// A `Kind::Size` whose default is `NONE`: `None` unless given.
+    pub fn optional_size(&mut self, spec: &ParamSpec) -> Result<Option<u64>, ParamError> {
+        if self.text(spec)? == NONE {
+            return Ok(None);
+        }
+        self.size(spec).map(Some)
+    }
+
+    /// A `Kind::Share` of `whole` bytes, rounded down to whole `block`s (at least one).
+    pub fn share(&mut self, spec: &ParamSpec, whole: u64, block: u64) -> Result<u64, ParamError> {
+        let text = self.text(spec)?;
+        let bytes = parse_share(&text, whole, block).map_err(|m| ParamError::new(spec.key, m))?;
+        let bytes = bytes / block * block;
+        if bytes == 0 {
+            return Err(ParamError::new(spec.key, format!("resolves to less than one {block}-byte block (of {whole} bytes)")));
+        }
+        Ok(bytes)
+    }
+
+    /// A `Kind::Choice`: the listed word the value names.
+    pub fn choice(&mut self, spec: &ParamSpec) -> Result<&'static str, ParamError> {
+        let Kind::Choice(words) = spec.kind else {
+            return Err(ParamError::new(spec.key, "is not declared as a choice (a bug in smrlab)"));
+        };
+        let value = self.text(spec)?.to_ascii_lowercase();
+        words
+            .iter()
+            .find(|w| **w == value)
+            .copied()
+            .ok_or_else(|| ParamError::new(spec.key, format!("'{value}' is not one of {}", words.join(", "))))
+    }
+
+    pub fn bool(&mut self, spec: &ParamSpec) -> Result<bool, ParamError> {
+        match self.text(spec)?.to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => Ok(true),
+            "0" | "false" | "no" | "off" => Ok(false),
+            other => Err(ParamError::new(spec.key, format!("'{other}' is not true or false"))),
+        }
+    }
+
+    /// A `Kind::Fraction`: a number from 0 to 1.
+    pub fn fraction(&mut self, spec: &ParamSpec) -> Result<f64, ParamError> {
+        let text = self.text(spec)?;
+        match text.trim().parse::<f64>() {
+            Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+            _ => Err(ParamError::new(spec.key, format!("'{text}' is not a fraction from 0 to 1"))),
+        }
+    }
+
+    /// A `Kind::Count`: a whole number above zero.
+    pub fn count(&mut self, spec: &ParamSpec) -> Result<u64, ParamError> {
+        let text = self.text(spec)?;
+        match text.trim().parse::<u64>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(ParamError::new(spec.key, format!("'{text}' is not a whole number above zero"))),
+        }
+    }
+}
+
+/// Parses a `Kind::Share`: `N%`, `N/D`, `N blocks` (also `block`, `blk`), a fraction written
+/// `0.x` or `.x`, or bytes.
+fn parse_share(text: &str, whole: u64, block: u64) -> Result<u64, String> {
+    let t = text.trim();
+    let number = |s: &str, what: &str| s.trim().parse::<f64>().map_err(|_| format!("'{text}' is not {what}"));
+    if let Some(percent) = t.strip_suffix('%') {
+        let p = number(percent, "a percentage")?;
+        if !(p > 0.0 && p.is_finite()) {
+            return Err(format!("'{text}' must be a positive percentage"));
+        }
+        return Ok((whole as f64 * p / 100.0) as u64);
+    }
+    if let Some((n, d)) = t.split_once('/') {
+        let (n, d) = (number(n, "a fraction")?, number(d, "a fraction")?);
+        if !(n > 0.0 && d > 0.0) {
+            return Err(format!("'{text}' must be a positive fraction"));
+        }
+        return Ok((whole as f64 * n / d) as u64);
+    }
+    for suffix in ["blocks", "block", "blk"] {
+        if let Some(count) = t.strip_suffix(suffix) {
+            let count: u64 = count.trim().parse().map_err(|_| format!("'{text}' is not a block count"))?;
+            return count.checked_mul(block).ok_or_else(|| format!("'{text}' is out of range"));
+        }
+    }
+    if t.starts_with("0.") || t.starts_with('.') {
+        return Ok((whole as f64 * number(t, "a fraction")?) as u64);
+    }
+    parse_size(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ZONE: ParamSpec = ParamSpec::new("zone", Kind::Size, "20MB", "zone size");
+    const SCHEME: ParamSpec = ParamSpec::new("scheme", Kind::Choice(&["cf", "pf", "bl"]), "bl", "scheme");
+    const CACHE: ParamSpec = ParamSpec::new("cache", Kind::Share { of: "the range" }, "2%", "cache size");
+    const BAND: ParamSpec = ParamSpec::new("band_size", Kind::Size, NONE, "fixed band size");
+    const DECLARED: &[ParamSpec] = &[ZONE, SCHEME, CACHE, BAND];
+
+    #[test]
+    fn defaults_are_parsed_like_given_values() {
+        let mut p = Params::parse(&["scheme=PF"]).unwrap();
+        let mut r = ParamReader::new(&mut p, DECLARED);
+        assert_eq!(r.size(&ZONE).unwrap(), 20_000_000);
+        assert_eq!(r.choice(&SCHEME).unwrap(), "pf");
+        assert_eq!(r.share(&CACHE, 100 * 4096 * 50, 4096).unwrap(), 100 * 4096);
+        assert_eq!(r.optional_size(&BAND).unwrap(), None);
+        p.finish().unwrap();
+    }
+
+    #[test]
+    fn shares_as_fraction_percent_blocks_or_bytes() {
+        let whole = 256 * 4096 * 100;
+        let share = |text: &str| {
+            let mut p = Params::parse(&[format!("cache={text}")]).unwrap();
+            ParamReader::new(&mut p, DECLARED).share(&CACHE, whole, 4096)
+        };
+        assert_eq!(share("1/256").unwrap(), 100 * 4096);
+        assert_eq!(share("2%").unwrap(), whole / 50 / 4096 * 4096);
+        assert_eq!(share("10blocks").unwrap(), 40960);
+        assert_eq!(share("64KiB").unwrap(), 65536);
+        assert_eq!(share("0.5").unwrap(), whole / 2);
+        assert!(share("1").unwrap_err().message.contains("less than one"));
+        assert!(share("-2%").unwrap_err().message.contains("positive"));
+    }
+
+    #[test]
+    fn reading_an_undeclared_parameter_is_refused() {
+        let mut p = Params::parse(&["zone=1MB"]).unwrap();
+        let mut r = ParamReader::new(&mut p, &[]);
+        let err = r.size(&ZONE).unwrap_err();
+        assert_eq!(err.param, "zone");
+        assert!(err.message.contains("not declared"));
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter() {
+        let mut p = Params::parse(&["zone=0", "scheme=xx"]).unwrap();
+        let mut r = ParamReader::new(&mut p, DECLARED);
+        assert_eq!(r.size(&ZONE).unwrap_err().param, "zone");
+        assert!(r.choice(&SCHEME).unwrap_err().message.contains("cf, pf, bl"));
+    }
+
+    #[test]
+    fn units_name_the_form_of_a_value() {
+        assert_eq!(CACHE.kind.unit(), "bytes, N blocks, N% or a fraction of the range");
+        assert_eq!(SCHEME.kind.unit(), "one of cf, pf, bl");
+    }
+}

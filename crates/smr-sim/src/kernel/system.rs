@@ -1,0 +1,54 @@
+//! The interface every simulated system implements, and what a system may reveal to one stacked
+//! over it.
+
+use smr_core::Request;
+
+use super::bands::BandLayout;
+use super::error::SimError;
+use super::ioctx::IoCtx;
+use super::metrics::{Counters, Gauges};
+
+/// A storage system under simulation: a plain disk, a drive-managed SMR disk, a cache over any
+/// system, a translation layer over a host-managed drive, ...
+///
+/// `submit` serves one host request by sending media I/Os through `ctx`; the time it takes is
+/// the advance of `ctx.now()`. The engine has already checked that the request lies below
+/// `capacity()` and is not empty. Systems may stack: a cache holds the system below it and
+/// submits requests to it with the same `ctx`.
+pub trait System {
+    /// Serves `req`, starting at `ctx.now()`.
+    fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError>;
+
+    /// Does at most one quantum of background work (cleaning, migration, ...) starting at
+    /// `ctx.now()`, ideally finishing by `until_ns` (the next arrival). Returns whether any work was
+    /// done; once it returns false the engine stops offering idle time until the next request.
+    /// A started quantum always finishes, even past `until_ns`.
+    fn idle(&mut self, _ctx: &mut IoCtx, _until_ns: u64) -> Result<bool, SimError> {
+        Ok(false)
+    }
+
+    /// Bytes of host address space the system serves; the engine refuses requests beyond it.
+    fn capacity(&self) -> u64;
+
+    /// Adds the system's monotonic counters (totals since construction) and the ratios it
+    /// declares over them to `out`. Called at the end of warm-up and at the end of the run; the
+    /// engine reports the difference.
+    fn counters(&self, out: &mut Counters);
+
+    /// Adds point-in-time values (occupancy, open-region size, ...) to `out`.
+    fn gauges(&self, _out: &mut Gauges) {}
+
+    /// The bands of a shingled disk, for a policy stacked over it that may know them (LRU-band;
+    /// PORE's default period). `None` for systems without bands.
+    fn bands(&self) -> Option<Bands<'_>> {
+        None
+    }
+}
+
+/// What a shingled disk reveals of itself to a system stacked over it.
+#[derive(Clone, Copy, Debug)]
+pub struct Bands<'a> {
+    pub layout: &'a BandLayout,
+    /// Size of its persistent write buffer (media cache), bytes.
+    pub write_buffer_bytes: u64,
+}
