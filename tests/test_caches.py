@@ -79,6 +79,16 @@ def table_rows(out: str) -> dict[str, dict]:
     return {row[0]: dict(zip(table["columns"], row)) for row in table["rows"]}
 
 
+def test_comparison_shows_read_columns_only_when_there_are_reads(cli, tmp_path):
+    """A write-only line-up on a trace without reads has no read time or read hits to show."""
+    cli("trace", "convert", DATA / "wdev.csv.gz", "writes.smrbin", "--writes-only", check=True)
+    for trace, has_reads in ((tmp_path / "writes.smrbin", False), (DATA / "wdev.csv.gz", True)):
+        out = cli("compare-caches", "--trace", trace, "--mode", "wo", "--geometry-scale", "0.0377", "--out", "cmp", "--json", check=True).stdout
+        columns = json.loads(out)["tables"][0]["columns"]
+        assert ("read time / cmr" in columns) == has_reads and ("read hit" in columns) == has_reads, (trace, columns)
+        assert "write time / cmr" in columns
+
+
 def test_cache_sweep_over_zone_sizes(cli):
     """PORE §V-E: larger zones supply a period's victims from fewer open zones."""
     out = cli("cache-sweep", "--trace", DATA / "ts.csv.gz", "--vary", "zone", "--values", "5MB,20MB,50MB", "--json", check=True).stdout

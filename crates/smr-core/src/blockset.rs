@@ -34,6 +34,28 @@ impl BlockSet {
         fresh
     }
 
+    /// Adds every block of `blocks` with one hash lookup per chunk they touch; returns how many
+    /// of them were present already.
+    #[inline]
+    pub fn insert_range(&mut self, blocks: std::ops::Range<u64>) -> u64 {
+        let mut present = 0;
+        let mut at = blocks.start;
+        while at < blocks.end {
+            let chunk_end = ((at >> CHUNK_BITS) + 1) << CHUNK_BITS;
+            let end = chunk_end.min(blocks.end);
+            let chunk = self.chunks.entry(at >> CHUNK_BITS).or_insert_with(|| Box::new([0; WORDS]));
+            for block in at..end {
+                let bit = block & ((1 << CHUNK_BITS) - 1);
+                let (word, mask) = ((bit / 64) as usize, 1u64 << (bit % 64));
+                present += (chunk[word] & mask != 0) as u64;
+                chunk[word] |= mask;
+            }
+            at = end;
+        }
+        self.len += blocks.end.saturating_sub(blocks.start) - present;
+        present
+    }
+
     #[inline]
     pub fn contains(&self, block: u64) -> bool {
         let bit = block & ((1 << CHUNK_BITS) - 1);
@@ -114,6 +136,20 @@ mod tests {
             prop_assert_eq!(expanded, ra.iter().copied().collect::<Vec<_>>());
             prop_assert!(sa.runs().windows(2).all(|w| w[0].0 + w[0].1 < w[1].0), "runs are maximal");
             for x in 0..50u64 { prop_assert_eq!(sa.contains(x * 20_000), ra.contains(&(x * 20_000))); }
+        }
+
+        /// Ranges, some crossing chunk borders, against one insert per block.
+        #[test]
+        fn ranges_insert_what_single_inserts_do(ranges in proptest::collection::vec((0u64..20_000, 0u64..9_000), 0..40)) {
+            let (mut by_range, mut model) = (BlockSet::new(), BTreeSet::new());
+            for (start, len) in ranges {
+                let present = (start..start + len).filter(|b| model.contains(b)).count() as u64;
+                prop_assert_eq!(by_range.insert_range(start..start + len), present);
+                model.extend(start..start + len);
+                prop_assert_eq!(by_range.len(), model.len() as u64);
+            }
+            let expanded: Vec<u64> = by_range.runs().iter().flat_map(|&(first, count)| first..first + count).collect();
+            prop_assert_eq!(expanded, model.into_iter().collect::<Vec<_>>());
         }
     }
 }

@@ -85,18 +85,12 @@ impl TraceStats {
                 Op::Read => {
                     s.reads += 1;
                     s.bytes_read += req.len;
-                    for b in req.blocks(BLOCK_4K) {
-                        read.insert(b);
-                    }
+                    read.insert_range(req.blocks(BLOCK_4K));
                 }
                 Op::Write => {
                     s.writes += 1;
                     s.bytes_written += req.len;
-                    for b in req.blocks(BLOCK_4K) {
-                        if !written.insert(b) {
-                            s.updates += 1;
-                        }
-                    }
+                    s.updates += written.insert_range(req.blocks(BLOCK_4K));
                 }
                 Op::Trim => s.trims += 1,
             }

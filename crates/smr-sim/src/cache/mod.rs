@@ -31,7 +31,7 @@ pub use pore::Scheme;
 
 use rustc_hash::FxHashMap;
 use smr_core::media::FixedLatencyMedium;
-use smr_core::{Op, ParamError, Request};
+use smr_core::{Op, Request};
 
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use crate::kernel::runs::coalesce;
@@ -117,24 +117,20 @@ pub struct SsdCache {
     totals: Totals,
 }
 
-fn invalid(key: &str, message: impl Into<String>) -> SimError {
-    ParamError::new(key, message).into()
-}
-
 /// PORE's period in cache blocks from its text: `auto` (the write buffer below), a block count,
 /// or a multiple of the write buffer (`0.5x`, rounded half to even).
-fn period_blocks(text: &str, buffer_blocks: Option<u64>) -> Result<u64, SimError> {
-    let buffer = || buffer_blocks.ok_or_else(|| invalid(PERIOD.key, format!("'{text}' needs a shingled disk with a write buffer below; give a number of blocks")));
+fn period_blocks(text: &str, buffer_blocks: Option<u64>) -> Result<u64, String> {
+    let buffer = || buffer_blocks.ok_or_else(|| format!("'{text}' needs a shingled disk with a write buffer below; give a number of blocks"));
     if text == "auto" {
         return buffer();
     }
     if let Some(multiple) = text.strip_suffix('x') {
         return match multiple.trim().parse::<f64>() {
             Ok(m) if m > 0.0 && m.is_finite() => Ok(((m * buffer()? as f64).round_ties_even() as u64).max(1)),
-            _ => Err(invalid(PERIOD.key, format!("'{text}' is not a positive multiple of the write buffer"))),
+            _ => Err(format!("'{text}' is not a positive multiple of the write buffer")),
         };
     }
-    text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| invalid(PERIOD.key, format!("'{text}' is not a positive number of blocks, a multiple (0.5x) or auto")))
+    text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| format!("'{text}' is not a positive number of blocks, a multiple (0.5x) or auto"))
 }
 
 impl SsdCache {
@@ -145,7 +141,7 @@ impl SsdCache {
         let write_only = b.params.choice(&MODE)? == "wo";
         let block = b.params.size(&BLOCK)?;
         if block % 512 != 0 {
-            return Err(invalid(BLOCK.key, "must be a multiple of 512 bytes"));
+            return Err(b.params.error(&BLOCK, "must be a multiple of 512 bytes").into());
         }
         let zone = b.params.size(&ZONE)?;
         let period = b.params.text(&PERIOD)?;
@@ -162,21 +158,21 @@ impl SsdCache {
         let whole = layout.as_ref().map_or(union, |l| l.range_bytes(extents, union));
         let cache_bytes = b.params.share(&CACHE, whole.max(block), block)?;
         if cache_bytes > whole {
-            return Err(invalid(CACHE.key, format!("{cache_bytes} bytes is larger than the trace's {} range ({whole} bytes): nothing would ever be evicted", if write_only { "written" } else { "accessed" })));
+            return Err(b.params.error(&CACHE, format!("{cache_bytes} bytes is larger than the trace's {} range ({whole} bytes): nothing would ever be evicted", if write_only { "written" } else { "accessed" })).into());
         }
         let slots = (cache_bytes / block) as usize;
         if slots > u32::MAX as usize {
-            return Err(invalid(CACHE.key, format!("{slots} cache blocks are more than 2^32")));
+            return Err(b.params.error(&CACHE, format!("{slots} cache blocks are more than 2^32")).into());
         }
         let policy: Box<dyn Policy> = match policy_name {
             "lru" => Box::new(recency::Recency::new(slots, recency::Order::Lru)),
             "fifo" => Box::new(recency::Recency::new(slots, recency::Order::Fifo)),
             "lru-band" => {
-                let layout = layout.ok_or_else(|| invalid(POLICY.key, format!("lru-band needs the band layout of a shingled disk below ({below_name} has none; e.g. below=dmsmr)")))?;
+                let layout = layout.ok_or_else(|| b.params.error(&POLICY, format!("lru-band needs the band layout of a shingled disk below ({below_name} has none; e.g. below=dmsmr)")))?;
                 Box::new(lru_band::LruBand::new(slots, layout, block))
             }
             _ => {
-                let period = period_blocks(&period, buffer_blocks)?;
+                let period = period_blocks(&period, buffer_blocks).map_err(|m| b.params.error(&PERIOD, m))?;
                 let zone_blocks = (zone / block).max(1);
                 let zones = (b.footprint.max_end / block / zone_blocks + 1) as usize;
                 Box::new(pore::Pore::new(slots, scheme, base, zone_blocks, zones, period))

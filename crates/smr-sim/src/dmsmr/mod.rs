@@ -91,10 +91,10 @@ pub fn band_layout(params: &mut ParamReader<'_>, cover: u64, seed: u64) -> Resul
     let min = params.size(&BAND_MIN)?;
     let max = params.size(&BAND_MAX)?;
     if min > max {
-        return Err(ParamError::new(BAND_MIN.key, format!("{min} bytes is larger than band_max ({max} bytes)")));
+        return Err(params.error(&BAND_MIN, format!("{min} bytes is larger than band_max ({max} bytes)")));
     }
     if min < BLOCK_4K {
-        return Err(ParamError::new(BAND_MIN.key, "must be at least one 4 KiB block"));
+        return Err(params.error(&BAND_MIN, "must be at least one 4 KiB block"));
     }
     Ok(BandLayout::random(min, max, cover, seed))
 }

@@ -12,7 +12,7 @@
 //! existing contents).
 
 use smr_core::zoned::{ZoneError, ZoneTable};
-use smr_core::{Op, ParamError};
+use smr_core::Op;
 
 use crate::kernel::disk::disk;
 use crate::kernel::gc::GcCost;
@@ -43,7 +43,7 @@ impl HmSmrDisk {
         let zone_size = b.params.size(&ZONE_SIZE)?;
         let conventional = b.params.size(&CONVENTIONAL)?;
         if conventional % zone_size != 0 || conventional < 2 * zone_size {
-            return Err(ParamError::new(CONVENTIONAL.key, format!("must be a multiple of zone_size ({zone_size} bytes) holding at least two zones (checkpoint and cache)")).into());
+            return Err(b.params.error(&CONVENTIONAL, format!("must be a multiple of zone_size ({zone_size} bytes) holding at least two zones (checkpoint and cache)")).into());
         }
         let conventional_zones = conventional / zone_size;
         let data_zones = min_data_capacity.div_ceil(zone_size).max(1);

@@ -11,7 +11,9 @@
 //! region wraps to its start (the tail is reclaimed first); an extent is live while any of its
 //! blocks is the latest version (an extent whose blocks have all been overwritten is dead space,
 //! skipped at reclaim without cleaning), and a data zone's cleaning retires all of its extents.
-//! The live fraction of the log (Fig. 1) is the latest-version blocks it holds over its size.
+//! The live fraction of the log (Fig. 1) is the live bytes it holds over its size, a live byte
+//! being one of a block's bytes that the extent holding the block's latest version wrote (so
+//! writes not aligned to 4 KiB count what they wrote, never more than the log holds).
 
 use rustc_hash::FxHashMap;
 use smr_core::units::BLOCK_4K;
@@ -64,6 +66,8 @@ pub struct ERegion {
     tail: usize,
     /// Host 4 KiB block → the extent holding its latest version.
     blocks: FxHashMap<u64, u32>,
+    /// Bytes of `blocks` their extents wrote: the log's live bytes.
+    live_bytes: u64,
     /// Data zone → its extents (live or retired since).
     by_zone: FxHashMap<u64, Vec<u32>>,
     host: ChannelId,
@@ -85,12 +89,19 @@ impl ERegion {
             extents: Vec::new(),
             tail: 0,
             blocks: FxHashMap::default(),
+            live_bytes: 0,
             by_zone: FxHashMap::default(),
             host,
             gc_channel,
             totals: Totals::default(),
             gc: GcCost::default(),
         })
+    }
+
+    /// Bytes of host block `block` that extent `id` wrote.
+    fn written_of(&self, id: u32, block: u64) -> u64 {
+        let e = &self.extents[id as usize];
+        (e.address + e.len).min((block + 1) * BLOCK_4K) - e.address.max(block * BLOCK_4K)
     }
 
     fn data_zone(&self, address: u64) -> u64 {
@@ -110,6 +121,7 @@ impl ERegion {
             for block in first..end {
                 if self.blocks.get(&block) == Some(&i) {
                     self.blocks.remove(&block);
+                    self.live_bytes -= self.written_of(i, block);
                 }
             }
         }
@@ -145,7 +157,7 @@ impl ERegion {
 
     fn write(&mut self, ctx: &mut IoCtx, req: &Request) -> Result<(), SimError> {
         if req.len > self.log.end - self.log.start {
-            return Err(ParamError::new("conventional", format!("a {}-byte write does not fit in the E-region log of {} bytes", req.len, self.log.end - self.log.start)).into());
+            return Err(ParamError::new(CONVENTIONAL.key, format!("a {}-byte write does not fit in the E-region log of {} bytes", req.len, self.log.end - self.log.start)).into());
         }
         let mut at = self.frontier;
         if at + req.len > self.log.end {
@@ -155,14 +167,15 @@ impl ERegion {
         self.disk.io(ctx, self.host, Op::Write, at, req.len)?;
         self.frontier = at + req.len;
         let id = self.extents.len() as u32;
-        let mut live_blocks = 0;
+        self.extents.push(Extent { address: req.offset, len: req.len, at, live_blocks: 0 });
         for block in req.blocks(BLOCK_4K) {
-            live_blocks += 1;
+            self.extents[id as usize].live_blocks += 1;
+            self.live_bytes += self.written_of(id, block);
             if let Some(old) = self.blocks.insert(block, id) {
                 self.extents[old as usize].live_blocks -= 1;
+                self.live_bytes -= self.written_of(old, block);
             }
         }
-        self.extents.push(Extent { address: req.offset, len: req.len, at, live_blocks });
         self.by_zone.entry(self.data_zone(req.offset)).or_default().push(id);
         self.totals.extents += 1;
         Ok(())
@@ -204,8 +217,7 @@ impl System for ERegion {
     }
 
     fn gauges(&self, out: &mut Gauges) {
-        let live = self.blocks.len() as u64 * BLOCK_4K;
-        out.set(&LOG_LIVE_FRACTION, live as f64 / (self.log.end - self.log.start) as f64);
+        out.set(&LOG_LIVE_FRACTION, self.live_bytes as f64 / (self.log.end - self.log.start) as f64);
     }
 }
 
@@ -260,6 +272,24 @@ mod tests {
         assert_eq!((last.request, last.values[0]), (36, (256.0 + 28.0 * 64.0) / 2048.0));
         reqs.push(w(MIB + 28 * 64 * KIB, 64 * KIB));
         assert_eq!(run(&reqs).unwrap().get("gc_cycles"), 1);
+    }
+
+    /// Writes of 512 bytes into distinct 4 KiB blocks: each is live for what it wrote, so the
+    /// 2 MiB log filled with them is live in full, not eight times over.
+    #[test]
+    fn unaligned_writes_are_live_for_the_bytes_they_wrote() {
+        let reqs: Vec<Request> = (0..4096).map(|i| w(i * 4 * KIB + 1000, 512)).collect();
+        let engine = crate::kernel::EngineConfig { gauge_samples: 8, ..Default::default() };
+        let report = super::super::replay_small_report("eregion", &[], &reqs, engine).unwrap();
+        let live: Vec<f64> = report.gauge_series.samples.iter().map(|s| s.values[0]).collect();
+        assert_eq!(live.last(), Some(&1.0), "{live:?}");
+        assert!(live.iter().all(|&f| f <= 1.0), "{live:?}");
+        // Overwriting half of one of them leaves its other bytes to the first extent's count
+        // no more: the block's latest version is the new extent, which wrote 256 bytes.
+        let mut reqs = reqs[..8].to_vec();
+        reqs.push(w(1000, 256));
+        let report = super::super::replay_small_report("eregion", &[], &reqs, crate::kernel::EngineConfig::default()).unwrap();
+        assert_eq!(report.gauges, [("log_live_fraction".to_string(), (7.0 * 512.0 + 256.0) / (2.0 * MIB as f64))]);
     }
 
     proptest! {

@@ -17,7 +17,7 @@
 
 use rustc_hash::FxHashMap;
 use smr_core::units::BLOCK_4K;
-use smr_core::{Op, ParamError, Request};
+use smr_core::{Op, Request};
 
 use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
 use super::journal::{Checkpoint, Header, Journal, HEADER_BYTES, NONE};
@@ -146,20 +146,20 @@ impl UCache {
         let disk = HmSmrDisk::build(b, min_data_capacity)?;
         let bucket = bucket.unwrap_or(disk.zone_size());
         if !bucket.is_power_of_two() || bucket < BLOCK_4K || disk.zone_size() % bucket != 0 {
-            return Err(ParamError::new(BUCKET.key, format!("{bucket} bytes is not a power of two from 4 KiB that divides the zone size ({} bytes)", disk.zone_size())).into());
+            return Err(b.params.error(&BUCKET, format!("{bucket} bytes is not a power of two from 4 KiB that divides the zone size ({} bytes)", disk.zone_size())).into());
         }
         let room = disk.cache_range().end - disk.cache_range().start;
         let cache = b.params.share(&CACHE, room, 1)?;
         if cache < bucket || cache > room {
-            return Err(ParamError::new(CACHE.key, format!("{cache} bytes must hold at least one bucket and at most the {room} bytes of conventional cache zones")).into());
+            return Err(b.params.error(&CACHE, format!("{cache} bytes must hold at least one bucket and at most the {room} bytes of conventional cache zones")).into());
         }
         if disk.data_capacity() / bucket > u32::MAX as u64 {
-            return Err(ParamError::new(BUCKET.key, format!("{bucket}-byte buckets are too many for this drive's {} bytes (at most 2^32 buckets)", disk.data_capacity())).into());
+            return Err(b.params.error(&BUCKET, format!("{bucket}-byte buckets are too many for this drive's {} bytes (at most 2^32 buckets)", disk.data_capacity())).into());
         }
         let buckets = (cache / bucket) as usize;
         let metadata_bytes = buckets as u64 * HEADER_BYTES + Checkpoint::bytes_for(buckets);
         if metadata_bytes > disk.zone_size() {
-            return Err(ParamError::new("bucket", format!("{buckets} cache buckets need {metadata_bytes} bytes of headers and checkpoint, more than the checkpoint zone's {} bytes: use larger buckets or zones", disk.zone_size())).into());
+            return Err(b.params.error(&BUCKET, format!("{buckets} cache buckets need {metadata_bytes} bytes of headers and checkpoint, more than the checkpoint zone's {} bytes: use larger buckets or zones", disk.zone_size())).into());
         }
         let words = if by_map { (bucket / BLOCK_4K).div_ceil(64) as usize } else { 0 };
         let (host, promote, gc_channel) = (disk.channel(b.ctx, "host"), disk.channel(b.ctx, "promote"), disk.channel(b.ctx, "gc"));

@@ -77,6 +77,23 @@ proptest! {
         let c = c.unwrap();
         prop_assert!(c.get("gc_buckets") <= c.get("promotions"));
     }
+
+    /// The zone index a collection uses holds exactly the cached buckets of each data zone, as
+    /// a scan of the map would find them, after any run of writes and collections.
+    #[test]
+    fn the_zone_index_matches_a_scan_of_the_map(ops in proptest::collection::vec((0u64..60 * 256, 1u64..24), 1..200)) {
+        let mut p = Params::parse(&["zone_size=1MiB", "conventional=3MiB", "disk=desktop7200", "cache=1MiB"]).unwrap();
+        let mut ctx = IoCtx::new();
+        let mut u = BuildContext::new(&mut p, Footprint::dense(64 * MIB, 64 * MIB, 64 * MIB), 0, &mut ctx, &[]).construct(PARAMS, UCache::build).unwrap();
+        for (block, blocks) in ops {
+            System::submit(&mut u, &w(block * 4 * KIB, blocks * 4 * KIB), &mut ctx).unwrap();
+            let mut scanned: Vec<(u64, u32)> = u.map.keys().map(|&lbn| (u.zone_of(lbn), lbn)).collect();
+            let mut indexed: Vec<(u64, u32)> = u.by_zone.iter().flat_map(|(&zone, lbns)| lbns.iter().map(move |&lbn| (zone, lbn))).collect();
+            scanned.sort_unstable();
+            indexed.sort_unstable();
+            prop_assert_eq!(indexed, scanned);
+        }
+    }
 }
 
 fn build_for_crash(checkpoint_every: u64) -> (UCache, IoCtx) {

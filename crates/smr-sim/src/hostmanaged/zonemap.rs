@@ -4,7 +4,6 @@
 //! a low watermark, as dm-zoned's background reclaim does (`reclaim_below`, default 25 %, our
 //! choice of watermark).
 
-use smr_core::ParamError;
 
 use super::drive::{CONVENTIONAL, ZONE_SIZE};
 use super::ucache::{UCache, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL};
@@ -27,7 +26,7 @@ pub const ENTRY: SystemEntry = SystemEntry {
 pub fn build(b: &mut BuildContext<'_>) -> Result<UCache, SimError> {
     let below = b.params.fraction(&RECLAIM_BELOW)?;
     if below >= 1.0 {
-        return Err(ParamError::new(RECLAIM_BELOW.key, "must be a fraction from 0 up to (not including) 1").into());
+        return Err(b.params.error(&RECLAIM_BELOW, "must be a fraction from 0 up to (not including) 1").into());
     }
     UCache::build_with(b, None, true, below)
 }

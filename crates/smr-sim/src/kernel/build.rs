@@ -59,9 +59,19 @@ impl<'a> BuildContext<'a> {
         if self.building.contains(&entry.name) {
             return Err(ParamError::new("below", format!("{} cannot stack over itself", entry.name)).into());
         }
+        let stacked = !self.building.is_empty();
+        if stacked {
+            let upper = self.params.declared;
+            self.params.above.push(upper);
+        }
+        let outer_scope = std::mem::replace(&mut self.params.scope, entry.name);
         self.building.push(entry.name);
         let built = self.construct(entry.params, entry.build);
         self.building.pop();
+        self.params.scope = outer_scope;
+        if stacked {
+            self.params.above.pop();
+        }
         built
     }
 

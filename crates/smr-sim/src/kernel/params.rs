@@ -3,9 +3,13 @@
 //! through that declaration, so `--help`, the default and the parser cannot drift apart, and a
 //! system cannot read a parameter its entry does not list.
 //!
-//! A default is text, parsed by the same parser as a value the user gives. Not here: the
-//! `key=value` bag itself (`smr_core::Params`, shared with trace readers and the synthesizer),
-//! or what a system does with a value.
+//! A default is text, parsed by the same parser as a value the user gives. When systems stack
+//! (a cache over a disk) and both declare a key, the upper one reads `KEY` and the lower one
+//! `NAME.KEY` (e.g. `ucache.cache` under an SSD cache's `cache`). Not here: the `key=value` bag
+//! itself (`smr_core::Params`, shared with trace readers and the synthesizer), or what a system
+//! does with a value.
+
+use std::borrow::Cow;
 
 use smr_core::units::parse_size;
 use smr_core::{ParamError, Params};
@@ -73,32 +77,51 @@ pub const NONE: &str = "none";
 pub struct ParamReader<'a> {
     params: &'a mut Params,
     pub(crate) declared: &'static [ParamSpec],
+    /// The name of the system being built, and the declarations of the systems stacked over it.
+    pub(crate) scope: &'static str,
+    pub(crate) above: Vec<&'static [ParamSpec]>,
 }
 
 impl<'a> ParamReader<'a> {
     pub fn new(params: &'a mut Params, declared: &'static [ParamSpec]) -> Self {
-        ParamReader { params, declared }
+        ParamReader { params, declared, scope: "", above: Vec::new() }
     }
 
-    /// Whether the user gave `spec`'s key.
+    /// The key `spec` is given under: its own, or `NAME.KEY` when a system stacked over this
+    /// one declares the same key.
+    pub fn key(&self, spec: &ParamSpec) -> Cow<'static, str> {
+        if self.above.iter().any(|list| list.iter().any(|s| s.key == spec.key)) {
+            Cow::Owned(format!("{}.{}", self.scope, spec.key))
+        } else {
+            Cow::Borrowed(spec.key)
+        }
+    }
+
+    /// An error about `spec`'s value, naming the key it is given under.
+    pub fn error(&self, spec: &ParamSpec, message: impl Into<String>) -> ParamError {
+        ParamError::new(self.key(spec), message)
+    }
+
+    /// Whether the user gave `spec`.
     pub fn given(&self, spec: &ParamSpec) -> bool {
-        self.params.contains(spec.key)
+        self.params.contains(&self.key(spec))
     }
 
     /// The user's text for `spec`, or its default; marks the key read.
     pub fn text(&mut self, spec: &ParamSpec) -> Result<String, ParamError> {
         if !self.declared.iter().any(|d| d.key == spec.key) {
-            return Err(ParamError::new(spec.key, "is read by the system but not declared in its entry (a bug in smrlab)"));
+            return Err(self.error(spec, "is read by the system but not declared in its entry (a bug in smrlab)"));
         }
-        Ok(self.params.raw(spec.key).unwrap_or_else(|| spec.default.to_string()))
+        let key = self.key(spec);
+        Ok(self.params.raw(&key).unwrap_or_else(|| spec.default.to_string()))
     }
 
     /// A `Kind::Size`: bytes, above zero.
     pub fn size(&mut self, spec: &ParamSpec) -> Result<u64, ParamError> {
         let text = self.text(spec)?;
-        let bytes = parse_size(&text).map_err(|m| ParamError::new(spec.key, m))?;
+        let bytes = parse_size(&text).map_err(|m| self.error(spec, m))?;
         if bytes == 0 {
-            return Err(ParamError::new(spec.key, "must be greater than zero"));
+            return Err(self.error(spec, "must be greater than zero"));
         }
         Ok(bytes)
     }
@@ -114,10 +137,10 @@ impl<'a> ParamReader<'a> {
     /// A `Kind::Share` of `whole` bytes, rounded down to whole `block`s (at least one).
     pub fn share(&mut self, spec: &ParamSpec, whole: u64, block: u64) -> Result<u64, ParamError> {
         let text = self.text(spec)?;
-        let bytes = parse_share(&text, whole, block).map_err(|m| ParamError::new(spec.key, m))?;
+        let bytes = parse_share(&text, whole, block).map_err(|m| self.error(spec, m))?;
         let bytes = bytes / block * block;
         if bytes == 0 {
-            return Err(ParamError::new(spec.key, format!("resolves to less than one {block}-byte block (of {whole} bytes)")));
+            return Err(self.error(spec, format!("resolves to less than one {block}-byte block (of {whole} bytes)")));
         }
         Ok(bytes)
     }
@@ -125,21 +148,21 @@ impl<'a> ParamReader<'a> {
     /// A `Kind::Choice`: the listed word the value names.
     pub fn choice(&mut self, spec: &ParamSpec) -> Result<&'static str, ParamError> {
         let Kind::Choice(words) = spec.kind else {
-            return Err(ParamError::new(spec.key, "is not declared as a choice (a bug in smrlab)"));
+            return Err(self.error(spec, "is not declared as a choice (a bug in smrlab)"));
         };
         let value = self.text(spec)?.to_ascii_lowercase();
         words
             .iter()
             .find(|w| **w == value)
             .copied()
-            .ok_or_else(|| ParamError::new(spec.key, format!("'{value}' is not one of {}", words.join(", "))))
+            .ok_or_else(|| self.error(spec, format!("'{value}' is not one of {}", words.join(", "))))
     }
 
     pub fn bool(&mut self, spec: &ParamSpec) -> Result<bool, ParamError> {
         match self.text(spec)?.to_ascii_lowercase().as_str() {
             "1" | "true" | "yes" | "on" => Ok(true),
             "0" | "false" | "no" | "off" => Ok(false),
-            other => Err(ParamError::new(spec.key, format!("'{other}' is not true or false"))),
+            other => Err(self.error(spec, format!("'{other}' is not true or false"))),
         }
     }
 
@@ -148,7 +171,7 @@ impl<'a> ParamReader<'a> {
         let text = self.text(spec)?;
         match text.trim().parse::<f64>() {
             Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-            _ => Err(ParamError::new(spec.key, format!("'{text}' is not a fraction from 0 to 1"))),
+            _ => Err(self.error(spec, format!("'{text}' is not a fraction from 0 to 1"))),
         }
     }
 
@@ -157,7 +180,7 @@ impl<'a> ParamReader<'a> {
         let text = self.text(spec)?;
         match text.trim().parse::<u64>() {
             Ok(n) if n > 0 => Ok(n),
-            _ => Err(ParamError::new(spec.key, format!("'{text}' is not a whole number above zero"))),
+            _ => Err(self.error(spec, format!("'{text}' is not a whole number above zero"))),
         }
     }
 }

@@ -1,0 +1,85 @@
+//! Every registered system against its declared parameters: each one it declares is read when
+//! given (so it is not documentation of nothing), it reads none it does not declare (the kernel
+//! refuses such a read), every declaration has a unit and a default that parses, and names and
+//! aliases are unique.
+
+use std::collections::BTreeSet;
+
+use smr_core::trace::Footprint;
+use smr_core::Params;
+use smr_sim::kernel::params::{Kind, NONE};
+use smr_sim::kernel::IoCtx;
+use smr_sim::registry::{self, SYSTEMS};
+
+const GIB: u64 = 1 << 30;
+
+/// A value to give `key` alone: its default, or for an optional size a size.
+fn sample(kind: Kind, default: &str) -> String {
+    match (kind, default) {
+        (Kind::Size, NONE) => "1MiB".to_string(),
+        _ => default.to_string(),
+    }
+}
+
+fn build(system: &str, params: &[String]) -> Result<(), String> {
+    let mut p = Params::parse(params).map_err(|e| e.to_string())?;
+    let mut ctx = IoCtx::new();
+    registry::build(system, &mut p, Footprint::dense(GIB, GIB, GIB), 0, &mut ctx).map(|_| ()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn every_system_builds_on_its_defaults() {
+    for entry in SYSTEMS {
+        build(entry.name, &[]).unwrap_or_else(|e| panic!("{}: {e}", entry.name));
+    }
+}
+
+#[test]
+fn every_declared_parameter_is_read_when_given() {
+    for entry in SYSTEMS {
+        for spec in entry.params {
+            let given = format!("{}={}", spec.key, sample(spec.kind, spec.default));
+            build(entry.name, std::slice::from_ref(&given)).unwrap_or_else(|e| panic!("{} with {given}: {e}", entry.name));
+        }
+    }
+}
+
+#[test]
+fn an_undeclared_parameter_is_refused_by_name() {
+    for entry in SYSTEMS {
+        let err = build(entry.name, &["no_such_parameter=1".to_string()]).unwrap_err();
+        assert!(err.contains("no_such_parameter"), "{}: {err}", entry.name);
+    }
+}
+
+#[test]
+fn declarations_have_units_and_unique_keys_and_names() {
+    let mut names = BTreeSet::new();
+    for entry in SYSTEMS {
+        for name in std::iter::once(&entry.name).chain(entry.aliases) {
+            assert!(names.insert(*name), "{name} is registered twice");
+        }
+        let mut keys = BTreeSet::new();
+        for spec in entry.params {
+            assert!(keys.insert(spec.key), "{}: {} declared twice", entry.name, spec.key);
+            assert!(!spec.kind.unit().is_empty() && !spec.help.is_empty(), "{}: {}", entry.name, spec.key);
+        }
+    }
+}
+
+#[test]
+fn the_cache_stacks_over_any_system_but_itself() {
+    for below in ["cmr", "dmsmr", "ucache"] {
+        let params = [format!("below={below}"), "policy=lru".to_string(), "cache=64blocks".to_string()];
+        build("cache", &params).unwrap_or_else(|e| panic!("cache over {below}: {e}"));
+    }
+    // Both the SSD cache and uCache declare `cache`: the lower one reads `ucache.cache`.
+    let params = ["below=ucache", "policy=lru", "cache=64blocks", "ucache.cache=512MiB"].map(String::from);
+    build("cache", &params).unwrap();
+    let err = build("cache", &["below=ucache", "policy=lru", "ucache.cache=1KiB"].map(String::from)).unwrap_err();
+    assert!(err.contains("parameter 'ucache.cache'"), "{err}");
+    let err = build("cache", &["below=pore".to_string()]).unwrap_err();
+    assert!(err.contains("cannot stack over itself"), "{err}");
+    let err = build("cache", &["below=floppy".to_string()]).unwrap_err();
+    assert!(err.contains("unknown system 'floppy'"), "{err}");
+}
