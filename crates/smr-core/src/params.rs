@@ -145,30 +145,6 @@ impl Params {
         Ok(bytes)
     }
 
-    /// A size given as bytes ("64MiB"), as blocks ("1000blocks", each `block` bytes), as a percentage
-    /// of `whole` ("2%") or as a fraction of it ("1/256", "0.02"). The default is `default_fraction`
-    /// of `whole`. Zero is an error; the result is rounded down to whole blocks (at least one).
-    pub fn size_or_fraction(
-        &mut self,
-        key: &str,
-        default_fraction: f64,
-        whole: u64,
-        block: u64,
-    ) -> Result<u64, ParamError> {
-        let bytes = match self.raw(key) {
-            None => (whole as f64 * default_fraction) as u64,
-            Some(v) => parse_size_or_fraction(&v, whole, block).map_err(|m| ParamError::new(key, m))?,
-        };
-        let bytes = bytes / block * block;
-        if bytes == 0 {
-            return Err(ParamError::new(
-                key,
-                format!("resolves to less than one {block}-byte block (of {whole} bytes)"),
-            ));
-        }
-        Ok(bytes)
-    }
-
     /// Errors on the first key that no getter read: a misspelt or unsupported parameter.
     pub fn finish(&self) -> Result<(), ParamError> {
         match self.values.keys().find(|k| !self.read.contains(*k)) {
@@ -181,36 +157,6 @@ impl Params {
     pub fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {
         self.values.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
-}
-
-fn parse_size_or_fraction(text: &str, whole: u64, block: u64) -> Result<u64, String> {
-    let t = text.trim();
-    if let Some(pct) = t.strip_suffix('%') {
-        let p: f64 = pct.trim().parse().map_err(|_| format!("'{text}' is not a percentage"))?;
-        if !(p > 0.0 && p.is_finite()) {
-            return Err(format!("'{text}' must be a positive percentage"));
-        }
-        return Ok((whole as f64 * p / 100.0) as u64);
-    }
-    if let Some((n, d)) = t.split_once('/') {
-        let n: f64 = n.trim().parse().map_err(|_| format!("'{text}' is not a fraction"))?;
-        let d: f64 = d.trim().parse().map_err(|_| format!("'{text}' is not a fraction"))?;
-        if !(n > 0.0 && d > 0.0) {
-            return Err(format!("'{text}' must be a positive fraction"));
-        }
-        return Ok((whole as f64 * n / d) as u64);
-    }
-    for suffix in ["blocks", "block", "blk"] {
-        if let Some(count) = t.strip_suffix(suffix) {
-            let count: u64 = count.trim().parse().map_err(|_| format!("'{text}' is not a block count"))?;
-            return count.checked_mul(block).ok_or_else(|| format!("'{text}' is out of range"));
-        }
-    }
-    if t.starts_with("0.") || t.starts_with('.') {
-        let f: f64 = t.parse().map_err(|_| format!("'{text}' is not a fraction"))?;
-        return Ok((whole as f64 * f) as u64);
-    }
-    parse_size(t)
 }
 
 #[cfg(test)]
@@ -236,19 +182,5 @@ mod tests {
         let mut p = Params::parse(&["scheme=xx"]).unwrap();
         assert!(p.choice("scheme", "cf", &["cf", "pf"]).unwrap_err().message.contains("cf, pf"));
         assert!(Params::parse(&["novalue"]).is_err());
-    }
-
-    #[test]
-    fn sizes_as_fraction_percent_blocks_or_bytes() {
-        let whole = 256 * 4096 * 100;
-        let mut p = Params::parse(&["a=1/256", "b=2%", "c=10blocks", "d=64KiB", "e=0.5"]).unwrap();
-        assert_eq!(p.size_or_fraction("a", 0.0, whole, 4096).unwrap(), 100 * 4096);
-        assert_eq!(p.size_or_fraction("b", 0.0, whole, 4096).unwrap(), whole / 50 / 4096 * 4096);
-        assert_eq!(p.size_or_fraction("c", 0.0, whole, 4096).unwrap(), 40960);
-        assert_eq!(p.size_or_fraction("d", 0.0, whole, 4096).unwrap(), 65536);
-        assert_eq!(p.size_or_fraction("e", 0.0, whole, 4096).unwrap(), whole / 2);
-        assert_eq!(p.size_or_fraction("default", 0.01, whole, 4096).unwrap(), whole / 100 / 4096 * 4096);
-        let mut p = Params::parse(&["tiny=1"]).unwrap();
-        assert!(p.size_or_fraction("tiny", 0.0, whole, 4096).is_err());
     }
 }

@@ -4,7 +4,7 @@
 //! are decimal powers of 1000, KiB/MiB/GiB/TiB (and k, as in "4k" block sizes) are powers of 1024.
 //! This follows what storage papers mean: "20 MB" zones in PORE are 20·10^6 bytes, "256 MiB" zones
 //! on a host-managed drive are 2^28 bytes. Not here: percentages of a trace's footprint, which
-//! need the trace and are resolved by `Params::size_or_fraction`.
+//! need the trace and are resolved by the simulator (`Kind::Share` in smr-sim's kernel).
 
 pub const SECTOR: u64 = 512;
 pub const BLOCK_4K: u64 = 4096;

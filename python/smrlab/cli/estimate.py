@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import _core
+from smrlab import _core, systems
 from smrlab.errors import UsageError
 from smrlab.cli.trace import add_input_arguments
 from smrlab.tables import print_json, print_table
@@ -35,19 +35,26 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+# The parameters the estimate reads, as dmsmr declares them.
+ESTIMATE_PARAMS = ("buffer", "band_min", "band_max", "band_size")
+
+
 def register(commands) -> None:
+    dmsmr = systems.defaults("dmsmr")
     parser = commands.group("trace").add(
         "smr-estimate",
         help="estimate drive-managed SMR write amplification of a trace (PORE §III-A)",
-        description="Only writes count. A virtual FIFO buffer of 1/256 of the working set (union of written 4 KiB blocks) "
-                    "fills with written blocks; at each fill the sizes of the bands it covers are summed and it is emptied. "
-                    "R_wa = band bytes / bytes through the buffer. Bands are uniform in [17, 36] MB (seeded) unless changed.",
+        description=f"Only writes count. A virtual FIFO buffer of {dmsmr['buffer']} of the working set (union of written 4 KiB "
+                    "blocks) fills with written blocks; at each fill the sizes of the bands it covers are summed and it is "
+                    "emptied. R_wa = band bytes / bytes through the buffer. Bands are uniform in "
+                    f"[{dmsmr['band_min']}, {dmsmr['band_max']}] (seeded) unless changed.",
     )
     parser.add_argument("file", help="trace file")
     add_input_arguments(parser)
+    defaults = ", ".join(f"{key} [{dmsmr[key]}]" for key in ESTIMATE_PARAMS).replace("%", "%%")  # argparse %-formats help
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
-                        help="buffer (bytes, blocks, %% or fraction of the working set; default 1/256), band_min, band_max "
-                             "(bytes; default 17MB, 36MB) or band_size (fixed bands)")
+                        help=f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the working set; band sizes in "
+                             "bytes (band_size: fixed bands)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the band layout (default 0)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import progress
+from smrlab import progress, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
 from smrlab.run import footprint, simulate, write_result
 from smrlab.tables import add_json_argument, note, print_table
@@ -76,8 +76,10 @@ def register(commands) -> None:
     add_trace_arguments(parser)
     parser.add_argument("--buckets", default=",".join(BUCKETS), help="comma-separated bucket sizes (default 128KiB..4MiB)")
     parser.add_argument("--promote", choices=["copy", "map"], default="copy", help="bucket promotion by copy (default) or by map")
+    drive = systems.defaults("ucache")
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
-                        help="drive parameters: zone_size (bytes, default 256MiB), conventional (bytes, default 16GiB), cache, disk")
+                        help="drive and cache parameters: " + ", ".join(f"{key} [{drive[key]}]" for key in ("zone_size", "conventional", "cache", "disk")).replace("%", "%%")
+                             + " (see smrlab sim --help for units)")
     add_engine_arguments(parser)
     parser.add_argument("--out", default="results/ucache-sweep", help="folder for the JSON results")
     add_json_argument(parser)
