@@ -8,13 +8,7 @@ use crate::kernel::{BuildContext, ChannelId, Counters, IoCtx, ParamSpec, SimErro
 
 pub const PARAMS: &[ParamSpec] = &[DISK];
 
-pub const ENTRY: SystemEntry = SystemEntry {
-    name: "cmr",
-    aliases: &[],
-    summary: "plain conventional disk: each request is one disk access at its own address",
-    params: PARAMS,
-    build: |b| Ok(Box::new(Cmr::build(b)?)),
-};
+pub const ENTRY: SystemEntry = SystemEntry::new("cmr", "plain conventional disk: each request is one disk access at its own address", PARAMS, |b| Ok(Box::new(Cmr::build(b)?)));
 
 pub struct Cmr {
     disk: ChannelId,

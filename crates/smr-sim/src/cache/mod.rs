@@ -66,13 +66,7 @@ pub const BELOW: ParamSpec = ParamSpec::new("below", Kind::System, "dmsmr", "the
 
 pub const PARAMS: &[ParamSpec] = &[POLICY, BASE, SCHEME, MODE, CACHE, BLOCK, ZONE, PERIOD, BELOW];
 
-pub const ENTRY: SystemEntry = SystemEntry {
-    name: "cache",
-    aliases: &["pore"],
-    summary: "SSD cache (lru, fifo, lru-band, pore) over another system, by default drive-managed SMR (PORE §IV); alias: pore",
-    params: PARAMS,
-    build: |b| Ok(Box::new(SsdCache::build(b)?)),
-};
+pub const ENTRY: SystemEntry = SystemEntry::new("cache", "SSD cache (lru, fifo, lru-band, pore) over another system, by default drive-managed SMR (PORE §IV); alias: pore", PARAMS, |b| Ok(Box::new(SsdCache::build(b)?))).with_aliases(&["pore"]);
 
 pub static READ_LOOKUPS: Metric = Metric::new("read_lookups", Unit::Count, "cache blocks looked up by host reads");
 pub static READ_HITS: Metric = Metric::new("read_hits", Unit::Count, "cache blocks host reads found cached");

@@ -55,13 +55,7 @@ pub const IDLE_CLEAN_ABOVE: ParamSpec = ParamSpec::new("idle_clean_above", Kind:
 
 pub const PARAMS: &[ParamSpec] = &[DISK, BUFFER, BUFFER_ON, BAND_MIN, BAND_MAX, BAND_SIZE, IDLE_CLEAN, IDLE_CLEAN_ABOVE];
 
-pub const ENTRY: SystemEntry = SystemEntry {
-    name: "dmsmr",
-    aliases: &[],
-    summary: "drive-managed SMR: FIFO persistent write buffer + whole-band read-modify-write (PORE §II)",
-    params: PARAMS,
-    build: |b| Ok(Box::new(Dmsmr::build(b)?)),
-};
+pub const ENTRY: SystemEntry = SystemEntry::new("dmsmr", "drive-managed SMR: FIFO persistent write buffer + whole-band read-modify-write (PORE §II)", PARAMS, |b| Ok(Box::new(Dmsmr::build(b)?)));
 
 pub static BAND_CLEANINGS: Metric = Metric::new("band_cleanings", Unit::Count, "bands read, merged with their buffered blocks and rewritten whole");
 pub static BAND_BYTES_READ: Metric = Metric::new("band_bytes_read", Unit::Bytes, "bytes read from bands by cleanings");

@@ -28,13 +28,7 @@ use crate::kernel::{BuildContext, ChannelId, IoCtx, ParamSpec, SimError, System,
 
 pub const PARAMS: &[ParamSpec] = &[DISK, ZONE_SIZE, CONVENTIONAL];
 
-pub const ENTRY: SystemEntry = SystemEntry {
-    name: "eregion",
-    aliases: &[],
-    summary: "E-region STL: host writes logged in the on-media cache, reclaimed by cleaning data zones (uCache baseline)",
-    params: PARAMS,
-    build: |b| Ok(Box::new(ERegion::build(b)?)),
-};
+pub const ENTRY: SystemEntry = SystemEntry::new("eregion", "E-region STL: host writes logged in the on-media cache, reclaimed by cleaning data zones (uCache baseline)", PARAMS, |b| Ok(Box::new(ERegion::build(b)?)));
 
 pub static LOG_EXTENTS: Metric = Metric::new("log_extents", Unit::Count, "host writes appended to the log as extents");
 pub static GC_EXTENTS: Metric = Metric::new("gc_extents", Unit::Count, "live extents merged home by garbage collection");

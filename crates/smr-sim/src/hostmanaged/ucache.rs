@@ -50,13 +50,7 @@ pub const PROMOTE: ParamSpec = ParamSpec::new(
 
 pub const PARAMS: &[ParamSpec] = &[DISK, BUCKET, PROMOTE, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL, ZONE_SIZE, CONVENTIONAL];
 
-pub const ENTRY: SystemEntry = SystemEntry {
-    name: "ucache",
-    aliases: &[],
-    summary: "uCache: buckets promoted to rewritable zones of a host-managed SMR drive, GC by data zone (uCache paper)",
-    params: PARAMS,
-    build: |b| Ok(Box::new(UCache::build(b)?)),
-};
+pub const ENTRY: SystemEntry = SystemEntry::new("ucache", "uCache: buckets promoted to rewritable zones of a host-managed SMR drive, GC by data zone (uCache paper)", PARAMS, |b| Ok(Box::new(UCache::build(b)?)));
 
 pub static BUCKET_WRITES: Metric = Metric::new("bucket_writes", Unit::Count, "host writes split at bucket boundaries");
 pub static BUCKET_WRITE_HITS: Metric = Metric::new("bucket_write_hits", Unit::Count, "bucket writes that found their bucket cached");

@@ -15,13 +15,7 @@ pub const RECLAIM_BELOW: ParamSpec =
 
 pub const PARAMS: &[ParamSpec] = &[DISK, RECLAIM_BELOW, CHECKPOINT_EVERY, RECORD_JOURNAL, CACHE, ZONE_SIZE, CONVENTIONAL];
 
-pub const ENTRY: SystemEntry = SystemEntry {
-    name: "zonemap",
-    aliases: &[],
-    summary: "dm-zoned-like zone map: uCache with zone-sized buckets promoted by map and watermark reclaim",
-    params: PARAMS,
-    build: |b| Ok(Box::new(build(b)?)),
-};
+pub const ENTRY: SystemEntry = SystemEntry::new("zonemap", "dm-zoned-like zone map: uCache with zone-sized buckets promoted by map and watermark reclaim", PARAMS, |b| Ok(Box::new(build(b)?)));
 
 pub fn build(b: &mut BuildContext<'_>) -> Result<UCache, SimError> {
     let below = b.params.fraction(&RECLAIM_BELOW)?;

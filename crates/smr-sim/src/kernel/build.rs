@@ -28,6 +28,15 @@ pub struct SystemEntry {
 }
 
 impl SystemEntry {
+    pub const fn new(name: &'static str, summary: &'static str, params: &'static [ParamSpec], build: fn(&mut BuildContext<'_>) -> Result<Box<dyn System>, SimError>) -> Self {
+        SystemEntry { name, aliases: &[], summary, params, build }
+    }
+
+    /// The same entry, also answering to `aliases`.
+    pub const fn with_aliases(self, aliases: &'static [&'static str]) -> Self {
+        SystemEntry { aliases, ..self }
+    }
+
     pub fn answers_to(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)
     }
