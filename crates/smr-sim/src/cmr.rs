@@ -3,10 +3,10 @@
 
 use smr_core::Request;
 
-use crate::kernel::disk::{disk, DISK};
-use crate::kernel::{BuildContext, ChannelId, Counters, IoCtx, ParamSpec, SimError, System, SystemEntry};
+use crate::kernel::disk::{disk, DISK_PARAMS};
+use crate::kernel::{BuildContext, ChannelId, Counters, IoCtx, ParamList, SimError, System, SystemEntry};
 
-pub const PARAMS: &[ParamSpec] = &[DISK];
+pub const PARAMS: ParamList = &[&DISK_PARAMS];
 
 pub const ENTRY: SystemEntry = SystemEntry::new("cmr", "plain conventional disk: each request is one disk access at its own address", PARAMS, |b| Ok(Box::new(Cmr::build(b)?)));
 

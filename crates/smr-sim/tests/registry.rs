@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use smr_core::trace::Footprint;
 use smr_core::Params;
-use smr_sim::kernel::params::{Kind, NONE};
+use smr_sim::kernel::params::{specs, Kind, NONE};
 use smr_sim::kernel::IoCtx;
 use smr_sim::registry::{self, SYSTEMS};
 
@@ -37,7 +37,7 @@ fn every_system_builds_on_its_defaults() {
 #[test]
 fn every_declared_parameter_is_read_when_given() {
     for entry in SYSTEMS {
-        for spec in entry.params {
+        for spec in specs(entry.params) {
             let given = format!("{}={}", spec.key, sample(spec.kind, spec.default));
             build(entry.name, std::slice::from_ref(&given)).unwrap_or_else(|e| panic!("{} with {given}: {e}", entry.name));
         }
@@ -60,7 +60,7 @@ fn declarations_have_units_and_unique_keys_and_names() {
             assert!(names.insert(*name), "{name} is registered twice");
         }
         let mut keys = BTreeSet::new();
-        for spec in entry.params {
+        for spec in specs(entry.params) {
             assert!(keys.insert(spec.key), "{}: {} declared twice", entry.name, spec.key);
             assert!(!spec.kind.unit().is_empty() && !spec.help.is_empty(), "{}: {}", entry.name, spec.key);
         }

@@ -13,7 +13,7 @@ fn systems() -> Vec<(String, String, Vec<ParamTuple>)> {
     smr_sim::registry::SYSTEMS
         .iter()
         .map(|e| {
-            let params = e.params.iter().map(|p| (p.key.into(), p.default.into(), p.kind.unit(), p.help.into())).collect();
+            let params = smr_sim::kernel::params::specs(e.params).map(|p| (p.key.into(), p.default.into(), p.kind.unit(), p.help.into())).collect();
             (e.name.into(), e.summary.into(), params)
         })
         .collect()

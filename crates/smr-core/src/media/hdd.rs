@@ -14,16 +14,22 @@
 //! rotational wait at every track boundary; the transfer is never faster than the interface
 //! (`max_transfer`).
 //!
-//! Sequential streams. The drive follows up to `STREAMS` sequential streams at once, as its
-//! cache segments do: an access that starts at the sector where an earlier access of the same
-//! op ended continues that stream as if no other access had come between them — positioning
-//! from the stream's last track and no rotational wait beyond what a back-to-back continuation
-//! would have. This is how a drive's write cache combines small sequential writes (PORE §II-C:
-//! writes to a persistent write buffer "have close disk locations" and are combined) and how
-//! read-ahead serves sequential reads; what it costs to come back to the stream later is taken
-//! to be hidden by the cache. Not modelled: the cache's capacity, command overhead, queueing
-//! (the engine's job).
+//! Sequential streams. An access that starts at the sector where the previous one ended
+//! continues it: no rotational wait beyond what a back-to-back continuation has. For writes the
+//! drive follows up to `STREAMS` streams at once, as its cache segments do: a write that starts
+//! where an earlier write ended continues that stream as if no other access had come between
+//! them — positioning from the stream's last track, no lost turn. This is how a drive combines
+//! small sequential writes (PORE §II-C: writes to a persistent write buffer "have close disk
+//! locations" and are combined); what it costs to come back to the stream later is taken to be
+//! hidden by the drive. Reads that come back to a stream are the cache's business (below).
+//!
+//! The drive's cache (`disk_cache`): reads of sectors it holds, read earlier, written earlier or
+//! read ahead while the head was free, are served at interface speed; the rest of a read comes
+//! from the media, continuing where the read-ahead stopped. A read-ahead runs until a command
+//! needs the head. Writes go through to the media unless write-back caching is on. Not
+//! modelled: command overhead, queueing (the engine's job).
 
+use super::disk_cache::{CacheConfig, ReadAhead, SegmentCache, WriteBack};
 use super::seek::SeekCurve;
 use super::Medium;
 use crate::request::Op;
@@ -46,6 +52,18 @@ pub struct HddSpec {
     pub write_settle_ns: u64,
     /// Interface limit, bytes per second.
     pub max_transfer: u64,
+    /// The drive's cache (DRAM buffer), bytes, as its data sheet gives it.
+    pub cache_bytes: u64,
+    /// Segments the cache is cut into.
+    pub cache_segments: u32,
+}
+
+impl HddSpec {
+    /// The cache as the drive ships: its size and segments, read-ahead until a segment is full,
+    /// writes through to the media (the papers' experiments disable write caching).
+    pub fn default_cache(&self) -> CacheConfig {
+        CacheConfig { bytes: self.cache_bytes, segments: self.cache_segments, read_ahead: ReadAhead::Segment, write_back: false }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -127,10 +145,21 @@ pub struct Hdd {
     track: u64,
     streams: [Stream; STREAMS],
     accesses: u64,
+    cache: Option<SegmentCache>,
+    write_back: Option<WriteBack>,
+    /// Where the last media access ended: its zone and the end of its last track, in sectors.
+    last_track_end: (usize, u64),
 }
 
 impl Hdd {
+    /// The drive with its cache as it ships (`HddSpec::default_cache`).
     pub fn new(spec: HddSpec) -> Self {
+        let cache = spec.default_cache();
+        Self::with_cache(spec, cache)
+    }
+
+    /// The drive with a cache of `cache`'s size and behaviour (`CacheConfig::OFF`: none).
+    pub fn with_cache(spec: HddSpec, cache: CacheConfig) -> Self {
         let z = spec.recording_zones.max(1) as u64;
         let spt = |i: u64| {
             let (o, n) = (spec.outer_spt as f64, spec.inner_spt as f64);
@@ -173,7 +202,24 @@ impl Hdd {
         }
         let interface_ns_per_byte = NS_PER_S as f64 / spec.max_transfer as f64;
         let zone_starts = zones.iter().map(|z| z.first_sector).collect();
-        Hdd { spec, zones, zone_starts, cylinders, seek, rev_ns, turns_per_ns: 1.0 / rev_ns, interface_ns_per_byte, track: 0, streams: [UNUSED_STREAM; STREAMS], accesses: 0 }
+        let segments = SegmentCache::new(&cache, SECTOR);
+        let write_back = (cache.write_back && segments.is_some()).then(|| WriteBack::new(cache.bytes / SECTOR));
+        Hdd {
+            spec,
+            zones,
+            zone_starts,
+            cylinders,
+            seek,
+            rev_ns,
+            turns_per_ns: 1.0 / rev_ns,
+            interface_ns_per_byte,
+            track: 0,
+            streams: [UNUSED_STREAM; STREAMS],
+            accesses: 0,
+            cache: segments,
+            write_back,
+            last_track_end: (0, 0),
+        }
     }
 
     pub fn spec(&self) -> &HddSpec {
@@ -244,29 +290,28 @@ impl Hdd {
     }
 }
 
-impl Medium for Hdd {
-    fn access(&mut self, now_ns: u64, op: Op, offset: u64, len: u64) -> u64 {
-        debug_assert!(offset + len <= self.spec.capacity, "access beyond the disk: callers check capacity");
-        if len == 0 || op == Op::Trim {
-            return 0;
-        }
-        let first = offset / SECTOR;
-        let total = (offset + len).div_ceil(SECTOR) - first;
+impl Hdd {
+    /// One media access of `total` sectors from sector `first`, starting at `start_ns`; returns
+    /// when it ends. Follows sequential streams (see the module documentation).
+    fn media(&mut self, start_ns: f64, op: Op, first: u64, total: u64) -> f64 {
         let mut remaining = total;
         let mut place = self.place(first);
         self.accesses += 1;
-        let stream = self.streams.iter().position(|s| s.next_sector == first && s.op == op);
+        // Writes continue any followed stream (the drive combines them); a read continues one
+        // only if nothing used the head since (what a read-ahead saves is the cache's business).
+        let last = self.accesses - 1;
+        let stream = self.streams.iter().position(|s| s.next_sector == first && s.op == op && (op == Op::Write || s.last_use == last));
         // A continued stream starts from where it ended, in track and in rotational phase:
         // `phase_ns` shifts the platter's angle so that it stands where the stream left it.
         let (from_track, phase_ns) = match stream {
             Some(i) => {
                 let s = &self.streams[i];
-                let behind = s.angle - fraction_of_turn(now_ns as f64 * self.turns_per_ns);
+                let behind = s.angle - fraction_of_turn(start_ns * self.turns_per_ns);
                 (s.track, if behind < 0.0 { behind + 1.0 } else { behind } * self.rev_ns)
             }
             None => (self.track, 0.0),
         };
-        let mut t = now_ns as f64 + self.positioning(from_track, place.track, op);
+        let mut t = start_ns + self.positioning(from_track, place.track, op);
         let mut at_boundary = false;
         let mut end_in_track = 0;
         loop {
@@ -313,10 +358,113 @@ impl Medium for Hdd {
             angle: self.angle_of(place.zone, place.track, end_in_track),
             last_use: self.accesses,
         });
-        let media = t - now_ns as f64;
+        if let Some(wb) = self.write_back.as_mut() {
+            wb.busy_until_ns = wb.busy_until_ns.max(t);
+        }
+        let z = &self.zones[place.zone];
+        self.last_track_end = (place.zone, z.first_sector + (place.track - z.first_track + 1) * z.spt);
+        t
+    }
+
+    /// Marks the head as having just read the sector before `next` (where a read-ahead
+    /// stopped), so a read that starts at `next` continues from there as a stream does.
+    fn stand_after(&mut self, next: u64) {
+        let Some(last) = next.checked_sub(1) else { return };
+        let place = self.place(last);
+        self.track = place.track;
+        let continued = self.streams.iter().position(|s| s.next_sector == next && s.op == Op::Read);
+        let angle = self.angle_of(place.zone, place.track, place.sector + 1);
+        self.follow_stream(continued, Stream { next_sector: next, op: Op::Read, track: place.track, angle, last_use: self.accesses });
+    }
+
+    /// Stops the read-ahead in progress (the head is needed), leaving the head where it got to.
+    fn stop_read_ahead(&mut self, now_ns: f64) {
+        if let Some(reached) = self.cache.as_mut().and_then(|c| c.stop(now_ns)) {
+            self.stand_after(reached);
+        }
+    }
+
+    /// Write-back: writes the oldest cached writes to the media while the drive is idle before
+    /// `now_ns` (a write started before then finishes); returns when the media is free (`now_ns`
+    /// without write-back caching).
+    fn destage_until(&mut self, now_ns: f64) -> f64 {
+        loop {
+            let Some(wb) = self.write_back.as_mut() else { return now_ns };
+            let start = wb.busy_until_ns;
+            if start >= now_ns {
+                return start;
+            }
+            let Some((first, sectors)) = wb.pop() else { return now_ns };
+            self.stop_read_ahead(start);
+            self.media(start, Op::Write, first, sectors);
+        }
+    }
+
+    /// A read through the cache: what it holds at interface speed, the rest from the media once
+    /// it is free (at `free_ns`), after which the drive reads ahead. Returns when it is done.
+    fn cached_read(&mut self, now_ns: f64, free_ns: f64, first: u64, end: u64) -> f64 {
+        let Some(cache) = self.cache.as_mut() else { return self.media(free_ns, Op::Read, first, end - first) };
+        cache.advance(now_ns);
+        let from = cache.cached_from(first);
+        if from >= end {
+            return now_ns;
+        }
+        self.stop_read_ahead(free_ns);
+        let done = self.media(free_ns, Op::Read, from, end - from);
+        let (zone, track_end) = self.last_track_end;
+        let (sector_ns, disk_end) = (self.zones[zone].sector_ns, self.spec.capacity / SECTOR);
+        if let Some(cache) = self.cache.as_mut() {
+            cache.filled_by_read(first, end, done, sector_ns, track_end, disk_end);
+        }
+        done
+    }
+
+    /// A write: into the cache when write-back caching has room for it (after writing the oldest
+    /// cached writes if it has not), else to the media once it is free. Returns when it is
+    /// acknowledged.
+    fn cached_write(&mut self, now_ns: f64, free_ns: f64, first: u64, end: u64) -> f64 {
+        let sectors = end - first;
+        let done = match self.write_back.as_ref().map(|wb| wb.has_room(sectors)) {
+            None => {
+                self.stop_read_ahead(free_ns);
+                self.media(free_ns, Op::Write, first, sectors)
+            }
+            Some(true) => now_ns,
+            Some(false) => {
+                let mut t = free_ns;
+                while let Some((oldest, n)) = self.write_back.as_mut().filter(|wb| !wb.has_room(sectors)).and_then(WriteBack::pop) {
+                    self.stop_read_ahead(t);
+                    t = self.media(t, Op::Write, oldest, n);
+                }
+                t
+            }
+        };
+        if let Some(wb) = self.write_back.as_mut() {
+            wb.push(first, sectors);
+        }
+        if let Some(cache) = self.cache.as_mut() {
+            cache.filled_by_write(first, end);
+        }
+        done
+    }
+}
+
+impl Medium for Hdd {
+    fn access(&mut self, now_ns: u64, op: Op, offset: u64, len: u64) -> u64 {
+        debug_assert!(offset + len <= self.spec.capacity, "access beyond the disk: callers check capacity");
+        if len == 0 || op == Op::Trim {
+            return 0;
+        }
+        let (first, end) = (offset / SECTOR, (offset + len).div_ceil(SECTOR));
+        let now = now_ns as f64;
+        let free = self.destage_until(now);
+        let done = match op {
+            Op::Read => self.cached_read(now, free, first, end),
+            _ => self.cached_write(now, free, first, end),
+        };
         let interface = len as f64 * self.interface_ns_per_byte;
         // Times are positive: adding a half and truncating rounds without a libm call.
-        (media.max(interface) + 0.5) as i64 as u64
+        ((done - now).max(interface) + 0.5) as i64 as u64
     }
 
     fn capacity(&self) -> u64 {

@@ -165,3 +165,85 @@ fn a_stream_is_followed_per_op_and_only_as_many_as_the_drive_has_segments() {
     let first = d.access(t + second, Op::Write, 4096, 4096);
     assert!(first > transfer, "the first stream was forgotten: {first}");
 }
+
+/// The interface time of `bytes` on `spec`'s drive, ns.
+fn interface_ns(spec: &super::HddSpec, bytes: u64) -> f64 {
+    bytes as f64 * 1e9 / spec.max_transfer as f64
+}
+
+#[test]
+fn a_second_read_of_the_same_sectors_is_served_at_interface_speed() {
+    let spec = DESKTOP7200;
+    let mut d = Hdd::new(spec.clone());
+    let first = d.access(0, Op::Read, 1 << 30, 64 << 10);
+    let second = d.access(first + 5_000_000, Op::Read, 1 << 30, 64 << 10);
+    assert!(first as f64 > 2.0 * interface_ns(&spec, 64 << 10), "the first read waits for the media: {first}");
+    assert_eq!(second as f64, interface_ns(&spec, 64 << 10).round(), "the second is a cache hit");
+    let mut off = Hdd::with_cache(spec.clone(), super::CacheConfig::OFF);
+    off.access(0, Op::Read, 1 << 30, 64 << 10);
+    assert!(off.access(first + 5_000_000, Op::Read, 1 << 30, 64 << 10) > 4 * second, "without a cache it waits again");
+}
+
+/// Closed loop, back to back: `pieces` reads of `piece` bytes each, from byte 0 on.
+fn scan(d: &mut Hdd, piece: u64, pieces: u64) -> u64 {
+    let mut t = 0;
+    for i in 0..pieces {
+        t += d.access(t, Op::Read, i * piece, piece);
+    }
+    t
+}
+
+#[test]
+fn an_unaligned_sequential_scan_costs_about_what_an_aligned_one_costs() {
+    // 16 MiB in pieces of 4096 bytes, and in pieces of 5000 bytes (whose ends share a sector
+    // with the next piece's start).
+    let spec = ST5000AS0011;
+    let aligned = scan(&mut Hdd::new(spec.clone()), 4096, 4096) as f64;
+    let unaligned = scan(&mut Hdd::new(spec.clone()), 5000, 16 * 1024 * 1024 / 5000) as f64;
+    assert!((unaligned / aligned - 1.0).abs() < 0.03, "aligned {aligned} unaligned {unaligned}");
+    // Without a cache, each unaligned piece rereads a sector that has just passed: a turn each.
+    let uncached = scan(&mut Hdd::with_cache(spec.clone(), super::CacheConfig::OFF), 5000, 16 * 1024 * 1024 / 5000) as f64;
+    assert!(uncached > 20.0 * aligned, "uncached {uncached} aligned {aligned}");
+}
+
+#[test]
+fn read_ahead_fills_idle_time_and_stops_when_the_head_is_needed() {
+    let spec = DESKTOP7200;
+    let mut d = Hdd::new(spec.clone());
+    let rev = d.revolution_ns();
+    let t = d.access(0, Op::Read, 0, 4096);
+    // A turn later the drive has read on, well past the next 64 KiB: a hit.
+    let next = d.access(t + rev as u64, Op::Read, 4096, 64 << 10);
+    assert_eq!(next as f64, interface_ns(&spec, 64 << 10).round());
+    // A read elsewhere stops the read-ahead; coming back at once finds only what it had read.
+    let mut d = Hdd::new(spec.clone());
+    let t = d.access(0, Op::Read, 0, 4096);
+    let far = d.access(t, Op::Read, 100 << 30, 4096);
+    let back = d.access(t + far, Op::Read, 4096, 4096);
+    assert!(back as f64 > 10.0 * interface_ns(&spec, 4096), "nothing was read ahead: {back}");
+}
+
+#[test]
+fn write_back_acknowledges_at_interface_speed_and_writes_in_idle_time() {
+    let spec = DESKTOP7200;
+    let cache = super::CacheConfig { write_back: true, ..spec.default_cache() };
+    let mut d = Hdd::with_cache(spec.clone(), cache);
+    let w = d.access(0, Op::Write, 500 << 30, 4096);
+    assert_eq!(w as f64, interface_ns(&spec, 4096).round(), "acknowledged from the cache");
+    // The drive writes it while idle: a read far away 50 ms later finds the head free.
+    let mut through = Hdd::new(spec.clone());
+    through.access(0, Op::Write, 500 << 30, 4096);
+    let read_after_idle = d.access(50_000_000, Op::Read, 0, 4096);
+    let read_write_through = through.access(50_000_000, Op::Read, 0, 4096);
+    assert_eq!(read_after_idle, read_write_through, "the cached write reached the media before the read");
+    // A read that comes at once waits for the cached write the drive has started.
+    let mut d = Hdd::with_cache(spec.clone(), cache);
+    d.access(0, Op::Write, 500 << 30, 4096);
+    let waited = d.access(1, Op::Read, 0, 4096);
+    assert!(waited > read_write_through, "{waited} vs {read_write_through}");
+    // More than the cache holds: a write waits for the oldest to reach the media.
+    let small = super::CacheConfig { bytes: 64 << 10, segments: 1, ..cache };
+    let mut d = Hdd::with_cache(spec.clone(), small);
+    assert_eq!(d.access(0, Op::Write, 0, 64 << 10) as f64, interface_ns(&spec, 64 << 10).round());
+    assert!(d.access(0, Op::Write, 100 << 30, 4096) as f64 > 10.0 * interface_ns(&spec, 4096), "no room: it waits");
+}

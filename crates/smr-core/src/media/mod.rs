@@ -4,14 +4,16 @@
 //! and deterministic: the same sequence of `access` calls gives the same service times. It models
 //! time only; data and mapping belong to the systems in `smr-sim`.
 
+mod disk_cache;
 mod flash;
 mod hdd;
 mod presets;
 mod seek;
 
+pub use disk_cache::{CacheConfig, ReadAhead};
 pub use flash::{FixedLatencyMedium, LatencyProfile};
 pub use hdd::{Hdd, HddSpec};
-pub use presets::{disk_preset, DESKTOP7200, FLUID10K, PRESETS, PRESET_NAMES, ST5000AS0011};
+pub use presets::{disk_preset, preset_spec, DESKTOP7200, FLUID10K, PRESETS, PRESET_NAMES, ST5000AS0011};
 pub use seek::SeekCurve;
 
 use crate::request::Op;

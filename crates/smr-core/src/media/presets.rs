@@ -13,10 +13,14 @@
 //!   maximum transfer. Seek figures, not given there, are those of a 10K RPM enterprise drive of
 //!   the DiskSim era (Seagate Cheetah 10K data sheets: 0.3 ms track-to-track, 4.7 ms average
 //!   read seek, 10 ms full stroke); capacity, not given either, 2 TB.
+//!
+//! Caches, from the same data sheets: 128 MB (ST5000AS0011), 64 MB (ST1000DM003), 16 MB
+//! (Cheetah 10K.7). The data sheets do not say how the cache is cut: 16 segments each, as in
+//! DiskSim's models of drives of that class (our choice).
 
 use super::hdd::{Hdd, HddSpec};
 use super::Medium;
-use crate::units::{MB, TB};
+use crate::units::{MB, MIB, TB};
 
 const NS_PER_MS: u64 = 1_000_000;
 
@@ -39,6 +43,8 @@ pub const ST5000AS0011: HddSpec = HddSpec {
     head_switch_ns: 800_000,
     write_settle_ns: 300_000,
     max_transfer: 600 * MB,
+    cache_bytes: 128 * MIB,
+    cache_segments: 16,
 };
 
 pub const DESKTOP7200: HddSpec = HddSpec {
@@ -55,6 +61,8 @@ pub const DESKTOP7200: HddSpec = HddSpec {
     head_switch_ns: 700_000,
     write_settle_ns: 300_000,
     max_transfer: 600 * MB,
+    cache_bytes: 64 * MIB,
+    cache_segments: 16,
 };
 
 pub const FLUID10K: HddSpec = HddSpec {
@@ -72,6 +80,8 @@ pub const FLUID10K: HddSpec = HddSpec {
     head_switch_ns: 300_000,
     write_settle_ns: 200_000,
     max_transfer: 300 * MB,
+    cache_bytes: 16 * MIB,
+    cache_segments: 16,
 };
 
 pub const PRESETS: [HddSpec; 3] = [ST5000AS0011, DESKTOP7200, FLUID10K];
@@ -79,14 +89,19 @@ pub const PRESETS: [HddSpec; 3] = [ST5000AS0011, DESKTOP7200, FLUID10K];
 /// The names of `PRESETS`, in the same order (a test checks they agree).
 pub const PRESET_NAMES: &[&str] = &["st5000as0011", "desktop7200", "fluid10k"];
 
-/// Builds the disk preset called `name`; an error (for the caller to attach to its parameter)
-/// if there is none or it is smaller than `min_capacity` bytes.
-pub fn disk_preset(name: &str, min_capacity: u64) -> Result<Box<dyn Medium>, String> {
+/// The preset called `name`; an error (for the caller to attach to its parameter) if there is
+/// none or it is smaller than `min_capacity` bytes.
+pub fn preset_spec(name: &str, min_capacity: u64) -> Result<HddSpec, String> {
     let Some(spec) = PRESETS.iter().find(|p| p.name == name) else {
         return Err(format!("'{name}' is not one of {}", PRESET_NAMES.join(", ")));
     };
     if min_capacity > spec.capacity {
         return Err(format!("{name} holds {} bytes but {min_capacity} are needed (trace footprint plus the system's own areas)", spec.capacity));
     }
-    Ok(Box::new(Hdd::new(spec.clone())))
+    Ok(spec.clone())
+}
+
+/// The disk preset called `name`, with the cache its data sheet gives (see `preset_spec`).
+pub fn disk_preset(name: &str, min_capacity: u64) -> Result<Box<dyn Medium>, String> {
+    Ok(Box::new(Hdd::new(preset_spec(name, min_capacity)?)))
 }

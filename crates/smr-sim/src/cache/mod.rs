@@ -36,7 +36,7 @@ use smr_core::{Op, Request};
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
-use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError, System, SystemEntry};
+use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 pub const POLICY: ParamSpec = ParamSpec::new(
     "policy",
@@ -64,7 +64,7 @@ pub const PERIOD: ParamSpec = ParamSpec::new(
 );
 pub const BELOW: ParamSpec = ParamSpec::new("below", Kind::System, "dmsmr", "the system under the cache (its own parameters apply)");
 
-pub const PARAMS: &[ParamSpec] = &[POLICY, BASE, SCHEME, MODE, CACHE, BLOCK, ZONE, PERIOD, BELOW];
+pub const PARAMS: ParamList = &[&[POLICY, BASE, SCHEME, MODE, CACHE, BLOCK, ZONE, PERIOD, BELOW]];
 
 pub const ENTRY: SystemEntry = SystemEntry::new("cache", "SSD cache (lru, fifo, lru-band, pore) over another system, by default drive-managed SMR (PORE §IV); alias: pore", PARAMS, |b| Ok(Box::new(SsdCache::build(b)?))).with_aliases(&["pore"]);
 

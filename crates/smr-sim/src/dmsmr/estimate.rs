@@ -15,11 +15,11 @@ use smr_core::units::BLOCK_4K;
 use smr_core::{Op, Params, Request};
 
 use super::{band_layout, FifoBuffer, BAND_MAX, BAND_MIN, BAND_SIZE, BUFFER, R_WA};
-use crate::kernel::params::{ParamReader, ParamSpec};
+use crate::kernel::params::{ParamList, ParamReader};
 use crate::kernel::SimError;
 
 /// The parameters the estimate reads: the buffer and the band layout, as `dmsmr` declares them.
-pub const PARAMS: &[ParamSpec] = &[BUFFER, BAND_MIN, BAND_MAX, BAND_SIZE];
+pub const PARAMS: ParamList = &[&[BUFFER, BAND_MIN, BAND_MAX, BAND_SIZE]];
 
 /// What the estimate found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -33,11 +33,11 @@ use smr_core::media::FixedLatencyMedium;
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, ParamError, Request};
 
-use crate::kernel::disk::{disk, DISK};
+use crate::kernel::disk::{disk, DISK_PARAMS};
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use crate::kernel::params::{ParamReader, NONE};
 use crate::kernel::runs::coalesce;
-use crate::kernel::{BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError, System, SystemEntry};
+use crate::kernel::{BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 pub const BUFFER: ParamSpec = ParamSpec::new(
     "buffer",
@@ -53,7 +53,7 @@ pub const BAND_SIZE: ParamSpec = ParamSpec::new("band_size", Kind::Size, NONE, "
 pub const IDLE_CLEAN: ParamSpec = ParamSpec::new("idle_clean", Kind::Bool, "false", "open loop: clean one band per idle quantum while the buffer is above idle_clean_above");
 pub const IDLE_CLEAN_ABOVE: ParamSpec = ParamSpec::new("idle_clean_above", Kind::Fraction, "0.5", "buffer occupancy (fraction of its size) above which idle cleaning runs");
 
-pub const PARAMS: &[ParamSpec] = &[DISK, BUFFER, BUFFER_ON, BAND_MIN, BAND_MAX, BAND_SIZE, IDLE_CLEAN, IDLE_CLEAN_ABOVE];
+pub const PARAMS: ParamList = &[&DISK_PARAMS, &[BUFFER, BUFFER_ON, BAND_MIN, BAND_MAX, BAND_SIZE, IDLE_CLEAN, IDLE_CLEAN_ABOVE]];
 
 pub const ENTRY: SystemEntry = SystemEntry::new("dmsmr", "drive-managed SMR: FIFO persistent write buffer + whole-band read-modify-write (PORE §II)", PARAMS, |b| Ok(Box::new(Dmsmr::build(b)?)));
 

@@ -20,13 +20,13 @@ use smr_core::units::BLOCK_4K;
 use smr_core::{Op, ParamError, Request};
 
 use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
-use crate::kernel::disk::DISK;
+use crate::kernel::disk::DISK_PARAMS;
 use crate::kernel::gc::GcCost;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Unit};
 use crate::kernel::runs::coalesce;
-use crate::kernel::{BuildContext, ChannelId, IoCtx, ParamSpec, SimError, System, SystemEntry};
+use crate::kernel::{BuildContext, ChannelId, IoCtx, ParamList, SimError, System, SystemEntry};
 
-pub const PARAMS: &[ParamSpec] = &[DISK, ZONE_SIZE, CONVENTIONAL];
+pub const PARAMS: ParamList = &[&DISK_PARAMS, &[ZONE_SIZE, CONVENTIONAL]];
 
 pub const ENTRY: SystemEntry = SystemEntry::new("eregion", "E-region STL: host writes logged in the on-media cache, reclaimed by cleaning data zones (uCache baseline)", PARAMS, |b| Ok(Box::new(ERegion::build(b)?)));
 

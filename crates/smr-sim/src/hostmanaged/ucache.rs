@@ -21,13 +21,13 @@ use smr_core::{Op, Request};
 
 use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
 use super::journal::{Checkpoint, Header, Journal, HEADER_BYTES, NONE};
-use crate::kernel::disk::DISK;
+use crate::kernel::disk::DISK_PARAMS;
 use crate::kernel::gc::GcCost;
 use crate::kernel::lists::RecencyList;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
-use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError, System, SystemEntry};
+use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 /// Parameters uCache shares with `zonemap`, which is uCache with zone-sized buckets.
 pub const CHECKPOINT_EVERY: ParamSpec =
@@ -48,7 +48,7 @@ pub const PROMOTE: ParamSpec = ParamSpec::new(
     "promotion of a bucket on its first write: copy (read it from home, write it whole) or map (write only the new data)",
 );
 
-pub const PARAMS: &[ParamSpec] = &[DISK, BUCKET, PROMOTE, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL, ZONE_SIZE, CONVENTIONAL];
+pub const PARAMS: ParamList = &[&DISK_PARAMS, &[BUCKET, PROMOTE, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL, ZONE_SIZE, CONVENTIONAL]];
 
 pub const ENTRY: SystemEntry = SystemEntry::new("ucache", "uCache: buckets promoted to rewritable zones of a host-managed SMR drive, GC by data zone (uCache paper)", PARAMS, |b| Ok(Box::new(UCache::build(b)?)));
 

@@ -7,13 +7,13 @@
 
 use super::drive::{CONVENTIONAL, ZONE_SIZE};
 use super::ucache::{UCache, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL};
-use crate::kernel::disk::DISK;
-use crate::kernel::{BuildContext, Kind, ParamSpec, SimError, SystemEntry};
+use crate::kernel::disk::DISK_PARAMS;
+use crate::kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
 
 pub const RECLAIM_BELOW: ParamSpec =
     ParamSpec::new("reclaim_below", Kind::Fraction, "0.25", "reclaim while free buffer zones are fewer than this fraction of them (below 1)");
 
-pub const PARAMS: &[ParamSpec] = &[DISK, RECLAIM_BELOW, CHECKPOINT_EVERY, RECORD_JOURNAL, CACHE, ZONE_SIZE, CONVENTIONAL];
+pub const PARAMS: ParamList = &[&DISK_PARAMS, &[RECLAIM_BELOW, CHECKPOINT_EVERY, RECORD_JOURNAL, CACHE, ZONE_SIZE, CONVENTIONAL]];
 
 pub const ENTRY: SystemEntry = SystemEntry::new("zonemap", "dm-zoned-like zone map: uCache with zone-sized buckets promoted by map and watermark reclaim", PARAMS, |b| Ok(Box::new(build(b)?)));
 

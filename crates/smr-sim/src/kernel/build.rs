@@ -11,7 +11,7 @@ use smr_core::{ParamError, Params};
 
 use super::error::SimError;
 use super::ioctx::IoCtx;
-use super::params::{ParamReader, ParamSpec};
+use super::params::{ParamList, ParamReader};
 use super::system::System;
 
 /// A system as the registry lists it.
@@ -22,13 +22,13 @@ pub struct SystemEntry {
     /// One line for `--help`.
     pub summary: &'static str,
     /// Every parameter it reads (a system stacked over another also accepts that one's).
-    pub params: &'static [ParamSpec],
+    pub params: ParamList,
     /// Builds it from the context's parameters.
     pub build: fn(&mut BuildContext<'_>) -> Result<Box<dyn System>, SimError>,
 }
 
 impl SystemEntry {
-    pub const fn new(name: &'static str, summary: &'static str, params: &'static [ParamSpec], build: fn(&mut BuildContext<'_>) -> Result<Box<dyn System>, SimError>) -> Self {
+    pub const fn new(name: &'static str, summary: &'static str, params: ParamList, build: fn(&mut BuildContext<'_>) -> Result<Box<dyn System>, SimError>) -> Self {
         SystemEntry { name, aliases: &[], summary, params, build }
     }
 
@@ -86,7 +86,7 @@ impl<'a> BuildContext<'a> {
 
     /// Runs a system's constructor with `declared` as the parameters it may read (its entry's),
     /// then restores those of the system being built around it.
-    pub fn construct<T>(&mut self, declared: &'static [ParamSpec], constructor: impl FnOnce(&mut Self) -> Result<T, SimError>) -> Result<T, SimError> {
+    pub fn construct<T>(&mut self, declared: ParamList, constructor: impl FnOnce(&mut Self) -> Result<T, SimError>) -> Result<T, SimError> {
         let outer = std::mem::replace(&mut self.params.declared, declared);
         let built = constructor(self);
         self.params.declared = outer;

@@ -37,6 +37,6 @@ pub use engine::{ok_requests, Engine, EngineConfig, Progress, ReplayMode};
 pub use error::SimError;
 pub use ioctx::{ChannelId, IoCtx};
 pub use metrics::{Counters, Gauges, Metric, Ratio, Unit};
-pub use params::{Kind, ParamSpec};
+pub use params::{Kind, ParamList, ParamSpec};
 pub use report::RunReport;
 pub use system::{Bands, System};

@@ -71,26 +71,35 @@ impl ParamSpec {
 /// The default of an optional size: no value.
 pub const NONE: &str = "none";
 
+/// A system's declared parameters: lists of them, so shared groups (the disk's) join a system's
+/// own without being copied.
+pub type ParamList = &'static [&'static [ParamSpec]];
+
+/// Every parameter of `list`, in order.
+pub fn specs(list: ParamList) -> impl Iterator<Item = &'static ParamSpec> {
+    list.iter().flat_map(|group| group.iter())
+}
+
 /// Reads a system's parameters from the `key=value` bag through their declarations. `declared`
 /// is the list of the system being built (the kernel switches it when a system builds the one
 /// below it); reading a parameter not on it is refused as a bug.
 pub struct ParamReader<'a> {
     params: &'a mut Params,
-    pub(crate) declared: &'static [ParamSpec],
+    pub(crate) declared: ParamList,
     /// The name of the system being built, and the declarations of the systems stacked over it.
     pub(crate) scope: &'static str,
-    pub(crate) above: Vec<&'static [ParamSpec]>,
+    pub(crate) above: Vec<ParamList>,
 }
 
 impl<'a> ParamReader<'a> {
-    pub fn new(params: &'a mut Params, declared: &'static [ParamSpec]) -> Self {
+    pub fn new(params: &'a mut Params, declared: ParamList) -> Self {
         ParamReader { params, declared, scope: "", above: Vec::new() }
     }
 
     /// The key `spec` is given under: its own, or `NAME.KEY` when a system stacked over this
     /// one declares the same key.
     pub fn key(&self, spec: &ParamSpec) -> Cow<'static, str> {
-        if self.above.iter().any(|list| list.iter().any(|s| s.key == spec.key)) {
+        if self.above.iter().any(|list| specs(list).any(|s| s.key == spec.key)) {
             Cow::Owned(format!("{}.{}", self.scope, spec.key))
         } else {
             Cow::Borrowed(spec.key)
@@ -109,7 +118,7 @@ impl<'a> ParamReader<'a> {
 
     /// The user's text for `spec`, or its default; marks the key read.
     pub fn text(&mut self, spec: &ParamSpec) -> Result<String, ParamError> {
-        if !self.declared.iter().any(|d| d.key == spec.key) {
+        if !specs(self.declared).any(|d| d.key == spec.key) {
             return Err(self.error(spec, "is read by the system but not declared in its entry (a bug in smrlab)"));
         }
         let key = self.key(spec);
@@ -224,7 +233,7 @@ mod tests {
     const SCHEME: ParamSpec = ParamSpec::new("scheme", Kind::Choice(&["cf", "pf", "bl"]), "bl", "scheme");
     const CACHE: ParamSpec = ParamSpec::new("cache", Kind::Share { of: "the range" }, "2%", "cache size");
     const BAND: ParamSpec = ParamSpec::new("band_size", Kind::Size, NONE, "fixed band size");
-    const DECLARED: &[ParamSpec] = &[ZONE, SCHEME, CACHE, BAND];
+    const DECLARED: ParamList = &[&[ZONE, SCHEME, CACHE, BAND]];
 
     #[test]
     fn defaults_are_parsed_like_given_values() {

@@ -1,0 +1,281 @@
+//! A disk's own cache (its DRAM buffer), after DiskSim's segmented cache: a number of segments,
+//! each holding one run of consecutive sectors, replaced least recently used first.
+//!
+//! Reads: sectors found in a segment are served at interface speed; a read that misses fills a
+//! segment, and the drive then keeps reading ahead after it, while the head is free, up to the
+//! end of the track or a set amount (never past the segment): the read-ahead reaches as far as
+//! the platter turned before the next command that needs the head. Writes pass through to the
+//! media (write-through) and leave their data in a segment, so a read of what was just written
+//! hits. As an option, writes are cached (write-back): acknowledged once in the cache while the
+//! data not yet on the media fits in it, and written in idle time, oldest first (`WriteBack`).
+//!
+//! This module keeps the bookkeeping in sectors and nanoseconds; the `Hdd` times the media
+//! accesses. Not modelled: command overhead, a segment shared by several streams, the
+//! adaptive segmentation of some firmware.
+
+use std::collections::VecDeque;
+
+/// How far the drive reads ahead after a read that missed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadAhead {
+    /// To the end of the track the read ended on.
+    TrackEnd,
+    /// This many sectors (at most a segment).
+    Sectors(u64),
+    /// Until the segment is full.
+    Segment,
+}
+
+/// A drive cache's size and behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheConfig {
+    /// Bytes of cache; 0 turns the cache off.
+    pub bytes: u64,
+    pub segments: u32,
+    pub read_ahead: ReadAhead,
+    /// Whether writes are cached (acknowledged before they reach the media).
+    pub write_back: bool,
+}
+
+impl CacheConfig {
+    pub const OFF: CacheConfig = CacheConfig { bytes: 0, segments: 1, read_ahead: ReadAhead::Sectors(0), write_back: false };
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    start: u64,
+    /// One past the last valid sector (`start` when empty).
+    end: u64,
+    /// Which filling of a segment this is (a read-ahead names the run it extends by it).
+    id: u64,
+}
+
+/// A read-ahead in progress: the platter turns `ns_per_sector` per sector into the run `id` from
+/// sector `from`, starting at `since_ns`, up to `limit`.
+#[derive(Clone, Copy, Debug)]
+struct Prefetch {
+    id: u64,
+    /// Where it started, and the sector it has reached.
+    started: u64,
+    from: u64,
+    since_ns: f64,
+    ns_per_sector: f64,
+    limit: u64,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct SegmentCache {
+    /// The segments, least recently used first (a use moves one to the back: a few hundred
+    /// bytes moved, where keeping use counts would cost a scan for the oldest).
+    segments: Vec<Segment>,
+    segment_sectors: u64,
+    read_ahead: ReadAhead,
+    prefetch: Option<Prefetch>,
+    fills: u64,
+}
+
+impl SegmentCache {
+    /// A cache of `config.segments` segments sharing `config.bytes`; `None` when it is off.
+    pub fn new(config: &CacheConfig, sector: u64) -> Option<Self> {
+        let segments = config.segments.max(1) as u64;
+        let segment_sectors = config.bytes / segments / sector;
+        (segment_sectors > 0).then(|| SegmentCache {
+            segments: vec![Segment { start: 0, end: 0, id: 0 }; segments as usize],
+            segment_sectors,
+            read_ahead: config.read_ahead,
+            prefetch: None,
+            fills: 0,
+        })
+    }
+
+    /// Makes segment `index` the most recently used.
+    fn touch(&mut self, index: usize) {
+        if index + 1 != self.segments.len() {
+            let segment = self.segments.remove(index);
+            self.segments.push(segment);
+        }
+    }
+
+    /// Moves the read-ahead on to time `now_ns`; returns the sector it has reached, if one is
+    /// in progress.
+    pub fn advance(&mut self, now_ns: f64) -> Option<u64> {
+        let p = self.prefetch.as_mut()?;
+        let turned = ((now_ns - p.since_ns).max(0.0) / p.ns_per_sector) as u64;
+        let reached = (p.from + turned).min(p.limit);
+        (p.from, p.since_ns) = (reached, p.since_ns + (reached - p.from) as f64 * p.ns_per_sector);
+        let id = p.id;
+        if let Some(segment) = self.segments.iter_mut().rev().find(|s| s.id == id) {
+            segment.end = segment.end.max(reached);
+        }
+        Some(reached)
+    }
+
+    /// Ends the read-ahead at `now_ns` (the head is needed elsewhere); returns where it stopped
+    /// if it read anything (else the head is where the read before it left it).
+    pub fn stop(&mut self, now_ns: f64) -> Option<u64> {
+        let reached = self.advance(now_ns)?;
+        let started = self.prefetch.take()?.started;
+        (reached > started).then_some(reached)
+    }
+
+    /// The end of the cached run that holds sector `first`: `first` itself if none does.
+    pub fn cached_from(&mut self, first: u64) -> u64 {
+        match self.segments.iter().rposition(|s| s.start <= first && first < s.end) {
+            Some(index) => {
+                let end = self.segments[index].end;
+                self.touch(index);
+                end
+            }
+            None => first,
+        }
+    }
+
+    /// After the media read `[first, end)` finished at `done_ns`: its sectors fill a segment,
+    /// and read-ahead starts at `end`, a sector every `ns_per_sector`, at most to `track_end`
+    /// (for `ReadAhead::TrackEnd`) or `disk_end`.
+    pub fn filled_by_read(&mut self, first: u64, end: u64, done_ns: f64, ns_per_sector: f64, track_end: u64, disk_end: u64) {
+        let segment = self.store(first, end);
+        let wanted = match self.read_ahead {
+            ReadAhead::TrackEnd => track_end,
+            ReadAhead::Sectors(n) => end.saturating_add(n),
+            ReadAhead::Segment => u64::MAX,
+        };
+        let limit = wanted.min(segment.start + self.segment_sectors).min(disk_end);
+        if limit > end {
+            self.prefetch = Some(Prefetch { id: segment.id, started: end, from: end, since_ns: done_ns, ns_per_sector, limit });
+        }
+    }
+
+    /// After a write of `[first, end)`: what the cache held of those sectors is stale, and the
+    /// written data now sits in a segment.
+    pub fn filled_by_write(&mut self, first: u64, end: u64) {
+        self.store(first, end);
+    }
+
+    /// Puts `[first, end)` (its last `segment_sectors` if longer) in a segment: the one used
+    /// last if it continues that one's run (a sequential stream), else the least recently used.
+    /// Other segments drop what overlaps it. Returns the segment as filled.
+    fn store(&mut self, first: u64, end: u64) -> Segment {
+        let first = first.max(end.saturating_sub(self.segment_sectors));
+        for s in &mut self.segments {
+            if s.start < end && first < s.end {
+                // Keep only the part before `first` (a segment holds one run); a read-ahead
+                // into it would bring back what is stale.
+                s.end = first.max(s.start);
+                if self.prefetch.is_some_and(|p| p.id == s.id) {
+                    self.prefetch = None;
+                }
+            }
+        }
+        let last = self.segments.len() - 1;
+        let latest = self.segments[last];
+        let extends = latest.end == first && latest.end > latest.start && end - latest.start <= self.segment_sectors;
+        // The least recently used is first.
+        let index = if extends { last } else { 0 };
+        if self.prefetch.is_some_and(|p| p.id == self.segments[index].id) {
+            self.prefetch = None;
+        }
+        self.fills += 1;
+        let s = &mut self.segments[index];
+        if !extends {
+            s.start = first;
+        }
+        (s.end, s.id) = (end, self.fills);
+        let filled = *s;
+        self.touch(index);
+        filled
+    }
+}
+
+/// Writes acknowledged in the cache and not yet on the media, oldest first.
+#[derive(Clone, Debug, Default)]
+pub(super) struct WriteBack {
+    /// (first sector, sectors) of each cached write.
+    pending: VecDeque<(u64, u64)>,
+    pending_sectors: u64,
+    capacity_sectors: u64,
+    /// When the media is free of the last access (foreground or destage) that used it.
+    pub busy_until_ns: f64,
+}
+
+impl WriteBack {
+    pub fn new(capacity_sectors: u64) -> Self {
+        WriteBack { capacity_sectors, ..Default::default() }
+    }
+
+    /// Whether `sectors` more fit in the cache.
+    pub fn has_room(&self, sectors: u64) -> bool {
+        self.pending_sectors + sectors <= self.capacity_sectors
+    }
+
+    pub fn push(&mut self, first: u64, sectors: u64) {
+        self.pending.push_back((first, sectors));
+        self.pending_sectors += sectors;
+    }
+
+    /// The oldest pending write, taken off the queue.
+    pub fn pop(&mut self) -> Option<(u64, u64)> {
+        let oldest = self.pending.pop_front()?;
+        self.pending_sectors -= oldest.1;
+        Some(oldest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cache(segments: u32, sectors: u64, read_ahead: ReadAhead) -> SegmentCache {
+        SegmentCache::new(&CacheConfig { bytes: segments as u64 * sectors * 512, segments, read_ahead, write_back: false }, 512).unwrap()
+    }
+
+    #[test]
+    fn read_ahead_reaches_as_far_as_the_platter_turned() {
+        let mut c = cache(2, 100, ReadAhead::Sectors(50));
+        c.filled_by_read(10, 20, 1000.0, 10.0, 1_000, 1_000_000);
+        assert_eq!(c.cached_from(15), 20, "nothing read ahead yet at the end of the read");
+        assert_eq!(c.advance(1105.0), Some(30), "10.5 sectors' time: 10 whole sectors");
+        assert_eq!(c.cached_from(25), 30);
+        assert_eq!(c.stop(5000.0), Some(70), "at most 50 sectors ahead");
+        assert_eq!(c.advance(9000.0), None, "stopped");
+        assert_eq!(c.cached_from(69), 70);
+        assert_eq!(c.cached_from(70), 70, "not cached");
+    }
+
+    #[test]
+    fn track_end_and_segment_size_bound_read_ahead() {
+        let mut c = cache(2, 100, ReadAhead::TrackEnd);
+        c.filled_by_read(0, 10, 0.0, 1.0, 40, 1_000_000);
+        assert_eq!(c.advance(1e9), Some(40));
+        let mut c = cache(2, 100, ReadAhead::Sectors(1_000));
+        c.filled_by_read(0, 10, 0.0, 1.0, 40, 1_000_000);
+        assert_eq!(c.advance(1e9), Some(100), "a segment holds 100 sectors");
+    }
+
+    #[test]
+    fn least_recently_used_segment_is_replaced_and_writes_replace_stale_data() {
+        let mut c = cache(2, 100, ReadAhead::Sectors(0));
+        c.filled_by_read(0, 10, 0.0, 1.0, 0, 1 << 20);
+        c.filled_by_read(100, 110, 0.0, 1.0, 0, 1 << 20);
+        c.cached_from(5);
+        c.filled_by_read(200, 210, 0.0, 1.0, 0, 1 << 20);
+        assert_eq!((c.cached_from(5), c.cached_from(105), c.cached_from(205)), (10, 105, 210), "100..110 was the least recent");
+        c.filled_by_write(4, 6);
+        assert_eq!(c.cached_from(7), 7, "the written sectors and what followed them left the older run");
+        assert_eq!(c.cached_from(4), 6, "the written sectors sit in a segment of their own");
+        c.filled_by_write(6, 8);
+        assert_eq!(c.cached_from(4), 8, "a write that continues the run used last extends it");
+        c.filled_by_write(300, 450);
+        assert_eq!(c.cached_from(300), 300, "a run longer than a segment keeps its last sectors");
+        assert_eq!(c.cached_from(350), 450);
+    }
+
+    #[test]
+    fn write_back_queue_holds_what_fits() {
+        let mut w = WriteBack::new(10);
+        w.push(0, 6);
+        assert!(!w.has_room(5) && w.has_room(4));
+        assert_eq!(w.pop(), Some((0, 6)));
+        assert!(w.has_room(10));
+    }
+}
