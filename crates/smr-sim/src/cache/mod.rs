@@ -292,21 +292,24 @@ impl SsdCache {
         }
         let block = self.block;
         let pieces = misses.iter().map(|&b| ((), b * block));
-        let fetched = coalesce(pieces, self.block, |(), offset, len| self.fetch(offset, len, ctx));
+        let fetched = coalesce(pieces, self.block, |(), offset, len| self.fetch(offset, len, req.offset..req.end(), ctx));
         self.read_misses = misses;
         fetched
     }
 
     /// Reads a run of missed blocks (`len` bytes at `offset`) from below and, in a read-write
-    /// cache, inserts them clean.
-    fn fetch(&mut self, offset: u64, len: u64, ctx: &mut IoCtx) -> Result<(), SimError> {
-        self.below.submit(&Request::new(ctx.now(), Op::Read, offset, len), ctx)?;
-        if !self.write_only {
-            for block in offset / self.block..(offset + len) / self.block {
-                self.insert(block, false, ctx)?;
-            }
-            ctx.io(self.ssd, Op::Write, offset, len);
+    /// cache, inserts them clean. A write-only cache keeps nothing it reads, so it reads below
+    /// only the request's own bytes (`wanted`) of the run.
+    fn fetch(&mut self, offset: u64, len: u64, wanted: std::ops::Range<u64>, ctx: &mut IoCtx) -> Result<(), SimError> {
+        if self.write_only {
+            let (from, to) = (offset.max(wanted.start), (offset + len).min(wanted.end));
+            return self.below.submit(&Request::new(ctx.now(), Op::Read, from, to - from), ctx);
         }
+        self.below.submit(&Request::new(ctx.now(), Op::Read, offset, len), ctx)?;
+        for block in offset / self.block..(offset + len) / self.block {
+            self.insert(block, false, ctx)?;
+        }
+        ctx.io(self.ssd, Op::Write, offset, len);
         Ok(())
     }
 }

@@ -36,7 +36,7 @@ use smr_core::{Op, ParamError, Request};
 use crate::kernel::disk::{disk, DISK_PARAMS};
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use crate::kernel::params::{ParamReader, NONE};
-use crate::kernel::runs::coalesce;
+use crate::kernel::runs::coalesce_range;
 use crate::kernel::{BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 pub const BUFFER: ParamSpec = ParamSpec::new(
@@ -60,7 +60,8 @@ pub const ENTRY: SystemEntry = SystemEntry::new("dmsmr", "drive-managed SMR: FIF
 pub static BAND_CLEANINGS: Metric = Metric::new("band_cleanings", Unit::Count, "bands read, merged with their buffered blocks and rewritten whole");
 pub static BAND_BYTES_READ: Metric = Metric::new("band_bytes_read", Unit::Bytes, "bytes read from bands by cleanings");
 pub static BAND_BYTES_WRITTEN: Metric = Metric::new("band_bytes_written", Unit::Bytes, "bytes written to bands by cleanings");
-pub static BUFFER_BYTES_WRITTEN: Metric = Metric::new("buffer_bytes_written", Unit::Bytes, "host bytes written into the persistent write buffer");
+pub static BUFFER_BYTES_WRITTEN: Metric =
+    Metric::new("buffer_bytes_written", Unit::Bytes, "bytes of the 4 KiB blocks host writes put in the persistent write buffer (its bookkeeping grain)");
 pub static BUFFER_BYTES_READ: Metric = Metric::new("buffer_bytes_read", Unit::Bytes, "bytes read from the write buffer by cleanings");
 pub static BUFFER_BYTES_EVICTED: Metric = Metric::new("buffer_bytes_evicted", Unit::Bytes, "bytes that left the write buffer for their bands");
 pub static BUFFER_UPDATES: Metric = Metric::new("buffer_updates", Unit::Count, "4 KiB blocks written again while buffered (updated in place)");
@@ -217,7 +218,8 @@ impl Dmsmr {
                 place = self.place_of(first);
             }
         }
-        ctx.io(self.buffer_ch, Op::Write, place, count * BLOCK_4K);
+        // The media write is the request's own bytes; the buffer keeps whole blocks.
+        ctx.io(self.buffer_ch, Op::Write, place + req.offset % BLOCK_4K, req.len);
         self.totals.buffer_bytes_written += count * BLOCK_4K;
     }
 
@@ -229,11 +231,11 @@ impl Dmsmr {
         }
     }
 
-    /// Reads a request's blocks from where each one's latest version is, one read per run of
-    /// blocks that lie side by side there (in the bands, or in the log by arrival).
+    /// Reads a request's bytes from where each block's latest version is, one read per run of
+    /// blocks that lie side by side there (in the bands, or in the log by arrival), trimmed to
+    /// the request's own bytes.
     fn read(&mut self, req: &Request, ctx: &mut IoCtx) {
-        let sources = req.blocks(BLOCK_4K).map(|block| self.source_of(block));
-        let read: Result<(), std::convert::Infallible> = coalesce(sources, BLOCK_4K, |channel, offset, len| {
+        let read: Result<(), std::convert::Infallible> = coalesce_range(req.offset..req.end(), BLOCK_4K, |block| self.source_of(block), |channel, offset, len| {
             ctx.io(channel, Op::Read, offset, len);
             Ok(())
         });

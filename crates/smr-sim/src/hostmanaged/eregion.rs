@@ -23,7 +23,7 @@ use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
 use crate::kernel::disk::DISK_PARAMS;
 use crate::kernel::gc::GcCost;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Unit};
-use crate::kernel::runs::coalesce;
+use crate::kernel::runs::coalesce_range;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, ParamList, SimError, System, SystemEntry};
 
 pub const PARAMS: ParamList = &[&DISK_PARAMS, &[ZONE_SIZE, CONVENTIONAL]];
@@ -175,19 +175,19 @@ impl ERegion {
         Ok(())
     }
 
-    /// Reads each block where its latest version is (in the log, or home), in runs of blocks
-    /// that lie side by side there.
+    /// Reads the request's bytes from where each block's latest version is (in the log, or
+    /// home), in runs of blocks that lie side by side there.
     fn read(&mut self, ctx: &mut IoCtx, req: &Request) -> Result<(), SimError> {
         let (blocks, extents, data_start) = (&self.blocks, &self.extents, self.disk.data_start());
-        let places = req.blocks(BLOCK_4K).map(|block| match blocks.get(&block) {
+        let place = |block: u64| match blocks.get(&block) {
             Some(&i) => {
                 let e = &extents[i as usize];
-                (true, e.at + (block * BLOCK_4K).saturating_sub(e.address))
+                (true, (e.at + block * BLOCK_4K).saturating_sub(e.address))
             }
             None => (false, data_start + block * BLOCK_4K),
-        });
+        };
         let (disk, host) = (&mut self.disk, self.host);
-        coalesce(places, BLOCK_4K, |_, offset, len| disk.io(ctx, host, Op::Read, offset, len).map(|_| ()))
+        coalesce_range(req.offset..req.end(), BLOCK_4K, place, |_, offset, len| disk.io(ctx, host, Op::Read, offset, len).map(|_| ()))
     }
 }
 

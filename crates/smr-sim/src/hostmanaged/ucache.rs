@@ -25,7 +25,7 @@ use crate::kernel::disk::DISK_PARAMS;
 use crate::kernel::gc::GcCost;
 use crate::kernel::lists::RecencyList;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
-use crate::kernel::runs::coalesce;
+use crate::kernel::runs::coalesce_range;
 use crate::kernel::slots::SlotPool;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
@@ -338,24 +338,17 @@ impl UCache {
             self.disk.io(ctx, self.host, Op::Read, self.home(part.start), part.end - part.start)?;
             return Ok(());
         };
-        // The bucket's 4 KiB pieces where they are (cached or home) become runs, each clipped
-        // to `part`; `run_start` is the host address where the next run begins.
+        // The bucket's 4 KiB pieces where they are (cached or home), in runs.
         let (cached_base, data_start, by_map) = (self.cached_at(pcb), self.disk.data_start(), self.by_map);
         let bits = &self.pieces[pcb as usize * self.words..(pcb as usize + 1) * self.words];
-        let pieces = (part.start / BLOCK_4K..part.end.div_ceil(BLOCK_4K)).map(|piece| {
+        let place = |piece: u64| {
             let within = piece * BLOCK_4K - start;
             let index = within / BLOCK_4K;
             let cached = !by_map || bits[(index / 64) as usize] & (1 << (index % 64)) != 0;
             (cached, if cached { cached_base + within } else { data_start + start + within })
-        });
-        let mut run_start = part.start / BLOCK_4K * BLOCK_4K;
+        };
         let (disk, host) = (&mut self.disk, self.host);
-        coalesce(pieces, BLOCK_4K, |_, place, len| {
-            let (from, to) = (run_start.max(part.start), (run_start + len).min(part.end));
-            let offset = place + (from - run_start);
-            run_start += len;
-            disk.io(ctx, host, Op::Read, offset, to - from).map(|_| ())
-        })
+        coalesce_range(part, BLOCK_4K, place, |_, offset, len| disk.io(ctx, host, Op::Read, offset, len).map(|_| ()))
     }
 }
 
