@@ -8,7 +8,7 @@ import json
 import libcachesim
 import pytest
 
-from conftest import DATA, assert_parameter_errors
+from conftest import DATA, assert_parameter_errors, msr_line
 from smrlab import _core
 from smrlab.bundled import DEMO_TRACES
 from smrlab.cli.caches import PAPER_FACTORS, factor_rows, scale_geometry
@@ -79,14 +79,32 @@ def table_rows(out: str) -> dict[str, dict]:
     return {row[0]: dict(zip(table["columns"], row)) for row in table["rows"]}
 
 
-def test_comparison_shows_read_columns_only_when_there_are_reads(cli, tmp_path):
-    """A write-only line-up on a trace without reads has no read time or read hits to show."""
+def test_comparison_divides_like_by_like_and_shows_what_carries_information(cli, tmp_path):
+    """Each time is divided by cmr-only's time of the same kind (so cmr-only reads 1 in each),
+    systems are ranked by the time the mode compares, and a write-only line-up on a trace
+    without reads has no read columns."""
     cli("trace", "convert", DATA / "wdev.csv.gz", "writes.smrbin", "--writes-only", check=True)
     for trace, has_reads in ((tmp_path / "writes.smrbin", False), (DATA / "wdev.csv.gz", True)):
         out = cli("compare-caches", "--trace", trace, "--mode", "wo", "--geometry-scale", "0.0377", "--out", "cmp", "--json", check=True).stdout
-        columns = json.loads(out)["tables"][0]["columns"]
-        assert ("read time / cmr" in columns) == has_reads and ("read hit" in columns) == has_reads, (trace, columns)
-        assert "write time / cmr" in columns
+        table = json.loads(out)["tables"][0]
+        columns = table["columns"]
+        assert ("read time / cmr" in columns) == has_reads and ("read hits / block lookups" in columns) == has_reads, (trace, columns)
+        rows = {row[0]: dict(zip(columns, row)) for row in table["rows"]}
+        times = [c for c in columns if c.endswith("time / cmr") or c == "total / cmr"]
+        assert all(rows["cmr-only"][c] == 1.0 for c in times), rows["cmr-only"]
+        by_rank = sorted(rows.values(), key=lambda r: r["rank by time"])
+        write_times = [r["write time / cmr"] for r in by_rank]
+        assert write_times == sorted(write_times), "write-only mode ranks by write time"
+
+
+def test_a_write_cache_with_nothing_to_cache_says_so(cli, tmp_path):
+    trace = tmp_path / "reads.csv"
+    trace.write_text("\n".join(msr_line(i * 10, "Read", i * 8192, 4096) for i in range(200)) + "\n")
+    proc = cli("compare-caches", "--trace", trace, "--mode", "wo", "--out", "cmp", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "has no writes" in proc.stderr
+    rows = [row[0] for row in json.loads(proc.stdout)["tables"][0]["rows"]]
+    assert rows == ["smr-only", "cmr-only"]
 
 
 def test_cache_sweep_over_zone_sizes(cli):

@@ -79,34 +79,16 @@ def flatten(result: dict) -> dict[str, float | int]:
         put(op, report[op])
     for channel in report["channels"]:
         put(f"channel.{channel['channel']}", {k: v for k, v in channel.items() if k not in ("channel", "device")})
-    put("counter", counters_of(report))
+    put("counter", report["counters"])
     put("gauge", dict(report["gauges"]))
     series = report["gauge_series"]
     for sample in series["samples"]:
         put(f"gauge_series.{sample['request']}", {"sim_ns": sample["sim_ns"], "trace_ns": sample["trace_ns"],
                                                    **dict(zip(series["names"], sample["values"]))})
     put("footprint", {k: v for k, v in result["trace"]["footprint"].items() if not k.endswith("extents")})
-    put("derived", derived_of(result))
+    put("derived", result["derived"])
+    put("informative", result["informative"])
     return flat
-
-
-def counters_of(report: dict) -> dict[str, int]:
-    """The counters as recorded. uCache's promotion time, counted since, must equal the busy
-    time of its promote channel, which was recorded."""
-    counters = dict(report["counters"])
-    if "promotion_ns" in counters:
-        promote = next(c for c in report["channels"] if c["channel"] == "promote")
-        assert counters.pop("promotion_ns") == promote["read_ns"] + promote["write_ns"]
-    return counters
-
-
-def derived_of(result: dict) -> dict:
-    """The derived values under the names they were recorded with (uCache's promotion time was
-    recorded in milliseconds; the core now derives it in nanoseconds)."""
-    derived = dict(result["derived"])
-    if "mean_promotion_ns" in derived:
-        derived["mean_promotion_ms"] = derived.pop("mean_promotion_ns") / 1e6
-    return derived
 
 
 def assert_same(name: str, expected: dict, actual: dict) -> None:

@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Sequence
 
 from smrlab import _core, provenance
 from smrlab.errors import UsageError
+from smrlab.tables import note
 
 NS_PER_S = 1_000_000_000
 
@@ -104,17 +105,18 @@ def simulate(
     output = json.loads(_core.run_sim(json.dumps(spec), progress))
     report = output["report"]
     derived, metrics = report.pop("derived"), report.pop("metrics")
+    informative, not_informative = report.pop("informative"), report.pop("not_informative")
     return {
         "smrlab": provenance.stamp(),
         "config": {
             "system": system,
-            "params": dict(output["params"]),
+            "params": dict(output["params"]),  # every parameter read, given or default
             "engine": spec["engine"],
             "seed": spec["seed"],
         },
         "trace": {
             "path": spec["trace"],
-            "format": fmt,
+            "format": output["format"],
             "options": spec["trace_options"],
             "checksum": provenance.trace_checksum(spec["trace"]),
             "footprint": output["footprint"],
@@ -124,7 +126,17 @@ def simulate(
         "report": report,
         "derived": derived,
         "metrics": metrics,
+        "informative": informative,
+        "not_informative": not_informative,
     }
+
+
+def note_if_not_informative(result: dict, label: str) -> None:
+    """One line on stderr for each mechanism the run never exercised (the core says which: a
+    buffer that held every write, a cache that never evicted), since its figures then say
+    nothing about it."""
+    for reason in result["not_informative"]:
+        note(f"{label}: not informative: {reason}")
 
 
 def write_result(result: dict, path: str | Path) -> Path:

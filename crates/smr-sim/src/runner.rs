@@ -52,8 +52,11 @@ pub struct RunOutput {
     /// The footprint the system was sized from, without its extents (they are sizing input, as
     /// long as the trace, not a result).
     pub footprint: Footprint,
-    /// Every parameter the system was given (after defaults the caller supplied).
+    /// Every parameter the system (and any system below it) read, with the value it used, given
+    /// or default.
     pub params: Vec<(String, String)>,
+    /// The trace format, as given or as detected from the file name.
+    pub format: String,
     /// (device name, medium description) of every simulated device.
     pub devices: Vec<(String, String)>,
     /// Media I/Os written to the iolog, if one was recorded.
@@ -87,6 +90,7 @@ pub fn run(spec: &RunSpec, progress: Option<&mut dyn FnMut(Progress) -> bool>) -
     let mut build = BuildContext::new(&mut params, footprint, spec.seed, &mut ctx, registry::SYSTEMS);
     let mut system = build.build(&spec.system)?;
     let footprint = Footprint { written_extents: Vec::new(), accessed_extents: Vec::new(), ..std::mem::take(&mut build.footprint) };
+    let resolved = build.params.resolved().to_vec();
     params.finish()?;
     if let Some(path) = &spec.iolog {
         let file = std::fs::File::create(path)
@@ -108,7 +112,8 @@ pub fn run(spec: &RunSpec, progress: Option<&mut dyn FnMut(Progress) -> bool>) -
     Ok(RunOutput {
         report,
         footprint,
-        params: params.pairs().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        params: resolved,
+        format: trace::TraceFormat::resolve(spec.format.as_deref(), &spec.trace)?.name().to_string(),
         devices: ctx.device_descriptions(),
         iolog_ios,
     })

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from smrlab import _core, progress, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
-from smrlab.run import footprint, simulate, write_result
+from smrlab.run import footprint, note_if_not_informative, simulate, write_result
 from smrlab.errors import UsageError
 from smrlab.tables import add_json_argument, note, print_table
 
@@ -77,11 +77,19 @@ def disk_params(args: argparse.Namespace) -> list[str]:
     return systems.declared_by(args.param, "cmr")
 
 
+# The systems without an SSD cache, which run even when a write cache would have nothing to do.
+CACHELESS = ("smr-only", "cmr-only")
+
+
 def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP, name: str | None = None) -> dict[str, dict]:
     """Runs the line-up on one trace; returns results by label (also written to out_dir as
-    NAME-LABEL.json, NAME the trace file's name up to its first dot unless given)."""
+    NAME-LABEL.json, NAME the trace file's name up to its first dot unless given). A write-only
+    cache on a trace without writes has nothing to do: then only the disks without a cache run."""
     name = name or Path(trace).name.split(".")[0]
     fp = footprint(trace, args.format, args.trace_option)
+    if args.mode == "wo" and fp["written_bytes"] == 0:
+        note(f"{name}: the trace has no writes: a write-only cache has nothing to do, so only {' and '.join(CACHELESS)} run")
+        line_up = [entry for entry in line_up if entry[0] in CACHELESS]
     results = {}
     for label, system, extra in line_up:
         params = {"cache": cache_params(args) + extra, "dmsmr": lower_params(args)}.get(system, disk_params(args))
@@ -89,41 +97,59 @@ def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP
                                   engine=engine_from_args(args), seed=args.seed, footprint=fp,
                                   progress=progress.reporter(f"{name}/{label}"))
         progress.done()
+        note_if_not_informative(results[label], f"{name}/{label}")
         write_result(results[label], out_dir / f"{name}-{label}.json")
     return results
 
 
-COLUMNS = ["system", "read time / cmr", "write time / cmr", "total / cmr", "read hit", "write hit", "R_wa", "band cleanings"]
-# Columns that say nothing when no run measured a read (a write-only line-up without reads).
-READ_COLUMNS = {"read time / cmr", "read hit"}
+COLUMNS = ["system", "rank by time", "read time / cmr", "write time / cmr", "total / cmr", "read hits / block lookups",
+           "write hits / block lookups", "R_wa", "band bytes / user byte", "band cleanings"]
+# Columns that say nothing when no run measured a read (a write-only line-up without reads), and
+# those that say nothing when none wrote.
+READ_COLUMNS = {"read time / cmr", "read hits / block lookups"}
+WRITE_COLUMNS = {"write time / cmr", "write hits / block lookups", "R_wa", "band bytes / user byte", "band cleanings"}
 
 
-def comparison_table(results: dict[str, dict]) -> tuple[list[str], list[tuple]]:
-    """The line-up's columns and rows (I/O times as fractions of cmr-only's total); the read
-    columns only when some run measured reads."""
+def _ratio(value: float, base: float) -> float | None:
+    return value / base if base else None
+
+
+def comparison_table(results: dict[str, dict], mode: str) -> tuple[list[str], list[tuple]]:
+    """The line-up's columns and rows: each I/O time divided by cmr-only's time of the same
+    kind (read by read, write by write, total by total), the rank by the time the mode compares
+    (`TIME_COMPARED`: write time in write-only mode, as the paper's), hit rates per cache-block
+    lookup; the read (or write) columns only when some run measured reads (writes)."""
     base = results["cmr-only"]["derived"]
+    ranked = sorted(results, key=lambda label: results[label]["derived"][TIME_COMPARED[mode]])
     rows = []
     for label, result in results.items():
         d, counters = result["derived"], result["report"]["counters"]
         rows.append((
             label,
-            d["read_io_s"] / base["total_io_s"],
-            d["write_io_s"] / base["total_io_s"],
-            d["total_io_s"] / base["total_io_s"],
+            ranked.index(label) + 1,
+            _ratio(d["read_io_s"], base["read_io_s"]),
+            _ratio(d["write_io_s"], base["write_io_s"]),
+            _ratio(d["total_io_s"], base["total_io_s"]),
             d.get("read_hit_rate"),
             d.get("write_hit_rate"),
             d.get("r_wa"),
+            d.get("band_bytes_per_user_byte"),
             counters.get("band_cleanings"),
         ))
-    if any(result["report"]["read"]["requests"] for result in results.values()):
-        return COLUMNS, rows
-    keep = [i for i, column in enumerate(COLUMNS) if column not in READ_COLUMNS]
+    hidden = set()
+    if not any(result["report"]["read"]["requests"] for result in results.values()):
+        hidden |= READ_COLUMNS
+    if not any(result["report"]["write"]["requests"] for result in results.values()):
+        hidden |= WRITE_COLUMNS
+    keep = [i for i, column in enumerate(COLUMNS) if column not in hidden]
     return [COLUMNS[i] for i in keep], [tuple(row[i] for i in keep) for row in rows]
 
 
-def print_comparison(title: str, results: dict[str, dict]) -> None:
-    columns, rows = comparison_table(results)
-    print_table(title, columns, rows, caption="I/O times as fractions of cmr-only's total I/O time (PORE Figs. 11-14)")
+def print_comparison(title: str, results: dict[str, dict], mode: str) -> None:
+    columns, rows = comparison_table(results, mode)
+    print_table(title, columns, rows, caption="each I/O time divided by cmr-only's of the same kind; rank 1 = the least "
+                + ("write I/O time (the paper dismisses reads in write-only mode)" if mode == "wo" else "total I/O time")
+                + "; R_wa = band bytes / bytes evicted from the SMR write buffer (PORE Figs. 11-14)")
 
 # How many times PORE (BL) cut the total I/O time and R_wa of each competitor, as the PORE paper
 # reports them (§V-C): I/O time over wdev, mds, ts and usr (Figs. 11 and 13 (a)), R_wa over all
@@ -162,8 +188,9 @@ def print_factors(per_trace: list[dict[str, dict]], mode: str, traces: str) -> N
 
 def run_compare(args: argparse.Namespace) -> int:
     results = compare(args.trace, args, Path(args.out))
-    print_comparison(f"SSD caches over drive-managed SMR: {args.trace} ({args.mode}, cache {args.cache})", results)
-    print_factors([results], args.mode, Path(args.trace).name)
+    print_comparison(f"SSD caches over drive-managed SMR: {args.trace} ({args.mode}, cache {args.cache})", results, args.mode)
+    if "pore-bl" in results:
+        print_factors([results], args.mode, Path(args.trace).name)
     note(f"results written to {args.out}/")
     return 0
 
@@ -179,6 +206,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         result = simulate("cache", args.trace, params + [f"policy={args.policy}", f"scheme={args.scheme}"],
                           fmt=args.format, trace_options=args.trace_option, engine=engine_from_args(args),
                           seed=args.seed, footprint=fp)
+        note_if_not_informative(result, f"{args.vary}={value}")
         d = result["derived"]
         rows.append((value, d["total_io_s"], d.get("read_hit_rate"), d.get("write_hit_rate"), d.get("r_wa"),
                      d.get("pore_avg_open_zones")))
@@ -201,7 +229,8 @@ def _period_multiple(text: str) -> float:
 def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("cache")
     group.add_argument("--mode", choices=["rw", "wo"], default="wo",
-                       help="rw: read-write cache (2%% of the accessed range by default); wo: write-only cache (default)")
+                       help="rw: read-write cache (2%% of the accessed range by default); wo: write-only cache (default): "
+                            "reads do not fill it or reorder it, but a read of a block it holds is served from it")
     group.add_argument("--cache", default="2%", help="cache size: percent/fraction of the range, bytes or blocks (default 2%%)")
     group.add_argument("--zone", default="20MB", help="PORE zone size in bytes (default 20MB = 20*10^6)")
     group.add_argument("--period", default="auto", help="PORE period in blocks, or auto = the SMR write buffer (default)")

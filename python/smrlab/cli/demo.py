@@ -22,7 +22,7 @@ from smrlab import progress
 from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace, sample_scale
 from smrlab.cli import caches
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
-from smrlab.run import footprint, simulate, write_result
+from smrlab.run import footprint, note_if_not_informative, simulate, write_result
 from smrlab.tables import note, print_table
 
 
@@ -46,6 +46,7 @@ def smr_vs_cmr(traces: dict[str, tuple[Path, argparse.Namespace]], out: Path) ->
             results[system] = simulate(system, path, params, seed=args.seed, footprint=fp, engine=engine_from_args(args),
                                        progress=progress.reporter(f"{name}/{system}"))
             progress.done()
+            note_if_not_informative(results[system], f"{name}/{system}")
             write_result(results[system], out / f"{name}-{system}.json")
         cmr, smr = results["cmr"]["derived"], results["dmsmr"]
         counters = smr["report"]["counters"]
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     per_trace = []
     for name, path in full_size.items():
         results = caches.compare(str(path), full_args, args.out, name=name)
-        caches.print_comparison(f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})", results)
+        caches.print_comparison(f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})", results, args.mode)
         per_trace.append(results)
     caches.print_factors(per_trace, args.mode, "full-size " + ", ".join(DEMO_TRACES))
     note(f"results written to {args.out}/")

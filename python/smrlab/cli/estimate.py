@@ -23,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
         print_json(result)
         return 0
     rows = [
-        ("working set: written 4 KiB blocks (GB)", result["working_set_bytes"] / 1e9),
+        ("written range: capacity of the bands written (GB)", result["written_range_bytes"] / 1e9),
+        ("written blocks: union of the 4 KiB blocks written (GB)", result["written_bytes"] / 1e9),
         ("virtual FIFO buffer (MB)", result["buffer_bytes"] / 1e6),
         ("buffer fills", result["fills"]),
         ("bands covered, summed over fills", result["bands_covered"]),
@@ -44,8 +45,8 @@ def register(commands) -> None:
     parser = commands.group("trace").add(
         "smr-estimate",
         help="estimate drive-managed SMR write amplification of a trace (PORE §III-A)",
-        description=f"Only writes count. A virtual FIFO buffer of {dmsmr['buffer']} of the working set (union of written 4 KiB "
-                    "blocks) fills with written blocks; at each fill the sizes of the bands it covers are summed and it is "
+        description=f"Only writes count. A virtual FIFO buffer of {dmsmr['buffer']} of the written range (the capacity of "
+                    "the bands the trace writes, as `sim --system dmsmr` sizes its buffer) fills with written blocks; at each fill the sizes of the bands it covers are summed and it is "
                     "emptied. R_wa = band bytes / bytes through the buffer. Bands are uniform in "
                     f"[{dmsmr['band_min']}, {dmsmr['band_max']}] (seeded) unless changed.",
     )
@@ -53,7 +54,7 @@ def register(commands) -> None:
     add_input_arguments(parser)
     defaults = ", ".join(f"{key} [{dmsmr[key]}]" for key in ESTIMATE_PARAMS).replace("%", "%%")  # argparse %-formats help
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
-                        help=f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the working set; band sizes in "
+                        help=f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the written range; band sizes in "
                              "bytes (band_size: fixed bands)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the band layout (default 0)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")

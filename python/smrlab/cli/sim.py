@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from smrlab import _core, progress
-from smrlab.run import engine_config, simulate, write_result
+from smrlab.run import engine_config, note_if_not_informative, simulate, write_result
 from smrlab.tables import fmt, note, print_json, print_table
 
 UNITS_NOTE = (
@@ -66,7 +66,9 @@ def engine_from_args(args: argparse.Namespace) -> dict:
 
 def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
     parser.add_argument("--trace", required=required, help="block trace file (compressed .gz/.xz/.bz2/.zst are read directly)")
-    parser.add_argument("--format", help="trace format (default: from the file name; see `smrlab trace --help`)")
+    parser.add_argument("--format", choices=[name for name, _ in _core.trace_formats()], metavar="FORMAT",
+                        help="trace format: " + ", ".join(name for name, _ in _core.trace_formats())
+                             + " (default: from the file name; `smrlab trace convert --help` describes each)")
     parser.add_argument("--trace-option", action="append", default=[], metavar="KEY=VALUE",
                         help="reader option, e.g. action=D for blkparse (repeatable)")
 
@@ -131,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         progress=show,
     )
     progress.done()
+    note_if_not_informative(result, args.system)
     out = Path(args.out) if args.out else Path("results") / f"sim-{args.system}-{Path(args.trace).name.split('.')[0]}.json"
     write_result(result, out)
     if args.json:

@@ -24,7 +24,8 @@ FORMATS_HELP = (
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", help="input format (default: from the file name)")
+    parser.add_argument("--format", help="input format: " + ", ".join(name for name, _ in _core.trace_formats())
+                        + " (default: from the file name; see FORMATS below)")
     parser.add_argument("--trace-option", action="append", default=[], metavar="KEY=VALUE",
                         help="reader option (repeatable), e.g. action=Q for blkparse")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from smrlab import progress, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
-from smrlab.run import footprint, simulate, write_result
+from smrlab.run import footprint, note_if_not_informative, simulate, write_result
 from smrlab.tables import add_json_argument, note, print_table
 
 # Samples of the E-region log's live fraction over the run (Fig. 1).
@@ -27,22 +27,25 @@ def run(args: argparse.Namespace) -> int:
                           engine=engine_from_args(args), seed=args.seed, footprint=fp,
                           progress=progress.reporter(f"ucache {bucket}"))
         progress.done()
+        note_if_not_informative(result, f"ucache {bucket}")
         write_result(result, Path(args.out) / f"{Path(args.trace).name.split('.')[0]}-ucache-{bucket}.json")
         d, c = result["derived"], result["report"]["counters"]
         rows.append((bucket, d.get("bucket_write_hit_ratio"), c["gc_cycles"], d.get("gc_buckets_per_cycle"),
                      c["promotions"], d["total_io_s"], d["io_amplification_ops"], d["io_amplification_bytes"],
                      _milliseconds(d.get("mean_promotion_ns")), d["seeks"]))
-    drive = [p for p in args.param if not p.startswith(("bucket=", "promote=", "cache="))]
+    # E-region runs on the same drive and the same on-media cache as uCache.
+    drive = systems.declared_by(args.param, "eregion")
     eregion_engine = {**engine_from_args(args), "gauge_samples": max(args.gauge_samples, LIVE_SAMPLES)}
     eregion = simulate("eregion", args.trace, drive, fmt=args.format, trace_options=args.trace_option,
                        engine=eregion_engine, seed=args.seed, footprint=fp)
+    note_if_not_informative(eregion, "eregion")
     stem = Path(args.out) / f"{Path(args.trace).name.split('.')[0]}-eregion"
     write_result(eregion, stem.with_suffix(".json"))
     write_live_fraction_csv(eregion["report"]["gauge_series"], stem.with_name(stem.name + "-live.csv"))
     e = eregion["derived"]
     rows.append(("eregion", None, eregion["report"]["counters"]["gc_cycles"], None, None, e["total_io_s"],
                  e["io_amplification_ops"], e["io_amplification_bytes"], None, e["seeks"]))
-    cmr = simulate("cmr", args.trace, [p for p in drive if p.startswith("disk=")], fmt=args.format,
+    cmr = simulate("cmr", args.trace, systems.declared_by(args.param, "cmr"), fmt=args.format,
                    trace_options=args.trace_option, engine=engine_from_args(args), seed=args.seed, footprint=fp)["derived"]
     rows.append(("cmr (plain disk)", None, None, None, None, cmr["total_io_s"], cmr["io_amplification_ops"], cmr["io_amplification_bytes"],
                  None, cmr["seeks"]))
@@ -51,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
                  "ops/host op", "bytes/host byte", "promotion ms", "seeks"], rows,
                 caption="uCache paper: write hit ratio = Table III, GC cycles = Table IV, buckets/GC = Fig. 8, total I/O time "
                         "beside a plain disk = Fig. 7, media ops and bytes per host op and byte = Fig. 9, promotion time = Fig. 10, "
-                        "seeks minus the plain disk's = Table V (a seek: a media I/O not starting where the previous one ended)")
+                        "seeks minus the plain disk's = Table V (a seek: a disk I/O not starting where the previous one ended)")
     note(f"E-region log live fraction over trace time (Fig. 1): mean {100 * e['log_live_fraction_mean']:.1f} %, "
          f"max {100 * e['log_live_fraction_max']:.1f} % (curve in {stem.name}-live.csv)")
     note(f"results written to {args.out}/")

@@ -471,6 +471,10 @@ impl Medium for Hdd {
         self.spec.capacity
     }
 
+    fn rotating(&self) -> bool {
+        true
+    }
+
     fn describe(&self) -> String {
         format!("hdd:{} ({} RPM, {} bytes)", self.spec.name, self.spec.rpm, self.spec.capacity)
     }

@@ -30,6 +30,12 @@ pub trait Medium: Send {
 
     /// A short description for result files ("ssd", "hdd:st5000as0011", ...).
     fn describe(&self) -> String;
+
+    /// Whether a head moves over rotating media (only there does an I/O that does not start
+    /// where the last one ended count as a seek).
+    fn rotating(&self) -> bool {
+        false
+    }
 }
 
 

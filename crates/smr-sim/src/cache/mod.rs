@@ -33,7 +33,7 @@ use rustc_hash::FxHashMap;
 use smr_core::media::FixedLatencyMedium;
 use smr_core::{Op, Request};
 
-use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
@@ -74,10 +74,20 @@ pub static WRITE_LOOKUPS: Metric = Metric::new("write_lookups", Unit::Count, "ca
 pub static WRITE_HITS: Metric = Metric::new("write_hits", Unit::Count, "cache blocks host writes found cached");
 pub static EVICTED_DIRTY: Metric = Metric::new("evicted_dirty_blocks", Unit::Blocks, "dirty cache blocks evicted (written to the system below)");
 pub static EVICTED_CLEAN: Metric = Metric::new("evicted_clean_blocks", Unit::Blocks, "clean cache blocks evicted (dropped)");
-pub static READ_HIT_RATE: Ratio =
-    Ratio::new(Metric::new("read_hit_rate", Unit::Fraction, "cache read hits / cache read lookups, per cache block"), &READ_HITS, &READ_LOOKUPS);
-pub static WRITE_HIT_RATE: Ratio =
-    Ratio::new(Metric::new("write_hit_rate", Unit::Fraction, "cache write hits / cache write lookups, per cache block"), &WRITE_HITS, &WRITE_LOOKUPS);
+pub static READ_HIT_RATE: Ratio = Ratio::new(
+    Metric::new("read_hit_rate", Unit::Fraction, "cache read hits / cache read lookups, per cache-block lookup (4 KiB by default), not per request"),
+    &READ_HITS,
+    &READ_LOOKUPS,
+);
+pub static WRITE_HIT_RATE: Ratio = Ratio::new(
+    Metric::new("write_hit_rate", Unit::Fraction, "cache write hits / cache write lookups, per cache-block lookup (4 KiB by default), not per request"),
+    &WRITE_HITS,
+    &WRITE_LOOKUPS,
+);
+pub static EVICTED: Exercise = Exercise {
+    counters: &[&EVICTED_DIRTY, &EVICTED_CLEAN],
+    when_never: "the SSD cache held every block it was given: nothing was evicted, so every replacement policy gives these figures",
+};
 pub static CACHE_BLOCKS: Metric = Metric::new("cache_blocks", Unit::Blocks, "cache size, in cache blocks");
 pub static CACHE_OCCUPANCY: Metric = Metric::new("cache_occupancy_blocks", Unit::Blocks, "cache blocks holding data");
 pub static CACHE_DIRTY: Metric = Metric::new("cache_dirty_blocks", Unit::Blocks, "cache blocks holding data not yet written below");
@@ -341,6 +351,7 @@ impl System for SsdCache {
         out.add(&EVICTED_CLEAN, t.evicted_clean);
         out.declare(&READ_HIT_RATE);
         out.declare(&WRITE_HIT_RATE);
+        out.expect(&EVICTED);
         self.policy.counters(out);
         self.below.counters(out);
     }

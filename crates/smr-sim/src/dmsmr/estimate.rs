@@ -1,9 +1,10 @@
 //! `smrlab trace smr-estimate`: the write-amplification estimate of §III-A of the PORE paper,
 //! computed from a trace alone, without timing.
 //!
-//! Only writes count. A virtual FIFO buffer of 1/256 of the working set (the union of written
-//! 4 KiB blocks; `buffer` changes it) fills with written blocks (a block already in it is updated
-//! in place); each time it is full, the sizes of all bands it covers are summed and it is
+//! Only writes count. A virtual FIFO buffer of 1/256 of the written range (`buffer` changes it;
+//! the range measured as `dmsmr` measures it, the capacity of the bands the trace writes, so the
+//! estimate and the simulation size the buffer alike) fills with written blocks (a block already
+//! in it is updated in place); each time it is full, the sizes of all bands it covers are summed and it is
 //! emptied. The estimate is R_wa = total covered band bytes / total bytes that passed through the
 //! buffer. A final, partly filled buffer is flushed the same way at the end of the trace (the
 //! paper does not say; without it short traces would under-count). Bands are laid out as for
@@ -14,7 +15,7 @@ use smr_core::trace::{Footprint, TraceError};
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, Params, Request};
 
-use super::{band_layout, FifoBuffer, BAND_MAX, BAND_MIN, BAND_SIZE, BUFFER, R_WA};
+use super::{band_layout, buffer_bytes, written_range, FifoBuffer, BAND_MAX, BAND_MIN, BAND_SIZE, BUFFER, R_WA};
 use crate::kernel::params::{ParamList, ParamReader};
 use crate::kernel::SimError;
 
@@ -24,7 +25,10 @@ pub const PARAMS: ParamList = &[&[BUFFER, BAND_MIN, BAND_MAX, BAND_SIZE]];
 /// What the estimate found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SmrEstimate {
-    pub working_set_bytes: u64,
+    /// The capacity of the bands the trace writes: what the buffer is a share of.
+    pub written_range_bytes: u64,
+    /// The union of the 4 KiB blocks the trace writes.
+    pub written_bytes: u64,
     pub buffer_bytes: u64,
     /// Times the virtual buffer was emptied (including the final flush).
     pub fills: u64,
@@ -42,13 +46,13 @@ pub fn estimate(
     footprint: Footprint,
     seed: u64,
 ) -> Result<SmrEstimate, SimError> {
-    let working_set = footprint.written_bytes.max(256 * BLOCK_4K);
     let mut reader = ParamReader::new(params, PARAMS);
-    let buffer_bytes = reader.share(&BUFFER, working_set, BLOCK_4K)?;
     let layout = band_layout(&mut reader, footprint.max_end, seed)?;
+    let buffer_bytes = buffer_bytes(&mut reader, &layout, &footprint)?;
     params.finish()?;
     let mut fifo = FifoBuffer::new(buffer_bytes / BLOCK_4K, layout.count());
-    let mut out = SmrEstimate { working_set_bytes: footprint.written_bytes, buffer_bytes, ..Default::default() };
+    let written_range_bytes = written_range(&layout, &footprint);
+    let mut out = SmrEstimate { written_range_bytes, written_bytes: footprint.written_bytes, buffer_bytes, ..Default::default() };
     let flush = |fifo: &mut FifoBuffer, out: &mut SmrEstimate| {
         for band in fifo.bands() {
             let r = layout.band(band);

@@ -200,3 +200,18 @@ fn a_read_is_one_io_per_run_of_blocks_side_by_side_where_they_lie() {
     assert_eq!((reads(&ctx, "write-buffer"), reads(&ctx, "band")), (4, 1));
 }
 
+
+#[test]
+fn a_run_that_never_cleans_a_band_says_it_is_not_informative() {
+    let reqs: Vec<Request> = (0..200u64).map(|i| w((i * 7919) % 16384)).collect();
+    let (quiet, _) = replay(&["band_size=1MiB", "buffer=16384blocks"], &reqs);
+    assert!(!quiet.informative);
+    assert_eq!(quiet.not_informative.len(), 1);
+    assert!(quiet.not_informative[0].contains("no band was cleaned"), "{:?}", quiet.not_informative);
+    let (busy, c) = replay(&["band_size=1MiB", "buffer=16blocks"], &reqs);
+    assert!(c.get("band_cleanings") > 0 && busy.informative && busy.not_informative.is_empty());
+    // Band bytes per user byte divides by what the host wrote, R_wa by what left the buffer.
+    let derived = |name: &str| busy.derived[name];
+    assert_eq!(derived("band_bytes_per_user_byte"), c.get("band_bytes_written") as f64 / (200.0 * 4096.0));
+    assert_eq!(derived("r_wa"), c.get("band_bytes_written") as f64 / c.get("buffer_bytes_evicted") as f64);
+}

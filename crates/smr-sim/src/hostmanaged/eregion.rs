@@ -20,18 +20,23 @@ use smr_core::units::BLOCK_4K;
 use smr_core::{Op, ParamError, Request};
 
 use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
+use super::ucache::CACHE;
 use crate::kernel::disk::DISK_PARAMS;
 use crate::kernel::gc::GcCost;
-use crate::kernel::metrics::{Counters, Gauges, Metric, Unit};
+use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Unit};
 use crate::kernel::runs::coalesce_range;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, ParamList, SimError, System, SystemEntry};
 
-pub const PARAMS: ParamList = &[&DISK_PARAMS, &[ZONE_SIZE, CONVENTIONAL]];
+pub const PARAMS: ParamList = &[&DISK_PARAMS, &[CACHE, ZONE_SIZE, CONVENTIONAL]];
 
 pub const ENTRY: SystemEntry = SystemEntry::new("eregion", "E-region STL: host writes logged in the on-media cache, reclaimed by cleaning data zones (uCache baseline)", PARAMS, |b| Ok(Box::new(ERegion::build(b)?)));
 
 pub static LOG_EXTENTS: Metric = Metric::new("log_extents", Unit::Count, "host writes appended to the log as extents");
 pub static GC_EXTENTS: Metric = Metric::new("gc_extents", Unit::Count, "live extents merged home by garbage collection");
+pub static COLLECTED: Exercise = Exercise {
+    counters: &[&crate::kernel::gc::GC_CYCLES],
+    when_never: "the E-region log never wrapped onto live data: no garbage collection ran, so these figures say nothing about it",
+};
 pub static LOG_LIVE_FRACTION: Metric =
     Metric::new("log_live_fraction", Unit::Fraction, "live data in the E-region log (latest versions of host blocks) / the log's size (uCache Fig. 1)");
 
@@ -74,7 +79,10 @@ impl ERegion {
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
         let min_data_capacity = b.footprint.max_end;
         let disk = HmSmrDisk::build(b, min_data_capacity)?;
-        let log = disk.cache_range();
+        // The log is the on-media cache, sized as uCache's is, so the two compare on one cache.
+        let room = disk.cache_range();
+        let log_bytes = b.params.share(&CACHE, room.end - room.start, BLOCK_4K)?;
+        let log = room.start..room.start + log_bytes;
         let (host, gc_channel) = (disk.channel(b.ctx, "host"), disk.channel(b.ctx, "gc"));
         Ok(ERegion {
             frontier: log.start,
@@ -208,6 +216,7 @@ impl System for ERegion {
         out.add(&LOG_EXTENTS, self.totals.extents);
         self.gc.counters(out);
         out.add(&GC_EXTENTS, self.totals.gc_extents);
+        out.expect(&COLLECTED);
     }
 
     fn gauges(&self, out: &mut Gauges) {

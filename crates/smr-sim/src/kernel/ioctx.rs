@@ -30,7 +30,8 @@ pub struct ChannelStats {
     pub bytes_written: u64,
     pub read_ns: u64,
     pub write_ns: u64,
-    /// I/Os that did not start where the device's previous I/O ended (the head had to move).
+    /// I/Os on a rotating device that did not start where its previous I/O ended (the head had
+    /// to move); always 0 on solid-state media.
     pub seeks: u64,
 }
 
@@ -149,7 +150,7 @@ impl IoCtx {
         let device = &mut self.devices[ch.device.0 as usize];
         let service = device.medium.access(start_ns, op, offset, len);
         let s = &mut ch.stats;
-        if offset != device.last_end {
+        if offset != device.last_end && device.medium.rotating() {
             s.seeks += 1;
         }
         device.last_end = offset + len;
@@ -214,11 +215,14 @@ mod tests {
         assert_eq!(reports[0].stats.write_ns, t);
         assert_eq!(reports[1].stats.reads, 1);
         assert_eq!(reports[1].device, "ssd");
-        assert_eq!((reports[0].stats.seeks, reports[1].stats.seeks), (0, 1), "the device starts at 0; the read at 0 follows a write that ended at 4096");
+        assert_eq!((reports[0].stats.seeks, reports[1].stats.seeks), (0, 0), "an SSD has no head to move");
         ctx.advance_to(5);
         assert_eq!(ctx.now(), t, "the clock never goes back");
-        ctx.io(a, Op::Read, 4096, 4096);
-        ctx.io(a, Op::Read, 1 << 20, 4096);
-        assert_eq!(ctx.channel_reports()[0].stats.seeks, 1, "only the jump to 1 MiB moved the head");
+        let disk = ctx.add_device("disk", Box::new(smr_core::media::Hdd::new(smr_core::media::DESKTOP7200)));
+        let c = ctx.channel(disk, "disk");
+        ctx.io(c, Op::Read, 0, 4096);
+        ctx.io(c, Op::Read, 4096, 4096);
+        ctx.io(c, Op::Read, 1 << 20, 4096);
+        assert_eq!(ctx.channel_reports()[2].stats.seeks, 1, "only the jump to 1 MiB moved the head");
     }
 }

@@ -60,11 +60,22 @@ impl Ratio {
     }
 }
 
-/// The counters a system reports, with the ratios it declares over them.
+/// What makes a run informative about a mechanism: if every one of `counters` stayed at zero,
+/// the mechanism never came into play (a buffer that held every write, a cache that never
+/// evicted) and the run says nothing about it; `when_never` says so for the user.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Exercise {
+    pub counters: &'static [&'static Metric],
+    pub when_never: &'static str,
+}
+
+/// The counters a system reports, with the ratios it declares over them and the mechanisms a
+/// run should exercise.
 #[derive(Clone, Debug, Default)]
 pub struct Counters {
     values: Vec<(&'static Metric, u64)>,
     ratios: Vec<&'static Ratio>,
+    exercises: Vec<&'static Exercise>,
 }
 
 impl Counters {
@@ -83,6 +94,18 @@ impl Counters {
         }
     }
 
+    /// Declares that a run should exercise `exercise`'s mechanism to say anything about it.
+    pub fn expect(&mut self, exercise: &'static Exercise) {
+        if !self.exercises.contains(&exercise) {
+            self.exercises.push(exercise);
+        }
+    }
+
+    /// What the counters show a run never exercised, in the words of each declaration.
+    pub fn unexercised(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.exercises.iter().filter(|e| e.counters.iter().all(|c| self.get(c.name) == 0)).map(|e| e.when_never)
+    }
+
     /// The value of the counter named `name` (0 if there is none).
     pub fn get(&self, name: &str) -> u64 {
         self.values.iter().find(|(m, _)| m.name == name).map_or(0, |&(_, v)| v)
@@ -91,7 +114,7 @@ impl Counters {
     /// `self - earlier`, counter by counter (counters absent earlier count from zero).
     pub fn since(&self, earlier: &Counters) -> Counters {
         let values = self.values.iter().map(|&(m, v)| (m, v.saturating_sub(earlier.get(m.name)))).collect();
-        Counters { values, ratios: self.ratios.clone() }
+        Counters { values, ratios: self.ratios.clone(), exercises: self.exercises.clone() }
     }
 
     /// Every counter.

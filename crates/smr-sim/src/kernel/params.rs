@@ -89,11 +89,13 @@ pub struct ParamReader<'a> {
     /// The name of the system being built, and the declarations of the systems stacked over it.
     pub(crate) scope: &'static str,
     pub(crate) above: Vec<ParamList>,
+    /// Every parameter read, with the value used (given or default), in reading order.
+    resolved: Vec<(String, String)>,
 }
 
 impl<'a> ParamReader<'a> {
     pub fn new(params: &'a mut Params, declared: ParamList) -> Self {
-        ParamReader { params, declared, scope: "", above: Vec::new() }
+        ParamReader { params, declared, scope: "", above: Vec::new(), resolved: Vec::new() }
     }
 
     /// The key `spec` is given under: its own, or `NAME.KEY` when a system stacked over this
@@ -122,7 +124,17 @@ impl<'a> ParamReader<'a> {
             return Err(self.error(spec, "is read by the system but not declared in its entry (a bug in smrlab)"));
         }
         let key = self.key(spec);
-        Ok(self.params.raw(&key).unwrap_or_else(|| spec.default.to_string()))
+        let value = self.params.raw(&key).unwrap_or_else(|| spec.default.to_string());
+        if !self.resolved.iter().any(|(k, _)| *k == key) {
+            self.resolved.push((key.into_owned(), value.clone()));
+        }
+        Ok(value)
+    }
+
+    /// Every parameter read so far with the value used, given or default: the configuration a
+    /// result file records.
+    pub fn resolved(&self) -> &[(String, String)] {
+        &self.resolved
     }
 
     /// A `Kind::Size`: bytes, above zero.

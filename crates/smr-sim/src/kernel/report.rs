@@ -61,6 +61,10 @@ pub struct RunReport {
     pub gauge_series: GaugeSeries,
     /// True if the progress callback asked to stop before the trace ended.
     pub cancelled: bool,
+    /// False when the run never exercised a mechanism its system declared (see
+    /// `metrics::Exercise`); `not_informative` then says which, in words.
+    pub informative: bool,
+    pub not_informative: Vec<String>,
 }
 
 pub static TOTAL_IO_S: Metric = Metric::new("total_io_s", Unit::Seconds, "total I/O time: the sum of measured requests' service times");
@@ -71,7 +75,12 @@ pub static IO_AMPLIFICATION_OPS: Metric =
     Metric::new("io_amplification_ops", Unit::Ratio, "media operations per host read or write, over every channel (uCache Fig. 9)");
 pub static IO_AMPLIFICATION_BYTES: Metric =
     Metric::new("io_amplification_bytes", Unit::Ratio, "media bytes per host byte read or written, over every channel (uCache Fig. 9)");
-pub static SEEKS: Metric = Metric::new("seeks", Unit::Count, "media I/Os, over every channel, that did not start where their device's previous I/O ended");
+pub static HOST_READS: Metric = Metric::new("host_reads", Unit::Count, "host read requests measured");
+pub static HOST_WRITES: Metric = Metric::new("host_writes", Unit::Count, "host write requests measured");
+pub static HOST_BYTES_READ: Metric = Metric::new("host_bytes_read", Unit::Bytes, "bytes the host read (measured requests)");
+pub static HOST_BYTES_WRITTEN: Metric = Metric::new("host_bytes_written", Unit::Bytes, "bytes the host wrote (measured requests): the user bytes ratios divide by");
+pub static SEEKS: Metric =
+    Metric::new("seeks", Unit::Count, "media I/Os on rotating devices that did not start where the device's previous I/O ended (the channels give them per device)");
 
 const NS_PER_S: f64 = 1e9;
 
@@ -122,7 +131,15 @@ impl OpAccumulator {
 impl RunReport {
     /// Records the system's measured counters, its gauges and the gauge series, with their
     /// declarations, and derives every value from them and from the totals already set.
-    pub(crate) fn add_measures(&mut self, counters: &Counters, gauges: &Gauges, gauge_series: GaugeSeries) {
+    pub(crate) fn add_measures(&mut self, system_counters: &Counters, gauges: &Gauges, gauge_series: GaugeSeries) {
+        let mut counters = system_counters.clone();
+        counters.add(&HOST_READS, self.read.requests);
+        counters.add(&HOST_WRITES, self.write.requests);
+        counters.add(&HOST_BYTES_READ, self.read.bytes);
+        counters.add(&HOST_BYTES_WRITTEN, self.write.bytes);
+        self.not_informative = counters.unexercised().map(str::to_string).collect();
+        self.informative = self.not_informative.is_empty();
+        let counters = &counters;
         self.counters = CounterValues::from(counters);
         for (metric, _) in counters.iter() {
             self.declare(MetricKind::Counter, metric);

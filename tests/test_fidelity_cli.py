@@ -1,0 +1,61 @@
+"""What a run says about itself: whether it exercised what it measures, the parameters and
+format it actually used, and help that names units and formats."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import DATA
+
+
+def test_a_buffer_that_holds_every_write_makes_a_run_not_informative(cli, tmp_path):
+    trace = DATA / "wdev.csv.gz"
+    proc = cli("sim", "--system", "dmsmr", "--trace", trace, "-p", "buffer=100%", "--out", "big.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "not informative" in proc.stderr and "no band was cleaned" in proc.stderr
+    big = json.loads((tmp_path / "big.json").read_text())
+    assert big["informative"] is False and any("no band was cleaned" in r for r in big["not_informative"])
+    cli("sim", "--system", "dmsmr", "--trace", trace, "--out", "default.json", check=True)
+    default = json.loads((tmp_path / "default.json").read_text())
+    assert default["informative"] is True and default["not_informative"] == []
+
+
+def test_the_estimate_sizes_its_buffer_as_the_simulation_does(cli, tmp_path):
+    trace = DATA / "mds.csv.gz"
+    estimate = json.loads(cli("trace", "smr-estimate", trace, "--json", check=True).stdout)
+    cli("sim", "--system", "dmsmr", "--trace", trace, "--out", "smr.json", check=True)
+    gauges = dict(json.loads((tmp_path / "smr.json").read_text())["report"]["gauges"])
+    assert estimate["buffer_bytes"] == gauges["buffer_blocks"] * 4096
+    assert estimate["written_range_bytes"] >= estimate["written_bytes"] > 0
+
+
+def test_results_record_the_format_and_every_parameter_used(cli, tmp_path):
+    cli("sim", "--system", "pore", "--trace", DATA / "ts.csv.gz", "--out", "r.json", check=True)
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["trace"]["format"] == "msr", "detected from .csv"
+    params = result["config"]["params"]
+    for key, value in {"policy": "pore", "cache": "2%", "band_min": "17MB", "buffer": "1/256", "disk": "st5000as0011",
+                       "disk_cache": "preset"}.items():
+        assert params[key] == value, (key, params)
+
+
+def test_e_region_uses_the_cache_given_to_the_ucache_sweep(cli, tmp_path):
+    cli("ucache-sweep", "--trace", DATA / "vm-local.csv.gz", "-p", "zone_size=64MiB", "-p", "conventional=512MiB",
+        "-p", "cache=128MiB", "--buckets", "256KiB", "--out", "sweep", check=True)
+    for name in ("ucache-256KiB", "eregion"):
+        result = json.loads((tmp_path / "sweep" / f"vm-local-{name}.json").read_text())
+        assert result["config"]["params"]["cache"] == "128MiB", name
+
+
+def test_seeks_are_counted_on_disks_only(cli, tmp_path):
+    cli("sim", "--system", "pore", "--trace", DATA / "wdev.csv.gz", "--out", "r.json", check=True)
+    channels = {c["channel"]: c for c in json.loads((tmp_path / "r.json").read_text())["report"]["channels"]}
+    assert channels["ssd"]["seeks"] == 0 and channels["ssd"]["reads"] > 0
+    assert channels["band"]["seeks"] > 0
+
+
+def test_help_names_formats_and_what_write_only_means(cli):
+    sim = " ".join(cli("sim", "--help", check=True).stdout.split())
+    assert "msr, spc, blkparse, vscsi, blocks, csv, smrbin" in sim
+    caches = cli("compare-caches", "--help", check=True).stdout
+    assert "served from it" in caches and "%%" not in caches
