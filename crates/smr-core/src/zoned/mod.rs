@@ -11,11 +11,15 @@
 //! unrestricted reads do). Not here: timing (a simulated drive adds a `Medium`), file-backed
 //! persistence.
 
+mod file;
 mod memory;
 mod table;
+mod timed;
 
+pub use file::{FileGeometry, FileZonedDevice};
 pub use memory::MemZonedDevice;
 pub use table::ZoneTable;
+pub use timed::{DiskActivity, TimedZonedDevice};
 
 use serde::{Deserialize, Serialize};
 
@@ -67,6 +71,12 @@ pub enum ZoneError {
     NoSuchZone { zone: u64, zones: u64 },
     #[error("invalid zoned geometry: {0}")]
     Geometry(String),
+    /// The operating system refused an I/O on a file-backed device.
+    #[error("{path}: {op} failed: {message}")]
+    Io { path: String, op: String, message: String },
+    /// A file is not a zoned-device file of this format, or its header is damaged.
+    #[error("{path} is not a usable zoned-device file: {problem}")]
+    BadFile { path: String, problem: String },
 }
 
 /// A zoned device that stores data.
