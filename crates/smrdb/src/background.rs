@@ -47,7 +47,7 @@ impl Inner {
             let outcome = self.background_step(manual);
             let mut c = lock(&self.current);
             match outcome {
-                Err(e) => c.background_error = Some(format!("flush or compaction failed: {e}")),
+                Err(e) => c.background_error = Some(format!("a background flush or compaction failed: {e}")),
                 Ok(_) if manual => c.manual_done = c.manual_requested,
                 Ok(_) => {}
             }
@@ -58,7 +58,7 @@ impl Inner {
 
     /// The compaction the scheme wants for `version`, if any.
     pub(crate) fn pick(&self, version: &Version) -> Option<Compaction> {
-        let pointers = lock(&self.meta).compact_pointers.clone();
+        let pointers = lock(&self.pointers).clone();
         match self.geometry.scheme {
             Scheme::Loc => loc::pick(version, &self.options, self.geometry.band_size, &pointers),
             Scheme::Soc => soc::pick(version, &self.options),
@@ -148,6 +148,7 @@ impl Inner {
         next.last_sequence = next.last_sequence.max(version.tables().map(|(_, t)| t.meta.max_sequence).max().unwrap_or(0));
         edit(&mut next);
         next.write(&self.env)?;
+        lock(&self.pointers).clone_from(&next.compact_pointers);
         *meta = next;
         lock(&self.current).version = Arc::new(version);
         Ok(())

@@ -6,7 +6,8 @@
 //!
 //! Locks, always taken in this order: `writer` (one writer at a time: log, sequence numbers,
 //! memtable switches), `meta` (the metadata record, written one at a time), `current` (what a
-//! reader snapshots; held only for moments). The background thread never takes `writer`.
+//! reader snapshots; held only for moments), and the leaf `pointers`. The background thread
+//! never takes `writer`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -71,6 +72,9 @@ pub(crate) struct Inner {
     /// Signalled when background work finished a step (writers may be waiting for it).
     pub progress: Condvar,
     pub next_table_id: AtomicU64,
+    /// LOC compaction pointers, as in the last metadata record; a leaf lock (nothing else is
+    /// locked while it is held), so compactions can be picked under `current`.
+    pub pointers: Mutex<Vec<(u32, Vec<u8>)>>,
 }
 
 /// Locks a mutex; the state behind these locks is replaced whole (Arcs, numbers), never left
@@ -265,6 +269,11 @@ impl Db {
         self.inner.stats()
     }
 
+    /// The tables as of now, with their levels: level 0 oldest first, then deeper levels.
+    pub fn tables(&self) -> Vec<(usize, crate::version::TableMeta)> {
+        self.inner.snapshot().2.tables().map(|(l, t)| (l, t.meta.clone())).collect()
+    }
+
     /// Stops background work, makes every write durable and gives back retired bands.
     pub fn close(mut self) -> Result<()> {
         self.shutdown()
@@ -335,14 +344,14 @@ impl Inner {
 
     fn refuse_if_failed(&self, w: &Writer) -> Result<()> {
         if let Some(problem) = &w.failed {
-            return Err(Error::Background { store: self.env.store.clone(), problem: problem.clone() });
+            return Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() });
         }
         let c = lock(&self.current);
         if c.closing {
             return Err(Error::Closed { store: self.env.store.clone() });
         }
         if let Some(problem) = &c.background_error {
-            return Err(Error::Background { store: self.env.store.clone(), problem: problem.clone() });
+            return Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() });
         }
         Ok(())
     }
@@ -365,7 +374,7 @@ impl Inner {
         let payload = batch.encode(first);
         let logged = w.log.add(&self.env, &payload).and_then(|()| if sync { w.log.sync(&self.env) } else { Ok(()) });
         if let Err(e) = logged {
-            w.failed = Some(format!("log write failed ({e})"));
+            w.failed = Some(format!("a log write failed: {e}"));
             return Err(e);
         }
         let mem = lock(&self.current).mem.clone();
@@ -456,6 +465,7 @@ impl Inner {
             self.run_pending_work()?;
             return self.background_step(true).map(|_| ());
         }
+
         let mut c = lock(&self.current);
         c.manual_requested += 1;
         let ticket = c.manual_requested;
@@ -464,7 +474,7 @@ impl Inner {
             c = self.progress.wait(c).unwrap_or_else(|p| p.into_inner());
         }
         match &c.background_error {
-            Some(problem) => Err(Error::Background { store: self.env.store.clone(), problem: problem.clone() }),
+            Some(problem) => Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() }),
             None => Ok(()),
         }
     }
@@ -476,7 +486,7 @@ impl Inner {
         let mut c = lock(&self.current);
         loop {
             if let Some(problem) = &c.background_error {
-                return Err(Error::Background { store: self.env.store.clone(), problem: problem.clone() });
+                return Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() });
             }
             if c.closing || (c.imm.is_none() && c.manual_done == c.manual_requested && self.pick(&c.version).is_none()) {
                 return Ok(());
@@ -535,4 +545,4 @@ pub fn device_path(dir: &Path) -> PathBuf {
 
 #[cfg(test)]
 #[path = "db_tests.rs"]
-mod tests;
+pub(crate) mod tests;

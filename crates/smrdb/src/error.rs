@@ -29,8 +29,14 @@ pub enum Error {
     Io { path: String, op: &'static str, source: std::io::Error },
     #[error("{store} is closed")]
     Closed { store: String },
-    #[error("{store}: writes are refused until the store is reopened, because a background {problem}")]
-    Background { store: String, problem: String },
+    /// A log write, a flush or a compaction failed earlier (or the device was found full at
+    /// open): writes are refused until the store is reopened; reads go on.
+    #[error("{store}: writes are refused until the store is reopened, because {problem}")]
+    WritesRefused { store: String, problem: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+#[path = "error_tests.rs"]
+mod tests;

@@ -105,14 +105,22 @@ pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> 
         }
     }
 
-    // The new log and the flush of what the logs held take bands found empty; written bands
-    // that are not live are reset only once the new record is durable.
-    let used: Vec<u64> = version.tables().map(|(_, t)| t.meta.band).collect();
-    let mut free: Vec<u64> = (METADATA_ZONES..zones).filter(|b| !used.contains(b) && filled[*b as usize] == 0).collect();
-    if free.is_empty() {
-        return Err(Error::DeviceFull { store, purpose: "the log", bands: zones - METADATA_ZONES, band_size: env.band_size });
+    // Written bands the record does not name (outputs of a flush or compaction a crash or a
+    // full device interrupted, bands retired before the crash) hold nothing live: reset them
+    // now, so they can take the new log and the flush of what the logs held.
+    let named: Vec<u64> = version.tables().map(|(_, t)| t.meta.band).chain(manifest.log_bands.iter().copied()).collect();
+    for band in METADATA_ZONES..zones {
+        if filled[band as usize] > 0 && !named.contains(&band) {
+            env.device.reset(band).map_err(|e| env.device_error(e))?;
+            crate::env::Stats::add(&env.stats.bands_reset, 1);
+        }
     }
-    let log_band = free.remove(0);
+    let filled = env.device.filled();
+    let mut free: Vec<u64> = (METADATA_ZONES..zones).filter(|b| !named.contains(b) && filled[*b as usize] == 0).collect();
+    // Every band holds live data: open read-only, the logs' writes in the memtable, the
+    // metadata as it is; writes report the full device.
+    let full = free.is_empty();
+    let log_band = if full { manifest.log_bands.last().copied().unwrap_or(METADATA_ZONES) } else { free.remove(0) };
     let next_table_id = AtomicU64::new(manifest.next_table_id.max(1));
 
     let inner = Inner {
@@ -120,7 +128,11 @@ pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> 
         options: options.clone(),
         geometry: g,
         shape,
-        writer: Mutex::new(Writer { log: LogWriter::new(log_band, options.log_buffer), last_sequence, failed: None }),
+        writer: Mutex::new(Writer {
+            log: LogWriter::new(log_band, options.log_buffer),
+            last_sequence,
+            failed: full.then(|| format!("the device is full: all {} bands hold live data (it opened read-only: copy what it holds into a store with a larger capacity)", zones - METADATA_ZONES)),
+        }),
         meta: Mutex::new(manifest.clone()),
         current: Mutex::new(Current {
             mem: Arc::new(MemTable::new(options.block_size)),
@@ -136,8 +148,13 @@ pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> 
         work: Condvar::new(),
         progress: Condvar::new(),
         next_table_id,
+        pointers: Mutex::new(manifest.compact_pointers.clone()),
     };
     env.set_free(free);
+    if full {
+        crate::db::lock(&inner.current).mem = Arc::new(replay);
+        return Ok(inner);
+    }
     let replayed = if replay.is_empty() { Vec::new() } else { inner.build_tables(&replay)? };
     env.sync()?;
     let mut version = version;
@@ -158,8 +175,7 @@ pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> 
     *crate::db::lock(&inner.meta) = record;
     crate::db::lock(&inner.current).version = Arc::new(version.clone());
 
-    // Now the durable record names exactly the live bands: reset every other written band
-    // (old logs, outputs of a flush or compaction a crash interrupted, bands retired before it).
+    // Now the durable record names exactly the live bands: reset the old log bands.
     let live: Vec<u64> = version.tables().map(|(_, t)| t.meta.band).chain([log_band]).collect();
     let filled = env.device.filled();
     let mut empty = Vec::new();
