@@ -44,7 +44,9 @@ impl Inner {
                 let c = lock(&self.current);
                 c.imm.is_none() && c.manual_done < c.manual_requested
             };
-            let outcome = self.background_step(manual);
+            // Bands the step left without readers are reset at once, so the device (a sparse
+            // file) gives their space back.
+            let outcome = self.background_step(manual).and_then(|did| self.env.reset_retired_now().map(|()| did));
             let mut c = lock(&self.current);
             match outcome {
                 Err(e) => c.background_error = Some(format!("a background flush or compaction failed: {e}")),

@@ -331,8 +331,9 @@ impl Inner {
             if key.len() > self.options.max_key_len {
                 return Err(Error::KeyTooLarge { len: key.len(), max: self.options.max_key_len });
             }
-            if value.len() > self.options.max_value_len {
-                return Err(Error::ValueTooLarge { len: value.len(), max: self.options.max_value_len });
+            let max = self.options.max_value(&self.geometry);
+            if value.len() > max {
+                return Err(Error::ValueTooLarge { len: value.len(), max });
             }
         }
         let max = self.geometry.band_size - FRAME_HEADER;
@@ -463,9 +464,9 @@ impl Inner {
         }
         if !self.options.background {
             self.run_pending_work()?;
-            return self.background_step(true).map(|_| ());
+            self.background_step(true)?;
+            return self.env.reset_retired_now();
         }
-
         let mut c = lock(&self.current);
         c.manual_requested += 1;
         let ticket = c.manual_requested;
@@ -498,7 +499,7 @@ impl Inner {
     /// Inline mode: does every due flush and compaction now, in the calling thread.
     fn run_pending_work(&self) -> Result<()> {
         while self.background_step(false)? {}
-        Ok(())
+        self.env.reset_retired_now()
     }
 
     fn stats(&self) -> DbStats {

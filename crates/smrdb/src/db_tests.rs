@@ -18,7 +18,7 @@ pub(crate) fn small(scheme: Scheme, background: bool) -> Options {
         capacity: Some(64 * 1024 * 128),
         compaction: Some(scheme),
         max_key_len: 64,
-        max_value_len: 4096,
+        max_value_len: Some(4096),
         block_size: 1024,
         histogram_bytes: 128,
         log_buffer: 4096,

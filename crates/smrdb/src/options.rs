@@ -50,7 +50,8 @@ pub struct Options {
     /// Recorded in the store.
     pub compaction: Option<Scheme>,
     pub max_key_len: usize,
-    pub max_value_len: usize,
+    /// `None`: 16 MiB or a quarter band, whichever is smaller.
+    pub max_value_len: Option<usize>,
     /// Sync the log at every write unless the write says otherwise.
     pub sync: bool,
     pub block_size: usize,
@@ -89,7 +90,7 @@ impl Default for Options {
             capacity: None,
             compaction: None,
             max_key_len: KIB as usize,
-            max_value_len: 16 * MIB as usize,
+            max_value_len: None,
             sync: false,
             block_size: 4 * KIB as usize,
             bloom_bits_per_key: 10,
@@ -145,8 +146,8 @@ impl Options {
         // One entry, with the smallest index, filter and footer, must fit in a band and one
         // write in the log band.
         let entry_limit = g.band_size / 2;
-        if (self.max_key_len + self.max_value_len) as u64 > entry_limit {
-            return bad("max_value_len", format!("a {}-byte key with a {}-byte value does not fit in half a {}-byte band", self.max_key_len, self.max_value_len, g.band_size));
+        if (self.max_key_len + self.max_value(g)) as u64 > entry_limit {
+            return bad("max_value_len", format!("a {}-byte key with a {}-byte value does not fit in half a {}-byte band", self.max_key_len, self.max_value(g), g.band_size));
         }
         if self.histogram_bytes < 64 {
             return bad("histogram_bytes", format!("{}: at least 64 bytes", self.histogram_bytes));
@@ -171,6 +172,11 @@ impl Options {
             return bad("levels", format!("{} levels, {} L1 bands, ratio {}: need 2 to 16 levels, at least 1 band, ratio >= 2", self.levels, self.l1_bands, self.level_ratio));
         }
         Ok(())
+    }
+
+    /// The largest value a store with this geometry takes.
+    pub fn max_value(&self, g: &Geometry) -> usize {
+        self.max_value_len.unwrap_or((16 * MIB).min(g.band_size / 4) as usize)
     }
 
     pub fn l0_inputs(&self) -> usize {
