@@ -29,7 +29,7 @@ use crate::log::writer::LogWriter;
 use crate::log::FRAME_HEADER;
 use crate::manifest::Manifest;
 use crate::memtable::MemTable;
-use crate::options::{Geometry, Options};
+use crate::options::{Geometry, Limits, Options};
 use crate::table::builder::TableShape;
 use crate::table::format::{estimated_entry_bytes, FOOTER_LEN};
 use crate::table::iter::{ReadPurpose, TableIter};
@@ -63,6 +63,7 @@ pub(crate) struct Inner {
     pub env: Arc<Env>,
     pub options: Options,
     pub geometry: Geometry,
+    pub limits: Limits,
     pub shape: TableShape,
     pub writer: Mutex<Writer>,
     pub meta: Mutex<Manifest>,
@@ -328,12 +329,11 @@ impl Inner {
 
     fn validate(&self, batch: &WriteBatch) -> Result<()> {
         for (_, key, value) in batch.entries() {
-            if key.len() > self.options.max_key_len {
-                return Err(Error::KeyTooLarge { len: key.len(), max: self.options.max_key_len });
+            if key.len() > self.limits.max_key_len {
+                return Err(Error::KeyTooLarge { len: key.len(), max: self.limits.max_key_len });
             }
-            let max = self.options.max_value(&self.geometry);
-            if value.len() > max {
-                return Err(Error::ValueTooLarge { len: value.len(), max });
+            if value.len() > self.limits.max_value_len {
+                return Err(Error::ValueTooLarge { len: value.len(), max: self.limits.max_value_len });
             }
         }
         let max = self.geometry.band_size - FRAME_HEADER;
@@ -448,7 +448,7 @@ impl Inner {
             c.imm = Some(std::mem::replace(&mut c.mem, fresh));
             c.imm_last_sequence = w.last_sequence;
         }
-        w.log = LogWriter::new(band, self.options.log_buffer);
+        w.log = LogWriter::new(band, self.limits.log_buffer);
         self.work.notify_all();
         Ok(())
     }

@@ -17,11 +17,11 @@ pub(crate) fn small(scheme: Scheme, background: bool) -> Options {
         band_size: Some(64 * 1024),
         capacity: Some(64 * 1024 * 128),
         compaction: Some(scheme),
-        max_key_len: 64,
+        max_key_len: Some(64),
         max_value_len: Some(4096),
         block_size: 1024,
-        histogram_bytes: 128,
-        log_buffer: 4096,
+        histogram_bytes: Some(128),
+        log_buffer: Some(4096),
         background,
         ..Options::default()
     }
@@ -247,7 +247,7 @@ fn sequential_inserts_under_soc_move_bands_without_rewriting() {
 /// Bytes compaction rewrote and read, per user byte, for uniformly random inserts.
 fn random_insert_cost(scheme: Scheme) -> (f64, f64, u64) {
     let disk = Box::new(smr_core::media::Hdd::new(smr_core::media::DESKTOP7200));
-    let options = Options { band_size: Some(256 * 1024), capacity: Some(256 * 1024 * 200), histogram_bytes: 256, max_key_len: 32, ..small(scheme, false) };
+    let options = Options { band_size: Some(256 * 1024), capacity: Some(256 * 1024 * 200), histogram_bytes: Some(256), max_key_len: Some(32), ..small(scheme, false) };
     let db = Db::open_in_memory(options, Some(disk)).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     for _ in 0..100_000 {

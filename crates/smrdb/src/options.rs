@@ -49,16 +49,21 @@ pub struct Options {
     pub capacity: Option<u64>,
     /// Recorded in the store.
     pub compaction: Option<Scheme>,
-    pub max_key_len: usize,
+    /// `None`: 1 KiB, or less where the metadata zone could not otherwise describe every band
+    /// (many small bands).
+    pub max_key_len: Option<usize>,
     /// `None`: 16 MiB or a quarter band, whichever is smaller.
     pub max_value_len: Option<usize>,
     /// Sync the log at every write unless the write says otherwise.
     pub sync: bool,
     pub block_size: usize,
     pub bloom_bits_per_key: u32,
-    /// Bytes of equi-depth histogram kept per band.
-    pub histogram_bytes: usize,
-    pub log_buffer: usize,
+    /// Bytes of equi-depth histogram kept per band. `None`: 4 KiB, or what the metadata zone
+    /// has room for with many small bands.
+    pub histogram_bytes: Option<usize>,
+    /// Bytes of log records gathered before they go to the device. `None`: 1 MiB (the
+    /// thesis's), or an eighth of a band if that is less.
+    pub log_buffer: Option<usize>,
     pub l0_compaction_trigger: usize,
     pub l0_slowdown_trigger: usize,
     pub l0_stop_trigger: usize,
@@ -89,13 +94,13 @@ impl Default for Options {
             band_size: None,
             capacity: None,
             compaction: None,
-            max_key_len: KIB as usize,
+            max_key_len: None,
             max_value_len: None,
             sync: false,
             block_size: 4 * KIB as usize,
             bloom_bits_per_key: 10,
-            histogram_bytes: 4 * KIB as usize,
-            log_buffer: MIB as usize,
+            histogram_bytes: None,
+            log_buffer: None,
             l0_compaction_trigger: 4,
             l0_slowdown_trigger: 8,
             l0_stop_trigger: 12,
@@ -108,6 +113,18 @@ impl Default for Options {
             background: true,
         }
     }
+}
+
+/// Smallest histogram a band may have, bytes.
+pub const MIN_HISTOGRAM: usize = 64;
+
+/// Key, value, histogram and log buffer sizes resolved for a geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub max_key_len: usize,
+    pub max_value_len: usize,
+    pub histogram_bytes: usize,
+    pub log_buffer: usize,
 }
 
 /// The three recorded parameters, resolved.
@@ -140,27 +157,17 @@ impl Options {
         if self.block_size < 256 || self.block_size as u64 > g.band_size / 8 {
             return bad("block_size", format!("{} bytes: must be between 256 and an eighth of a band", self.block_size));
         }
-        if self.max_key_len == 0 || self.max_key_len > 64 * KIB as usize {
-            return bad("max_key_len", format!("{}: must be between 1 and 65536 bytes", self.max_key_len));
-        }
+        let limits = self.limits(g)?;
         // One entry, with the smallest index, filter and footer, must fit in a band and one
         // write in the log band.
-        let entry_limit = g.band_size / 2;
-        if (self.max_key_len + self.max_value(g)) as u64 > entry_limit {
-            return bad("max_value_len", format!("a {}-byte key with a {}-byte value does not fit in half a {}-byte band", self.max_key_len, self.max_value(g), g.band_size));
-        }
-        if self.histogram_bytes < 64 {
-            return bad("histogram_bytes", format!("{}: at least 64 bytes", self.histogram_bytes));
-        }
-        let per_band_metadata = (self.histogram_bytes + 2 * self.max_key_len + 128) as u64;
-        if per_band_metadata * g.zones > g.band_size - 4 * KIB {
-            return bad("histogram_bytes", format!("{} bands with {}-byte histograms and {}-byte keys need more metadata than one {}-byte band holds; use larger bands, fewer bands or smaller histograms", g.zones, self.histogram_bytes, self.max_key_len, g.band_size));
+        if (limits.max_key_len + limits.max_value_len) as u64 > g.band_size / 2 {
+            return bad("max_value_len", format!("a {}-byte key with a {}-byte value does not fit in half a {}-byte band", limits.max_key_len, limits.max_value_len, g.band_size));
         }
         if self.bloom_bits_per_key == 0 || self.bloom_bits_per_key > 64 {
             return bad("bloom_bits_per_key", format!("{}: must be between 1 and 64", self.bloom_bits_per_key));
         }
-        if self.log_buffer == 0 || self.log_buffer as u64 > g.band_size {
-            return bad("log_buffer", format!("{} bytes: must be positive and at most a band", self.log_buffer));
+        if self.log_buffer.is_some_and(|b| b == 0 || b as u64 > g.band_size) {
+            return bad("log_buffer", format!("{} bytes: must be positive and at most a band", self.log_buffer.unwrap_or(0)));
         }
         if self.l0_compaction_trigger == 0 || self.l0_slowdown_trigger < self.l0_compaction_trigger || self.l0_stop_trigger < self.l0_slowdown_trigger {
             return bad("l0_compaction_trigger", format!("triggers {} / {} / {}: need 0 < compaction <= slowdown <= stop", self.l0_compaction_trigger, self.l0_slowdown_trigger, self.l0_stop_trigger));
@@ -174,9 +181,30 @@ impl Options {
         Ok(())
     }
 
-    /// The largest value a store with this geometry takes.
-    pub fn max_value(&self, g: &Geometry) -> usize {
-        self.max_value_len.unwrap_or((16 * MIB).min(g.band_size / 4) as usize)
+    /// The size limits of a store with this geometry. The metadata record describes every
+    /// band in one metadata zone (a band's size): per band its histogram, two boundary keys and
+    /// about 128 bytes of numbers, which bounds the key length and histogram size.
+    pub fn limits(&self, g: &Geometry) -> Result<Limits> {
+        let per_band = ((g.band_size - 4 * KIB) / g.zones) as usize;
+        let room = per_band.saturating_sub(128 + MIN_HISTOGRAM);
+        let max_key_len = self.max_key_len.unwrap_or((KIB as usize).min(room / 2));
+        if max_key_len == 0 || max_key_len > 64 * KIB as usize || 2 * max_key_len > room {
+            return Err(Error::InvalidOption {
+                option: "max_key_len",
+                problem: format!("{max_key_len} bytes: keys must be 1 to 65536 bytes, and with {} bands of {} bytes the metadata has room for keys of at most {} bytes (use fewer, larger bands)", g.zones, g.band_size, room / 2),
+            });
+        }
+        let histogram_room = per_band - 128 - 2 * max_key_len;
+        let histogram_bytes = self.histogram_bytes.unwrap_or((4 * KIB as usize).min(histogram_room));
+        if histogram_bytes < MIN_HISTOGRAM || histogram_bytes > histogram_room {
+            return Err(Error::InvalidOption {
+                option: "histogram_bytes",
+                problem: format!("{histogram_bytes} bytes: must be at least {MIN_HISTOGRAM}, and {} bands of {} bytes with {max_key_len}-byte keys leave room for {histogram_room} per band", g.zones, g.band_size),
+            });
+        }
+        let log_buffer = self.log_buffer.unwrap_or(MIB.min(g.band_size / 8) as usize);
+        let max_value_len = self.max_value_len.unwrap_or((16 * MIB).min(g.band_size / 4) as usize);
+        Ok(Limits { max_key_len, max_value_len, histogram_bytes, log_buffer })
     }
 
     pub fn l0_inputs(&self) -> usize {

@@ -48,9 +48,6 @@ pub fn open_file_device(dir: &Path, store: &str, options: &Options) -> Result<Fi
     Ok(device)
 }
 
-fn shape(options: &Options) -> TableShape {
-    TableShape { block_size: options.block_size, bloom_bits_per_key: options.bloom_bits_per_key, histogram_bytes: options.histogram_bytes }
-}
 
 /// Recovers the store on `device` and returns its shared state, ready for use.
 pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> Result<Inner> {
@@ -72,7 +69,8 @@ pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> 
     let g = manifest.geometry;
     check_recorded(&store, &g, &options, env.band_size, zones)?;
     options.check(&g)?;
-    let shape = shape(&options);
+    let limits = options.limits(&g)?;
+    let shape = TableShape { block_size: options.block_size, bloom_bits_per_key: options.bloom_bits_per_key, histogram_bytes: limits.histogram_bytes };
 
     let levels = match g.scheme {
         crate::options::Scheme::Loc => options.levels,
@@ -127,9 +125,10 @@ pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> 
         env: env.clone(),
         options: options.clone(),
         geometry: g,
+        limits,
         shape,
         writer: Mutex::new(Writer {
-            log: LogWriter::new(log_band, options.log_buffer),
+            log: LogWriter::new(log_band, limits.log_buffer),
             last_sequence,
             failed: full.then(|| format!("the device is full: all {} bands hold live data (it opened read-only: copy what it holds into a store with a larger capacity)", zones - METADATA_ZONES)),
         }),

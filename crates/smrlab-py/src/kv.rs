@@ -53,12 +53,12 @@ fn tune(options: &mut Options, tuning: Option<&Bound<'_, PyDict>>) -> PyResult<(
         let name: String = name.extract()?;
         let number = || -> PyResult<u64> { value.extract::<u64>().map_err(|_| KvParameterError::new_err(format!("option {name} takes a whole number of at least 0, not {value}"))) };
         match name.as_str() {
-            "max_key_len" => options.max_key_len = number()? as usize,
+            "max_key_len" => options.max_key_len = Some(number()? as usize),
             "max_value_len" => options.max_value_len = Some(number()? as usize),
             "block_size" => options.block_size = number()? as usize,
             "bloom_bits_per_key" => options.bloom_bits_per_key = number()? as u32,
-            "histogram_bytes" => options.histogram_bytes = number()? as usize,
-            "log_buffer" => options.log_buffer = number()? as usize,
+            "histogram_bytes" => options.histogram_bytes = Some(number()? as usize),
+            "log_buffer" => options.log_buffer = Some(number()? as usize),
             "l0_compaction_trigger" => options.l0_compaction_trigger = number()? as usize,
             "l0_slowdown_trigger" => options.l0_slowdown_trigger = number()? as usize,
             "l0_stop_trigger" => options.l0_stop_trigger = number()? as usize,
