@@ -61,43 +61,63 @@ impl Source for MemSource {
     }
 }
 
-/// The merge of several sources: always the smallest current entry of any of them.
+/// The merge of several sources: always the smallest current entry of any of them. The
+/// sources that are not exhausted sit in a binary min-heap by their current entry.
 pub struct Merge {
     sources: Vec<Box<dyn Source + Send>>,
-    /// Index of the source holding the smallest current entry.
-    smallest: Option<usize>,
+    heap: Vec<usize>,
 }
 
 impl Merge {
     pub fn new(sources: Vec<Box<dyn Source + Send>>) -> Self {
-        let mut m = Merge { sources, smallest: None };
-        m.find_smallest();
+        let heap = (0..sources.len()).filter(|&i| sources[i].current().is_some()).collect();
+        let mut m = Merge { sources, heap };
+        for at in (0..m.heap.len() / 2).rev() {
+            m.sift_down(at);
+        }
         m
     }
 
-    fn find_smallest(&mut self) {
-        let mut best: Option<(usize, EntryRef<'_>)> = None;
-        for (i, s) in self.sources.iter().enumerate() {
-            if let Some(e) = s.current() {
-                if best.is_none_or(|(_, b)| key::compare(e.key, e.tag, b.key, b.tag).is_lt()) {
-                    best = Some((i, e));
-                }
-            }
+    /// Whether source `a`'s current entry sorts before source `b`'s (both are in the heap, so
+    /// both have one).
+    fn before(&self, a: usize, b: usize) -> bool {
+        match (self.sources[a].current(), self.sources[b].current()) {
+            (Some(x), Some(y)) => key::compare(x.key, x.tag, y.key, y.tag).is_lt(),
+            (x, _) => x.is_some(),
         }
-        self.smallest = best.map(|(i, _)| i);
+    }
+
+    fn sift_down(&mut self, mut at: usize) {
+        loop {
+            let (left, right) = (2 * at + 1, 2 * at + 2);
+            let mut least = at;
+            if left < self.heap.len() && self.before(self.heap[left], self.heap[least]) {
+                least = left;
+            }
+            if right < self.heap.len() && self.before(self.heap[right], self.heap[least]) {
+                least = right;
+            }
+            if least == at {
+                return;
+            }
+            self.heap.swap(at, least);
+            at = least;
+        }
     }
 }
 
 impl Source for Merge {
     fn current(&self) -> Option<EntryRef<'_>> {
-        self.smallest.and_then(|i| self.sources[i].current())
+        self.heap.first().and_then(|&i| self.sources[i].current())
     }
 
     fn advance(&mut self) -> Result<()> {
-        if let Some(i) = self.smallest {
-            self.sources[i].advance()?;
-            self.find_smallest();
+        let Some(&top) = self.heap.first() else { return Ok(()) };
+        self.sources[top].advance()?;
+        if self.sources[top].current().is_none() {
+            self.heap.swap_remove(0);
         }
+        self.sift_down(0);
         Ok(())
     }
 }
@@ -124,26 +144,47 @@ impl DbIter {
         let mut out = Vec::with_capacity(max_items.min(1024));
         let mut bytes = 0;
         while out.len() < max_items && bytes < max_bytes {
-            match self.next_pair()? {
-                Some(pair) => {
-                    bytes += pair.0.len() + pair.1.len();
-                    out.push(pair);
-                }
-                None => break,
+            let more = self.step(&mut |k, v| {
+                bytes += k.len() + v.len();
+                out.push((k.to_vec(), v.to_vec()));
+            })?;
+            if !more {
+                break;
             }
         }
         Ok(out)
     }
 
-    pub fn next_pair(&mut self) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+    /// As `next_batch`, but packed: keys and values are appended back to back to `arena`, and
+    /// for each pair the arena length after its key and after its value to `ends` (one
+    /// allocation per batch instead of two per pair). Returns how many pairs were added.
+    pub fn next_batch_packed(&mut self, max_items: usize, max_bytes: usize, arena: &mut Vec<u8>, ends: &mut Vec<(usize, usize)>) -> Result<usize> {
+        let (start, mut n) = (arena.len(), 0);
+        while n < max_items && arena.len() - start < max_bytes {
+            let more = self.step(&mut |k, v| {
+                arena.extend_from_slice(k);
+                let key_end = arena.len();
+                arena.extend_from_slice(v);
+                ends.push((key_end, arena.len()));
+            })?;
+            if !more {
+                break;
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Hands the next visible pair to `out`; false at the end.
+    fn step(&mut self, out: &mut dyn FnMut(&[u8], &[u8])) -> Result<bool> {
         loop {
-            let Some(e) = self.merge.current() else { return Ok(None) };
+            let Some(e) = self.merge.current() else { return Ok(false) };
             if self.end.as_deref().is_some_and(|end| e.key >= end) {
-                return Ok(None);
+                return Ok(false);
             }
             let shadowed = self.last_key.as_deref() == Some(e.key);
             let visible = key::sequence_of(e.tag) <= self.snapshot;
-            let mut pair = None;
+            let mut found = false;
             if !shadowed && visible {
                 match &mut self.last_key {
                     Some(k) => {
@@ -153,12 +194,13 @@ impl DbIter {
                     None => self.last_key = Some(e.key.to_vec()),
                 }
                 if key::kind_of(e.tag) == Some(Kind::Value) {
-                    pair = Some((e.key.to_vec(), e.value.to_vec()));
+                    out(e.key, e.value);
+                    found = true;
                 }
             }
             self.merge.advance()?;
-            if pair.is_some() {
-                return Ok(pair);
+            if found {
+                return Ok(true);
             }
         }
     }

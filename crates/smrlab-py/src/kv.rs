@@ -160,7 +160,7 @@ impl KvStore {
     #[pyo3(signature = (start=None, end=None))]
     fn scan(&self, py: Python<'_>, start: Option<Vec<u8>>, end: Option<Vec<u8>>) -> PyResult<KvIter> {
         let it = self.with(py, |db| db.scan(start.as_deref(), end.as_deref()))?;
-        Ok(KvIter { it: Mutex::new(Some(it)), ready: Mutex::new(VecDeque::new()) })
+        Ok(KvIter { it: Mutex::new(Some(it)), ready: Mutex::new(VecDeque::new()), arena: Mutex::new(Vec::new()) })
     }
 
     fn compact(&self, py: Python<'_>) -> PyResult<()> {
@@ -250,6 +250,8 @@ impl KvStore {
 pub struct KvIter {
     it: Mutex<Option<DbIter>>,
     ready: Mutex<VecDeque<PyObject>>,
+    /// The bytes of the last batch, kept so its allocation serves the next one.
+    arena: Mutex<Vec<u8>>,
 }
 
 const ITER_BATCH: usize = 1024;
@@ -258,22 +260,30 @@ const ITER_BATCH_BYTES: usize = 4 << 20;
 impl KvIter {
     /// Up to `n` pairs from the store (empty at the end), as Python tuples.
     fn fetch(&self, py: Python<'_>, n: usize) -> PyResult<Vec<PyObject>> {
-        let pairs = py
-            .allow_threads(|| {
-                let mut guard = self.it.lock().unwrap_or_else(|p| p.into_inner());
-                match guard.as_mut() {
-                    Some(it) => {
-                        let pairs = it.next_batch(n, ITER_BATCH_BYTES)?;
-                        if pairs.is_empty() {
-                            *guard = None;
-                        }
-                        Ok(pairs)
-                    }
-                    None => Ok(Vec::new()),
+        let mut arena = std::mem::take(&mut *self.arena.lock().unwrap_or_else(|p| p.into_inner()));
+        arena.clear();
+        let mut ends = Vec::with_capacity(n.min(ITER_BATCH));
+        let fetched = py.allow_threads(|| {
+            let mut guard = self.it.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(it) = guard.as_mut() {
+                if it.next_batch_packed(n, ITER_BATCH_BYTES, &mut arena, &mut ends)? == 0 {
+                    *guard = None;
                 }
+            }
+            Ok(())
+        });
+        let mut start = 0;
+        let pairs = ends
+            .into_iter()
+            .map(|(key_end, value_end)| {
+                let pair = (PyBytes::new(py, &arena[start..key_end]), PyBytes::new(py, &arena[key_end..value_end]));
+                start = value_end;
+                Ok(pair.into_pyobject(py)?.into_any().unbind())
             })
-            .map_err(kv_error)?;
-        pairs.into_iter().map(|(k, v)| Ok((PyBytes::new(py, &k), PyBytes::new(py, &v)).into_pyobject(py)?.into_any().unbind())).collect()
+            .collect();
+        *self.arena.lock().unwrap_or_else(|p| p.into_inner()) = arena;
+        fetched.map_err(kv_error)?;
+        pairs
     }
 }
 

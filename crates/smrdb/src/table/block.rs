@@ -55,6 +55,14 @@ pub struct Block<'a> {
     count: usize,
 }
 
+/// Where an entry's key and value lie in its block, and its tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntryPos {
+    pub key: (usize, usize),
+    pub tag: u64,
+    pub value: (usize, usize),
+}
+
 /// One entry of a block, borrowed from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EntryRef<'a> {
@@ -100,14 +108,23 @@ impl<'a> Block<'a> {
 
     /// Entry `i`; `None` only for a malformed block (which `parse` refuses).
     pub fn entry(&self, i: usize) -> Option<EntryRef<'a>> {
+        let p = self.locate(i)?;
+        Some(EntryRef { key: &self.entries[p.key.0..p.key.1], tag: p.tag, value: &self.entries[p.value.0..p.value.1] })
+    }
+
+    /// Where entry `i`'s parts lie in the block (byte ranges from the block's start).
+    pub fn locate(&self, i: usize) -> Option<EntryPos> {
         let at = u32::from_le_bytes(self.offsets.get(4 * i..4 * i + 4)?.try_into().ok()?) as usize;
-        let mut cur = Cursor::new(self.entries.get(at..)?);
+        let rest = self.entries.get(at..)?;
+        let mut cur = Cursor::new(rest);
         let key_len = usize::try_from(cur.varint()?).ok()?;
         let value_len = usize::try_from(cur.varint()?).ok()?;
-        let key = cur.take(key_len)?;
+        let key_start = at + (rest.len() - cur.remaining());
+        cur.take(key_len)?;
         let tag = cur.u64()?;
-        let value = cur.take(value_len)?;
-        Some(EntryRef { key, tag, value })
+        let value_start = key_start + key_len + 8;
+        cur.take(value_len)?;
+        Some(EntryPos { key: (key_start, key_start + key_len), tag, value: (value_start, value_start + value_len) })
     }
 
     /// Index of the first entry at or after `(key, tag)` in internal-key order (`len()` if none).

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::block::{Block, EntryRef};
+use super::block::{Block, EntryPos, EntryRef};
 use super::reader::Table;
 use crate::error::Result;
 use crate::iter::Source;
@@ -23,6 +23,8 @@ pub struct TableIter {
     entry: usize,
     /// The current block's bytes within `chunk`.
     block_range: (usize, usize),
+    /// The current entry, located once (offsets from the block's start); `None` at the end.
+    here: Option<EntryPos>,
 }
 
 /// Whose reads these are, for the counters.
@@ -36,7 +38,7 @@ impl TableIter {
     /// Positioned at the first entry at or after `start` (all versions of it).
     pub fn new(table: Arc<Table>, start: &[u8], purpose: ReadPurpose) -> Result<Self> {
         let block = table.find_block(start, u64::MAX);
-        let mut it = TableIter { table, purpose, chunk: Vec::new(), chunk_first: 0, chunk_end: 0, block, entry: 0, block_range: (0, 0) };
+        let mut it = TableIter { table, purpose, chunk: Vec::new(), chunk_first: 0, chunk_end: 0, block, entry: 0, block_range: (0, 0), here: None };
         if it.block < it.table.blocks() {
             it.load(it.block)?;
             let view = it.view();
@@ -47,7 +49,7 @@ impl TableIter {
     }
 
     fn view(&self) -> Block<'_> {
-        Block::view(&self.chunk[self.block_range.0..self.block_range.1]).expect("read_blocks checked every block")
+        Block::view(&self.chunk[self.block_range.0..self.block_range.1]).expect("read_blocks_into checked every block")
     }
 
     /// Makes `block` current, reading a new chunk if it is not in the one held.
@@ -63,7 +65,12 @@ impl TableIter {
                 ReadPurpose::User => &stats.read_bytes,
                 ReadPurpose::Compaction => &stats.compaction_bytes_read,
             };
-            self.chunk = self.table.read_blocks(block, end, counter)?;
+            // `chunk` keeps its allocation: truncating and regrowing it within its capacity
+            // does not clear it again.
+            let mut chunk = std::mem::take(&mut self.chunk);
+            let read = self.table.read_blocks_into(block, end, counter, &mut chunk);
+            self.chunk = chunk;
+            read?;
             self.chunk_first = block;
             self.chunk_end = end;
         }
@@ -75,7 +82,7 @@ impl TableIter {
         Ok(())
     }
 
-    /// Moves past the end of finished blocks.
+    /// Moves past the end of finished blocks and locates the current entry.
     fn skip_exhausted(&mut self) -> Result<()> {
         while self.block < self.table.blocks() && self.entry >= self.view().len() {
             if self.block + 1 < self.table.blocks() {
@@ -84,16 +91,16 @@ impl TableIter {
                 self.block = self.table.blocks();
             }
         }
+        self.here = if self.block < self.table.blocks() { self.view().locate(self.entry) } else { None };
         Ok(())
     }
 }
 
 impl Source for TableIter {
     fn current(&self) -> Option<EntryRef<'_>> {
-        if self.block >= self.table.blocks() {
-            return None;
-        }
-        self.view().entry(self.entry)
+        let p = self.here?;
+        let block = &self.chunk[self.block_range.0..self.block_range.1];
+        Some(EntryRef { key: &block[p.key.0..p.key.1], tag: p.tag, value: &block[p.value.0..p.value.1] })
     }
 
     fn advance(&mut self) -> Result<()> {

@@ -74,19 +74,23 @@ impl Table {
         self.index.partition_point(|e| key::compare(&e.last_key, e.last_tag, key, tag).is_lt())
     }
 
-    /// Blocks `first..end` (adjacent in the band) in one read, each checked; `counter` counts
-    /// the bytes read.
-    pub fn read_blocks(&self, first: usize, end: usize, counter: &AtomicU64) -> Result<Vec<u8>> {
+    /// Blocks `first..end` (adjacent in the band) in one read into `buf` (resized to fit;
+    /// reused between reads without clearing), each checked; `counter` counts the bytes read.
+    pub fn read_blocks_into(&self, first: usize, end: usize, counter: &AtomicU64, buf: &mut Vec<u8>) -> Result<()> {
         let start = self.index[first].offset;
         let last = &self.index[end - 1];
-        let mut bytes = vec![0u8; (last.offset + last.len - start) as usize];
-        self.env.read(self.meta.band, start, &mut bytes)?;
-        Stats::add(counter, bytes.len() as u64);
+        let len = (last.offset + last.len - start) as usize;
+        if buf.len() < len {
+            buf.resize(len, 0);
+        }
+        buf.truncate(len);
+        self.env.read(self.meta.band, start, buf)?;
+        Stats::add(counter, len as u64);
         for e in &self.index[first..end] {
             let at = (e.offset - start) as usize;
-            Block::parse(&bytes[at..at + e.len as usize]).map_err(|p| self.damaged_block(e, p))?;
+            Block::parse(&buf[at..at + e.len as usize]).map_err(|p| self.damaged_block(e, p))?;
         }
-        Ok(bytes)
+        Ok(())
     }
 
     pub fn damaged_block(&self, e: &IndexEntry, problem: String) -> crate::Error {
@@ -103,8 +107,9 @@ impl Table {
         if block == self.index.len() {
             return Ok(None);
         }
-        let bytes = self.read_blocks(block, block + 1, &self.env.stats.read_bytes)?;
-        let view = Block::view(&bytes).expect("read_blocks checked the block");
+        let mut bytes = Vec::new();
+        self.read_blocks_into(block, block + 1, &self.env.stats.read_bytes, &mut bytes)?;
+        let view = Block::view(&bytes).expect("read_blocks_into checked the block");
         let at = view.seek(key, probe);
         Ok(view.entry(at).filter(|e| e.key == key).map(|e| {
             let found = match key::kind_of(e.tag) {

@@ -44,6 +44,11 @@ impl<'a> Cursor<'a> {
         self.rest.is_empty()
     }
 
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.rest.len()
+    }
+
     pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         if n > self.rest.len() {
             return None;
