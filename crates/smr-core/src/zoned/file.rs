@@ -169,11 +169,7 @@ impl FileZonedDevice {
             record.extend_from_slice(&seq.to_le_bytes());
             record.extend_from_slice(&self.table.zone_count().to_le_bytes());
             for zone in 0..self.table.zone_count() {
-                let filled = match self.table.kind(zone) {
-                    ZoneKind::Conventional => 0,
-                    ZoneKind::SequentialWriteRequired => self.table.write_pointer(zone) - zone * self.table.zone_size(),
-                };
-                record.extend_from_slice(&filled.to_le_bytes());
+                record.extend_from_slice(&self.filled(zone).to_le_bytes());
             }
             let crc = crc32fast::hash(&record);
             record.extend_from_slice(&crc.to_le_bytes());
@@ -214,6 +210,7 @@ impl FileZonedDevice {
         Ok(())
     }
 
+    /// Bytes written in a sequential zone (0 for a conventional one).
     fn filled(&self, zone: u64) -> u64 {
         match self.table.kind(zone) {
             ZoneKind::Conventional => 0,

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::{key_span, Compaction, Why};
+use super::{key_span, Compaction};
 use crate::options::Options;
 use crate::table::Table;
 use crate::version::Version;
@@ -43,10 +43,9 @@ pub fn pick(version: &Version, options: &Options, band_size: u64, pointers: &[(u
     let below: Vec<Arc<Table>> = version.levels[level + 1].iter().filter(|t| t.meta.overlaps(&lo, &hi)).cloned().collect();
     let pointer = Some((level as u32, hi));
     if chosen.len() == 1 && below.is_empty() {
-        return Some(Compaction { inputs: chosen, output_level: level + 1, is_move: true, why: if level == 0 { Why::LevelZero } else { Why::LevelSize }, pointer });
+        return Some(Compaction { inputs: chosen, output_level: level + 1, is_move: true, pointer });
     }
-    let why = if level == 0 { Why::LevelZero } else { Why::LevelSize };
-    let mut c = Compaction::merge(chosen.into_iter().chain(below).collect(), level + 1, why);
+    let mut c = Compaction::merge(chosen.into_iter().chain(below).collect(), level + 1);
     c.pointer = pointer;
     Some(c)
 }

@@ -20,31 +20,18 @@ use crate::table::iter::{ReadPurpose, TableIter};
 use crate::table::{Table, TableBuilder};
 use crate::version::{TableMeta, Version};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Why {
-    /// Too many level 0 bands (LOC and SOC).
-    LevelZero,
-    /// A LOC level over its size threshold.
-    LevelSize,
-    /// SOC level 1 bands overlapping too much.
-    Overlap,
-    /// Asked for: everything into one sorted, non-overlapping run.
-    Manual,
-}
-
 pub struct Compaction {
     pub inputs: Vec<Arc<Table>>,
     pub output_level: usize,
     /// Only a table's level changes (one input, nothing to merge it with).
     pub is_move: bool,
-    pub why: Why,
     /// LOC: the new round-robin position of the level compacted.
     pub pointer: Option<(u32, Vec<u8>)>,
 }
 
 impl Compaction {
-    pub fn merge(inputs: Vec<Arc<Table>>, output_level: usize, why: Why) -> Self {
-        Compaction { inputs, output_level, is_move: false, why, pointer: None }
+    pub fn merge(inputs: Vec<Arc<Table>>, output_level: usize) -> Self {
+        Compaction { inputs, output_level, is_move: false, pointer: None }
     }
 
     pub fn input_ids(&self) -> Vec<u64> {
@@ -59,7 +46,7 @@ pub fn full(version: &Version, output_level: usize) -> Option<Compaction> {
     if inputs.is_empty() {
         return None;
     }
-    Some(Compaction::merge(inputs, output_level, Why::Manual))
+    Some(Compaction::merge(inputs, output_level))
 }
 
 /// Whether a table outside the inputs, at the output level or deeper, may hold an older

@@ -25,7 +25,7 @@
 
 use std::sync::Arc;
 
-use super::{key_span, ranges_meet, Compaction, Why};
+use super::{key_span, ranges_meet, Compaction};
 use crate::options::Options;
 use crate::table::Table;
 use crate::version::Version;
@@ -66,13 +66,13 @@ fn level_zero(version: &Version, options: &Options) -> Compaction {
     let (lo, hi) = key_span(&taken).expect("the oldest band at least");
     let candidates: Vec<&Arc<Table>> = version.levels[1].iter().filter(|t| t.meta.overlaps(&lo, &hi)).collect();
     if candidates.is_empty() && taken.len() == 1 {
-        return Compaction { inputs: taken, output_level: 1, is_move: true, why: Why::LevelZero, pointer: None };
+        return Compaction { inputs: taken, output_level: 1, is_move: true, pointer: None };
     }
     let mut inputs = taken;
     if let Some(least) = least_sequential(&candidates, version, |_| true) {
         inputs.extend(newer_overlapping(least, version));
     }
-    Compaction::merge(inputs, 1, Why::LevelZero)
+    Compaction::merge(inputs, 1)
 }
 
 fn level_one(version: &Version, options: &Options) -> Option<Compaction> {
@@ -84,7 +84,7 @@ fn level_one(version: &Version, options: &Options) -> Option<Compaction> {
     let candidates: Vec<&Arc<Table>> = l1.iter().filter(|t| t.covers(&key)).collect();
     let newest = candidates.iter().map(|t| t.meta.id).max()?;
     let least = least_sequential(&candidates, version, |t| t.meta.id < newest)?;
-    Some(Compaction::merge(newer_overlapping(least, version), 1, Why::Overlap))
+    Some(Compaction::merge(newer_overlapping(least, version), 1))
 }
 
 /// A key covered by the most tables, and how many cover it.
