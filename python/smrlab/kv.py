@@ -95,7 +95,7 @@ class DB:
     path         folder of the store (created if missing), or None for a store in memory
     band_size    bytes per band (zone), default 64 MiB; recorded in the store
     compaction   "soc" (SMR-friendly, the default) or "loc" (LevelDB-style); recorded
-    capacity     bytes of the (sparse) device, default 64 GiB; recorded
+    capacity     bytes of the (sparse) device, default 1024 bands (64 GiB); recorded
     sync         sync the log at every write unless a call says otherwise
     disk         an HDD preset ("desktop7200", the thesis's 7200 rpm disk) whose simulated
                  time every device command also takes; stats() then reports disk_busy_ns

@@ -12,7 +12,7 @@
 //! the one above (LevelDB's ratio, counted in bands since every table is a band).
 
 use crate::error::{Error, Result};
-use smr_core::units::{GIB, KIB, MIB};
+use smr_core::units::{KIB, MIB};
 
 /// How bands are organised and compacted (§3.2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,8 +44,8 @@ impl Scheme {
 pub struct Options {
     /// Bytes per band (zone); a multiple of 4 KiB. Recorded in the store.
     pub band_size: Option<u64>,
-    /// Bytes of the device (rounded down to whole bands; two of them hold metadata). The file
-    /// device is sparse, so this is a bound, not an allocation. Recorded in the store.
+    /// Bytes of the device (rounded down to whole bands; two of them hold metadata); `None`:
+    /// 1024 bands. The file device is sparse, so this is a bound, not an allocation. Recorded.
     pub capacity: Option<u64>,
     /// Recorded in the store.
     pub compaction: Option<Scheme>,
@@ -84,7 +84,9 @@ pub struct Options {
 }
 
 pub const DEFAULT_BAND_SIZE: u64 = 64 * MIB;
-pub const DEFAULT_CAPACITY: u64 = 64 * GIB;
+/// Bands of a new store's device unless `capacity` says otherwise (64 GiB at the default
+/// band size; the file is sparse).
+pub const DEFAULT_BANDS: u64 = 1024;
 /// Conventional zones at the start of the device, holding the two metadata slots.
 pub const METADATA_ZONES: u64 = 2;
 
@@ -139,7 +141,7 @@ impl Options {
     /// The recorded parameters of a new store from these options.
     pub fn new_geometry(&self) -> Result<Geometry> {
         let band_size = self.band_size.unwrap_or(DEFAULT_BAND_SIZE);
-        let capacity = self.capacity.unwrap_or(DEFAULT_CAPACITY.max(band_size * 16));
+        let capacity = self.capacity.unwrap_or(DEFAULT_BANDS * band_size);
         let g = Geometry { band_size, zones: capacity / band_size.max(1), scheme: self.compaction.unwrap_or(Scheme::Soc) };
         self.check(&g)?;
         Ok(g)

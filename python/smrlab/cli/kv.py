@@ -20,7 +20,7 @@ values written; disk time is simulated nanoseconds on the --disk preset."""
 def add_store_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("store", help="store folder (created if missing)")
     parser.add_argument("--band-size", metavar="SIZE", help="bytes per band (default 64MiB; recorded in the store)")
-    parser.add_argument("--capacity", metavar="SIZE", help="bytes of the sparse device file (default 64GiB; recorded)")
+    parser.add_argument("--capacity", metavar="SIZE", help="bytes of the sparse device file (default 1024 bands: 64GiB at 64MiB bands; recorded)")
     parser.add_argument("--compaction", choices=["soc", "loc"], help="SMR-friendly (soc, default) or LevelDB-style (loc); recorded")
     parser.add_argument("--hex", action="store_true", help="keys and values are hexadecimal bytes, not text")
 
