@@ -70,6 +70,7 @@ impl Inner {
     /// Does one step: a flush if a memtable is immutable, else the manual compaction if
     /// `manual`, else the compaction the scheme picks. Returns whether there was work.
     pub(crate) fn background_step(&self, manual: bool) -> Result<bool> {
+        let _one_at_a_time = lock(&self.stepping);
         let (imm, version) = {
             let c = lock(&self.current);
             (c.imm.clone(), c.version.clone())

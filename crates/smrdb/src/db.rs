@@ -6,8 +6,9 @@
 //!
 //! Locks, always taken in this order: `writer` (one writer at a time: log, sequence numbers,
 //! memtable switches), `meta` (the metadata record, written one at a time), `current` (what a
-//! reader snapshots; held only for moments), and the leaf `pointers`. The background thread
-//! never takes `writer`.
+//! reader snapshots; held only for moments), and the leaf `pointers`; `stepping` (one flush or
+//! compaction at a time) comes after `writer` and before `meta`. The background thread never
+//! takes `writer`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -76,6 +77,9 @@ pub(crate) struct Inner {
     /// LOC compaction pointers, as in the last metadata record; a leaf lock (nothing else is
     /// locked while it is held), so compactions can be picked under `current`.
     pub pointers: Mutex<Vec<(u32, Vec<u8>)>>,
+    /// Held for each flush or compaction step, so two threads never do the same work (inline
+    /// mode lets every writing thread step). Taken after `writer`, before `meta`.
+    pub stepping: Mutex<()>,
 }
 
 /// Locks a mutex; the state behind these locks is replaced whole (Arcs, numbers), never left

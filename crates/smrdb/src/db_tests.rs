@@ -267,3 +267,21 @@ fn soc_rewrites_and_reads_less_than_loc_on_random_inserts() {
     assert!(soc_w < loc_w && soc_r < loc_r, "SOC rewrote {soc_w:.2} and read {soc_r:.2} per user byte, LOC {loc_w:.2} and {loc_r:.2}");
     assert!(soc_ns < loc_ns, "disk time SOC {soc_ns} ns, LOC {loc_ns} ns");
 }
+
+#[test]
+fn inline_mode_takes_writes_from_several_threads() {
+    let db = Db::open_in_memory(small(Scheme::Soc, false), None).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let db = &db;
+            s.spawn(move || {
+                for i in 0..1500u64 {
+                    db.put(&key(t * 10_000 + i), &[t as u8; 200]).unwrap();
+                }
+            });
+        }
+    });
+    let pairs = all(&db);
+    assert_eq!(pairs.len(), 6000, "every write once, none lost or doubled by two threads flushing the same memtable");
+    assert!(db.stats().flushes > 10);
+}

@@ -148,6 +148,7 @@ pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> 
         progress: Condvar::new(),
         next_table_id,
         pointers: Mutex::new(manifest.compact_pointers.clone()),
+        stepping: Mutex::new(()),
     };
     env.set_free(free);
     if full {
