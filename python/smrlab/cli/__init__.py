@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "smrlab.cli.synth",
     "smrlab.cli.estimate",
     "smrlab.cli.locality",
+    "smrlab.cli.kv",
     "smrlab.cli.demo",
 ]
 

@@ -3,19 +3,25 @@
 //! sequential-write-required, which can only be written at its write pointer and is rewound
 //! by a reset. `ZoneTable` holds the rules (write pointers, conditions, checks) without data, so
 //! simulated drives and real backends enforce exactly the same ones; `ZonedDevice` is the
-//! interface of a device that also stores data, with a memory backend here.
+//! interface of a device that also stores data: in memory (`MemZonedDevice`, for tests), in one
+//! sparse file with durable write pointers (`FileZonedDevice`), and either of them with an HDD
+//! preset's simulated time added (`TimedZonedDevice`), so a store can report disk time.
 //!
 //! Simplifications, stated: zones are not opened or closed explicitly (a written zone is
 //! "implicitly open" until full; no open-zone limit); a write may not cross a zone boundary;
 //! reads of a sequential zone above its write pointer return zeros (as drives that allow
-//! unrestricted reads do). Not here: timing (a simulated drive adds a `Medium`), file-backed
-//! persistence.
+//! unrestricted reads do). Not here: the simulator's zoned disk, which times I/O through its
+//! `IoCtx` (`smr_sim::kernel::zoned_disk`), and any layout of zones a system chooses.
 
+mod file;
 mod memory;
 mod table;
+mod timed;
 
+pub use file::{FileGeometry, FileZonedDevice};
 pub use memory::MemZonedDevice;
 pub use table::ZoneTable;
+pub use timed::{DiskActivity, TimedZonedDevice};
 
 use serde::{Deserialize, Serialize};
 
@@ -67,6 +73,12 @@ pub enum ZoneError {
     NoSuchZone { zone: u64, zones: u64 },
     #[error("invalid zoned geometry: {0}")]
     Geometry(String),
+    /// The operating system refused an I/O on a file-backed device.
+    #[error("{path}: {op} failed: {message}")]
+    Io { path: String, op: String, message: String },
+    /// A file is not a zoned-device file of this format, or its header is damaged.
+    #[error("{path} is not a usable zoned-device file: {problem}")]
+    BadFile { path: String, problem: String },
 }
 
 /// A zoned device that stores data.

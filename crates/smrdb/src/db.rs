@@ -1,0 +1,553 @@
+//! The store: its public operations and the write path (§3.2.2). A write is validated, framed
+//! into the log (synced if asked), then inserted into the memtable and published by its
+//! sequence number; a memtable that has reached a band's worth of table becomes immutable and
+//! a new one, with a new log band, takes the writes. Gets and scans read a snapshot: the
+//! memtables and the version current when they start, and only sequence numbers published then.
+//!
+//! Locks, always taken in this order: `writer` (one writer at a time: log, sequence numbers,
+//! memtable switches), `meta` (the metadata record, written one at a time), `current` (what a
+//! reader snapshots; held only for moments), and the leaf `pointers`; `stepping` (one flush or
+//! compaction at a time) comes after `writer` and before `meta`. The background thread never
+//! takes `writer`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use smr_core::zoned::{DiskActivity, MemZonedDevice, TimedZonedDevice};
+use smr_core::media::Medium;
+
+use crate::batch::WriteBatch;
+use crate::device::{BandDevice, Shared};
+use crate::env::{Env, Stats};
+use crate::error::{Error, Result};
+use crate::iter::{DbIter, Merge, MemSource, Source};
+use crate::key::{Found, Kind};
+use crate::lock::LockFile;
+use crate::log::writer::LogWriter;
+use crate::log::FRAME_HEADER;
+use crate::manifest::Manifest;
+use crate::memtable::MemTable;
+use crate::options::{Geometry, Limits, Options};
+use crate::table::builder::TableShape;
+use crate::table::format::{estimated_entry_bytes, FOOTER_LEN};
+use crate::table::iter::{ReadPurpose, TableIter};
+use crate::version::Version;
+
+pub(crate) struct Writer {
+    pub log: LogWriter,
+    /// Last sequence number handed out.
+    pub last_sequence: u64,
+    /// Set when a log write failed: later writes are refused, as the log's tail is unknown.
+    pub failed: Option<String>,
+}
+
+pub(crate) struct Current {
+    pub mem: Arc<MemTable>,
+    pub imm: Option<Arc<MemTable>>,
+    /// The last sequence number the memtable `imm` holds (the table made of it holds no more).
+    pub imm_last_sequence: u64,
+    pub version: Arc<Version>,
+    /// Last sequence number readers may see.
+    pub visible_sequence: u64,
+    /// Set when background work failed; writes are refused from then on.
+    pub background_error: Option<String>,
+    pub closing: bool,
+    /// Manual compactions asked for and done.
+    pub manual_requested: u64,
+    pub manual_done: u64,
+}
+
+pub(crate) struct Inner {
+    pub env: Arc<Env>,
+    pub options: Options,
+    pub geometry: Geometry,
+    pub limits: Limits,
+    pub shape: TableShape,
+    pub writer: Mutex<Writer>,
+    pub meta: Mutex<Manifest>,
+    pub current: Mutex<Current>,
+    /// Signalled when there may be background work (or the store closes).
+    pub work: Condvar,
+    /// Signalled when background work finished a step (writers may be waiting for it).
+    pub progress: Condvar,
+    pub next_table_id: AtomicU64,
+    /// LOC compaction pointers, as in the last metadata record; a leaf lock (nothing else is
+    /// locked while it is held), so compactions can be picked under `current`.
+    pub pointers: Mutex<Vec<(u32, Vec<u8>)>>,
+    /// Held for each flush or compaction step, so two threads never do the same work (inline
+    /// mode lets every writing thread step). Taken after `writer`, before `meta`.
+    pub stepping: Mutex<()>,
+}
+
+/// Locks a mutex; the state behind these locks is replaced whole (Arcs, numbers), never left
+/// half-changed by a panic, so a poisoned lock still guards consistent state.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// An open store. Dropping it closes it (errors at close are then lost; call `close` to see
+/// them).
+pub struct Db {
+    inner: Arc<Inner>,
+    worker: Option<JoinHandle<()>>,
+    closed: bool,
+    _lock: Option<LockFile>,
+}
+
+/// What `Db::stats` reports.
+#[derive(Clone, Debug, Default)]
+pub struct DbStats {
+    pub scheme: &'static str,
+    pub band_size: u64,
+    pub bands: u64,
+    pub free_bands: u64,
+    /// Per level: tables (bands) and their bytes.
+    pub levels: Vec<(u64, u64)>,
+    pub memtable_bytes: u64,
+    pub last_sequence: u64,
+    pub puts: u64,
+    pub deletes: u64,
+    pub user_bytes: u64,
+    pub log_bytes_written: u64,
+    pub log_syncs: u64,
+    pub flush_bytes_written: u64,
+    pub compaction_bytes_written: u64,
+    pub compaction_bytes_read: u64,
+    pub metadata_bytes_written: u64,
+    pub device_bytes_written: u64,
+    pub read_bytes: u64,
+    pub flushes: u64,
+    pub compactions: u64,
+    pub moves: u64,
+    pub slowdowns: u64,
+    pub stall_micros: u64,
+    pub bands_reset: u64,
+    /// Bytes of live tables plus the log bands' written bytes.
+    pub live_bytes: u64,
+    /// Bytes the device takes on this machine (file device: allocated blocks).
+    pub allocated_bytes: Option<u64>,
+    /// Simulated disk activity (timed devices only).
+    pub disk: Option<DiskActivity>,
+}
+
+impl DbStats {
+    /// Bytes written to the device per byte of keys and values written by the user.
+    pub fn write_amplification(&self) -> f64 {
+        self.device_bytes_written as f64 / self.user_bytes.max(1) as f64
+    }
+}
+
+impl Db {
+    /// Opens (or creates) the store in folder `dir`: a file-backed zoned device `dir/bands`
+    /// and a lock file `dir/LOCK`.
+    pub fn open(dir: &Path, options: Options) -> Result<Db> {
+        Self::open_file(dir, options, None)
+    }
+
+    /// As `open`, with every device command also timed on `disk` (simulated disk time).
+    pub fn open_timed(dir: &Path, options: Options, disk: Box<dyn Medium>) -> Result<Db> {
+        Self::open_file(dir, options, Some(disk))
+    }
+
+    fn open_file(dir: &Path, options: Options, disk: Option<Box<dyn Medium>>) -> Result<Db> {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), op: "create folder", source })?;
+        let lock = LockFile::acquire(dir)?;
+        let store = dir.display().to_string();
+        let file = crate::recovery::open_file_device(dir, &store, &options)?;
+        let device: Box<dyn BandDevice> = match disk {
+            None => Box::new(Shared::new(file)),
+            Some(disk) => Box::new(Shared::new(TimedZonedDevice::new(file, disk).map_err(|source| Error::Device { store: store.clone(), source })?)),
+        };
+        let mut db = Self::open_device(device, store, options)?;
+        db._lock = Some(lock);
+        Ok(db)
+    }
+
+    /// A store held in memory (for tests and experiments); optionally timed on `disk`.
+    pub fn open_in_memory(options: Options, disk: Option<Box<dyn Medium>>) -> Result<Db> {
+        let g = options.new_geometry()?;
+        let mem = MemZonedDevice::new(g.band_size, g.zones, crate::options::METADATA_ZONES).map_err(|e| Error::InvalidOption { option: "capacity", problem: e.to_string() })?;
+        let store = "the memory store".to_string();
+        let device: Box<dyn BandDevice> = match disk {
+            None => Box::new(Shared::new(mem)),
+            Some(disk) => Box::new(Shared::new(TimedZonedDevice::new(mem, disk).map_err(|source| Error::Device { store: store.clone(), source })?)),
+        };
+        Self::open_device(device, store, options)
+    }
+
+    /// Opens the store on any device (recovering what it holds).
+    pub fn open_device(device: Box<dyn BandDevice>, store: String, options: Options) -> Result<Db> {
+        let inner = Arc::new(crate::recovery::recover(device, store, options)?);
+        let worker = if inner.options.background {
+            let background = inner.clone();
+            Some(std::thread::Builder::new().name("smrdb-compaction".into()).spawn(move || background.work_loop()).map_err(|source| Error::Io { path: inner.env.store.clone(), op: "start compaction thread", source })?)
+        } else {
+            None
+        };
+        Ok(Db { inner, worker, closed: false, _lock: None })
+    }
+
+    pub fn store(&self) -> &str {
+        &self.inner.env.store
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.put(key, value);
+        self.write(&b, self.inner.options.sync)
+    }
+
+    pub fn delete(&self, key: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.delete(key);
+        self.write(&b, self.inner.options.sync)
+    }
+
+    /// Applies a batch atomically; with `sync` it is durable when this returns.
+    pub fn write(&self, batch: &WriteBatch, sync: bool) -> Result<()> {
+        self.inner.write(batch, sync)
+    }
+
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.check_open()?;
+        let (mem, imm, version, snapshot) = self.inner.snapshot();
+        let found = match mem.get(key, snapshot) {
+            Some((f, _)) => Some(f),
+            None => match imm.as_ref().and_then(|m| m.get(key, snapshot)) {
+                Some((f, _)) => Some(f),
+                None => version.get(key, snapshot)?,
+            },
+        };
+        Ok(match found {
+            Some(Found::Value(v)) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// The pairs with `start <= key < end` (unbounded where `None`), in key order, as of now.
+    pub fn scan(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<DbIter> {
+        self.check_open()?;
+        let (mem, imm, version, snapshot) = self.inner.snapshot();
+        let start = start.unwrap_or(b"");
+        let mut sources: Vec<Box<dyn Source + Send>> = vec![Box::new(MemSource::new(mem, start))];
+        if let Some(imm) = imm {
+            sources.push(Box::new(MemSource::new(imm, start)));
+        }
+        for (_, t) in version.tables() {
+            let reaches = t.meta.largest.as_slice() >= start && end.is_none_or(|e| t.meta.smallest.as_slice() < e);
+            if reaches {
+                sources.push(Box::new(TableIter::new(t.clone(), start, ReadPurpose::User)?));
+            }
+        }
+        Ok(DbIter::new(Merge::new(sources), snapshot, end.map(|e| e.to_vec())))
+    }
+
+    /// Flushes the memtable and merges every table into one sorted run without overlapping
+    /// bands (SOC: level 1; LOC: the shallowest level that holds it all), dropping overwritten
+    /// versions and tombstones.
+    pub fn compact(&self) -> Result<()> {
+        self.check_open()?;
+        self.inner.compact_all()
+    }
+
+    /// Makes every write so far durable.
+    pub fn sync(&self) -> Result<()> {
+        self.check_open()?;
+        let mut w = lock(&self.inner.writer);
+        w.log.sync(&self.inner.env)
+    }
+
+    /// Waits until no background work is due (no immutable memtable, no compaction needed).
+    pub fn wait_idle(&self) -> Result<()> {
+        self.check_open()?;
+        self.inner.wait_idle()
+    }
+
+    pub fn stats(&self) -> DbStats {
+        self.inner.stats()
+    }
+
+    /// The tables as of now, with their levels: level 0 oldest first, then deeper levels.
+    pub fn tables(&self) -> Vec<(usize, crate::version::TableMeta)> {
+        self.inner.snapshot().2.tables().map(|(l, t)| (l, t.meta.clone())).collect()
+    }
+
+    /// Stops background work, makes every write durable and gives back retired bands.
+    pub fn close(mut self) -> Result<()> {
+        self.shutdown()
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.closed {
+            return Err(Error::Closed { store: self.inner.env.store.clone() });
+        }
+        Ok(())
+    }
+
+    fn shutdown(&mut self) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.closed = true;
+        lock(&self.inner.current).closing = true;
+        self.inner.work.notify_all();
+        self.inner.progress.notify_all();
+        if let Some(worker) = self.worker.take() {
+            // A panic in the worker is a bug; its state is already recorded as an error.
+            let _ = worker.join();
+        }
+        let mut w = lock(&self.inner.writer);
+        if w.failed.is_none() {
+            w.log.sync(&self.inner.env)?;
+        }
+        self.inner.env.reset_retired_now()?;
+        self.inner.env.sync()
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+impl Inner {
+    pub(crate) fn snapshot(&self) -> (Arc<MemTable>, Option<Arc<MemTable>>, Arc<Version>, u64) {
+        let c = lock(&self.current);
+        (c.mem.clone(), c.imm.clone(), c.version.clone(), c.visible_sequence)
+    }
+
+    /// Table bytes a memtable may reach before it is switched: a band, less the table's tail
+    /// and a margin for the estimate's error.
+    fn memtable_limit(&self) -> u64 {
+        let band = self.geometry.band_size;
+        band - FOOTER_LEN - 2 * self.options.block_size as u64 - band / 64
+    }
+
+    fn validate(&self, batch: &WriteBatch) -> Result<()> {
+        for (_, key, value) in batch.entries() {
+            if key.len() > self.limits.max_key_len {
+                return Err(Error::KeyTooLarge { len: key.len(), max: self.limits.max_key_len });
+            }
+            if value.len() > self.limits.max_value_len {
+                return Err(Error::ValueTooLarge { len: value.len(), max: self.limits.max_value_len });
+            }
+        }
+        let max = self.geometry.band_size - FRAME_HEADER;
+        if batch.encoded_len() > max {
+            return Err(Error::BatchTooLarge { len: batch.encoded_len(), max });
+        }
+        Ok(())
+    }
+
+    fn refuse_if_failed(&self, w: &Writer) -> Result<()> {
+        if let Some(problem) = &w.failed {
+            return Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() });
+        }
+        let c = lock(&self.current);
+        if c.closing {
+            return Err(Error::Closed { store: self.env.store.clone() });
+        }
+        if let Some(problem) = &c.background_error {
+            return Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() });
+        }
+        Ok(())
+    }
+
+    fn write(&self, batch: &WriteBatch, sync: bool) -> Result<()> {
+        self.validate(batch)?;
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut w = lock(&self.writer);
+        self.refuse_if_failed(&w)?;
+        self.throttle()?;
+        let batch_bytes: u64 = batch.entries().map(|(_, k, v)| estimated_entry_bytes(k.len(), v.len(), self.options.block_size)).sum();
+        let mem = lock(&self.current).mem.clone();
+        let full = mem.table_bytes() + batch_bytes > self.memtable_limit() && !mem.is_empty();
+        if full || !w.log.fits(batch.encoded_len(), self.geometry.band_size) {
+            self.switch_memtable(&mut w)?;
+        }
+        let first = w.last_sequence + 1;
+        let payload = batch.encode(first);
+        let logged = w.log.add(&self.env, &payload).and_then(|()| if sync { w.log.sync(&self.env) } else { Ok(()) });
+        if let Err(e) = logged {
+            w.failed = Some(format!("a log write failed: {e}"));
+            return Err(e);
+        }
+        let mem = lock(&self.current).mem.clone();
+        let mut user_bytes = 0;
+        for (i, (kind, key, value)) in batch.entries().enumerate() {
+            mem.insert(first + i as u64, kind, key, value);
+            user_bytes += (key.len() + value.len()) as u64;
+            Stats::add(if kind == Kind::Value { &self.env.stats.puts } else { &self.env.stats.deletes }, 1);
+        }
+        Stats::add(&self.env.stats.user_bytes, user_bytes);
+        w.last_sequence = first + batch.len() as u64 - 1;
+        lock(&self.current).visible_sequence = w.last_sequence;
+        drop(w);
+        if !self.options.background {
+            self.run_pending_work()?;
+        }
+        Ok(())
+    }
+
+    /// Slows writes down while level 0 holds many bands, and stops them while it holds too
+    /// many (background mode; inline mode compacts after each write instead).
+    fn throttle(&self) -> Result<()> {
+        if !self.options.background {
+            return Ok(());
+        }
+        let l0 = lock(&self.current).version.levels[0].len();
+        if l0 >= self.options.l0_slowdown_trigger && l0 < self.options.l0_stop_trigger {
+            Stats::add(&self.env.stats.slowdowns, 1);
+            std::thread::sleep(Duration::from_micros(self.options.slowdown_micros));
+            Stats::add(&self.env.stats.stall_micros, self.options.slowdown_micros);
+        }
+        let started = Instant::now();
+        let mut c = lock(&self.current);
+        while c.version.levels[0].len() >= self.options.l0_stop_trigger && c.background_error.is_none() && !c.closing {
+            c = self.progress.wait(c).unwrap_or_else(|p| p.into_inner());
+        }
+        Stats::add(&self.env.stats.stall_micros, started.elapsed().as_micros() as u64);
+        Ok(())
+    }
+
+    /// Makes the memtable immutable and starts a new one with a new log band. Waits for (or,
+    /// inline, does) the flush of the previous immutable memtable first.
+    fn switch_memtable(&self, w: &mut Writer) -> Result<()> {
+        if self.options.background {
+            let mut c = lock(&self.current);
+            while c.imm.is_some() && c.background_error.is_none() && !c.closing {
+                c = self.progress.wait(c).unwrap_or_else(|p| p.into_inner());
+            }
+            drop(c);
+            self.refuse_if_failed(w)?;
+        } else {
+            self.run_pending_work()?;
+        }
+        // Everything in the old log must be durable before a synced write lands in the new one.
+        w.log.sync(&self.env)?;
+        let band = self.env.allocate("the log")?;
+        {
+            let mut meta = lock(&self.meta);
+            let mut next = meta.clone();
+            next.number += 1;
+            next.log_bands.push(band);
+            next.next_table_id = self.next_table_id.load(Relaxed);
+            if let Err(e) = next.write(&self.env) {
+                self.env.retire(band);
+                return Err(e);
+            }
+            *meta = next;
+            let mut c = lock(&self.current);
+            let fresh = Arc::new(MemTable::new(self.options.block_size));
+            c.imm = Some(std::mem::replace(&mut c.mem, fresh));
+            c.imm_last_sequence = w.last_sequence;
+        }
+        w.log = LogWriter::new(band, self.limits.log_buffer);
+        self.work.notify_all();
+        Ok(())
+    }
+
+    /// Switches a non-empty memtable and waits for its flush, then merges everything.
+    fn compact_all(&self) -> Result<()> {
+        {
+            let mut w = lock(&self.writer);
+            self.refuse_if_failed(&w)?;
+            if !lock(&self.current).mem.is_empty() {
+                self.switch_memtable(&mut w)?;
+            }
+        }
+        if !self.options.background {
+            self.run_pending_work()?;
+            self.background_step(true)?;
+            return self.env.reset_retired_now();
+        }
+        let mut c = lock(&self.current);
+        c.manual_requested += 1;
+        let ticket = c.manual_requested;
+        self.work.notify_all();
+        while c.manual_done < ticket && c.background_error.is_none() && !c.closing {
+            c = self.progress.wait(c).unwrap_or_else(|p| p.into_inner());
+        }
+        match &c.background_error {
+            Some(problem) => Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() }),
+            None => Ok(()),
+        }
+    }
+
+    fn wait_idle(&self) -> Result<()> {
+        if !self.options.background {
+            return self.run_pending_work();
+        }
+        let mut c = lock(&self.current);
+        loop {
+            if let Some(problem) = &c.background_error {
+                return Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() });
+            }
+            if c.closing || (c.imm.is_none() && c.manual_done == c.manual_requested && self.pick(&c.version).is_none()) {
+                return Ok(());
+            }
+            c = self.progress.wait_timeout(c, Duration::from_millis(50)).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+
+    /// Inline mode: does every due flush and compaction now, in the calling thread.
+    fn run_pending_work(&self) -> Result<()> {
+        while self.background_step(false)? {}
+        self.env.reset_retired_now()
+    }
+
+    fn stats(&self) -> DbStats {
+        let (mem, imm, version, visible) = self.snapshot();
+        let s = &self.env.stats;
+        let log_bytes: u64 = lock(&self.meta).log_bands.iter().map(|&b| self.env.device.filled().get(b as usize).copied().unwrap_or(0)).sum();
+        let levels: Vec<(u64, u64)> = version.levels.iter().map(|ts| (ts.len() as u64, ts.iter().map(|t| t.meta.len).sum())).collect();
+        DbStats {
+            scheme: self.geometry.scheme.name(),
+            band_size: self.geometry.band_size,
+            bands: self.geometry.zones - crate::options::METADATA_ZONES,
+            free_bands: self.env.free_bands(),
+            live_bytes: levels.iter().map(|l| l.1).sum::<u64>() + log_bytes,
+            levels,
+            memtable_bytes: mem.table_bytes() + imm.map_or(0, |m| m.table_bytes()),
+            last_sequence: visible,
+            puts: s.puts.load(Relaxed),
+            deletes: s.deletes.load(Relaxed),
+            user_bytes: s.user_bytes.load(Relaxed),
+            log_bytes_written: s.log_bytes_written.load(Relaxed),
+            log_syncs: s.log_syncs.load(Relaxed),
+            flush_bytes_written: s.flush_bytes_written.load(Relaxed),
+            compaction_bytes_written: s.compaction_bytes_written.load(Relaxed),
+            compaction_bytes_read: s.compaction_bytes_read.load(Relaxed),
+            metadata_bytes_written: s.metadata_bytes_written.load(Relaxed),
+            device_bytes_written: s.device_bytes_written(),
+            read_bytes: s.read_bytes.load(Relaxed),
+            flushes: s.flushes.load(Relaxed),
+            compactions: s.compactions.load(Relaxed),
+            moves: s.moves.load(Relaxed),
+            slowdowns: s.slowdowns.load(Relaxed),
+            stall_micros: s.stall_micros.load(Relaxed),
+            bands_reset: s.bands_reset.load(Relaxed),
+            allocated_bytes: self.env.device.allocated_bytes(),
+            disk: self.env.device.activity(),
+        }
+    }
+}
+
+/// The folder of a file-backed store's device file.
+pub fn device_path(dir: &Path) -> PathBuf {
+    dir.join("bands")
+}
+
+#[cfg(test)]
+#[path = "db_tests.rs"]
+pub(crate) mod tests;

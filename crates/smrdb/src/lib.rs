@@ -1,0 +1,42 @@
+//! SMRDB: an embeddable key-value store on zoned storage, after the SMRDB design of chapter 3
+//! of the thesis in `shared/papers` (a LevelDB-like LSM tree whose tables are whole bands of a
+//! host-managed SMR drive, written only sequentially).
+//!
+//! The write path (`db`): a write-ahead log in its own band (`log`), a sorted memtable of one
+//! band's capacity (`memtable`), flushed as one sorted table per band (`table`: data blocks,
+//! then the key index, the Bloom filter and a footer, all checksummed). The metadata record
+//! (`manifest`) in the two conventional zones names the tables by level with their key ranges
+//! and equi-depth histograms (`histogram`). Compaction (`compaction`) runs in a background
+//! thread (`background`) under one of two schemes: LevelDB-style (`loc`) or SMR-friendly
+//! (`soc`). Recovery (`recovery`) replays the log after a crash. Devices (`device`): a file
+//! (real persistence), memory, or either with a disk's simulated time.
+//!
+//! Not here: a block cache (reads go to the device, which for the file backend means the
+//! operating system's page cache), snapshots beyond an iterator's own, key comparators other
+//! than byte order, and compression.
+
+mod background;
+pub mod batch;
+pub mod compaction;
+pub mod db;
+pub mod device;
+pub mod env;
+pub mod error;
+pub mod histogram;
+pub mod iter;
+pub mod key;
+mod lock;
+pub mod log;
+pub mod manifest;
+pub mod memtable;
+pub mod options;
+mod recovery;
+pub mod table;
+pub mod util;
+pub mod version;
+
+pub use batch::WriteBatch;
+pub use db::{Db, DbStats};
+pub use error::{Error, Result};
+pub use iter::DbIter;
+pub use options::{Options, Scheme};

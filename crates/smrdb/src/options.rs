@@ -1,0 +1,215 @@
+//! What a store is opened with. Three parameters shape the device and are recorded in the
+//! store's metadata: `band_size`, `capacity` and `compaction`; left `None` they are taken from an
+//! existing store (or the defaults for a new one), and given they must match what the store was
+//! created with. Everything else applies to this opening only and may change between openings.
+//!
+//! Defaults and where they come from: 64 MiB bands (the band size the thesis settled on in
+//! §5, after 80 MB in §3.3); L0 compaction and slowdown triggers of 4 and 8 bands and a 1 ms
+//! slowdown (LevelDB's, kept by the thesis in §3.3.2); a 4 KiB histogram per band (§3.2.3);
+//! a 1 MiB log buffer (§3.3.2). Where the thesis is silent: a stop trigger of 12 L0 bands
+//! (LevelDB's), 4 KiB data blocks and 10 Bloom bits per key (LevelDB's), an L1 overlap trigger
+//! of 8 bands at one key for SOC, and for LOC seven levels, L1 holding 10 bands and each level 10 times
+//! the one above (LevelDB's ratio, counted in bands since every table is a band).
+
+use crate::error::{Error, Result};
+use smr_core::units::{KIB, MIB};
+
+/// How bands are organised and compacted (§3.2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// LevelDB-style: levels with size thresholds, no overlap in levels >= 1, round-robin choice.
+    Loc,
+    /// SMR-friendly: two levels, L1 bands may overlap, choices by a sequentiality metric.
+    Soc,
+}
+
+impl Scheme {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Loc => "loc",
+            Scheme::Soc => "soc",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Scheme> {
+        match text.to_ascii_lowercase().as_str() {
+            "loc" => Ok(Scheme::Loc),
+            "soc" => Ok(Scheme::Soc),
+            other => Err(Error::InvalidOption { option: "compaction", problem: format!("'{other}' is not a scheme (loc or soc)") }),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Bytes per band (zone); a multiple of 4 KiB. Recorded in the store.
+    pub band_size: Option<u64>,
+    /// Bytes of the device (rounded down to whole bands; two of them hold metadata); `None`:
+    /// 1024 bands. The file device is sparse, so this is a bound, not an allocation. Recorded.
+    pub capacity: Option<u64>,
+    /// Recorded in the store.
+    pub compaction: Option<Scheme>,
+    /// `None`: 1 KiB, or less where the metadata zone could not otherwise describe every band
+    /// (many small bands).
+    pub max_key_len: Option<usize>,
+    /// `None`: 16 MiB or a quarter band, whichever is smaller.
+    pub max_value_len: Option<usize>,
+    /// Sync the log at every write unless the write says otherwise.
+    pub sync: bool,
+    pub block_size: usize,
+    pub bloom_bits_per_key: u32,
+    /// Bytes of equi-depth histogram kept per band. `None`: 4 KiB, or what the metadata zone
+    /// has room for with many small bands.
+    pub histogram_bytes: Option<usize>,
+    /// Bytes of log records gathered before they go to the device. `None`: 1 MiB (the
+    /// thesis's), or an eighth of a band if that is less.
+    pub log_buffer: Option<usize>,
+    pub l0_compaction_trigger: usize,
+    pub l0_slowdown_trigger: usize,
+    pub l0_stop_trigger: usize,
+    /// How long each write waits while L0 holds `l0_slowdown_trigger` bands or more.
+    pub slowdown_micros: u64,
+    /// SOC: at most this many L0 bands go into one L0-to-L1 compaction (the thesis's selection
+    /// threshold); 0 means `l0_compaction_trigger`.
+    pub l0_max_inputs: usize,
+    /// SOC: an L1-to-L1 compaction runs when this many L1 bands overlap at one key.
+    pub l1_overlap_trigger: usize,
+    /// LOC: levels, bands allowed in L1, and the growth factor per level.
+    pub levels: usize,
+    pub l1_bands: u64,
+    pub level_ratio: u64,
+    /// Compact in a background thread (true) or inline in the writing thread (false: slower
+    /// writes, but a run's device commands are the same every time, for simulated disk time).
+    pub background: bool,
+}
+
+pub const DEFAULT_BAND_SIZE: u64 = 64 * MIB;
+/// Bands of a new store's device unless `capacity` says otherwise (64 GiB at the default
+/// band size; the file is sparse).
+pub const DEFAULT_BANDS: u64 = 1024;
+/// Conventional zones at the start of the device, holding the two metadata slots.
+pub const METADATA_ZONES: u64 = 2;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            band_size: None,
+            capacity: None,
+            compaction: None,
+            max_key_len: None,
+            max_value_len: None,
+            sync: false,
+            block_size: 4 * KIB as usize,
+            bloom_bits_per_key: 10,
+            histogram_bytes: None,
+            log_buffer: None,
+            l0_compaction_trigger: 4,
+            l0_slowdown_trigger: 8,
+            l0_stop_trigger: 12,
+            slowdown_micros: 1000,
+            l0_max_inputs: 0,
+            l1_overlap_trigger: 8,
+            levels: 7,
+            l1_bands: 10,
+            level_ratio: 10,
+            background: true,
+        }
+    }
+}
+
+/// Smallest histogram a band may have, bytes.
+pub const MIN_HISTOGRAM: usize = 64;
+
+/// Key, value, histogram and log buffer sizes resolved for a geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub max_key_len: usize,
+    pub max_value_len: usize,
+    pub histogram_bytes: usize,
+    pub log_buffer: usize,
+}
+
+/// The three recorded parameters, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub band_size: u64,
+    pub zones: u64,
+    pub scheme: Scheme,
+}
+
+impl Options {
+    /// The recorded parameters of a new store from these options.
+    pub fn new_geometry(&self) -> Result<Geometry> {
+        let band_size = self.band_size.unwrap_or(DEFAULT_BAND_SIZE);
+        let capacity = self.capacity.unwrap_or(DEFAULT_BANDS * band_size);
+        let g = Geometry { band_size, zones: capacity / band_size.max(1), scheme: self.compaction.unwrap_or(Scheme::Soc) };
+        self.check(&g)?;
+        Ok(g)
+    }
+
+    /// Checks these options against a store's geometry (new or recorded).
+    pub fn check(&self, g: &Geometry) -> Result<()> {
+        let bad = |option: &'static str, problem: String| Err(Error::InvalidOption { option, problem });
+        if g.band_size < 64 * KIB || !g.band_size.is_multiple_of(4 * KIB) {
+            return bad("band_size", format!("{} bytes: must be a multiple of 4 KiB and at least 64 KiB", g.band_size));
+        }
+        if g.zones < METADATA_ZONES + 4 {
+            return bad("capacity", format!("{} bytes hold {} bands of {}; at least {} are needed (2 for metadata)", g.zones * g.band_size, g.zones, g.band_size, METADATA_ZONES + 4));
+        }
+        if self.block_size < 256 || self.block_size as u64 > g.band_size / 8 {
+            return bad("block_size", format!("{} bytes: must be between 256 and an eighth of a band", self.block_size));
+        }
+        let limits = self.limits(g)?;
+        // One entry, with the smallest index, filter and footer, must fit in a band and one
+        // write in the log band.
+        if (limits.max_key_len + limits.max_value_len) as u64 > g.band_size / 2 {
+            return bad("max_value_len", format!("a {}-byte key with a {}-byte value does not fit in half a {}-byte band", limits.max_key_len, limits.max_value_len, g.band_size));
+        }
+        if self.bloom_bits_per_key == 0 || self.bloom_bits_per_key > 64 {
+            return bad("bloom_bits_per_key", format!("{}: must be between 1 and 64", self.bloom_bits_per_key));
+        }
+        if self.log_buffer.is_some_and(|b| b == 0 || b as u64 > g.band_size) {
+            return bad("log_buffer", format!("{} bytes: must be positive and at most a band", self.log_buffer.unwrap_or(0)));
+        }
+        if self.l0_compaction_trigger == 0 || self.l0_slowdown_trigger < self.l0_compaction_trigger || self.l0_stop_trigger < self.l0_slowdown_trigger {
+            return bad("l0_compaction_trigger", format!("triggers {} / {} / {}: need 0 < compaction <= slowdown <= stop", self.l0_compaction_trigger, self.l0_slowdown_trigger, self.l0_stop_trigger));
+        }
+        if self.l1_overlap_trigger < 2 {
+            return bad("l1_overlap_trigger", format!("{}: at least 2", self.l1_overlap_trigger));
+        }
+        if !(2..=16).contains(&self.levels) || self.l1_bands == 0 || self.level_ratio < 2 {
+            return bad("levels", format!("{} levels, {} L1 bands, ratio {}: need 2 to 16 levels, at least 1 band, ratio >= 2", self.levels, self.l1_bands, self.level_ratio));
+        }
+        Ok(())
+    }
+
+    /// The size limits of a store with this geometry. The metadata record describes every
+    /// band in one metadata zone (a band's size): per band its histogram, two boundary keys and
+    /// about 128 bytes of numbers, which bounds the key length and histogram size.
+    pub fn limits(&self, g: &Geometry) -> Result<Limits> {
+        let per_band = ((g.band_size - 4 * KIB) / g.zones) as usize;
+        let room = per_band.saturating_sub(128 + MIN_HISTOGRAM);
+        let max_key_len = self.max_key_len.unwrap_or((KIB as usize).min(room / 2));
+        if max_key_len == 0 || max_key_len > 64 * KIB as usize || 2 * max_key_len > room {
+            return Err(Error::InvalidOption {
+                option: "max_key_len",
+                problem: format!("{max_key_len} bytes: keys must be 1 to 65536 bytes, and with {} bands of {} bytes the metadata has room for keys of at most {} bytes (use fewer, larger bands)", g.zones, g.band_size, room / 2),
+            });
+        }
+        let histogram_room = per_band - 128 - 2 * max_key_len;
+        let histogram_bytes = self.histogram_bytes.unwrap_or((4 * KIB as usize).min(histogram_room));
+        if histogram_bytes < MIN_HISTOGRAM || histogram_bytes > histogram_room {
+            return Err(Error::InvalidOption {
+                option: "histogram_bytes",
+                problem: format!("{histogram_bytes} bytes: must be at least {MIN_HISTOGRAM}, and {} bands of {} bytes with {max_key_len}-byte keys leave room for {histogram_room} per band", g.zones, g.band_size),
+            });
+        }
+        let log_buffer = self.log_buffer.unwrap_or(MIB.min(g.band_size / 8) as usize);
+        let max_value_len = self.max_value_len.unwrap_or((16 * MIB).min(g.band_size / 4) as usize);
+        Ok(Limits { max_key_len, max_value_len, histogram_bytes, log_buffer })
+    }
+
+    pub fn l0_inputs(&self) -> usize {
+        if self.l0_max_inputs == 0 { self.l0_compaction_trigger } else { self.l0_max_inputs }
+    }
+}

@@ -1,0 +1,133 @@
+//! Which tables make up the store: `TableMeta` (what the metadata record says of a table) and
+//! `Version` (the tables by level, as of one metadata record). A version is never changed in
+//! place: a flush or compaction builds the next one, so readers holding a version see a
+//! consistent set of tables for as long as they hold it.
+//!
+//! Invariants readers rely on: a table in a shallower level holds newer versions of a key than
+//! any table in a deeper level; level 0 tables are in flush order (oldest first), and a newer
+//! one holds newer versions of a key than an older one; in LOC, tables of a level >= 1 do not
+//! overlap and are sorted by key; in SOC, level 1 tables may overlap, so a get takes the newest
+//! version among all level 1 tables that hold the key.
+
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::histogram::Histogram;
+use crate::key::Found;
+use crate::table::Table;
+use crate::util::coding::{put_bytes, put_varint, Cursor};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableMeta {
+    /// Unique, increasing with creation time (so it orders tables by age).
+    pub id: u64,
+    pub band: u64,
+    /// Bytes of the band the table takes, footer included.
+    pub len: u64,
+    pub entries: u64,
+    pub data_bytes: u64,
+    pub smallest: Vec<u8>,
+    pub largest: Vec<u8>,
+    pub max_sequence: u64,
+    pub histogram: Histogram,
+}
+
+impl TableMeta {
+    pub fn overlaps(&self, lo: &[u8], hi: &[u8]) -> bool {
+        self.smallest.as_slice() <= hi && lo <= self.largest.as_slice()
+    }
+
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        for v in [self.id, self.band, self.len, self.entries, self.data_bytes, self.max_sequence] {
+            put_varint(out, v);
+        }
+        put_bytes(out, &self.smallest);
+        put_bytes(out, &self.largest);
+        self.histogram.encode(out);
+    }
+
+    pub fn decode(cur: &mut Cursor<'_>) -> Option<TableMeta> {
+        let mut v = [0u64; 6];
+        for x in &mut v {
+            *x = cur.varint()?;
+        }
+        let [id, band, len, entries, data_bytes, max_sequence] = v;
+        let smallest = cur.bytes()?.to_vec();
+        let largest = cur.bytes()?.to_vec();
+        let histogram = Histogram::decode(cur)?;
+        Some(TableMeta { id, band, len, entries, data_bytes, smallest, largest, max_sequence, histogram })
+    }
+}
+
+#[derive(Clone, Default)]
+pub struct Version {
+    /// Level 0 by age, oldest first; other levels sorted by smallest key (LOC) or by age (SOC).
+    pub levels: Vec<Vec<Arc<Table>>>,
+    /// Whether levels >= 1 are key-sorted and disjoint (LOC).
+    pub disjoint: bool,
+}
+
+impl Version {
+    pub fn new(levels: usize, disjoint: bool) -> Self {
+        Version { levels: vec![Vec::new(); levels], disjoint }
+    }
+
+    pub fn tables(&self) -> impl Iterator<Item = (usize, &Arc<Table>)> {
+        self.levels.iter().enumerate().flat_map(|(l, ts)| ts.iter().map(move |t| (l, t)))
+    }
+
+    pub fn level_bytes(&self, level: usize) -> u64 {
+        self.levels[level].iter().map(|t| t.meta.len).sum()
+    }
+
+    /// Puts the tables of each level in the order the invariants above require.
+    pub fn sort(&mut self) {
+        let disjoint = self.disjoint;
+        for (level, tables) in self.levels.iter_mut().enumerate() {
+            if level > 0 && disjoint {
+                tables.sort_by(|a, b| a.meta.smallest.cmp(&b.meta.smallest));
+            } else {
+                tables.sort_by_key(|t| t.meta.id);
+            }
+        }
+    }
+
+    /// The next version: `removed` (by table id) leave, `added` come in at their levels.
+    pub fn apply(&self, removed: &[u64], added: Vec<(usize, Arc<Table>)>) -> Version {
+        let mut next = self.clone();
+        for tables in &mut next.levels {
+            tables.retain(|t| !removed.contains(&t.meta.id));
+        }
+        for (level, table) in added {
+            next.levels[level].push(table);
+        }
+        next.sort();
+        next
+    }
+
+    /// The newest version of `key` at or below `snapshot` in the tables.
+    pub fn get(&self, key: &[u8], snapshot: u64) -> Result<Option<Found>> {
+        for table in self.levels[0].iter().rev() {
+            if let Some((found, _)) = table.get(key, snapshot)? {
+                return Ok(Some(found));
+            }
+        }
+        for tables in &self.levels[1..] {
+            let mut best: Option<(Found, u64)> = None;
+            for table in tables.iter().filter(|t| t.covers(key)) {
+                if let Some((found, seq)) = table.get(key, snapshot)? {
+                    if best.as_ref().is_none_or(|(_, s)| seq > *s) {
+                        best = Some((found, seq));
+                    }
+                    if self.disjoint {
+                        break;
+                    }
+                }
+            }
+            if let Some((found, _)) = best {
+                return Ok(Some(found));
+            }
+        }
+        Ok(None)
+    }
+}

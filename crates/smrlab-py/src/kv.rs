@@ -1,0 +1,331 @@
+//! Binding of SMRDB: a store object (`KvStore`) and its iterator (`KvIter`), bytes in and out,
+//! the GIL released around every call that may touch the device. The Python class
+//! `smrlab.kv.DB` wraps these; no logic lives here beyond turning arguments into options and
+//! errors into the exception classes below.
+
+use std::collections::VecDeque;
+use std::sync::{Mutex, RwLock};
+
+use pyo3::create_exception;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use smr_core::media::{Hdd, Medium, PRESETS};
+use smrdb::{Db, DbIter, Error, Options, Scheme, WriteBatch};
+
+use crate::errors::SmrlabError;
+
+create_exception!(_core, KvError, SmrlabError, "An error of the SMRDB key-value store.");
+create_exception!(_core, KvLimitError, KvError, "A key, value or write batch is over the store's configured maximum.");
+create_exception!(_core, KvDeviceFullError, KvError, "No empty band is left on the store's device.");
+create_exception!(_core, KvCorruptionError, KvError, "Stored data failed its checksum or is malformed.");
+create_exception!(_core, KvParameterError, KvError, "An option is invalid, or differs from what the store was created with.");
+create_exception!(_core, KvLockedError, KvError, "Another process (or opening) holds the store's lock file.");
+create_exception!(_core, KvClosedError, KvError, "The store was closed.");
+create_exception!(_core, KvWritesRefusedError, KvError, "Writes are refused until the store is reopened (an earlier failure).");
+create_exception!(_core, KvIOError, KvError, "The operating system refused an I/O on the store's files.");
+
+fn kv_error(e: Error) -> PyErr {
+    let text = e.to_string();
+    match e {
+        Error::KeyTooLarge { .. } | Error::ValueTooLarge { .. } | Error::BatchTooLarge { .. } => KvLimitError::new_err(text),
+        Error::DeviceFull { .. } => KvDeviceFullError::new_err(text),
+        Error::Corruption { .. } => KvCorruptionError::new_err(text),
+        Error::ParameterMismatch { .. } | Error::InvalidOption { .. } => KvParameterError::new_err(text),
+        Error::Locked { .. } => KvLockedError::new_err(text),
+        Error::Closed { .. } => KvClosedError::new_err(text),
+        Error::WritesRefused { .. } => KvWritesRefusedError::new_err(text),
+        Error::Io { .. } | Error::Device { .. } => KvIOError::new_err(text),
+    }
+}
+
+fn disk(name: &str) -> PyResult<Box<dyn Medium>> {
+    let spec = PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+        KvParameterError::new_err(format!("unknown disk '{name}' (one of: {})", names.join(", ")))
+    })?;
+    Ok(Box::new(Hdd::new(spec.clone())))
+}
+
+/// Applies `name=value` tuning options (integers, or booleans for `background` and `sync`).
+fn tune(options: &mut Options, tuning: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+    let Some(tuning) = tuning else { return Ok(()) };
+    for (name, value) in tuning.iter() {
+        let name: String = name.extract()?;
+        let number = || -> PyResult<u64> { value.extract::<u64>().map_err(|_| KvParameterError::new_err(format!("option {name} takes a whole number of at least 0, not {value}"))) };
+        match name.as_str() {
+            "max_key_len" => options.max_key_len = Some(number()? as usize),
+            "max_value_len" => options.max_value_len = Some(number()? as usize),
+            "block_size" => options.block_size = number()? as usize,
+            "bloom_bits_per_key" => options.bloom_bits_per_key = number()? as u32,
+            "histogram_bytes" => options.histogram_bytes = Some(number()? as usize),
+            "log_buffer" => options.log_buffer = Some(number()? as usize),
+            "l0_compaction_trigger" => options.l0_compaction_trigger = number()? as usize,
+            "l0_slowdown_trigger" => options.l0_slowdown_trigger = number()? as usize,
+            "l0_stop_trigger" => options.l0_stop_trigger = number()? as usize,
+            "slowdown_micros" => options.slowdown_micros = number()?,
+            "l0_max_inputs" => options.l0_max_inputs = number()? as usize,
+            "l1_overlap_trigger" => options.l1_overlap_trigger = number()? as usize,
+            "levels" => options.levels = number()? as usize,
+            "l1_bands" => options.l1_bands = number()?,
+            "level_ratio" => options.level_ratio = number()?,
+            "background" => options.background = value.extract()?,
+            other => return Err(KvParameterError::new_err(format!("unknown option {other}"))),
+        }
+    }
+    Ok(())
+}
+
+/// An open store. `path=None` keeps it in memory; `disk` names an HDD preset whose simulated
+/// time every device command also takes.
+#[pyclass(module = "smrlab._core")]
+pub struct KvStore {
+    db: RwLock<Option<Db>>,
+    sync: bool,
+    store: String,
+}
+
+impl KvStore {
+    /// Runs `f` on the open store with the GIL released.
+    fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Db) -> smrdb::Result<T> + Send) -> PyResult<T> {
+        py.allow_threads(|| {
+            let guard = self.db.read().unwrap_or_else(|p| p.into_inner());
+            match guard.as_ref() {
+                Some(db) => f(db),
+                None => Err(Error::Closed { store: self.store.clone() }),
+            }
+        })
+        .map_err(kv_error)
+    }
+}
+
+#[pymethods]
+impl KvStore {
+    #[new]
+    #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python constructor
+    #[pyo3(signature = (path=None, band_size=None, capacity=None, compaction=None, sync=false, disk=None, tuning=None))]
+    fn new(py: Python<'_>, path: Option<std::path::PathBuf>, band_size: Option<u64>, capacity: Option<u64>, compaction: Option<&str>, sync: bool, disk: Option<&str>, tuning: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut options = Options { band_size, capacity, sync, ..Options::default() };
+        if let Some(c) = compaction {
+            options.compaction = Some(Scheme::parse(c).map_err(kv_error)?);
+        }
+        tune(&mut options, tuning)?;
+        let medium = disk.map(self::disk).transpose()?;
+        let store = path.as_ref().map_or_else(|| "the memory store".to_string(), |p| p.display().to_string());
+        let db = py
+            .allow_threads(|| match (&path, medium) {
+                (Some(p), None) => Db::open(p, options),
+                (Some(p), Some(m)) => Db::open_timed(p, options, m),
+                (None, m) => Db::open_in_memory(options, m),
+            })
+            .map_err(kv_error)?;
+        Ok(KvStore { db: RwLock::new(Some(db)), sync, store })
+    }
+
+    fn get<'py>(&self, py: Python<'py>, key: &[u8]) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let value = self.with(py, |db| db.get(key))?;
+        Ok(value.map(|v| PyBytes::new(py, &v)))
+    }
+
+    #[pyo3(signature = (key, value, sync=None))]
+    fn put(&self, py: Python<'_>, key: &[u8], value: &[u8], sync: Option<bool>) -> PyResult<()> {
+        let mut b = WriteBatch::new();
+        b.put(key, value);
+        let sync = sync.unwrap_or(self.sync);
+        self.with(py, |db| db.write(&b, sync))
+    }
+
+    #[pyo3(signature = (key, sync=None))]
+    fn delete(&self, py: Python<'_>, key: &[u8], sync: Option<bool>) -> PyResult<()> {
+        let mut b = WriteBatch::new();
+        b.delete(key);
+        let sync = sync.unwrap_or(self.sync);
+        self.with(py, |db| db.write(&b, sync))
+    }
+
+    /// Applies `(key, value)` puts and `(key, None)` deletes atomically.
+    #[pyo3(signature = (ops, sync=None))]
+    fn write_batch(&self, py: Python<'_>, ops: &Bound<'_, PyAny>, sync: Option<bool>) -> PyResult<()> {
+        let mut b = WriteBatch::new();
+        for op in ops.try_iter()? {
+            let (key, value): (Vec<u8>, Option<Vec<u8>>) = op?.extract().map_err(|_| KvParameterError::new_err("a batch holds (key, value) pairs of bytes, or (key, None) for a delete"))?;
+            match value {
+                Some(v) => b.put(&key, &v),
+                None => b.delete(&key),
+            }
+        }
+        let sync = sync.unwrap_or(self.sync);
+        self.with(py, |db| db.write(&b, sync))
+    }
+
+    #[pyo3(signature = (start=None, end=None))]
+    fn scan(&self, py: Python<'_>, start: Option<Vec<u8>>, end: Option<Vec<u8>>) -> PyResult<KvIter> {
+        let it = self.with(py, |db| db.scan(start.as_deref(), end.as_deref()))?;
+        Ok(KvIter { it: Mutex::new(Some(it)), ready: Mutex::new(VecDeque::new()), arena: Mutex::new(Vec::new()) })
+    }
+
+    fn compact(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, |db| db.compact())
+    }
+
+    fn sync(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, |db| db.sync())
+    }
+
+    fn wait_idle(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, |db| db.wait_idle())
+    }
+
+    /// Counters and level sizes as a dict (bytes, counts; `disk_busy_ns` for timed devices).
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.with(py, |db| Ok(db.stats()))?;
+        let d = PyDict::new(py);
+        d.set_item("scheme", s.scheme)?;
+        for (name, value) in [
+            ("band_size", s.band_size),
+            ("bands", s.bands),
+            ("free_bands", s.free_bands),
+            ("memtable_bytes", s.memtable_bytes),
+            ("last_sequence", s.last_sequence),
+            ("puts", s.puts),
+            ("deletes", s.deletes),
+            ("user_bytes", s.user_bytes),
+            ("log_bytes_written", s.log_bytes_written),
+            ("log_syncs", s.log_syncs),
+            ("flush_bytes_written", s.flush_bytes_written),
+            ("compaction_bytes_written", s.compaction_bytes_written),
+            ("compaction_bytes_read", s.compaction_bytes_read),
+            ("metadata_bytes_written", s.metadata_bytes_written),
+            ("device_bytes_written", s.device_bytes_written),
+            ("read_bytes", s.read_bytes),
+            ("flushes", s.flushes),
+            ("compactions", s.compactions),
+            ("moves", s.moves),
+            ("slowdowns", s.slowdowns),
+            ("stall_micros", s.stall_micros),
+            ("bands_reset", s.bands_reset),
+            ("live_bytes", s.live_bytes),
+        ] {
+            d.set_item(name, value)?;
+        }
+        d.set_item("write_amplification", s.write_amplification())?;
+        d.set_item("levels", s.levels.iter().map(|(n, b)| (*n, *b)).collect::<Vec<_>>())?;
+        d.set_item("allocated_bytes", s.allocated_bytes)?;
+        if let Some(a) = s.disk {
+            d.set_item("disk_busy_ns", a.busy_ns)?;
+            d.set_item("disk_reads", a.reads)?;
+            d.set_item("disk_read_bytes", a.read_bytes)?;
+            d.set_item("disk_writes", a.writes)?;
+            d.set_item("disk_write_bytes", a.write_bytes)?;
+        }
+        Ok(d)
+    }
+
+    /// The tables: `(level, band, bytes, entries, smallest key, largest key)`.
+    fn tables<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let tables = self.with(py, |db| Ok(db.tables()))?;
+        let rows: Vec<Bound<'py, PyTuple>> = tables
+            .iter()
+            .map(|(level, m)| (*level, m.band, m.len, m.entries, PyBytes::new(py, &m.smallest), PyBytes::new(py, &m.largest)).into_pyobject(py))
+            .collect::<PyResult<_>>()?;
+        PyList::new(py, rows)
+    }
+
+    /// Closes the store (syncs the log, stops compaction); later calls raise KvClosedError.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        py.allow_threads(|| {
+            let db = self.db.write().unwrap_or_else(|p| p.into_inner()).take();
+            db.map_or(Ok(()), Db::close)
+        })
+        .map_err(kv_error)
+    }
+
+    #[getter]
+    fn closed(&self) -> bool {
+        self.db.read().unwrap_or_else(|p| p.into_inner()).is_none()
+    }
+}
+
+/// Pairs of a scan, fetched from the store in batches with the GIL released.
+#[pyclass(module = "smrlab._core")]
+pub struct KvIter {
+    it: Mutex<Option<DbIter>>,
+    ready: Mutex<VecDeque<PyObject>>,
+    /// The bytes of the last batch, kept so its allocation serves the next one.
+    arena: Mutex<Vec<u8>>,
+}
+
+const ITER_BATCH: usize = 1024;
+const ITER_BATCH_BYTES: usize = 4 << 20;
+
+impl KvIter {
+    /// Up to `n` pairs from the store (empty at the end), as Python tuples.
+    fn fetch(&self, py: Python<'_>, n: usize) -> PyResult<Vec<PyObject>> {
+        let mut arena = std::mem::take(&mut *self.arena.lock().unwrap_or_else(|p| p.into_inner()));
+        arena.clear();
+        let mut ends = Vec::with_capacity(n.min(ITER_BATCH));
+        let fetched = py.allow_threads(|| {
+            let mut guard = self.it.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(it) = guard.as_mut() {
+                if it.next_batch_packed(n, ITER_BATCH_BYTES, &mut arena, &mut ends)? == 0 {
+                    *guard = None;
+                }
+            }
+            Ok(())
+        });
+        let mut start = 0;
+        let pairs = ends
+            .into_iter()
+            .map(|(key_end, value_end)| {
+                let pair = (PyBytes::new(py, &arena[start..key_end]), PyBytes::new(py, &arena[key_end..value_end]));
+                start = value_end;
+                Ok(pair.into_pyobject(py)?.into_any().unbind())
+            })
+            .collect();
+        *self.arena.lock().unwrap_or_else(|p| p.into_inner()) = arena;
+        fetched.map_err(kv_error)?;
+        pairs
+    }
+}
+
+#[pymethods]
+impl KvIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        if let Some(pair) = self.ready.lock().unwrap_or_else(|p| p.into_inner()).pop_front() {
+            return Ok(Some(pair));
+        }
+        let fetched = self.fetch(py, ITER_BATCH)?;
+        let mut ready = self.ready.lock().unwrap_or_else(|p| p.into_inner());
+        ready.extend(fetched);
+        Ok(ready.pop_front())
+    }
+
+    /// Up to `n` pairs as a list (empty at the end): the fast way through a long scan.
+    #[pyo3(signature = (n=ITER_BATCH))]
+    fn next_batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        let mut out: Vec<PyObject> = self.ready.lock().unwrap_or_else(|p| p.into_inner()).drain(..).collect();
+        if out.len() < n {
+            out.extend(self.fetch(py, n - out.len())?);
+        }
+        PyList::new(py, out)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<KvStore>()?;
+    m.add_class::<KvIter>()?;
+    m.add("KvError", py.get_type::<KvError>())?;
+    m.add("KvLimitError", py.get_type::<KvLimitError>())?;
+    m.add("KvDeviceFullError", py.get_type::<KvDeviceFullError>())?;
+    m.add("KvCorruptionError", py.get_type::<KvCorruptionError>())?;
+    m.add("KvParameterError", py.get_type::<KvParameterError>())?;
+    m.add("KvLockedError", py.get_type::<KvLockedError>())?;
+    m.add("KvClosedError", py.get_type::<KvClosedError>())?;
+    m.add("KvWritesRefusedError", py.get_type::<KvWritesRefusedError>())?;
+    m.add("KvIOError", py.get_type::<KvIOError>())?;
+    Ok(())
+}

@@ -1,0 +1,176 @@
+"""``smrlab kv``: the SMRDB key-value store from the command line — put, get, scan and stats on
+a store folder, and a db_bench-like benchmark. Keys and values are text (UTF-8) unless --hex
+says they are hexadecimal bytes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from smrlab.errors import UsageError
+from smrlab.kv import DB, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
+from smrlab.tables import print_json, print_table
+
+UNITS = """units: sizes are bytes, with optional suffixes KB/MB/GB (powers of 1000) or KiB/MiB/GiB
+(powers of 1024), e.g. 64MiB; rates are operations per second and MB/s (10^6 bytes of keys and
+values per second); write amplification is bytes written to the device per byte of keys and
+values written; disk time is simulated nanoseconds on the --disk preset."""
+
+
+def add_store_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("store", help="store folder (created if missing)")
+    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band (default 64MiB; recorded in the store)")
+    parser.add_argument("--capacity", metavar="SIZE", help="bytes of the sparse device file (default 1024 bands: 64GiB at 64MiB bands; recorded)")
+    parser.add_argument("--compaction", choices=["soc", "loc"], help="SMR-friendly (soc, default) or LevelDB-style (loc); recorded")
+    parser.add_argument("--hex", action="store_true", help="keys and values are hexadecimal bytes, not text")
+
+
+def open_store(args: argparse.Namespace, **extra) -> DB:
+    return DB(args.store, band_size=args.band_size, compaction=args.compaction, capacity=args.capacity, **extra)
+
+
+def decode(text: str, args: argparse.Namespace, what: str) -> bytes:
+    if not args.hex:
+        return text.encode()
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise UsageError(f"{what} '{text}' is not hexadecimal bytes (drop --hex for text)") from None
+
+
+def encode(data: bytes, args: argparse.Namespace) -> str:
+    return data.hex() if args.hex else data.decode(errors="backslashreplace")
+
+
+def run_put(args: argparse.Namespace) -> int:
+    with open_store(args) as db:
+        db.put(decode(args.key, args, "key"), decode(args.value, args, "value"), sync=True)
+    return 0
+
+
+def run_get(args: argparse.Namespace) -> int:
+    with open_store(args) as db:
+        value = db.get(decode(args.key, args, "key"))
+    if value is None:
+        print(f"smrlab: key '{args.key}' not found", file=sys.stderr)
+        return 1
+    print(encode(value, args))
+    return 0
+
+
+def run_delete(args: argparse.Namespace) -> int:
+    with open_store(args) as db:
+        db.delete(decode(args.key, args, "key"), sync=True)
+    return 0
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    start = decode(args.start, args, "start key") if args.start is not None else None
+    end = decode(args.end, args, "end key") if args.end is not None else None
+    with open_store(args) as db:
+        for index, (key, value) in enumerate(db.scan(start, end)):
+            if args.limit is not None and index >= args.limit:
+                break
+            print(f"{encode(key, args)}\t{encode(value, args)}")
+    return 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    with open_store(args, background=False) as db:
+        stats = db.stats()
+        tables = db.tables()
+    if args.json:
+        print_json({**stats, "tables": [(level, band, length, entries, lo.hex(), hi.hex()) for level, band, length, entries, lo, hi in tables]})
+        return 0
+    rows = [(f"L{level}", count, byte_count) for level, (count, byte_count) in enumerate(stats["levels"])]
+    print_table(f"SMRDB store {args.store} ({stats['scheme']}, bands of {stats['band_size']:,} bytes)",
+                ["level", "tables (bands)", "bytes"], rows,
+                caption=f"{stats['bands']:,} bands, {stats['free_bands']:,} free; live {stats['live_bytes']:,} bytes, "
+                        f"file holds {stats['allocated_bytes'] or 0:,} bytes")
+    return 0
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    if args.count <= 0:
+        raise UsageError(f"--count must be positive, not {args.count}")
+    if args.sync_every < 0:
+        raise UsageError(f"--sync-every must be 0 (never) or positive, not {args.sync_every}")
+    value_size = size(args.value_size, "--value-size")
+    workloads = args.workloads.split(",")
+    for name in workloads:
+        if name not in WORKLOADS:
+            raise UsageError(f"unknown workload '{name}' (one of: {', '.join(WORKLOADS)})")
+    rows = []
+    with open_store(args, disk=args.disk, background=not args.inline) as db:
+        adapter = SmrdbAdapter(db)
+        for name in workloads:
+            before = db.stats()
+            result = run_workload(adapter, name, args.count, value_size, args.sync_every, args.seed)
+            if name.startswith("fill") or name == "overwrite":
+                db.wait_idle()
+            after = db.stats()
+            delta = lambda key: after.get(key, 0) - before.get(key, 0)  # noqa: E731
+            written = delta("device_bytes_written")
+            rows.append((name, result.ops, result.ops_per_second, result.mb_per_second,
+                         written / result.user_bytes if name.startswith("fill") or name == "overwrite" else None,
+                         delta("compaction_bytes_read"), delta("disk_busy_ns") / 1e9 if "disk_busy_ns" in after else None))
+        space = folder_bytes(args.store)
+    if args.json:
+        print_json([dict(zip(["workload", "ops", "ops_per_s", "mb_per_s", "write_amplification", "compaction_read_bytes", "disk_seconds"], r)) for r in rows])
+        return 0
+    print_table(f"smrlab kv bench: {args.count:,} x {value_size:,}-byte values, 16-byte keys, sync every {args.sync_every or 'never'}",
+                ["workload", "ops", "ops/s", "MB/s", "write amp.", "compaction read (bytes)", "disk time (s)"], rows,
+                caption=f"store {args.store} takes {space:,} bytes")
+    return 0
+
+
+def register(commands) -> None:
+    group = commands.group("kv", help="SMRDB, the key-value store on zoned SMR bands: put, get, scan, stats, bench")
+    put = group.add("put", help="store a value under a key (synced before it returns)")
+    add_store_arguments(put)
+    put.add_argument("key")
+    put.add_argument("value")
+    put.set_defaults(func=run_put)
+    put.epilog = UNITS
+
+    get = group.add("get", help="print the value of a key (exit code 1 if it is not there)")
+    add_store_arguments(get)
+    get.add_argument("key")
+    get.set_defaults(func=run_get)
+    get.epilog = UNITS
+
+    delete = group.add("delete", help="delete a key (synced before it returns)")
+    add_store_arguments(delete)
+    delete.add_argument("key")
+    delete.set_defaults(func=run_delete)
+    delete.epilog = UNITS
+
+    scan = group.add("scan", help="print key<TAB>value lines for keys from --start (inclusive) to --end (exclusive)")
+    add_store_arguments(scan)
+    scan.add_argument("--start", help="first key (default: the smallest)")
+    scan.add_argument("--end", help="stop before this key (default: after the largest)")
+    scan.add_argument("--limit", type=int, metavar="N", help="print at most N pairs")
+    scan.set_defaults(func=run_scan)
+    scan.epilog = UNITS
+
+    stats = group.add("stats", help="tables per level, bands in use and free, space the store takes")
+    add_store_arguments(stats)
+    stats.add_argument("--json", action="store_true", help="print JSON (counters since opening, every table)")
+    stats.set_defaults(func=run_stats)
+    stats.epilog = UNITS
+
+    bench = group.add("bench", help="db_bench-like workloads on a store: ops/s, MB/s, write amplification, disk time",
+                      description="Runs db_bench-like workloads, in order, on the store (use a new folder for a clean "
+                                  "run): fillseq (keys in order), fillrandom and overwrite (uniformly random keys), "
+                                  "readrandom (gets of random keys), readseq (the whole store in key order).")
+    add_store_arguments(bench)
+    bench.add_argument("--workloads", default="fillrandom,readrandom,readseq", help=f"comma-separated, from: {', '.join(WORKLOADS)} (default fillrandom,readrandom,readseq)")
+    bench.add_argument("--count", type=int, default=100_000, metavar="N", help="operations per workload, and the key space (default 100000)")
+    bench.add_argument("--value-size", default="1KiB", metavar="SIZE", help="bytes per value (default 1KiB)")
+    bench.add_argument("--sync-every", type=int, default=0, metavar="K", help="sync every K-th put (default 0: never)")
+    bench.add_argument("--disk", metavar="PRESET", help="also time every device command on this HDD preset (e.g. desktop7200, the thesis's 7200 rpm disk)")
+    bench.add_argument("--inline", action="store_true", help="compact in the writing thread (deterministic device commands, for --disk)")
+    bench.add_argument("--seed", type=int, default=1, help="seed of keys and values (default 1)")
+    bench.add_argument("--json", action="store_true", help="print JSON")
+    bench.set_defaults(func=run_bench)
+    bench.epilog = UNITS

@@ -1,0 +1,306 @@
+"""SMRDB from Python: an embeddable key-value store on zoned (host-managed SMR) bands.
+
+``DB(path)`` opens or creates a store in the folder ``path`` (a sparse file ``bands`` holding
+the zoned device, and a lock file ``LOCK``); ``DB(None)`` keeps one in memory. Keys and values
+are bytes. Every call that may touch the device releases the GIL. The store itself, its formats
+and its guarantees are described in ``docs/smrdb.md``; the Rust crate ``smrdb`` implements it.
+
+    from smrlab.kv import DB
+    with DB("mystore", compaction="soc", sync=False) as db:
+        db.put(b"key", b"value")
+        db.get(b"key")                      # b"value"
+        db.write_batch([(b"a", b"1"), (b"key", None)])   # atomic: a put and a delete
+        for key, value in db.scan(b"a", b"z"):           # start inclusive, end exclusive
+            ...
+        db.stats()["write_amplification"]
+
+Errors are ``KvError`` subclasses (themselves ``SmrlabError``): ``KvLimitError`` (key, value or
+batch too large), ``KvDeviceFullError``, ``KvCorruptionError``, ``KvParameterError`` (bad option,
+or one that differs from what the store was created with), ``KvLockedError`` (another process
+has it open), ``KvClosedError``, ``KvWritesRefusedError`` (an earlier failure; reopen), and
+``KvIOError``. Each message names the store and, for damage, the band and bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import dataclass
+from os import PathLike
+from typing import Iterable, Iterator
+
+from smrlab import _core
+from smrlab._core import (
+    KvClosedError,
+    KvCorruptionError,
+    KvDeviceFullError,
+    KvError,
+    KvIOError,
+    KvLimitError,
+    KvLockedError,
+    KvParameterError,
+    KvWritesRefusedError,
+)
+
+__all__ = [
+    "DB",
+    "KvClosedError",
+    "KvCorruptionError",
+    "KvDeviceFullError",
+    "KvError",
+    "KvIOError",
+    "KvLimitError",
+    "KvLockedError",
+    "KvParameterError",
+    "KvWritesRefusedError",
+    "SmrdbAdapter",
+    "WORKLOADS",
+    "folder_bytes",
+    "run_workload",
+    "size",
+]
+
+# Options given in bytes, which also accept size strings such as "64MiB".
+SIZE_OPTIONS = ("max_value_len", "block_size", "histogram_bytes", "log_buffer")
+
+
+def size(value: int | str | None, name: str) -> int | None:
+    """Bytes from an int or a size string ("64MiB", "4k"; KB/MB are powers of 1000)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise KvParameterError(f"{name} takes a size in bytes (e.g. 67108864 or '64MiB'), not {value!r}")
+    if isinstance(value, str):
+        try:
+            return _core.parse_size(value)
+        except _core.ParameterError as error:
+            raise KvParameterError(f"{name}: {error}") from None
+    if value < 0:
+        raise KvParameterError(f"{name} must not be negative ({value})")
+    return value
+
+
+def _bytes(value, what: str) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"{what} must be bytes, not {type(value).__name__}")
+
+
+class DB:
+    """An open SMRDB store.
+
+    path         folder of the store (created if missing), or None for a store in memory
+    band_size    bytes per band (zone), default 64 MiB; recorded in the store
+    compaction   "soc" (SMR-friendly, the default) or "loc" (LevelDB-style); recorded
+    capacity     bytes of the (sparse) device, default 1024 bands (64 GiB); recorded
+    sync         sync the log at every write unless a call says otherwise
+    disk         an HDD preset ("desktop7200", the thesis's 7200 rpm disk) whose simulated
+                 time every device command also takes; stats() then reports disk_busy_ns
+    background   compact in a background thread (True) or inline after writes (False: the
+                 same device commands every run, for simulated disk time)
+    tuning       max_key_len, max_value_len, block_size, bloom_bits_per_key, histogram_bytes,
+                 log_buffer, l0_compaction_trigger, l0_slowdown_trigger, l0_stop_trigger,
+                 slowdown_micros, l0_max_inputs, l1_overlap_trigger, levels, l1_bands,
+                 level_ratio
+
+    Recorded parameters left as None are taken from an existing store; given, they must match.
+    """
+
+    def __init__(
+        self,
+        path: str | PathLike | None,
+        band_size: int | str | None = None,
+        compaction: str | None = None,
+        sync: bool = False,
+        *,
+        capacity: int | str | None = None,
+        disk: str | None = None,
+        background: bool = True,
+        **tuning,
+    ):
+        for name in SIZE_OPTIONS:
+            if name in tuning:
+                tuning[name] = size(tuning[name], name)
+        tuning["background"] = bool(background)
+        self.path = None if path is None else str(path)
+        self._store = _core.KvStore(
+            self.path,
+            size(band_size, "band_size"),
+            size(capacity, "capacity"),
+            compaction,
+            bool(sync),
+            disk,
+            tuning,
+        )
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._store.get(_bytes(key, "key"))
+
+    def put(self, key: bytes, value: bytes, sync: bool | None = None) -> None:
+        self._store.put(_bytes(key, "key"), _bytes(value, "value"), sync)
+
+    def delete(self, key: bytes, sync: bool | None = None) -> None:
+        self._store.delete(_bytes(key, "key"), sync)
+
+    def write_batch(self, ops: Iterable[tuple[bytes, bytes | None]], sync: bool | None = None) -> None:
+        """Applies ``(key, value)`` puts and ``(key, None)`` deletes atomically."""
+        self._store.write_batch(
+            [(_bytes(k, "key"), None if v is None else _bytes(v, "value")) for k, v in ops], sync
+        )
+
+    def scan(self, start: bytes | None = None, end: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
+        """``(key, value)`` pairs with ``start <= key < end`` in key order, as of this call
+        (later writes are not seen). The iterator's ``next_batch(n)`` returns lists of pairs."""
+        return self._store.scan(
+            None if start is None else _bytes(start, "start"), None if end is None else _bytes(end, "end")
+        )
+
+    def stats(self) -> dict:
+        """Counters since opening (bytes and counts), the level sizes, write amplification
+        (device bytes written per user byte), and the simulated disk time if timed."""
+        return self._store.stats()
+
+    def tables(self) -> list[tuple[int, int, int, int, bytes, bytes]]:
+        """``(level, band, bytes, entries, smallest key, largest key)`` of every table."""
+        return self._store.tables()
+
+    def compact(self) -> None:
+        """Flushes the memtable and merges everything into one sorted run without overlaps."""
+        self._store.compact()
+
+    def sync(self) -> None:
+        """Makes every write so far durable."""
+        self._store.sync()
+
+    def wait_idle(self) -> None:
+        """Waits until no flush or compaction is due."""
+        self._store.wait_idle()
+
+    def close(self) -> None:
+        self._store.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._store.closed
+
+    def __enter__(self) -> "DB":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        where = self.path or "memory"
+        return f"<smrlab.kv.DB {where}{' (closed)' if self.closed else ''}>"
+
+
+# ---------------------------------------------------------------------------------------------
+# db_bench-like workloads, for ``smrlab kv bench`` and bench/kv_vs_peers.py. A workload drives
+# any store through a small adapter (put, get, scan in batches), so SMRDB and its peers run the
+# very same key and value sequence.
+
+KEY_BYTES = 16
+WORKLOADS = ("fillseq", "fillrandom", "overwrite", "readrandom", "readseq")
+
+
+def key_of(index: int) -> bytes:
+    """The 16-byte key of record ``index`` (zero-padded decimal, so key order is index order)."""
+    return b"%016d" % index
+
+
+class ValueSource:
+    """Incompressible values: slices of a seeded random pool (as db_bench's generator, without
+    its compressibility: SMRDB does not compress, so neither may the peers gain from it)."""
+
+    def __init__(self, value_size: int, seed: int):
+        self.value_size = value_size
+        self.pool = random.Random(seed).randbytes(max(1 << 20, 2 * value_size))
+        self.at = 0
+
+    def next(self) -> bytes:
+        if self.at + self.value_size > len(self.pool):
+            self.at = 0
+        value = self.pool[self.at:self.at + self.value_size]
+        self.at += 97
+        return value
+
+
+@dataclass
+class WorkloadResult:
+    workload: str
+    ops: int
+    seconds: float
+    user_bytes: int
+
+    @property
+    def ops_per_second(self) -> float:
+        return self.ops / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def mb_per_second(self) -> float:
+        """User bytes (keys and values) per second, in MB (10^6 bytes)."""
+        return self.user_bytes / self.seconds / 1e6 if self.seconds > 0 else float("inf")
+
+
+class SmrdbAdapter:
+    """The workload interface over an SMRDB ``DB``."""
+
+    def __init__(self, db: DB):
+        self.db = db
+
+    def put(self, key: bytes, value: bytes, sync: bool) -> None:
+        self.db.put(key, value, sync)
+
+    def get(self, key: bytes) -> bytes | None:
+        return self.db.get(key)
+
+    def scan_batches(self) -> Iterator[list]:
+        it = self.db.scan()
+        while batch := it.next_batch(4096):
+            yield batch
+
+
+def run_workload(store, workload: str, count: int, value_size: int = 1024, sync_every: int = 0, seed: int = 1) -> WorkloadResult:
+    """Runs one db_bench-style workload of ``count`` operations on ``store`` (an adapter):
+    fillseq (keys in order), fillrandom and overwrite (uniformly random keys of [0, count)),
+    readrandom (gets of random keys), readseq (the whole store in key order, in batches).
+    ``sync_every`` k > 0 syncs every k-th put."""
+    if workload not in WORKLOADS:
+        raise KvParameterError(f"unknown workload {workload!r} (one of: {', '.join(WORKLOADS)})")
+    rng = random.Random(seed)
+    values = ValueSource(value_size, seed)
+    user_bytes = ops = 0
+    start = time.perf_counter()
+    if workload in ("fillseq", "fillrandom", "overwrite"):
+        for index in range(count):
+            key = key_of(index if workload == "fillseq" else rng.randrange(count))
+            store.put(key, values.next(), sync_every > 0 and (index + 1) % sync_every == 0)
+        ops, user_bytes = count, count * (KEY_BYTES + value_size)
+    elif workload == "readrandom":
+        for _ in range(count):
+            value = store.get(key_of(rng.randrange(count)))
+            user_bytes += KEY_BYTES + (len(value) if value is not None else 0)
+        ops = count
+    else:
+        # Counting bytes pair by pair would cost more than the scan: the values written by
+        # these workloads all have value_size bytes.
+        for batch in store.scan_batches():
+            ops += len(batch)
+        user_bytes = ops * (KEY_BYTES + value_size)
+    return WorkloadResult(workload, ops, time.perf_counter() - start, user_bytes)
+
+
+def folder_bytes(path: str | PathLike) -> int:
+    """Bytes of storage the files under ``path`` take (allocated blocks: sparse files count
+    only what they hold)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.stat(os.path.join(root, name)).st_blocks * 512
+            except FileNotFoundError:
+                pass
+    return total

@@ -1,0 +1,185 @@
+"""The Python API of SMRDB (``smrlab.kv.DB``): reads after writes, batches, scans, reopening,
+compaction, statistics, simulated disk time, and the typed errors a user can cause."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+
+from smrlab.errors import SmrlabError
+from smrlab.kv import (
+    DB,
+    KvClosedError,
+    KvCorruptionError,
+    KvLimitError,
+    KvLockedError,
+    KvParameterError,
+    SmrdbAdapter,
+    run_workload,
+)
+
+SMALL = dict(band_size="64KiB", capacity="8MiB", histogram_bytes=128, max_key_len=64, block_size=1024, log_buffer=4096)
+
+
+def contents(db: DB, start=None, end=None) -> list[tuple[bytes, bytes]]:
+    return list(db.scan(start, end))
+
+
+@pytest.mark.parametrize("compaction", ["soc", "loc"])
+def test_reads_match_a_dict_through_flushes_compactions_and_reopening(tmp_path, compaction):
+    rng = random.Random(5)
+    model: dict[bytes, bytes] = {}
+    with DB(tmp_path / "s", compaction=compaction, **SMALL) as db:
+        for i in range(5000):
+            key = b"key%05d" % rng.randrange(1200)
+            if rng.random() < 0.1:
+                db.delete(key)
+                model.pop(key, None)
+            else:
+                value = rng.randbytes(rng.randrange(0, 400))
+                db.put(key, value)
+                model[key] = value
+        db.write_batch([(b"key00001", b"batched"), (b"key00002", None), (b"zzz", b"last")])
+        model.update({b"key00001": b"batched", b"zzz": b"last"})
+        model.pop(b"key00002", None)
+        db.wait_idle()
+        stats = db.stats()
+        assert stats["flushes"] > 5 and stats["compactions"] + stats["moves"] > 0, stats
+        assert all(db.get(k) == v for k, v in model.items())
+        assert db.get(b"absent") is None
+        assert contents(db) == sorted(model.items())
+        assert contents(db, b"key00100", b"key00200") == sorted((k, v) for k, v in model.items() if b"key00100" <= k < b"key00200")
+    with DB(tmp_path / "s") as db:
+        assert contents(db) == sorted(model.items()), "reopened without stating the recorded parameters"
+        assert db.stats()["scheme"] == compaction
+
+
+def test_a_scan_sees_the_store_as_it_was_when_it_began():
+    with DB(None, **SMALL) as db:
+        for i in range(3000):
+            db.put(b"k%05d" % i, b"old")
+        scan = db.scan()
+        first = scan.next_batch(10)
+        for i in range(3000):
+            db.put(b"k%05d" % i, b"new" * 50)
+        db.delete(b"k02999")
+        db.compact()
+        rest = first + [pair for pair in scan]
+        assert len(rest) == 3000 and all(v == b"old" for _, v in rest)
+        assert db.get(b"k00000") == b"new" * 50 and db.get(b"k02999") is None
+
+
+def test_compact_leaves_one_sorted_run_and_writes_amplify_as_counted():
+    with DB(None, **SMALL) as db:
+        rng = random.Random(1)
+        for _ in range(4000):
+            db.put(b"%08d" % rng.randrange(10**6), b"x" * 200)
+        db.compact()
+        tables = db.tables()
+        assert {level for level, *_ in tables} == {1}
+        ranges = sorted((lo, hi) for _, _, _, _, lo, hi in tables)
+        assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:])), "no two bands overlap"
+        stats = db.stats()
+        assert stats["device_bytes_written"] == (stats["log_bytes_written"] + stats["flush_bytes_written"]
+                                                 + stats["compaction_bytes_written"] + stats["metadata_bytes_written"])
+        assert stats["write_amplification"] == pytest.approx(stats["device_bytes_written"] / stats["user_bytes"])
+        assert stats["write_amplification"] > 2, "log, flush and the full compaction each wrote the data"
+
+
+def test_simulated_disk_time_is_reported_and_repeatable():
+    def run():
+        with DB(None, disk="desktop7200", background=False, **SMALL) as db:
+            run_workload(SmrdbAdapter(db), "fillrandom", 3000, 300, seed=4)
+            return db.stats()
+    a, b = run(), run()
+    assert a["disk_busy_ns"] > 0 and a["disk_write_bytes"] >= a["device_bytes_written"] - a["metadata_bytes_written"]
+    assert a["disk_busy_ns"] == b["disk_busy_ns"], "inline compaction on simulated time gives the same time every run"
+
+
+def test_workloads_count_what_they_did():
+    with DB(None, **SMALL) as db:
+        store = SmrdbAdapter(db)
+        fill = run_workload(store, "fillseq", 2000, 100)
+        assert fill.ops == 2000 and fill.user_bytes == 2000 * 116
+        seq = run_workload(store, "readseq", 2000)
+        assert seq.ops == 2000
+        reads = run_workload(store, "readrandom", 500, 100)
+        assert reads.user_bytes == 500 * 116, "every key of fillseq is found"
+    with pytest.raises(KvParameterError, match="unknown workload"):
+        run_workload(None, "fillsideways", 1)
+
+
+def test_calls_from_threads_see_their_own_writes():
+    with DB(None, **SMALL) as db:
+        def writer(t):
+            for i in range(500):
+                db.put(b"t%d-%04d" % (t, i), b"%d" % i)
+                assert db.get(b"t%d-%04d" % (t, i)) == b"%d" % i
+        threads = [threading.Thread(target=writer, args=(t,)) for t in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(contents(db)) == 2000
+
+
+def test_user_errors_are_typed_and_lose_nothing(tmp_path):
+    path = tmp_path / "s"
+    with DB(path, **SMALL) as db:
+        db.put(b"kept", b"value", sync=True)
+        with pytest.raises(KvLimitError, match="65 bytes.*max_key_len"):
+            db.put(b"k" * 65, b"v")
+        with pytest.raises(KvLimitError, match="max_value_len"):
+            db.put(b"k", b"v" * 20000)
+        with pytest.raises(KvLimitError):
+            db.write_batch([(b"a", b"1"), (b"b", b"v" * 20000)])
+        assert db.get(b"a") is None, "a refused batch stores nothing"
+        with pytest.raises(KvLockedError, match="LOCK"):
+            DB(path)
+        with pytest.raises(TypeError, match="key must be bytes"):
+            db.put("text", b"v")
+    with pytest.raises(KvParameterError, match="band_size = 65536, not 131072"):
+        DB(path, band_size="128KiB")
+    with pytest.raises(KvParameterError, match="compaction = soc, not loc"):
+        DB(path, compaction="loc")
+    with pytest.raises(KvParameterError, match="not a scheme"):
+        DB(tmp_path / "t", compaction="fifo")
+    with pytest.raises(KvParameterError, match="band_size"):
+        DB(tmp_path / "u", band_size="1000")
+    with pytest.raises(KvParameterError, match="unknown option"):
+        DB(tmp_path / "v", bloom_bits=3)
+    with pytest.raises(KvParameterError, match="unknown disk"):
+        DB(None, disk="floppy")
+    db = DB(path)
+    assert db.get(b"kept") == b"value"
+    db.close()
+    with pytest.raises(KvClosedError, match="closed"):
+        db.get(b"kept")
+    assert issubclass(KvClosedError, SmrlabError)
+
+
+def test_damage_is_reported_by_band_and_the_rest_stays_readable(tmp_path):
+    path = tmp_path / "s"
+    with DB(path, **SMALL) as db:
+        for i in range(3000):
+            db.put(b"k%05d" % i, b"v" * 100)
+        db.compact()
+        band = db.tables()[0][1]
+    # The device file: a 4 KiB header and two 4 KiB zone-state slots, then 64 KiB zones.
+    with open(path / "bands", "r+b") as f:
+        f.seek(3 * 4096 + band * 65536 + 1500)
+        byte = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    errors, readable = [], 0
+    with DB(path) as db:
+        for i in range(3000):
+            try:
+                assert db.get(b"k%05d" % i) == b"v" * 100
+                readable += 1
+            except KvCorruptionError as error:
+                errors.append(str(error))
+    assert errors and f"band {band}" in errors[0] and "checksum" in errors[0]
+    assert readable > 2900
