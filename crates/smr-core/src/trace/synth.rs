@@ -105,7 +105,7 @@ fn parse_sizes(key: &str, text: &str, unit: u64) -> Result<Vec<(u64, f64)>, Para
         let (size, weight) = part.split_once(':').ok_or_else(|| err(format!("'{part}' is not SIZE:WEIGHT")))?;
         let bytes = parse_size(size).map_err(err)?;
         let weight: f64 = weight.trim().parse().map_err(|_| err(format!("weight '{weight}' is not a number")))?;
-        if bytes == 0 || bytes % unit != 0 || !(weight >= 0.0 && weight.is_finite()) {
+        if bytes == 0 || !bytes.is_multiple_of(unit) || !(weight >= 0.0 && weight.is_finite()) {
             return Err(err(format!("'{part}': sizes must be positive multiples of {unit} bytes (size_unit) and weights non-negative")));
         }
         out.push((bytes / unit, weight));
@@ -144,7 +144,7 @@ impl SynthConfig {
         let requests = params.positive_u64("requests", full)?;
         let scale = requests as f64 / full as f64;
         let size_unit = params.positive_u64("size_unit", BLOCK_4K)?;
-        if size_unit % 512 != 0 || BLOCK_4K % size_unit != 0 {
+        if !size_unit.is_multiple_of(512) || !BLOCK_4K.is_multiple_of(size_unit) {
             return Err(ParamError::new("size_unit", format!("{size_unit} is not a multiple of 512 bytes dividing 4096")));
         }
         let sizes = parse_sizes("sizes", &params.string("sizes", DEFAULT_SIZES), size_unit)?;
