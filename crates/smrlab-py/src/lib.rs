@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod estimate;
+mod hwsr;
 mod sim;
 mod systems;
 mod trace;
@@ -18,6 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     estimate::register(m)?;
+    hwsr::register(m)?;
     sim::register(m)?;
     systems::register(m)?;
     trace::register(m)?;

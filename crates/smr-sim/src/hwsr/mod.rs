@@ -7,7 +7,8 @@
 //! - `hybrid`: the MEM buffer + SSD cache + block map in front of a shingled disk (§2.1, §4.2),
 //!   with `membuffer` (LRU-block, LRU-segment, LWA, group destage) and `ssdcache` (LRU);
 //! - `segment_disk`: HWSR's disk, where a write rewrites the rest of its segment (§3.1, §5.5);
-//! - `sblock`: S-block's circular logs with garbage collection (§3.1, §4.1).
+//! - `sblock`: S-block's circular logs with garbage collection (§3.1, §4.1);
+//! - `table3`: the trace characteristics of Table 3.
 //!
 //! The emulated disk follows the paper's prototype (§4.1): a fixed track of 8 x 1024 sectors
 //! (4 MiB) laid on an `Hdd`'s address space, so a segment's consecutive blocks lie 4 MiB apart
@@ -38,6 +39,7 @@ pub mod membuffer;
 pub mod sblock;
 pub mod segment_disk;
 pub mod ssdcache;
+pub mod table3;
 #[cfg(test)]
 mod tests;
 
