@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import _core, hwsr_traces, progress
+from smrlab import _core, hwsr_traces, progress, systems
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
 from smrlab.errors import UsageError
 from smrlab.run import footprint, simulate, write_result
@@ -88,11 +88,12 @@ def result_row(label: str, result: dict) -> tuple:
     mean = (report["read"]["response"]["sum_ns"] + report["write"]["response"]["sum_ns"]) / max(requests, 1) / MS
     per_request = derived.get("segments_rewritten_per_request")
     return (label, mean, response_ms(report["read"]["response"]), response_ms(report["write"]["response"]),
-            report["write"]["response"]["p99_ns"] / MS, None if per_request is None else per_request * 1e4,
+            report["write"]["response"]["p99_ns"] / MS, response_ms(report["write"]["service"]),
+            None if per_request is None else per_request * 1e4,
             derived.get("mem_hit_ratio"), derived.get("ssd_hit_ratio"))
 
 
-COLUMNS = ["system", "mean ms", "read ms", "write ms", "write p99 ms", "segments /10k req", "MEM hit", "SSD hit"]
+COLUMNS = ["system", "mean ms", "read ms", "write ms", "write p99 ms", "write service ms", "segments /10k req", "MEM hit", "SSD hit"]
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -105,7 +106,10 @@ def run_compare(args: argparse.Namespace) -> int:
     for label, system, params in LINE_UP:
         if wanted is not None and label not in wanted:
             continue
-        result = simulate(system, trace, params + list(args.param), engine=engine_from_args(args), seed=args.seed,
+        # A case's own settings win over --param (e.g. mem=none over a given mem size).
+        own = {p.split("=", 1)[0] for p in params}
+        given = [p for p in systems.declared_by(list(args.param), system) if p.split("=", 1)[0] not in own]
+        result = simulate(system, trace, given + params, engine=engine_from_args(args), seed=args.seed,
                           footprint=fp, progress=progress.reporter(f"{name}/{label}"))
         progress.done()
         write_result(result, out / f"{name}-{label.replace(' ', '-')}.json")
@@ -144,7 +148,7 @@ def add_trace_choice(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--requests", type=int, metavar="N", help="with --preset: requests (default the table's 1,000,000)")
     parser.add_argument("--traces", metavar="DIR", help="with --preset: where generated traces go (default results/traces)")
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
-                        help="parameters for every hwsr/sblock run (e.g. disk=desktop7200, kappa=3)")
+                        help="parameters for every run that declares them (e.g. mem=2MiB, kappa=3, disk=desktop7200)")
 
 
 def register(commands) -> None:
