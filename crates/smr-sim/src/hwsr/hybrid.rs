@@ -20,6 +20,7 @@ use smr_core::{Op, Request};
 use super::membuffer::{MemBuffer, Units};
 use super::ssdcache::SsdCache;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use crate::kernel::runs::coalesce;
 use crate::kernel::{ChannelId, IoCtx, SimError, System};
 
 pub static HOST_REQUESTS: Metric = Metric::new("host_requests", Unit::Count, "host reads and writes served");
@@ -106,8 +107,19 @@ pub trait ShingledDisk {
     fn blocks_per_segment(&self) -> u64;
     /// Where block `block`'s current copy lies on the disk, in bytes.
     fn block_offset(&self, block: u64) -> u64;
+    fn block_bytes(&self) -> u64;
+    /// The disk's channel.
+    fn channel(&self) -> ChannelId;
     /// Reads whole `blocks` (ascending) for host reads, one I/O per run that lies side by side.
-    fn read_blocks(&mut self, ctx: &mut IoCtx, blocks: &[u64]);
+    fn read_blocks(&mut self, ctx: &mut IoCtx, blocks: &[u64]) {
+        let channel = self.channel();
+        let pieces = blocks.iter().map(|&b| ((), self.block_offset(b)));
+        let read: Result<(), std::convert::Infallible> = coalesce(pieces, self.block_bytes(), |(), offset, len| {
+            ctx.io(channel, Op::Read, offset, len);
+            Ok(())
+        });
+        let Ok(()) = read;
+    }
     /// Writes new data for the `fresh` blocks (ascending by index) of `segment`, with all the
     /// reading and writing the layout makes that cost.
     fn write_segment<S: Sources>(&mut self, ctx: &mut IoCtx, segment: u64, fresh: &[Fresh], sources: &mut S);

@@ -24,7 +24,6 @@ use super::hybrid::{Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FR
 use super::layout::Geometry;
 use crate::kernel::gc::GcCost;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
-use crate::kernel::runs::coalesce;
 use crate::kernel::{ChannelId, IoCtx};
 
 pub static DESTAGES: Metric = Metric::new("sblock_destages", Unit::Count, "S-blocks written with new data (group destages, or host writes without a MEM buffer)");
@@ -209,13 +208,12 @@ impl ShingledDisk for SblockDisk {
         self.slot_offset(region, self.slot_now(region, within)) + (block % per_sblock) * self.g.geometry.block_bytes()
     }
 
-    fn read_blocks(&mut self, ctx: &mut IoCtx, blocks: &[u64]) {
-        let pieces = blocks.iter().map(|&b| ((), self.block_offset(b)));
-        let read: Result<(), std::convert::Infallible> = coalesce(pieces, self.g.geometry.block_bytes(), |(), offset, len| {
-            ctx.io(self.channel, Op::Read, offset, len);
-            Ok(())
-        });
-        let Ok(()) = read;
+    fn block_bytes(&self) -> u64 {
+        self.g.geometry.block_bytes()
+    }
+
+    fn channel(&self) -> ChannelId {
+        self.channel
     }
 
     fn write_segment<S: Sources>(&mut self, ctx: &mut IoCtx, segment: u64, fresh: &[Fresh], sources: &mut S) {

@@ -17,7 +17,6 @@ use smr_core::Op;
 use super::hybrid::{Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FRESH_BLOCKS_WRITTEN, REGIONS, REWRITE_DISK_READS, SEGMENTS_REWRITTEN};
 use super::layout::Geometry;
 use crate::kernel::metrics::{Counters, Gauges};
-use crate::kernel::runs::coalesce;
 use crate::kernel::{ChannelId, IoCtx};
 
 #[derive(Default, Clone, Copy)]
@@ -83,13 +82,12 @@ impl ShingledDisk for SegmentDisk {
         self.geometry.block_offset(block)
     }
 
-    fn read_blocks(&mut self, ctx: &mut IoCtx, blocks: &[u64]) {
-        let pieces = blocks.iter().map(|&b| ((), self.block_offset(b)));
-        let read: Result<(), std::convert::Infallible> = coalesce(pieces, self.geometry.block_bytes(), |(), offset, len| {
-            ctx.io(self.channel, Op::Read, offset, len);
-            Ok(())
-        });
-        let Ok(()) = read;
+    fn block_bytes(&self) -> u64 {
+        self.geometry.block_bytes()
+    }
+
+    fn channel(&self) -> ChannelId {
+        self.channel
     }
 
     fn write_segment<S: Sources>(&mut self, ctx: &mut IoCtx, segment: u64, fresh: &[Fresh], sources: &mut S) {
