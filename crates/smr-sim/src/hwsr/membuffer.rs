@@ -23,6 +23,12 @@ use rustc_hash::FxHashMap;
 use crate::kernel::lists::ListSet;
 use crate::kernel::slots::SlotPool;
 
+/// Bits of an LWA window key that hold a block's place in the window; LWA looks at most
+/// `MAX_WINDOW` blocks (16.7 million: 1 TiB of 64 KiB blocks).
+const PLACE_BITS: u32 = 24;
+const PLACE_MASK: u64 = (1 << PLACE_BITS) - 1;
+const MAX_WINDOW: usize = 1 << PLACE_BITS;
+
 /// Which blocks leave a full buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
@@ -167,9 +173,9 @@ pub struct MemBuffer {
     policy: Policy,
     groups: Option<Groups>,
     blocks_per_segment: u64,
-    /// The lookup window's (segment, slot) pairs and segment counts, kept between evictions.
-    window: Vec<(u64, u32)>,
-    counts: FxHashMap<u64, u32>,
+    /// The lookup window's keys and slots by place (see `lwa_victims`), kept between evictions.
+    window: Vec<u64>,
+    window_slots: Vec<u32>,
 }
 
 impl MemBuffer {
@@ -188,7 +194,7 @@ impl MemBuffer {
             groups,
             blocks_per_segment,
             window: Vec::new(),
-            counts: FxHashMap::default(),
+            window_slots: Vec::new(),
         }
     }
 
@@ -269,29 +275,37 @@ impl MemBuffer {
     }
 
     /// LWA: the blocks, among the `window` least recently used, of the segment that has the
-    /// most of them.
+    /// most of them. Each window entry is one key, `segment << PLACE_BITS | place from the
+    /// tail`, so a sort of plain integers lines each segment's blocks up in one run, nearest
+    /// the tail first (no hashing on this per-eviction path); `window_slots` maps places back.
     fn lwa_victims(&mut self, window: usize, out: &mut Vec<u32>) {
         self.window.clear();
-        self.counts.clear();
+        self.window_slots.clear();
         let mut entry = self.recency.back(0);
         while let Some(slot) = entry {
-            if self.window.len() >= window {
+            if self.window.len() >= window.min(MAX_WINDOW) {
                 break;
             }
-            let segment = self.segment_of(self.blocks[slot as usize]);
-            self.window.push((segment, slot));
-            *self.counts.entry(segment).or_insert(0) += 1;
+            let place = self.window.len() as u64;
+            self.window.push(self.segment_of(self.blocks[slot as usize]) << PLACE_BITS | place);
+            self.window_slots.push(slot);
             entry = self.recency.more_recent(slot);
         }
-        let mut best: Option<(u64, u32)> = None;
-        for &(segment, _) in &self.window {
-            let count = self.counts[&segment];
-            if best.is_none_or(|(_, c)| count > c) {
-                best = Some((segment, count));
+        self.window.sort_unstable();
+        // The longest run; among equals, the one whose first block lies nearest the tail.
+        let mut best: Option<(usize, usize, u64)> = None;
+        let mut start = 0;
+        while start < self.window.len() {
+            let segment = self.window[start] >> PLACE_BITS;
+            let end = start + self.window[start..].iter().take_while(|&&key| key >> PLACE_BITS == segment).count();
+            let (count, nearest) = (end - start, self.window[start] & PLACE_MASK);
+            if best.is_none_or(|(_, c, n)| count > c || (count == c && nearest < n)) {
+                best = Some((start, count, nearest));
             }
+            start = end;
         }
-        if let Some((segment, _)) = best {
-            out.extend(self.window.iter().filter(|(s, _)| *s == segment).map(|&(_, slot)| slot));
+        if let Some((start, count, _)) = best {
+            out.extend(self.window[start..start + count].iter().map(|&key| self.window_slots[(key & PLACE_MASK) as usize]));
         }
     }
 }
