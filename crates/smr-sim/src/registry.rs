@@ -18,6 +18,8 @@ pub const SYSTEMS: &[&SystemEntry] = &[
     &crate::hostmanaged::UCACHE,
     &crate::hostmanaged::EREGION,
     &crate::hostmanaged::ZONEMAP,
+    &crate::hwsr::HWSR,
+    &crate::hwsr::SBLOCK,
 ];
 
 /// The entry of the system called `name` or answering to it as an alias.

@@ -4,7 +4,6 @@
 
 use smr_core::media::{preset_spec, CacheConfig, Hdd, Medium, ReadAhead, PRESET_NAMES};
 use smr_core::units::{parse_size, SECTOR};
-use smr_core::ParamError;
 
 use super::build::BuildContext;
 use super::error::SimError;
@@ -41,14 +40,24 @@ pub const DISK_WRITE_CACHE: ParamSpec = ParamSpec::new(
     "write-back caching: writes acknowledged from the drive's cache and written in idle time (the papers disable it)",
 );
 
+/// The parameters of the drive's cache, for a system that declares its own `disk` (with
+/// another default preset) and reads it with `disk_named`.
+pub const DISK_CACHE_PARAMS: [ParamSpec; 4] = [DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD, DISK_WRITE_CACHE];
+
 /// Every disk parameter, for a system's list of declared parameters.
 pub const DISK_PARAMS: [ParamSpec; 5] = [DISK, DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD, DISK_WRITE_CACHE];
 
 /// The disk the disk parameters describe; an error naming the parameter if it cannot hold
 /// `min_capacity` bytes or a value is bad.
 pub fn disk(b: &mut BuildContext<'_>, min_capacity: u64) -> Result<Box<dyn Medium>, SimError> {
-    let name = b.params.choice(&DISK)?;
-    let spec = preset_spec(name, min_capacity).map_err(|message| ParamError::new(DISK.key, message))?;
+    disk_named(b, &DISK, min_capacity)
+}
+
+/// `disk`, with the preset named by `preset` (a system's own `disk` declaration, of kind
+/// `Choice(PRESET_NAMES)`) and the cache by `DISK_CACHE_PARAMS`.
+pub fn disk_named(b: &mut BuildContext<'_>, preset: &ParamSpec, min_capacity: u64) -> Result<Box<dyn Medium>, SimError> {
+    let name = b.params.choice(preset)?;
+    let spec = preset_spec(name, min_capacity).map_err(|message| b.params.error(preset, message))?;
     let cache = cache_config(b, &spec.default_cache())?;
     Ok(Box::new(Hdd::with_cache(spec, cache)))
 }
