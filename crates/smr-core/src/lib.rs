@@ -11,10 +11,13 @@ pub mod blockset;
 pub mod media;
 pub mod latency;
 pub mod params;
+pub mod quote;
 pub mod request;
 pub mod trace;
 pub mod units;
+pub mod values;
 pub mod zoned;
 
 pub use params::{ParamError, Params};
-pub use request::{Op, Request};
+pub use quote::quote;
+pub use request::{Op, RangeError, Request};

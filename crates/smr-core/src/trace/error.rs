@@ -20,6 +20,9 @@ pub enum TraceError {
     /// A transform or writer option that cannot be honoured.
     #[error("{0}")]
     Invalid(String),
+    /// The user asked to stop (see `Interruptible`).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl TraceError {

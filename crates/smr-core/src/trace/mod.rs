@@ -10,6 +10,7 @@ mod compress;
 mod csv;
 mod error;
 mod footprint;
+mod interrupt;
 mod lines;
 pub mod locality;
 mod msr;
@@ -30,6 +31,7 @@ use std::path::Path;
 pub use compress::{create_write, open_read, split_compression, Compression};
 pub use error::TraceError;
 pub use footprint::{Footprint, EXTENT_GRAIN};
+pub use interrupt::{Interruptible, CHECK_EVERY};
 pub use stats::TraceStats;
 pub use writer::{write_all, TraceWriter};
 

@@ -11,6 +11,7 @@ use super::synth::{Synth, SynthConfig};
 use super::transform::{self, MergeInput};
 use super::{open, TraceError, TraceReader, TraceStats};
 use crate::params::Params;
+use crate::request::MAX_END;
 
 /// One input file.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -98,10 +99,16 @@ impl Pipeline {
             .collect::<Result<_, _>>()?;
         let mut parts = Vec::new();
         let mut at = 0u64;
-        for _ in 0..copies {
+        for copy in 1..=copies {
             for (input, &(count, max_end)) in inputs.iter().zip(&measured) {
+                if at.checked_add(max_end).is_none_or(|end| end > MAX_END) {
+                    return Err(TraceError::Invalid(format!(
+                        "copy {copy} of {} would end past byte 2^63, the largest address smrlab accepts: the merged ranges do not fit",
+                        input.path.display()
+                    )));
+                }
                 parts.push(MergeInput { requests: input.open()?, count, shift_by: at });
-                at += transform::next_range_start(max_end);
+                at = transform::next_range_start(max_end).and_then(|size| at.checked_add(size)).unwrap_or(u64::MAX);
             }
         }
         Ok(Box::new(transform::interleave(parts, self.seed)))
