@@ -21,7 +21,7 @@ impl BlkparseParser {
     pub fn new(action: &str) -> Result<Self, String> {
         match action {
             "Q" | "D" | "C" => Ok(BlkparseParser { action: action.to_string(), clock: RelativeClock::default() }),
-            other => Err(format!("blkparse action '{other}' is not one of Q, D, C")),
+            other => Err(format!("blkparse action {} is not one of Q, D, C", crate::quote(other))),
         }
     }
 }

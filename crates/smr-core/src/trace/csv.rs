@@ -39,7 +39,7 @@ fn unit_scale(params: &mut Params, key: &str) -> Result<u64, ParamError> {
 }
 
 fn column(params: &mut Params, key: &str) -> Result<Option<usize>, ParamError> {
-    params.raw(key).map(|v| v.parse::<usize>().map_err(|_| ParamError::new(key, format!("'{v}' is not a column number (0-based)")))).transpose()
+    params.raw(key).map(|v| v.parse::<usize>().map_err(|_| ParamError::new(key, format!("{} is not a column number (0-based)", quote(&v))))).transpose()
 }
 
 impl CsvParser {
@@ -65,7 +65,7 @@ impl CsvParser {
             "tab" | "\\t" => '\t',
             "space" => ' ',
             d if d.chars().count() == 1 => d.chars().next().unwrap_or(','),
-            d => return Err(ParamError::new("delimiter", format!("'{d}' is not one character (or tab, space)"))),
+            d => return Err(ParamError::new("delimiter", format!("{} is not one character (or tab, space)", quote(d)))),
         };
         let skip_header = options.bool("header", false)?;
         let split = |s: String| s.split('|').map(str::to_string).collect::<Vec<_>>();

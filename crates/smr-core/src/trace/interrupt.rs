@@ -42,7 +42,7 @@ where
             return None;
         }
         self.seen += 1;
-        if self.seen % CHECK_EVERY == 0 && !(self.go_on)(self.seen) {
+        if self.seen.is_multiple_of(CHECK_EVERY) && !(self.go_on)(self.seen) {
             self.stopped = true;
             return Some(Err(TraceError::Interrupted));
         }

@@ -135,7 +135,7 @@ pub fn open(path: &Path, format: Option<&str>, options: &mut Params) -> Result<T
         TraceFormat::Msr => Box::new(LineRecords::new(open_read(path)?, owned, msr::MsrParser::default())),
         TraceFormat::Blocks => Box::new(LineRecords::new(open_read(path)?, owned, blocks::BlocksParser)),
         TraceFormat::Spc => {
-            let asu = options.raw("asu").map(|v| v.parse::<u64>().map_err(|_| TraceError::Invalid(format!("trace option 'asu': '{v}' is not an ASU number")))).transpose()?;
+            let asu = options.raw("asu").map(|v| v.parse::<u64>().map_err(|_| TraceError::Invalid(format!("trace option 'asu': {} is not an ASU number", crate::quote(&v))))).transpose()?;
             Box::new(LineRecords::new(open_read(path)?, owned, spc::SpcParser::new(asu)))
         }
         TraceFormat::Blkparse => {

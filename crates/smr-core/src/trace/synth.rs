@@ -95,11 +95,11 @@ fn parse_sizes(text: &str) -> Result<Vec<(u64, f64)>, ParamError> {
     let err = |m: String| ParamError::new("sizes", m);
     let mut out = Vec::new();
     for part in text.split(',') {
-        let (size, weight) = part.split_once(':').ok_or_else(|| err(format!("'{part}' is not SIZE:WEIGHT")))?;
+        let (size, weight) = part.split_once(':').ok_or_else(|| err(format!("{} is not SIZE:WEIGHT", crate::quote(part))))?;
         let bytes = parse_size(size).map_err(err)?;
-        let weight: f64 = weight.trim().parse().map_err(|_| err(format!("weight '{weight}' is not a number")))?;
+        let weight: f64 = weight.trim().parse().map_err(|_| err(format!("weight {} is not a number", crate::quote(weight))))?;
         if bytes == 0 || bytes % BLOCK_4K != 0 || !(weight >= 0.0 && weight.is_finite()) {
-            return Err(err(format!("'{part}': sizes must be positive multiples of 4 KiB and weights non-negative")));
+            return Err(err(format!("{}: sizes must be positive multiples of 4 KiB and weights non-negative", crate::quote(part))));
         }
         out.push((bytes / BLOCK_4K, weight));
     }
@@ -122,7 +122,7 @@ impl SynthConfig {
         let preset = match params.raw("preset") {
             None => None,
             Some(name) => Some(PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
-                ParamError::new("preset", format!("'{name}' is not one of {}", PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))
+                ParamError::new("preset", format!("{} is not one of {}", crate::quote(&name), PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))
             })?),
         };
         let full = preset.map_or(100_000, |p| p.requests);
