@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod estimate;
+mod interrupt;
 mod sim;
 mod systems;
 mod trace;

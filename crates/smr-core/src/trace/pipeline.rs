@@ -30,6 +30,9 @@ impl Input {
     }
 }
 
+/// The most copies of the inputs `duplicate` lays (each copy of each input is an open reader).
+pub const MAX_COPIES: u64 = 1 << 16;
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Pipeline {
     /// Input files; several are merged into adjacent LBA ranges in a seeded interleaving.
@@ -90,8 +93,8 @@ impl Pipeline {
 
     fn merged(&self, inputs: &[Input]) -> Result<TraceReader, TraceError> {
         let copies = self.duplicate.unwrap_or(1);
-        if copies == 0 {
-            return Err(TraceError::Invalid("duplicate must be at least 1".into()));
+        if !(1..=MAX_COPIES).contains(&copies) {
+            return Err(TraceError::Invalid(format!("copies must be from 1 to {MAX_COPIES}, not {copies}")));
         }
         let measured: Vec<(u64, u64)> = inputs
             .iter()
