@@ -136,11 +136,6 @@ fn near_valid_lines() -> impl Strategy<Value = (usize, Vec<u8>)> {
     })
 }
 
-/// Cases per property: `PROPTEST_CASES`, or 256.
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)
-}
-
 fn each_reader(bytes: &[u8]) -> Result<(), TestCaseError> {
     for (format, options) in READERS {
         check(*format, bytes, options).map_err(TestCaseError::fail)?;
@@ -149,7 +144,8 @@ fn each_reader(bytes: &[u8]) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    // Cases: `PROPTEST_CASES`, or proptest's 256.
+    #![proptest_config(ProptestConfig::default())]
 
     #[test]
     fn arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {

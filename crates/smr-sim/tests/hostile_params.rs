@@ -84,7 +84,8 @@ fn every_parameter_refuses_hostile_values_with_a_message_naming_it() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // Cases: `PROPTEST_CASES`, or proptest's 256.
+    #![proptest_config(ProptestConfig::default())]
 
     /// Arbitrary text for an arbitrary parameter of an arbitrary system: an error or a system.
     #[test]
