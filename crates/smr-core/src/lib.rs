@@ -7,6 +7,7 @@
 //! Conventions (see DESIGN.md): offsets and lengths are bytes (`u64`) at every public boundary,
 //! simulated time is nanoseconds (`u64`), and every random choice draws from a seeded RNG.
 
+pub mod alloc_bound;
 pub mod blockset;
 pub mod media;
 pub mod latency;

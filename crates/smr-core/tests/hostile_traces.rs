@@ -3,41 +3,18 @@
 //! too many or too few fields, CR-only line ends) and binary records with arbitrary fields. Each
 //! case must keep `smr_core::trace::invariants` (it ends within one step per byte, yields only
 //! accepted ranges, and stops at a short, printable error), and no case may allocate more than
-//! `LARGEST_ALLOCATION` at once (this binary's allocator refuses it, which aborts the test).
+//! 16 MiB at once (this binary's allocator refuses it, which aborts the test).
 //!
 //! Cases per property: 256 by default; `PROPTEST_CASES` raises it (`make test-long`).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-
 use proptest::prelude::*;
+use smr_core::alloc_bound::Bounded;
 use smr_core::trace::invariants::check;
 use smr_core::trace::TraceFormat;
 
-/// Readers buffer 1 MiB at a time; nothing else they hold should come near this.
-const LARGEST_ALLOCATION: usize = 16 << 20;
-
-struct Bounded;
-
-unsafe impl GlobalAlloc for Bounded {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > LARGEST_ALLOCATION {
-            return std::ptr::null_mut();
-        }
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > LARGEST_ALLOCATION {
-            return std::ptr::null_mut();
-        }
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
+/// Readers buffer 1 MiB at a time; nothing else they hold should come near 16 MiB.
 #[global_allocator]
-static ALLOCATOR: Bounded = Bounded;
+static ALLOCATOR: Bounded<{ 16 << 20 }> = Bounded;
 
 /// Each format with the reader options it is tried with.
 const READERS: &[(TraceFormat, &[&str])] = &[

@@ -1,13 +1,12 @@
 //! Hostile parameter values for every declared parameter of every registered system, and
 //! footprints that reach far up the address space: building a system either succeeds or
 //! returns an error naming what is wrong — never a panic, and never an allocation larger than
-//! `LARGEST_ALLOCATION` (this test binary's allocator refuses one, which aborts the test).
+//! 300 MiB (this test binary's allocator refuses one, which aborts the test).
 //!
 //! The examples of issue 19 are here by name; the property test adds generated values.
 
-use std::alloc::{GlobalAlloc, Layout, System as SystemAllocator};
-
 use proptest::prelude::*;
+use smr_core::alloc_bound::Bounded;
 use smr_core::trace::Footprint;
 use smr_core::Params;
 use smr_sim::dmsmr::estimate::estimate;
@@ -16,37 +15,8 @@ use smr_sim::registry::{self, SYSTEMS};
 
 /// The largest single allocation a build may make: a table of `MAX_TABLE_ENTRIES` entries of
 /// 32 bytes is 256 MiB.
-const LARGEST_ALLOCATION: usize = 300 << 20;
-
-/// Refuses (with a null pointer, which aborts) any allocation above `LARGEST_ALLOCATION`.
-struct Bounded;
-
-unsafe impl GlobalAlloc for Bounded {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > LARGEST_ALLOCATION {
-            return std::ptr::null_mut();
-        }
-        SystemAllocator.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        SystemAllocator.dealloc(ptr, layout)
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if layout.size() > LARGEST_ALLOCATION {
-            return std::ptr::null_mut();
-        }
-        SystemAllocator.alloc_zeroed(layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > LARGEST_ALLOCATION {
-            return std::ptr::null_mut();
-        }
-        SystemAllocator.realloc(ptr, layout, new_size)
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Bounded = Bounded;
+static ALLOCATOR: Bounded<{ 300 << 20 }> = Bounded;
 
 const GIB: u64 = 1 << 30;
 
