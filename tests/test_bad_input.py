@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import resource
 import signal
 import struct
 import subprocess
@@ -23,6 +24,8 @@ import pytest
 from conftest import msr_line
 
 TOP = 2**64 - 1
+# The address space a command that must not size tables from the address space may use.
+ADDRESS_SPACE_LIMIT = 4 << 30
 
 
 def one_line_error(proc, *needles: str) -> str:
@@ -39,6 +42,21 @@ def one_line_error(proc, *needles: str) -> str:
 def write_msr(path: Path, rows: list[tuple[int, str, int, int]]) -> Path:
     path.write_text("".join(msr_line(tick, op, offset, size) + "\n" for tick, op, offset, size in rows))
     return path
+
+
+@pytest.fixture
+def bounded_cli(tmp_path):
+    """Like ``cli``, with the process's address space limited to ``ADDRESS_SPACE_LIMIT``: a
+    table sized from the address space instead of the trace fails its allocation."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "smrlab", *map(str, args)], cwd=tmp_path, capture_output=True, text=True,
+                              preexec_fn=limit)
+
+    return run
 
 
 @pytest.fixture
@@ -76,10 +94,10 @@ def test_a_vscsi_record_near_2_55_sectors_is_refused_and_one_record_is_a_trace(c
     assert stats["requests"] == 1 and stats["bytes_written"] == 4096
 
 
-def test_an_offset_far_up_is_refused_before_any_table_is_sized(cli, tmp_path):
+def test_an_offset_far_up_is_refused_before_any_table_is_sized(bounded_cli, tmp_path):
     far = write_msr(tmp_path / "far.csv", [(0, "Write", 2**60, 4096)])
-    one_line_error(cli("sim", "--system", "dmsmr", "--trace", far), "'disk'", "holds")
-    one_line_error(cli("trace", "smr-estimate", far), "'band_min'", "bands")
+    one_line_error(bounded_cli("sim", "--system", "dmsmr", "--trace", far), "'disk'", "holds")
+    one_line_error(bounded_cli("trace", "smr-estimate", far), "'band_min'", "bands")
 
 
 def test_an_endless_line_is_an_error_at_line_one(cli):
@@ -126,13 +144,13 @@ def test_a_folder_given_as_a_trace_is_named_as_one(cli, tmp_path):
     ("dmsmr", "buffer=150%", "more than the whole"),
     ("dmsmr", "buffer=1TiB", "more than the whole"),
 ])
-def test_parameters_follow_one_rule_per_kind(cli, msr, system, param, says):
-    one_line_error(cli("sim", "--system", system, "--trace", msr, "-p", param), f"'{param.split('=')[0]}'", says)
+def test_parameters_follow_one_rule_per_kind(bounded_cli, msr, system, param, says):
+    one_line_error(bounded_cli("sim", "--system", system, "--trace", msr, "-p", param), f"'{param.split('=')[0]}'", says)
 
 
-def test_estimate_buffer_past_the_whole_and_synth_huge_tables_are_refused(cli, msr, tmp_path):
-    one_line_error(cli("trace", "smr-estimate", msr, "-p", "buffer=1e30/1"), "'buffer'", "more than the whole")
-    one_line_error(cli("trace", "synth", "--requests", "1000", "-p", "hot_regions=99999999999", "--out", tmp_path / "s.csv"),
+def test_estimate_buffer_past_the_whole_and_synth_huge_tables_are_refused(bounded_cli, msr, tmp_path):
+    one_line_error(bounded_cli("trace", "smr-estimate", msr, "-p", "buffer=1e30/1"), "'buffer'", "more than the whole")
+    one_line_error(bounded_cli("trace", "synth", "--requests", "1000", "-p", "hot_regions=99999999999", "--out", tmp_path / "s.csv"),
                    "'hot_regions'")
     assert not (tmp_path / "s.csv").exists()
 
