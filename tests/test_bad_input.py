@@ -130,8 +130,9 @@ def test_a_huge_bad_field_is_quoted_short_and_control_bytes_are_escaped(cli, tmp
     assert "\\x00\\x07" in line
 
 
-def test_a_folder_given_as_a_trace_is_named_as_one(cli, tmp_path):
+def test_a_folder_or_device_given_as_a_trace_is_named_as_such(cli, tmp_path):
     one_line_error(cli("trace", "stats", tmp_path, "--format", "smrbin"), str(tmp_path), "is a folder")
+    one_line_error(cli("trace", "stats", "/dev/null", "--format", "smrbin"), "/dev/null", "not an smrbin trace")
 
 
 # --- Parameters and options ----------------------------------------------------------------------

@@ -107,7 +107,7 @@ const BARE_CR: &str = "a carriage return inside the line (old Mac line endings?)
 /// The message for a line longer than `MAX_LINE`.
 fn too_long(start: &[u8]) -> String {
     let hint = if memchr::memchr(b'\r', start).is_some() { " (its carriage returns look like old Mac line endings: lines must end with \\n or \\r\\n)" } else { " (is this a text trace?)" };
-    format!("the line is longer than {MAX_LINE} bytes{hint}; it starts {}", quote(&start[..start.len().min(40)]))
+    format!("the line is longer than {MAX_LINE} bytes{hint}; it starts {}", quote(&start[..start.len().min(16)]))
 }
 
 impl<P: LineParser> Iterator for LineRecords<P> {

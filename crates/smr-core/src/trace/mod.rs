@@ -128,7 +128,9 @@ fn option_error(e: crate::params::ParamError) -> TraceError {
 pub fn open(path: &Path, format: Option<&str>, options: &mut Params) -> Result<TraceReader, TraceError> {
     let format = TraceFormat::resolve(format, path)?;
     let compressed = split_compression(path).0 != Compression::None;
-    if format == TraceFormat::Smrbin && !compressed {
+    // Only a regular file can be mapped; a device or pipe is streamed.
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if format == TraceFormat::Smrbin && !compressed && regular {
         let reader = smrbin::open_mapped(path)?;
         options.finish().map_err(option_error)?;
         return Ok(reader);
