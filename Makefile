@@ -29,7 +29,7 @@ py-test: $(BUILD_STAMP) system-deps
 # many more cases (trace records, system parameters, command-line options), then, where a
 # nightly toolchain and cargo-fuzz are installed, each coverage-guided reader target in fuzz/
 # for FUZZ_RUNS inputs, starting from its committed corpus (new finds go to a scratch folder).
-FUZZ_RUNS ?= 100000
+FUZZ_RUNS ?= 500000
 FUZZ_TARGETS := msr spc blkparse vscsi blocks csv smrbin
 
 test-long: $(BUILD_STAMP)

@@ -115,3 +115,33 @@ SYNTH_KEYS = ["write_ratio", "written_range", "accessed_range", "sizes", "hot_re
 def test_synthesizer_parameters(capsys, monkeypatch, tmp_path, key, value):
     argv = ["trace", "synth", "-p", f"{key}={value}", "--requests", "2000", "--stats", "--json"]
     assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
+
+
+READER_OPTIONS = [("spc", "asu"), ("blkparse", "action"), ("csv", "op"), ("csv", "offset"), ("csv", "time"), ("csv", "time_unit"),
+                  ("csv", "offset_unit"), ("csv", "len_unit"), ("csv", "delimiter"), ("csv", "header"), ("csv", "read")]
+
+
+@SETTINGS
+@given(format_key=st.sampled_from(READER_OPTIONS), value=HOSTILE_TEXT)
+def test_reader_options(capsys, monkeypatch, tmp_path, trace, format_key, value):
+    fmt, key = format_key
+    argv = ["trace", "stats", trace, "--format", fmt, "--trace-option", f"{key}={value}", "--json"]
+    assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
+
+
+LINE_UP_OPTIONS = [("compare-caches", "--cache"), ("compare-caches", "--zone"), ("compare-caches", "--period"),
+                   ("compare-caches", "--geometry-scale"), ("cache-sweep", "--values"), ("trace locality", "--buckets"),
+                   ("ucache-sweep", "--buckets")]
+
+
+@settings(max_examples=max(5, EXAMPLES // 3), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(command_option=st.sampled_from(LINE_UP_OPTIONS), value=HOSTILE_TEXT)
+def test_line_up_options(capsys, monkeypatch, tmp_path, trace, command_option, value):
+    command, option = command_option
+    if command == "trace locality":
+        argv = ["trace", "locality", trace, f"{option}={value}", "--json"]
+    else:
+        argv = [command, "--trace", trace, f"{option}={value}", "--out", "results", "--json"]
+        argv += ["--vary", "cache"] if command == "cache-sweep" else []
+        argv += ["-p", "zone_size=64MiB", "-p", "conventional=192MiB"] if command == "ucache-sweep" else []
+    assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)

@@ -101,7 +101,7 @@ impl LineParser for CsvParser {
         } else {
             return Err(format!(
                 "op {} is none of the read ({}), write ({}) or trim ({}) spellings",
-                quote(op_text), self.read.join("|"), self.write.join("|"), self.trim.join("|")
+                quote(op_text), quote(self.read.join("|")), quote(self.write.join("|")), quote(self.trim.join("|"))
             ));
         };
         let offset = scaled_bytes(field_u64(&fields, self.offset, "offset")?, self.offset_scale, "offset")?;
