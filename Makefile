@@ -34,7 +34,7 @@ FUZZ_TARGETS := msr spc blkparse vscsi blocks csv smrbin
 
 test-long: $(BUILD_STAMP)
 	PROPTEST_CASES=20000 cargo test --release -p smr-core --test hostile_traces --quiet
-	PROPTEST_CASES=2000 cargo test --release -p smr-sim --test hostile_params --quiet
+	PROPTEST_CASES=20000 cargo test --release -p smr-sim --test hostile_params --quiet
 	SMRLAB_HYPOTHESIS_EXAMPLES=400 $(IN_VENV) python -m pytest tests/test_hostile_options.py
 	@if cargo +nightly fuzz --version >/dev/null 2>&1; then \
 		for target in $(FUZZ_TARGETS); do \

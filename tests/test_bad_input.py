@@ -8,6 +8,7 @@ tests (trace records, system parameters).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -261,11 +262,20 @@ def test_bad_output_paths_are_one_line_naming_them(cli, msr, tmp_path):
 
 # --- Ctrl-C --------------------------------------------------------------------------------------
 
-def interrupted(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    """Runs ``smrlab ARGS`` and sends it SIGINT once it has run a second."""
+def cpu_seconds(pid: int) -> float:
+    """CPU time process ``pid`` has used (user + system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def interrupted(tmp_path: Path, *args: str, ready=None) -> subprocess.CompletedProcess:
+    """Runs ``smrlab ARGS`` and sends it SIGINT once ``ready()`` says so (default: once it has
+    used a second of CPU time, well past Python's start-up, whatever the machine's load)."""
     proc = subprocess.Popen([sys.executable, "-m", "smrlab", *map(str, args)], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    ready = ready or (lambda: cpu_seconds(proc.pid) >= 1.0)
+    while proc.poll() is None and not ready():
+        time.sleep(0.01)
     proc.send_signal(signal.SIGINT)
     # A guard against a hang, not a measure of speed: the core checks every 65,536 requests.
     out, err = proc.communicate(timeout=60)
@@ -285,7 +295,16 @@ def test_ctrl_c_stops_trace_commands_with_one_line_and_no_partial_file(tmp_path,
 
 def test_ctrl_c_stops_a_simulation_with_one_line_and_no_partial_file(cli, tmp_path):
     cli("trace", "synth", "--requests", "3000000", "--out", "t.smrbin", check=True)
-    proc = interrupted(tmp_path, "sim", "--system", "dmsmr", "--trace", "t.smrbin", "--iolog", "io.log", "--out", "r.json")
+    def replaying() -> bool:
+        """Whether the replay has started writing its (temporary) iolog."""
+        for path in tmp_path.glob(".smrlab-*io.log"):
+            with contextlib.suppress(FileNotFoundError):
+                if path.stat().st_size > 0:
+                    return True
+        return False
+
+    proc = interrupted(tmp_path, "sim", "--system", "dmsmr", "--trace", "t.smrbin", "--iolog", "io.log", "--out", "r.json",
+                       ready=replaying)
     assert proc.returncode == 130, proc.stderr[-2000:]
     assert proc.stderr.strip() == "smrlab: interrupted", proc.stderr[-2000:]
     assert sorted(os.listdir(tmp_path)) == ["t.smrbin"]

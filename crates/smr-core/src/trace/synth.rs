@@ -60,8 +60,8 @@ pub const PRESETS: [Preset; 9] = [
 
 const WEEK_S: f64 = 7.0 * 24.0 * 3600.0;
 const RECENT_WRITES: usize = 1024;
-/// The most hot regions the generator keeps (a table of their starts).
-const MAX_HOT_REGIONS: u64 = 1 << 20;
+/// The most hot regions or cold streams the generator keeps (a table of their places each).
+const MAX_TABLE: u64 = 1 << 20;
 const DEFAULT_SIZES: &str = "4k:50,8k:20,16k:10,32k:10,64k:10";
 
 /// Every knob of the generator, after defaults.
@@ -147,8 +147,8 @@ impl SynthConfig {
             return Err(ParamError::new("accessed_range", "must be at least written_range (the accessed range includes the written one)"));
         }
         let hot_regions = params.positive_u64("hot_regions", 16)?;
-        if hot_regions > MAX_HOT_REGIONS {
-            return Err(ParamError::new("hot_regions", format!("{hot_regions} regions are more than the generator keeps ({MAX_HOT_REGIONS})")));
+        if hot_regions > MAX_TABLE {
+            return Err(ParamError::new("hot_regions", format!("{hot_regions} regions are more than the generator keeps ({MAX_TABLE})")));
         }
         let hot_size = params.size("hot_size", (written_range / 50).max(hot_regions * BLOCK_4K).min(written_range))?;
         if hot_size > written_range {
@@ -163,8 +163,14 @@ impl SynthConfig {
         if rate <= 0.0 {
             return Err(ParamError::new("rate", "requests per second must be positive"));
         }
+        if requests as f64 / rate * NS_PER_S as f64 >= (1u64 << 62) as f64 {
+            return Err(ParamError::new("rate", format!("{rate} requests per second would make {requests} requests last past 2^62 ns (146 years)")));
+        }
         let seed = params.u64("seed", 0)?;
         let cold_streams = params.u64("cold_streams", 0)?;
+        if cold_streams > MAX_TABLE {
+            return Err(ParamError::new("cold_streams", format!("{cold_streams} streams are more than the generator keeps ({MAX_TABLE})")));
+        }
         let cold_run = params.f64("cold_run", 64.0)?;
         if cold_run.is_nan() || cold_run < 1.0 {
             return Err(ParamError::new("cold_run", "a stream's run is at least one write"));
@@ -512,7 +518,7 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_named() {
-        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range"), ("cold_run=0.5", "cold_run"), ("sparse_fraction=0.1", "sparse_range"), ("sparse_fraction=2", "sparse_fraction"), ("hot_regions=99999999999", "hot_regions"), ("written_range=8000000TiB", "written_range"), ("sizes=8GiB:1", "sizes"), ("requests=abc", "requests")] {
+        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range"), ("cold_run=0.5", "cold_run"), ("sparse_fraction=0.1", "sparse_range"), ("sparse_fraction=2", "sparse_fraction"), ("hot_regions=99999999999", "hot_regions"), ("written_range=8000000TiB", "written_range"), ("sizes=8GiB:1", "sizes"), ("requests=abc", "requests"), ("cold_streams=99999999999", "cold_streams"), ("rate=1e-300", "rate")] {
             let mut p = Params::parse(&[bad, "accessed_range=1GiB"]).unwrap();
             let p = if key == "accessed_range" { &mut p } else { &mut Params::parse(&[bad]).unwrap() };
             assert_eq!(SynthConfig::from_params(p).unwrap_err().param, key, "{bad}");
