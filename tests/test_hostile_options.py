@@ -4,7 +4,8 @@ traceback, an internal (JSON) error or a control character echoed to the termina
 
 The commands run in this process through ``smrlab.cli.main`` (the same code the ``smrlab``
 command runs) so that many values can be tried; ``test_bad_input.py`` runs issue 19's examples
-as separate processes. Examples per test: ``SMRLAB_HYPOTHESIS_EXAMPLES``, or 25.
+as separate processes. Examples per test: ``SMRLAB_HYPOTHESIS_EXAMPLES`` (fresh ones each run), or
+25 (the same ones each run).
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from smrlab import _core
 from smrlab.cli import main
 
 EXAMPLES = int(os.environ.get("SMRLAB_HYPOTHESIS_EXAMPLES", "25"))
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# The same examples on every run of `make test`; fresh ones when more are asked for.
+DERANDOMIZE = "SMRLAB_HYPOTHESIS_EXAMPLES" not in os.environ
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=DERANDOMIZE,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 # Text that option parsers meet: numbers of every size and sign, special floats, units, words,
 # control characters and long strings.
@@ -134,7 +138,8 @@ LINE_UP_OPTIONS = [("compare-caches", "--cache"), ("compare-caches", "--zone"), 
                    ("ucache-sweep", "--buckets")]
 
 
-@settings(max_examples=max(5, EXAMPLES // 3), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=max(5, EXAMPLES // 3), deadline=None, derandomize=DERANDOMIZE,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(command_option=st.sampled_from(LINE_UP_OPTIONS), value=HOSTILE_TEXT)
 def test_line_up_options(capsys, monkeypatch, tmp_path, trace, command_option, value):
     command, option = command_option

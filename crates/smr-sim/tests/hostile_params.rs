@@ -1,12 +1,14 @@
-//! Hostile parameter values for every declared parameter of every registered system, and
-//! footprints that reach far up the address space: building a system either succeeds or
-//! returns an error naming what is wrong — never a panic, and never an allocation larger than
-//! 300 MiB (this test binary's allocator refuses one, which aborts the test).
+//! Hostile parameter values for every declared parameter of every registered system and of the
+//! trace synthesizer, and footprints that reach far up the address space: building a system (or
+//! a synthesizer, and drawing its first requests) either succeeds or returns an error naming
+//! what is wrong — never a panic, and never an allocation larger than 300 MiB (this test
+//! binary's allocator refuses one, which aborts the test).
 //!
 //! The examples of issue 19 are here by name; the property test adds generated values.
 
 use proptest::prelude::*;
 use smr_core::alloc_bound::Bounded;
+use smr_core::trace::synth::{Synth, SynthConfig};
 use smr_core::trace::Footprint;
 use smr_core::Params;
 use smr_sim::dmsmr::estimate::estimate;
@@ -53,6 +55,38 @@ fn every_parameter_refuses_hostile_values_with_a_message_naming_it() {
     }
 }
 
+/// Every synthesizer parameter.
+const SYNTH_KEYS: &[&str] = &[
+    "requests", "write_ratio", "written_range", "accessed_range", "sizes", "hot_regions", "hot_size", "hot_fraction", "zipf", "seq",
+    "rate", "seed", "cold_streams", "cold_run", "cold_window", "sparse_fraction", "sparse_range", "preset",
+];
+
+/// The synthesizer with `key=value` (and 1,000 requests unless `key` is `requests`): an error
+/// naming a parameter, or a generator whose first 1,000 requests are valid ranges.
+fn synthesize(key: &str, value: &str) -> Result<(), String> {
+    let mut given = vec![format!("{key}={value}")];
+    if key != "requests" {
+        given.push("requests=1000".to_string());
+    }
+    let mut p = Params::parse(&given).map_err(|e| e.to_string())?;
+    let config = SynthConfig::from_params(&mut p).map_err(|e| e.to_string())?;
+    for req in Synth::new(config).take(1000) {
+        assert!(smr_core::Request::checked(req.time_ns, req.op, req.offset, req.len).is_ok(), "{key}={value}: {req:?}");
+    }
+    Ok(())
+}
+
+#[test]
+fn every_synthesizer_parameter_refuses_hostile_values_with_a_message_naming_it() {
+    for key in SYNTH_KEYS {
+        for value in HOSTILE.iter().chain(&["99999999999", "1000000000"]) {
+            if let Err(message) = synthesize(key, value) {
+                assert!(message.contains("parameter '") && message.len() < 600, "{key}={value}: {message}");
+            }
+        }
+    }
+}
+
 proptest! {
     // Cases: `PROPTEST_CASES`, or proptest's 256.
     #![proptest_config(ProptestConfig::default())]
@@ -63,6 +97,12 @@ proptest! {
         let entry = SYSTEMS[system];
         let Some(spec) = entry.params.get(param % entry.params.len().max(1)) else { return Ok(()) };
         let _ = build(entry.name, &[format!("{}={value}", spec.key)], small());
+    }
+
+    /// Arbitrary text for an arbitrary synthesizer parameter.
+    #[test]
+    fn arbitrary_text_for_any_synthesizer_parameter_never_panics(key in 0..SYNTH_KEYS.len(), value in "\\PC{0,12}|[0-9.e:,kKMGTiB-]{1,12}") {
+        let _ = synthesize(SYNTH_KEYS[key], &value);
     }
 }
 

@@ -138,7 +138,7 @@ impl SynthConfig {
             Some(p) => ((p.written_gb * GB as f64 * scale) as u64, (p.accessed_gb * GB as f64 * scale) as u64),
             None => {
                 let written = (requests as f64 * write_ratio * (1.0 - hot_fraction) * mean_bytes / 2.0) as u64;
-                (written, written + written / 10)
+                (written, written.saturating_add(written / 10))
             }
         };
         let written_range = params.size("written_range", written_default.max(BLOCK_4K))?;
