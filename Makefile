@@ -27,8 +27,9 @@ py-test: $(BUILD_STAMP) system-deps
 
 # The longer fuzzing run, which `make test` does not do: the generated hostile-input tests with
 # many more cases (trace records, system parameters, command-line options), then, where a
-# nightly toolchain and cargo-fuzz are installed, each coverage-guided reader target in fuzz/
-# for FUZZ_RUNS inputs, starting from its committed corpus (new finds go to a scratch folder).
+# nightly toolchain is installed (cargo-fuzz is installed from crates.io if missing), each
+# coverage-guided reader target in fuzz/ for FUZZ_RUNS inputs, starting from its committed
+# corpus (new finds go to a scratch folder).
 FUZZ_RUNS ?= 500000
 FUZZ_TARGETS := msr spc blkparse vscsi blocks csv smrbin
 
@@ -36,6 +37,9 @@ test-long: $(BUILD_STAMP)
 	PROPTEST_CASES=20000 cargo test --release -p smr-core --test hostile_traces --quiet
 	PROPTEST_CASES=20000 cargo test --release -p smr-sim --test hostile_params --quiet
 	SMRLAB_HYPOTHESIS_EXAMPLES=400 $(IN_VENV) python -m pytest tests/test_hostile_options.py
+	@if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1; then \
+		echo "installing cargo-fuzz from crates.io"; cargo install cargo-fuzz --locked --quiet; \
+	fi
 	@if cargo +nightly fuzz --version >/dev/null 2>&1; then \
 		for target in $(FUZZ_TARGETS); do \
 			scratch=$$(mktemp -d); \
@@ -43,8 +47,7 @@ test-long: $(BUILD_STAMP)
 			rm -rf $$scratch; \
 		done; \
 	else \
-		echo "cargo-fuzz and a nightly toolchain not found: the coverage-guided targets in fuzz/ were not run"; \
-		echo "(rustup toolchain install nightly && cargo install cargo-fuzz, where the network allows)"; \
+		echo "no nightly toolchain: the coverage-guided targets in fuzz/ were not run (rustup toolchain install nightly)"; \
 	fi
 
 venv: $(VENV_STAMP)
