@@ -8,7 +8,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from smrlab import _core
+from smrlab import _core, outputs
 from smrlab.errors import UsageError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -69,11 +69,6 @@ def full_size_trace(name: str, folder: Path | None = None, writes_only: bool = F
     folder = REPO_ROOT / "results" / "traces" if folder is None else Path(folder)
     path = folder / f"{name}-full{'-writes' if writes_only else ''}-{digest}.smrbin"
     if not path.exists():
-        partial = path.with_suffix(".partial.smrbin")
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            _core.trace_write(json.dumps(pipeline), str(partial), None)
-            partial.replace(path)
-        except OSError as error:
-            raise UsageError(f"{folder}: cannot write the generated {name} trace there ({error.strerror})") from None
+        with outputs.output_file(path, make_folder=True) as temporary:
+            _core.trace_write(json.dumps(pipeline), str(temporary), None)
     return path

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 mod errors;
 mod estimate;
 mod hwsr;
+mod interrupt;
 mod kv;
 mod sim;
 mod systems;

@@ -12,7 +12,7 @@ import argparse
 import math
 from pathlib import Path
 
-from smrlab import _core, progress, systems
+from smrlab import _core, options, progress, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
 from smrlab.run import footprint, note_if_not_informative, simulate, write_result
 from smrlab.errors import UsageError
@@ -236,7 +236,7 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--period", default="auto", help="PORE period in blocks, or auto = the SMR write buffer (default)")
     group.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                        help="further parameters of the cache or of the SMR disk below (e.g. buffer=1/256, band_size=18MiB)")
-    group.add_argument("--geometry-scale", type=float, default=1.0, metavar="F",
+    group.add_argument("--geometry-scale", type=options.positive, default=1.0, metavar="F",
                        help="multiply band sizes (default 17-36 MB) and the PORE zone by F, for traces scaled down "
                             "from the paper's by F (e.g. 0.0377 for the bundled wdev: 100,000 of 2,654,824 requests)")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import progress, systems
+from smrlab import outputs, progress, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
 from smrlab.run import footprint, note_if_not_informative, simulate, write_result
 from smrlab.tables import add_json_argument, note, print_table
@@ -68,10 +68,8 @@ def _milliseconds(ns: float | None) -> float | None:
 def write_live_fraction_csv(series: dict, path: Path) -> None:
     """The E-region live fraction samples as CSV (trace seconds, simulated seconds, fraction)."""
     column = series["names"].index("log_live_fraction")
-    with open(path, "w") as out:
-        out.write("trace_s,sim_s,request,log_live_fraction\n")
-        for s in series["samples"]:
-            out.write(f"{s['trace_ns'] / 1e9:.6f},{s['sim_ns'] / 1e9:.6f},{s['request']},{s['values'][column]:.6f}\n")
+    rows = [f"{s['trace_ns'] / 1e9:.6f},{s['sim_ns'] / 1e9:.6f},{s['request']},{s['values'][column]:.6f}\n" for s in series["samples"]]
+    outputs.write_text(path, "trace_s,sim_s,request,log_live_fraction\n" + "".join(rows))
 
 
 def register(commands) -> None:

@@ -63,6 +63,8 @@ pub const PRESETS: [Preset; 9] = [
 
 const WEEK_S: f64 = 7.0 * 24.0 * 3600.0;
 const RECENT_WRITES: usize = 1024;
+/// The most hot regions or cold streams the generator keeps (a table of their places each).
+const MAX_TABLE: u64 = 1 << 20;
 const DEFAULT_SIZES: &str = "4k:50,8k:20,16k:10,32k:10,64k:10";
 
 /// Every knob of the generator, after defaults.
@@ -102,11 +104,11 @@ fn parse_sizes(key: &str, text: &str, unit: u64) -> Result<Vec<(u64, f64)>, Para
     let err = |m: String| ParamError::new(key, m);
     let mut out = Vec::new();
     for part in text.split(',') {
-        let (size, weight) = part.split_once(':').ok_or_else(|| err(format!("'{part}' is not SIZE:WEIGHT")))?;
+        let (size, weight) = part.split_once(':').ok_or_else(|| err(format!("{} is not SIZE:WEIGHT", crate::quote(part))))?;
         let bytes = parse_size(size).map_err(err)?;
-        let weight: f64 = weight.trim().parse().map_err(|_| err(format!("weight '{weight}' is not a number")))?;
+        let weight: f64 = weight.trim().parse().map_err(|_| err(format!("weight {} is not a number", crate::quote(weight))))?;
         if bytes == 0 || !bytes.is_multiple_of(unit) || !(weight >= 0.0 && weight.is_finite()) {
-            return Err(err(format!("'{part}': sizes must be positive multiples of {unit} bytes (size_unit) and weights non-negative")));
+            return Err(err(format!("{}: sizes must be positive multiples of {unit} bytes (size_unit) and weights non-negative", crate::quote(part))));
         }
         out.push((bytes / unit, weight));
     }
@@ -122,14 +124,6 @@ fn mean_blocks(sizes: &[(u64, f64)], unit: u64) -> f64 {
     sizes.iter().map(|(b, w)| (*b * unit) as f64 / BLOCK_4K as f64 * w).sum::<f64>() / total
 }
 
-fn fraction(params: &mut Params, key: &str, default: f64) -> Result<f64, ParamError> {
-    let v = params.f64(key, default)?;
-    if !(0.0..=1.0).contains(&v) {
-        return Err(ParamError::new(key, format!("{v} is not a fraction between 0 and 1")));
-    }
-    Ok(v)
-}
-
 impl SynthConfig {
     /// Reads the generator's parameters; `preset=NAME` supplies Table I defaults, and `requests`
     /// below the preset's count scales its ranges proportionally.
@@ -137,7 +131,7 @@ impl SynthConfig {
         let preset = match params.raw("preset") {
             None => None,
             Some(name) => Some(PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
-                ParamError::new("preset", format!("'{name}' is not one of {}", PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))
+                ParamError::new("preset", format!("{} is not one of {}", crate::quote(&name), PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))
             })?),
         };
         let full = preset.map_or(100_000, |p| p.requests);
@@ -153,15 +147,15 @@ impl SynthConfig {
             None => None,
         };
         let mean_bytes = mean_blocks(&sizes, size_unit) * BLOCK_4K as f64;
-        let write_ratio = fraction(params, "write_ratio", preset.map_or(0.7, |p| p.write_percent / 100.0))?;
-        let hot_fraction = fraction(params, "hot_fraction", 0.5)?;
+        let write_ratio = params.fraction("write_ratio", preset.map_or(0.7, |p| p.write_percent / 100.0))?;
+        let hot_fraction = params.fraction("hot_fraction", 0.5)?;
         // Without a preset, the written range is half of what the cold writes could cover at
         // most (so they touch its blocks about 1.3 times on average) and reads reach 10 % beyond it.
         let (written_default, accessed_default) = match preset {
             Some(p) => ((p.written_gb * GB as f64 * scale) as u64, (p.accessed_gb * GB as f64 * scale) as u64),
             None => {
                 let written = (requests as f64 * write_ratio * (1.0 - hot_fraction) * mean_bytes / 2.0) as u64;
-                (written, written + written / 10)
+                (written, written.saturating_add(written / 10))
             }
         };
         let written_range = params.size("written_range", written_default.max(BLOCK_4K))?;
@@ -170,6 +164,9 @@ impl SynthConfig {
             return Err(ParamError::new("accessed_range", "must be at least written_range (the accessed range includes the written one)"));
         }
         let hot_regions = params.positive_u64("hot_regions", 16)?;
+        if hot_regions > MAX_TABLE {
+            return Err(ParamError::new("hot_regions", format!("{hot_regions} regions are more than the generator keeps ({MAX_TABLE})")));
+        }
         let hot_size = params.size("hot_size", (written_range / 50).max(hot_regions * BLOCK_4K).min(written_range))?;
         if hot_size > written_range {
             return Err(ParamError::new("hot_size", "must not exceed written_range"));
@@ -178,25 +175,42 @@ impl SynthConfig {
         if zipf <= 0.0 {
             return Err(ParamError::new("zipf", "the Zipf exponent must be positive"));
         }
-        let seq = fraction(params, "seq", 0.2)?;
+        let seq = params.fraction("seq", 0.2)?;
         let rate = params.f64("rate", full as f64 / WEEK_S)?;
         if rate <= 0.0 {
             return Err(ParamError::new("rate", "requests per second must be positive"));
         }
+        if requests as f64 / rate * NS_PER_S as f64 >= (1u64 << 62) as f64 {
+            return Err(ParamError::new("rate", format!("{rate} requests per second would make {requests} requests last past 2^62 ns (146 years)")));
+        }
         let seed = params.u64("seed", 0)?;
         let cold_streams = params.u64("cold_streams", 0)?;
+        if cold_streams > MAX_TABLE {
+            return Err(ParamError::new("cold_streams", format!("{cold_streams} streams are more than the generator keeps ({MAX_TABLE})")));
+        }
         let cold_run = params.f64("cold_run", 64.0)?;
         if cold_run.is_nan() || cold_run < 1.0 {
             return Err(ParamError::new("cold_run", "a stream's run is at least one write"));
         }
-        let cold_window = fraction(params, "cold_window", 1.0)?;
+        let cold_window = params.fraction("cold_window", 1.0)?;
         if cold_window == 0.0 {
             return Err(ParamError::new("cold_window", "must be above 0 (a fraction of the cold area)"));
         }
-        let sparse_fraction = fraction(params, "sparse_fraction", 0.0)?;
+        let sparse_fraction = params.fraction("sparse_fraction", 0.0)?;
         let sparse_range = if params.contains("sparse_range") { params.size("sparse_range", 0)? } else { 0 };
         if sparse_fraction > 0.0 && sparse_range < BLOCK_4K {
             return Err(ParamError::new("sparse_range", "sparse writes (sparse_fraction above 0) need a sparse area of at least one 4 KiB block"));
+        }
+        let largest = sizes.iter().map(|(blocks, _)| blocks * BLOCK_4K).max().unwrap_or(BLOCK_4K);
+        if largest > crate::request::MAX_LEN {
+            return Err(ParamError::new("sizes", format!("{largest} bytes is longer than the longest request ({} bytes)", crate::request::MAX_LEN)));
+        }
+        // The areas lie one after the other: cold (up to twice the written range), sparse, read-only.
+        let reach = [written_range, written_range, sparse_range, accessed_range - written_range, accessed_range - written_range, largest]
+            .iter()
+            .try_fold(0u64, |sum, &bytes| sum.checked_add(bytes));
+        if reach.is_none_or(|end| end > crate::request::MAX_END / 2) {
+            return Err(ParamError::new("written_range", "the ranges (written, accessed, sparse) together reach past byte 2^62: they are beyond any disk"));
         }
         let cfg = SynthConfig {
             requests,
@@ -557,7 +571,7 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_named() {
-        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range"), ("cold_run=0.5", "cold_run"), ("sparse_fraction=0.1", "sparse_range"), ("sparse_fraction=2", "sparse_fraction")] {
+        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range"), ("cold_run=0.5", "cold_run"), ("sparse_fraction=0.1", "sparse_range"), ("sparse_fraction=2", "sparse_fraction"), ("hot_regions=99999999999", "hot_regions"), ("written_range=8000000TiB", "written_range"), ("sizes=8GiB:1", "sizes"), ("requests=abc", "requests"), ("cold_streams=99999999999", "cold_streams"), ("rate=1e-300", "rate")] {
             let mut p = Params::parse(&[bad, "accessed_range=1GiB"]).unwrap();
             let p = if key == "accessed_range" { &mut p } else { &mut Params::parse(&[bad]).unwrap() };
             assert_eq!(SynthConfig::from_params(p).unwrap_err().param, key, "{bad}");

@@ -31,8 +31,9 @@ pub use pore::Scheme;
 
 use rustc_hash::FxHashMap;
 use smr_core::media::FixedLatencyMedium;
-use smr_core::{Op, Request};
+use smr_core::{quote, Op, Request};
 
+use crate::kernel::disk::check_table;
 use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
@@ -124,17 +125,17 @@ pub struct SsdCache {
 /// PORE's period in cache blocks from its text: `auto` (the write buffer below), a block count,
 /// or a multiple of the write buffer (`0.5x`, rounded half to even).
 fn period_blocks(text: &str, buffer_blocks: Option<u64>) -> Result<u64, String> {
-    let buffer = || buffer_blocks.ok_or_else(|| format!("'{text}' needs a shingled disk with a write buffer below; give a number of blocks"));
+    let buffer = || buffer_blocks.ok_or_else(|| format!("{} needs a shingled disk with a write buffer below; give a number of blocks", quote(text)));
     if text == "auto" {
         return buffer();
     }
     if let Some(multiple) = text.strip_suffix('x') {
         return match multiple.trim().parse::<f64>() {
             Ok(m) if m > 0.0 && m.is_finite() => Ok(((m * buffer()? as f64).round_ties_even() as u64).max(1)),
-            _ => Err(format!("'{text}' is not a positive multiple of the write buffer")),
+            _ => Err(format!("{} is not a positive multiple of the write buffer", quote(text))),
         };
     }
-    text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| format!("'{text}' is not a positive number of blocks, a multiple (0.5x) or auto"))
+    text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| format!("{} is not a positive number of blocks, a multiple (0.5x) or auto", quote(text)))
 }
 
 impl SsdCache {
@@ -177,9 +178,13 @@ impl SsdCache {
             }
             _ => {
                 let period = period_blocks(&period, buffer_blocks).map_err(|m| b.params.error(&PERIOD, m))?;
-                let zone_blocks = (zone / block).max(1);
-                let zones = (b.footprint.max_end / block / zone_blocks + 1) as usize;
-                Box::new(pore::Pore::new(slots, scheme, base, zone_blocks, zones, period))
+                if zone < block {
+                    return Err(b.params.error(&ZONE, format!("{zone} bytes is less than one cache block ({block} bytes)")).into());
+                }
+                let zone_blocks = zone / block;
+                let zones = b.footprint.max_end / block / zone_blocks + 1;
+                check_table(b, &ZONE, zones, "PORE zones", b.footprint.max_end)?;
+                Box::new(pore::Pore::new(slots, scheme, base, zone_blocks, zones as usize, period))
             }
         };
         let ssd = b.ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(cache_bytes)));

@@ -104,10 +104,15 @@ pub type Hwsr = Hybrid<SegmentDisk>;
 pub type Sblock = Hybrid<SblockDisk>;
 
 /// The shared geometry, checked: sectors dividing tracks, segments dividing the track.
+/// The largest emulated track (1 GiB) and the most tracks a region or guard band may span
+/// (2^16): far past any disk's, and small enough that address arithmetic cannot overflow.
+const MAX_TRACK: u64 = 1 << 30;
+const MAX_TRACKS: u64 = 1 << 16;
+
 fn geometry(b: &mut BuildContext<'_>) -> Result<Geometry, SimError> {
     let track = b.params.size(&TRACK)?;
-    if !track.is_multiple_of(SECTOR) {
-        return Err(b.params.error(&TRACK, format!("{track} bytes is not a whole number of 512-byte sectors")).into());
+    if !track.is_multiple_of(SECTOR) || track > MAX_TRACK {
+        return Err(b.params.error(&TRACK, format!("{track} bytes is not a whole number of 512-byte sectors up to {MAX_TRACK}")).into());
     }
     let track_sectors = track / SECTOR;
     let segments = b.params.text(&SEGMENTS)?;
@@ -119,7 +124,7 @@ fn geometry(b: &mut BuildContext<'_>) -> Result<Geometry, SimError> {
         }
         block / SECTOR
     } else {
-        let n: u64 = segments.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| b.params.error(&SEGMENTS, format!("'{segments}' is not auto or a whole number above 0")))?;
+        let n: u64 = segments.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| b.params.error(&SEGMENTS, format!("{} is not auto or a whole number above 0", smr_core::quote(&segments))))?;
         if !track_sectors.is_multiple_of(n) {
             return Err(b.params.error(&SEGMENTS, format!("{n} segments do not divide the region's {track_sectors}-sector tracks")).into());
         }
@@ -130,6 +135,11 @@ fn geometry(b: &mut BuildContext<'_>) -> Result<Geometry, SimError> {
     };
     let region_tracks = b.params.count(&REGION)?;
     let kappa = b.params.count(&KAPPA)?;
+    for (spec, tracks) in [(&REGION, region_tracks), (&KAPPA, kappa)] {
+        if tracks > MAX_TRACKS {
+            return Err(b.params.error(spec, format!("{tracks} tracks are more than the {MAX_TRACKS} a region or guard band may span")).into());
+        }
+    }
     Ok(Geometry { track_sectors, block_sectors, region_tracks, kappa })
 }
 
