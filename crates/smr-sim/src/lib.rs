@@ -15,6 +15,7 @@ pub mod runner;
 pub mod cache;
 pub mod cmr;
 pub mod dmsmr;
+pub mod fluid;
 pub mod hostmanaged;
 
 pub use kernel::{ChannelId, Engine, EngineConfig, IoCtx, ReplayMode, RunReport, SimError, System};

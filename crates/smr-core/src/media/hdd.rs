@@ -126,6 +126,8 @@ pub struct Hdd {
     interface_ns_per_byte: f64,
     track: u64,
     streams: [Stream; STREAMS],
+    /// False when the drive's cache is off (`without_stream_cache`): no stream is followed.
+    follow_streams: bool,
     accesses: u64,
 }
 
@@ -173,7 +175,15 @@ impl Hdd {
         }
         let interface_ns_per_byte = NS_PER_S as f64 / spec.max_transfer as f64;
         let zone_starts = zones.iter().map(|z| z.first_sector).collect();
-        Hdd { spec, zones, zone_starts, cylinders, seek, rev_ns, turns_per_ns: 1.0 / rev_ns, interface_ns_per_byte, track: 0, streams: [UNUSED_STREAM; STREAMS], accesses: 0 }
+        Hdd { spec, zones, zone_starts, cylinders, seek, rev_ns, turns_per_ns: 1.0 / rev_ns, interface_ns_per_byte, track: 0, streams: [UNUSED_STREAM; STREAMS], follow_streams: true, accesses: 0 }
+    }
+
+    /// The same drive with its read and write cache off (FluidSMR §7.1): no sequential stream
+    /// is followed, so an access pays its own positioning and rotational wait whatever came
+    /// before it.
+    pub fn without_stream_cache(mut self) -> Self {
+        self.follow_streams = false;
+        self
     }
 
     pub fn spec(&self) -> &HddSpec {
@@ -255,7 +265,7 @@ impl Medium for Hdd {
         let mut remaining = total;
         let mut place = self.place(first);
         self.accesses += 1;
-        let stream = self.streams.iter().position(|s| s.next_sector == first && s.op == op);
+        let stream = if self.follow_streams { self.streams.iter().position(|s| s.next_sector == first && s.op == op) } else { None };
         // A continued stream starts from where it ended, in track and in rotational phase:
         // `phase_ns` shifts the platter's angle so that it stands where the stream left it.
         let (from_track, phase_ns) = match stream {

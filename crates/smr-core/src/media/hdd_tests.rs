@@ -165,3 +165,18 @@ fn a_stream_is_followed_per_op_and_only_as_many_as_the_drive_has_segments() {
     let first = d.access(t + second, Op::Write, 4096, 4096);
     assert!(first > transfer, "the first stream was forgotten: {first}");
 }
+
+/// With the cache off, coming back to a sequential stream after an access elsewhere pays a
+/// seek back; with it on, the stream continues as if nothing came between.
+#[test]
+fn without_stream_cache_a_returning_stream_pays_its_positioning() {
+    let run = |mut d: Hdd| {
+        let mut t = 0;
+        t += d.access(t, Op::Write, 0, 64 * 1024);
+        t += d.access(t, Op::Write, 500_000_000_000, 4096);
+        d.access(t, Op::Write, 64 * 1024, 64 * 1024)
+    };
+    let cached = run(Hdd::new(FLUID10K));
+    let uncached = run(Hdd::new(FLUID10K).without_stream_cache());
+    assert!(uncached > cached + FLUID10K.track_to_track_ns, "cache off {uncached} ns, on {cached} ns");
+}
