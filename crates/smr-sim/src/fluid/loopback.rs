@@ -21,9 +21,15 @@ pub struct LoopBackLog {
     hot: FxHashSet<u32>,
 }
 
+impl Default for LoopBackLog {
+    fn default() -> Self {
+        LoopBackLog { log: FifoLog::new(), recency: RecencyList::new(0), hot: FxHashSet::default() }
+    }
+}
+
 impl LoopBackLog {
     pub fn new() -> Self {
-        LoopBackLog { log: FifoLog::new(), recency: RecencyList::new(0), hot: FxHashSet::default() }
+        LoopBackLog::default()
     }
 
     /// Whether user zone `user` was found hot at the start of this epoch.
