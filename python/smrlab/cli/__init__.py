@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "smrlab.cli.sim",
     "smrlab.cli.caches",
     "smrlab.cli.ucache",
+    "smrlab.cli.fluid",
     "smrlab.cli.trace",
     "smrlab.cli.synth",
     "smrlab.cli.estimate",

@@ -11,6 +11,13 @@
 //! (24-30) Likewise SMR zones of most NSW-Range to CMR unless their mean ratio is below r*: R_total
 //! shrinks by their ranges and the cache gives up the zones they need.
 //!
+//! One reading where the pseudo-code and the text disagree: line 20 ("exit procedure" when the
+//! first CMR batch's mean ratio is above r*) would, read literally, never let lines 24-30 run
+//! while more than C_conv CMR zones remain, though §5.3 says that after swapping either lines
+//! 17-23 or lines 24-30 run, and Fig. 16 shows conversions toward CMR with a large CMR area. So
+//! a CMR-to-SMR loop that converted nothing goes on to lines 24-30; one that converted something
+//! ends the procedure there.
+//!
 //! Choices where the paper is silent: a zone looked at and not swapped (the breaks of lines 10
 //! and 13) stays in its queue, so the conversion loops may still take it; ties in NSW-Range are
 //! broken by user zone number; an SMR-to-CMR conversion also needs the cache (or unused CMR
@@ -91,13 +98,18 @@ pub fn plan(inputs: &Inputs) -> Vec<Action> {
     let batch = gain.batch();
     let surplus_bytes = gain.surplus() * inputs.zone_size;
     // Lines 17-23.
+    let mut converted = false;
     while q_cmr.len() - cmr_at > batch {
         let list = &q_cmr[cmr_at..cmr_at + batch];
-        cmr_at += batch;
         let range: u64 = list.iter().map(|z| z.range).sum();
         if range as f64 / (batch as f64 * zone) > r_star {
-            return actions;
+            if converted {
+                return actions;
+            }
+            break;
         }
+        cmr_at += batch;
+        converted = true;
         actions.push(Action::ToSmr(list.iter().map(|z| z.user).collect()));
         r_total += range;
         c_total += surplus_bytes;
@@ -180,6 +192,14 @@ mod tests {
         // procedure ends (line 20) before the SMR-to-CMR loop.
         let p = plan(&inputs(&[0, 0, 100, 200, 200, 200, 250], &[90, 90, 90, 90, 90, 90], 0));
         assert_eq!(p, [Action::ToSmr(vec![0, 1, 2])]);
+    }
+
+    #[test]
+    fn hot_cmr_zones_leave_the_conversion_toward_cmr_to_lines_24_to_30() {
+        // Five CMR zones all above r*: no swap, no CMR batch to convert; the SMR zones' batch of
+        // mean 0.9 converts to CMR (one cache zone to give).
+        let p = plan(&inputs(&[150, 160, 170, 180, 190], &[270, 270, 270, 30], 1));
+        assert_eq!(p, [Action::ToCmr(vec![100, 101, 102])]);
     }
 
     #[test]

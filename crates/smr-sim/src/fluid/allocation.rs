@@ -63,10 +63,12 @@ impl Layout {
         if plain <= cmr_groups * q && cmr_groups * q + light_groups * p >= users + guard {
             return Ok(Layout { geo: *geo, cmr_groups, users, cmr_data: plain, cache_zones: 0 });
         }
-        // Phase II: as many CMR groups as the capacity allows, less the scheme's conversions.
+        // Phase II: as many CMR groups as the capacity allows, less the scheme's conversions,
+        // which stop where every user zone is in SMR (converting more only leaves SMR unused).
         let fit = (groups * p - users - guard) / (p - q);
         let minimum = fit.min(cmr_groups);
-        let cmr_groups = minimum - (scheme.convert * minimum as f64).round() as u64;
+        let all_smr = groups.saturating_sub((users + guard).div_ceil(p));
+        let cmr_groups = (minimum - (scheme.convert * minimum as f64).round() as u64).max(all_smr.min(minimum));
         let smr_zones = (groups - cmr_groups) * p;
         let smr_data = (smr_zones - guard.min(smr_zones)).min(users);
         let cmr_data = users - smr_data;

@@ -47,6 +47,9 @@ fn the_start_layout_follows_the_two_phase_allocation() {
     assert!((0..5).all(|u| !is_smr(&f, u)) && (5..20).all(|u| is_smr(&f, u)));
     let (swap_only, _) = small(&["scheme=swap-only"]).unwrap();
     assert_eq!(swap_only.data_zones(), (8, 12), "no conversion beyond the minimum: 4 CMR groups, no cache");
+    let (all_smr, _) = small(&["scheme=fix-0.8"]).unwrap();
+    assert_eq!(all_smr.data_zones(), (0, 20), "80 % of 4 groups is 3, capped where all data is in SMR (7 groups)");
+    assert_eq!(all_smr.cache.as_ref().unwrap().zones().len(), 2);
     let (low, _) = small(&["usage=0.5"]).unwrap();
     assert_eq!(low.data_zones(), (20, 0), "phase I: 40 SMR zones' worth hold 20 CMR zones (direct allocation)");
     let (hinted, _) = small(&["usage=0.5", "smr_hint=0.25"]).unwrap();
