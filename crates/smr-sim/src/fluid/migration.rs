@@ -124,11 +124,14 @@ impl Fluid {
         if self.migration.busy() || !self.plan_repletion(ctx)? {
             return Ok(());
         }
-        self.migration.started_ns = Some(ctx.now());
+        let start = ctx.now();
+        self.migration.started_ns = Some(start);
         if self.migration.bound_ns.is_none() {
+            // Blocking: the request waits for the whole repletion, its one quantum.
             while self.migration.busy() {
                 self.quantum(ctx)?;
             }
+            self.migration.max_quantum_ns = self.migration.max_quantum_ns.max(ctx.now() - start);
         }
         Ok(())
     }
