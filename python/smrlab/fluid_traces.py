@@ -23,14 +23,13 @@ Not here: running the experiments (``smrlab.cli.fluid``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
 
 from smrlab import _core
-from smrlab.bundled import REPO_ROOT
+from smrlab.bundled import generated_trace
 from smrlab.errors import UsageError
 
 GIB = 1 << 30
@@ -102,25 +101,10 @@ def table1_params(name: str, requests: int | None = None, seed: int = 0) -> list
             f"seed={seed}"]
 
 
-def _cached(recipe: dict, stem: str, folder: Path | None, make) -> Path:
-    digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
-    folder = REPO_ROOT / "results" / "traces" if folder is None else Path(folder)
-    path = folder / f"{stem}-{digest}.smrbin"
-    if not path.exists():
-        partial = path.with_suffix(".partial.smrbin")
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            make(partial)
-            partial.replace(path)
-        except OSError as error:
-            raise UsageError(f"{folder}: cannot write the generated {stem} trace there ({error.strerror})") from None
-    return path
-
-
 def table1_trace(name: str, requests: int | None = None, folder: Path | None = None, seed: int = 0) -> Path:
     """The generated Table 1 trace ``name`` in smrlab's binary format (made on first use)."""
     pipeline = {"synth": table1_params(name, requests, seed)}
-    return _cached(pipeline, f"fluid-{name}", folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None))
+    return generated_trace(pipeline, f"fluid-{name}", folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None))
 
 
 # Fig. 16's workload.
@@ -183,4 +167,4 @@ def four_phase_trace(requests: int = PHASE_REQUESTS, zone: int = ZONE, zones: in
         finally:
             csv.unlink(missing_ok=True)
 
-    return _cached(recipe, "fluid-four-phase", folder, make)
+    return generated_trace(recipe, "fluid-four-phase", folder, make)
