@@ -161,8 +161,9 @@ def cache_figure(r: Runner, args: argparse.Namespace) -> None:
         rows.append([stem, *ablation, *alone])
     columns = ["trace", *ABLATION, *[f"{p} alone {what}" for p in POLICIES for what in ("ms", "zone rewrites")]]
     print_table(f"cache optimisations at usage {args.usage}", columns, rows,
-                caption="FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of "
-                        "0.02 % of the SMR area; latency in ms)")
+                caption="FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of at "
+                        "most 0.02 % of the SMR area; latency in ms). A partition this full may have no zone left for a cache: then every "
+                        "column is the same")
 
 
 def cache_limit(r: Runner, trace: Path, usage: float) -> int:

@@ -10,7 +10,6 @@
 //! (`migration`) changes nothing, so zones being copied are never moved twice.
 
 use super::algorithm1::{plan, Action, Inputs, ZoneRange};
-use super::mapping::Role;
 use super::scheme::Swapping;
 use super::Fluid;
 use crate::kernel::metrics::{Metric, Unit};
@@ -91,7 +90,7 @@ impl Fluid {
             }
         }
         let cache_zones = self.cache.as_ref().map_or(0, |c| c.zones().len() as u64);
-        let free_cmr = self.free_zones().filter(|&z| self.drive.is_cmr(z) && self.map.role(z) == Role::Free).count() as u64;
+        let free_cmr = self.free_zones().filter(|&z| self.drive.is_cmr(z)).count() as u64;
         Inputs {
             cmr,
             smr,

@@ -159,10 +159,6 @@ impl HybridDrive {
         Ok(())
     }
 
-    pub fn keeps_contents(&self) -> bool {
-        self.contents.is_some()
-    }
-
     /// Records that blocks `first..first+n` of `zone` now hold `version` (a host write).
     pub fn store(&mut self, zone: u32, first: u64, n: u64, version: u64) {
         if let Some(c) = self.contents.as_mut() {

@@ -98,10 +98,6 @@ impl Migration {
         !self.steps.is_empty()
     }
 
-    pub fn quantum_bytes(&self) -> u64 {
-        self.quantum_bytes
-    }
-
     pub fn counters(&self, out: &mut Counters) {
         out.add(&QUANTA, self.quanta);
         out.add(&COPIED_BYTES, self.copied);

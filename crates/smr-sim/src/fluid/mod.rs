@@ -157,7 +157,7 @@ pub struct Fluid {
     allocate: Option<(u64, u64)>,
 }
 
-/// Parses a number of `spec` (a Custom parameter) through `parse`.
+/// The number a Custom parameter `spec` is given as.
 fn number(b: &mut BuildContext<'_>, spec: &ParamSpec) -> Result<f64, SimError> {
     let text = b.params.text(spec)?;
     text.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| b.params.error(spec, format!("'{text}' is not a number")).into())
