@@ -15,6 +15,7 @@ pub mod runner;
 pub mod cache;
 pub mod cmr;
 pub mod dmsmr;
+pub mod fluid;
 pub mod hostmanaged;
 pub mod hwsr;
 

@@ -20,6 +20,7 @@ pub const SYSTEMS: &[&SystemEntry] = &[
     &crate::hostmanaged::ZONEMAP,
     &crate::hwsr::HWSR,
     &crate::hwsr::SBLOCK,
+    &crate::fluid::ENTRY,
 ];
 
 /// The entry of the system called `name` or answering to it as an alias.

@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "smrlab.cli.caches",
     "smrlab.cli.ucache",
     "smrlab.cli.hwsr",
+    "smrlab.cli.fluid",
     "smrlab.cli.trace",
     "smrlab.cli.synth",
     "smrlab.cli.estimate",

@@ -24,6 +24,14 @@ impl ListSet {
         ListSet { prev: vec![DETACHED; slots], next: vec![NIL; slots], ends: vec![(NIL, NIL); lists] }
     }
 
+    /// Makes room for slots up to `slots` (never shrinks): new slots are in no list.
+    pub fn grow(&mut self, slots: usize) {
+        if slots > self.prev.len() {
+            self.prev.resize(slots, DETACHED);
+            self.next.resize(slots, NIL);
+        }
+    }
+
     pub fn is_empty(&self, list: usize) -> bool {
         self.ends[list].0 == NIL
     }
@@ -136,12 +144,51 @@ impl RecencyList {
     pub fn back(&self) -> Option<u32> {
         self.0.back(0)
     }
+
+    /// The entry just more recent than `slot`, if any: with `back`, a walk from least to most
+    /// recent.
+    pub fn more_recent(&self, slot: u32) -> Option<u32> {
+        self.0.more_recent(slot)
+    }
+
+    /// Makes room for slots up to `slots` (never shrinks).
+    pub fn grow(&mut self, slots: usize) {
+        self.0.grow(slots)
+    }
+
+    /// Puts `new` (in no list) where `old` is, and takes `old` out: an entry that moved to
+    /// another slot keeps its recency.
+    pub fn replace(&mut self, old: u32, new: u32) {
+        match self.0.more_recent(old) {
+            Some(before) => {
+                self.0.remove(0, old);
+                self.0.insert_after(0, before, new);
+            }
+            None => {
+                self.0.remove(0, old);
+                self.0.push_front(0, new);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_replaced_entry_keeps_its_place_and_grown_slots_join() {
+        let mut l = RecencyList::new(3);
+        l.grow(6);
+        for s in [0, 1, 2] {
+            l.push_front(s);
+        }
+        l.replace(1, 5);
+        l.replace(2, 4);
+        assert_eq!(l.0.iter(0).collect::<Vec<_>>(), [4, 5, 0]);
+        assert_eq!((l.back(), l.more_recent(0), l.more_recent(4)), (Some(0), Some(5), None));
+    }
 
     proptest! {
         /// Three lists over 16 slots against three deques.
