@@ -139,12 +139,15 @@ def simulate(
     }
 
 
-def note_if_not_informative(result: dict, label: str) -> None:
+def note_caveats(result: dict, label: str) -> None:
     """One line on stderr for each mechanism the run never exercised (the core says which: a
     buffer that held every write, a cache that never evicted), since its figures then say
-    nothing about it."""
+    nothing about it; and one for timestamps that went backwards, with their count."""
     for reason in result["not_informative"]:
         note(f"{label}: not informative: {reason}")
+    if regressions := result["report"]["time_regressions"]:
+        note(f"{label}: {regressions:,} requests have timestamps earlier than the request before them; "
+             "each was replayed at the time before it")
 
 
 def write_result(result: dict, path: str | Path) -> Path:

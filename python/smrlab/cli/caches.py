@@ -14,7 +14,7 @@ from pathlib import Path
 
 from smrlab import _core, options, progress, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
-from smrlab.run import footprint, note_if_not_informative, simulate, write_result
+from smrlab.run import footprint, note_caveats, simulate, write_result
 from smrlab.errors import UsageError
 from smrlab.tables import add_json_argument, note, print_table
 
@@ -97,7 +97,7 @@ def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP
                                   engine=engine_from_args(args), seed=args.seed, footprint=fp,
                                   progress=progress.reporter(f"{name}/{label}"))
         progress.done()
-        note_if_not_informative(results[label], f"{name}/{label}")
+        note_caveats(results[label], f"{name}/{label}")
         write_result(results[label], out_dir / f"{name}-{label}.json")
     return results
 
@@ -206,7 +206,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         result = simulate("cache", args.trace, params + [f"policy={args.policy}", f"scheme={args.scheme}"],
                           fmt=args.format, trace_options=args.trace_option, engine=engine_from_args(args),
                           seed=args.seed, footprint=fp)
-        note_if_not_informative(result, f"{args.vary}={value}")
+        note_caveats(result, f"{args.vary}={value}")
         d = result["derived"]
         rows.append((value, d["total_io_s"], d.get("read_hit_rate"), d.get("write_hit_rate"), d.get("r_wa"),
                      d.get("pore_avg_open_zones")))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from smrlab import _core, options, outputs, progress
 from smrlab.errors import UsageError
-from smrlab.run import MAX_GAUGE_SAMPLES, engine_config, note_if_not_informative, simulate, write_result
+from smrlab.run import MAX_GAUGE_SAMPLES, engine_config, note_caveats, simulate, write_result
 from smrlab.tables import fmt, note, print_json, print_table
 
 # The smallest piece an iolog may split an I/O into (the core's recorder::MIN_SPLIT).
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             progress=show,
         )
         progress.done()
-        note_if_not_informative(result, args.system)
+        note_caveats(result, args.system)
         if iolog is not None:
             result["iolog"]["path"] = str(args.iolog)
         write_result(result, out)

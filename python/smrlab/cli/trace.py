@@ -75,6 +75,7 @@ def stats_rows(stats: dict) -> list[tuple[str, object]]:
         ("accessed LBA range, span (GB)", stats["accessed_span_bytes"] / gb),
         ("updates (4 KiB blocks rewritten)", stats["updates"]),
         ("duration (s)", stats["duration_ns"] / 1e9),
+        ("timestamps earlier than the one before", stats["time_regressions"]),
     ]
 
 

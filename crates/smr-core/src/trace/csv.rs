@@ -4,7 +4,9 @@
 //! `bytes|sectors|blocks` (512 B sectors, 4 KiB blocks; default bytes), `delimiter` (default `,`;
 //! `tab` and `space` are spelled out), `header=true|false` (default false: skip no line),
 //! `read=`, `write=` and `trim=` (comma-free `|`-separated spellings of the op column, defaults
-//! `R|r|Read|read|READ|0`, `W|w|Write|write|WRITE|1` and `T|t|Trim|trim|TRIM|2`).
+//! `R|r|Read|read|READ`, `W|w|Write|write|WRITE` and `T|t|Trim|trim|TRIM`). Numeric op codes have
+//! no default meaning: traces disagree on them (MSN and UMass write 1 for a read), so a trace
+//! that codes ops as numbers must say which is which (`read=1 write=0`).
 //!
 //! Also the default writer layout: `time_ns,op,offset,len` with op `R`/`W`/`T`.
 
@@ -69,9 +71,9 @@ impl CsvParser {
         };
         let skip_header = options.bool("header", false)?;
         let split = |s: String| s.split('|').map(str::to_string).collect::<Vec<_>>();
-        let read = split(options.string("read", "R|r|Read|read|READ|0"));
-        let write = split(options.string("write", "W|w|Write|write|WRITE|1"));
-        let trim = split(options.string("trim", "T|t|Trim|trim|TRIM|2"));
+        let read = split(options.string("read", "R|r|Read|read|READ"));
+        let write = split(options.string("write", "W|w|Write|write|WRITE"));
+        let trim = split(options.string("trim", "T|t|Trim|trim|TRIM"));
         Ok(CsvParser {
             time, op, offset, len, time_scale_ns, offset_scale, len_scale, delimiter, skip_header, read, write, trim,
             clock: RelativeClock::default(),
@@ -100,7 +102,7 @@ impl LineParser for CsvParser {
             Op::Trim
         } else {
             return Err(format!(
-                "op {} is none of the read ({}), write ({}) or trim ({}) spellings",
+                "op {} is none of the read ({}), write ({}) or trim ({}) spellings; a trace that codes ops as numbers must say which is which, e.g. --trace-option read=1 --trace-option write=0",
                 quote(op_text), quote(self.read.join("|")), quote(self.write.join("|")), quote(self.trim.join("|"))
             ));
         };

@@ -170,18 +170,17 @@ pub fn request(time_ns: u64, op: crate::Op, offset: u64, len: u64) -> Result<Opt
 
 /// Makes times relative to the first record: trace files carry absolute clocks (Windows
 /// filetime, Unix seconds) and replay only needs the offsets. A clock that goes backwards is
-/// clamped to the previous time rather than rejected, as real traces have small reorderings.
+/// kept as it is (a time before the first record's is 0): readers report what the file says,
+/// and the replay engine and the statistics count such records and say so.
 #[derive(Default)]
 pub struct RelativeClock {
     first: Option<u64>,
-    last: u64,
 }
 
 impl RelativeClock {
     pub fn at(&mut self, absolute_ns: u64) -> u64 {
         let first = *self.first.get_or_insert(absolute_ns);
-        self.last = self.last.max(absolute_ns.saturating_sub(first));
-        self.last
+        absolute_ns.saturating_sub(first)
     }
 }
 

@@ -37,6 +37,10 @@ pub struct TraceStats {
     pub updates: u64,
     /// Time from the first to the last request.
     pub duration_ns: u64,
+    /// Requests whose timestamp is earlier than the request's before them (a trace out of
+    /// time order; replay takes each at the time before it).
+    #[serde(default)]
+    pub time_regressions: u64,
     /// One past the highest byte any request touches.
     pub max_end: u64,
     /// Where the trace writes, at `EXTENT_GRAIN` (see `Footprint`; not part of the printed stats).
@@ -76,6 +80,9 @@ impl TraceStats {
         for req in requests {
             let req = req?;
             s.requests += 1;
+            if s.requests > 1 && req.time_ns < last_t {
+                s.time_regressions += 1;
+            }
             first_t = first_t.min(req.time_ns);
             last_t = last_t.max(req.time_ns);
             if req.len > 0 {
@@ -158,6 +165,9 @@ mod tests {
         assert_eq!(s.written_union_bytes, 3 * 4096);
         assert_eq!(s.accessed_span_bytes, 101 * 4096);
         assert_eq!(s.duration_ns, 10);
+        assert_eq!(s.time_regressions, 0);
+        let backwards = [Request::new(5, Op::Read, 0, 4096), Request::new(9, Op::Read, 0, 4096), Request::new(7, Op::Read, 0, 4096)];
+        assert_eq!(TraceStats::compute(backwards.iter().map(|r| Ok(*r))).unwrap().time_regressions, 1);
         assert_eq!(s.max_end, 1 << 20);
         let fp = s.clone().into_footprint();
         assert_eq!(fp.accessed_bytes, 4 * 4096);
