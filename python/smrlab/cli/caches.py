@@ -149,6 +149,7 @@ def print_comparison(title: str, results: dict[str, dict], mode: str) -> None:
     columns, rows = comparison_table(results, mode)
     print_table(title, columns, rows, caption="each I/O time divided by cmr-only's of the same kind; rank 1 = the least "
                 + ("write I/O time (the paper dismisses reads in write-only mode)" if mode == "wo" else "total I/O time")
+                + "; hits per cache-block lookup (4 KiB by default), not per request"
                 + "; R_wa = band bytes / bytes evicted from the SMR write buffer (PORE Figs. 11-14)")
 
 # How many times PORE (BL) cut the total I/O time and R_wa of each competitor, as the PORE paper
