@@ -1,6 +1,8 @@
 //! Shared helpers of the benchmark binaries: timing a closure and printing one JSON line per
 //! figure, so `bench/run.py` can collect them. Wall-clock time is measured here and only here.
 
+pub mod heap;
+
 use std::time::Instant;
 
 /// Runs `f` `repeats` times and returns the best (shortest) wall time in seconds with its result.

@@ -2,8 +2,8 @@
 //! 4096 consecutive blocks, each chunk a 512-byte bitmap in a hash map keyed by chunk number.
 //!
 //! Written here (rather than taking a roaring-bitmap crate) because smrlab needs only insert,
-//! contains, count and ordered iteration of chunks, and this keeps the hot path of trace
-//! statistics to one hash lookup and one bit operation per block. Memory is proportional to the
+//! contains, count and the touched groups of blocks in order (chunk by chunk), and this keeps
+//! the hot path of trace statistics to one hash lookup and one bit operation per block. Memory is proportional to the
 //! number of touched chunks (16 MiB of address space each at 4 KiB blocks), never to the span.
 
 use rustc_hash::FxHashMap;
@@ -83,20 +83,42 @@ impl BlockSet {
         total
     }
 
-    /// The set as runs of consecutive blocks `(first, count)`, in ascending order.
-    pub fn runs(&self) -> Vec<(u64, u64)> {
-        let mut keys: Vec<u64> = self.chunks.keys().copied().collect();
+    /// The groups of `grain` consecutive blocks (a power of two from 1 to 4096; group `g` holds
+    /// blocks `g * grain..(g + 1) * grain`) that hold a block of any of `sets`, as ascending,
+    /// maximal runs `(first group, groups)`. Works chunk by chunk in key order, so it costs the
+    /// number of touched chunks, not of blocks or runs, and allocates only the output.
+    pub fn grain_runs(sets: &[&BlockSet], grain: u64) -> Vec<(u64, u64)> {
+        assert!(grain.is_power_of_two() && grain <= 1 << CHUNK_BITS, "grain of {grain} blocks");
+        let mut keys: Vec<u64> = sets.iter().flat_map(|set| set.chunks.keys().copied()).collect();
         keys.sort_unstable();
+        keys.dedup();
+        let grains_per_chunk = (1u64 << CHUNK_BITS) / grain;
         let mut runs: Vec<(u64, u64)> = Vec::new();
+        let mut add = |group: u64| match runs.last_mut() {
+            Some((first, count)) if *first + *count == group => *count += 1,
+            _ => runs.push((group, 1)),
+        };
         for key in keys {
-            for (i, &word) in self.chunks[&key].iter().enumerate() {
-                let mut bits = word;
-                while bits != 0 {
-                    let block = (key << CHUNK_BITS) + i as u64 * 64 + bits.trailing_zeros() as u64;
-                    bits &= bits - 1;
-                    match runs.last_mut() {
-                        Some((first, count)) if *first + *count == block => *count += 1,
-                        _ => runs.push((block, 1)),
+            let mut words = [0u64; WORDS];
+            for chunk in sets.iter().filter_map(|set| set.chunks.get(&key)) {
+                words.iter_mut().zip(chunk.iter()).for_each(|(w, c)| *w |= c);
+            }
+            let first_group = key * grains_per_chunk;
+            if grain >= 64 {
+                let words_per_grain = (grain / 64) as usize;
+                for (i, group) in words.chunks(words_per_grain).enumerate() {
+                    if group.iter().any(|&w| w != 0) {
+                        add(first_group + i as u64);
+                    }
+                }
+            } else {
+                let mask = (1u64 << grain) - 1;
+                let per_word = 64 / grain;
+                for (i, &word) in words.iter().enumerate().filter(|(_, &w)| w != 0) {
+                    for k in 0..per_word {
+                        if (word >> (k * grain)) & mask != 0 {
+                            add(first_group + i as u64 * per_word + k);
+                        }
                     }
                 }
             }
@@ -132,9 +154,13 @@ mod tests {
             prop_assert_eq!(sa.len(), ra.len() as u64);
             prop_assert_eq!(sa.union_len(&sb), ra.union(&rb).count() as u64);
             prop_assert_eq!(sa.bounds(), ra.first().map(|lo| (*lo, *ra.last().unwrap())));
-            let expanded: Vec<u64> = sa.runs().iter().flat_map(|&(first, count)| first..first + count).collect();
-            prop_assert_eq!(expanded, ra.iter().copied().collect::<Vec<_>>());
-            prop_assert!(sa.runs().windows(2).all(|w| w[0].0 + w[0].1 < w[1].0), "runs are maximal");
+            for grain in [1u64, 16, 64, 256, 4096] {
+                let runs = BlockSet::grain_runs(&[&sa, &sb], grain);
+                let expanded: Vec<u64> = runs.iter().flat_map(|&(first, count)| first..first + count).collect();
+                let groups: BTreeSet<u64> = ra.union(&rb).map(|b| b / grain).collect();
+                prop_assert_eq!(expanded, groups.into_iter().collect::<Vec<_>>());
+                prop_assert!(runs.windows(2).all(|w| w[0].0 + w[0].1 < w[1].0), "runs are maximal");
+            }
             for x in 0..50u64 { prop_assert_eq!(sa.contains(x * 20_000), ra.contains(&(x * 20_000))); }
         }
 
@@ -148,7 +174,7 @@ mod tests {
                 model.extend(start..start + len);
                 prop_assert_eq!(by_range.len(), model.len() as u64);
             }
-            let expanded: Vec<u64> = by_range.runs().iter().flat_map(|&(first, count)| first..first + count).collect();
+            let expanded: Vec<u64> = BlockSet::grain_runs(&[&by_range], 1).iter().flat_map(|&(first, count)| first..first + count).collect();
             prop_assert_eq!(expanded, model.into_iter().collect::<Vec<_>>());
         }
     }

@@ -53,18 +53,7 @@ pub struct TraceStats {
 
 /// The `EXTENT_GRAIN`s that hold a block of any of `sets`, as ascending, disjoint byte extents.
 fn extents(sets: &[&BlockSet]) -> Vec<(u64, u64)> {
-    let per_grain = EXTENT_GRAIN / BLOCK_4K;
-    let mut grains: Vec<(u64, u64)> =
-        sets.iter().flat_map(|set| set.runs()).map(|(first, count)| (first / per_grain, (first + count - 1) / per_grain)).collect();
-    grains.sort_unstable();
-    let mut out: Vec<(u64, u64)> = Vec::new();
-    for (first, last) in grains {
-        match out.last_mut() {
-            Some((start, len)) if first * EXTENT_GRAIN <= *start + *len => *len = (*len).max((last + 1) * EXTENT_GRAIN - *start),
-            _ => out.push((first * EXTENT_GRAIN, (last + 1 - first) * EXTENT_GRAIN)),
-        }
-    }
-    out
+    BlockSet::grain_runs(sets, EXTENT_GRAIN / BLOCK_4K).into_iter().map(|(first, count)| (first * EXTENT_GRAIN, count * EXTENT_GRAIN)).collect()
 }
 
 fn span(set: &BlockSet) -> u64 {

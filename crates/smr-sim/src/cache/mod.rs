@@ -21,6 +21,7 @@
 //! the SMR disk below that the trace touches or writes (the block union over a system without
 //! bands); PORE zones of 20 MB and a period of the SMR write buffer's size in blocks.
 
+mod index;
 mod lru_band;
 mod policy;
 mod pore;
@@ -29,7 +30,6 @@ mod recency;
 pub use policy::Policy;
 pub use pore::Scheme;
 
-use rustc_hash::FxHashMap;
 use smr_core::media::FixedLatencyMedium;
 use smr_core::{quote, Op, Request};
 
@@ -38,6 +38,7 @@ use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+use index::{BlockIndex, DIRTY};
 
 pub const POLICY: ParamSpec = ParamSpec::new(
     "policy",
@@ -93,8 +94,6 @@ pub static CACHE_BLOCKS: Metric = Metric::new("cache_blocks", Unit::Blocks, "cac
 pub static CACHE_OCCUPANCY: Metric = Metric::new("cache_occupancy_blocks", Unit::Blocks, "cache blocks holding data");
 pub static CACHE_DIRTY: Metric = Metric::new("cache_dirty_blocks", Unit::Blocks, "cache blocks holding data not yet written below");
 
-const DIRTY: u64 = 1 << 63;
-
 #[derive(Default, Clone, Copy)]
 struct Totals {
     read_lookups: u64,
@@ -110,7 +109,7 @@ pub struct SsdCache {
     ssd: ChannelId,
     block: u64,
     write_only: bool,
-    index: FxHashMap<u64, u32>,
+    index: BlockIndex,
     /// Per slot: its block number, with `DIRTY` set while the block is dirty.
     blocks: Vec<u64>,
     slots: SlotPool,
@@ -194,7 +193,7 @@ impl SsdCache {
             ssd,
             block,
             write_only,
-            index: FxHashMap::default(),
+            index: BlockIndex::with_capacity(slots),
             blocks: vec![0; slots],
             slots: SlotPool::new(slots),
             policy,
@@ -211,12 +210,12 @@ impl SsdCache {
 
     /// Whether `block` is cached and dirty (not yet written below).
     pub fn holds_dirty(&self, block: u64) -> bool {
-        self.index.get(&block).is_some_and(|&slot| self.is_dirty(slot))
+        self.index.get(block, &self.blocks).is_some_and(|slot| self.is_dirty(slot))
     }
 
     /// How many cached blocks are dirty.
     fn dirty_blocks(&self) -> usize {
-        self.index.values().filter(|&&slot| self.is_dirty(slot)).count()
+        self.index.slots().filter(|&slot| self.is_dirty(slot)).count()
     }
 
     /// A free slot, evicting first if there is none: dirty victims go below in runs of
@@ -236,7 +235,7 @@ impl SsdCache {
             for &slot in &self.victims {
                 let (block, was_dirty) = (self.blocks[slot as usize] & !DIRTY, self.blocks[slot as usize] & DIRTY != 0);
                 self.policy.removed(slot, block, was_dirty);
-                self.index.remove(&block);
+                self.index.remove(block, &self.blocks);
                 self.slots.release(slot);
                 if was_dirty {
                     dirty_blocks.push(block);
@@ -259,7 +258,7 @@ impl SsdCache {
     fn insert(&mut self, block: u64, dirty: bool, ctx: &mut IoCtx) -> Result<(), SimError> {
         let slot = self.take_slot(ctx)?;
         self.blocks[slot as usize] = block | if dirty { DIRTY } else { 0 };
-        self.index.insert(block, slot);
+        self.index.insert(block, slot, &self.blocks);
         self.policy.inserted(slot, block, dirty);
         Ok(())
     }
@@ -269,8 +268,8 @@ impl SsdCache {
         let (first, count) = (blocks.start, blocks.end - blocks.start);
         for block in blocks {
             self.totals.write_lookups += 1;
-            match self.index.get(&block) {
-                Some(&slot) => {
+            match self.index.get(block, &self.blocks) {
+                Some(slot) => {
                     self.totals.write_hits += 1;
                     let became_dirty = !self.is_dirty(slot);
                     self.blocks[slot as usize] |= DIRTY;
@@ -289,8 +288,8 @@ impl SsdCache {
         let mut hits = 0u64;
         for block in req.blocks(self.block) {
             self.totals.read_lookups += 1;
-            match self.index.get(&block) {
-                Some(&slot) => {
+            match self.index.get(block, &self.blocks) {
+                Some(slot) => {
                     self.totals.read_hits += 1;
                     hits += 1;
                     // A write-only cache is ordered by writes alone; it serves reads of the

@@ -1,0 +1,90 @@
+//! Replay speed and memory at scale (issue 18): synthesizes traces of 1 M and 16 M requests (and,
+//! with `--long`, 45 M) over a fixed footprint, writes each as smrbin to a temporary directory,
+//! and replays it through lru over a plain disk, pore-bl over dmsmr, dmsmr alone and uCache
+//! exactly as `smrlab sim` does (footprint pass, build, replay). Then a 16 M-request trace over
+//! a footprint fifty times larger, whose 2 % cache is about 340 k blocks, through lru and
+//! pore-bl. Prints, per run, requests/s, 4 KiB block accesses/s (cache lookups for the caches)
+//! and the peak heap, so per-request cost and memory can be compared across trace lengths.
+//!
+//!     scale [--long]
+//!
+//! The traces are generated here and deleted afterwards (16 M requests are 384 MB of smrbin).
+
+use std::path::Path;
+
+use smr_core::trace::pipeline::Pipeline;
+use smr_core::trace::write_all;
+use smr_sim::runner::{run, RunSpec};
+use smrlab_bench::heap::{self, Counting};
+use smrlab_bench::report;
+
+#[global_allocator]
+static HEAP: Counting = Counting;
+
+/// 2 GiB written, 2.5 GiB accessed, whatever the length: a truly fixed footprint.
+const FIXED: &[&str] = &["written_range=2GiB", "accessed_range=2560MiB"];
+/// 48 GiB written, 64 GiB accessed: a 2 % cache of about 340 k blocks of 4 KiB.
+const LARGE: &[&str] = &["written_range=48GiB", "accessed_range=64GiB"];
+
+const SYSTEMS: &[(&str, &str, &[&str])] = &[
+    ("lru over cmr", "cache", &["policy=lru", "mode=rw", "below=cmr"]),
+    ("pore-bl over dmsmr", "cache", &["policy=pore", "scheme=bl", "mode=rw"]),
+    ("dmsmr", "dmsmr", &[]),
+    ("ucache", "ucache", &[]),
+];
+
+fn synthesize(dir: &Path, name: &str, requests: u64, footprint: &[&str]) -> std::path::PathBuf {
+    let path = dir.join(format!("{name}.smrbin"));
+    let mut synth: Vec<String> = footprint.iter().map(|p| p.to_string()).collect();
+    synth.push(format!("requests={requests}"));
+    let pipeline = Pipeline { synth: Some(synth), ..Pipeline::default() };
+    write_all(&path, None, pipeline.requests().expect("synthesizer parameters")).expect("trace written");
+    path
+}
+
+fn replay(label: &str, trace: &Path, system: &str, params: &[&str]) {
+    let spec: RunSpec = serde_json::from_value(serde_json::json!({
+        "system": system,
+        "trace": trace,
+        "params": params,
+        "engine": {"mode": {"kind": "closed"}, "warmup_requests": 0, "warmup_ns": 0, "idle_work": true,
+                   "series_interval_ns": 0, "progress_every": 0},
+    }))
+    .expect("a valid run spec");
+    let before = heap::current();
+    heap::reset_peak();
+    let start = std::time::Instant::now();
+    let out = run(&spec, None).unwrap_or_else(|e| panic!("{label}: {e}"));
+    let seconds = start.elapsed().as_secs_f64();
+    let c = &out.report.counters;
+    let lookups = c.get("read_lookups") + c.get("write_lookups");
+    let cache_blocks = out.report.gauges.iter().find(|(name, _)| name == "cache_blocks").map(|&(_, v)| v);
+    report(label, out.report.requests, seconds, serde_json::json!({
+        "block_accesses_per_second": (lookups > 0).then(|| lookups as f64 / seconds),
+        "cache_blocks": cache_blocks,
+        "peak_heap_bytes": heap::peak() - before,
+        "total_io_ns": out.report.total_io_ns,
+    }));
+}
+
+fn main() {
+    let long = std::env::args().any(|a| a == "--long");
+    let dir = std::env::temp_dir().join(format!("smrlab-scale-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let mut lengths = vec![1_000_000u64, 16_000_000];
+    if long {
+        lengths.push(45_000_000);
+    }
+    for &n in &lengths {
+        let trace = synthesize(&dir, &format!("fixed-{n}"), n, FIXED);
+        for (name, system, params) in SYSTEMS {
+            replay(&format!("scale {name}, {}M requests, fixed footprint", n / 1_000_000), &trace, system, params);
+        }
+        std::fs::remove_file(&trace).ok();
+    }
+    let trace = synthesize(&dir, "large", 16_000_000, LARGE);
+    for (name, system, params) in &SYSTEMS[..2] {
+        replay(&format!("scale {name}, 16M requests, 340k-block cache"), &trace, system, params);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
