@@ -4,7 +4,9 @@
 //! exactly as `smrlab sim` does (footprint pass, build, replay). Then a 16 M-request trace over
 //! a footprint fifty times larger, whose 2 % cache is about 340 k blocks, through lru and
 //! pore-bl. Prints, per run, requests/s, 4 KiB block accesses/s (cache lookups for the caches)
-//! and the peak heap, so per-request cost and memory can be compared across trace lengths.
+//! and the peak heap, so per-request cost and memory can be compared across trace lengths. And
+//! the heap the footprint pass needs per touched 4 KiB block, on those traces and on one whose
+//! writes are half single blocks scattered over 256 GiB (sparse).
 //!
 //!     scale [--long]
 //!
@@ -13,7 +15,8 @@
 use std::path::Path;
 
 use smr_core::trace::pipeline::Pipeline;
-use smr_core::trace::write_all;
+use smr_core::trace::{open, write_all, TraceStats};
+use smr_core::Params;
 use smr_sim::runner::{run, RunSpec};
 use smrlab_bench::heap::{self, Counting};
 use smrlab_bench::report;
@@ -25,6 +28,9 @@ static HEAP: Counting = Counting;
 const FIXED: &[&str] = &["written_range=2GiB", "accessed_range=2560MiB"];
 /// 48 GiB written, 64 GiB accessed: a 2 % cache of about 340 k blocks of 4 KiB.
 const LARGE: &[&str] = &["written_range=48GiB", "accessed_range=64GiB"];
+
+/// Half the writes single 4 KiB blocks scattered over 256 GiB.
+const SPARSE: &[&str] = &["written_range=2GiB", "accessed_range=2560MiB", "sparse_fraction=0.5", "sparse_range=256GiB"];
 
 const SYSTEMS: &[(&str, &str, &[&str])] = &[
     ("lru over cmr", "cache", &["policy=lru", "mode=rw", "below=cmr"]),
@@ -67,6 +73,21 @@ fn replay(label: &str, trace: &Path, system: &str, params: &[&str]) {
     }));
 }
 
+/// Peak heap of the footprint pass (`TraceStats`) over `trace`, per touched 4 KiB block.
+fn footprint_memory(label: &str, trace: &Path) {
+    let before = heap::current();
+    heap::reset_peak();
+    let start = std::time::Instant::now();
+    let stats = TraceStats::compute(open(trace, None, &mut Params::new()).expect("trace opens")).expect("trace reads");
+    let seconds = start.elapsed().as_secs_f64();
+    let bytes = heap::peak() - before;
+    report(label, stats.requests, seconds, serde_json::json!({
+        "touched_blocks": stats.unique_blocks_touched,
+        "peak_heap_bytes": bytes,
+        "heap_bytes_per_touched_block": bytes as f64 / stats.unique_blocks_touched.max(1) as f64,
+    }));
+}
+
 fn main() {
     let long = std::env::args().any(|a| a == "--long");
     let dir = std::env::temp_dir().join(format!("smrlab-scale-{}", std::process::id()));
@@ -77,12 +98,17 @@ fn main() {
     }
     for &n in &lengths {
         let trace = synthesize(&dir, &format!("fixed-{n}"), n, FIXED);
+        footprint_memory(&format!("scale footprint pass, {}M requests, fixed footprint", n / 1_000_000), &trace);
         for (name, system, params) in SYSTEMS {
             replay(&format!("scale {name}, {}M requests, fixed footprint", n / 1_000_000), &trace, system, params);
         }
         std::fs::remove_file(&trace).ok();
     }
+    let sparse = synthesize(&dir, "sparse", 1_000_000, SPARSE);
+    footprint_memory("scale footprint pass, 1M requests, sparse", &sparse);
+    std::fs::remove_file(&sparse).ok();
     let trace = synthesize(&dir, "large", 16_000_000, LARGE);
+    footprint_memory("scale footprint pass, 16M requests, 340k-block cache", &trace);
     for (name, system, params) in &SYSTEMS[..2] {
         replay(&format!("scale {name}, 16M requests, 340k-block cache"), &trace, system, params);
     }
