@@ -17,9 +17,9 @@ use std::path::Path;
 use smr_core::trace::pipeline::Pipeline;
 use smr_core::trace::{open, write_all, TraceStats};
 use smr_core::Params;
-use smr_sim::runner::{run, RunSpec};
+use smr_sim::runner::run;
 use smrlab_bench::heap::{self, Counting};
-use smrlab_bench::report;
+use smrlab_bench::{replay_spec, report};
 
 #[global_allocator]
 static HEAP: Counting = Counting;
@@ -49,14 +49,7 @@ fn synthesize(dir: &Path, name: &str, requests: u64, footprint: &[&str]) -> std:
 }
 
 fn replay(label: &str, trace: &Path, system: &str, params: &[&str]) {
-    let spec: RunSpec = serde_json::from_value(serde_json::json!({
-        "system": system,
-        "trace": trace,
-        "params": params,
-        "engine": {"mode": {"kind": "closed"}, "warmup_requests": 0, "warmup_ns": 0, "idle_work": true,
-                   "series_interval_ns": 0, "progress_every": 0},
-    }))
-    .expect("a valid run spec");
+    let spec = replay_spec(system, trace, params);
     let before = heap::current();
     heap::reset_peak();
     let start = std::time::Instant::now();
