@@ -10,7 +10,7 @@ VENV_STAMP := $(VENV)/.stamp
 BUILD_STAMP := $(VENV)/.built
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
-SYSTEM_TOOLS := fio
+SYSTEM_TOOLS := fio chromium
 
 .PHONY: demo test test-long rust-test py-test venv build dev system-deps bench
 

@@ -93,3 +93,17 @@ def table_rows(frame, columns: list[str]) -> list[tuple]:
         rows.append(tuple(None if (not isinstance(v, str) and pd.isna(v)) else (v.item() if hasattr(v, "item") else v)
                           for v in record))
     return rows
+
+
+# Measures shown when an experiment names none.
+DEFAULT_METRICS = ["total_io_s"]
+
+
+def shown_columns(frame, experiment) -> list[str]:
+    """The columns an experiment's table shows: what identifies a row (label, trace, seed when
+    several, the swept parameters), the experiment's measures, and the error when a cell failed."""
+    columns = ["label", "trace"] + (["seed"] if len(experiment.seeds) > 1 else []) + experiment.swept()
+    columns += experiment.metrics or DEFAULT_METRICS
+    if "error" in frame and frame["error"].notna().any():
+        columns.append("error")
+    return [c for c in dict.fromkeys(columns) if c in frame.columns]

@@ -36,6 +36,7 @@ COMMAND_MODULES = [
     "smrlab.cli.kv",
     "smrlab.cli.demo",
     "smrlab.cli.experiments",
+    "smrlab.cli.report",
 ]
 
 

@@ -14,27 +14,13 @@ from pathlib import Path
 from smrlab import experiment, options, progress, results
 from smrlab.tables import add_json_argument, note, print_table
 
-# Measures shown when an experiment names none.
-DEFAULT_METRICS = ["total_io_s"]
-
-
-def shown_columns(frame, exp: experiment.Experiment) -> list[str]:
-    """What identifies a row (label, trace, seed when several, the swept parameters) and the
-    experiment's measures, those the rows have."""
-    columns = ["label", "trace"] + (["seed"] if len(exp.seeds) > 1 else []) + exp.swept()
-    columns += exp.metrics or DEFAULT_METRICS
-    if frame["error"].notna().any():
-        columns.append("error")
-    return [c for c in dict.fromkeys(columns) if c in frame.columns]
-
-
 def run(args: argparse.Namespace) -> int:
     exp = experiment.load(args.file)
     show = progress.CellProgress(exp.name)
     summary = experiment.run(exp, out=args.out, jobs=args.jobs, cluster=args.cluster, resume=args.resume,
                              share_paths=args.shared_paths, progress=show)
     frame = results.read(summary.table)
-    print_table(exp.title or exp.name, shown_columns(frame, exp), results.table_rows(frame, shown_columns(frame, exp)),
+    print_table(exp.title or exp.name, results.shown_columns(frame, exp), results.table_rows(frame, results.shown_columns(frame, exp)),
                 caption=_caption(exp))
     if exp.figure:
         from smrlab import plots

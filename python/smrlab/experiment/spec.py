@@ -175,11 +175,19 @@ def load(path: str | Path) -> Experiment:
     """The experiment in the TOML file at ``path``."""
     source = Path(path)
     try:
-        document = tomllib.loads(source.read_text())
+        text = source.read_text()
     except FileNotFoundError:
         raise UsageError(f"{source}: no such experiment file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{source}: cannot read it ({error})") from None
+    return parse(text, source)
+
+
+def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
+    """The experiment in ``text`` (read from ``source``); without its traces (none opened or
+    generated) when ``with_traces`` is false, to describe a stored run."""
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{source}: not valid TOML: {error}") from None
     document = _table(source, "the file", document, TOP_KEYS)
@@ -206,22 +214,37 @@ def load(path: str | Path) -> Experiment:
     seeds = document.get("seeds", [0])
     if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and 0 <= s < 2**64 for s in seeds):
         raise _fail(source, "seeds must be a non-empty list of whole numbers from 0 to 2^64-1")
-    traces = dict(_trace(source, entry) for entry in document["traces"])
+    engine = _table(source, "engine", document.get("engine", {}), ENGINE_KEYS)
+    try:
+        engine_config(**engine)
+    except UsageError as error:
+        raise _fail(source, f"engine: {error}") from None
+    traces = dict(_trace(source, entry) for entry in document["traces"]) if with_traces else {}
     return Experiment(
         name=_name(source, document["name"]),
         traces=traces,
         systems=runs,
         params=_values(source, "params", document.get("params", {})),
         seeds=seeds,
-        engine=_table(source, "engine", document.get("engine", {}), ENGINE_KEYS),
+        engine=engine,
         title=str(document.get("title", "")),
         description=str(document.get("description", "")),
         metrics=[str(m) for m in document.get("metrics", [])],
         reproduces=_table(source, "reproduces", document.get("reproduces", {}), {"paper", "figure", "note"}),
         figure=_table(source, "figure", document.get("figure", {}), FIGURE_KEYS),
-        paper=[_table(source, "a [[paper]] entry", p, PAPER_KEYS) for p in document.get("paper", [])],
+        paper=[_paper_entry(source, p) for p in document.get("paper", [])],
         source=source,
     )
+
+
+def _paper_entry(source: Path, entry: Any) -> dict:
+    entry = _table(source, "a [[paper]] entry", entry, PAPER_KEYS)
+    for key in ("label", "metric", "value"):
+        if key not in entry:
+            raise _fail(source, f"a [[paper]] entry needs '{key}'")
+    if not isinstance(entry["value"], (int, float)) or isinstance(entry["value"], bool):
+        raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: value must be a number")
+    return entry
 
 
 ENGINE_KEYS = {"mode", "speedup", "warmup_requests", "warmup_seconds", "idle_work", "series_interval_seconds", "gauge_samples"}
