@@ -1,7 +1,7 @@
 # smrlab's two commands for a fresh machine: `make demo` and `make test`.
 # Each sets up what it needs: a virtual environment in .venv, the Rust core built once with
 # maturin (release) into it, the Python dependencies from PyPI, and the Debian packages the
-# tests drive as real peers (fio replays translated traces).
+# tests drive as real peers (fio replays translated traces; chromium renders the report).
 
 SHELL := /bin/bash
 VENV := .venv

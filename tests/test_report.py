@@ -70,3 +70,26 @@ def test_report_is_self_contained_and_cites(report):
     assert row, "the paper's row for 256 KiB buckets"
     paper, ours, ratio = (float(v) for v in row.groups())
     assert paper == 0.97 and abs(ours / paper - ratio) < 0.01 * ratio
+
+
+def test_citation_file_and_readme_cite_every_paper():
+    import yaml
+    from smrlab.citations import PAPERS
+
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    titles = {reference["title"] for reference in cff["references"]}
+    readme = " ".join((REPO / "README.md").read_text().split())
+    for paper in PAPERS.values():
+        assert paper["title"] in titles, paper["title"]
+        assert paper["title"] in readme.split("## Citing", 1)[1], paper["title"]
+        assert paper["title"] in [" ".join(r["title"].split()) for r in cff["references"]]
+
+
+def test_the_demo_ends_with_its_report(demo):
+    stdout, folder = demo
+    page = Path(stdout.strip().splitlines()[-1])
+    assert page == (folder / "report.html").resolve() and page.is_file()
+    text = page.read_text()
+    # One section per full-size trace's line-up, each with its figure and the paper's factors.
+    assert text.count("<figure>") == 4 and text.count("Beside the paper") == 4
+    assert "Larger, Cheaper, but Faster" in text

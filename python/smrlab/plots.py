@@ -10,7 +10,7 @@ The ``[figure]`` table of an experiment file chooses:
   size; a miss-ratio curve is ``y = "miss_ratio"`` of a hit rate over cache sizes), one line
   per label (and trace, when several).
 
-``logy`` draws y on a log scale. Not here: the numbers (the rows) or the report page.
+``logy`` draws y on a log scale (when every value is above zero; linear otherwise). Not here: the numbers (the rows) or the report page.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def figure(experiment, frame):
         axes = fig.add_subplot()
         ylabel = KINDS[kind](axes, frame, spec)
         axes.set_ylabel(spec.get("ylabel", ylabel))
-        if spec.get("logy"):
+        if spec.get("logy") and len(frame) and (_values(frame, spec.get("y", "total_io_s")) > 0).all():
             axes.set_yscale("log")
         axes.set_title(spec.get("title", experiment.title or experiment.name), fontsize=8)
         axes.legend(fontsize=6, frameon=False, ncols=min(4, max(1, len(axes.get_legend_handles_labels()[1]))))

@@ -34,6 +34,7 @@ class RunSummary:
     ran: int
     reused: int
     failed: int
+    outcomes: list[tuple[Cell, Outcome]]
 
 
 def _keyed_cells(experiment: Experiment) -> list[tuple[Cell, str]]:
@@ -80,7 +81,8 @@ def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = 
     rows = _rows(cells, outcomes)
     table = folder.write(rows, sidecar(experiment, cells, outcomes))
     failed = sum(1 for outcome in outcomes.values() if outcome.error)
-    return RunSummary(folder.folder, table, rows, len(todo), len(cells) - len(todo), failed)
+    return RunSummary(folder.folder, table, rows, len(todo), len(cells) - len(todo), failed,
+                      [(cell, outcomes[cell.index]) for cell, _ in cells])
 
 
 def frame(experiment: Experiment, jobs: int | None = 1, cluster=None):

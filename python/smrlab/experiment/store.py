@@ -131,6 +131,8 @@ def to_pandas(table):
 
 def sidecar(experiment, cells: list[tuple[Cell, str]], outcomes: dict[int, Outcome]) -> dict:
     """The provenance of a run: everything needed to reproduce each of its rows."""
+    from smrlab.experiment.totoml import render
+
     source = experiment.source
     described = []
     for cell, key in cells:
@@ -145,7 +147,7 @@ def sidecar(experiment, cells: list[tuple[Cell, str]], outcomes: dict[int, Outco
             "name": experiment.name,
             "title": experiment.title,
             "file": str(source) if source else None,
-            "text": source.read_text() if source else None,
+            "text": source.read_text() if source else render(experiment),
             "reproduces": experiment.reproduces,
         },
         "smrlab": provenance.stamp(),
