@@ -25,20 +25,26 @@ def done() -> None:
         print("\r\033[K", end="", file=sys.stderr, flush=True)
 
 
+# Seconds between two plain progress lines (piped output): a quick run prints none.
+PLAIN_EVERY = 5.0
+
+
 class CellProgress:
     """Progress of an experiment's cells on stderr — done, running and failed, with an ETA: a
-    rich bar on a terminal, otherwise one plain line per finished cell (for logs and pipes)."""
+    rich bar on a terminal, otherwise a plain line (for logs and pipes) when a cell finishes
+    ``PLAIN_EVERY`` seconds or more after the last line (or the start)."""
 
     def __init__(self, title: str, terminal: bool | None = None):
         self.title = title
         self.terminal = sys.stderr.isatty() if terminal is None else terminal
         self.total = self.done = self.failed = self.at_once = 0
         self._bar = self._task = None
-        self._start = 0.0
+        self._start = self._last_line = 0.0
 
     def begin(self, total: int, reused: int) -> None:
         import time
         self.total, self.done, self._start = total, reused, time.monotonic()
+        self._last_line = self._start
         self._reused = reused
         if reused:
             print(f"{self.title}: {reused} of {total} cells already stored, not run again", file=sys.stderr)
@@ -71,6 +77,7 @@ class CellProgress:
                              state=f"{self._running_now()} running, {self.failed} failed")
 
     def finished(self, error: str | None, label: str) -> None:
+        import time
         self.done += 1
         if error:
             self.failed += 1
@@ -78,10 +85,10 @@ class CellProgress:
             self._show()
             if error:
                 self._bar.console.print(f"{label}: failed: {error}")
-        else:
+        elif time.monotonic() - self._last_line >= PLAIN_EVERY:
+            self._last_line = time.monotonic()
             print(f"{self.title}: {self.done}/{self.total} cells done, {self._running_now()} running, "
-                  f"{self.failed} failed, ETA {self._eta()}" + (f" ({label} failed: {error})" if error else ""),
-                  file=sys.stderr, flush=True)
+                  f"{self.failed} failed, ETA {self._eta()}", file=sys.stderr, flush=True)
 
     def end(self) -> None:
         if self._bar is not None:
