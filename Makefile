@@ -1,7 +1,7 @@
 # smrlab's two commands for a fresh machine: `make demo` and `make test`.
 # Each sets up what it needs: a virtual environment in .venv, the Rust core built once with
 # maturin (release) into it, the Python dependencies from PyPI, and the Debian packages the
-# tests drive as real peers (fio replays translated traces).
+# tests drive as real peers (fio replays translated traces; chromium renders the report).
 
 SHELL := /bin/bash
 VENV := .venv
@@ -10,7 +10,7 @@ VENV_STAMP := $(VENV)/.stamp
 BUILD_STAMP := $(VENV)/.built
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
-SYSTEM_TOOLS := fio
+SYSTEM_TOOLS := fio chromium
 
 .PHONY: demo test test-long rust-test py-test venv build dev system-deps bench
 

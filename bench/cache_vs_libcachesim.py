@@ -52,7 +52,7 @@ def main() -> int:
             return libcachesim.LRU(cache_size=CACHE_BLOCKS).process_trace(reader)[0]
 
         spec = {"system": "cache", "trace": str(blocks), "format": "blocks", "seed": 0}
-        spec["footprint"] = json.loads(_core.trace_footprint(json.dumps(spec)))
+        spec["footprint"] = json.loads(_core.trace_footprint(json.dumps(spec)))["footprint"]
 
         def smrlab(params):
             def run():

@@ -4,4 +4,6 @@ import sys
 
 from smrlab.cli import main
 
-sys.exit(main())
+# Guarded: worker processes started by ``smrlab run`` import this module again under another name.
+if __name__ == "__main__":
+    sys.exit(main())

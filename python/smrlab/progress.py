@@ -1,4 +1,5 @@
-"""Progress lines for long runs, shown only when stderr is a terminal (never in result files)."""
+"""Progress on stderr, never in result files: lines for one long run (on a terminal), and the
+cells of an experiment (a bar on a terminal, plain lines when piped)."""
 
 from __future__ import annotations
 
@@ -22,3 +23,73 @@ def reporter(label: str) -> Callable[[int, int], bool] | None:
 def done() -> None:
     if sys.stderr.isatty():
         print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+
+# Seconds between two plain progress lines (piped output): a quick run prints none.
+PLAIN_EVERY = 5.0
+
+
+class CellProgress:
+    """Progress of an experiment's cells on stderr — done, running and failed, with an ETA: a
+    rich bar on a terminal, otherwise a plain line (for logs and pipes) when a cell finishes
+    ``PLAIN_EVERY`` seconds or more after the last line (or the start)."""
+
+    def __init__(self, title: str, terminal: bool | None = None):
+        self.title = title
+        self.terminal = sys.stderr.isatty() if terminal is None else terminal
+        self.total = self.done = self.failed = self.at_once = 0
+        self._bar = self._task = None
+        self._start = self._last_line = 0.0
+
+    def begin(self, total: int, reused: int) -> None:
+        import time
+        self.total, self.done, self._start = total, reused, time.monotonic()
+        self._last_line = self._start
+        self._reused = reused
+        if reused:
+            print(f"{self.title}: {reused} of {total} cells already stored, not run again", file=sys.stderr)
+        if self.terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[state]}"), TimeRemainingColumn(), transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(self.title, total=total, completed=reused, state="")
+            self._show()
+
+    def running(self, at_once: int) -> None:
+        self.at_once = at_once
+        self._show()
+
+    def _running_now(self) -> int:
+        return min(self.at_once, self.total - self.done)
+
+    def _eta(self) -> str:
+        import time
+        ran = self.done - self._reused
+        if ran <= 0:
+            return "?"
+        seconds = (time.monotonic() - self._start) / ran * (self.total - self.done)
+        return f"{seconds:.0f} s"
+
+    def _show(self) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.done,
+                             state=f"{self._running_now()} running, {self.failed} failed")
+
+    def finished(self, error: str | None, label: str) -> None:
+        import time
+        self.done += 1
+        if error:
+            self.failed += 1
+        if self._bar is not None:
+            self._show()
+            if error:
+                self._bar.console.print(f"{label}: failed: {error}")
+        elif time.monotonic() - self._last_line >= PLAIN_EVERY:
+            self._last_line = time.monotonic()
+            print(f"{self.title}: {self.done}/{self.total} cells done, {self._running_now()} running, "
+                  f"{self.failed} failed, ETA {self._eta()}", file=sys.stderr, flush=True)
+
+    def end(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()

@@ -20,6 +20,7 @@ from smrlab import _core, outputs, provenance
 from smrlab.errors import UsageError
 from smrlab.options import MAX_SECONDS, MAX_WHOLE, NS_PER_S
 from smrlab.tables import note
+from smrlab.trace import IN_MEMORY, Trace
 
 # Requests between two progress calls, which are also where Ctrl-C is noticed.
 PROGRESS_EVERY = 1 << 16
@@ -67,12 +68,18 @@ def engine_config(
 
 
 def _spec(system, trace, params, fmt, trace_options, engine, seed, footprint, iolog, iolog_max_io) -> dict:
-    trace = Path(trace)
-    if not trace.exists():
-        raise UsageError(f"{trace}: no such trace file")
+    if isinstance(trace, Trace):
+        if trace.path is None:
+            trace_path = IN_MEMORY
+        else:
+            trace_path, fmt, trace_options = trace.path, trace.format, trace.options
+    else:
+        trace_path = Path(trace)
+        if not trace_path.exists():
+            raise UsageError(f"{trace_path}: no such trace file")
     return {
         "system": system,
-        "trace": str(trace),
+        "trace": str(trace_path),
         "format": fmt,
         "trace_options": list(trace_options),
         "params": list(params),
@@ -84,15 +91,15 @@ def _spec(system, trace, params, fmt, trace_options, engine, seed, footprint, io
     }
 
 
-def footprint(trace: str | Path, fmt: str | None = None, trace_options: Iterable[str] = ()) -> dict:
+def footprint(trace: str | Path | Trace, fmt: str | None = None, trace_options: Iterable[str] = ()) -> dict:
     """The trace's footprint (written / accessed bytes, max end): the first pass of every run."""
     spec = _spec("cmr", trace, (), fmt, trace_options, None, 0, None, None, 0)
-    return json.loads(_core.trace_footprint(json.dumps(spec)))
+    return json.loads(_core.trace_footprint(json.dumps(spec)))["footprint"]
 
 
 def simulate(
     system: str,
-    trace: str | Path,
+    trace: str | Path | Trace,
     params: Sequence[str] = (),
     *,
     fmt: str | None = None,
@@ -104,13 +111,18 @@ def simulate(
     iolog_max_io: int = 0,
     progress: Callable[[int, int], bool] | None = None,
 ) -> dict:
-    """Replays ``trace`` through ``system`` with ``params`` (``key=value`` strings).
+    """Replays ``trace`` (a file, or a ``Trace`` from a file or in memory) through ``system``
+    with ``params`` (``key=value`` strings).
 
     ``footprint`` (from :func:`footprint`) skips the measuring pass when many systems run on one
     trace. ``progress(requests, sim_time_ns)`` is called periodically; returning False cancels.
     """
     spec = _spec(system, trace, params, fmt, trace_options, engine, seed, footprint, iolog, iolog_max_io)
-    output = json.loads(_core.run_sim(json.dumps(spec), progress))
+    in_memory = isinstance(trace, Trace) and trace.path is None
+    if in_memory:
+        output = json.loads(_core.run_sim_columns(json.dumps(spec), *trace.columns(), progress))
+    else:
+        output = json.loads(_core.run_sim(json.dumps(spec), progress))
     report = output["report"]
     derived, metrics = report.pop("derived"), report.pop("metrics")
     informative, not_informative = report.pop("informative"), report.pop("not_informative")
@@ -123,10 +135,11 @@ def simulate(
             "seed": spec["seed"],
         },
         "trace": {
+            "name": trace.name if isinstance(trace, Trace) else Path(spec["trace"]).name.split(".")[0],
             "path": spec["trace"],
             "format": output["format"],
             "options": spec["trace_options"],
-            "checksum": provenance.trace_checksum(spec["trace"]),
+            "checksum": trace.checksum() if in_memory else provenance.trace_checksum(spec["trace"]),
             "footprint": output["footprint"],
         },
         "devices": dict(output["devices"]),

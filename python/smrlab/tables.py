@@ -1,13 +1,15 @@
 """Printing results as tables on the terminal (rich) and as JSON.
 
-Every command prints through here so that tables look alike and ``--json`` means the same
-everywhere: a command that prints tables takes ``--json`` (``add_json_argument``) and then prints
-one JSON document, ``{"tables": [{"title", "caption", "columns", "rows"}, ...]}``, with the
-values unrounded. Not here: computing what goes into the tables.
+Every command prints through here so that tables look alike and ``--json`` and ``--csv`` mean
+the same everywhere: a command that prints tables takes both (``add_json_argument``); ``--json``
+prints one JSON document, ``{"tables": [{"title", "caption", "columns", "rows"}, ...]}``, and
+``--csv`` each table as CSV after a ``# title`` line, the values unrounded. Not here: computing
+what goes into the tables.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import sys
 from typing import Any, Sequence
@@ -40,9 +42,22 @@ def fmt(value: Any, digits: int = 3) -> str:
 _json_tables: list[dict] | None = None
 
 
+# Whether tables are printed as CSV (``--csv``) instead of drawn.
+_csv = False
+
+
 def add_json_argument(parser) -> None:
+    """``--json`` and ``--csv``: tables as one JSON document, or as CSV, instead of drawn."""
     parser.add_argument("--json", dest="tables_json", action="store_true",
                         help="print the tables as one JSON document (title, caption, columns, rows) instead of drawing them")
+    parser.add_argument("--csv", dest="tables_csv", action="store_true",
+                        help="print each table as CSV (after a '# title' line) instead of drawing it")
+
+
+def print_csv() -> None:
+    """From now on, tables are printed as CSV."""
+    global _csv
+    _csv = True
 
 
 def gather_json() -> None:
@@ -63,6 +78,12 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
     """Prints rows under ``columns``; the first column is left-aligned, the others right-aligned."""
     if _json_tables is not None:
         _json_tables.append({"title": title, "caption": caption, "columns": list(columns), "rows": [list(r) for r in rows]})
+        return
+    if _csv:
+        print(f"# {title}")
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(["" if cell is None else cell for cell in row] for row in rows)
         return
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     for index, column in enumerate(columns):

@@ -1,16 +1,18 @@
 //! One simulation run from a description: open the trace, measure its footprint (first pass),
 //! build the named system, replay the trace through the engine (second pass), and optionally
-//! record the translated trace as a fio iolog.
+//! record the translated trace as a fio iolog. The requests come from the trace file the spec
+//! names, or from memory (`run_requests`: a trace handed over as columns from Python).
 //!
 //! This is the single entry point the Python front and the benchmarks use, so that every run is
 //! configured the same way. Not here: provenance (version, commit, checksum — the Python front
 //! adds them) or presentation.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use smr_core::trace::{self, Footprint, Interruptible, TraceError, TraceStats};
-use smr_core::Params;
+use smr_core::trace::{self, Footprint, Interruptible, TraceError, TraceReader, TraceStats};
+use smr_core::{Params, Request};
 
 use crate::kernel::recorder::{IologRecorder, MIN_SPLIT};
 use crate::kernel::{BuildContext, Engine, EngineConfig, IoCtx, Progress, RunReport, SimError};
@@ -77,23 +79,68 @@ pub fn measure_footprint(spec: &RunSpec) -> Result<Footprint, SimError> {
 /// `measure_footprint`, asking `progress` every `trace::CHECK_EVERY` requests whether to go on
 /// (a `Progress` with `first_pass` set); a no ends it with `TraceError::Interrupted`.
 pub fn measure_footprint_with(spec: &RunSpec, progress: &mut dyn FnMut(Progress) -> bool) -> Result<Footprint, SimError> {
-    let requests = Interruptible::new(open_trace(spec)?, |requests| progress(Progress { requests, sim_time_ns: 0, first_pass: true }));
+    Ok(measure_with(spec, progress)?.0)
+}
+
+/// The footprint of the trace named by `spec` and its number of requests (one pass).
+pub fn measure_with(spec: &RunSpec, progress: &mut dyn FnMut(Progress) -> bool) -> Result<(Footprint, u64), SimError> {
+    measure(open_trace(spec)?, &spec.trace, progress)
+}
+
+fn measure(requests: TraceReader, path: &std::path::Path, progress: &mut dyn FnMut(Progress) -> bool) -> Result<(Footprint, u64), SimError> {
+    let requests = Interruptible::new(requests, |requests| progress(Progress { requests, sim_time_ns: 0, first_pass: true }));
     let stats = TraceStats::compute(requests)?;
     if stats.requests == 0 {
-        return Err(TraceError::Empty { path: spec.trace.clone() }.into());
+        return Err(TraceError::Empty { path: path.to_path_buf() }.into());
     }
-    Ok(stats.into_footprint())
+    let count = stats.requests;
+    Ok((stats.into_footprint(), count))
+}
+
+/// Where a run's requests come from: the trace file its spec names, or memory.
+enum Source {
+    File,
+    Memory(Arc<[Request]>),
+}
+
+impl Source {
+    fn open(&self, spec: &RunSpec) -> Result<TraceReader, SimError> {
+        match self {
+            Source::File => open_trace(spec),
+            Source::Memory(requests) => {
+                let requests = Arc::clone(requests);
+                Ok(Box::new((0..requests.len()).map(move |i| Ok(requests[i]))))
+            }
+        }
+    }
+
+    fn format(&self, spec: &RunSpec) -> Result<String, SimError> {
+        match self {
+            Source::File => Ok(trace::TraceFormat::resolve(spec.format.as_deref(), &spec.trace)?.name().to_string()),
+            Source::Memory(_) => Ok(trace::columns::IN_MEMORY.to_string()),
+        }
+    }
 }
 
 /// Runs `spec`; `progress` is called every `engine.progress_every` requests and may cancel.
-pub fn run(spec: &RunSpec, mut progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
+pub fn run(spec: &RunSpec, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
+    run_from(spec, &Source::File, progress)
+}
+
+/// Runs `spec` on `requests` held in memory instead of the trace file it names (its `trace`,
+/// `format` and `trace_options` are not read).
+pub fn run_requests(spec: &RunSpec, requests: Arc<[Request]>, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
+    run_from(spec, &Source::Memory(requests), progress)
+}
+
+fn run_from(spec: &RunSpec, source: &Source, mut progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
     if spec.iolog_max_io != 0 && spec.iolog_max_io < MIN_SPLIT {
         return Err(smr_core::ParamError::new("iolog_max_io", format!("{} bytes is less than one {MIN_SPLIT}-byte sector (0: never split)", spec.iolog_max_io)).into());
     }
     let footprint = match (&spec.footprint, progress.as_mut()) {
         (Some(f), _) => f.clone(),
-        (None, Some(cb)) => measure_footprint_with(spec, *cb)?,
-        (None, None) => measure_footprint(spec)?,
+        (None, Some(cb)) => measure(source.open(spec)?, &spec.trace, *cb)?.0,
+        (None, None) => measure(source.open(spec)?, &spec.trace, &mut |_| true)?.0,
     };
     let mut params = Params::parse(&spec.params)?;
     let mut ctx = IoCtx::new();
@@ -112,7 +159,7 @@ pub fn run(spec: &RunSpec, mut progress: Option<&mut dyn FnMut(Progress) -> bool
     if let Some(cb) = progress {
         engine = engine.on_progress(cb);
     }
-    let report = engine.run(system.as_mut(), &mut ctx, open_trace(spec)?)?;
+    let report = engine.run(system.as_mut(), &mut ctx, source.open(spec)?)?;
     let iolog_ios = match ctx.take_recorder() {
         None => None,
         Some(rec) => Some(rec.finish().map_err(|source| SimError::Io {
@@ -124,7 +171,7 @@ pub fn run(spec: &RunSpec, mut progress: Option<&mut dyn FnMut(Progress) -> bool
         report,
         footprint,
         params: resolved,
-        format: trace::TraceFormat::resolve(spec.format.as_deref(), &spec.trace)?.name().to_string(),
+        format: source.format(spec)?,
         devices: ctx.device_descriptions(),
         iolog_ios,
     })

@@ -1,7 +1,10 @@
 //! Bindings of trace statistics and the trace pipeline (convert, merge, duplicate, synthesize,
-//! transform): JSON descriptions in, JSON or counts out.
+//! transform): JSON descriptions in, JSON, counts or request columns out; and statistics of
+//! requests held in memory as columns.
 
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use smr_core::trace::columns::{columns_from_requests, requests_from_columns};
 use smr_core::trace::pipeline::Pipeline;
 use smr_core::trace::{write_all, Interruptible, TraceError, TraceReader, TraceStats};
 
@@ -32,6 +35,29 @@ fn trace_stats(py: Python<'_>, pipeline_json: &str) -> PyResult<String> {
     });
     let stats = signals.result(stats, errors::trace)?;
     serde_json::to_string(&stats).map_err(|e| errors::SimulationError::new_err(e.to_string()))
+}
+
+/// Statistics of requests held in memory as four columns (see `smr_core::trace::columns`), as
+/// JSON; no requests is an error.
+#[pyfunction]
+fn columns_stats(py: Python<'_>, time_ns: &[u8], op: &[u8], offset: &[u8], len: &[u8]) -> PyResult<String> {
+    let requests = requests_from_columns(time_ns, op, offset, len).map_err(errors::trace)?;
+    if requests.is_empty() {
+        return Err(errors::trace(TraceError::Empty { path: smr_core::trace::columns::IN_MEMORY.into() }));
+    }
+    let stats = py.allow_threads(|| TraceStats::compute(requests.into_iter().map(Ok))).map_err(errors::trace)?;
+    serde_json::to_string(&stats).map_err(|e| errors::SimulationError::new_err(e.to_string()))
+}
+
+/// The pipeline's output as four columns of bytes (arrival ns, op code, offset, length; see
+/// `smr_core::trace::columns`), for a trace read into memory.
+#[pyfunction]
+fn trace_columns<'py>(py: Python<'py>, pipeline_json: &str) -> PyResult<[Bound<'py, PyBytes>; 4]> {
+    let pipeline = parse(pipeline_json)?;
+    let signals = Signals::default();
+    let columns = py.allow_threads(|| columns_from_requests(requests(&pipeline, &signals)?));
+    let columns = signals.result(columns, errors::trace)?;
+    Ok(columns.map(|column| PyBytes::new(py, &column)))
 }
 
 /// Writes the pipeline's output to `out` in `out_format` (from the suffix if None); returns the
@@ -73,6 +99,8 @@ fn synth_presets() -> Vec<(String, u64, f64, f64, f64)> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace_write, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(columns_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace_locality, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
     m.add_function(wrap_pyfunction!(synth_presets, m)?)

@@ -35,6 +35,8 @@ COMMAND_MODULES = [
     "smrlab.cli.locality",
     "smrlab.cli.kv",
     "smrlab.cli.demo",
+    "smrlab.cli.experiments",
+    "smrlab.cli.report",
 ]
 
 
@@ -115,8 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "extra_params", False):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.param = list(args.param) + extra_params(extra, parser)
+    if getattr(args, "tables_json", False) and getattr(args, "tables_csv", False):
+        parser.error("--json and --csv: give one")
     if getattr(args, "tables_json", False):
         tables.gather_json()
+    if getattr(args, "tables_csv", False):
+        tables.print_csv()
     try:
         code = int(args.func(args) or 0)
         tables.flush_json()

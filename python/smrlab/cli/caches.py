@@ -12,10 +12,13 @@ import argparse
 import math
 from pathlib import Path
 
-from smrlab import _core, options, progress, systems
-from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
+from smrlab import _core, experiment, options, plots, progress, systems
+from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args, engine_keywords
+from smrlab.errors import SimulationError, UsageError
+from smrlab.experiment.spec import SystemRun
+from smrlab.results import read as results_frame
 from smrlab.run import footprint, note_caveats, simulate, write_result
-from smrlab.errors import UsageError
+from smrlab.trace import Trace
 from smrlab.tables import add_json_argument, note, print_table
 
 # (label, system, extra params) of the Fig. 11-14 line-up.
@@ -81,24 +84,49 @@ def disk_params(args: argparse.Namespace) -> list[str]:
 CACHELESS = ("smr-only", "cmr-only")
 
 
+def line_up_experiment(trace: str, args: argparse.Namespace, name: str, line_up=LINE_UP) -> experiment.Experiment:
+    """The line-up on one trace as an experiment (one cell per system), with the figure and the
+    PORE paper's factors of the mode."""
+    systems_run = []
+    for label, system, extra in line_up:
+        params = {"cache": cache_params(args) + extra, "dmsmr": lower_params(args)}.get(system, disk_params(args))
+        systems_run.append(SystemRun(label, system, dict(p.split("=", 1) for p in params)))
+    time = TIME_COMPARED[args.mode]
+    paper = [{"label": label, "over": "pore-bl", "metric": metric, "value": value, "note": "PORE §V-C"}
+             for label, factors in PAPER_FACTORS[args.mode].items()
+             for metric, value in zip((time, "r_wa"), factors) if value is not None]
+    labels = {label for label, _, _ in line_up}
+    return experiment.Experiment(
+        name=f"compare-caches-{name}-{args.mode}", title=f"SSD caches over drive-managed SMR: {name} ({args.mode}, cache {args.cache})",
+        traces={name: Trace.open(trace, args.format, args.trace_option)}, systems=systems_run, seeds=[args.seed],
+        engine=engine_keywords(args), metrics=[time, "read_hit_rate", "write_hit_rate", "r_wa"],
+        reproduces={"paper": "pore", "figure": "Figs. 11-13" if args.mode == "rw" else "Fig. 13"},
+        figure={"kind": "bars", "y": time, "normalise": "cmr-only", "ylabel": f"{time} / cmr-only", "logy": True},
+        paper=[entry for entry in paper if entry["label"] in labels and "pore-bl" in labels])
+
+
 def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP, name: str | None = None) -> dict[str, dict]:
-    """Runs the line-up on one trace; returns results by label (also written to out_dir as
-    NAME-LABEL.json, NAME the trace file's name up to its first dot unless given). A write-only
-    cache on a trace without writes has nothing to do: then only the disks without a cache run."""
+    """Runs the line-up on one trace as an experiment (in parallel, resumable with
+    ``args.resume``; its table, provenance and figure in a folder under out_dir); returns results
+    by label, also written to out_dir as NAME-LABEL.json (NAME the trace file's name up to its
+    first dot unless given). A write-only cache on a trace without writes has nothing to do: then
+    only the disks without a cache run. A failed run stops the command with its error."""
     name = name or Path(trace).name.split(".")[0]
     fp = footprint(trace, args.format, args.trace_option)
     if args.mode == "wo" and fp["written_bytes"] == 0:
         note(f"{name}: the trace has no writes: a write-only cache has nothing to do, so only {' and '.join(CACHELESS)} run")
         line_up = [entry for entry in line_up if entry[0] in CACHELESS]
+    exp = line_up_experiment(trace, args, name, line_up)
+    summary = experiment.run(exp, out=out_dir, jobs=getattr(args, "jobs", None), resume=getattr(args, "resume", False),
+                             progress=progress.CellProgress(name))
     results = {}
-    for label, system, extra in line_up:
-        params = {"cache": cache_params(args) + extra, "dmsmr": lower_params(args)}.get(system, disk_params(args))
-        results[label] = simulate(system, trace, params, fmt=args.format, trace_options=args.trace_option,
-                                  engine=engine_from_args(args), seed=args.seed, footprint=fp,
-                                  progress=progress.reporter(f"{name}/{label}"))
-        progress.done()
-        note_caveats(results[label], f"{name}/{label}")
-        write_result(results[label], out_dir / f"{name}-{label}.json")
+    for cell, outcome in summary.outcomes:
+        if outcome.error:
+            raise SimulationError(f"{name}/{cell.label}: {outcome.error}")
+        results[cell.label] = outcome.result
+        note_caveats(outcome.result, f"{name}/{cell.label}")
+        write_result(outcome.result, out_dir / f"{name}-{cell.label}.json")
+    plots.save(exp, results_frame(summary.table), summary.folder)
     return results
 
 
@@ -227,6 +255,14 @@ def _period_multiple(text: str) -> float:
     return multiple
 
 
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where a line-up's runs go (``smrlab run``'s options)."""
+    parser.add_argument("--jobs", "-j", type=options.count, default=None, metavar="N",
+                        help="local worker processes (default: one per core; 1: run in this process)")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on in the latest results folder of this line-up: runs already stored are not run again")
+
+
 def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("cache")
     group.add_argument("--mode", choices=["rw", "wo"], default="wo",
@@ -247,7 +283,9 @@ def register(commands) -> None:
     add_trace_arguments(parser)
     add_cache_arguments(parser)
     add_engine_arguments(parser)
-    parser.add_argument("--out", default="results/compare-caches", help="folder for the JSON results")
+    parser.add_argument("--out", default="results/compare-caches",
+                        help="folder for the JSON results and the line-up's results folder (Parquet table, provenance, figure)")
+    add_run_arguments(parser)
     add_json_argument(parser)
     parser.set_defaults(func=run_compare)
 

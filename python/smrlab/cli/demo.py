@@ -8,8 +8,10 @@ paper's. Then puts SSD caches in front of the SMR disk (the PORE paper's line-up
 cache of 2 %) on the full-size wdev, mds, ts and usr traces (generated on first use, see
 ``bundled.full_size_trace``; in write-only mode without their reads, as the paper ran its
 write-only experiments, §V-C2): PORE's choices are between zones and bands holding tens to
-hundreds of cached blocks each, which a sample scaled down 26-129 times no longer has. Results
-go to ``results/demo/``. Grows as systems land.
+hundreds of cached blocks each, which a sample scaled down 26-129 times no longer has; each
+line-up runs as an experiment, in parallel. Results go to ``results/demo/``; the demo ends by
+writing the report of its line-ups (``results/demo/report.html``) and printing its path. Grows
+as systems land.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import argparse
 import copy
 from pathlib import Path
 
-from smrlab import progress
+from smrlab import outputs, progress, report, results
 from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace, sample_scale
 from smrlab.cli import caches
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
@@ -33,6 +35,7 @@ def register(commands) -> None:
     parser.add_argument("--traces", type=Path, default=None,
                         help="folder for the generated full-size PORE traces (default: results/traces/ in the repository)")
     caches.add_cache_arguments(parser)
+    caches.add_run_arguments(parser)
     add_engine_arguments(parser)
     parser.set_defaults(func=run, format=None, trace_option=[], geometry_scale=None)
 
@@ -84,9 +87,12 @@ def run(args: argparse.Namespace) -> int:
     full_args.geometry_scale = 1.0 if args.geometry_scale is None else args.geometry_scale
     per_trace = []
     for name, path in full_size.items():
-        results = caches.compare(str(path), full_args, args.out, name=name)
-        caches.print_comparison(f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})", results, args.mode)
-        per_trace.append(results)
+        measured = caches.compare(str(path), full_args, args.out, name=name)
+        caches.print_comparison(f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})", measured, args.mode)
+        per_trace.append(measured)
     caches.print_factors(per_trace, args.mode, "full-size " + ", ".join(DEMO_TRACES))
     note(f"results written to {args.out}/")
+    page = outputs.write_text(args.out / "report.html", report.page(results.tables_under(args.out), "smrlab demo: SSD caches over SMR"))
+    note("report (figures, tables, the PORE paper's numbers beside ours):")
+    print(page.resolve())
     return 0

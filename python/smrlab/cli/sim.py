@@ -57,18 +57,23 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--seed", type=options.seed, default=0, help="seed of every random choice (default 0)")
 
 
-def engine_from_args(args: argparse.Namespace) -> dict:
+def engine_keywords(args: argparse.Namespace) -> dict:
+    """The replay options as keywords of ``smrlab.run.engine_config`` (an experiment's engine)."""
     if args.speedup is not None and args.replay != "open":
         raise UsageError("--speedup applies to the open loop only: add --replay open")
-    return engine_config(
-        mode=args.replay,
-        speedup=1.0 if args.speedup is None else args.speedup,
-        warmup_requests=args.warmup_requests,
-        warmup_seconds=args.warmup_seconds,
-        idle_work=not args.no_idle_work,
-        series_interval_seconds=args.series_interval,
-        gauge_samples=args.gauge_samples,
-    )
+    return {
+        "mode": args.replay,
+        "speedup": 1.0 if args.speedup is None else args.speedup,
+        "warmup_requests": args.warmup_requests,
+        "warmup_seconds": args.warmup_seconds,
+        "idle_work": not args.no_idle_work,
+        "series_interval_seconds": args.series_interval,
+        "gauge_samples": args.gauge_samples,
+    }
+
+
+def engine_from_args(args: argparse.Namespace) -> dict:
+    return engine_config(**engine_keywords(args))
 
 
 def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:

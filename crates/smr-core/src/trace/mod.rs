@@ -6,6 +6,7 @@
 
 mod blkparse;
 mod blocks;
+pub mod columns;
 mod compress;
 mod csv;
 mod error;

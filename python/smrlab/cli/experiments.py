@@ -1,0 +1,83 @@
+"""``smrlab run FILE.toml`` and ``smrlab results PATH``: run an experiment file into a results
+folder (Parquet table, provenance, figure), and print a results table back, filtered or
+pivoted.
+
+Not here: what an experiment is (``smrlab.experiment``), the figures (``smrlab.plots``), the
+report (``cli/report.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from smrlab import experiment, options, progress, results
+from smrlab.tables import add_json_argument, note, print_table
+
+def run(args: argparse.Namespace) -> int:
+    exp = experiment.load(args.file)
+    show = progress.CellProgress(exp.name)
+    summary = experiment.run(exp, out=args.out, jobs=args.jobs, cluster=args.cluster, resume=args.resume,
+                             share_paths=args.shared_paths, progress=show)
+    frame = results.read(summary.table)
+    print_table(exp.title or exp.name, results.shown_columns(frame, exp), results.table_rows(frame, results.shown_columns(frame, exp)),
+                caption=_caption(exp))
+    if exp.figure:
+        from smrlab import plots
+        for path in plots.save(exp, frame, summary.folder):
+            note(f"figure written to {path}")
+    note(f"{summary.ran} cells run, {summary.reused} reused, {summary.failed} failed; table: {summary.table}")
+    return 1 if summary.failed else 0
+
+
+def _caption(exp: experiment.Experiment) -> str | None:
+    if not exp.reproduces:
+        return None
+    from smrlab.citations import short
+    return f"reproduces {short(exp.reproduces.get('paper', ''))} {exp.reproduces.get('figure', '')}".strip()
+
+
+def show_results(args: argparse.Namespace) -> int:
+    frame = results.select(results.read(args.path), args.where)
+    if args.pivot:
+        frame = results.pivot(frame, args.pivot)
+        columns = list(frame.columns)
+    else:
+        columns = args.columns.split(",") if args.columns else list(frame.columns)
+        results.check_columns(frame, columns)
+    print_table(str(args.path), columns, results.table_rows(frame, columns))
+    return 0
+
+
+def register(commands) -> None:
+    parser = commands.add(
+        "run", help="run an experiment file (grid of traces x systems x parameters x seeds) into a results folder",
+        description="Run the cells of an experiment file (experiments/*.toml) in local worker processes (one per core "
+                    "by default) or on a Dask cluster, keep each as it finishes, and write one Parquet row per cell "
+                    "with a JSON provenance sidecar (and the figure, if the file asks for one) into a new folder "
+                    "RESULTS/NAME-DIGEST that no other run writes.")
+    parser.add_argument("file", help="experiment TOML file")
+    parser.add_argument("--jobs", "-j", type=options.count, default=None, metavar="N",
+                        help="local worker processes (default: one per core; 1: run in this process)")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed")
+    parser.add_argument("--shared-paths", action="store_true",
+                        help="with --cluster: the workers read traces by path (a shared file system) instead of "
+                             "being sent traces up to 256 MiB")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on in the latest folder of this experiment: cells already stored are not run again")
+    parser.add_argument("--out", type=Path, default=Path("results"), help="folder for results folders (default results/)")
+    add_json_argument(parser)
+    parser.set_defaults(func=run)
+
+    show = commands.add("results", help="print a results table (Parquet) back, filtered or pivoted",
+                        description="Print the rows of a results table: a .parquet file, or a folder holding results "
+                                    "folders (their tables are joined, with the folder's name as 'run').")
+    show.add_argument("path", type=Path, help="a .parquet file or a folder")
+    show.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
+                      help="keep rows whose COLUMN is VALUE (repeatable; all must hold)")
+    show.add_argument("--columns", metavar="A,B,...", help="the columns to print (default: all)")
+    show.add_argument("--pivot", metavar="INDEX:COLUMNS:VALUES",
+                      help="one row per INDEX value, one column per COLUMNS value, cells from VALUES (e.g. trace:label:total_io_s)")
+    add_json_argument(show)
+    show.set_defaults(func=show_results)

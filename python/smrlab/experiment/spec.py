@@ -1,0 +1,264 @@
+"""What an experiment is — traces, systems, parameters (single values, lists as grid axes),
+seeds, engine, the measures to show, the figure to draw and the paper figure or table it
+reproduces with the paper's numbers — read from a TOML file (``load``) or built in code
+(``smrlab.compare``, ``smrlab.sweep``), and its expansion into cells.
+
+An experiment file::
+
+    name = "pore-fig11"                 # names its results folder
+    title = "..."
+    seeds = [0]                         # default [0]
+    metrics = ["total_io_s", "r_wa"]    # the columns its table shows
+    traces = ["bundled:wdev", "pore-full-writes:mds", "my/trace.csv"]   # or tables {name, path, format, options}
+    [reproduces]                        # optional
+    paper = "pore"                      # a key of smrlab.citations.PAPERS
+    figure = "Fig. 11"
+    [engine]                            # keywords of smrlab.run.engine_config
+    mode = "closed"
+    [params]                            # for every system (those that declare the key, or stack over a disk)
+    cache = ["1%", "2%"]                # a list is a grid axis
+    [[systems]]
+    label = "pore-bl"
+    system = "cache"
+    params = { policy = "pore", scheme = "bl" }     # this system's own; lists are its own axes
+    engine = { gauge_samples = 200 }                # this system's engine overrides
+    [figure]                            # smrlab.plots: kind = bars | lines | curve
+    [[paper]]                           # the paper's numbers (smrlab.paper)
+
+A trace is ``bundled:NAME`` (data/), ``pore-full:NAME`` or ``pore-full-writes:NAME`` (the
+full-size PORE traces, generated on first use) or a path relative to the experiment file.
+Every mistake is one ``UsageError`` naming the file and the key. Not here: running the cells
+(``executors``) or storing them (``store``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from smrlab import bundled, systems
+from smrlab.errors import UsageError
+from smrlab.experiment.cells import Cell
+from smrlab.run import engine_config
+from smrlab.trace import Trace
+
+TOP_KEYS = {"name", "title", "description", "seeds", "metrics", "traces", "reproduces", "engine", "params",
+            "systems", "figure", "paper"}
+SYSTEM_KEYS = {"label", "system", "params", "engine"}
+TRACE_KEYS = {"name", "path", "format", "options"}
+GENERATED = {
+    "bundled": lambda name: bundled.bundled_trace(name),
+    "pore-full": lambda name: bundled.full_size_trace(name),
+    "pore-full-writes": lambda name: bundled.full_size_trace(name, writes_only=True),
+}
+
+
+def param_text(value: Any) -> str:
+    """A parameter value as the core reads it: ``True`` is ``true``, ``20e6`` is ``20000000``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+@dataclass
+class SystemRun:
+    """One system of the line-up: its label, registry name, own parameters and engine."""
+
+    label: str
+    system: str
+    params: dict[str, Any] = field(default_factory=dict)
+    engine: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Experiment:
+    name: str
+    traces: dict[str, Trace]
+    systems: list[SystemRun]
+    params: dict[str, Any] = field(default_factory=dict)
+    seeds: list[int] = field(default_factory=lambda: [0])
+    engine: dict[str, Any] = field(default_factory=dict)
+    title: str = ""
+    description: str = ""
+    metrics: list[str] = field(default_factory=list)
+    reproduces: dict[str, str] = field(default_factory=dict)
+    figure: dict[str, Any] = field(default_factory=dict)
+    paper: list[dict[str, Any]] = field(default_factory=list)
+    source: Path | None = None
+
+    def cells(self) -> list[Cell]:
+        """Every cell, in a fixed order: trace, seed, system, then the grid in the order its
+        axes were written (shared axes first)."""
+        cells = []
+        for trace_name, trace in self.traces.items():
+            for seed in self.seeds:
+                for entry in self.systems:
+                    params = {key: value for key, value in self.params.items() if takes(entry.system, key)}
+                    params.update(entry.params)
+                    engine = engine_config(**{**self.engine, **entry.engine})
+                    for given in grid(params):
+                        cells.append(Cell(len(cells), entry.label, entry.system, trace_name, trace, given, seed, engine))
+        return cells
+
+    def swept(self) -> list[str]:
+        """The parameters with more than one value (the grid's axes)."""
+        axes = [key for key, value in self.params.items() if isinstance(value, list) and len(value) > 1]
+        for entry in self.systems:
+            axes += [key for key, value in entry.params.items() if isinstance(value, list) and len(value) > 1 and key not in axes]
+        return axes
+
+
+def takes(system: str, key: str) -> bool:
+    """Whether a shared parameter goes to ``system``: it declares the key, or it stacks over
+    another system (declares ``below``), which reads what it does not."""
+    declared = systems.defaults(system)
+    return key in declared or "below" in declared
+
+
+def grid(params: dict[str, Any]) -> list[dict[str, str]]:
+    """Every combination of the parameters, a list being an axis, as text."""
+    axes = [[(key, param_text(v)) for v in value] if isinstance(value, list) else [(key, param_text(value))]
+            for key, value in params.items()]
+    return [dict(combination) for combination in itertools.product(*axes)]
+
+
+def _fail(source: Path, message: str) -> UsageError:
+    return UsageError(f"{source}: {message}")
+
+
+def _table(source: Path, where: str, value: Any, allowed: set[str]) -> dict:
+    if not isinstance(value, dict):
+        raise _fail(source, f"{where} must be a table")
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise _fail(source, f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(allowed))})")
+    return value
+
+
+def _trace(source: Path, entry: Any) -> tuple[str, Trace]:
+    if isinstance(entry, str):
+        entry = {"path": entry}
+    entry = _table(source, "a trace", entry, TRACE_KEYS)
+    if "path" not in entry:
+        raise _fail(source, "a trace needs a path (or bundled:NAME, pore-full:NAME, pore-full-writes:NAME)")
+    text = str(entry["path"])
+    scheme, colon, name = text.partition(":")
+    if colon and scheme in GENERATED:
+        path = GENERATED[scheme](name)
+        label = name
+    else:
+        path = (source.parent / text) if not Path(text).is_absolute() else Path(text)
+        label = path.name.split(".")[0]
+        if not path.is_file():
+            raise _fail(source, f"trace '{text}': no such file ({path})")
+    options = entry.get("options", [])
+    if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+        raise _fail(source, f"trace '{text}': options must be a list of KEY=VALUE strings")
+    return str(entry.get("name", label)), Trace.open(path, entry.get("format"), options)
+
+
+def _values(source: Path, where: str, params: Any) -> dict[str, Any]:
+    params = _table(source, where, params, set(params) if isinstance(params, dict) else set())
+    for key, value in params.items():
+        values = value if isinstance(value, list) else [value]
+        if not values or not all(isinstance(v, (str, int, float, bool)) for v in values):
+            raise _fail(source, f"{where}.{key} must be a value or a non-empty list of values")
+    return params
+
+
+def load(path: str | Path) -> Experiment:
+    """The experiment in the TOML file at ``path``."""
+    source = Path(path)
+    try:
+        text = source.read_text()
+    except FileNotFoundError:
+        raise UsageError(f"{source}: no such experiment file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{source}: cannot read it ({error})") from None
+    return parse(text, source)
+
+
+def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
+    """The experiment in ``text`` (read from ``source``); without its traces (none opened or
+    generated) when ``with_traces`` is false, to describe a stored run."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise UsageError(f"{source}: not valid TOML: {error}") from None
+    document = _table(source, "the file", document, TOP_KEYS)
+    for key in ("name", "traces", "systems"):
+        if key not in document:
+            raise _fail(source, f"'{key}' is missing")
+    if not isinstance(document["traces"], list) or not document["traces"]:
+        raise _fail(source, "traces must be a non-empty list")
+    if not isinstance(document["systems"], list) or not document["systems"]:
+        raise _fail(source, "systems must be a non-empty list of tables ([[systems]])")
+    known = set(_core_system_names())
+    runs = []
+    for entry in document["systems"]:
+        entry = _table(source, "a [[systems]] entry", entry, SYSTEM_KEYS)
+        system = entry.get("system")
+        if system not in known:
+            raise _fail(source, f"system '{system}' is none of {', '.join(sorted(known))}")
+        runs.append(SystemRun(str(entry.get("label", system)), system,
+                              _values(source, f"systems.{system}.params", entry.get("params", {})),
+                              _table(source, f"systems.{system}.engine", entry.get("engine", {}), ENGINE_KEYS)))
+    labels = [run.label for run in runs]
+    if len(set(labels)) != len(labels):
+        raise _fail(source, "two systems have the same label; give each a distinct 'label'")
+    seeds = document.get("seeds", [0])
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and 0 <= s < 2**64 for s in seeds):
+        raise _fail(source, "seeds must be a non-empty list of whole numbers from 0 to 2^64-1")
+    engine = _table(source, "engine", document.get("engine", {}), ENGINE_KEYS)
+    try:
+        engine_config(**engine)
+    except UsageError as error:
+        raise _fail(source, f"engine: {error}") from None
+    traces = dict(_trace(source, entry) for entry in document["traces"]) if with_traces else {}
+    return Experiment(
+        name=_name(source, document["name"]),
+        traces=traces,
+        systems=runs,
+        params=_values(source, "params", document.get("params", {})),
+        seeds=seeds,
+        engine=engine,
+        title=str(document.get("title", "")),
+        description=str(document.get("description", "")),
+        metrics=[str(m) for m in document.get("metrics", [])],
+        reproduces=_table(source, "reproduces", document.get("reproduces", {}), {"paper", "figure", "note"}),
+        figure=_table(source, "figure", document.get("figure", {}), FIGURE_KEYS),
+        paper=[_paper_entry(source, p) for p in document.get("paper", [])],
+        source=source,
+    )
+
+
+def _paper_entry(source: Path, entry: Any) -> dict:
+    entry = _table(source, "a [[paper]] entry", entry, PAPER_KEYS)
+    for key in ("label", "metric", "value"):
+        if key not in entry:
+            raise _fail(source, f"a [[paper]] entry needs '{key}'")
+    if not isinstance(entry["value"], (int, float)) or isinstance(entry["value"], bool):
+        raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: value must be a number")
+    return entry
+
+
+ENGINE_KEYS = {"mode", "speedup", "warmup_requests", "warmup_seconds", "idle_work", "series_interval_seconds", "gauge_samples"}
+FIGURE_KEYS = {"kind", "x", "y", "group", "normalise", "title", "ylabel", "xlabel", "logy"}
+PAPER_KEYS = {"label", "trace", "metric", "over", "value", "where", "note"}
+
+
+def _name(source: Path, name: Any) -> str:
+    text = str(name)
+    if not text or not all(c.isalnum() or c in "-_." for c in text):
+        raise _fail(source, f"name '{text}' must be letters, digits, '-', '_' or '.' (it names the results folder)")
+    return text
+
+
+def _core_system_names() -> list[str]:
+    from smrlab import _core
+    return list(_core.system_names())

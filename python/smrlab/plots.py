@@ -1,0 +1,122 @@
+"""An experiment's figure, drawn with matplotlib in the papers' style (small, serif, grey
+shades with hatches, so a figure reads in print), saved as PNG and SVG.
+
+The ``[figure]`` table of an experiment file chooses:
+
+- ``kind = "bars"``: grouped bars, one group per ``x`` value (default: trace), one bar per
+  label, of ``y`` (e.g. I/O time, hit rate, R_wa), each optionally divided by the ``normalise``
+  label's value in its group (the papers' "normalised to CMR-only");
+- ``kind = "lines"``: ``y`` over a swept parameter ``x`` (zone size, period, cache or bucket
+  size; a miss-ratio curve is ``y = "miss_ratio"`` of a hit rate over cache sizes), one line
+  per label (and trace, when several).
+
+``logy`` draws y on a log scale (when every value is above zero; linear otherwise). Not here: the numbers (the rows) or the report page.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from smrlab import outputs
+from smrlab.errors import UsageError
+
+SHADES = ["0.15", "0.45", "0.7", "0.9", "0.3", "0.6", "0.8", "1.0"]
+HATCHES = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
+MARKERS = ["o", "s", "^", "D", "v", "x", "+", "*"]
+STYLE = {"font.family": "serif", "font.size": 8, "axes.linewidth": 0.6, "hatch.linewidth": 0.5}
+# Derived columns a figure may ask for by name: the complement of a hit rate.
+MISS = {"miss_ratio": "hit_rate", "read_miss_ratio": "read_hit_rate", "write_miss_ratio": "write_hit_rate"}
+
+
+def _values(frame, y: str):
+    if y in frame:
+        return frame[y].astype(float)
+    if y in MISS and MISS[y] in frame:
+        return 1 - frame[MISS[y]].astype(float)
+    raise UsageError(f"figure: no column '{y}' in the results (columns: {', '.join(map(str, frame.columns))})")
+
+
+def _bars(axes, frame, spec: dict) -> str:
+    x, y, base = spec.get("x", "trace"), spec.get("y", "total_io_s"), spec.get("normalise")
+    frame = frame.assign(_y=_values(frame, y))
+    groups = list(dict.fromkeys(frame[x]))
+    labels = list(dict.fromkeys(frame["label"]))
+    width = 0.8 / max(1, len(labels))
+    for index, label in enumerate(labels):
+        heights = []
+        for group in groups:
+            rows = frame[(frame[x] == group) & (frame["label"] == label)]["_y"]
+            value = rows.mean() if len(rows) else float("nan")
+            if base:
+                reference = frame[(frame[x] == group) & (frame["label"] == base)]["_y"].mean()
+                value = value / reference if reference else float("nan")
+            heights.append(value)
+        positions = [g + (index - (len(labels) - 1) / 2) * width for g in range(len(groups))]
+        axes.bar(positions, heights, width, label=label, color=SHADES[index % len(SHADES)],
+                 hatch=HATCHES[index % len(HATCHES)], edgecolor="black", linewidth=0.5)
+    axes.set_xticks(range(len(groups)), [str(g) for g in groups])
+    return f"{y} / {base}'s" if base else y
+
+
+def _lines(axes, frame, spec: dict) -> str:
+    x, y = spec.get("x"), spec.get("y", "total_io_s")
+    if x not in frame:
+        raise UsageError(f"figure: lines need x, a swept column (got {x!r})")
+    frame = frame.assign(_y=_values(frame, y))
+    ticks = list(dict.fromkeys(frame[x].astype(str)))
+    several_traces = frame["trace"].nunique() > 1
+    keys = ["label", "trace"] if several_traces else ["label"]
+    for index, (key, rows) in enumerate(frame.groupby(keys, sort=False)):
+        means = rows.groupby(rows[x].astype(str), sort=False)["_y"].mean()
+        axes.plot([ticks.index(t) for t in means.index], list(means), marker=MARKERS[index % len(MARKERS)],
+                  color="black", linewidth=0.8, markersize=3.5, markerfacecolor=SHADES[index % len(SHADES)],
+                  label=" ".join(map(str, key if isinstance(key, tuple) else (key,))))
+    axes.set_xticks(range(len(ticks)), ticks)
+    axes.set_xlabel(spec.get("xlabel", x))
+    return y
+
+
+KINDS = {"bars": _bars, "lines": _lines}
+
+
+def figure(experiment, frame):
+    """The experiment's figure (a ``matplotlib.figure.Figure``), from its rows without errors."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    spec = experiment.figure
+    kind = spec.get("kind", "bars")
+    if kind not in KINDS:
+        raise UsageError(f"figure: kind '{kind}' is none of {', '.join(KINDS)}")
+    frame = frame[frame["error"].isna()] if "error" in frame else frame
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(5.0, 2.6), layout="constrained")
+        axes = fig.add_subplot()
+        ylabel = KINDS[kind](axes, frame, spec)
+        axes.set_ylabel(spec.get("ylabel", ylabel))
+        if spec.get("logy") and len(frame) and (_values(frame, spec.get("y", "total_io_s")) > 0).all():
+            axes.set_yscale("log")
+        axes.set_title(spec.get("title", experiment.title or experiment.name), fontsize=8)
+        axes.legend(fontsize=6, frameon=False, ncols=min(4, max(1, len(axes.get_legend_handles_labels()[1]))))
+        axes.grid(axis="y", linewidth=0.3, color="0.8")
+        axes.set_axisbelow(True)
+    return fig
+
+
+def render(fig, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=fmt, dpi=150, metadata={"Software": None} if fmt == "png" else {"Date": None})
+    return buffer.getvalue()
+
+
+def save(experiment, frame, folder: Path) -> list[Path]:
+    """The figure as ``folder/NAME.png`` and ``.svg``, each written whole."""
+    fig = figure(experiment, frame)
+    paths = []
+    for fmt in ("png", "svg"):
+        path = Path(folder) / f"{experiment.name}.{fmt}"
+        with outputs.output_file(path, make_folder=True) as temporary:
+            temporary.write_bytes(render(fig, fmt))
+        paths.append(path)
+    return paths

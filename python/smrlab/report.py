@@ -1,0 +1,103 @@
+"""The reproduction report: one self-contained HTML page (figures inlined as PNG data, no
+file or network fetched) with, per results table, the experiment's figure, its rows, the
+paper's numbers beside ours with the ratio and the citation, the experiment file and the
+provenance; the references at the end.
+
+The page checks itself in the browser: a figure that fails to render is marked on the page and
+counted in the body's ``data-figures`` attribute (rendered/total), which the headless-Chromium
+test reads. Not here: the numbers (``smrlab.results``), the figures (``smrlab.plots``), the
+comparison with a paper (``smrlab.paper``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+
+from smrlab import citations, paper, plots, results
+from smrlab.experiment.spec import parse
+from smrlab.tables import fmt
+
+STYLE = """
+body { font-family: Georgia, serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc; margin-top: 2.5rem; }
+table { border-collapse: collapse; font-size: 0.8rem; margin: 0.6rem 0; }
+th, td { border: 1px solid #ddd; padding: 0.15rem 0.45rem; text-align: right; } th { background: #f3f3f3; }
+td:first-child, th:first-child { text-align: left; }
+pre { background: #f7f7f7; padding: 0.6rem; font-size: 0.75rem; overflow-x: auto; }
+figure { margin: 0.8rem 0; } figure img { max-width: 100%; } .broken { color: #b00; font-weight: bold; }
+.cite { font-size: 0.85rem; color: #444; }
+"""
+
+# Marks figures that did not render and counts those that did, once the page has loaded.
+CHECK = """
+window.addEventListener('load', () => {
+  const figures = Array.from(document.querySelectorAll('figure img'));
+  const rendered = figures.filter(img => img.complete && img.naturalWidth > 0);
+  figures.filter(img => !rendered.includes(img)).forEach(img => {
+    const note = document.createElement('p'); note.className = 'broken';
+    note.textContent = 'This figure did not render.'; img.after(note);
+  });
+  document.body.dataset.figures = rendered.length + '/' + figures.length;
+});
+"""
+
+
+def _table(columns: list[str], rows: list[tuple]) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(fmt(cell))}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _figure(experiment, frame) -> str:
+    if not experiment.figure:
+        return ""
+    png = base64.b64encode(plots.render(plots.figure(experiment, frame), "png")).decode()
+    alt = html.escape(experiment.title or experiment.name)
+    return f'<figure><img alt="{alt}" src="data:image/png;base64,{png}"></figure>'
+
+
+def section(table: Path) -> tuple[str, str | None]:
+    """The HTML of one results table, and the key of the paper it reproduces (if any)."""
+    frame = results.read(table)
+    sidecar = results.provenance(table)
+    text = sidecar["experiment"]["text"] or ""
+    experiment = parse(text, Path(sidecar["experiment"]["file"] or table), with_traces=False)
+    columns = results.shown_columns(frame, experiment)
+    parts = [f"<h2>{html.escape(experiment.title or experiment.name)}</h2>"]
+    key = experiment.reproduces.get("paper")
+    if key:
+        parts.append(f'<p class="cite">Reproduces {html.escape(experiment.reproduces.get("figure", ""))} of '
+                     f'{html.escape(citations.full(key))}</p>')
+    if experiment.description:
+        parts.append(f"<p>{html.escape(experiment.description)}</p>")
+    parts.append(_figure(experiment, frame))
+    parts.append(_table(columns, results.table_rows(frame, columns)))
+    if experiment.paper:
+        parts.append(f"<h3>Beside the paper ({html.escape(paper.caption(experiment))})</h3>")
+        parts.append(_table(paper.COLUMNS, paper.comparison_rows(experiment, frame)))
+    stamp = sidecar["smrlab"]
+    traces = [(name, t["checksum"]) for name, t in sidecar["traces"].items()]
+    parts.append("<details><summary>Experiment file and provenance</summary>"
+                 f"<pre>{html.escape(text)}</pre>"
+                 f"<p>smrlab {html.escape(stamp['version'])}, commit {html.escape(stamp['git_commit'])}, "
+                 f"host {html.escape(sidecar['host']['name'])}; {len(sidecar['cells'])} cells, {sidecar['failed']} failed; "
+                 f"table {html.escape(str(table))}</p>" + _table(["trace", "checksum"], traces) + "</details>")
+    return "\n".join(parts), key
+
+
+def page(tables: list[Path], title: str = "smrlab reproduction report") -> str:
+    """The whole report for ``tables`` (Parquet files written by ``smrlab run``)."""
+    sections, cited = [], []
+    for table in tables:
+        body, key = section(table)
+        sections.append(body)
+        if key and key not in cited:
+            cited.append(key)
+    references = "".join(f"<li>{html.escape(citations.full(key))}</li>" for key in cited)
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{STYLE}</style><script>{CHECK}</script></head><body>\n<h1>{html.escape(title)}</h1>\n"
+            + "\n".join(sections)
+            + (f"\n<h2>References</h2><ol>{references}</ol>" if references else "")
+            + "\n</body></html>\n")

@@ -1,0 +1,97 @@
+"""The outcome of one simulation as Python sees it (``Result``), and its tidy row: one flat
+record per run — what ran (label, system, trace, seed, the parameters given) and what it
+measured (requests, every derived value, counter and final gauge the core declares) — the row
+that DataFrames, Parquet files and plots are made of.
+
+The numbers are the core's; nothing here computes a measure. Not here: running (``smrlab.run``,
+``smrlab.api``), many rows at once (``smrlab.experiment``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+# The columns that say what ran, before the measures; a given parameter whose key is one of
+# these or a measure's name is prefixed with "param." in a row.
+RUN_COLUMNS = ("label", "system", "trace", "seed")
+
+
+def measures(result: dict) -> dict[str, Any]:
+    """Requests measured, then every derived value, counter and final gauge of a result dict."""
+    report = result["report"]
+    row: dict[str, Any] = {"requests": report["requests"], "cancelled": report.get("cancelled", False)}
+    row.update(result["derived"])
+    row.update(report["counters"])
+    row.update(dict(report["gauges"]))
+    return row
+
+
+def tidy_row(result: dict, label: str, given: dict[str, str]) -> dict[str, Any]:
+    """The flat row of a result dict: ``label``, system, trace name, seed, the ``given``
+    parameters (as text, as they were given), then the measures."""
+    taken = measures(result)
+    row: dict[str, Any] = {
+        "label": label,
+        "system": result["config"]["system"],
+        "trace": result["trace"]["name"],
+        "seed": result["config"]["seed"],
+    }
+    for key, value in given.items():
+        row[f"param.{key}" if key in RUN_COLUMNS or key in taken else key] = value
+    row.update(taken)
+    return row
+
+
+class Result:
+    """One simulation's outcome: its configuration, counters and derived values.
+
+    >>> import smrlab
+    >>> result = smrlab.simulate("dmsmr", "data/wdev.csv.gz", buffer="1/256")
+    >>> result.counters["band_cleanings"] > 0
+    True
+    >>> bool(result.to_pandas()["total_io_s"][0] == result.derived["total_io_s"])
+    True
+    """
+
+    def __init__(self, result: dict, label: str | None = None, given: dict[str, str] | None = None):
+        self._result = result
+        self.label = label or result["config"]["system"]
+        self.given = dict(given or {})
+
+    @property
+    def config(self) -> dict:
+        """System, every parameter read (given or default), engine and seed."""
+        return copy.deepcopy(self._result["config"])
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """The system's counters (band cleanings, hits, GC cycles...), by name."""
+        return dict(self._result["report"]["counters"])
+
+    @property
+    def derived(self) -> dict[str, float]:
+        """Every value the core derives: ratios (R_wa, hit rates), I/O times in seconds."""
+        return dict(self._result["derived"])
+
+    @property
+    def metrics(self) -> dict[str, dict]:
+        """The core's declaration of each measure: kind, unit, meaning."""
+        return copy.deepcopy(self._result["metrics"])
+
+    def to_dict(self) -> dict:
+        """The whole result, as ``smrlab sim`` writes it (with provenance)."""
+        return copy.deepcopy(self._result)
+
+    def row(self) -> dict[str, Any]:
+        """The tidy row (see the module doc)."""
+        return tidy_row(self._result, self.label, self.given)
+
+    def to_pandas(self):
+        """A one-row DataFrame of ``row()``."""
+        import pandas as pd
+        return pd.DataFrame([self.row()])
+
+    def __repr__(self) -> str:
+        d = self._result["derived"]
+        return f"<Result {self.label} on {self._result['trace']['name']}: total I/O {d['total_io_s']:.4g} s>"

@@ -1,0 +1,109 @@
+"""Reading results tables back: a Parquet file written by ``smrlab run`` (or every one under a
+folder), filtered by column values and pivoted, as pandas DataFrames and table rows.
+
+Each bad request (no table there, an unknown column, a filter or pivot that is not
+``COLUMN=VALUE`` / ``INDEX:COLUMNS:VALUES``) is one ``UsageError``. Not here: writing tables
+(``smrlab.experiment.store``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from smrlab.errors import UsageError
+from smrlab.experiment.store import to_pandas
+
+
+def tables_under(path: Path) -> list[Path]:
+    """The results tables a path names: itself, or those in a folder and the folders in it."""
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(path.glob("*.parquet")) + sorted(path.glob("*/*.parquet"))
+    raise UsageError(f"{path}: no such file or folder")
+
+
+def read(path: str | Path):
+    """The rows of the table(s) at ``path``; several tables are joined with a ``run`` column
+    (their folder's name)."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    found = tables_under(path)
+    if not found:
+        raise UsageError(f"{path}: holds no results table (.parquet)")
+    frames = []
+    for table in found:
+        try:
+            frame = to_pandas(pq.read_table(table))
+        except (OSError, pa.ArrowInvalid) as error:
+            raise UsageError(f"{table}: not a readable Parquet table ({error})") from None
+        if len(found) > 1:
+            frame.insert(0, "run", table.parent.name)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def provenance(table: str | Path) -> dict:
+    """The provenance sidecar written beside a table."""
+    sidecar = Path(table).with_suffix(".json")
+    try:
+        return json.loads(sidecar.read_text())
+    except (OSError, ValueError) as error:
+        raise UsageError(f"{sidecar}: no readable provenance beside the table ({error})") from None
+
+
+def check_columns(frame, columns: list[str]) -> None:
+    unknown = [c for c in columns if c not in frame.columns]
+    if unknown:
+        raise UsageError(f"no column '{unknown[0]}' (columns: {', '.join(map(str, frame.columns))})")
+
+
+def select(frame, where: list[str]):
+    """The rows where every ``COLUMN=VALUE`` holds (compared as text)."""
+    for condition in where:
+        column, eq, value = condition.partition("=")
+        if not eq:
+            raise UsageError(f"--where '{condition}' is not COLUMN=VALUE")
+        check_columns(frame, [column])
+        frame = frame[frame[column].astype(str) == value]
+    return frame
+
+
+def pivot(frame, spec: str):
+    """``INDEX:COLUMNS:VALUES``: one row per INDEX value, one column per COLUMNS value."""
+    parts = spec.split(":")
+    if len(parts) != 3:
+        raise UsageError(f"--pivot '{spec}' is not INDEX:COLUMNS:VALUES (e.g. trace:label:total_io_s)")
+    check_columns(frame, parts)
+    index, columns, values = parts
+    table = frame.pivot_table(index=index, columns=columns, values=values, aggfunc="mean", sort=False)
+    table.columns = [str(c) for c in table.columns]
+    return table.reset_index()
+
+
+def table_rows(frame, columns: list[str]) -> list[tuple]:
+    """Rows of ``columns`` as plain Python values (None for missing)."""
+    import pandas as pd
+    rows = []
+    for record in frame[columns].itertuples(index=False):
+        rows.append(tuple(None if (not isinstance(v, str) and pd.isna(v)) else (v.item() if hasattr(v, "item") else v)
+                          for v in record))
+    return rows
+
+
+# Measures shown when an experiment names none.
+DEFAULT_METRICS = ["total_io_s"]
+
+
+def shown_columns(frame, experiment) -> list[str]:
+    """The columns an experiment's table shows: what identifies a row (label, trace, seed when
+    several, the swept parameters), the experiment's measures, and the error when a cell failed."""
+    columns = ["label", "trace"] + (["seed"] if len(experiment.seeds) > 1 else []) + experiment.swept()
+    columns += experiment.metrics or DEFAULT_METRICS
+    if "error" in frame and frame["error"].notna().any():
+        columns.append("error")
+    return [c for c in dict.fromkeys(columns) if c in frame.columns]

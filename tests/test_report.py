@@ -1,0 +1,95 @@
+"""Experiment files of the reproduced figures and tables, and the report: every file in
+experiments/ is well formed and refers only to its own labels and swept columns; the report of
+two uCache experiments opens in headless Chromium with every figure rendered, self-contained,
+with the paper's numbers beside ours and the citation."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from smrlab.experiment.spec import GENERATED, parse
+
+EXPERIMENTS = sorted((REPO / "experiments").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: p.stem)
+def test_experiment_file_is_consistent(path):
+    experiment = parse(path.read_text(), path, with_traces=False)
+    assert experiment.name == path.stem and experiment.reproduces.get("paper") in ("pore", "ucache")
+    labels = {run.label for run in experiment.systems}
+    for entry in experiment.paper:
+        assert entry["label"] in labels and entry.get("over", entry["label"]) in labels, entry
+        assert set(entry.get("where", {})) <= set(experiment.swept()), entry
+    x = experiment.figure.get("x", "trace")
+    assert x in {"trace", "label"} | set(experiment.swept()), x
+    # No trace is opened or generated here: their names are checked instead.
+    for trace in tomllib.loads(path.read_text())["traces"]:
+        scheme, _, name = trace.partition(":")
+        assert scheme in GENERATED and name, trace
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report")
+    for name in ("ucache-fig7", "ucache-table3"):
+        proc = subprocess.run([sys.executable, "-m", "smrlab", "run", str(REPO / "experiments" / f"{name}.toml"), "--jobs", "2"],
+                              cwd=folder, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "smrlab", "report", "results", "-o", "out/report.html"], cwd=folder, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert Path(proc.stdout.strip()) == folder / "out" / "report.html"
+    return folder / "out" / "report.html"
+
+
+def test_report_renders_every_figure_in_chromium(report):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "chromium is missing: `make py-test` installs it (Debian package chromium)"
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", report.as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
+    [(rendered, total)] = re.findall(r'data-figures="(\d+)/(\d+)"', dom)
+    assert total == "2" and rendered == total
+    assert 'class="broken"' not in dom
+
+
+def test_report_is_self_contained_and_cites(report):
+    page = report.read_text()
+    sources = re.findall(r'src="([^"]*)"', page)
+    assert sources and all(s.startswith("data:image/png;base64,") for s in sources)
+    assert "href=" not in page and "<link" not in page
+    assert "uCache: a mutable cache for SMR translation layer" in page and "References" in page
+    # Table III: the paper's median at 256 KiB beside ours, with the ratio.
+    row = re.search(r"<tr><td>ucache bucket_write_hit_ratio where bucket=256KiB</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>", page)
+    assert row, "the paper's row for 256 KiB buckets"
+    paper, ours, ratio = (float(v) for v in row.groups())
+    assert paper == 0.97 and abs(ours / paper - ratio) < 0.01 * ratio
+
+
+def test_citation_file_and_readme_cite_every_paper():
+    import yaml
+    from smrlab.citations import PAPERS
+
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    titles = {reference["title"] for reference in cff["references"]}
+    readme = " ".join((REPO / "README.md").read_text().split())
+    for paper in PAPERS.values():
+        assert paper["title"] in titles, paper["title"]
+        assert paper["title"] in readme.split("## Citing", 1)[1], paper["title"]
+        assert paper["title"] in [" ".join(r["title"].split()) for r in cff["references"]]
+
+
+def test_the_demo_ends_with_its_report(demo):
+    stdout, folder = demo
+    page = Path(stdout.strip().splitlines()[-1])
+    assert page == (folder / "report.html").resolve() and page.is_file()
+    text = page.read_text()
+    # One section per full-size trace's line-up, each with its figure and the paper's factors.
+    assert text.count("<figure>") == 4 and text.count("Beside the paper") == 4
+    assert "Larger, Cheaper, but Faster" in text
