@@ -1,0 +1,63 @@
+//! The calls the executor and the Redis-protocol server make on a store in this process, so
+//! both serve SMRDB and its write-offloading variant alike. Implemented here for
+//! `smrdb::Db` and `smrdb::offload::OffloadDb`.
+
+use smrdb::{Db, WriteBatch};
+
+/// A key-value store shared by many threads.
+pub trait Store: Send + Sync {
+    fn get(&self, key: &[u8]) -> smrdb::Result<Option<Vec<u8>>>;
+    fn write(&self, batch: &WriteBatch, sync: bool) -> smrdb::Result<()>;
+    /// Up to `limit` pairs with `start <= key` (and `key < end`), in key order.
+    fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Vec<u8>)>>;
+    fn sync(&self) -> smrdb::Result<()>;
+    /// Stops background work and makes everything durable.
+    fn close(self: Box<Self>) -> smrdb::Result<()>;
+    /// Counters, as JSON, for INFO and run reports.
+    fn stats_json(&self) -> serde_json::Value;
+}
+
+/// Pairs a scan hands back at most per batch of its iterator.
+const SCAN_BATCH_BYTES: usize = 4 << 20;
+
+impl Store for Db {
+    fn get(&self, key: &[u8]) -> smrdb::Result<Option<Vec<u8>>> {
+        Db::get(self, key)
+    }
+
+    fn write(&self, batch: &WriteBatch, sync: bool) -> smrdb::Result<()> {
+        Db::write(self, batch, sync)
+    }
+
+    fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        Db::scan(self, Some(start), end)?.next_batch(limit, SCAN_BATCH_BYTES.max(limit))
+    }
+
+    fn sync(&self) -> smrdb::Result<()> {
+        Db::sync(self)
+    }
+
+    fn close(self: Box<Self>) -> smrdb::Result<()> {
+        Db::close(*self)
+    }
+
+    fn stats_json(&self) -> serde_json::Value {
+        let s = self.stats();
+        serde_json::json!({
+            "store": "smrdb",
+            "scheme": s.scheme,
+            "puts": s.puts,
+            "deletes": s.deletes,
+            "user_bytes": s.user_bytes,
+            "device_bytes_written": s.device_bytes_written,
+            "compaction_bytes_read": s.compaction_bytes_read,
+            "compaction_bytes_written": s.compaction_bytes_written,
+            "compactions": s.compactions,
+            "flushes": s.flushes,
+            "stall_micros": s.stall_micros,
+            "write_amplification": s.write_amplification(),
+            "disk_busy_ns": s.disk.map(|d| d.busy_ns),
+        })
+    }
+}
+
