@@ -156,7 +156,7 @@ impl Db {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), op: "create folder", source })?;
         let lock = LockFile::acquire(dir)?;
         let store = dir.display().to_string();
-        let file = crate::recovery::open_file_device(dir, &store, &options)?;
+        let file = crate::recovery::open_file_device(&device_path(dir), &store, &options)?;
         let device: Box<dyn BandDevice> = match disk {
             None => Box::new(Shared::new(file)),
             Some(disk) => Box::new(Shared::new(TimedZonedDevice::new(file, disk).map_err(|source| Error::Device { store: store.clone(), source })?)),
@@ -332,19 +332,7 @@ impl Inner {
     }
 
     fn validate(&self, batch: &WriteBatch) -> Result<()> {
-        for (_, key, value) in batch.entries() {
-            if key.len() > self.limits.max_key_len {
-                return Err(Error::KeyTooLarge { len: key.len(), max: self.limits.max_key_len });
-            }
-            if value.len() > self.limits.max_value_len {
-                return Err(Error::ValueTooLarge { len: value.len(), max: self.limits.max_value_len });
-            }
-        }
-        let max = self.geometry.band_size - FRAME_HEADER;
-        if batch.encoded_len() > max {
-            return Err(Error::BatchTooLarge { len: batch.encoded_len(), max });
-        }
-        Ok(())
+        check_batch(&self.limits, self.geometry.band_size, batch)
     }
 
     fn refuse_if_failed(&self, w: &Writer) -> Result<()> {
@@ -541,6 +529,23 @@ impl Inner {
             disk: self.env.device.activity(),
         }
     }
+}
+
+/// Refuses a batch with a key or value over the limits, or too large for one log band.
+pub(crate) fn check_batch(limits: &Limits, band_size: u64, batch: &WriteBatch) -> Result<()> {
+    for (_, key, value) in batch.entries() {
+        if key.len() > limits.max_key_len {
+            return Err(Error::KeyTooLarge { len: key.len(), max: limits.max_key_len });
+        }
+        if value.len() > limits.max_value_len {
+            return Err(Error::ValueTooLarge { len: value.len(), max: limits.max_value_len });
+        }
+    }
+    let max = band_size - FRAME_HEADER;
+    if batch.encoded_len() > max {
+        return Err(Error::BatchTooLarge { len: batch.encoded_len(), max });
+    }
+    Ok(())
 }
 
 /// The folder of a file-backed store's device file.

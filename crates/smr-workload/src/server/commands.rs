@@ -39,7 +39,7 @@ pub fn execute(state: &State, args: &[Vec<u8>], out: &mut Vec<u8>) -> Flow {
         "GET" | "ECHO" => rest.len() == 1,
         "SET" => rest.len() >= 2,
         "DEL" | "EXISTS" | "MGET" => !rest.is_empty(),
-        "MSET" => !rest.is_empty() && rest.len() % 2 == 0,
+        "MSET" => !rest.is_empty() && rest.len().is_multiple_of(2),
         "SCAN" => !rest.is_empty(),
         "RANGE" => rest.len() >= 2,
         "PING" => rest.len() <= 1,

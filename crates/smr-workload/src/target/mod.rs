@@ -33,11 +33,11 @@ pub trait Target: Send {
 pub fn execute(target: &mut dyn Target, op: &Operation, key: &[u8], values: &mut ValuePool) -> Result<bool> {
     match op.kind {
         OpKind::Read => target.read(key),
-        OpKind::Update | OpKind::Insert => target.write(key, values.next()).map(|()| true),
+        OpKind::Update | OpKind::Insert => target.write(key, values.take()).map(|()| true),
         OpKind::Scan => target.scan(key, op.scan_length as usize).map(|n| n > 0),
         OpKind::ReadModifyWrite => {
             let found = target.read(key)?;
-            target.write(key, values.next())?;
+            target.write(key, values.take())?;
             Ok(found)
         }
     }
@@ -58,7 +58,7 @@ impl ValuePool {
         ValuePool { pool, len, at: 0 }
     }
 
-    pub fn next(&mut self) -> &[u8] {
+    pub fn take(&mut self) -> &[u8] {
         if self.at + self.len > self.pool.len() {
             self.at = 0;
         }

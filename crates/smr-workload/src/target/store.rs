@@ -2,6 +2,7 @@
 //! both serve SMRDB and its write-offloading variant alike. Implemented here for
 //! `smrdb::Db` and `smrdb::offload::OffloadDb`.
 
+use smrdb::offload::OffloadDb;
 use smrdb::{Db, WriteBatch};
 
 /// A key-value store shared by many threads.
@@ -61,3 +62,56 @@ impl Store for Db {
     }
 }
 
+impl Store for OffloadDb {
+    fn get(&self, key: &[u8]) -> smrdb::Result<Option<Vec<u8>>> {
+        OffloadDb::get(self, key)
+    }
+
+    fn write(&self, batch: &WriteBatch, sync: bool) -> smrdb::Result<()> {
+        OffloadDb::write(self, batch, sync)
+    }
+
+    fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        OffloadDb::scan(self, Some(start), end)?.next_batch(limit, SCAN_BATCH_BYTES.max(limit))
+    }
+
+    fn sync(&self) -> smrdb::Result<()> {
+        OffloadDb::sync(self)
+    }
+
+    fn close(self: Box<Self>) -> smrdb::Result<()> {
+        OffloadDb::close(*self)
+    }
+
+    fn stats_json(&self) -> serde_json::Value {
+        let s = self.stats();
+        serde_json::json!({
+            "store": "smrdb-offload",
+            "offload": s.offload,
+            "band_size": s.band_size,
+            "disk_capacity": s.disk_capacity,
+            "nvram_capacity": s.nvram_capacity,
+            "puts": s.puts,
+            "deletes": s.deletes,
+            "user_bytes": s.user_bytes,
+            "offloaded_user_bytes": s.offloaded_user_bytes,
+            "offloaded_writes": s.offloaded_writes,
+            "nvram_full_writes": s.nvram_full_writes,
+            "disk_log_bytes": s.disk_log_bytes,
+            "nvram_bytes_written": s.nvram_bytes_written,
+            "compaction_bytes_read": s.compaction_bytes_read,
+            "compaction_bytes_written": s.compaction_bytes_written,
+            "compactions": s.compactions,
+            "aggressive_compactions": s.aggressive_compactions,
+            "compaction_seconds": s.compaction_seconds,
+            "open_seconds": s.open_seconds,
+            "unsorted_user_bytes": s.unsorted_user_bytes,
+            "unsorted_nvram_user_bytes": s.unsorted_nvram_user_bytes,
+            "units": s.units,
+            "nvram_units": s.nvram_units,
+            "levels": s.levels,
+            "disk_busy_ns": s.disk_busy_ns,
+            "nvram_busy_ns": s.nvram_busy_ns,
+        })
+    }
+}

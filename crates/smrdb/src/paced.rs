@@ -1,0 +1,128 @@
+//! A device whose commands take a medium's time in real time: every read and write is timed on
+//! a `Medium` (an HDD preset, or an NVRAM profile) as `TimedZonedDevice` does, and the calling
+//! thread then sleeps for that time while holding the device, as a drive with one head serves
+//! one command at a time. It emulates, on whatever storage this machine has, the disk an
+//! experiment is about, so that measured wall-clock latencies show a compaction's disk traffic
+//! getting in the way of user writes (the interference chapter 5 of the thesis is about).
+//!
+//! For experiments that measure real latency (the open-loop executor); results that must be
+//! deterministic use `TimedZonedDevice`'s simulated time instead. Sleeping has a granularity of
+//! tens of microseconds: commands much shorter than that (NVRAM) are rounded up by the kernel.
+
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use smr_core::zoned::{DiskActivity, TimedZonedDevice, ZoneError, ZoneKind, ZonedDevice};
+
+use crate::device::{BandDevice, Persist};
+
+pub struct Paced<D> {
+    device: Mutex<TimedZonedDevice<D>>,
+    zone_size: u64,
+    zone_count: u64,
+    conventional: u64,
+}
+
+impl<D: ZonedDevice + Persist + Send> Paced<D> {
+    pub fn new(device: TimedZonedDevice<D>) -> Self {
+        let conventional = device.report_zones().iter().filter(|z| z.kind == ZoneKind::Conventional).count() as u64;
+        Paced { zone_size: device.zone_size(), zone_count: device.zone_count(), conventional, device: Mutex::new(device) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, TimedZonedDevice<D>> {
+        // The device's zone table is updated only after a command is admitted; a panic while a
+        // command ran leaves it consistent.
+        self.device.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `command` and sleeps for the medium time it took, holding the device throughout.
+    fn timed<T>(&self, command: impl FnOnce(&mut TimedZonedDevice<D>) -> Result<T, ZoneError>) -> Result<T, ZoneError> {
+        let mut device = self.lock();
+        let before = device.activity().busy_ns;
+        let result = command(&mut device);
+        let took = device.activity().busy_ns - before;
+        if took > 0 {
+            std::thread::sleep(Duration::from_nanos(took));
+        }
+        result
+    }
+}
+
+impl<D: ZonedDevice + Persist + Send> BandDevice for Paced<D> {
+    fn zone_size(&self) -> u64 {
+        self.zone_size
+    }
+
+    fn zone_count(&self) -> u64 {
+        self.zone_count
+    }
+
+    fn conventional_zones(&self) -> u64 {
+        self.conventional
+    }
+
+    fn filled(&self) -> Vec<u64> {
+        self.lock()
+            .report_zones()
+            .iter()
+            .map(|z| match z.kind {
+                ZoneKind::Conventional => 0,
+                ZoneKind::SequentialWriteRequired => z.write_pointer - z.start,
+            })
+            .collect()
+    }
+
+    fn read(&self, offset: u64, buf: &mut [u8]) -> Result<(), ZoneError> {
+        self.timed(|d| d.read(offset, buf))
+    }
+
+    fn write_at(&self, offset: u64, data: &[u8]) -> Result<(), ZoneError> {
+        self.timed(|d| d.write_at(offset, data))
+    }
+
+    fn append(&self, zone: u64, data: &[u8]) -> Result<u64, ZoneError> {
+        self.timed(|d| d.append(zone, data))
+    }
+
+    fn reset(&self, zone: u64) -> Result<(), ZoneError> {
+        self.lock().reset(zone)
+    }
+
+    fn sync(&self) -> Result<(), ZoneError> {
+        self.lock().persist()
+    }
+
+    fn activity(&self) -> Option<DiskActivity> {
+        Some(self.lock().activity())
+    }
+
+    fn allocated_bytes(&self) -> Option<u64> {
+        self.lock().allocated_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use smr_core::media::{Hdd, DESKTOP7200};
+    use smr_core::zoned::MemZonedDevice;
+
+    use super::*;
+
+    #[test]
+    fn commands_take_the_medium_time_in_real_time() {
+        let mem = MemZonedDevice::new(1 << 20, 64, 1).unwrap();
+        let paced = Paced::new(TimedZonedDevice::new(mem, Box::new(Hdd::new(DESKTOP7200))).unwrap());
+        let started = Instant::now();
+        for zone in [5u64, 40, 9, 60] {
+            paced.append(zone, &[7; 4096]).unwrap();
+        }
+        let simulated = paced.activity().unwrap().busy_ns;
+        assert!(simulated > 4_000_000, "four scattered writes cost seeks: {simulated} ns");
+        assert!(started.elapsed().as_nanos() as u64 >= simulated, "slept at least the simulated time");
+        let mut buf = [0u8; 4096];
+        paced.read(40 << 20, &mut buf).unwrap();
+        assert_eq!(buf, [7; 4096]);
+    }
+}
