@@ -8,6 +8,8 @@
 //! - `executor`: the open-loop executor of §4.2 (Fig. 4.4) and its per-request log.
 //! - `target`: what the executor drives: a store in this process, or any Redis-protocol server.
 //! - `resp` and `server`: the Redis protocol (RESP2) and a server for SMRDB speaking it.
+//! - `run`: one YCSB run end to end (load, schedule, execute, summarise), and the stores
+//!   experiments open.
 //!
 //! Not here: statistics of arrival series (ACF, Hurst: `python/smrlab/hurst.py`) and the
 //! stores themselves (`smrdb`).
@@ -16,6 +18,7 @@ pub mod arrival;
 pub mod error;
 pub mod executor;
 pub mod resp;
+pub mod run;
 pub mod server;
 #[cfg(test)]
 mod stats;

@@ -7,7 +7,8 @@
 //!
 //! For experiments that measure real latency (the open-loop executor); results that must be
 //! deterministic use `TimedZonedDevice`'s simulated time instead. Sleeping has a granularity of
-//! tens of microseconds: commands much shorter than that (NVRAM) are rounded up by the kernel.
+//! tens of microseconds, so commands shorter than `MIN_SLEEP` (NVRAM's) run up a debt that is
+//! slept off once it reaches it: their total time is right, each one's is not.
 
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -16,8 +17,17 @@ use smr_core::zoned::{DiskActivity, TimedZonedDevice, ZoneError, ZoneKind, Zoned
 
 use crate::device::{BandDevice, Persist};
 
+/// The shortest sleep taken: shorter medium times accumulate until they reach it.
+pub const MIN_SLEEP: Duration = Duration::from_micros(200);
+
+struct Head<D> {
+    device: TimedZonedDevice<D>,
+    /// Medium time not yet slept, ns.
+    owed_ns: u64,
+}
+
 pub struct Paced<D> {
-    device: Mutex<TimedZonedDevice<D>>,
+    head: Mutex<Head<D>>,
     zone_size: u64,
     zone_count: u64,
     conventional: u64,
@@ -26,23 +36,25 @@ pub struct Paced<D> {
 impl<D: ZonedDevice + Persist + Send> Paced<D> {
     pub fn new(device: TimedZonedDevice<D>) -> Self {
         let conventional = device.report_zones().iter().filter(|z| z.kind == ZoneKind::Conventional).count() as u64;
-        Paced { zone_size: device.zone_size(), zone_count: device.zone_count(), conventional, device: Mutex::new(device) }
+        Paced { zone_size: device.zone_size(), zone_count: device.zone_count(), conventional, head: Mutex::new(Head { device, owed_ns: 0 }) }
     }
 
-    fn lock(&self) -> MutexGuard<'_, TimedZonedDevice<D>> {
+    fn lock(&self) -> MutexGuard<'_, Head<D>> {
         // The device's zone table is updated only after a command is admitted; a panic while a
         // command ran leaves it consistent.
-        self.device.lock().unwrap_or_else(|p| p.into_inner())
+        self.head.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Runs `command` and sleeps for the medium time it took, holding the device throughout.
+    /// Runs `command` and sleeps for the medium time it took (with any debt), holding the
+    /// device throughout.
     fn timed<T>(&self, command: impl FnOnce(&mut TimedZonedDevice<D>) -> Result<T, ZoneError>) -> Result<T, ZoneError> {
-        let mut device = self.lock();
-        let before = device.activity().busy_ns;
-        let result = command(&mut device);
-        let took = device.activity().busy_ns - before;
-        if took > 0 {
-            std::thread::sleep(Duration::from_nanos(took));
+        let mut head = self.lock();
+        let before = head.device.activity().busy_ns;
+        let result = command(&mut head.device);
+        head.owed_ns += head.device.activity().busy_ns - before;
+        if head.owed_ns >= MIN_SLEEP.as_nanos() as u64 {
+            std::thread::sleep(Duration::from_nanos(head.owed_ns));
+            head.owed_ns = 0;
         }
         result
     }
@@ -63,6 +75,7 @@ impl<D: ZonedDevice + Persist + Send> BandDevice for Paced<D> {
 
     fn filled(&self) -> Vec<u64> {
         self.lock()
+            .device
             .report_zones()
             .iter()
             .map(|z| match z.kind {
@@ -85,19 +98,19 @@ impl<D: ZonedDevice + Persist + Send> BandDevice for Paced<D> {
     }
 
     fn reset(&self, zone: u64) -> Result<(), ZoneError> {
-        self.lock().reset(zone)
+        self.lock().device.reset(zone)
     }
 
     fn sync(&self) -> Result<(), ZoneError> {
-        self.lock().persist()
+        self.lock().device.persist()
     }
 
     fn activity(&self) -> Option<DiskActivity> {
-        Some(self.lock().activity())
+        Some(self.lock().device.activity())
     }
 
     fn allocated_bytes(&self) -> Option<u64> {
-        self.lock().allocated_bytes()
+        self.lock().device.allocated_bytes()
     }
 }
 

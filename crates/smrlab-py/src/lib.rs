@@ -13,6 +13,7 @@ mod sim;
 mod systems;
 mod trace;
 mod units;
+mod workload;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -24,5 +25,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     systems::register(m)?;
     trace::register(m)?;
     units::register(m)?;
+    workload::register(m)?;
     Ok(())
 }

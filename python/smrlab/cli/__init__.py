@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "smrlab.cli.estimate",
     "smrlab.cli.locality",
     "smrlab.cli.kv",
+    "smrlab.cli.workload",
     "smrlab.cli.demo",
 ]
 

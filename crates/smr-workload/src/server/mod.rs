@@ -19,7 +19,7 @@ mod glob;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
@@ -28,7 +28,7 @@ use tokio::task::JoinSet;
 
 use crate::error::{Result, WorkloadError};
 use crate::resp::Limits;
-use crate::target::Store;
+use crate::target::SharedStore;
 use cursors::Cursors;
 
 #[derive(Clone, Debug)]
@@ -75,7 +75,7 @@ pub struct ServeReport {
 
 /// What every connection shares.
 pub(crate) struct State {
-    store: RwLock<Option<Box<dyn Store>>>,
+    store: Arc<SharedStore>,
     sync_writes: bool,
     limits: Limits,
     max_query_buffer: usize,
@@ -91,12 +91,8 @@ pub(crate) struct State {
 
 impl State {
     /// Runs `f` on the store, or fails if the store is already closed (shutdown).
-    fn with_store<T>(&self, f: impl FnOnce(&dyn Store) -> smrdb::Result<T>) -> smrdb::Result<T> {
-        let guard = self.store.read().unwrap_or_else(|p| p.into_inner());
-        match guard.as_deref() {
-            Some(s) => f(s),
-            None => Err(smrdb::Error::Closed { store: "the served store".into() }),
-        }
+    fn with_store<T>(&self, f: impl FnOnce(&dyn crate::target::Store) -> smrdb::Result<T>) -> smrdb::Result<T> {
+        self.store.with(f)
     }
 
     fn info(&self) -> String {
@@ -121,7 +117,7 @@ impl State {
 
 /// Serves `store` until a signal or `stop`; calls `ready` with the bound address once it
 /// accepts connections. The store is synced and closed before this returns.
-pub fn serve(store: Box<dyn Store>, config: &ServerConfig, stop: Stop, ready: impl FnOnce(SocketAddr)) -> Result<ServeReport> {
+pub fn serve(store: Arc<SharedStore>, config: &ServerConfig, stop: Stop, ready: impl FnOnce(SocketAddr)) -> Result<ServeReport> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.threads.max(1))
         .thread_name("smrdb-server")
@@ -133,7 +129,7 @@ pub fn serve(store: Box<dyn Store>, config: &ServerConfig, stop: Stop, ready: im
         .map_err(|e| WorkloadError::Server { server: config.address.clone(), problem: format!("cannot listen: {e}") })?;
     let address = listener.local_addr().map_err(|e| WorkloadError::io("read the listening address", e))?;
     let state = Arc::new(State {
-        store: RwLock::new(Some(store)),
+        store,
         sync_writes: config.sync_writes,
         limits: config.limits,
         max_query_buffer: config.max_query_buffer,
@@ -148,10 +144,7 @@ pub fn serve(store: Box<dyn Store>, config: &ServerConfig, stop: Stop, ready: im
     ready(address);
     let stopped_by = runtime.block_on(accept_until_stopped(listener, state.clone(), stop, config.handle_signals, config.drain_timeout))?;
     runtime.shutdown_timeout(Duration::from_secs(1));
-    let store = state.store.write().unwrap_or_else(|p| p.into_inner()).take();
-    if let Some(store) = store {
-        store.close()?;
-    }
+    state.store.close()?;
     Ok(ServeReport { connections: state.connections.load(Relaxed), commands: state.commands.load(Relaxed), stopped_by })
 }
 

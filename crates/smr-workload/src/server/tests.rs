@@ -21,7 +21,7 @@ fn start(limits: Limits) -> Running {
     let config = ServerConfig { address: "127.0.0.1:0".into(), limits, handle_signals: false, ..ServerConfig::default() };
     let (tx, rx) = mpsc::channel();
     let s = stop.clone();
-    let done = std::thread::spawn(move || serve(Box::new(db), &config, s, |a| tx.send(a).unwrap()));
+    let done = std::thread::spawn(move || serve(Arc::new(SharedStore::new(Box::new(db), "test store")), &config, s, |a| tx.send(a).unwrap()));
     Running { address: rx.recv().unwrap(), stop, done }
 }
 

@@ -16,7 +16,7 @@ use crate::ycsb::{OpKind, Operation};
 
 pub use embedded::EmbeddedTarget;
 pub use resp_client::RespTarget;
-pub use store::Store;
+pub use store::{SharedStore, Store};
 
 /// One worker's handle on a store or server.
 pub trait Target: Send {

@@ -2,6 +2,8 @@
 //! both serve SMRDB and its write-offloading variant alike. Implemented here for
 //! `smrdb::Db` and `smrdb::offload::OffloadDb`.
 
+use std::sync::RwLock;
+
 use smrdb::offload::OffloadDb;
 use smrdb::{Db, WriteBatch};
 
@@ -16,6 +18,35 @@ pub trait Store: Send + Sync {
     fn close(self: Box<Self>) -> smrdb::Result<()>;
     /// Counters, as JSON, for INFO and run reports.
     fn stats_json(&self) -> serde_json::Value;
+}
+
+/// A store shared by threads (executor workers, server connections) until it is closed: calls
+/// after `close` fail as a closed store's do.
+pub struct SharedStore {
+    store: RwLock<Option<Box<dyn Store>>>,
+    name: String,
+}
+
+impl SharedStore {
+    pub fn new(store: Box<dyn Store>, name: impl Into<String>) -> SharedStore {
+        SharedStore { store: RwLock::new(Some(store)), name: name.into() }
+    }
+
+    /// Runs `f` on the store, or fails if it is closed.
+    pub fn with<T>(&self, f: impl FnOnce(&dyn Store) -> smrdb::Result<T>) -> smrdb::Result<T> {
+        let guard = self.store.read().unwrap_or_else(|p| p.into_inner());
+        match guard.as_deref() {
+            Some(s) => f(s),
+            None => Err(smrdb::Error::Closed { store: self.name.clone() }),
+        }
+    }
+
+    /// Closes the store (waiting for calls in progress); later calls fail. Closing twice is
+    /// harmless.
+    pub fn close(&self) -> smrdb::Result<()> {
+        let store = self.store.write().unwrap_or_else(|p| p.into_inner()).take();
+        store.map_or(Ok(()), |s| s.close())
+    }
 }
 
 /// Pairs a scan hands back at most per batch of its iterator.
