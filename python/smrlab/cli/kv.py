@@ -142,6 +142,8 @@ def open_workload_store(args: argparse.Namespace) -> workload.WorkloadStore:
     """The store ``kv ycsb`` or ``kv serve`` runs on."""
     if args.store is None and args.disk is None:
         raise UsageError("give a store folder, or --disk PRESET for a store in memory on a paced disk model")
+    if args.store is not None and args.disk is not None:
+        raise UsageError("--disk runs a store in memory on a paced disk model: give no store folder with it")
     if args.no_offload and not args.offload_store:
         raise UsageError("--no-offload applies to --offload-store only")
     return workload.WorkloadStore(

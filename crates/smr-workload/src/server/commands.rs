@@ -2,8 +2,8 @@
 //! GET, SET (with NX / XX), DEL, EXISTS, MGET, MSET (atomic), SCAN (MATCH, COUNT), RANGE (a
 //! range scan in key order: `RANGE start end [COUNT n]`, empty start or end meaning unbounded,
 //! the reply a flat array of keys and values), DBSIZE, FLUSHDB, PING, ECHO, INFO, QUIT, and
-//! what common clients send on connecting (CONFIG GET, COMMAND, CLIENT SETNAME / SETINFO,
-//! SELECT 0), answered harmlessly. Names are case-insensitive; errors are Redis's wording.
+//! what common clients send on connecting (CONFIG GET, COMMAND, HELLO 2, CLIENT SETNAME /
+//! SETINFO, SELECT 0), answered harmlessly and truthfully. Names are case-insensitive; errors are Redis's wording.
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -85,8 +85,16 @@ pub fn execute(state: &State, args: &[Vec<u8>], out: &mut Vec<u8>) -> Flow {
             encode::simple(out, "OK");
             return Flow::Quit;
         }
-        "CONFIG" | "COMMAND" => {
+        "CONFIG" => {
+            config_get(rest, out);
+            Ok(())
+        }
+        "COMMAND" => {
             encode::array_header(out, 0);
+            Ok(())
+        }
+        "HELLO" => {
+            hello(rest, out);
             Ok(())
         }
         "CLIENT" if rest.first().is_some_and(|s| s.eq_ignore_ascii_case(b"SETNAME") || s.eq_ignore_ascii_case(b"SETINFO")) => {
@@ -111,6 +119,41 @@ pub fn execute(state: &State, args: &[Vec<u8>], out: &mut Vec<u8>) -> Flow {
         store_error(out, e);
     }
     Flow::Continue
+}
+
+/// CONFIG GET of the two settings redis-benchmark asks for, answered truthfully for this store:
+/// it never snapshots (`save` is empty) and logs every write (`appendonly` is yes). Anything
+/// else has no setting here: an empty list, as Redis gives for an unknown parameter.
+fn config_get(rest: &[Vec<u8>], out: &mut Vec<u8>) {
+    let known: [(&[u8], &[u8]); 2] = [(b"save", b""), (b"appendonly", b"yes")];
+    let wanted = match rest {
+        [sub, name] if sub.eq_ignore_ascii_case(b"GET") => known.iter().filter(|(k, _)| glob::matches(&name.to_ascii_lowercase(), k)).collect(),
+        _ => Vec::new(),
+    };
+    encode::array_header(out, 2 * wanted.len());
+    for (k, v) in wanted {
+        encode::bulk(out, Some(k));
+        encode::bulk(out, Some(v));
+    }
+}
+
+/// HELLO: version 2 (or none) gets the server's description; 3 is refused, as a server that
+/// speaks RESP2 only answers it (clients then stay on RESP2 or say why they cannot).
+fn hello(rest: &[Vec<u8>], out: &mut Vec<u8>) {
+    if rest.first().is_some_and(|v| v.as_slice() != b"2") {
+        encode::error(out, "NOPROTO this server speaks RESP2 only");
+        return;
+    }
+    let fields: [(&[u8], &[u8]); 5] = [(b"server", b"smrdb"), (b"version", env!("CARGO_PKG_VERSION").as_bytes()), (b"proto", b"2"), (b"mode", b"standalone"), (b"role", b"master")];
+    encode::array_header(out, 2 * fields.len());
+    for (k, v) in fields {
+        encode::bulk(out, Some(k));
+        if k == b"proto" {
+            encode::integer(out, 2);
+        } else {
+            encode::bulk(out, Some(v));
+        }
+    }
 }
 
 fn set(state: &State, rest: &[Vec<u8>], out: &mut Vec<u8>) -> smrdb::Result<()> {
