@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use smr_core::zoned::{DiskActivity, TimedZonedDevice, ZoneError, ZoneKind, ZonedDevice};
 
-use crate::device::{BandDevice, Persist};
+use crate::device::{zone_fill, BandDevice, Persist};
 
 /// The shortest sleep taken: shorter medium times accumulate until they reach it.
 pub const MIN_SLEEP: Duration = Duration::from_micros(200);
@@ -74,15 +74,7 @@ impl<D: ZonedDevice + Persist + Send> BandDevice for Paced<D> {
     }
 
     fn filled(&self) -> Vec<u64> {
-        self.lock()
-            .device
-            .report_zones()
-            .iter()
-            .map(|z| match z.kind {
-                ZoneKind::Conventional => 0,
-                ZoneKind::SequentialWriteRequired => z.write_pointer - z.start,
-            })
-            .collect()
+        zone_fill(&self.lock().device.report_zones())
     }
 
     fn read(&self, offset: u64, buf: &mut [u8]) -> Result<(), ZoneError> {

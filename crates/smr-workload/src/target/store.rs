@@ -52,26 +52,33 @@ impl SharedStore {
 /// Pairs a scan hands back at most per batch of its iterator.
 const SCAN_BATCH_BYTES: usize = 4 << 20;
 
+/// The store calls SMRDB and its offloading variant answer alike, under the same names.
+macro_rules! delegate_store {
+    ($store:ident) => {
+        fn get(&self, key: &[u8]) -> smrdb::Result<Option<Vec<u8>>> {
+            $store::get(self, key)
+        }
+
+        fn write(&self, batch: &WriteBatch, sync: bool) -> smrdb::Result<()> {
+            $store::write(self, batch, sync)
+        }
+
+        fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Vec<u8>)>> {
+            $store::scan(self, Some(start), end)?.next_batch(limit, SCAN_BATCH_BYTES.max(limit))
+        }
+
+        fn sync(&self) -> smrdb::Result<()> {
+            $store::sync(self)
+        }
+
+        fn close(self: Box<Self>) -> smrdb::Result<()> {
+            $store::close(*self)
+        }
+    };
+}
+
 impl Store for Db {
-    fn get(&self, key: &[u8]) -> smrdb::Result<Option<Vec<u8>>> {
-        Db::get(self, key)
-    }
-
-    fn write(&self, batch: &WriteBatch, sync: bool) -> smrdb::Result<()> {
-        Db::write(self, batch, sync)
-    }
-
-    fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        Db::scan(self, Some(start), end)?.next_batch(limit, SCAN_BATCH_BYTES.max(limit))
-    }
-
-    fn sync(&self) -> smrdb::Result<()> {
-        Db::sync(self)
-    }
-
-    fn close(self: Box<Self>) -> smrdb::Result<()> {
-        Db::close(*self)
-    }
+    delegate_store!(Db);
 
     fn stats_json(&self) -> serde_json::Value {
         let s = self.stats();
@@ -94,25 +101,7 @@ impl Store for Db {
 }
 
 impl Store for OffloadDb {
-    fn get(&self, key: &[u8]) -> smrdb::Result<Option<Vec<u8>>> {
-        OffloadDb::get(self, key)
-    }
-
-    fn write(&self, batch: &WriteBatch, sync: bool) -> smrdb::Result<()> {
-        OffloadDb::write(self, batch, sync)
-    }
-
-    fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        OffloadDb::scan(self, Some(start), end)?.next_batch(limit, SCAN_BATCH_BYTES.max(limit))
-    }
-
-    fn sync(&self) -> smrdb::Result<()> {
-        OffloadDb::sync(self)
-    }
-
-    fn close(self: Box<Self>) -> smrdb::Result<()> {
-        OffloadDb::close(*self)
-    }
+    delegate_store!(OffloadDb);
 
     fn stats_json(&self) -> serde_json::Value {
         let s = self.stats();

@@ -39,9 +39,9 @@ mod write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::background::Worker;
 use crate::batch::WriteBatch;
 use crate::db::lock;
 use crate::device::{BandDevice, Shared};
@@ -213,8 +213,7 @@ impl Inner {
 /// An open write-offloading store. Dropping it closes it.
 pub struct OffloadDb {
     inner: Arc<Inner>,
-    worker: Option<JoinHandle<()>>,
-    closed: bool,
+    worker: Worker,
     _lock: Option<LockFile>,
 }
 
@@ -251,11 +250,8 @@ impl OffloadDb {
     pub fn open_devices(disk: Box<dyn BandDevice>, nvram: Option<Box<dyn BandDevice>>, store: String, options: OffloadOptions) -> Result<OffloadDb> {
         let inner = Arc::new(open::recover(disk, nvram, store, options)?);
         let background = inner.clone();
-        let worker = std::thread::Builder::new()
-            .name("smrdb-offload-compaction".into())
-            .spawn(move || background.work_loop())
-            .map_err(|source| Error::Io { path: inner.disk.store.clone(), op: "start compaction thread", source })?;
-        Ok(OffloadDb { inner, worker: Some(worker), closed: false, _lock: None })
+        let worker = Worker::start("smrdb-offload-compaction", &inner.disk.store, move || background.work_loop())?;
+        Ok(OffloadDb { inner, worker, _lock: None })
     }
 
     pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
@@ -337,23 +333,12 @@ impl OffloadDb {
     }
 
     fn check_open(&self) -> Result<()> {
-        if self.closed {
-            return Err(Error::Closed { store: self.inner.disk.store.clone() });
-        }
-        Ok(())
+        self.worker.check_open(&self.inner.disk.store)
     }
 
     fn shutdown(&mut self) -> Result<()> {
-        if self.closed {
+        if !self.worker.stop(|| lock(&self.inner.current).closing = true, &self.inner.work, &self.inner.progress) {
             return Ok(());
-        }
-        self.closed = true;
-        lock(&self.inner.current).closing = true;
-        self.inner.work.notify_all();
-        self.inner.progress.notify_all();
-        if let Some(worker) = self.worker.take() {
-            // A panic in the worker is a bug; its state is already recorded as an error.
-            let _ = worker.join();
         }
         let mut w = lock(&self.inner.writer);
         if w.failed.is_none() {

@@ -11,7 +11,6 @@ use crate::batch::WriteBatch;
 use crate::db::{check_batch, lock};
 use crate::env::Stats;
 use crate::error::{Error, Result};
-use crate::key::Kind;
 use crate::log::writer::LogWriter;
 use crate::memtable::MemTable;
 
@@ -54,13 +53,7 @@ impl Inner {
         }
         index_record(&mut w.open.index, offset, first, batch, payload.len());
         let mem = lock(&self.current).mem.clone();
-        let mut user_bytes = 0;
-        for (i, (kind, key, value)) in batch.entries().enumerate() {
-            mem.insert(first + i as u64, kind, key, value);
-            user_bytes += (key.len() + value.len()) as u64;
-            Stats::add(if kind == Kind::Value { &self.disk.stats.puts } else { &self.disk.stats.deletes }, 1);
-        }
-        Stats::add(&self.disk.stats.user_bytes, user_bytes);
+        let user_bytes = mem.insert_batch(first, batch, &self.disk.stats);
         if w.open.on_nvram {
             Stats::add(&self.counters.offloaded_user_bytes, user_bytes);
             Stats::add(&self.counters.offloaded_writes, 1);
@@ -103,16 +96,7 @@ impl Inner {
             return Ok(band);
         }
         let band = self.disk.allocate("an unsorted band")?;
-        let mut meta = lock(&self.meta);
-        let mut next = meta.clone();
-        next.number += 1;
-        next.log_bands.push(band);
-        next.next_table_id = self.next_table_id.load(Relaxed);
-        if let Err(e) = next.write(&self.disk) {
-            self.disk.retire(band);
-            return Err(e);
-        }
-        *meta = next;
+        lock(&self.meta).add_log_band(&self.disk, band, self.next_table_id.load(Relaxed))?;
         Ok(band)
     }
 
