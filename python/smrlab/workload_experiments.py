@@ -39,7 +39,7 @@ def insert_properties(records: int) -> dict:
 
 
 def open_store(args: argparse.Namespace, offload_store: bool, offload: bool = True) -> workload.WorkloadStore:
-    return workload.WorkloadStore(offload_store=offload_store, disk=args.disk, band_size=size(args.band_size, "--band-size"),
+    return workload.WorkloadStore(offload_store=offload_store, disk=None if args.disk == "none" else args.disk, band_size=size(args.band_size, "--band-size"),
                                   capacity=size(args.capacity, "--capacity"), offload=offload,
                                   buffer_bands=tuple(args.buffer_bands) if offload_store else None,
                                   check_interval=args.check_interval if offload_store else None,
@@ -202,7 +202,7 @@ def run_table_5_1(args: argparse.Namespace) -> int:
 
 def add_common(parser: argparse.ArgumentParser, duration: float, band_size: str) -> None:
     parser.add_argument("--duration", type=float, default=duration, help=f"seconds of arrivals per run (default {duration:g})")
-    parser.add_argument("--disk", default="desktop7200", help="HDD preset taken in real time (default desktop7200, the thesis's 7200 rpm disk)")
+    parser.add_argument("--disk", default="desktop7200", help="HDD preset taken in real time (default desktop7200, the thesis's 7200 rpm disk); none: memory at full speed")
     parser.add_argument("--band-size", default=band_size, help=f"bytes per band (default {band_size}: bands scaled down with the runs)")
     parser.add_argument("--capacity", default="8GiB", help="bytes of the disk (default 8GiB)")
     parser.add_argument("--threads", type=int, default=16, help="executor workers (default 16)")
@@ -220,7 +220,7 @@ def add_saturation(parser: argparse.ArgumentParser, load: float) -> None:
     parser.add_argument("--rate", type=float, help="average requests per second (default: --load x the back-to-back rate)")
     parser.add_argument("--load", type=float, default=load, help=f"rate as a fraction of the back-to-back insert rate, measured first (default {load:g})")
     parser.add_argument("--records", type=int, default=1000, help="records loaded first (default 1000)")
-    parser.add_argument("--calibration-requests", type=int, default=20000, help="inserts of the back-to-back measurement (default 20000)")
+    parser.add_argument("--calibration-requests", type=int, default=200_000, help="inserts of the back-to-back measurement, enough for compactions to run (default 200000)")
 
 
 def register(group) -> None:

@@ -3,7 +3,8 @@
 //! range scan in key order: `RANGE start end [COUNT n]`, empty start or end meaning unbounded,
 //! the reply a flat array of keys and values), DBSIZE, FLUSHDB, PING, ECHO, INFO, QUIT, and
 //! what common clients send on connecting (CONFIG GET, COMMAND, HELLO 2, CLIENT SETNAME /
-//! SETINFO, SELECT 0), answered harmlessly and truthfully. Names are case-insensitive; errors are Redis's wording.
+//! SETINFO, SELECT 0), answered harmlessly and truthfully. Names are case-insensitive; errors
+//! are in Redis's wording.
 
 use std::sync::atomic::Ordering::Relaxed;
 
