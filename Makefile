@@ -15,7 +15,7 @@ RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml
 # redis-tools' redis-benchmark and redis-cli talk to `smrlab kv serve`.
 SYSTEM_TOOLS := fio:fio redis-benchmark:redis-tools redis-cli:redis-tools
 
-.PHONY: demo test rust-test py-test venv build dev system-deps bench
+.PHONY: demo test test-long rust-test py-test venv build dev system-deps bench
 
 demo: $(BUILD_STAMP)
 	$(IN_VENV) smrlab demo
@@ -27,6 +27,31 @@ rust-test:
 
 py-test: $(BUILD_STAMP) system-deps
 	$(IN_VENV) python -m pytest tests
+
+# The longer fuzzing run, which `make test` does not do: the generated hostile-input tests with
+# many more cases (trace records, system parameters, command-line options), then, where a
+# nightly toolchain is installed (cargo-fuzz is installed from crates.io if missing), each
+# coverage-guided reader target in fuzz/ for FUZZ_RUNS inputs, starting from its committed
+# corpus (new finds go to a scratch folder).
+FUZZ_RUNS ?= 500000
+FUZZ_TARGETS := msr spc blkparse vscsi blocks csv smrbin
+
+test-long: $(BUILD_STAMP)
+	PROPTEST_CASES=20000 cargo test --release -p smr-core --test hostile_traces --quiet
+	PROPTEST_CASES=20000 cargo test --release -p smr-sim --test hostile_params --quiet
+	SMRLAB_HYPOTHESIS_EXAMPLES=400 $(IN_VENV) python -m pytest tests/test_hostile_options.py
+	@if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1; then \
+		echo "installing cargo-fuzz from crates.io"; cargo install cargo-fuzz --locked --quiet; \
+	fi
+	@if cargo +nightly fuzz --version >/dev/null 2>&1; then \
+		for target in $(FUZZ_TARGETS); do \
+			scratch=$$(mktemp -d); \
+			(cd fuzz && cargo +nightly fuzz run $$target $$scratch corpus/$$target -- -runs=$(FUZZ_RUNS) -max_len=4096) || exit 1; \
+			rm -rf $$scratch; \
+		done; \
+	else \
+		echo "no nightly toolchain: the coverage-guided targets in fuzz/ were not run (rustup toolchain install nightly)"; \
+	fi
 
 venv: $(VENV_STAMP)
 

@@ -7,6 +7,9 @@ them one after another (never in parallel, so they do not disturb each other) an
 
     python bench/run.py            # everything
     python bench/run.py dmsmr      # only benchmarks whose name contains "dmsmr"
+
+`scale` runs with `--long`: its 45 M-request traces (about 1 GB each, written to the temporary
+folder and removed) add a few minutes.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
+# Arguments some benchmark binaries take here.
+ARGUMENTS = {"scale": ["--long"]}
 
 
 def machine() -> str:
@@ -51,7 +56,7 @@ def main(argv: list[str]) -> int:
     scripts = sorted(p for p in BENCH.glob("*_vs_*.py") if wanted in p.stem)
     figures: list[dict] = []
     for name in binaries:
-        figures += run_lines([str(REPO / "target" / "release" / name)])
+        figures += run_lines([str(REPO / "target" / "release" / name), *ARGUMENTS.get(name, [])])
     for script in scripts:
         figures += run_lines([sys.executable, str(script)])
     print(f"machine: {machine()}")

@@ -59,3 +59,29 @@ def test_help_names_formats_and_what_write_only_means(cli):
     assert "msr, spc, blkparse, vscsi, blocks, csv, smrbin" in sim
     caches = cli("compare-caches", "--help", check=True).stdout
     assert "served from it" in caches and "%%" not in caches
+
+
+def test_numeric_op_codes_of_a_generic_csv_must_be_named(cli, tmp_path):
+    """MSN and UMass write 1 for a read: a numeric op column has no default meaning."""
+    trace = tmp_path / "t.txt"
+    trace.write_text("".join(f"{i},1,{i * 4096},4096\n" for i in range(10)) + "".join(f"{10 + i},0,0,4096\n" for i in range(2)))
+    options = ["--format", "csv", "--trace-option", "time=0", "--trace-option", "op=1", "--trace-option", "offset=2",
+               "--trace-option", "len=3"]
+    proc = cli("trace", "stats", trace, *options)
+    assert proc.returncode == 2 and "read=1" in proc.stderr, proc.stderr
+    stats = json.loads(cli("trace", "stats", trace, *options, "--trace-option", "read=1", "--trace-option", "write=0",
+                           "--json", check=True).stdout)
+    assert (stats["reads"], stats["writes"]) == (10, 2)
+
+
+def test_timestamps_that_go_backwards_are_counted_and_said_once(cli, tmp_path):
+    from conftest import msr_line
+    ticks = [0, 10, 5, 20, 15, 30]
+    trace = tmp_path / "t.csv"
+    trace.write_text("".join(msr_line(t, "Write", i * 4096, 4096) + "\n" for i, t in enumerate(ticks)))
+    proc = cli("sim", "--system", "cmr", "--trace", trace, "--replay", "open", "--out", "r.json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("timestamps earlier") == 1 and "2 requests" in proc.stderr, proc.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["report"]["time_regressions"] == 2
+    stats = json.loads(cli("trace", "stats", trace, "--json", check=True).stdout)
+    assert stats["time_regressions"] == 2

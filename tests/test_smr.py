@@ -62,7 +62,7 @@ def test_idle_cleaning_in_open_loop(cli, tmp_path):
 
 def test_bad_dmsmr_parameters(cli):
     assert_parameter_errors(cli, "dmsmr", DATA / "wdev.csv.gz", (("--buffer=0", "buffer"), ("--band-min=40MB", "band_min"), ("--buffer-on=tape", "buffer_on"),
-                      ("--buffer=6TB", "disk")))
+                      ("--buffer=6TB", "buffer")))
 
 
 def test_demo_prints_the_comparison(demo):

@@ -1,6 +1,8 @@
 //! Shared helpers of the benchmark binaries: timing a closure and printing one JSON line per
 //! figure, so `bench/run.py` can collect them. Wall-clock time is measured here and only here.
 
+pub mod heap;
+
 use std::time::Instant;
 
 /// Runs `f` `repeats` times and returns the best (shortest) wall time in seconds with its result.
@@ -15,6 +17,20 @@ pub fn best_of<T>(repeats: usize, mut f: impl FnMut() -> T) -> (f64, T) {
         }
     }
     best.expect("at least one repeat")
+}
+
+/// The run `smrlab sim` makes of `trace` through `system` with `params`, replayed back to back
+/// (closed loop, no warm-up, no series, no progress): what the replay benchmarks time.
+pub fn replay_spec(system: &str, trace: &std::path::Path, params: &[impl AsRef<str>]) -> smr_sim::runner::RunSpec {
+    let params: Vec<&str> = params.iter().map(AsRef::as_ref).collect();
+    serde_json::from_value(serde_json::json!({
+        "system": system,
+        "trace": trace,
+        "params": params,
+        "engine": {"mode": {"kind": "closed"}, "warmup_requests": 0, "warmup_ns": 0, "idle_work": true,
+                   "series_interval_ns": 0, "progress_every": 0},
+    }))
+    .expect("a valid run spec")
 }
 
 /// Prints one figure as a JSON line: `{"bench": name, "items": n, "seconds": s, "per_second": n/s, ...extra}`.

@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Callable
 
-from smrlab import _core
+from smrlab import _core, outputs
 from smrlab.errors import UsageError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -59,21 +60,23 @@ def full_size_params(name: str) -> list[str]:
             f"sparse_range={round(written_gb * FULL_SPARSE_SHARE * 1e9)}"]
 
 
-def full_size_trace(name: str, folder: Path | None = None, writes_only: bool = False) -> Path:
-    """The full-size PORE trace of preset ``name`` in smrlab's binary format, generated into
-    ``folder`` (default: ``results/traces/`` in the repository) on first use, under a name that
-    carries a digest of the recipe, so a changed recipe never reuses an old file. ``writes_only``
-    drops the reads, as the paper does for its write-only cache experiments (§V-C2)."""
-    pipeline = {"synth": full_size_params(name), "writes_only": writes_only}
-    digest = hashlib.sha256(json.dumps(pipeline, sort_keys=True).encode()).hexdigest()[:12]
+def generated_trace(recipe: dict, stem: str, folder: Path | None, make: Callable[[Path], None]) -> Path:
+    """A generated trace in smrlab's binary format, made by ``make(path)`` into ``folder``
+    (default: ``results/traces/`` in the repository) on first use, under a name that carries a
+    digest of ``recipe``, so a changed recipe never reuses an old file."""
+    digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
     folder = REPO_ROOT / "results" / "traces" if folder is None else Path(folder)
-    path = folder / f"{name}-full{'-writes' if writes_only else ''}-{digest}.smrbin"
+    path = folder / f"{stem}-{digest}.smrbin"
     if not path.exists():
-        partial = path.with_suffix(".partial.smrbin")
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            _core.trace_write(json.dumps(pipeline), str(partial), None)
-            partial.replace(path)
-        except OSError as error:
-            raise UsageError(f"{folder}: cannot write the generated {name} trace there ({error.strerror})") from None
+        with outputs.output_file(path, make_folder=True) as temporary:
+            make(temporary)
     return path
+
+
+def full_size_trace(name: str, folder: Path | None = None, writes_only: bool = False) -> Path:
+    """The full-size PORE trace of preset ``name`` in smrlab's binary format, generated on first
+    use (``generated_trace``). ``writes_only`` drops the reads, as the paper does for its
+    write-only cache experiments (§V-C2)."""
+    pipeline = {"synth": full_size_params(name), "writes_only": writes_only}
+    stem = f"{name}-full{'-writes' if writes_only else ''}"
+    return generated_trace(pipeline, stem, folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None))

@@ -16,11 +16,15 @@ import math
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from smrlab import _core, provenance
+from smrlab import _core, outputs, provenance
 from smrlab.errors import UsageError
+from smrlab.options import MAX_SECONDS, MAX_WHOLE, NS_PER_S
 from smrlab.tables import note
 
-NS_PER_S = 1_000_000_000
+# Requests between two progress calls, which are also where Ctrl-C is noticed.
+PROGRESS_EVERY = 1 << 16
+# The most gauge samples a run keeps.
+MAX_GAUGE_SAMPLES = 1_000_000
 
 
 def engine_config(
@@ -30,7 +34,7 @@ def engine_config(
     warmup_seconds: float = 0.0,
     idle_work: bool = True,
     series_interval_seconds: float = 0.0,
-    progress_every: int = 1 << 20,
+    progress_every: int = PROGRESS_EVERY,
     gauge_samples: int = 0,
 ) -> dict:
     """The engine part of a run spec (see ``smr_sim::engine::EngineConfig``)."""
@@ -43,10 +47,14 @@ def engine_config(
     else:
         raise UsageError(f"unknown replay mode '{mode}' (closed or open)")
     for option, seconds in (("--warmup-seconds", warmup_seconds), ("--series-interval", series_interval_seconds)):
-        if not (math.isfinite(seconds) and seconds >= 0):
-            raise UsageError(f"{option} must be a number of seconds, zero or more, got {seconds}")
-    if warmup_requests < 0 or gauge_samples < 0:
-        raise UsageError("--warmup-requests and --gauge-samples must not be negative")
+        if not (math.isfinite(seconds) and 0 <= seconds <= MAX_SECONDS):
+            raise UsageError(f"{option} must be a number of seconds from 0 to {MAX_SECONDS:.4g}, got {seconds}")
+    if 0 < series_interval_seconds * NS_PER_S < 1:
+        raise UsageError(f"--series-interval must be 0 (no series) or at least one nanosecond, got {series_interval_seconds}")
+    if not 0 <= warmup_requests <= MAX_WHOLE:
+        raise UsageError(f"--warmup-requests must be a whole number from 0 to {MAX_WHOLE}, got {warmup_requests}")
+    if not 0 <= gauge_samples <= MAX_GAUGE_SAMPLES:
+        raise UsageError(f"--gauge-samples must be a whole number from 0 to {MAX_GAUGE_SAMPLES}, got {gauge_samples}")
     return {
         "mode": replay,
         "warmup_requests": int(warmup_requests),
@@ -131,17 +139,18 @@ def simulate(
     }
 
 
-def note_if_not_informative(result: dict, label: str) -> None:
+def note_caveats(result: dict, label: str) -> None:
     """One line on stderr for each mechanism the run never exercised (the core says which: a
     buffer that held every write, a cache that never evicted), since its figures then say
-    nothing about it."""
+    nothing about it; and one for timestamps that went backwards, with their count."""
     for reason in result["not_informative"]:
         note(f"{label}: not informative: {reason}")
+    if regressions := result["report"]["time_regressions"]:
+        note(f"{label}: {regressions:,} requests have timestamps earlier than the request before them; "
+             "each was replayed at the time before it")
 
 
 def write_result(result: dict, path: str | Path) -> Path:
-    """Writes a result as pretty, key-sorted JSON (byte-identical for identical runs)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
-    return path
+    """Writes a result as pretty, key-sorted JSON (byte-identical for identical runs), whole or
+    not at all (``smrlab.outputs``)."""
+    return outputs.write_text(path, json.dumps(result, indent=2, sort_keys=True) + "\n")

@@ -6,8 +6,8 @@
 //! Prints one JSON line with the requests replayed, the seconds taken and the total simulated
 //! I/O time (so two builds can be checked to compute the same thing).
 
-use smr_sim::runner::{run, RunSpec};
-use smrlab_bench::report;
+use smr_sim::runner::run;
+use smrlab_bench::{replay_spec, report};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -15,14 +15,7 @@ fn main() {
         eprintln!("usage: replay SYSTEM TRACE [key=value ...]");
         std::process::exit(2);
     };
-    let spec: RunSpec = serde_json::from_value(serde_json::json!({
-        "system": system,
-        "trace": trace,
-        "params": params,
-        "engine": {"mode": {"kind": "closed"}, "warmup_requests": 0, "warmup_ns": 0, "idle_work": true,
-                   "series_interval_ns": 0, "progress_every": 0},
-    }))
-    .expect("a valid run spec");
+    let spec = replay_spec(system, std::path::Path::new(trace), params);
     let start = std::time::Instant::now();
     match run(&spec, None) {
         Ok(out) => report(&format!("replay {system}"), out.report.requests, start.elapsed().as_secs_f64(),

@@ -6,7 +6,9 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-/// A latency histogram in nanoseconds, 1 ns to one hour, three significant digits.
+/// A latency histogram in nanoseconds, three significant digits, from 1 ns up to whatever the run
+/// records: it starts sized for one hour and grows when a longer value comes, so no value is
+/// clipped (a response of 3 h is reported as 3 h, not as the top of a fixed range).
 #[derive(Clone, Debug)]
 pub struct LatencyHistogram {
     hist: Histogram<u64>,
@@ -15,16 +17,18 @@ pub struct LatencyHistogram {
 
 impl Default for LatencyHistogram {
     fn default() -> Self {
-        LatencyHistogram {
-            hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid static bounds"),
-            sum_ns: 0,
-        }
+        let mut hist = Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid static bounds");
+        hist.auto(true);
+        LatencyHistogram { hist, sum_ns: 0 }
     }
 }
 
 impl LatencyHistogram {
     pub fn record(&mut self, ns: u64) {
-        self.hist.saturating_record(ns.max(1));
+        // Growing fails only where usize cannot index the counts (never on 64-bit machines).
+        if self.hist.record(ns.max(1)).is_err() {
+            self.hist.saturating_record(ns);
+        }
         self.sum_ns += ns as u128;
     }
 
@@ -43,7 +47,7 @@ impl LatencyHistogram {
         let q = |p: f64| if count == 0 { 0 } else { self.hist.value_at_quantile(p) };
         LatencySummary {
             count,
-            sum_ns: self.sum_ns as u64,
+            sum_ns: u64::try_from(self.sum_ns).unwrap_or(u64::MAX),
             mean_ns: if count == 0 { 0.0 } else { self.sum_ns as f64 / count as f64 },
             min_ns: if count == 0 { 0 } else { self.hist.min() },
             p50_ns: q(0.50),
@@ -86,5 +90,19 @@ mod tests {
         assert!(s.max_ns >= 999_000);
         h.clear();
         assert_eq!(h.summary().count, 0);
+    }
+
+    #[test]
+    fn values_past_an_hour_are_kept_not_clipped() {
+        let hour = 3_600_000_000_000u64;
+        let mut h = LatencyHistogram::default();
+        for v in [3 * hour, 3 * hour, 5 * hour, u64::MAX / 2] {
+            h.record(v);
+        }
+        let s = h.summary();
+        let near = |got: u64, want: u64| (got as f64 - want as f64).abs() / (want as f64) < 0.001;
+        assert!(near(s.p50_ns, 3 * hour), "p50 {}", s.p50_ns);
+        assert!(near(s.max_ns, u64::MAX / 2), "max {}", s.max_ns);
+        assert!(s.p50_ns as f64 <= s.mean_ns, "the median is not above the mean here");
     }
 }

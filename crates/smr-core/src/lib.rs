@@ -7,14 +7,18 @@
 //! Conventions (see DESIGN.md): offsets and lengths are bytes (`u64`) at every public boundary,
 //! simulated time is nanoseconds (`u64`), and every random choice draws from a seeded RNG.
 
+pub mod alloc_bound;
 pub mod blockset;
 pub mod media;
 pub mod latency;
 pub mod params;
+pub mod quote;
 pub mod request;
 pub mod trace;
 pub mod units;
+pub mod values;
 pub mod zoned;
 
 pub use params::{ParamError, Params};
-pub use request::{Op, Request};
+pub use quote::quote;
+pub use request::{Op, RangeError, Request};

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::units::parse_size;
+use crate::values;
 
 /// A parameter that is missing its `=`, has a bad value, or is unknown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,7 +25,7 @@ impl ParamError {
 
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "parameter '{}': {}", self.param, self.message)
+        write!(f, "parameter {}: {}", crate::quote(&self.param), self.message)
     }
 }
 
@@ -86,23 +86,22 @@ impl Params {
         self.raw(key).unwrap_or_else(|| default.to_string())
     }
 
-    /// One of `choices` (case-insensitive); the error lists them.
-    pub fn choice(&mut self, key: &str, default: &str, choices: &[&str]) -> Result<String, ParamError> {
-        let value = self.string(key, default).to_ascii_lowercase();
-        if choices.iter().any(|c| *c == value) {
-            Ok(value)
-        } else {
-            Err(ParamError::new(key, format!("'{value}' is not one of {}", choices.join(", "))))
+    /// `key`'s value parsed by `parse` (one of `crate::values`), or `default` if not given.
+    fn parsed<T>(&mut self, key: &str, default: T, parse: impl FnOnce(&str) -> Result<T, String>) -> Result<T, ParamError> {
+        match self.raw(key) {
+            None => Ok(default),
+            Some(v) => parse(&v).map_err(|m| ParamError::new(key, m)),
         }
     }
 
+    /// One of `choices` (case-insensitive); the error lists them.
+    pub fn choice(&mut self, key: &str, default: &str, choices: &[&str]) -> Result<String, ParamError> {
+        let text = self.string(key, default);
+        values::choice(&text, choices).map(|i| choices[i].to_string()).map_err(|m| ParamError::new(key, m))
+    }
+
     pub fn u64(&mut self, key: &str, default: u64) -> Result<u64, ParamError> {
-        match self.raw(key) {
-            None => Ok(default),
-            Some(v) => v
-                .parse::<u64>()
-                .map_err(|_| ParamError::new(key, format!("'{v}' is not a non-negative whole number"))),
-        }
+        self.parsed(key, default, values::whole)
     }
 
     /// Like `u64` but zero is an error.
@@ -115,30 +114,21 @@ impl Params {
     }
 
     pub fn f64(&mut self, key: &str, default: f64) -> Result<f64, ParamError> {
-        match self.raw(key) {
-            None => Ok(default),
-            Some(v) => match v.parse::<f64>() {
-                Ok(x) if x.is_finite() => Ok(x),
-                _ => Err(ParamError::new(key, format!("'{v}' is not a number"))),
-            },
-        }
+        self.parsed(key, default, values::number)
+    }
+
+    /// A number from 0 to 1.
+    pub fn fraction(&mut self, key: &str, default: f64) -> Result<f64, ParamError> {
+        self.parsed(key, default, values::fraction)
     }
 
     pub fn bool(&mut self, key: &str, default: bool) -> Result<bool, ParamError> {
-        match self.raw(key).map(|v| v.to_ascii_lowercase()) {
-            None => Ok(default),
-            Some(v) if ["1", "true", "yes", "on"].contains(&v.as_str()) => Ok(true),
-            Some(v) if ["0", "false", "no", "off"].contains(&v.as_str()) => Ok(false),
-            Some(v) => Err(ParamError::new(key, format!("'{v}' is not true or false"))),
-        }
+        self.parsed(key, default, values::switch)
     }
 
-    /// A size in bytes ("20MiB", "4096"); zero is an error.
+    /// A size in whole bytes ("20MiB", "4096"); zero is an error.
     pub fn size(&mut self, key: &str, default: u64) -> Result<u64, ParamError> {
-        let bytes = match self.raw(key) {
-            None => default,
-            Some(v) => parse_size(&v).map_err(|m| ParamError::new(key, m))?,
-        };
+        let bytes = self.parsed(key, default, values::size)?;
         if bytes == 0 {
             return Err(ParamError::new(key, "must be greater than zero"));
         }

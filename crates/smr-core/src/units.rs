@@ -2,6 +2,8 @@
 //!
 //! Sizes: a bare number is bytes; suffixes K/M/G/T (optionally followed by "B") and KB/MB/GB/TB
 //! are decimal powers of 1000, KiB/MiB/GiB/TiB (and k, as in "4k" block sizes) are powers of 1024.
+//! A size is a whole number of bytes: `1.5GiB` is, `1.5` (bytes) is refused, not rounded. The
+//! decimal is read exactly (no binary floating point), so `1.1MB` is 1,100,000 bytes.
 //! This follows what storage papers mean: "20 MB" zones in PORE are 20·10^6 bytes, "256 MiB" zones
 //! on a host-managed drive are 2^28 bytes. Not here: percentages of a trace's footprint, which
 //! need the trace and are resolved by the simulator (`Kind::Share` in smr-sim's kernel).
@@ -25,16 +27,13 @@ pub const NS_PER_S: u64 = 1_000_000_000;
 /// Returns a message suitable for a `ParamError` on failure.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
+    let shown = crate::quote(text);
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (number, suffix) = t.split_at(split);
-    if number.is_empty() {
-        return Err(format!("'{text}' is not a size (expected e.g. 4096, 4KiB, 20MB, 1.5GiB)"));
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() && fraction.is_empty() || fraction.contains('.') {
+        return Err(format!("{shown} is not a size (expected e.g. 4096, 4KiB, 20MB, 1.5GiB)"));
     }
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size (bad number '{number}')"))?;
     let multiplier = match suffix.trim() {
         "" | "B" | "b" => 1,
         "k" | "KiB" | "kiB" | "Ki" => KIB,
@@ -47,15 +46,33 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "TiB" | "Ti" | "t" => TIB,
         other => {
             return Err(format!(
-                "'{text}' has an unknown size suffix '{other}' (use B, KB, MB, GB, TB for powers of 1000 or KiB, MiB, GiB, TiB for powers of 1024)"
+                "{shown} has an unknown size suffix {} (use B, KB, MB, GB, TB for powers of 1000 or KiB, MiB, GiB, TiB for powers of 1024)",
+                crate::quote(other)
             ))
         }
     };
-    let bytes = value * multiplier as f64;
-    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
-        return Err(format!("'{text}' is out of range"));
+    exact_bytes(whole, fraction.trim_end_matches('0'), multiplier as u128)
+        .ok_or_else(|| format!("{shown} is out of range (at most 2^64 - 1 bytes)"))?
+        .map_err(|()| format!("{shown} is not a whole number of bytes"))
+}
+
+/// `whole.fraction × multiplier` from decimal digits, exactly: `None` past `u64::MAX`,
+/// `Some(Err(()))` if it is not a whole number.
+fn exact_bytes(whole: &str, fraction: &str, multiplier: u128) -> Option<Result<u64, ()>> {
+    let digits = |text: &str| -> Option<u128> { text.bytes().try_fold(0u128, |n, d| n.checked_mul(10)?.checked_add(u128::from(d - b'0'))) };
+    let integral = digits(whole)?.checked_mul(multiplier)?;
+    // 10^k for a fraction of k digits; more than 30 significant digits cannot be whole at any
+    // multiplier below 2^100.
+    if fraction.len() > 30 {
+        return Some(Err(()));
     }
-    Ok(bytes.round() as u64)
+    let scale = 10u128.pow(fraction.len() as u32);
+    let scaled = digits(fraction)?.checked_mul(multiplier)?;
+    if scaled % scale != 0 {
+        return Some(Err(()));
+    }
+    let bytes = integral.checked_add(scaled / scale)?;
+    Some(Ok(u64::try_from(bytes).ok()?))
 }
 
 /// Formats bytes with the largest binary unit that keeps the value ≥ 1 (e.g. "18.0 MiB").
@@ -89,6 +106,23 @@ mod tests {
         assert!(parse_size("MB").is_err());
         assert!(parse_size("12XB").unwrap_err().contains("unknown size suffix"));
         assert!(parse_size("1.2.3").is_err());
+        assert!(parse_size(".").is_err());
+        assert!(parse_size("-5").is_err());
+        assert!(parse_size("1e30").unwrap_err().contains("unknown size suffix"));
+    }
+
+    #[test]
+    fn sizes_are_whole_bytes_read_exactly() {
+        assert_eq!(parse_size("1.1MB").unwrap(), 1_100_000);
+        assert_eq!(parse_size("0.5k").unwrap(), 512);
+        assert_eq!(parse_size(".5KiB").unwrap(), 512);
+        assert_eq!(parse_size("4096.000").unwrap(), 4096);
+        assert!(parse_size("1.5").unwrap_err().contains("not a whole number of bytes"));
+        assert!(parse_size("0.0001KiB").unwrap_err().contains("whole number"));
+        assert_eq!(parse_size("18446744073709551615").unwrap(), u64::MAX);
+        assert!(parse_size("18446744073709551616").unwrap_err().contains("out of range"));
+        assert!(parse_size("99999999999999999999999999TiB").unwrap_err().contains("out of range"));
+        assert!(parse_size(&"9".repeat(100)).unwrap_err().contains("out of range"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! `IoCtx` that times media I/O, the `Engine` that replays a request stream and its report, and
 //! the parts systems are built from. Each system lives in its own folder and depends on the
 //! kernel only: `cmr` (a plain disk), `dmsmr` (drive-managed SMR), `cache` (the SSD cache
-//! framework: LRU, LRU-band, PORE), `hostmanaged` (uCache, E-region, the zone map). `registry`
+//! framework: LRU, LRU-band, PORE), `hostmanaged` (uCache, E-region, the zone map), `hwsr` (HWSR and S-block). `registry`
 //! lists them; `runner` runs one from a description. Not here: trace parsing and media models
 //! (`smr-core`), the key-value store (`smrdb`).
 
@@ -15,6 +15,8 @@ pub mod runner;
 pub mod cache;
 pub mod cmr;
 pub mod dmsmr;
+pub mod fluid;
 pub mod hostmanaged;
+pub mod hwsr;
 
 pub use kernel::{ChannelId, Engine, EngineConfig, IoCtx, ReplayMode, RunReport, SimError, System};

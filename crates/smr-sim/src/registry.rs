@@ -18,6 +18,9 @@ pub const SYSTEMS: &[&SystemEntry] = &[
     &crate::hostmanaged::UCACHE,
     &crate::hostmanaged::EREGION,
     &crate::hostmanaged::ZONEMAP,
+    &crate::hwsr::HWSR,
+    &crate::hwsr::SBLOCK,
+    &crate::fluid::ENTRY,
 ];
 
 /// The entry of the system called `name` or answering to it as an alias.

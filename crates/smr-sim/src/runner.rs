@@ -9,10 +9,10 @@
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use smr_core::trace::{self, Footprint, TraceError, TraceStats};
+use smr_core::trace::{self, Footprint, Interruptible, TraceError, TraceStats};
 use smr_core::Params;
 
-use crate::kernel::recorder::IologRecorder;
+use crate::kernel::recorder::{IologRecorder, MIN_SPLIT};
 use crate::kernel::{BuildContext, Engine, EngineConfig, IoCtx, Progress, RunReport, SimError};
 use crate::registry;
 
@@ -71,7 +71,14 @@ pub fn open_trace(spec: &RunSpec) -> Result<trace::TraceReader, SimError> {
 
 /// Measures the footprint of the trace named by `spec` (the first pass of `run`).
 pub fn measure_footprint(spec: &RunSpec) -> Result<Footprint, SimError> {
-    let stats = TraceStats::compute(open_trace(spec)?)?;
+    measure_footprint_with(spec, &mut |_| true)
+}
+
+/// `measure_footprint`, asking `progress` every `trace::CHECK_EVERY` requests whether to go on
+/// (a `Progress` with `first_pass` set); a no ends it with `TraceError::Interrupted`.
+pub fn measure_footprint_with(spec: &RunSpec, progress: &mut dyn FnMut(Progress) -> bool) -> Result<Footprint, SimError> {
+    let requests = Interruptible::new(open_trace(spec)?, |requests| progress(Progress { requests, sim_time_ns: 0, first_pass: true }));
+    let stats = TraceStats::compute(requests)?;
     if stats.requests == 0 {
         return Err(TraceError::Empty { path: spec.trace.clone() }.into());
     }
@@ -79,10 +86,14 @@ pub fn measure_footprint(spec: &RunSpec) -> Result<Footprint, SimError> {
 }
 
 /// Runs `spec`; `progress` is called every `engine.progress_every` requests and may cancel.
-pub fn run(spec: &RunSpec, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
-    let footprint = match &spec.footprint {
-        Some(f) => f.clone(),
-        None => measure_footprint(spec)?,
+pub fn run(spec: &RunSpec, mut progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
+    if spec.iolog_max_io != 0 && spec.iolog_max_io < MIN_SPLIT {
+        return Err(smr_core::ParamError::new("iolog_max_io", format!("{} bytes is less than one {MIN_SPLIT}-byte sector (0: never split)", spec.iolog_max_io)).into());
+    }
+    let footprint = match (&spec.footprint, progress.as_mut()) {
+        (Some(f), _) => f.clone(),
+        (None, Some(cb)) => measure_footprint_with(spec, *cb)?,
+        (None, None) => measure_footprint(spec)?,
     };
     let mut params = Params::parse(&spec.params)?;
     let mut ctx = IoCtx::new();

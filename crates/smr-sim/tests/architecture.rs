@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The system modules: each may reach the kernel only.
-const SYSTEMS: &[&str] = &["cmr", "dmsmr", "cache", "hostmanaged"];
+const SYSTEMS: &[&str] = &["cmr", "dmsmr", "cache", "hostmanaged", "hwsr", "fluid"];
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();

@@ -1,25 +1,28 @@
 //! Binding of the §III-A write-amplification estimate (`smrlab trace smr-estimate`).
 
 use pyo3::prelude::*;
+use smr_core::trace::Interruptible;
 use smr_core::Params;
 use smr_sim::dmsmr::estimate::estimate;
 use smr_sim::runner::{self, RunSpec};
 
 use crate::errors;
+use crate::interrupt::Signals;
 
 /// Runs the estimate over the trace of a run spec (its params and seed apply); returns JSON.
 #[pyfunction]
 fn smr_estimate(py: Python<'_>, spec_json: &str) -> PyResult<String> {
     let spec: RunSpec = serde_json::from_str(spec_json).map_err(|e| errors::ParameterError::new_err(format!("run spec: {e}")))?;
+    let signals = Signals::default();
     let result = py.allow_threads(|| {
         let footprint = match &spec.footprint {
             Some(f) => f.clone(),
-            None => runner::measure_footprint(&spec)?,
+            None => runner::measure_footprint_with(&spec, &mut |_| signals.go_on())?,
         };
         let mut params = Params::parse(&spec.params)?;
-        estimate(runner::open_trace(&spec)?, &mut params, footprint, spec.seed)
+        estimate(Interruptible::new(runner::open_trace(&spec)?, signals.check()), &mut params, footprint, spec.seed)
     });
-    let out = result.map_err(errors::sim)?;
+    let out = signals.result(result, errors::sim)?;
     serde_json::to_string(&out).map_err(|e| errors::SimulationError::new_err(e.to_string()))
 }
 

@@ -8,6 +8,8 @@ use pyo3::prelude::*;
 
 mod errors;
 mod estimate;
+mod hwsr;
+mod interrupt;
 mod kv;
 mod sim;
 mod systems;
@@ -20,6 +22,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     estimate::register(m)?;
+    hwsr::register(m)?;
     kv::register(m)?;
     sim::register(m)?;
     systems::register(m)?;

@@ -6,6 +6,7 @@ use smr_sim::kernel::Progress;
 use smr_sim::runner::{self, RunSpec};
 
 use crate::errors;
+use crate::interrupt::Signals;
 
 fn parse_spec(spec_json: &str) -> PyResult<RunSpec> {
     serde_json::from_str(spec_json).map_err(|e| errors::ParameterError::new_err(format!("run spec: {e}")))
@@ -27,6 +28,7 @@ fn run_sim(py: Python<'_>, spec_json: &str, progress: Option<PyObject>) -> PyRes
                 }
                 match &progress {
                     None => true,
+                    Some(_) if p.first_pass => true,
                     Some(f) => match f.call1(py, (p.requests, p.sim_time_ns)) {
                         Ok(v) => v.bind(py).is_truthy().unwrap_or(true),
                         Err(e) => {
@@ -50,7 +52,9 @@ fn run_sim(py: Python<'_>, spec_json: &str, progress: Option<PyObject>) -> PyRes
 #[pyfunction]
 fn trace_footprint(py: Python<'_>, spec_json: &str) -> PyResult<String> {
     let spec = parse_spec(spec_json)?;
-    let footprint = py.allow_threads(|| runner::measure_footprint(&spec)).map_err(errors::sim)?;
+    let signals = Signals::default();
+    let footprint = py.allow_threads(|| runner::measure_footprint_with(&spec, &mut |_| signals.go_on()));
+    let footprint = signals.result(footprint, errors::sim)?;
     serde_json::to_string(&footprint).map_err(|e| errors::SimulationError::new_err(e.to_string()))
 }
 

@@ -3,9 +3,15 @@
 
 use pyo3::prelude::*;
 use smr_core::trace::pipeline::Pipeline;
-use smr_core::trace::{write_all, TraceError, TraceStats};
+use smr_core::trace::{write_all, Interruptible, TraceError, TraceReader, TraceStats};
 
 use crate::errors;
+use crate::interrupt::Signals;
+
+/// The pipeline's requests, ended early if Ctrl-C is pressed.
+fn requests(pipeline: &Pipeline, signals: &Signals) -> Result<Interruptible<TraceReader, impl FnMut(u64) -> bool>, TraceError> {
+    Ok(Interruptible::new(pipeline.requests()?, signals.check()))
+}
 
 fn parse(pipeline_json: &str) -> PyResult<Pipeline> {
     serde_json::from_str(pipeline_json).map_err(|e| errors::ParameterError::new_err(format!("trace pipeline: {e}")))
@@ -15,16 +21,16 @@ fn parse(pipeline_json: &str) -> PyResult<Pipeline> {
 #[pyfunction]
 fn trace_stats(py: Python<'_>, pipeline_json: &str) -> PyResult<String> {
     let pipeline = parse(pipeline_json)?;
-    let stats = py
-        .allow_threads(|| -> Result<TraceStats, TraceError> {
-            let stats = TraceStats::compute(pipeline.requests()?)?;
-            if stats.requests == 0 {
-                let path = pipeline.inputs.first().map(|i| i.path.clone()).unwrap_or_default();
-                return Err(TraceError::Empty { path });
-            }
-            Ok(stats)
-        })
-        .map_err(errors::trace)?;
+    let signals = Signals::default();
+    let stats = py.allow_threads(|| -> Result<TraceStats, TraceError> {
+        let stats = TraceStats::compute(requests(&pipeline, &signals)?)?;
+        if stats.requests == 0 {
+            let path = pipeline.inputs.first().map(|i| i.path.clone()).unwrap_or_default();
+            return Err(TraceError::Empty { path });
+        }
+        Ok(stats)
+    });
+    let stats = signals.result(stats, errors::trace)?;
     serde_json::to_string(&stats).map_err(|e| errors::SimulationError::new_err(e.to_string()))
 }
 
@@ -34,7 +40,9 @@ fn trace_stats(py: Python<'_>, pipeline_json: &str) -> PyResult<String> {
 #[pyo3(signature = (pipeline_json, out, out_format=None))]
 fn trace_write(py: Python<'_>, pipeline_json: &str, out: std::path::PathBuf, out_format: Option<String>) -> PyResult<u64> {
     let pipeline = parse(pipeline_json)?;
-    py.allow_threads(|| write_all(&out, out_format.as_deref(), pipeline.requests()?)).map_err(errors::trace)
+    let signals = Signals::default();
+    let written = py.allow_threads(|| write_all(&out, out_format.as_deref(), requests(&pipeline, &signals)?));
+    signals.result(written, errors::trace)
 }
 
 /// Write locality of the pipeline's output (uCache paper §II) for the given bucket sizes, as JSON.
@@ -44,9 +52,9 @@ fn trace_locality(py: Python<'_>, pipeline_json: &str, bucket_sizes: Vec<u64>) -
     if bucket_sizes.contains(&0) {
         return Err(errors::ParameterError::new_err("bucket sizes must be positive"));
     }
-    let locality = py
-        .allow_threads(|| smr_core::trace::locality::Locality::compute(pipeline.requests()?, &bucket_sizes))
-        .map_err(errors::trace)?;
+    let signals = Signals::default();
+    let locality = py.allow_threads(|| smr_core::trace::locality::Locality::compute(requests(&pipeline, &signals)?, &bucket_sizes));
+    let locality = signals.result(locality, errors::trace)?;
     serde_json::to_string(&locality).map_err(|e| errors::SimulationError::new_err(e.to_string()))
 }
 

@@ -3,7 +3,9 @@
 A command module defines ``register(commands)`` and adds its subcommands with
 ``commands.add(name, help)`` (top level) or ``commands.group("trace").add(...)``; each
 subcommand's ``func`` is called with the parsed arguments and returns an exit code. User errors
-(``SmrlabError``) become one line on stderr and exit code 2; so do argparse's usage errors.
+(``SmrlabError``) become one line on stderr and exit code 2; so do argparse's usage errors
+(``OneLineParser``). Ctrl-C stops any command with one line and exit code 130 (output files are
+written through ``smrlab.outputs``, which removes a partial one).
 """
 
 from __future__ import annotations
@@ -15,11 +17,18 @@ import sys
 from smrlab import __version__, tables
 from smrlab.errors import SmrlabError
 
+# Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
+# The longest usage error printed: argparse quotes a bad value whole (e.g. an unknown choice).
+MESSAGE_MAX = 300
+
 # Command modules, in the order ``smrlab --help`` lists them.
 COMMAND_MODULES = [
     "smrlab.cli.sim",
     "smrlab.cli.caches",
     "smrlab.cli.ucache",
+    "smrlab.cli.hwsr",
+    "smrlab.cli.fluid",
     "smrlab.cli.trace",
     "smrlab.cli.synth",
     "smrlab.cli.estimate",
@@ -28,6 +37,17 @@ COMMAND_MODULES = [
     "smrlab.cli.workload",
     "smrlab.cli.demo",
 ]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (no usage block), with the user's text
+    cut short and non-printable characters escaped."""
+
+    def error(self, message: str):
+        message = "".join(c if c.isprintable() else "?" for c in message)
+        if len(message) > MESSAGE_MAX:
+            message = message[:MESSAGE_MAX] + "..."
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
 class CommandGroup:
@@ -54,7 +74,7 @@ class CommandGroup:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="smrlab",
         description=(
             "smrlab replays block traces through SMR management schemes and reports I/O time, "
@@ -105,6 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     except SmrlabError as error:
         print(f"smrlab: error: {error}", file=sys.stderr)
         return 2
+    except argparse.ArgumentTypeError as error:
+        print(f"smrlab: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nsmrlab: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:
         return 0
 

@@ -12,9 +12,9 @@ import argparse
 import math
 from pathlib import Path
 
-from smrlab import _core, progress, systems
+from smrlab import _core, options, progress, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
-from smrlab.run import footprint, note_if_not_informative, simulate, write_result
+from smrlab.run import footprint, note_caveats, simulate, write_result
 from smrlab.errors import UsageError
 from smrlab.tables import add_json_argument, note, print_table
 
@@ -97,7 +97,7 @@ def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP
                                   engine=engine_from_args(args), seed=args.seed, footprint=fp,
                                   progress=progress.reporter(f"{name}/{label}"))
         progress.done()
-        note_if_not_informative(results[label], f"{name}/{label}")
+        note_caveats(results[label], f"{name}/{label}")
         write_result(results[label], out_dir / f"{name}-{label}.json")
     return results
 
@@ -149,6 +149,7 @@ def print_comparison(title: str, results: dict[str, dict], mode: str) -> None:
     columns, rows = comparison_table(results, mode)
     print_table(title, columns, rows, caption="each I/O time divided by cmr-only's of the same kind; rank 1 = the least "
                 + ("write I/O time (the paper dismisses reads in write-only mode)" if mode == "wo" else "total I/O time")
+                + "; hits per cache-block lookup (4 KiB by default), not per request"
                 + "; R_wa = band bytes / bytes evicted from the SMR write buffer (PORE Figs. 11-14)")
 
 # How many times PORE (BL) cut the total I/O time and R_wa of each competitor, as the PORE paper
@@ -206,7 +207,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         result = simulate("cache", args.trace, params + [f"policy={args.policy}", f"scheme={args.scheme}"],
                           fmt=args.format, trace_options=args.trace_option, engine=engine_from_args(args),
                           seed=args.seed, footprint=fp)
-        note_if_not_informative(result, f"{args.vary}={value}")
+        note_caveats(result, f"{args.vary}={value}")
         d = result["derived"]
         rows.append((value, d["total_io_s"], d.get("read_hit_rate"), d.get("write_hit_rate"), d.get("r_wa"),
                      d.get("pore_avg_open_zones")))
@@ -236,7 +237,7 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--period", default="auto", help="PORE period in blocks, or auto = the SMR write buffer (default)")
     group.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                        help="further parameters of the cache or of the SMR disk below (e.g. buffer=1/256, band_size=18MiB)")
-    group.add_argument("--geometry-scale", type=float, default=1.0, metavar="F",
+    group.add_argument("--geometry-scale", type=options.positive, default=1.0, metavar="F",
                        help="multiply band sizes (default 17-36 MB) and the PORE zone by F, for traces scaled down "
                             "from the paper's by F (e.g. 0.0377 for the bundled wdev: 100,000 of 2,654,824 requests)")
 

@@ -22,7 +22,7 @@ from smrlab import progress
 from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace, sample_scale
 from smrlab.cli import caches
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
-from smrlab.run import footprint, note_if_not_informative, simulate, write_result
+from smrlab.run import footprint, note_caveats, simulate, write_result
 from smrlab.tables import note, print_table
 
 
@@ -46,7 +46,7 @@ def smr_vs_cmr(traces: dict[str, tuple[Path, argparse.Namespace]], out: Path) ->
             results[system] = simulate(system, path, params, seed=args.seed, footprint=fp, engine=engine_from_args(args),
                                        progress=progress.reporter(f"{name}/{system}"))
             progress.done()
-            note_if_not_informative(results[system], f"{name}/{system}")
+            note_caveats(results[system], f"{name}/{system}")
             write_result(results[system], out / f"{name}-{system}.json")
         cmr, smr = results["cmr"]["derived"], results["dmsmr"]
         counters = smr["report"]["counters"]

@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import _core, systems
+from smrlab import _core, options, systems
 from smrlab.errors import UsageError
 from smrlab.cli.trace import add_input_arguments
 from smrlab.tables import print_json, print_table
@@ -56,6 +56,6 @@ def register(commands) -> None:
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                         help=f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the written range; band sizes in "
                              "bytes (band_size: fixed bands)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the band layout (default 0)")
+    parser.add_argument("--seed", type=options.seed, default=0, help="seed of the band layout (default 0)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run)

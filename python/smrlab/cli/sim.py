@@ -8,11 +8,16 @@ of several systems (``compare-caches``, ``demo``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 
-from smrlab import _core, progress
-from smrlab.run import engine_config, note_if_not_informative, simulate, write_result
+from smrlab import _core, options, outputs, progress
+from smrlab.errors import UsageError
+from smrlab.run import MAX_GAUGE_SAMPLES, engine_config, note_caveats, simulate, write_result
 from smrlab.tables import fmt, note, print_json, print_table
+
+# The smallest piece an iolog may split an I/O into (the core's recorder::MIN_SPLIT).
+MIN_IOLOG_PIECE = 512
 
 UNITS_NOTE = (
     "Sizes: a bare number is bytes; KB/MB/GB are powers of 1000, KiB/MiB/GiB powers of 1024; "
@@ -36,26 +41,28 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--replay", choices=["closed", "open"], default="closed",
                        help="closed: back to back at queue depth 1, total I/O time (default); "
                             "open: at trace timestamps, response time = waiting + service")
-    group.add_argument("--speedup", type=float, default=1.0,
+    group.add_argument("--speedup", type=options.positive, default=None,
                        help="open loop: divide trace inter-arrival times by this factor (default 1)")
-    group.add_argument("--warmup-requests", type=int, default=0, metavar="N",
+    group.add_argument("--warmup-requests", type=options.whole, default=0, metavar="N",
                        help="simulate but do not measure the first N requests")
-    group.add_argument("--warmup-seconds", type=float, default=0.0, metavar="S",
+    group.add_argument("--warmup-seconds", type=options.seconds, default=0.0, metavar="S",
                        help="simulate but do not measure the first S seconds of trace time")
     group.add_argument("--no-idle-work", action="store_true",
                        help="open loop: do not offer idle gaps to the system for background work")
-    group.add_argument("--series-interval", type=float, default=0.0, metavar="S",
+    group.add_argument("--series-interval", type=options.seconds, default=0.0, metavar="S",
                        help="keep a time series point every S seconds of simulated time (0: none)")
-    group.add_argument("--gauge-samples", type=int, default=0, metavar="N",
+    group.add_argument("--gauge-samples", type=options.bounded_whole(0, MAX_GAUGE_SAMPLES), default=0, metavar="N",
                        help="sample the system's gauges (e.g. the E-region log's live fraction, uCache Fig. 1) "
                             "about N times, evenly over the requests, into the JSON result (0: only at the end)")
-    group.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    group.add_argument("--seed", type=options.seed, default=0, help="seed of every random choice (default 0)")
 
 
 def engine_from_args(args: argparse.Namespace) -> dict:
+    if args.speedup is not None and args.replay != "open":
+        raise UsageError("--speedup applies to the open loop only: add --replay open")
     return engine_config(
         mode=args.replay,
-        speedup=args.speedup,
+        speedup=1.0 if args.speedup is None else args.speedup,
         warmup_requests=args.warmup_requests,
         warmup_seconds=args.warmup_seconds,
         idle_work=not args.no_idle_work,
@@ -87,7 +94,7 @@ def register(commands) -> None:
                         help="system parameter (repeatable); `--KEY VALUE` works too")
     add_engine_arguments(parser)
     parser.add_argument("--iolog", metavar="FILE", help="also write every media I/O as a fio iolog v2 to FILE")
-    parser.add_argument("--iolog-max-io", default="0", metavar="SIZE",
+    parser.add_argument("--iolog-max-io", type=options.size, default=0, metavar="SIZE",
                         help="split recorded I/Os into pieces of at most SIZE bytes (e.g. 512KiB; 0: never)")
     parser.add_argument("--out", metavar="FILE", help="result JSON (default: results/sim-SYSTEM-TRACE.json)")
     parser.add_argument("--json", action="store_true", help="print the result JSON instead of tables")
@@ -119,23 +126,31 @@ def result_rows(result: dict) -> list[tuple[str, object]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    show = progress.reporter(f"{args.system} on {Path(args.trace).name}")
-    result = simulate(
-        args.system,
-        args.trace,
-        args.param,
-        fmt=args.format,
-        trace_options=args.trace_option,
-        engine=engine_from_args(args),
-        seed=args.seed,
-        iolog=args.iolog,
-        iolog_max_io=_core.parse_size(args.iolog_max_io),
-        progress=show,
-    )
-    progress.done()
-    note_if_not_informative(result, args.system)
+    if 0 < args.iolog_max_io < MIN_IOLOG_PIECE:
+        raise UsageError(f"--iolog-max-io must be 0 (never split) or at least one {MIN_IOLOG_PIECE}-byte sector, got {args.iolog_max_io}")
+    engine = engine_from_args(args)
     out = Path(args.out) if args.out else Path("results") / f"sim-{args.system}-{Path(args.trace).name.split('.')[0]}.json"
-    write_result(result, out)
+    outputs.check_output(out, [args.trace])
+    show = progress.reporter(f"{args.system} on {Path(args.trace).name}")
+    with contextlib.ExitStack() as stack:
+        iolog = stack.enter_context(outputs.output_file(args.iolog, [args.trace])) if args.iolog else None
+        result = simulate(
+            args.system,
+            args.trace,
+            args.param,
+            fmt=args.format,
+            trace_options=args.trace_option,
+            engine=engine,
+            seed=args.seed,
+            iolog=iolog,
+            iolog_max_io=args.iolog_max_io,
+            progress=show,
+        )
+        progress.done()
+        note_caveats(result, args.system)
+        if iolog is not None:
+            result["iolog"]["path"] = str(args.iolog)
+        write_result(result, out)
     if args.json:
         print_json(result)
     else:

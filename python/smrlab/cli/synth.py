@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from smrlab import _core
+from smrlab import _core, options, outputs
 from smrlab.cli.trace import add_transform_arguments, show_stats, transforms
 from smrlab.errors import UsageError
 from smrlab.tables import note
@@ -37,11 +37,7 @@ def presets_help() -> str:
 
 
 def pipeline(args: argparse.Namespace) -> dict:
-    params = list(args.param) + [f"seed={args.seed}"]
-    if args.preset:
-        params.append(f"preset={args.preset}")
-    if args.requests is not None:
-        params.append(f"requests={args.requests}")
+    params = options.merged_params(list(args.param), seed=args.seed, preset=args.preset, requests=args.requests)
     return {"synth": params, **transforms(args)}
 
 
@@ -52,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.out:
         raise UsageError("give --out FILE (or --stats to only print statistics)")
-    count = _core.trace_write(json.dumps(spec), args.out, args.to)
+    with outputs.output_file(args.out) as temporary:
+        count = _core.trace_write(json.dumps(spec), str(temporary), args.to)
     note(f"wrote {count:,} requests to {args.out}")
     return 0
 
@@ -66,7 +63,7 @@ def register(commands) -> None:
     )
     parser.epilog = PARAMS_HELP + "\n" + presets_help()
     parser.add_argument("--preset", choices=[p[0] for p in _core.synth_presets()], help="start from a Table I preset")
-    parser.add_argument("--requests", type=int, metavar="N", help="number of requests (scales a preset down)")
+    parser.add_argument("--requests", type=options.count, metavar="N", help="number of requests (scales a preset down)")
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="synthesizer parameter (see below)")
     parser.add_argument("--out", help="output trace file (format from its name, or --to)")
     parser.add_argument("--to", help="output format")

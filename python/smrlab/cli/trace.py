@@ -11,8 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from smrlab import _core
+from smrlab import _core, options, outputs
 from smrlab.tables import note, print_json, print_table
+
+# The most copies `trace merge --copies` lays (the core's limit).
+MAX_COPIES = 1 << 16
 
 FORMATS_HELP = (
     "Formats: msr (MSR Cambridge CSV: 100 ns filetime ticks, bytes), spc (ASU,LBA in 512 B sectors,size in bytes,r/w,seconds), "
@@ -36,16 +39,16 @@ def input_spec(path: str, args: argparse.Namespace) -> dict:
 
 def add_transform_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("transforms (applied in this order)")
-    group.add_argument("--shift", default="0", metavar="SIZE", help="add SIZE bytes to every offset (e.g. 1TiB)")
+    group.add_argument("--shift", type=options.size, default=0, metavar="SIZE", help="add SIZE bytes to every offset (e.g. 1TiB)")
     group.add_argument("--writes-only", action="store_true", help="keep only write requests")
-    group.add_argument("--sample", type=float, metavar="FRACTION", help="keep each request with this probability (seeded)")
-    group.add_argument("--head", type=int, metavar="N", help="keep the first N requests")
-    group.add_argument("--seed", type=int, default=0, help="seed of sampling and interleaving (default 0)")
+    group.add_argument("--sample", type=options.fraction, metavar="FRACTION", help="keep each request with this probability (seeded)")
+    group.add_argument("--head", type=options.whole, metavar="N", help="keep the first N requests")
+    group.add_argument("--seed", type=options.seed, default=0, help="seed of sampling and interleaving (default 0)")
 
 
 def transforms(args: argparse.Namespace) -> dict:
     return {
-        "shift": _core.parse_size(args.shift),
+        "shift": args.shift,
         "writes_only": args.writes_only,
         "sample": args.sample,
         "head": args.head,
@@ -72,6 +75,7 @@ def stats_rows(stats: dict) -> list[tuple[str, object]]:
         ("accessed LBA range, span (GB)", stats["accessed_span_bytes"] / gb),
         ("updates (4 KiB blocks rewritten)", stats["updates"]),
         ("duration (s)", stats["duration_ns"] / 1e9),
+        ("timestamps earlier than the one before", stats["time_regressions"]),
     ]
 
 
@@ -90,14 +94,16 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def run_convert(args: argparse.Namespace) -> int:
     pipeline = {"inputs": [input_spec(args.src, args)], **transforms(args)}
-    count = _core.trace_write(json.dumps(pipeline), args.dst, args.to)
+    with outputs.output_file(args.dst, [args.src]) as temporary:
+        count = _core.trace_write(json.dumps(pipeline), str(temporary), args.to)
     note(f"wrote {count:,} requests to {args.dst}")
     return 0
 
 
 def run_merge(args: argparse.Namespace) -> int:
     pipeline = {"inputs": [input_spec(p, args) for p in args.src], "duplicate": args.copies, **transforms(args)}
-    count = _core.trace_write(json.dumps(pipeline), args.out, args.to)
+    with outputs.output_file(args.out, args.src) as temporary:
+        count = _core.trace_write(json.dumps(pipeline), str(temporary), args.to)
     note(f"wrote {count:,} requests to {args.out}")
     return 0
 
@@ -127,7 +133,7 @@ def register(commands) -> None:
     merge.add_argument("src", nargs="+", help="input traces (all in the same --format, or detected per file)")
     merge.add_argument("--out", required=True, help="output trace")
     merge.add_argument("--to", help="output format (default: from the name)")
-    merge.add_argument("--copies", type=int, default=1, metavar="N", help="lay N copies of the inputs (default 1)")
+    merge.add_argument("--copies", type=options.bounded_whole(1, MAX_COPIES), default=1, metavar="N", help="lay N copies of the inputs (default 1)")
     add_input_arguments(merge)
     add_transform_arguments(merge)
     merge.set_defaults(func=run_merge)

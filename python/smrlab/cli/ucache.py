@@ -8,9 +8,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import progress, systems
+from smrlab import outputs, progress, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
-from smrlab.run import footprint, note_if_not_informative, simulate, write_result
+from smrlab.run import footprint, note_caveats, simulate, write_result
 from smrlab.tables import add_json_argument, note, print_table
 
 # Samples of the E-region log's live fraction over the run (Fig. 1).
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
                           engine=engine_from_args(args), seed=args.seed, footprint=fp,
                           progress=progress.reporter(f"ucache {bucket}"))
         progress.done()
-        note_if_not_informative(result, f"ucache {bucket}")
+        note_caveats(result, f"ucache {bucket}")
         write_result(result, Path(args.out) / f"{Path(args.trace).name.split('.')[0]}-ucache-{bucket}.json")
         d, c = result["derived"], result["report"]["counters"]
         rows.append((bucket, d.get("bucket_write_hit_ratio"), c["gc_cycles"], d.get("gc_buckets_per_cycle"),
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     eregion_engine = {**engine_from_args(args), "gauge_samples": max(args.gauge_samples, LIVE_SAMPLES)}
     eregion = simulate("eregion", args.trace, drive, fmt=args.format, trace_options=args.trace_option,
                        engine=eregion_engine, seed=args.seed, footprint=fp)
-    note_if_not_informative(eregion, "eregion")
+    note_caveats(eregion, "eregion")
     stem = Path(args.out) / f"{Path(args.trace).name.split('.')[0]}-eregion"
     write_result(eregion, stem.with_suffix(".json"))
     write_live_fraction_csv(eregion["report"]["gauge_series"], stem.with_name(stem.name + "-live.csv"))
@@ -68,10 +68,8 @@ def _milliseconds(ns: float | None) -> float | None:
 def write_live_fraction_csv(series: dict, path: Path) -> None:
     """The E-region live fraction samples as CSV (trace seconds, simulated seconds, fraction)."""
     column = series["names"].index("log_live_fraction")
-    with open(path, "w") as out:
-        out.write("trace_s,sim_s,request,log_live_fraction\n")
-        for s in series["samples"]:
-            out.write(f"{s['trace_ns'] / 1e9:.6f},{s['sim_ns'] / 1e9:.6f},{s['request']},{s['values'][column]:.6f}\n")
+    rows = [f"{s['trace_ns'] / 1e9:.6f},{s['sim_ns'] / 1e9:.6f},{s['request']},{s['values'][column]:.6f}\n" for s in series["samples"]]
+    outputs.write_text(path, "trace_s,sim_s,request,log_live_fraction\n" + "".join(rows))
 
 
 def register(commands) -> None:

@@ -65,9 +65,11 @@ struct Prefetch {
 
 #[derive(Clone, Debug)]
 pub(super) struct SegmentCache {
-    /// The segments, least recently used first (a use moves one to the back: a few hundred
-    /// bytes moved, where keeping use counts would cost a scan for the oldest).
+    /// The segments, in no order.
     segments: Vec<Segment>,
+    /// Indices into `segments`, least recently used first (a use moves one to the back: a few
+    /// bytes moved, where keeping use counts would cost a scan for the oldest).
+    recency: Vec<u32>,
     segment_sectors: u64,
     read_ahead: ReadAhead,
     prefetch: Option<Prefetch>,
@@ -81,6 +83,7 @@ impl SegmentCache {
         let segment_sectors = config.bytes / segments / sector;
         (segment_sectors > 0).then(|| SegmentCache {
             segments: vec![Segment { start: 0, end: 0, id: 0 }; segments as usize],
+            recency: (0..segments as u32).collect(),
             segment_sectors,
             read_ahead: config.read_ahead,
             prefetch: None,
@@ -88,11 +91,11 @@ impl SegmentCache {
         })
     }
 
-    /// Makes segment `index` the most recently used.
-    fn touch(&mut self, index: usize) {
-        if index + 1 != self.segments.len() {
-            let segment = self.segments.remove(index);
-            self.segments.push(segment);
+    /// Makes the segment at `rank` in the recency order the most recently used.
+    fn touch(&mut self, rank: usize) {
+        if rank + 1 != self.recency.len() {
+            let segment = self.recency.remove(rank);
+            self.recency.push(segment);
         }
     }
 
@@ -120,10 +123,11 @@ impl SegmentCache {
 
     /// The end of the cached run that holds sector `first`: `first` itself if none does.
     pub fn cached_from(&mut self, first: u64) -> u64 {
-        match self.segments.iter().rposition(|s| s.start <= first && first < s.end) {
-            Some(index) => {
-                let end = self.segments[index].end;
-                self.touch(index);
+        let segments = &self.segments;
+        match self.recency.iter().rposition(|&i| segments[i as usize].start <= first && first < segments[i as usize].end) {
+            Some(rank) => {
+                let end = segments[self.recency[rank] as usize].end;
+                self.touch(rank);
                 end
             }
             None => first,
@@ -167,11 +171,12 @@ impl SegmentCache {
                 }
             }
         }
-        let last = self.segments.len() - 1;
-        let latest = self.segments[last];
+        let last = self.recency.len() - 1;
+        let latest = self.segments[self.recency[last] as usize];
         let extends = latest.end == first && latest.end > latest.start && end - latest.start <= self.segment_sectors;
         // The least recently used is first.
-        let index = if extends { last } else { 0 };
+        let rank = if extends { last } else { 0 };
+        let index = self.recency[rank] as usize;
         if self.prefetch.is_some_and(|p| p.id == self.segments[index].id) {
             self.prefetch = None;
         }
@@ -182,7 +187,7 @@ impl SegmentCache {
         }
         (s.end, s.id) = (end, self.fills);
         let filled = *s;
-        self.touch(index);
+        self.touch(rank);
         filled
     }
 }

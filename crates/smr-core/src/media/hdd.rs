@@ -297,10 +297,12 @@ impl Hdd {
         let mut remaining = total;
         let mut place = self.place(first);
         self.accesses += 1;
-        // Writes continue any followed stream (the drive combines them); a read continues one
-        // only if nothing used the head since (what a read-ahead saves is the cache's business).
+        // A write continues any followed stream while the drive has its cache (which combines
+        // writes); a read, or any access without the cache, only what the head has just done
+        // (what a read-ahead saves is the cache's business).
         let last = self.accesses - 1;
-        let stream = self.streams.iter().position(|s| s.next_sector == first && s.op == op && (op == Op::Write || s.last_use == last));
+        let combining = op == Op::Write && self.cache.is_some();
+        let stream = self.streams.iter().position(|s| s.next_sector == first && s.op == op && (combining || s.last_use == last));
         // A continued stream starts from where it ended, in track and in rotational phase:
         // `phase_ns` shifts the platter's angle so that it stands where the stream left it.
         let (from_track, phase_ns) = match stream {

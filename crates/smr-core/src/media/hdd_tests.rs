@@ -247,3 +247,18 @@ fn write_back_acknowledges_at_interface_speed_and_writes_in_idle_time() {
     assert_eq!(d.access(0, Op::Write, 0, 64 << 10) as f64, interface_ns(&spec, 64 << 10).round());
     assert!(d.access(0, Op::Write, 100 << 30, 4096) as f64 > 10.0 * interface_ns(&spec, 4096), "no room: it waits");
 }
+
+/// With the cache off, coming back to a sequential stream of writes after an access elsewhere
+/// pays a seek back; with it on, the stream continues as if nothing came between.
+#[test]
+fn without_stream_cache_a_returning_stream_pays_its_positioning() {
+    let run = |mut d: Hdd| {
+        let mut t = 0;
+        t += d.access(t, Op::Write, 0, 64 * 1024);
+        t += d.access(t, Op::Write, 500_000_000_000, 4096);
+        d.access(t, Op::Write, 64 * 1024, 64 * 1024)
+    };
+    let cached = run(Hdd::new(FLUID10K));
+    let uncached = run(Hdd::with_cache(FLUID10K, super::CacheConfig::OFF));
+    assert!(uncached > cached + FLUID10K.track_to_track_ns, "cache off {uncached} ns, on {cached} ns");
+}

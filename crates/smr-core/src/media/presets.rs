@@ -93,7 +93,7 @@ pub const PRESET_NAMES: &[&str] = &["st5000as0011", "desktop7200", "fluid10k"];
 /// none or it is smaller than `min_capacity` bytes.
 pub fn preset_spec(name: &str, min_capacity: u64) -> Result<HddSpec, String> {
     let Some(spec) = PRESETS.iter().find(|p| p.name == name) else {
-        return Err(format!("'{name}' is not one of {}", PRESET_NAMES.join(", ")));
+        return Err(format!("{} is not one of {}", crate::quote(name), PRESET_NAMES.join(", ")));
     };
     if min_capacity > spec.capacity {
         return Err(format!("{name} holds {} bytes but {min_capacity} are needed (trace footprint plus the system's own areas)", spec.capacity));

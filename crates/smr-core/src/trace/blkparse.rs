@@ -8,7 +8,7 @@
 //! per-CPU and total summaries blkparse prints at the end) are skipped; an event line whose
 //! numbers do not parse is an error. Times are relative to the first event.
 
-use super::lines::{field_f64, field_u64, scaled_ns, text, LineParser, RelativeClock};
+use super::lines::{field_f64, field_u64, request, scaled_bytes, scaled_ns, text, LineParser, RelativeClock};
 use crate::request::{Op, Request};
 use crate::units::{NS_PER_S, SECTOR};
 
@@ -21,7 +21,7 @@ impl BlkparseParser {
     pub fn new(action: &str) -> Result<Self, String> {
         match action {
             "Q" | "D" | "C" => Ok(BlkparseParser { action: action.to_string(), clock: RelativeClock::default() }),
-            other => Err(format!("blkparse action '{other}' is not one of Q, D, C")),
+            other => Err(format!("blkparse action {} is not one of Q, D, C", crate::quote(other))),
         }
     }
 }
@@ -40,7 +40,7 @@ impl LineParser for BlkparseParser {
             return Ok(None);
         }
         let seconds = field_f64(&fields, 3, "time")?;
-        let time_ns = self.clock.at(scaled_ns(seconds, NS_PER_S as f64));
+        let time_ns = self.clock.at(scaled_ns(seconds, NS_PER_S as f64, "time")?);
         if fields[5] != self.action {
             return Ok(None);
         }
@@ -59,7 +59,7 @@ impl LineParser for BlkparseParser {
         }
         let sector = field_u64(&fields, 7, "sector")?;
         let sectors = field_u64(&fields, 9, "sector count")?;
-        Ok(Some(Request { time_ns, op, offset: sector * SECTOR, len: sectors * SECTOR }))
+        request(time_ns, op, scaled_bytes(sector, SECTOR, "sector")?, scaled_bytes(sectors, SECTOR, "sector count")?)
     }
 }
 
@@ -81,5 +81,9 @@ mod tests {
         assert_eq!(p.parse(b" Reads Queued:      1,        4KiB\t Writes Queued:       2,        8KiB").unwrap(), None);
         assert!(p.parse(b"  8,0    0        5     x.y   697  D   R 8 + 16 [cat]").unwrap_err().contains("time"));
         assert!(BlkparseParser::new("X").is_err());
+        let far = p.parse(b"  8,0    0        6     0.1   697  D   W 18446744073709551615 + 8 [x]").unwrap_err();
+        assert!(far.contains("sector 18446744073709551615"), "{far}");
+        let ends = p.parse(b"  8,0    0        6     0.1   697  D   W 18014398509481983 + 8 [x]").unwrap_err();
+        assert!(ends.contains("2^63"), "{ends}");
     }
 }

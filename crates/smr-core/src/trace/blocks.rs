@@ -4,7 +4,7 @@
 //! The format has no times: every request gets time 0 (closed-loop replay ignores times; an
 //! open-loop replay of such a trace issues everything at once).
 
-use super::lines::{field_u64, text, LineParser};
+use super::lines::{field_u64, request, scaled_bytes, text, LineParser};
 use crate::request::{Op, Request};
 use crate::units::BLOCK_4K;
 
@@ -16,8 +16,8 @@ impl LineParser for BlocksParser {
         // Bytes, not chars, and no collected field list: this is the hot loop of block-trace
         // replays. Anything unusual falls through to the checked parse below for its message.
         if let Some((op, block)) = fast_fields(line) {
-            if let Some(offset) = block.checked_mul(BLOCK_4K) {
-                return Ok(Some(Request { time_ns: 0, op, offset, len: BLOCK_4K }));
+            if let Some(offset) = block.checked_mul(BLOCK_4K).filter(|&o| o < crate::request::MAX_END) {
+                return Ok(Some(Request::new(0, op, offset, BLOCK_4K)));
             }
         }
         let fields: Vec<&str> = text(line)?.split_whitespace().collect();
@@ -27,11 +27,10 @@ impl LineParser for BlocksParser {
         let op = match fields[0] {
             "1" => Op::Write,
             "0" => Op::Read,
-            other => return Err(format!("op '{other}' is neither 1 (write) nor 0 (read)")),
+            other => return Err(format!("op {} is neither 1 (write) nor 0 (read)", crate::quote(other))),
         };
         let block = field_u64(&fields, 1, "block number")?;
-        let offset = block.checked_mul(BLOCK_4K).ok_or_else(|| format!("block number {block} is out of range"))?;
-        Ok(Some(Request { time_ns: 0, op, offset, len: BLOCK_4K }))
+        request(0, op, scaled_bytes(block, BLOCK_4K, "block number")?, BLOCK_4K)
     }
 }
 
@@ -82,6 +81,8 @@ mod tests {
         assert!(p.parse(b"1 3x").unwrap_err().contains("'3x'"));
         assert!(p.parse(b"1 99999999999999999999").unwrap_err().contains("block number"));
         assert!(p.parse(b"1 4503599627370496").unwrap_err().contains("out of range"));
+        assert!(p.parse(b"1 2251799813685248").unwrap_err().contains("2^63"), "block 2^51 ends past byte 2^63");
+        assert_eq!(p.parse(b"1 2251799813685247").unwrap().unwrap().end(), crate::request::MAX_END, "the last block ends at it");
         assert_eq!(p.parse(b" 1 10 ").unwrap().unwrap().offset, 40960, "leading and trailing blanks");
     }
 }

@@ -40,9 +40,19 @@ pub fn split_compression(path: &Path) -> (Compression, String) {
 
 const BUFFER: usize = 1 << 20;
 
+/// Opens `path` for reading; a folder is refused by name (the system would say "No such device"
+/// or "Is a directory" only at the first read).
+pub fn open_file(path: &Path) -> Result<File, TraceError> {
+    let file = File::open(path).map_err(|e| TraceError::io(path, e))?;
+    if file.metadata().map_err(|e| TraceError::io(path, e))?.is_dir() {
+        return Err(TraceError::io(path, std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a folder, not a trace file")));
+    }
+    Ok(file)
+}
+
 /// Opens `path` for buffered reading, decompressing by suffix.
 pub fn open_read(path: &Path) -> Result<Box<dyn BufRead + Send>, TraceError> {
-    let file = File::open(path).map_err(|e| TraceError::io(path, e))?;
+    let file = open_file(path)?;
     let raw = BufReader::with_capacity(BUFFER, file);
     let (kind, _) = split_compression(path);
     Ok(match kind {
@@ -101,5 +111,8 @@ mod tests {
     fn missing_file_names_the_path() {
         let err = open_read(Path::new("/no/such/trace.csv")).err().unwrap();
         assert!(err.to_string().contains("/no/such/trace.csv"));
+        let folder = std::env::temp_dir();
+        let err = open_read(&folder).err().unwrap().to_string();
+        assert!(err.contains("is a folder"), "{err}");
     }
 }

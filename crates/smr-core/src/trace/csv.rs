@@ -4,11 +4,14 @@
 //! `bytes|sectors|blocks` (512 B sectors, 4 KiB blocks; default bytes), `delimiter` (default `,`;
 //! `tab` and `space` are spelled out), `header=true|false` (default false: skip no line),
 //! `read=`, `write=` and `trim=` (comma-free `|`-separated spellings of the op column, defaults
-//! `R|r|Read|read|READ|0`, `W|w|Write|write|WRITE|1` and `T|t|Trim|trim|TRIM|2`).
+//! `R|r|Read|read|READ`, `W|w|Write|write|WRITE` and `T|t|Trim|trim|TRIM`). Numeric op codes have
+//! no default meaning: traces disagree on them (MSN and UMass write 1 for a read), so a trace
+//! that codes ops as numbers must say which is which (`read=1 write=0`).
 //!
 //! Also the default writer layout: `time_ns,op,offset,len` with op `R`/`W`/`T`.
 
-use super::lines::{field_f64, field_u64, scaled_ns, text, LineParser, RelativeClock};
+use super::lines::{field_f64, field_u64, request, scaled_bytes, scaled_ns, text, LineParser, RelativeClock};
+use crate::quote::quote;
 use crate::params::{ParamError, Params};
 use crate::request::{Op, Request};
 use crate::units::{BLOCK_4K, SECTOR};
@@ -38,7 +41,7 @@ fn unit_scale(params: &mut Params, key: &str) -> Result<u64, ParamError> {
 }
 
 fn column(params: &mut Params, key: &str) -> Result<Option<usize>, ParamError> {
-    params.raw(key).map(|v| v.parse::<usize>().map_err(|_| ParamError::new(key, format!("'{v}' is not a column number (0-based)")))).transpose()
+    params.raw(key).map(|v| v.parse::<usize>().map_err(|_| ParamError::new(key, format!("{} is not a column number (0-based)", quote(&v))))).transpose()
 }
 
 impl CsvParser {
@@ -64,13 +67,13 @@ impl CsvParser {
             "tab" | "\\t" => '\t',
             "space" => ' ',
             d if d.chars().count() == 1 => d.chars().next().unwrap_or(','),
-            d => return Err(ParamError::new("delimiter", format!("'{d}' is not one character (or tab, space)"))),
+            d => return Err(ParamError::new("delimiter", format!("{} is not one character (or tab, space)", quote(d)))),
         };
         let skip_header = options.bool("header", false)?;
         let split = |s: String| s.split('|').map(str::to_string).collect::<Vec<_>>();
-        let read = split(options.string("read", "R|r|Read|read|READ|0"));
-        let write = split(options.string("write", "W|w|Write|write|WRITE|1"));
-        let trim = split(options.string("trim", "T|t|Trim|trim|TRIM|2"));
+        let read = split(options.string("read", "R|r|Read|read|READ"));
+        let write = split(options.string("write", "W|w|Write|write|WRITE"));
+        let trim = split(options.string("trim", "T|t|Trim|trim|TRIM"));
         Ok(CsvParser {
             time, op, offset, len, time_scale_ns, offset_scale, len_scale, delimiter, skip_header, read, write, trim,
             clock: RelativeClock::default(),
@@ -99,17 +102,17 @@ impl LineParser for CsvParser {
             Op::Trim
         } else {
             return Err(format!(
-                "op '{op_text}' is none of the read ({}), write ({}) or trim ({}) spellings",
-                self.read.join("|"), self.write.join("|"), self.trim.join("|")
+                "op {} is none of the read ({}), write ({}) or trim ({}) spellings; a trace that codes ops as numbers must say which is which, e.g. --trace-option read=1 --trace-option write=0",
+                quote(op_text), quote(self.read.join("|")), quote(self.write.join("|")), quote(self.trim.join("|"))
             ));
         };
-        let offset = field_u64(&fields, self.offset, "offset")?.saturating_mul(self.offset_scale);
-        let len = field_u64(&fields, self.len, "len")?.saturating_mul(self.len_scale);
+        let offset = scaled_bytes(field_u64(&fields, self.offset, "offset")?, self.offset_scale, "offset")?;
+        let len = scaled_bytes(field_u64(&fields, self.len, "len")?, self.len_scale, "len")?;
         let time_ns = match self.time {
             None => 0,
-            Some(col) => self.clock.at(scaled_ns(field_f64(&fields, col, "time")?, self.time_scale_ns)),
+            Some(col) => self.clock.at(scaled_ns(field_f64(&fields, col, "time")?, self.time_scale_ns, "time")?),
         };
-        Ok(Some(Request { time_ns, op, offset, len }))
+        request(time_ns, op, offset, len)
     }
 }
 
@@ -138,6 +141,8 @@ mod tests {
         assert_eq!(p.parse(b"10\tW\t8\t4096").unwrap().unwrap(), Request::new(0, Op::Write, 4096, 4096));
         assert_eq!(p.parse(b"15\tr\t0\t512").unwrap().unwrap(), Request::new(5_000, Op::Read, 0, 512));
         assert!(p.parse(b"16\tX\t0\t512").unwrap_err().contains("op 'X'"));
+        assert!(p.parse(b"16\tW\t18014398509481984\t512").unwrap_err().contains("2^63"), "sectors times 512 past 2^63");
+        assert!(p.parse(b"16\tW\t36028797018963968\t512").unwrap_err().contains("offset 36028797018963968 is out of range"));
     }
 
     #[test]

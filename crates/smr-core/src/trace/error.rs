@@ -15,11 +15,14 @@ pub enum TraceError {
     Corrupt { path: PathBuf, offset: u64, message: String },
     #[error("{path}: the trace has no requests")]
     Empty { path: PathBuf },
-    #[error("unknown trace format '{name}' (known: {known})")]
+    #[error("unknown trace format {} (known: {known})", crate::quote(name))]
     UnknownFormat { name: String, known: String },
     /// A transform or writer option that cannot be honoured.
     #[error("{0}")]
     Invalid(String),
+    /// The user asked to stop (see `Interruptible`).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl TraceError {

@@ -1,12 +1,21 @@
 //! The shared driver of every text trace reader: reads lines, counts them, skips blank ones,
 //! hands each to a format's `LineParser`, and turns a parse failure into an error that names the
 //! file and line. Formats only say how one line becomes a request.
+//!
+//! A line is at most `MAX_LINE` bytes: an input without line ends (a binary file, `/dev/zero`)
+//! is an error at its first line instead of a buffer that grows without bound. Lines end with
+//! `\n` or `\r\n`; a carriage return anywhere else (old Mac line endings) is an error rather
+//! than several lines read as one.
 
 use std::io::BufRead;
 use std::path::PathBuf;
 
 use super::TraceError;
-use crate::request::Request;
+use crate::quote::quote;
+use crate::request::{RangeError, Request};
+
+/// The longest line a text trace may have, in bytes (without its end of line).
+pub const MAX_LINE: usize = 64 * 1024;
 
 /// How one format turns a line into a request.
 pub trait LineParser: Send {
@@ -43,6 +52,12 @@ impl<P: LineParser> LineRecords<P> {
     /// the message of a failure.
     fn parse_line(parser: &mut P, line: &[u8]) -> Result<Option<Request>, String> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.len() > MAX_LINE {
+            return Err(too_long(line));
+        }
+        if memchr::memchr(b'\r', line).is_some() {
+            return Err(BARE_CR.to_string());
+        }
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             return Ok(None);
         }
@@ -61,15 +76,38 @@ impl<P: LineParser> LineRecords<P> {
             return Some(verdict);
         }
         self.spill.clear();
-        match self.reader.read_until(b'\n', &mut self.spill) {
-            Ok(0) => None,
-            Ok(_) => {
-                let line = self.spill.strip_suffix(b"\n").unwrap_or(&self.spill);
-                Some(Self::parse_line(&mut self.parser, line))
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(bytes) => bytes,
+                Err(e) => return Some(Err(e.to_string())),
+            };
+            if available.is_empty() {
+                return (!self.spill.is_empty()).then(|| Self::parse_line(&mut self.parser, &self.spill));
             }
-            Err(e) => Some(Err(e.to_string())),
+            let (piece, ends) = match memchr::memchr(b'\n', available) {
+                Some(end) => (end, true),
+                None => (available.len(), false),
+            };
+            // Kept up to one byte past the limit (a line's last byte may be its `\r`).
+            let room = (MAX_LINE + 2).saturating_sub(self.spill.len());
+            self.spill.extend_from_slice(&available[..piece.min(room)]);
+            self.reader.consume(if ends { piece + 1 } else { piece });
+            if ends {
+                return Some(Self::parse_line(&mut self.parser, &self.spill));
+            }
+            if self.spill.len() > MAX_LINE + 1 {
+                return Some(Err(too_long(&self.spill)));
+            }
         }
     }
+}
+
+const BARE_CR: &str = "a carriage return inside the line (old Mac line endings?): lines must end with \\n or \\r\\n";
+
+/// The message for a line longer than `MAX_LINE`.
+fn too_long(start: &[u8]) -> String {
+    let hint = if memchr::memchr(b'\r', start).is_some() { " (its carriage returns look like old Mac line endings: lines must end with \\n or \\r\\n)" } else { " (is this a text trace?)" };
+    format!("the line is longer than {MAX_LINE} bytes{hint}; it starts {}", quote(&start[..start.len().min(16)]))
 }
 
 impl<P: LineParser> Iterator for LineRecords<P> {
@@ -96,7 +134,7 @@ impl<P: LineParser> Iterator for LineRecords<P> {
 /// Parses field `index` of `fields` as an unsigned integer; the error names the field.
 pub fn field_u64(fields: &[&str], index: usize, name: &str) -> Result<u64, String> {
     let text = fields.get(index).ok_or_else(|| format!("missing field {} ({name})", index + 1))?.trim();
-    text.parse::<u64>().map_err(|_| format!("{name} '{text}' is not a non-negative whole number"))
+    text.parse::<u64>().map_err(|_| format!("{name} {} is not a non-negative whole number", quote(text)))
 }
 
 /// Parses field `index` as a finite, non-negative number.
@@ -104,30 +142,45 @@ pub fn field_f64(fields: &[&str], index: usize, name: &str) -> Result<f64, Strin
     let text = fields.get(index).ok_or_else(|| format!("missing field {} ({name})", index + 1))?.trim();
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("{name} '{text}' is not a non-negative number")),
+        _ => Err(format!("{name} {} is not a non-negative number", quote(text))),
     }
 }
 
 /// `value` units of `ns_per_unit` nanoseconds each, rounded to the nearest nanosecond (decimal
 /// seconds such as `0.551706` are not exact in binary; truncating would lose a nanosecond).
-pub fn scaled_ns(value: f64, ns_per_unit: f64) -> u64 {
-    (value * ns_per_unit).round() as u64
+/// A time past 2^64 ns (585 years) is an error naming `name`.
+pub fn scaled_ns(value: f64, ns_per_unit: f64, name: &str) -> Result<u64, String> {
+    let ns = (value * ns_per_unit).round();
+    if ns < u64::MAX as f64 {
+        Ok(ns as u64)
+    } else {
+        Err(format!("{name} {value} is beyond 2^64 nanoseconds (585 years)"))
+    }
+}
+
+/// `count` units of `unit` bytes, or an error naming the field (`name`) if that is past 2^64.
+pub fn scaled_bytes(count: u64, unit: u64, name: &str) -> Result<u64, String> {
+    count.checked_mul(unit).ok_or_else(|| format!("{name} {count} is out of range (times {unit} bytes it passes 2^64)"))
+}
+
+/// The checked request of a text line; a range that cannot be one is the line's error.
+pub fn request(time_ns: u64, op: crate::Op, offset: u64, len: u64) -> Result<Option<Request>, String> {
+    Request::checked(time_ns, op, offset, len).map(Some).map_err(|e: RangeError| e.to_string())
 }
 
 /// Makes times relative to the first record: trace files carry absolute clocks (Windows
 /// filetime, Unix seconds) and replay only needs the offsets. A clock that goes backwards is
-/// clamped to the previous time rather than rejected, as real traces have small reorderings.
+/// kept as it is (a time before the first record's is 0): readers report what the file says,
+/// and the replay engine and the statistics count such records and say so.
 #[derive(Default)]
 pub struct RelativeClock {
     first: Option<u64>,
-    last: u64,
 }
 
 impl RelativeClock {
     pub fn at(&mut self, absolute_ns: u64) -> u64 {
         let first = *self.first.get_or_insert(absolute_ns);
-        self.last = self.last.max(absolute_ns.saturating_sub(first));
-        self.last
+        absolute_ns.saturating_sub(first)
     }
 }
 
@@ -164,5 +217,51 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    fn first_error(input: Vec<u8>, capacity: usize) -> (u64, String) {
+        let reader = std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(input));
+        let results: Vec<_> = LineRecords::new(Box::new(reader), PathBuf::from("t.blocks"), BlocksParser).collect();
+        match results.last() {
+            Some(Err(TraceError::Malformed { line, message, .. })) => (*line, message.clone()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_input_without_line_ends_is_an_error_at_its_first_line_not_a_growing_buffer() {
+        for capacity in [7, 4096, 1 << 20] {
+            let (line, message) = first_error(vec![0u8; 4 * MAX_LINE], capacity);
+            assert_eq!(line, 1);
+            assert!(message.contains("longer than 65536 bytes"), "{message}");
+            assert!(message.len() < 300, "the message quotes only the start: {}", message.len());
+        }
+        let mut lines = b"1 10\n".to_vec();
+        lines.extend(vec![b'7'; MAX_LINE + 1]);
+        lines.extend(b"\n1 11\n");
+        assert_eq!(first_error(lines, 4096).0, 2, "a long line in the middle is named by its number");
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_is_read() {
+        let mut line = b"1 10".to_vec();
+        line.extend(vec![b' '; MAX_LINE - 4]);
+        line.extend(b"\r\n0 3\n");
+        for capacity in [5, 1 << 20] {
+            let reader = std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(line.clone()));
+            let read: Result<Vec<Request>, TraceError> = LineRecords::new(Box::new(reader), PathBuf::from("t.blocks"), BlocksParser).collect();
+            assert_eq!(read.unwrap().len(), 2, "capacity {capacity}");
+        }
+    }
+
+    #[test]
+    fn carriage_returns_that_do_not_end_a_line_are_refused() {
+        for capacity in [3, 64] {
+            let (line, message) = first_error(b"1 10\r0 3\r1 4\r".to_vec(), capacity);
+            assert_eq!(line, 1);
+            assert!(message.contains("carriage return"), "{message}");
+        }
+        let (_, message) = first_error(b"1 1\r".repeat(MAX_LINE), 4096);
+        assert!(message.contains("carriage returns"), "{message}");
     }
 }

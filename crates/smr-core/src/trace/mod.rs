@@ -10,6 +10,8 @@ mod compress;
 mod csv;
 mod error;
 mod footprint;
+mod interrupt;
+pub mod invariants;
 mod lines;
 pub mod locality;
 mod msr;
@@ -30,6 +32,7 @@ use std::path::Path;
 pub use compress::{create_write, open_read, split_compression, Compression};
 pub use error::TraceError;
 pub use footprint::{Footprint, EXTENT_GRAIN};
+pub use interrupt::{Interruptible, CHECK_EVERY};
 pub use stats::TraceStats;
 pub use writer::{write_all, TraceWriter};
 
@@ -125,27 +128,39 @@ fn option_error(e: crate::params::ParamError) -> TraceError {
 pub fn open(path: &Path, format: Option<&str>, options: &mut Params) -> Result<TraceReader, TraceError> {
     let format = TraceFormat::resolve(format, path)?;
     let compressed = split_compression(path).0 != Compression::None;
+    // Only a regular file can be mapped; a device or pipe is streamed.
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if format == TraceFormat::Smrbin && !compressed && regular {
+        let reader = smrbin::open_mapped(path)?;
+        options.finish().map_err(option_error)?;
+        return Ok(reader);
+    }
+    read_from(open_read(path)?, path, format, options)
+}
+
+/// Reads a trace of `format` from the byte stream `input` (already decompressed); `path` names
+/// it in messages. Unknown options are an error.
+pub fn read_from(input: Box<dyn std::io::BufRead + Send>, path: &Path, format: TraceFormat, options: &mut Params) -> Result<TraceReader, TraceError> {
     let owned = path.to_path_buf();
     let reader: TraceReader = match format {
-        TraceFormat::Smrbin if !compressed => smrbin::open_mapped(path)?,
-        TraceFormat::Smrbin => smrbin::open_stream(open_read(path)?, path)?,
-        TraceFormat::Vscsi => vscsi::open(open_read(path)?, path)?,
-        TraceFormat::Msr => Box::new(LineRecords::new(open_read(path)?, owned, msr::MsrParser::default())),
-        TraceFormat::Blocks => Box::new(LineRecords::new(open_read(path)?, owned, blocks::BlocksParser)),
+        TraceFormat::Smrbin => smrbin::open_stream(input, path)?,
+        TraceFormat::Vscsi => vscsi::open(input, path)?,
+        TraceFormat::Msr => Box::new(LineRecords::new(input, owned, msr::MsrParser::default())),
+        TraceFormat::Blocks => Box::new(LineRecords::new(input, owned, blocks::BlocksParser)),
         TraceFormat::Spc => {
-            let asu = options.raw("asu").map(|v| v.parse::<u64>().map_err(|_| TraceError::Invalid(format!("trace option 'asu': '{v}' is not an ASU number")))).transpose()?;
-            Box::new(LineRecords::new(open_read(path)?, owned, spc::SpcParser::new(asu)))
+            let asu = options.raw("asu").map(|v| v.parse::<u64>().map_err(|_| TraceError::Invalid(format!("trace option 'asu': {} is not an ASU number", crate::quote(&v))))).transpose()?;
+            Box::new(LineRecords::new(input, owned, spc::SpcParser::new(asu)))
         }
         TraceFormat::Blkparse => {
             let parser = blkparse::BlkparseParser::new(&options.string("action", "D")).map_err(|m| TraceError::Invalid(format!("trace option 'action': {m}")))?;
-            Box::new(LineRecords::new(open_read(path)?, owned, parser))
+            Box::new(LineRecords::new(input, owned, parser))
         }
         TraceFormat::Csv => {
             if !options.contains("op") {
                 csv::default_layout(options);
             }
             let parser = csv::CsvParser::from_params(options).map_err(option_error)?;
-            Box::new(LineRecords::new(open_read(path)?, owned, parser))
+            Box::new(LineRecords::new(input, owned, parser))
         }
     };
     options.finish().map_err(option_error)?;

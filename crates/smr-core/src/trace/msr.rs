@@ -3,12 +3,15 @@
 //! filetime ticks of 100 ns, Type `Read` or `Write`, Offset and Size in bytes.
 //!
 //! Request times are relative to the first record. A header line starting with `Timestamp` is
-//! skipped. Also the writer of this format (Hostname `smrlab`, DiskNumber 0, ResponseTime 0).
+//! skipped. A line must have exactly the seven fields. Also the writer of this format (Hostname `smrlab`, DiskNumber 0, ResponseTime 0).
 
 use std::io::Write;
 
-use super::lines::{LineParser, RelativeClock};
+use super::lines::{request, LineParser, RelativeClock};
+use crate::quote::quote;
 use crate::request::{Op, Request};
+
+const FIELDS: &str = "expected 7 comma-separated fields (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime)";
 
 #[derive(Default)]
 pub struct MsrParser {
@@ -17,16 +20,14 @@ pub struct MsrParser {
 
 /// The next comma-separated field (as bytes), or an error naming the missing one.
 fn next_field<'a>(fields: &mut impl Iterator<Item = &'a [u8]>, name: &str) -> Result<&'a [u8], String> {
-    fields.next().ok_or_else(|| {
-        format!("missing field {name}: expected 7 comma-separated fields (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime)")
-    })
+    fields.next().ok_or_else(|| format!("missing field {name}: {FIELDS}"))
 }
 
 /// Parses decimal digits in one pass without allocation (the hot path of reading MSR traces);
 /// surrounding blanks are allowed.
 fn number(field: &[u8], name: &str) -> Result<u64, String> {
     let digits = field.trim_ascii();
-    let bad = || format!("{name} '{}' is not a non-negative whole number", String::from_utf8_lossy(digits));
+    let bad = || format!("{name} {} is not a non-negative whole number", quote(digits));
     if digits.is_empty() {
         return Err(bad());
     }
@@ -54,12 +55,16 @@ impl LineParser for MsrParser {
         } else if kind.eq_ignore_ascii_case(b"read") {
             Op::Read
         } else {
-            return Err(format!("Type '{}' is neither Read nor Write", String::from_utf8_lossy(kind)));
+            return Err(format!("Type {} is neither Read nor Write", quote(kind)));
         };
         let offset = number(next_field(&mut fields, "Offset")?, "Offset")?;
         let len = number(next_field(&mut fields, "Size")?, "Size")?;
-        let time_ns = self.clock.at(ticks.saturating_mul(100));
-        Ok(Some(Request { time_ns, op, offset, len }))
+        next_field(&mut fields, "ResponseTime")?;
+        if fields.next().is_some() {
+            return Err(format!("more than 7 fields: {FIELDS}"));
+        }
+        let ns = ticks.checked_mul(100).ok_or_else(|| format!("Timestamp {ticks} is beyond 2^64 nanoseconds"))?;
+        request(self.clock.at(ns), op, offset, len)
     }
 }
 
@@ -89,5 +94,11 @@ mod tests {
         assert!(p.parse(b"1,h,0,Erase,0,4096,1").unwrap_err().contains("Type 'Erase'"));
         assert!(p.parse(b"1,h,0,Read,-5,4096,1").unwrap_err().contains("Offset"));
         assert!(p.parse(b"1,h,0").unwrap_err().contains("missing field Type"));
+        assert!(p.parse(b"1,h,0,Read,0,4096").unwrap_err().contains("missing field ResponseTime"));
+        assert!(p.parse(b"1,h,0,Read,0,4096,1,x").unwrap_err().contains("more than 7 fields"));
+        assert!(p.parse(b"1,h,0,Read,0,4096,1,x,y").unwrap_err().contains("more than 7 fields"));
+        assert!(p.parse(b"1,h,0,Read,18446744073709551615,4096,1").unwrap_err().contains("2^63"));
+        assert!(p.parse(b"1,h,0,Read,0,18446744073709551615,1").unwrap_err().contains("longer than"));
+        assert!(p.parse(b"1844674407370955162,h,0,Read,0,1,1").unwrap_err().contains("Timestamp"));
     }
 }

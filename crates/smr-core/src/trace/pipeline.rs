@@ -11,6 +11,7 @@ use super::synth::{Synth, SynthConfig};
 use super::transform::{self, MergeInput};
 use super::{open, TraceError, TraceReader, TraceStats};
 use crate::params::Params;
+use crate::request::MAX_END;
 
 /// One input file.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -28,6 +29,9 @@ impl Input {
         open(&self.path, self.format.as_deref(), &mut options)
     }
 }
+
+/// The most copies of the inputs `duplicate` lays (each copy of each input is an open reader).
+pub const MAX_COPIES: u64 = 1 << 16;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Pipeline {
@@ -89,8 +93,8 @@ impl Pipeline {
 
     fn merged(&self, inputs: &[Input]) -> Result<TraceReader, TraceError> {
         let copies = self.duplicate.unwrap_or(1);
-        if copies == 0 {
-            return Err(TraceError::Invalid("duplicate must be at least 1".into()));
+        if !(1..=MAX_COPIES).contains(&copies) {
+            return Err(TraceError::Invalid(format!("copies must be from 1 to {MAX_COPIES}, not {copies}")));
         }
         let measured: Vec<(u64, u64)> = inputs
             .iter()
@@ -98,10 +102,16 @@ impl Pipeline {
             .collect::<Result<_, _>>()?;
         let mut parts = Vec::new();
         let mut at = 0u64;
-        for _ in 0..copies {
+        for copy in 1..=copies {
             for (input, &(count, max_end)) in inputs.iter().zip(&measured) {
+                if at.checked_add(max_end).is_none_or(|end| end > MAX_END) {
+                    return Err(TraceError::Invalid(format!(
+                        "copy {copy} of {} would end past byte 2^63, the largest address smrlab accepts: the merged ranges do not fit",
+                        input.path.display()
+                    )));
+                }
                 parts.push(MergeInput { requests: input.open()?, count, shift_by: at });
-                at += transform::next_range_start(max_end);
+                at = transform::next_range_start(max_end).and_then(|size| at.checked_add(size)).unwrap_or(u64::MAX);
             }
         }
         Ok(Box::new(transform::interleave(parts, self.seed)))

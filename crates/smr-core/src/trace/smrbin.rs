@@ -21,7 +21,7 @@ pub const RECORD: usize = 24;
 
 fn decode(b: &[u8]) -> Result<Option<Request>, String> {
     let op = Op::from_code(b[20]).ok_or_else(|| format!("unknown op code {}", b[20]))?;
-    Ok(Some(Request { time_ns: u64_at(b, 0), offset: u64_at(b, 8), len: u32_at(b, 16) as u64, op }))
+    Request::checked(u64_at(b, 0), op, u64_at(b, 8), u32_at(b, 16) as u64).map(Some).map_err(|e| e.to_string())
 }
 
 fn check_header(head: &[u8], path: &Path) -> Result<(), TraceError> {
@@ -75,7 +75,7 @@ impl Iterator for Mapped {
 
 /// Opens an uncompressed smrbin file by memory-mapping it.
 pub fn open_mapped(path: &Path) -> Result<TraceReader, TraceError> {
-    let file = std::fs::File::open(path).map_err(|e| TraceError::io(path, e))?;
+    let file = super::compress::open_file(path)?;
     // SAFETY: the map is read-only; smrlab never writes a trace while replaying it. A file
     // truncated by another process meanwhile would fault, as with any mmap reader.
     let map = unsafe { Mmap::map(&file) }.map_err(|e| TraceError::io(path, e))?;

@@ -6,7 +6,7 @@
 //! same address space, as most block-trace tools do; option `asu=N` keeps only ASU N. Times
 //! are relative to the first record.
 
-use super::lines::{field_f64, field_u64, scaled_ns, text, LineParser, RelativeClock};
+use super::lines::{field_f64, field_u64, request, scaled_bytes, scaled_ns, text, LineParser, RelativeClock};
 use crate::request::{Op, Request};
 use crate::units::{NS_PER_S, SECTOR};
 
@@ -25,7 +25,7 @@ impl LineParser for SpcParser {
     fn parse(&mut self, line: &[u8]) -> Result<Option<Request>, String> {
         let line = text(line)?;
         let fields: Vec<&str> = line.split(',').collect();
-        if fields.len() < 5 {
+        if fields.len() != 5 {
             return Err(format!("expected 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found {}", fields.len()));
         }
         let asu = field_u64(&fields, 0, "ASU")?;
@@ -34,15 +34,14 @@ impl LineParser for SpcParser {
         let op = match fields[3].trim() {
             "r" | "R" => Op::Read,
             "w" | "W" => Op::Write,
-            other => return Err(format!("Opcode '{other}' is neither r nor w")),
+            other => return Err(format!("Opcode {} is neither r nor w", crate::quote(other))),
         };
         let seconds = field_f64(&fields, 4, "Timestamp")?;
-        let time_ns = self.clock.at(scaled_ns(seconds, NS_PER_S as f64));
+        let time_ns = self.clock.at(scaled_ns(seconds, NS_PER_S as f64, "Timestamp")?);
         if self.only_asu.is_some_and(|keep| keep != asu) {
             return Ok(None);
         }
-        let offset = lba.checked_mul(SECTOR).ok_or_else(|| format!("LBA {lba} is out of range"))?;
-        Ok(Some(Request { time_ns, op, offset, len }))
+        request(time_ns, op, scaled_bytes(lba, SECTOR, "LBA")?, len)
     }
 }
 
@@ -64,5 +63,9 @@ mod tests {
         let mut only = SpcParser::new(Some(1));
         assert_eq!(only.parse(b"0,1,512,r,0").unwrap(), None);
         assert!(p.parse(b"0,1,512,x,0").unwrap_err().contains("Opcode"));
+        assert!(p.parse(b"0,1,512,r,0,7").unwrap_err().contains("found 6"));
+        assert!(p.parse(b"0,36028797018963967,8192,r,0").unwrap_err().contains("2^63"), "an LBA near 2^55 ends past 2^63 bytes");
+        assert!(p.parse(b"0,36028797018963968000,512,r,0").unwrap_err().contains("LBA"));
+        assert!(p.parse(b"0,1,512,r,1e300").unwrap_err().contains("Timestamp"));
     }
 }

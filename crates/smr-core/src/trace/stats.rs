@@ -37,6 +37,10 @@ pub struct TraceStats {
     pub updates: u64,
     /// Time from the first to the last request.
     pub duration_ns: u64,
+    /// Requests whose timestamp is earlier than the request's before them (a trace out of
+    /// time order; replay takes each at the time before it).
+    #[serde(default)]
+    pub time_regressions: u64,
     /// One past the highest byte any request touches.
     pub max_end: u64,
     /// Where the trace writes, at `EXTENT_GRAIN` (see `Footprint`; not part of the printed stats).
@@ -49,18 +53,7 @@ pub struct TraceStats {
 
 /// The `EXTENT_GRAIN`s that hold a block of any of `sets`, as ascending, disjoint byte extents.
 fn extents(sets: &[&BlockSet]) -> Vec<(u64, u64)> {
-    let per_grain = EXTENT_GRAIN / BLOCK_4K;
-    let mut grains: Vec<(u64, u64)> =
-        sets.iter().flat_map(|set| set.runs()).map(|(first, count)| (first / per_grain, (first + count - 1) / per_grain)).collect();
-    grains.sort_unstable();
-    let mut out: Vec<(u64, u64)> = Vec::new();
-    for (first, last) in grains {
-        match out.last_mut() {
-            Some((start, len)) if first * EXTENT_GRAIN <= *start + *len => *len = (*len).max((last + 1) * EXTENT_GRAIN - *start),
-            _ => out.push((first * EXTENT_GRAIN, (last + 1 - first) * EXTENT_GRAIN)),
-        }
-    }
-    out
+    BlockSet::grain_runs(sets, EXTENT_GRAIN / BLOCK_4K).into_iter().map(|(first, count)| (first * EXTENT_GRAIN, count * EXTENT_GRAIN)).collect()
 }
 
 fn span(set: &BlockSet) -> u64 {
@@ -76,6 +69,9 @@ impl TraceStats {
         for req in requests {
             let req = req?;
             s.requests += 1;
+            if s.requests > 1 && req.time_ns < last_t {
+                s.time_regressions += 1;
+            }
             first_t = first_t.min(req.time_ns);
             last_t = last_t.max(req.time_ns);
             if req.len > 0 {
@@ -158,6 +154,9 @@ mod tests {
         assert_eq!(s.written_union_bytes, 3 * 4096);
         assert_eq!(s.accessed_span_bytes, 101 * 4096);
         assert_eq!(s.duration_ns, 10);
+        assert_eq!(s.time_regressions, 0);
+        let backwards = [Request::new(5, Op::Read, 0, 4096), Request::new(9, Op::Read, 0, 4096), Request::new(7, Op::Read, 0, 4096)];
+        assert_eq!(TraceStats::compute(backwards.iter().map(|r| Ok(*r))).unwrap().time_regressions, 1);
         assert_eq!(s.max_end, 1 << 20);
         let fp = s.clone().into_footprint();
         assert_eq!(fp.accessed_bytes, 4 * 4096);

@@ -18,7 +18,10 @@
 //! Reads re-read one of the last 1024 written extents (temporal locality over written data),
 //! except a share sized so that reads alone cover `accessed_range − written_range` of a read-only
 //! area placed after the written one. With probability `seq` a request continues the previous one
-//! (same op, next address). Request sizes follow `sizes` (e.g. `4k:50,8k:20,64k:30`, weights).
+//! (same op, next address). Request sizes follow `sizes` (e.g. `4k:50,8k:20,64k:30`, weights),
+//! in multiples of `size_unit` (4 KiB, or a smaller multiple of 512 bytes dividing it, for
+//! traces of sector-sized requests such as the SPC Financial ones); with `read_sizes` reads draw
+//! their own sizes (a re-read then starts at a recent write and has a read's size).
 //! Inter-arrival times are exponential at `rate` requests per second.
 //!
 //! `written_range` and `accessed_range` are unions of touched 4 KiB blocks (`TraceStats`' union
@@ -60,6 +63,8 @@ pub const PRESETS: [Preset; 9] = [
 
 const WEEK_S: f64 = 7.0 * 24.0 * 3600.0;
 const RECENT_WRITES: usize = 1024;
+/// The most hot regions or cold streams the generator keeps (a table of their places each).
+const MAX_TABLE: u64 = 1 << 20;
 const DEFAULT_SIZES: &str = "4k:50,8k:20,16k:10,32k:10,64k:10";
 
 /// Every knob of the generator, after defaults.
@@ -69,7 +74,13 @@ pub struct SynthConfig {
     pub write_ratio: f64,
     pub written_range: u64,
     pub accessed_range: u64,
+    /// Request sizes in `size_unit`s, with weights.
     pub sizes: Vec<(u64, f64)>,
+    /// Bytes sizes are counted in: 4 KiB, or a multiple of 512 bytes dividing it.
+    pub size_unit: u64,
+    /// Read sizes in `size_unit`s, with weights (None: reads draw from `sizes` and re-reads
+    /// keep the length of the write they re-read).
+    pub read_sizes: Option<Vec<(u64, f64)>>,
     pub hot_regions: u64,
     pub hot_fraction: f64,
     pub hot_size: u64,
@@ -89,17 +100,17 @@ pub struct SynthConfig {
     pub sparse_range: u64,
 }
 
-fn parse_sizes(text: &str) -> Result<Vec<(u64, f64)>, ParamError> {
-    let err = |m: String| ParamError::new("sizes", m);
+fn parse_sizes(key: &str, text: &str, unit: u64) -> Result<Vec<(u64, f64)>, ParamError> {
+    let err = |m: String| ParamError::new(key, m);
     let mut out = Vec::new();
     for part in text.split(',') {
-        let (size, weight) = part.split_once(':').ok_or_else(|| err(format!("'{part}' is not SIZE:WEIGHT")))?;
+        let (size, weight) = part.split_once(':').ok_or_else(|| err(format!("{} is not SIZE:WEIGHT", crate::quote(part))))?;
         let bytes = parse_size(size).map_err(err)?;
-        let weight: f64 = weight.trim().parse().map_err(|_| err(format!("weight '{weight}' is not a number")))?;
-        if bytes == 0 || bytes % BLOCK_4K != 0 || !(weight >= 0.0 && weight.is_finite()) {
-            return Err(err(format!("'{part}': sizes must be positive multiples of 4 KiB and weights non-negative")));
+        let weight: f64 = weight.trim().parse().map_err(|_| err(format!("weight {} is not a number", crate::quote(weight))))?;
+        if bytes == 0 || !bytes.is_multiple_of(unit) || !(weight >= 0.0 && weight.is_finite()) {
+            return Err(err(format!("{}: sizes must be positive multiples of {unit} bytes (size_unit) and weights non-negative", crate::quote(part))));
         }
-        out.push((bytes / BLOCK_4K, weight));
+        out.push((bytes / unit, weight));
     }
     if out.iter().all(|(_, w)| *w == 0.0) {
         return Err(err("all weights are zero".into()));
@@ -107,18 +118,10 @@ fn parse_sizes(text: &str) -> Result<Vec<(u64, f64)>, ParamError> {
     Ok(out)
 }
 
-/// Mean request size in blocks of a (blocks, weight) distribution.
-fn mean_blocks(sizes: &[(u64, f64)]) -> f64 {
+/// Mean request size in 4 KiB blocks of a (units of `unit` bytes, weight) distribution.
+fn mean_blocks(sizes: &[(u64, f64)], unit: u64) -> f64 {
     let total: f64 = sizes.iter().map(|(_, w)| w).sum();
-    sizes.iter().map(|(b, w)| *b as f64 * w).sum::<f64>() / total
-}
-
-fn fraction(params: &mut Params, key: &str, default: f64) -> Result<f64, ParamError> {
-    let v = params.f64(key, default)?;
-    if !(0.0..=1.0).contains(&v) {
-        return Err(ParamError::new(key, format!("{v} is not a fraction between 0 and 1")));
-    }
-    Ok(v)
+    sizes.iter().map(|(b, w)| (*b * unit) as f64 / BLOCK_4K as f64 * w).sum::<f64>() / total
 }
 
 impl SynthConfig {
@@ -128,23 +131,31 @@ impl SynthConfig {
         let preset = match params.raw("preset") {
             None => None,
             Some(name) => Some(PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
-                ParamError::new("preset", format!("'{name}' is not one of {}", PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))
+                ParamError::new("preset", format!("{} is not one of {}", crate::quote(&name), PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))
             })?),
         };
         let full = preset.map_or(100_000, |p| p.requests);
         let requests = params.positive_u64("requests", full)?;
         let scale = requests as f64 / full as f64;
-        let sizes = parse_sizes(&params.string("sizes", DEFAULT_SIZES))?;
-        let mean_bytes = mean_blocks(&sizes) * BLOCK_4K as f64;
-        let write_ratio = fraction(params, "write_ratio", preset.map_or(0.7, |p| p.write_percent / 100.0))?;
-        let hot_fraction = fraction(params, "hot_fraction", 0.5)?;
+        let size_unit = params.positive_u64("size_unit", BLOCK_4K)?;
+        if !size_unit.is_multiple_of(512) || !BLOCK_4K.is_multiple_of(size_unit) {
+            return Err(ParamError::new("size_unit", format!("{size_unit} is not a multiple of 512 bytes dividing 4096")));
+        }
+        let sizes = parse_sizes("sizes", &params.string("sizes", DEFAULT_SIZES), size_unit)?;
+        let read_sizes = match params.raw("read_sizes") {
+            Some(text) => Some(parse_sizes("read_sizes", &text, size_unit)?),
+            None => None,
+        };
+        let mean_bytes = mean_blocks(&sizes, size_unit) * BLOCK_4K as f64;
+        let write_ratio = params.fraction("write_ratio", preset.map_or(0.7, |p| p.write_percent / 100.0))?;
+        let hot_fraction = params.fraction("hot_fraction", 0.5)?;
         // Without a preset, the written range is half of what the cold writes could cover at
         // most (so they touch its blocks about 1.3 times on average) and reads reach 10 % beyond it.
         let (written_default, accessed_default) = match preset {
             Some(p) => ((p.written_gb * GB as f64 * scale) as u64, (p.accessed_gb * GB as f64 * scale) as u64),
             None => {
                 let written = (requests as f64 * write_ratio * (1.0 - hot_fraction) * mean_bytes / 2.0) as u64;
-                (written, written + written / 10)
+                (written, written.saturating_add(written / 10))
             }
         };
         let written_range = params.size("written_range", written_default.max(BLOCK_4K))?;
@@ -153,6 +164,9 @@ impl SynthConfig {
             return Err(ParamError::new("accessed_range", "must be at least written_range (the accessed range includes the written one)"));
         }
         let hot_regions = params.positive_u64("hot_regions", 16)?;
+        if hot_regions > MAX_TABLE {
+            return Err(ParamError::new("hot_regions", format!("{hot_regions} regions are more than the generator keeps ({MAX_TABLE})")));
+        }
         let hot_size = params.size("hot_size", (written_range / 50).max(hot_regions * BLOCK_4K).min(written_range))?;
         if hot_size > written_range {
             return Err(ParamError::new("hot_size", "must not exceed written_range"));
@@ -161,25 +175,42 @@ impl SynthConfig {
         if zipf <= 0.0 {
             return Err(ParamError::new("zipf", "the Zipf exponent must be positive"));
         }
-        let seq = fraction(params, "seq", 0.2)?;
+        let seq = params.fraction("seq", 0.2)?;
         let rate = params.f64("rate", full as f64 / WEEK_S)?;
         if rate <= 0.0 {
             return Err(ParamError::new("rate", "requests per second must be positive"));
         }
+        if requests as f64 / rate * NS_PER_S as f64 >= (1u64 << 62) as f64 {
+            return Err(ParamError::new("rate", format!("{rate} requests per second would make {requests} requests last past 2^62 ns (146 years)")));
+        }
         let seed = params.u64("seed", 0)?;
         let cold_streams = params.u64("cold_streams", 0)?;
+        if cold_streams > MAX_TABLE {
+            return Err(ParamError::new("cold_streams", format!("{cold_streams} streams are more than the generator keeps ({MAX_TABLE})")));
+        }
         let cold_run = params.f64("cold_run", 64.0)?;
         if cold_run.is_nan() || cold_run < 1.0 {
             return Err(ParamError::new("cold_run", "a stream's run is at least one write"));
         }
-        let cold_window = fraction(params, "cold_window", 1.0)?;
+        let cold_window = params.fraction("cold_window", 1.0)?;
         if cold_window == 0.0 {
             return Err(ParamError::new("cold_window", "must be above 0 (a fraction of the cold area)"));
         }
-        let sparse_fraction = fraction(params, "sparse_fraction", 0.0)?;
+        let sparse_fraction = params.fraction("sparse_fraction", 0.0)?;
         let sparse_range = if params.contains("sparse_range") { params.size("sparse_range", 0)? } else { 0 };
         if sparse_fraction > 0.0 && sparse_range < BLOCK_4K {
             return Err(ParamError::new("sparse_range", "sparse writes (sparse_fraction above 0) need a sparse area of at least one 4 KiB block"));
+        }
+        let largest = sizes.iter().map(|(blocks, _)| blocks * BLOCK_4K).max().unwrap_or(BLOCK_4K);
+        if largest > crate::request::MAX_LEN {
+            return Err(ParamError::new("sizes", format!("{largest} bytes is longer than the longest request ({} bytes)", crate::request::MAX_LEN)));
+        }
+        // The areas lie one after the other: cold (up to twice the written range), sparse, read-only.
+        let reach = [written_range, written_range, sparse_range, accessed_range - written_range, accessed_range - written_range, largest]
+            .iter()
+            .try_fold(0u64, |sum, &bytes| sum.checked_add(bytes));
+        if reach.is_none_or(|end| end > crate::request::MAX_END / 2) {
+            return Err(ParamError::new("written_range", "the ranges (written, accessed, sparse) together reach past byte 2^62: they are beyond any disk"));
         }
         let cfg = SynthConfig {
             requests,
@@ -187,6 +218,8 @@ impl SynthConfig {
             written_range,
             accessed_range,
             sizes,
+            size_unit,
+            read_sizes,
             hot_regions,
             hot_fraction,
             hot_size,
@@ -209,7 +242,6 @@ impl SynthConfig {
     /// read-only extra more read blocks; near the limit the areas would become absurdly sparse.
     fn check_reachable(&self) -> Result<(), ParamError> {
         const MARGIN: f64 = 0.95;
-        let mean = self.mean_blocks();
         let writes = self.requests as f64 * self.write_ratio;
         let cold_k = self.cold_blocks_written();
         let hot = (self.hot_size / BLOCK_4K) as f64;
@@ -225,7 +257,7 @@ impl SynthConfig {
             ));
         }
         let extra = ((self.accessed_range - self.written_range) / BLOCK_4K) as f64;
-        let read_k = (self.requests as f64 - writes) * mean;
+        let read_k = (self.requests as f64 - writes) * self.mean_read_blocks();
         if extra >= 1.0 && extra >= MARGIN * read_k {
             return Err(ParamError::new(
                 "accessed_range",
@@ -236,7 +268,11 @@ impl SynthConfig {
     }
 
     fn mean_blocks(&self) -> f64 {
-        mean_blocks(&self.sizes)
+        mean_blocks(&self.sizes, self.size_unit)
+    }
+
+    fn mean_read_blocks(&self) -> f64 {
+        self.read_sizes.as_ref().map_or_else(|| self.mean_blocks(), |sizes| mean_blocks(sizes, self.size_unit))
     }
 
     /// Expected blocks written by cold writes (neither hot nor sparse).
@@ -273,6 +309,7 @@ pub struct Synth {
     cfg: SynthConfig,
     rng: ChaCha8Rng,
     sizes: WeightedIndex<f64>,
+    read_sizes: Option<WeightedIndex<f64>>,
     zipf: Zipf<f64>,
     gap: Exp<f64>,
     hot_starts: Vec<u64>,
@@ -294,7 +331,6 @@ pub struct Synth {
 impl Synth {
     pub fn new(cfg: SynthConfig) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-        let mean = cfg.mean_blocks();
         let writes = cfg.requests as f64 * cfg.write_ratio;
         let reads = cfg.requests as f64 - writes;
         let hot_blocks_total = (cfg.hot_size / BLOCK_4K).max(cfg.hot_regions);
@@ -306,12 +342,13 @@ impl Synth {
         let hot_starts = (0..cfg.hot_regions).map(|_| rng.gen_range(0..cold_blocks.saturating_sub(hot_blocks).max(1))).collect();
         // Reads alone must cover the read-only extra: give them thrice its size in blocks.
         let extra = ((cfg.accessed_range - cfg.written_range) / BLOCK_4K) as f64;
-        let read_blocks = reads * mean;
+        let read_blocks = reads * cfg.mean_read_blocks();
         let read_only_share = if extra < 1.0 || read_blocks <= 0.0 { 0.0 } else { (3.0 * extra / read_blocks).min(1.0) };
         let read_only_blocks = if read_only_share == 0.0 { 0 } else { solve_area(extra, read_only_share * read_blocks, 0.0).ceil() as u64 };
         let weights: Vec<f64> = cfg.sizes.iter().map(|(_, w)| *w).collect();
         Synth {
             sizes: WeightedIndex::new(weights).expect("weights validated in SynthConfig"),
+            read_sizes: cfg.read_sizes.as_ref().map(|sizes| WeightedIndex::new(sizes.iter().map(|(_, w)| *w)).expect("weights validated in SynthConfig")),
             zipf: Zipf::new(cfg.hot_regions, cfg.zipf).expect("zipf parameters validated in SynthConfig"),
             gap: Exp::new(cfg.rate / NS_PER_S as f64).expect("rate validated in SynthConfig"),
             hot_starts,
@@ -331,8 +368,17 @@ impl Synth {
         }
     }
 
-    fn size_blocks(&mut self) -> u64 {
-        self.cfg.sizes[self.sizes.sample(&mut self.rng)].0
+    /// A request size in bytes, from `sizes`.
+    fn size_bytes(&mut self) -> u64 {
+        self.cfg.sizes[self.sizes.sample(&mut self.rng)].0 * self.cfg.size_unit
+    }
+
+    /// A read's size in bytes: from `read_sizes` if given, else `otherwise`.
+    fn read_bytes(&mut self, otherwise: u64) -> u64 {
+        match (&self.read_sizes, &self.cfg.read_sizes) {
+            (Some(dist), Some(sizes)) => sizes[dist.sample(&mut self.rng)].0 * self.cfg.size_unit,
+            _ => otherwise,
+        }
     }
 
     fn write_at(&mut self, blocks: u64) -> u64 {
@@ -367,30 +413,33 @@ impl Synth {
         let time_ns = self.clock_ns as u64;
         if let Some(prev) = self.previous {
             if self.rng.gen_bool(self.cfg.seq) {
-                let len = self.size_blocks() * BLOCK_4K;
+                let len = if prev.op == Op::Read && self.read_sizes.is_some() { self.read_bytes(0) } else { self.size_bytes() };
                 return Request { time_ns, op: prev.op, offset: prev.end(), len };
             }
         }
-        let blocks = self.size_blocks();
+        let len = self.size_bytes();
+        let blocks = len.div_ceil(BLOCK_4K);
         if self.rng.gen_bool(self.cfg.write_ratio) {
             if self.cfg.sparse_fraction > 0.0 && self.rng.gen_bool(self.cfg.sparse_fraction) {
                 let block = self.cold_blocks + self.rng.gen_range(0..self.sparse_blocks);
                 return Request { time_ns, op: Op::Write, offset: block * BLOCK_4K, len: BLOCK_4K };
             }
             let block = self.write_at(blocks);
-            return Request { time_ns, op: Op::Write, offset: block * BLOCK_4K, len: blocks * BLOCK_4K };
+            return Request { time_ns, op: Op::Write, offset: block * BLOCK_4K, len };
         }
         let to_read_only = self.recent.is_empty() || (self.read_only_blocks > 0 && self.rng.gen_bool(self.read_only_share));
         if to_read_only && self.read_only_blocks > 0 {
+            let len = self.read_bytes(len);
+            let blocks = len.div_ceil(BLOCK_4K);
             let block = self.read_only_start + self.rng.gen_range(0..self.read_only_blocks.saturating_sub(blocks).max(1));
-            return Request { time_ns, op: Op::Read, offset: block * BLOCK_4K, len: blocks * BLOCK_4K };
+            return Request { time_ns, op: Op::Read, offset: block * BLOCK_4K, len };
         }
         if self.recent.is_empty() {
             let block = self.write_at(blocks);
-            return Request { time_ns, op: Op::Write, offset: block * BLOCK_4K, len: blocks * BLOCK_4K };
+            return Request { time_ns, op: Op::Write, offset: block * BLOCK_4K, len };
         }
-        let (offset, len) = self.recent[self.rng.gen_range(0..self.recent.len())];
-        Request { time_ns, op: Op::Read, offset, len }
+        let (offset, written_len) = self.recent[self.rng.gen_range(0..self.recent.len())];
+        Request { time_ns, op: Op::Read, offset, len: self.read_bytes(written_len) }
     }
 }
 
@@ -503,8 +552,26 @@ mod tests {
     }
 
     #[test]
+    fn sector_sized_requests_and_separate_read_sizes() {
+        let base = ["requests=20000", "write_ratio=0.5", "size_unit=512", "sizes=512:1,4k:1", "read_sizes=1k:1,64k:1", "seq=0.3"];
+        let s = stats(&base);
+        assert!((s.avg_write_len - 2304.0).abs() < 150.0, "writes {}", s.avg_write_len);
+        assert!((s.avg_read_len - 33280.0).abs() < 2000.0, "reads {}", s.avg_read_len);
+        // Without the new parameters, the stream is what it always was.
+        let gen = |extra: &[&str]| {
+            let mut p = Params::parse(&[&["requests=3000", "seed=4"][..], extra].concat()).unwrap();
+            Synth::new(SynthConfig::from_params(&mut p).unwrap()).collect::<Vec<_>>()
+        };
+        assert_eq!(gen(&[]), gen(&["size_unit=4096"]));
+        let mut bad = Params::parse(&["size_unit=1000"]).unwrap();
+        assert_eq!(SynthConfig::from_params(&mut bad).unwrap_err().param, "size_unit");
+        let mut bad = Params::parse(&["read_sizes=3k:1"]).unwrap();
+        assert_eq!(SynthConfig::from_params(&mut bad).unwrap_err().param, "read_sizes");
+    }
+
+    #[test]
     fn bad_parameters_are_named() {
-        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range"), ("cold_run=0.5", "cold_run"), ("sparse_fraction=0.1", "sparse_range"), ("sparse_fraction=2", "sparse_fraction")] {
+        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range"), ("cold_run=0.5", "cold_run"), ("sparse_fraction=0.1", "sparse_range"), ("sparse_fraction=2", "sparse_fraction"), ("hot_regions=99999999999", "hot_regions"), ("written_range=8000000TiB", "written_range"), ("sizes=8GiB:1", "sizes"), ("requests=abc", "requests"), ("cold_streams=99999999999", "cold_streams"), ("rate=1e-300", "rate")] {
             let mut p = Params::parse(&[bad, "accessed_range=1GiB"]).unwrap();
             let p = if key == "accessed_range" { &mut p } else { &mut Params::parse(&[bad]).unwrap() };
             assert_eq!(SynthConfig::from_params(p).unwrap_err().param, key, "{bad}");

@@ -15,14 +15,18 @@ use crate::request::{Op, Request};
 
 type Item = Result<Request, TraceError>;
 
+/// `req` moved `by` bytes up, or an error if it would end past the address space (`MAX_END`).
+fn shifted(req: Request, by: u64) -> Item {
+    let moved = req.offset.checked_add(by).map(|offset| Request::checked(req.time_ns, req.op, offset, req.len));
+    match moved {
+        Some(Ok(req)) => Ok(req),
+        _ => Err(TraceError::Invalid(format!("the request at byte {} (+{}) moved up by {by} bytes ends past byte 2^63, the largest address smrlab accepts", req.offset, req.len))),
+    }
+}
+
 /// Adds `by` bytes to every offset.
 pub fn shift(input: impl Iterator<Item = Item>, by: u64) -> impl Iterator<Item = Item> {
-    input.map(move |r| {
-        r.and_then(|mut req| {
-            req.offset = req.offset.checked_add(by).ok_or_else(|| TraceError::Invalid(format!("shifting offset {} by {by} overflows", req.offset)))?;
-            Ok(req)
-        })
-    })
+    input.map(move |r| r.and_then(|req| shifted(req, by)))
 }
 
 /// Keeps only writes (errors pass through).
@@ -39,9 +43,9 @@ pub fn sample(input: impl Iterator<Item = Item>, fraction: f64, seed: u64) -> Re
     Ok(input.filter(move |r| r.is_err() || rng.gen_bool(fraction)))
 }
 
-/// Rounds `bytes` up to a whole MiB: the gap left between merged inputs.
-pub fn next_range_start(bytes: u64) -> u64 {
-    bytes.div_ceil(1 << 20) << 20
+/// Rounds `bytes` up to a whole MiB: the gap left between merged inputs (`None` past 2^64).
+pub fn next_range_start(bytes: u64) -> Option<u64> {
+    bytes.div_ceil(1 << 20).checked_mul(1 << 20)
 }
 
 /// One input of `interleave`: its requests, how many there are, and where its range starts.
@@ -72,12 +76,7 @@ pub fn interleave(inputs: Vec<MergeInput>, seed: u64) -> impl Iterator<Item = It
             total -= 1;
             let (stream, by) = &mut streams[index];
             match stream.next() {
-                Some(item) => {
-                    return Some(item.and_then(|mut req| {
-                        req.offset = req.offset.checked_add(*by).ok_or_else(|| TraceError::Invalid("merged offset overflows".into()))?;
-                        Ok(req)
-                    }))
-                }
+                Some(item) => return Some(item.and_then(|req| shifted(req, *by))),
                 // Fewer requests than counted (the file changed): drop the rest of its share.
                 None => {
                     total -= remaining[index];
@@ -131,7 +130,17 @@ mod tests {
         assert!(kept > 30 && kept < 70);
         assert_eq!(sample(reader(mixed.clone()), 0.5, 9).unwrap().count(), kept);
         assert!(sample(reader(mixed), 0.0, 9).is_err());
-        assert_eq!(next_range_start(1), 1 << 20);
-        assert_eq!(next_range_start(1 << 20), 1 << 20);
+        assert_eq!(next_range_start(1), Some(1 << 20));
+        assert_eq!(next_range_start(1 << 20), Some(1 << 20));
+        assert_eq!(next_range_start(u64::MAX), None);
+    }
+
+    #[test]
+    fn a_shift_past_the_address_space_is_an_error() {
+        let top = crate::request::MAX_END - 4096;
+        let out: Vec<Item> = shift(reader(vec![Request::new(0, Op::Write, top, 4096)]), 1).collect();
+        assert!(matches!(&out[0], Err(TraceError::Invalid(m)) if m.contains("2^63")), "{out:?}");
+        let out: Vec<Item> = shift(reader(vec![Request::new(0, Op::Write, 0, 4096)]), u64::MAX).collect();
+        assert!(out[0].is_err());
     }
 }

@@ -3,7 +3,8 @@
 //! v2 (40 bytes): `cmd u16, ver u16, sn u32, len u32, nSG u32, lbn u64, ts u64, rt u64`.
 //! `len` is in bytes, `lbn` in 512-byte sectors, `ts` in microseconds; `ver >> 8` is the version.
 //!
-//! The version is detected from the first two records (both must agree, read as either layout).
+//! The version is detected from the first two records (both must agree, read as either layout;
+//! a file of one record is detected from that one).
 //! SCSI READ(6/10/12/16) become reads and WRITE(6/10/12/16) writes; other commands (TEST UNIT
 //! READY, INQUIRY, ...) are skipped. Timestamps are made relative to the first record.
 
@@ -26,22 +27,27 @@ fn op_of(cmd: u16) -> Option<Op> {
     }
 }
 
-fn request(cmd: u16, len: u32, lbn: u64, ts_us: u64) -> Option<Request> {
-    op_of(cmd).map(|op| Request { time_ns: ts_us.saturating_mul(NS_PER_US), op, offset: lbn.saturating_mul(SECTOR), len: len as u64 })
+fn request(cmd: u16, len: u32, lbn: u64, ts_us: u64) -> Result<Option<Request>, String> {
+    let Some(op) = op_of(cmd) else { return Ok(None) };
+    let time_ns = ts_us.checked_mul(NS_PER_US).ok_or_else(|| format!("timestamp {ts_us} us is beyond 2^64 nanoseconds"))?;
+    let offset = lbn.checked_mul(SECTOR).ok_or_else(|| format!("lbn {lbn} is out of range (times 512 bytes it passes 2^64)"))?;
+    Request::checked(time_ns, op, offset, len as u64).map(Some).map_err(|e| e.to_string())
 }
 
 fn decode_v1(b: &[u8]) -> Result<Option<Request>, String> {
-    Ok(request(u16_at(b, 12), u32_at(b, 4), u64_at(b, 16), u64_at(b, 24)))
+    request(u16_at(b, 12), u32_at(b, 4), u64_at(b, 16), u64_at(b, 24))
 }
 
 fn decode_v2(b: &[u8]) -> Result<Option<Request>, String> {
-    Ok(request(u16_at(b, 0), u32_at(b, 8), u64_at(b, 16), u64_at(b, 24)))
+    request(u16_at(b, 0), u32_at(b, 8), u64_at(b, 16), u64_at(b, 24))
 }
 
-/// Which layout the leading bytes are in, if either.
+/// Which layout the leading bytes are in, if either: the first two records (or the only one)
+/// carry its version.
 fn detect(head: &[u8]) -> Option<usize> {
     let all = |size: usize, ver_at: usize, version: u16| {
-        head.len() >= 2 * size && (0..2).all(|i| u16_at(head, i * size + ver_at) >> 8 == version)
+        let records = (head.len() / size).min(2);
+        records > 0 && (0..records).all(|i| u16_at(head, i * size + ver_at) >> 8 == version)
     };
     if all(V1_SIZE, 14, 1) {
         Some(V1_SIZE)
@@ -122,5 +128,24 @@ pub(crate) mod tests {
         let err = read_all(v1).unwrap_err();
         assert!(err.to_string().contains("at byte 64"), "{err}");
         assert!(read_all(vec![0u8; 100]).unwrap_err().to_string().contains("not a vscsi trace"));
+        assert!(read_all(vec![0u8; 10]).unwrap_err().to_string().contains("not a vscsi trace"));
+    }
+
+    #[test]
+    fn a_file_of_one_record_is_read() {
+        assert_eq!(read_all(v1_record(0x2a, 4096, 8, 5)).unwrap(), vec![Request::new(0, Op::Write, 4096, 4096)]);
+        assert_eq!(read_all(v2_record(0x88, 512, 1, 10)).unwrap(), vec![Request::new(0, Op::Read, 512, 512)]);
+    }
+
+    #[test]
+    fn ranges_past_the_address_space_are_corrupt_records_not_wrapped_numbers() {
+        let near_2_55 = (1u64 << 55) - 1;
+        let bytes = [v1_record(0x2a, 4096, 8, 5), v1_record(0x2a, 4096, near_2_55, 6)].concat();
+        let err = read_all(bytes).unwrap_err().to_string();
+        assert!(err.contains("at byte 32") && err.contains("2^63"), "{err}");
+        let err = read_all(v1_record(0x2a, 4096, u64::MAX, 6)).unwrap_err().to_string();
+        assert!(err.contains("lbn"), "{err}");
+        let err = read_all(v1_record(0x2a, 4096, 0, u64::MAX)).unwrap_err().to_string();
+        assert!(err.contains("timestamp"), "{err}");
     }
 }

@@ -33,7 +33,7 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use super::{ZoneError, ZoneInfo, ZoneKind, ZoneTable, ZonedDevice};
+use super::{ZoneError, ZoneKind, ZoneTable, ZonedDevice};
 
 const MAGIC: &[u8; 8] = b"SMRZONED";
 const FORMAT_VERSION: u32 = 1;
@@ -153,10 +153,6 @@ impl FileZonedDevice {
         FileGeometry { zone_size: self.table.zone_size(), zones: self.table.zone_count(), conventional: self.table.conventional_zones() }
     }
 
-    pub fn table(&self) -> &ZoneTable {
-        &self.table
-    }
-
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -271,16 +267,8 @@ fn read_slot(file: &File, at: u64, zones: u64, zone_size: u64) -> Option<(u64, V
 }
 
 impl ZonedDevice for FileZonedDevice {
-    fn zone_size(&self) -> u64 {
-        self.table.zone_size()
-    }
-
-    fn zone_count(&self) -> u64 {
-        self.table.zone_count()
-    }
-
-    fn report_zones(&self) -> Vec<ZoneInfo> {
-        self.table.report()
+    fn table(&self) -> &ZoneTable {
+        &self.table
     }
 
     fn read(&self, offset: u64, buf: &mut [u8]) -> Result<(), ZoneError> {

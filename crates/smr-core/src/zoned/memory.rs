@@ -1,7 +1,7 @@
 //! A zoned device held in memory: the rules of `ZoneTable` plus each zone's bytes, allocated on
 //! first write. For tests and small experiments; data is lost when it is dropped.
 
-use super::{ZoneError, ZoneInfo, ZoneKind, ZoneTable, ZonedDevice};
+use super::{ZoneError, ZoneKind, ZoneTable, ZonedDevice};
 
 pub struct MemZonedDevice {
     table: ZoneTable,
@@ -14,10 +14,6 @@ impl MemZonedDevice {
         Ok(MemZonedDevice { table, data: vec![None; zones as usize] })
     }
 
-    pub fn table(&self) -> &ZoneTable {
-        &self.table
-    }
-
     fn zone_bytes(&mut self, zone: u64) -> &mut Vec<u8> {
         let size = self.table.zone_size() as usize;
         self.data[zone as usize].get_or_insert_with(|| vec![0; size])
@@ -25,16 +21,8 @@ impl MemZonedDevice {
 }
 
 impl ZonedDevice for MemZonedDevice {
-    fn zone_size(&self) -> u64 {
-        self.table.zone_size()
-    }
-
-    fn zone_count(&self) -> u64 {
-        self.table.zone_count()
-    }
-
-    fn report_zones(&self) -> Vec<ZoneInfo> {
-        self.table.report()
+    fn table(&self) -> &ZoneTable {
+        &self.table
     }
 
     fn read(&self, offset: u64, buf: &mut [u8]) -> Result<(), ZoneError> {

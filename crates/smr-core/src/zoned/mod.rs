@@ -83,12 +83,20 @@ pub enum ZoneError {
 
 /// A zoned device that stores data.
 pub trait ZonedDevice {
-    fn zone_size(&self) -> u64;
-    fn zone_count(&self) -> u64;
+    /// The zone rules and state the device keeps.
+    fn table(&self) -> &ZoneTable;
+    fn zone_size(&self) -> u64 {
+        self.table().zone_size()
+    }
+    fn zone_count(&self) -> u64 {
+        self.table().zone_count()
+    }
     fn capacity(&self) -> u64 {
         self.zone_size() * self.zone_count()
     }
-    fn report_zones(&self) -> Vec<ZoneInfo>;
+    fn report_zones(&self) -> Vec<ZoneInfo> {
+        self.table().report()
+    }
     /// Reads `buf.len()` bytes at `offset` (within one zone).
     fn read(&self, offset: u64, buf: &mut [u8]) -> Result<(), ZoneError>;
     /// Writes `data` at `offset`: anywhere in a conventional zone, at the write pointer of a

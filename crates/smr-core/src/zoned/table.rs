@@ -10,6 +10,9 @@ pub struct ZoneTable {
     conventional: u64,
     /// Per zone, bytes written from its start (sequential zones only; 0 for conventional).
     filled: Vec<u64>,
+    /// Per zone kinds set by `convert` (a hybrid drive's format conversion); until the first
+    /// conversion, the first `conventional` zones are conventional and the rest sequential.
+    converted: Option<Vec<ZoneKind>>,
 }
 
 impl ZoneTable {
@@ -21,7 +24,7 @@ impl ZoneTable {
         if conventional > zones {
             return Err(ZoneError::Geometry(format!("{conventional} conventional zones but only {zones} zones")));
         }
-        Ok(ZoneTable { zone_size, conventional, filled: vec![0; zones as usize] })
+        Ok(ZoneTable { zone_size, conventional, filled: vec![0; zones as usize], converted: None })
     }
 
     pub fn zone_size(&self) -> u64 {
@@ -45,6 +48,9 @@ impl ZoneTable {
     }
 
     pub fn kind(&self, zone: u64) -> ZoneKind {
+        if let Some(kinds) = &self.converted {
+            return kinds[zone as usize];
+        }
         if zone < self.conventional { ZoneKind::Conventional } else { ZoneKind::SequentialWriteRequired }
     }
 
@@ -132,6 +138,24 @@ impl ZoneTable {
         Ok(())
     }
 
+    /// Formats zone `zone` as `kind`, as a hybrid (CMR/SMR) drive's conversion command does:
+    /// whatever the zone held is gone, and a sequential zone starts empty. Zones keep their
+    /// number and size; the caller decides which zones are online.
+    pub fn convert(&mut self, zone: u64, kind: ZoneKind) -> Result<(), ZoneError> {
+        if zone >= self.zone_count() {
+            return Err(ZoneError::NoSuchZone { zone, zones: self.zone_count() });
+        }
+        let count = self.zone_count();
+        let conventional = self.conventional;
+        let kinds = self.converted.get_or_insert_with(|| {
+            (0..count).map(|z| if z < conventional { ZoneKind::Conventional } else { ZoneKind::SequentialWriteRequired }).collect()
+        });
+        kinds[zone as usize] = kind;
+        self.filled[zone as usize] = 0;
+        self.conventional = kinds.iter().filter(|k| **k == ZoneKind::Conventional).count() as u64;
+        Ok(())
+    }
+
     pub fn info(&self, zone: u64) -> ZoneInfo {
         let kind = self.kind(zone);
         let filled = self.filled[zone as usize];
@@ -168,5 +192,20 @@ mod tests {
         assert!(matches!(t.admit(Op::Read, u64::MAX, 2), Err(ZoneError::BeyondCapacity { .. })));
         t.admit(Op::Write, 2 * 4096 + 100, 4096 - 100).unwrap();
         assert_eq!(t.info(2).condition, ZoneCondition::Full);
+    }
+
+    /// A conversion changes one zone's kind and empties it; the zone rules follow the new kind.
+    #[test]
+    fn convert_changes_a_zones_kind_and_destroys_its_contents() {
+        let mut t = ZoneTable::new(4096, 4, 2).unwrap();
+        t.admit(Op::Write, 2 * 4096, 100).unwrap();
+        t.convert(1, ZoneKind::SequentialWriteRequired).unwrap();
+        t.convert(2, ZoneKind::Conventional).unwrap();
+        assert_eq!((t.kind(0), t.kind(1), t.kind(2), t.kind(3)), (ZoneKind::Conventional, ZoneKind::SequentialWriteRequired, ZoneKind::Conventional, ZoneKind::SequentialWriteRequired));
+        assert_eq!(t.conventional_zones(), 2);
+        assert_eq!(t.write_pointer(1), 4096, "a zone converted to sequential starts empty");
+        t.admit(Op::Write, 2 * 4096 + 500, 10).unwrap();
+        assert!(matches!(t.admit(Op::Write, 4096 + 8, 8), Err(ZoneError::NotAtWritePointer { zone: 1, .. })));
+        assert!(matches!(t.convert(9, ZoneKind::Conventional), Err(ZoneError::NoSuchZone { .. })));
     }
 }

@@ -12,7 +12,7 @@
 
 use std::sync::Mutex;
 
-use super::{ZoneError, ZoneInfo, ZonedDevice};
+use super::{ZoneError, ZoneTable, ZonedDevice};
 use crate::media::Medium;
 use crate::request::Op;
 
@@ -101,16 +101,8 @@ impl<D: ZonedDevice> TimedZonedDevice<D> {
 }
 
 impl<D: ZonedDevice> ZonedDevice for TimedZonedDevice<D> {
-    fn zone_size(&self) -> u64 {
-        self.inner.zone_size()
-    }
-
-    fn zone_count(&self) -> u64 {
-        self.inner.zone_count()
-    }
-
-    fn report_zones(&self) -> Vec<ZoneInfo> {
-        self.inner.report_zones()
+    fn table(&self) -> &ZoneTable {
+        self.inner.table()
     }
 
     fn read(&self, offset: u64, buf: &mut [u8]) -> Result<(), ZoneError> {

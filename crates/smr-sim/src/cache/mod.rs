@@ -21,6 +21,7 @@
 //! the SMR disk below that the trace touches or writes (the block union over a system without
 //! bands); PORE zones of 20 MB and a period of the SMR write buffer's size in blocks.
 
+mod index;
 mod lru_band;
 mod policy;
 mod pore;
@@ -29,14 +30,15 @@ mod recency;
 pub use policy::Policy;
 pub use pore::Scheme;
 
-use rustc_hash::FxHashMap;
 use smr_core::media::FixedLatencyMedium;
-use smr_core::{Op, Request};
+use smr_core::{quote, Op, Request};
 
+use crate::kernel::disk::check_table;
 use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+use index::{BlockIndex, DIRTY};
 
 pub const POLICY: ParamSpec = ParamSpec::new(
     "policy",
@@ -92,8 +94,6 @@ pub static CACHE_BLOCKS: Metric = Metric::new("cache_blocks", Unit::Blocks, "cac
 pub static CACHE_OCCUPANCY: Metric = Metric::new("cache_occupancy_blocks", Unit::Blocks, "cache blocks holding data");
 pub static CACHE_DIRTY: Metric = Metric::new("cache_dirty_blocks", Unit::Blocks, "cache blocks holding data not yet written below");
 
-const DIRTY: u64 = 1 << 63;
-
 #[derive(Default, Clone, Copy)]
 struct Totals {
     read_lookups: u64,
@@ -109,7 +109,7 @@ pub struct SsdCache {
     ssd: ChannelId,
     block: u64,
     write_only: bool,
-    index: FxHashMap<u64, u32>,
+    index: BlockIndex,
     /// Per slot: its block number, with `DIRTY` set while the block is dirty.
     blocks: Vec<u64>,
     slots: SlotPool,
@@ -124,17 +124,17 @@ pub struct SsdCache {
 /// PORE's period in cache blocks from its text: `auto` (the write buffer below), a block count,
 /// or a multiple of the write buffer (`0.5x`, rounded half to even).
 fn period_blocks(text: &str, buffer_blocks: Option<u64>) -> Result<u64, String> {
-    let buffer = || buffer_blocks.ok_or_else(|| format!("'{text}' needs a shingled disk with a write buffer below; give a number of blocks"));
+    let buffer = || buffer_blocks.ok_or_else(|| format!("{} needs a shingled disk with a write buffer below; give a number of blocks", quote(text)));
     if text == "auto" {
         return buffer();
     }
     if let Some(multiple) = text.strip_suffix('x') {
         return match multiple.trim().parse::<f64>() {
             Ok(m) if m > 0.0 && m.is_finite() => Ok(((m * buffer()? as f64).round_ties_even() as u64).max(1)),
-            _ => Err(format!("'{text}' is not a positive multiple of the write buffer")),
+            _ => Err(format!("{} is not a positive multiple of the write buffer", quote(text))),
         };
     }
-    text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| format!("'{text}' is not a positive number of blocks, a multiple (0.5x) or auto"))
+    text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| format!("{} is not a positive number of blocks, a multiple (0.5x) or auto", quote(text)))
 }
 
 impl SsdCache {
@@ -177,9 +177,13 @@ impl SsdCache {
             }
             _ => {
                 let period = period_blocks(&period, buffer_blocks).map_err(|m| b.params.error(&PERIOD, m))?;
-                let zone_blocks = (zone / block).max(1);
-                let zones = (b.footprint.max_end / block / zone_blocks + 1) as usize;
-                Box::new(pore::Pore::new(slots, scheme, base, zone_blocks, zones, period))
+                if zone < block {
+                    return Err(b.params.error(&ZONE, format!("{zone} bytes is less than one cache block ({block} bytes)")).into());
+                }
+                let zone_blocks = zone / block;
+                let zones = b.footprint.max_end / block / zone_blocks + 1;
+                check_table(b, &ZONE, zones, "PORE zones", b.footprint.max_end)?;
+                Box::new(pore::Pore::new(slots, scheme, base, zone_blocks, zones as usize, period))
             }
         };
         let ssd = b.ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(cache_bytes)));
@@ -189,7 +193,7 @@ impl SsdCache {
             ssd,
             block,
             write_only,
-            index: FxHashMap::default(),
+            index: BlockIndex::with_capacity(slots),
             blocks: vec![0; slots],
             slots: SlotPool::new(slots),
             policy,
@@ -206,12 +210,12 @@ impl SsdCache {
 
     /// Whether `block` is cached and dirty (not yet written below).
     pub fn holds_dirty(&self, block: u64) -> bool {
-        self.index.get(&block).is_some_and(|&slot| self.is_dirty(slot))
+        self.index.get(block, &self.blocks).is_some_and(|slot| self.is_dirty(slot))
     }
 
     /// How many cached blocks are dirty.
     fn dirty_blocks(&self) -> usize {
-        self.index.values().filter(|&&slot| self.is_dirty(slot)).count()
+        self.index.slots().filter(|&slot| self.is_dirty(slot)).count()
     }
 
     /// A free slot, evicting first if there is none: dirty victims go below in runs of
@@ -231,7 +235,7 @@ impl SsdCache {
             for &slot in &self.victims {
                 let (block, was_dirty) = (self.blocks[slot as usize] & !DIRTY, self.blocks[slot as usize] & DIRTY != 0);
                 self.policy.removed(slot, block, was_dirty);
-                self.index.remove(&block);
+                self.index.remove(block, &self.blocks);
                 self.slots.release(slot);
                 if was_dirty {
                     dirty_blocks.push(block);
@@ -254,7 +258,7 @@ impl SsdCache {
     fn insert(&mut self, block: u64, dirty: bool, ctx: &mut IoCtx) -> Result<(), SimError> {
         let slot = self.take_slot(ctx)?;
         self.blocks[slot as usize] = block | if dirty { DIRTY } else { 0 };
-        self.index.insert(block, slot);
+        self.index.insert(block, slot, &self.blocks);
         self.policy.inserted(slot, block, dirty);
         Ok(())
     }
@@ -264,8 +268,8 @@ impl SsdCache {
         let (first, count) = (blocks.start, blocks.end - blocks.start);
         for block in blocks {
             self.totals.write_lookups += 1;
-            match self.index.get(&block) {
-                Some(&slot) => {
+            match self.index.get(block, &self.blocks) {
+                Some(slot) => {
                     self.totals.write_hits += 1;
                     let became_dirty = !self.is_dirty(slot);
                     self.blocks[slot as usize] |= DIRTY;
@@ -284,8 +288,8 @@ impl SsdCache {
         let mut hits = 0u64;
         for block in req.blocks(self.block) {
             self.totals.read_lookups += 1;
-            match self.index.get(&block) {
-                Some(&slot) => {
+            match self.index.get(block, &self.blocks) {
+                Some(slot) => {
                     self.totals.read_hits += 1;
                     hits += 1;
                     // A write-only cache is ordered by writes alone; it serves reads of the

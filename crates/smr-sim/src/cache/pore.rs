@@ -69,6 +69,14 @@ const DIRTY: u32 = 1 << 31;
 const CLEAN: usize = 0;
 
 #[derive(Clone, Copy, Debug, Default)]
+struct SlotState {
+    /// The tick of the slot's last use (LRU) or of its insertion (FIFO).
+    tick: u64,
+    /// Its block's zone, with `DIRTY` set while the block is dirty.
+    zone: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
 struct ZoneStat {
     cached: u32,
     dirty: u32,
@@ -81,15 +89,14 @@ pub struct Pore {
     base: Order,
     /// List `CLEAN` holds the clean blocks, list `z + 1` the dirty blocks of zone `z`.
     lists: ListSet,
-    /// Per slot: the tick of its last use (LRU) or of its insertion (FIFO) (8 bytes a slot).
-    tick: Vec<u64>,
+    /// Per slot: its tick and zone, side by side so an access to a slot touches one cache line
+    /// for both (16 bytes a slot).
+    slots: Vec<SlotState>,
     clock: u64,
     /// (tick, zone) for open zones, each at most its zone's least recent tick (stale entries
     /// are refreshed when they reach the top).
     open_heap: BinaryHeap<Reverse<(u64, u32)>>,
     cached: usize,
-    /// Per slot: its block's zone, with `DIRTY` set while the block is dirty (4 bytes a slot).
-    slot_zone: Vec<u32>,
     zones: Vec<ZoneStat>,
     blocks_per_zone: u64,
     period: u64,
@@ -110,11 +117,10 @@ impl Pore {
             scheme,
             base,
             lists: ListSet::new(slots, zones + 1),
-            tick: vec![0; slots],
+            slots: vec![SlotState::default(); slots],
             clock: 0,
             open_heap: BinaryHeap::new(),
             cached: 0,
-            slot_zone: vec![0; slots],
             zones: vec![ZoneStat::default(); zones],
             blocks_per_zone: zone_blocks.max(1),
             period: period.max(1),
@@ -146,7 +152,7 @@ impl Pore {
     fn offer(&mut self, z: usize) {
         if self.zones[z].open {
             if let Some(tail) = self.lists.back(z + 1) {
-                self.open_heap.push(Reverse((self.tick[tail as usize], z as u32)));
+                self.open_heap.push(Reverse((self.slots[tail as usize].tick, z as u32)));
             }
         }
     }
@@ -155,8 +161,8 @@ impl Pore {
     /// block's insertion tick when a write hit dirties it, so it may be older than others).
     fn insert_dirty_in_order(&mut self, z: usize, slot: u32) {
         let list = z + 1;
-        let t = self.tick[slot as usize];
-        let tick_of = |s: Option<u32>| s.map(|s| self.tick[s as usize]);
+        let t = self.slots[slot as usize].tick;
+        let tick_of = |s: Option<u32>| s.map(|s| self.slots[s as usize].tick);
         if tick_of(self.lists.front(list)).is_none_or(|newest| newest < t) {
             // Empty, or newer than all (always so under LRU, whose hit renewed the tick).
             self.lists.push_front(list, slot);
@@ -165,7 +171,7 @@ impl Pore {
         } else {
             // Between two entries: walk from the least recent to the first newer one.
             let mut newer = self.lists.back(list).expect("the list is not empty");
-            while self.tick[newer as usize] < t {
+            while self.slots[newer as usize].tick < t {
                 newer = self.lists.more_recent(newer).expect("the front is newer than t");
             }
             self.lists.insert_after(list, newer, slot);
@@ -182,7 +188,7 @@ impl Pore {
             let Some(&Reverse((t, z))) = self.open_heap.peek() else { break None };
             let z = z as usize;
             match self.lists.back(z + 1) {
-                Some(tail) if self.zones[z].open && self.tick[tail as usize] == t => break Some(tail),
+                Some(tail) if self.zones[z].open && self.slots[tail as usize].tick == t => break Some(tail),
                 _ => {
                     self.open_heap.pop();
                     self.offer(z);
@@ -190,7 +196,7 @@ impl Pore {
             }
         };
         match (self.lists.back(CLEAN), open_oldest) {
-            (Some(c), Some(d)) => Some(if self.tick[c as usize] < self.tick[d as usize] { c } else { d }),
+            (Some(c), Some(d)) => Some(if self.slots[c as usize].tick < self.slots[d as usize].tick { c } else { d }),
             (c, d) => c.or(d),
         }
     }
@@ -248,8 +254,8 @@ impl Pore {
 impl Policy for Pore {
     fn inserted(&mut self, slot: u32, block: u64, dirty: bool) {
         let (s, z) = (slot as usize, self.zone(block));
-        self.slot_zone[s] = z as u32 | if dirty { DIRTY } else { 0 };
-        self.tick[s] = self.next_tick();
+        self.slots[s].zone = z as u32 | if dirty { DIRTY } else { 0 };
+        self.slots[s].tick = self.next_tick();
         self.cached += 1;
         let zone = &mut self.zones[z];
         zone.cached += 1;
@@ -258,7 +264,7 @@ impl Policy for Pore {
             zone.dirty += 1;
             self.new_dirty += 1;
         }
-        let list = Self::list_of(self.slot_zone[s]);
+        let list = Self::list_of(self.slots[s].zone);
         let was_empty = self.lists.is_empty(list);
         self.lists.push_front(list, slot);
         if dirty && was_empty {
@@ -270,18 +276,18 @@ impl Policy for Pore {
         let (s, z) = (slot as usize, self.zone(block));
         self.zones[z].accesses += 1;
         if self.base == Order::Lru {
-            self.tick[s] = self.next_tick();
+            self.slots[s].tick = self.next_tick();
         }
         if became_dirty {
             self.lists.remove(CLEAN, slot);
-            self.slot_zone[s] |= DIRTY;
+            self.slots[s].zone |= DIRTY;
             self.zones[z].dirty += 1;
             self.new_dirty += 1;
             self.insert_dirty_in_order(z, slot);
         } else if self.base == Order::Lru {
             // The zone's least recent block may move to the front: its heap entry becomes an
             // underestimate, which `oldest_evictable` refreshes.
-            self.lists.move_to_front(Self::list_of(self.slot_zone[s]), slot);
+            self.lists.move_to_front(Self::list_of(self.slots[s].zone), slot);
         }
     }
 
@@ -291,8 +297,8 @@ impl Policy for Pore {
         if was_dirty {
             self.zones[z].dirty -= 1;
         }
-        self.lists.remove(Self::list_of(self.slot_zone[slot as usize]), slot);
-        self.slot_zone[slot as usize] &= !DIRTY;
+        self.lists.remove(Self::list_of(self.slots[slot as usize].zone), slot);
+        self.slots[slot as usize].zone &= !DIRTY;
         self.cached -= 1;
     }
 

@@ -53,7 +53,7 @@ use smr_core::units::BLOCK_4K;
 use smr_core::trace::Footprint;
 use smr_core::{Op, ParamError, Request};
 
-use crate::kernel::disk::{disk, DISK_PARAMS};
+use crate::kernel::disk::{check_capacity, disk, DISK_PARAMS, MAX_TABLE_ENTRIES};
 use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use crate::kernel::report::HOST_BYTES_WRITTEN;
 use crate::kernel::params::{ParamReader, NONE};
@@ -121,21 +121,39 @@ fn written_range(layout: &BandLayout, footprint: &Footprint) -> u64 {
     layout.range_bytes(&footprint.written_extents, footprint.written_bytes).max(256 * BLOCK_4K)
 }
 
+/// The largest band: 1 TiB, far beyond any shingled disk's, and small enough that laying bands
+/// cannot overflow.
+const MAX_BAND: u64 = 1 << 40;
+
 /// The band layout `band_size` (fixed bands) or `band_min`/`band_max` (random bands) choose,
-/// covering `[0, cover)`.
+/// covering `[0, cover)`. Refused before it is laid when it would have more than
+/// `MAX_TABLE_ENTRIES` bands (the buffer keeps a table entry per band).
 pub fn band_layout(params: &mut ParamReader<'_>, cover: u64, seed: u64) -> Result<BandLayout, ParamError> {
-    if let Some(size) = params.optional_size(&BAND_SIZE)? {
-        return Ok(BandLayout::fixed(size, cover));
+    let (smallest, spec) = match params.optional_size(&BAND_SIZE)? {
+        Some(size) => (size, &BAND_SIZE),
+        None => (params.size(&BAND_MIN)?, &BAND_MIN),
+    };
+    if smallest < BLOCK_4K {
+        return Err(params.error(spec, "must be at least one 4 KiB block"));
     }
-    let min = params.size(&BAND_MIN)?;
+    if smallest > MAX_BAND {
+        return Err(params.error(spec, format!("{smallest} bytes is larger than {MAX_BAND} bytes (1 TiB): no shingled band is")));
+    }
+    let bands = cover.div_ceil(smallest / BLOCK_4K * BLOCK_4K);
+    if bands > MAX_TABLE_ENTRIES {
+        return Err(params.error(spec, format!("makes up to {bands} bands over the trace's {cover} bytes, more than the {MAX_TABLE_ENTRIES} smrlab keeps: choose larger bands")));
+    }
+    if spec == &BAND_SIZE {
+        return Ok(BandLayout::fixed(smallest, cover));
+    }
     let max = params.size(&BAND_MAX)?;
-    if min > max {
-        return Err(params.error(&BAND_MIN, format!("{min} bytes is larger than band_max ({max} bytes)")));
+    if max > MAX_BAND {
+        return Err(params.error(&BAND_MAX, format!("{max} bytes is larger than {MAX_BAND} bytes (1 TiB): no shingled band is")));
     }
-    if min < BLOCK_4K {
-        return Err(params.error(&BAND_MIN, "must be at least one 4 KiB block"));
+    if smallest > max {
+        return Err(params.error(&BAND_MIN, format!("{smallest} bytes is larger than band_max ({max} bytes)")));
     }
-    Ok(BandLayout::random(min, max, cover, seed))
+    Ok(BandLayout::random(smallest, max, cover, seed))
 }
 
 #[derive(Default, Debug, Clone, Copy)]
@@ -166,6 +184,7 @@ pub struct Dmsmr {
 impl Dmsmr {
     /// Builds the disk from `b.params` (see `PARAMS`), sized for the trace's footprint.
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
+        check_capacity(b, b.footprint.max_end)?;
         let layout = band_layout(&mut b.params, b.footprint.max_end, b.seed)?;
         let buffer_bytes = buffer_bytes(&mut b.params, &layout, &b.footprint)?;
         let buffer_on_ssd = b.params.choice(&BUFFER_ON)? == "ssd";

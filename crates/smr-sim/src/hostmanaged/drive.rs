@@ -14,7 +14,7 @@
 use smr_core::zoned::{ZoneError, ZoneTable};
 use smr_core::Op;
 
-use crate::kernel::disk::disk;
+use crate::kernel::disk::{check_table, disk};
 use crate::kernel::gc::GcCost;
 use crate::kernel::zoned_disk::ZonedDisk;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError};
@@ -47,10 +47,11 @@ impl HmSmrDisk {
         }
         let conventional_zones = conventional / zone_size;
         let data_zones = min_data_capacity.div_ceil(zone_size).max(1);
-        let zones = conventional_zones + data_zones + 1;
-        let medium = disk(b, zones * zone_size)?;
+        let needed = conventional_zones.checked_add(data_zones + 1).and_then(|zones| zones.checked_mul(zone_size));
+        let medium = disk(b, needed.unwrap_or(u64::MAX))?;
         // The disk is used whole: zones past those the trace needs are data zones nobody writes.
         let zones = medium.capacity() / zone_size;
+        check_table(b, &ZONE_SIZE, zones, "zones", medium.capacity())?;
         let mut table = ZoneTable::new(zone_size, zones, conventional_zones).map_err(geometry_error)?;
         for zone in conventional_zones..zones - 1 {
             table.finish(zone).map_err(geometry_error)?;

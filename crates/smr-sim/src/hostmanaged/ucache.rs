@@ -21,7 +21,7 @@ use smr_core::{Op, Request};
 
 use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
 use super::journal::{Checkpoint, Header, Journal, HEADER_BYTES, NONE};
-use crate::kernel::disk::DISK_PARAMS;
+use crate::kernel::disk::{check_table, DISK_PARAMS};
 use crate::kernel::gc::GcCost;
 use crate::kernel::lists::RecencyList;
 use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
@@ -154,6 +154,7 @@ impl UCache {
         if disk.data_capacity() / bucket > u32::MAX as u64 {
             return Err(b.params.error(&BUCKET, format!("{bucket}-byte buckets are too many for this drive's {} bytes (at most 2^32 buckets)", disk.data_capacity())).into());
         }
+        check_table(b, &BUCKET, cache / bucket, "cache buckets", cache)?;
         let buckets = (cache / bucket) as usize;
         let metadata_bytes = buckets as u64 * HEADER_BYTES + Checkpoint::bytes_for(buckets);
         if metadata_bytes > disk.zone_size() {

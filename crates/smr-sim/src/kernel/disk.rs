@@ -3,8 +3,8 @@
 //! read-ahead fills a segment; writes go through to the media, as in the papers' experiments).
 
 use smr_core::media::{preset_spec, CacheConfig, Hdd, Medium, ReadAhead, PRESET_NAMES};
-use smr_core::units::{parse_size, SECTOR};
-use smr_core::ParamError;
+use smr_core::units::SECTOR;
+use smr_core::values;
 
 use super::build::BuildContext;
 use super::error::SimError;
@@ -41,14 +41,45 @@ pub const DISK_WRITE_CACHE: ParamSpec = ParamSpec::new(
     "write-back caching: writes acknowledged from the drive's cache and written in idle time (the papers disable it)",
 );
 
+/// The parameters of the drive's cache, for a system that declares its own `disk` (with
+/// another default preset) and reads it with `disk_named`.
+pub const DISK_CACHE_PARAMS: [ParamSpec; 4] = [DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD, DISK_WRITE_CACHE];
+
 /// Every disk parameter, for a system's list of declared parameters.
 pub const DISK_PARAMS: [ParamSpec; 5] = [DISK, DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD, DISK_WRITE_CACHE];
+
+/// The most entries of a table a system sizes from a geometry parameter (one per band, zone or
+/// bucket): 2^23. Past it a band or zone is far smaller than the space it tiles, and the run is
+/// refused naming that parameter instead of allocating gigabytes.
+pub const MAX_TABLE_ENTRIES: u64 = 1 << 23;
+
+/// Refuses `count` entries of `what` (e.g. "zones") over `cover` bytes when they are more than
+/// `MAX_TABLE_ENTRIES`; the error names `spec`, the parameter that made them so many.
+pub fn check_table(b: &BuildContext<'_>, spec: &ParamSpec, count: u64, what: &str, cover: u64) -> Result<(), SimError> {
+    if count > MAX_TABLE_ENTRIES {
+        return Err(b.params.error(spec, format!("makes {count} {what} over {cover} bytes, more than the {MAX_TABLE_ENTRIES} smrlab keeps: choose a larger one")).into());
+    }
+    Ok(())
+}
+
+/// Refuses, before any table is sized from it, a trace that reaches past the disk the `disk`
+/// parameter names (`bytes`: what the system needs of it).
+pub fn check_capacity(b: &mut BuildContext<'_>, bytes: u64) -> Result<(), SimError> {
+    let name = b.params.choice(&DISK)?;
+    preset_spec(name, bytes).map(drop).map_err(|message| b.params.error(&DISK, message).into())
+}
 
 /// The disk the disk parameters describe; an error naming the parameter if it cannot hold
 /// `min_capacity` bytes or a value is bad.
 pub fn disk(b: &mut BuildContext<'_>, min_capacity: u64) -> Result<Box<dyn Medium>, SimError> {
-    let name = b.params.choice(&DISK)?;
-    let spec = preset_spec(name, min_capacity).map_err(|message| ParamError::new(DISK.key, message))?;
+    disk_named(b, &DISK, min_capacity)
+}
+
+/// `disk`, with the preset named by `preset` (a system's own `disk` declaration, of kind
+/// `Choice(PRESET_NAMES)`) and the cache by `DISK_CACHE_PARAMS`.
+pub fn disk_named(b: &mut BuildContext<'_>, preset: &ParamSpec, min_capacity: u64) -> Result<Box<dyn Medium>, SimError> {
+    let name = b.params.choice(preset)?;
+    let spec = preset_spec(name, min_capacity).map_err(|message| b.params.error(preset, message))?;
     let cache = cache_config(b, &spec.default_cache())?;
     Ok(Box::new(Hdd::with_cache(spec, cache)))
 }
@@ -57,11 +88,11 @@ fn cache_config(b: &mut BuildContext<'_>, preset: &CacheConfig) -> Result<CacheC
     let bytes = match b.params.text(&DISK_CACHE)?.as_str() {
         "preset" => preset.bytes,
         "off" | "0" => 0,
-        text => parse_size(text).map_err(|m| b.params.error(&DISK_CACHE, m))?,
+        text => values::size(text).map_err(|m| b.params.error(&DISK_CACHE, m))?,
     };
     let segments = match b.params.text(&DISK_CACHE_SEGMENTS)?.as_str() {
         "preset" => preset.segments,
-        text => text.trim().parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| b.params.error(&DISK_CACHE_SEGMENTS, format!("'{text}' is not a whole number above 0")))?,
+        text => values::count(text).and_then(|n| u32::try_from(n).map_err(|_| format!("{n} segments are more than 2^32"))).map_err(|m| b.params.error(&DISK_CACHE_SEGMENTS, m))?,
     };
     if bytes > 0 && bytes / u64::from(segments) < SECTOR {
         return Err(b.params.error(&DISK_CACHE_SEGMENTS, format!("{segments} segments of a {bytes}-byte cache would hold less than a sector each")).into());
@@ -69,7 +100,7 @@ fn cache_config(b: &mut BuildContext<'_>, preset: &CacheConfig) -> Result<CacheC
     let read_ahead = match b.params.text(&DISK_READ_AHEAD)?.as_str() {
         "segment" => ReadAhead::Segment,
         "track" => ReadAhead::TrackEnd,
-        text => ReadAhead::Sectors(parse_size(text).map_err(|m| b.params.error(&DISK_READ_AHEAD, m))? / SECTOR),
+        text => ReadAhead::Sectors(values::size(text).map_err(|m| b.params.error(&DISK_READ_AHEAD, m))? / SECTOR),
     };
     let write_back = b.params.bool(&DISK_WRITE_CACHE)?;
     if write_back && bytes == 0 {

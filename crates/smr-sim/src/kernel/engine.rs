@@ -73,7 +73,17 @@ impl Default for EngineConfig {
 pub struct Progress {
     pub requests: u64,
     pub sim_time_ns: u64,
+    /// True while the runner's first pass measures the trace's footprint (no simulated time yet).
+    pub first_pass: bool,
 }
+
+/// The latest simulated time a replay may reach: 2^63 ns (292 years). An open-loop arrival past
+/// it (a tiny speed-up) is an error rather than a clock that saturates or wraps.
+pub const MAX_SIM_NS: u64 = 1 << 63;
+
+/// The most points a time series may have: a smaller `series_interval_ns` is refused when the
+/// run reaches this many instead of growing the series without bound.
+pub const MAX_SERIES_POINTS: u64 = 1 << 20;
 
 /// What is subtracted at the end of warm-up.
 struct Baseline {
@@ -110,23 +120,32 @@ impl<'p> Engine<'p> {
         let mut until_progress = self.config.progress_every;
         for item in requests {
             let req = item?;
-            let arrival = replay.arrive(&req, &*system, ctx);
+            let arrival = replay.arrive(&req, &*system, ctx)?;
             replay.idle(system, ctx, arrival)?;
             let start = ctx.now();
             replay.serve(system, ctx, &req)?;
-            replay.measure(&*system, &req, arrival, start, ctx.now());
+            replay.measure(&*system, &req, arrival, start, ctx.now())?;
             until_progress = until_progress.wrapping_sub(1);
             if until_progress == 0 {
                 until_progress = self.config.progress_every;
                 if let Some(cb) = self.progress.as_mut() {
-                    if !cb(Progress { requests: replay.seen, sim_time_ns: ctx.now() }) {
+                    if !cb(Progress { requests: replay.seen, sim_time_ns: ctx.now(), first_pass: false }) {
                         replay.cancelled = true;
                         break;
                     }
                 }
             }
         }
-        Ok(replay.finish(&*system, ctx))
+        let report = replay.finish(&*system, ctx);
+        if report.requests == 0 && report.warmup_requests > 0 && !report.cancelled {
+            return Err(SimError::NothingMeasured(format!(
+                "all {} requests fell in the warm-up (warm-up: {} requests, {} s of trace time): nothing was measured",
+                report.warmup_requests,
+                self.config.warmup_requests,
+                self.config.warmup_ns as f64 / 1e9
+            )));
+        }
+        Ok(report)
     }
 }
 
@@ -146,6 +165,8 @@ struct Replay<'c> {
     sampler: Option<GaugeSampler>,
     /// The latest request's trace time, from the first request.
     trace_offset: u64,
+    /// Requests whose timestamp was before the previous request's.
+    time_regressions: u64,
 }
 
 impl<'c> Replay<'c> {
@@ -172,17 +193,37 @@ impl<'c> Replay<'c> {
             cancelled: false,
             sampler: GaugeSampler::new(config.gauge_samples),
             trace_offset: 0,
+            time_regressions: 0,
         })
     }
 
     /// When `req` arrives (closed loop: now); takes the warm-up baseline when warm-up ends.
     #[inline]
-    fn arrive(&mut self, req: &Request, system: &dyn System, ctx: &IoCtx) -> u64 {
+    fn arrive(&mut self, req: &Request, system: &dyn System, ctx: &IoCtx) -> Result<u64, SimError> {
         let t0 = *self.first_time.get_or_insert(req.time_ns);
-        self.trace_offset = req.time_ns.saturating_sub(t0);
+        let offset = req.time_ns.saturating_sub(t0);
+        // A timestamp before the previous one arrives at the previous one's time, counted.
+        if offset < self.trace_offset {
+            self.time_regressions += 1;
+        }
+        self.trace_offset = self.trace_offset.max(offset);
         let arrival = match self.speedup {
             None => ctx.now(),
-            Some(s) => (self.trace_offset as f64 / s) as u64,
+            Some(s) => {
+                let at = self.trace_offset as f64 / s;
+                if at >= MAX_SIM_NS as f64 {
+                    return Err(smr_core::ParamError::new(
+                        "speedup",
+                        format!(
+                            "{s} makes request #{} (at {} s of trace time) arrive after 2^63 ns (292 years) of simulated time: use a larger speed-up",
+                            self.seen + 1,
+                            self.trace_offset as f64 / 1e9
+                        ),
+                    )
+                    .into());
+                }
+                at as u64
+            }
         };
         if self.baseline.is_none() && self.seen >= self.config.warmup_requests && self.trace_offset >= self.config.warmup_ns {
             let mut counters = Counters::default();
@@ -194,7 +235,7 @@ impl<'c> Replay<'c> {
                 start_ns: ctx.now().max(arrival),
             });
         }
-        arrival
+        Ok(arrival)
     }
 
     /// Open loop: offers the gap before `arrival` to the system's background work, then moves
@@ -231,18 +272,29 @@ impl<'c> Replay<'c> {
 
     /// Counts the request served from `start` to `end`; measures it once warm-up is over.
     #[inline]
-    fn measure(&mut self, system: &dyn System, req: &Request, arrival: u64, start: u64, end: u64) {
+    fn measure(&mut self, system: &dyn System, req: &Request, arrival: u64, start: u64, end: u64) -> Result<(), SimError> {
         self.seen += 1;
         if let Some(s) = self.sampler.as_mut() {
             s.after_request(system, self.seen, end, self.trace_offset);
         }
         if self.baseline.is_none() {
-            return;
+            return Ok(());
         }
         let service = end - start;
         let response = end - arrival;
         self.ops[req.op as usize].add(req.len, service, response, self.speedup.is_some());
         if let Some(slot) = end.checked_div(self.config.series_interval_ns) {
+            if slot >= MAX_SERIES_POINTS {
+                return Err(smr_core::ParamError::new(
+                    "series_interval",
+                    format!(
+                        "{} s gives more than {MAX_SERIES_POINTS} time series points by {} s of simulated time: use a longer interval",
+                        self.config.series_interval_ns as f64 / 1e9,
+                        end as f64 / 1e9
+                    ),
+                )
+                .into());
+            }
             let slot = slot as usize;
             if self.series.len() <= slot {
                 self.series.resize_with(slot + 1, SeriesPoint::default);
@@ -253,6 +305,7 @@ impl<'c> Replay<'c> {
             p.io_ns += service;
             p.response_ns_sum += response;
         }
+        Ok(())
     }
 
     /// The report: everything measured since the warm-up baseline.
@@ -287,6 +340,7 @@ impl<'c> Replay<'c> {
             channels,
             series: self.series,
             cancelled: self.cancelled,
+            time_regressions: self.time_regressions,
             ..Default::default()
         };
         report.add_measures(&counters.since(&base.counters), &gauges, gauge_series);
@@ -393,6 +447,17 @@ mod tests {
     }
 
     #[test]
+    fn timestamps_that_go_backwards_arrive_with_the_one_before_and_are_counted() {
+        let reqs: Vec<Request> = [0, 30, 10, 40, 20].iter().map(|&ms| Request::new(ms * 1_000_000, Op::Read, 0, 4096)).collect();
+        let (mut sys, mut ctx) = toy(0);
+        let cfg = EngineConfig { mode: ReplayMode::Open { speedup: 1.0 }, ..Default::default() };
+        let r = Engine::new(cfg).run(&mut sys, &mut ctx, ok_requests(&reqs)).unwrap();
+        assert_eq!(r.time_regressions, 2);
+        // Each arrived at or after 40 ms: the last arrival was 40 ms, not 20.
+        assert!(r.makespan_ns >= 40_000_000 && r.makespan_ns < 41_000_000, "{}", r.makespan_ns);
+    }
+
+    #[test]
     fn progress_can_cancel() {
         let (mut sys, mut ctx) = toy(0);
         let cfg = EngineConfig { progress_every: 3, ..Default::default() };
@@ -419,6 +484,42 @@ mod tests {
         let (mut sys, mut ctx) = toy(0);
         let wraps = [Request::new(0, Op::Read, u64::MAX, 2)];
         assert!(matches!(Engine::new(EngineConfig::default()).run(&mut sys, &mut ctx, ok_requests(&wraps)), Err(SimError::OutOfRange { index: 1, .. })));
+    }
+
+    #[test]
+    fn a_tiny_speedup_is_an_error_not_a_saturated_clock() {
+        let (mut sys, mut ctx) = toy(0);
+        let cfg = EngineConfig { mode: ReplayMode::Open { speedup: 1e-12 }, ..Default::default() };
+        let err = Engine::new(cfg).run(&mut sys, &mut ctx, ok_requests(&reqs())).unwrap_err().to_string();
+        assert!(err.contains("'speedup'") && err.contains("request #2"), "{err}");
+        for bad in [0.0, -1.0, f64::INFINITY, f64::NAN] {
+            let (mut sys, mut ctx) = toy(0);
+            let cfg = EngineConfig { mode: ReplayMode::Open { speedup: bad }, ..Default::default() };
+            assert!(Engine::new(cfg).run(&mut sys, &mut ctx, ok_requests(&reqs())).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_series_interval_that_would_make_too_many_points_is_an_error() {
+        let (mut sys, mut ctx) = toy(0);
+        let cfg = EngineConfig { series_interval_ns: 1, mode: ReplayMode::Open { speedup: 1.0 }, ..Default::default() };
+        let err = Engine::new(cfg).run(&mut sys, &mut ctx, ok_requests(&reqs())).unwrap_err().to_string();
+        assert!(err.contains("'series_interval'"), "{err}");
+        let (mut sys, mut ctx) = toy(0);
+        let cfg = EngineConfig { series_interval_ns: 100_000, ..Default::default() };
+        assert!(!Engine::new(cfg).run(&mut sys, &mut ctx, ok_requests(&reqs())).unwrap().series.is_empty());
+    }
+
+    #[test]
+    fn a_warmup_longer_than_the_trace_is_an_error_saying_nothing_was_measured() {
+        for cfg in [EngineConfig { warmup_requests: 10, ..Default::default() }, EngineConfig { warmup_ns: 1 << 40, ..Default::default() }] {
+            let (mut sys, mut ctx) = toy(0);
+            let err = Engine::new(cfg).run(&mut sys, &mut ctx, ok_requests(&reqs())).unwrap_err();
+            assert!(matches!(err, SimError::NothingMeasured(_)), "{err}");
+        }
+        let (mut sys, mut ctx) = toy(0);
+        let cfg = EngineConfig { warmup_requests: 9, ..Default::default() };
+        assert_eq!(Engine::new(cfg).run(&mut sys, &mut ctx, ok_requests(&reqs())).unwrap().requests, 1);
     }
 
     #[test]

@@ -17,8 +17,11 @@ pub enum SimError {
     /// This is a bug in a translation layer, reported instead of silently mis-simulated.
     #[error("device error: {0}")]
     Device(String),
-    #[error("unknown system '{name}' (known: {known})")]
+    #[error("unknown system {} (known: {known})", smr_core::quote(name))]
     UnknownSystem { name: String, known: String },
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
+    /// A run whose every request fell in the warm-up: there is no figure to report.
+    #[error("{0}")]
+    NothingMeasured(String),
 }

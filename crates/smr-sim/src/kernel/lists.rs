@@ -1,6 +1,6 @@
-//! Intrusive doubly linked recency lists over cache slot numbers, stored in two `u32` arrays
-//! shared by all the lists of a set (no allocation per entry, 8 bytes per slot however many
-//! lists): O(1) push to the front or back, insertion after an entry, removal, move to the front,
+//! Intrusive doubly linked recency lists over cache slot numbers, stored in one array of
+//! `(prev, next)` pairs shared by all the lists of a set (no allocation per entry, 8 bytes per
+//! slot however many lists, and a slot's two links in one cache line): O(1) push to the front or back, insertion after an entry, removal, move to the front,
 //! and the back (least recent) entry of each list. A slot is in at most one list of its set.
 //! `RecencyList` is the one-list case every simple policy keeps; PORE keeps a set of lists, one
 //! for clean blocks and one per zone for its dirty blocks.
@@ -9,11 +9,18 @@ const NIL: u32 = u32::MAX;
 /// `prev` of a slot that is in no list (so no membership array is needed).
 const DETACHED: u32 = u32::MAX - 1;
 
+#[derive(Clone, Copy, Debug)]
+struct Links {
+    prev: u32,
+    next: u32,
+}
+
+const DETACHED_LINKS: Links = Links { prev: DETACHED, next: NIL };
+
 /// Several recency lists over the same slots; lists are numbered from 0.
 #[derive(Clone, Debug, Default)]
 pub struct ListSet {
-    prev: Vec<u32>,
-    next: Vec<u32>,
+    links: Vec<Links>,
     /// Per list: (head = most recent, tail = least recent).
     ends: Vec<(u32, u32)>,
 }
@@ -21,7 +28,14 @@ pub struct ListSet {
 impl ListSet {
     /// `lists` empty lists able to hold slots `0..slots` between them.
     pub fn new(slots: usize, lists: usize) -> Self {
-        ListSet { prev: vec![DETACHED; slots], next: vec![NIL; slots], ends: vec![(NIL, NIL); lists] }
+        ListSet { links: vec![DETACHED_LINKS; slots], ends: vec![(NIL, NIL); lists] }
+    }
+
+    /// Makes room for slots up to `slots` (never shrinks): new slots are in no list.
+    pub fn grow(&mut self, slots: usize) {
+        if slots > self.links.len() {
+            self.links.resize(slots, DETACHED_LINKS);
+        }
     }
 
     pub fn is_empty(&self, list: usize) -> bool {
@@ -30,7 +44,7 @@ impl ListSet {
 
     #[inline]
     pub fn contains(&self, slot: u32) -> bool {
-        self.prev[slot as usize] != DETACHED
+        self.links[slot as usize].prev != DETACHED
     }
 
     /// Adds `slot` as the most recent entry of `list`.
@@ -50,28 +64,25 @@ impl ListSet {
     /// Adds `slot` to `list` just behind `before` (an entry of `list`), i.e. as less recent.
     pub fn insert_after(&mut self, list: usize, before: u32, slot: u32) {
         debug_assert!(!self.contains(slot) && self.contains(before));
-        let after = self.next[before as usize];
+        let after = self.links[before as usize].next;
         self.link(list, slot, before, after);
     }
 
     fn link(&mut self, list: usize, slot: u32, p: u32, n: u32) {
-        let s = slot as usize;
-        self.prev[s] = p;
-        self.next[s] = n;
-        if p != NIL { self.next[p as usize] = slot } else { self.ends[list].0 = slot }
-        if n != NIL { self.prev[n as usize] = slot } else { self.ends[list].1 = slot }
+        self.links[slot as usize] = Links { prev: p, next: n };
+        if p != NIL { self.links[p as usize].next = slot } else { self.ends[list].0 = slot }
+        if n != NIL { self.links[n as usize].prev = slot } else { self.ends[list].1 = slot }
     }
 
     /// Removes `slot` from `list` if it is there.
     pub fn remove(&mut self, list: usize, slot: u32) {
-        let s = slot as usize;
-        if !self.contains(slot) {
+        let Links { prev: p, next: n } = self.links[slot as usize];
+        if p == DETACHED {
             return;
         }
-        let (p, n) = (self.prev[s], self.next[s]);
-        if p != NIL { self.next[p as usize] = n } else { self.ends[list].0 = n }
-        if n != NIL { self.prev[n as usize] = p } else { self.ends[list].1 = p }
-        self.prev[s] = DETACHED;
+        if p != NIL { self.links[p as usize].next = n } else { self.ends[list].0 = n }
+        if n != NIL { self.links[n as usize].prev = p } else { self.ends[list].1 = p }
+        self.links[slot as usize].prev = DETACHED;
     }
 
     /// Makes `slot` (in `list`) the most recent entry of `list`.
@@ -96,7 +107,7 @@ impl ListSet {
 
     /// The entry just more recent than `slot` (in some list), if any.
     pub fn more_recent(&self, slot: u32) -> Option<u32> {
-        let p = self.prev[slot as usize];
+        let p = self.links[slot as usize].prev;
         (p != NIL && p != DETACHED).then_some(p)
     }
 
@@ -105,7 +116,7 @@ impl ListSet {
     pub fn iter(&self, list: usize) -> impl Iterator<Item = u32> + '_ {
         let head = self.ends[list].0;
         std::iter::successors((head != NIL).then_some(head), |&s| {
-            let n = self.next[s as usize];
+            let n = self.links[s as usize].next;
             (n != NIL).then_some(n)
         })
     }
@@ -136,12 +147,51 @@ impl RecencyList {
     pub fn back(&self) -> Option<u32> {
         self.0.back(0)
     }
+
+    /// The entry just more recent than `slot`, if any: with `back`, a walk from least to most
+    /// recent.
+    pub fn more_recent(&self, slot: u32) -> Option<u32> {
+        self.0.more_recent(slot)
+    }
+
+    /// Makes room for slots up to `slots` (never shrinks).
+    pub fn grow(&mut self, slots: usize) {
+        self.0.grow(slots)
+    }
+
+    /// Puts `new` (in no list) where `old` is, and takes `old` out: an entry that moved to
+    /// another slot keeps its recency.
+    pub fn replace(&mut self, old: u32, new: u32) {
+        match self.0.more_recent(old) {
+            Some(before) => {
+                self.0.remove(0, old);
+                self.0.insert_after(0, before, new);
+            }
+            None => {
+                self.0.remove(0, old);
+                self.0.push_front(0, new);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_replaced_entry_keeps_its_place_and_grown_slots_join() {
+        let mut l = RecencyList::new(3);
+        l.grow(6);
+        for s in [0, 1, 2] {
+            l.push_front(s);
+        }
+        l.replace(1, 5);
+        l.replace(2, 4);
+        assert_eq!(l.0.iter(0).collect::<Vec<_>>(), [4, 5, 0]);
+        assert_eq!((l.back(), l.more_recent(0), l.more_recent(4)), (Some(0), Some(5), None));
+    }
 
     proptest! {
         /// Three lists over 16 slots against three deques.

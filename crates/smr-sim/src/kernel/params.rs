@@ -12,15 +12,15 @@
 use std::borrow::Cow;
 
 use smr_core::units::parse_size;
-use smr_core::{ParamError, Params};
+use smr_core::{quote, values, ParamError, Params};
 
 /// What a parameter's value is: decides how it is parsed and the unit `--help` shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// Bytes: a number with an optional unit (4096, 4KiB, 20MB). Zero is refused.
+    /// Whole bytes: a number with an optional unit (4096, 4KiB, 20MB). Zero is refused.
     Size,
     /// Bytes, or a share of a whole the system measures (named by `of`): `N blocks`, `N%`, a
-    /// fraction (`1/256`, `0.02`), or bytes.
+    /// fraction (`1/256`, `0.02`), or bytes; never more than the whole (100 %).
     Share { of: &'static str },
     /// One of these words (case does not matter).
     Choice(&'static [&'static str]),
@@ -137,14 +137,15 @@ impl<'a> ParamReader<'a> {
         &self.resolved
     }
 
-    /// A `Kind::Size`: bytes, above zero.
-    pub fn size(&mut self, spec: &ParamSpec) -> Result<u64, ParamError> {
+    /// `spec`'s text parsed by `parse` (one of `smr_core::values`); the error names the key.
+    fn parsed<T>(&mut self, spec: &ParamSpec, parse: impl FnOnce(&str) -> Result<T, String>) -> Result<T, ParamError> {
         let text = self.text(spec)?;
-        let bytes = parse_size(&text).map_err(|m| self.error(spec, m))?;
-        if bytes == 0 {
-            return Err(self.error(spec, "must be greater than zero"));
-        }
-        Ok(bytes)
+        parse(&text).map_err(|m| self.error(spec, m))
+    }
+
+    /// A `Kind::Size`: whole bytes, above zero.
+    pub fn size(&mut self, spec: &ParamSpec) -> Result<u64, ParamError> {
+        self.parsed(spec, values::size)
     }
 
     /// A `Kind::Size` whose default is `NONE`: `None` unless given.
@@ -155,10 +156,14 @@ impl<'a> ParamReader<'a> {
         self.size(spec).map(Some)
     }
 
-    /// A `Kind::Share` of `whole` bytes, rounded down to whole `block`s (at least one).
+    /// A `Kind::Share` of `whole` bytes, rounded down to whole `block`s (at least one, at most
+    /// the whole).
     pub fn share(&mut self, spec: &ParamSpec, whole: u64, block: u64) -> Result<u64, ParamError> {
         let text = self.text(spec)?;
         let bytes = parse_share(&text, whole, block).map_err(|m| self.error(spec, m))?;
+        if bytes > whole {
+            return Err(self.error(spec, format!("{} is {bytes} bytes, more than the whole it is a share of ({whole} bytes)", quote(&text))));
+        }
         let bytes = bytes / block * block;
         if bytes == 0 {
             return Err(self.error(spec, format!("resolves to less than one {block}-byte block (of {whole} bytes)")));
@@ -171,38 +176,21 @@ impl<'a> ParamReader<'a> {
         let Kind::Choice(words) = spec.kind else {
             return Err(self.error(spec, "is not declared as a choice (a bug in smrlab)"));
         };
-        let value = self.text(spec)?.to_ascii_lowercase();
-        words
-            .iter()
-            .find(|w| **w == value)
-            .copied()
-            .ok_or_else(|| self.error(spec, format!("'{value}' is not one of {}", words.join(", "))))
+        self.parsed(spec, |text| values::choice(text, words).map(|i| words[i]))
     }
 
     pub fn bool(&mut self, spec: &ParamSpec) -> Result<bool, ParamError> {
-        match self.text(spec)?.to_ascii_lowercase().as_str() {
-            "1" | "true" | "yes" | "on" => Ok(true),
-            "0" | "false" | "no" | "off" => Ok(false),
-            other => Err(self.error(spec, format!("'{other}' is not true or false"))),
-        }
+        self.parsed(spec, values::switch)
     }
 
     /// A `Kind::Fraction`: a number from 0 to 1.
     pub fn fraction(&mut self, spec: &ParamSpec) -> Result<f64, ParamError> {
-        let text = self.text(spec)?;
-        match text.trim().parse::<f64>() {
-            Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-            _ => Err(self.error(spec, format!("'{text}' is not a fraction from 0 to 1"))),
-        }
+        self.parsed(spec, values::fraction)
     }
 
     /// A `Kind::Count`: a whole number above zero.
     pub fn count(&mut self, spec: &ParamSpec) -> Result<u64, ParamError> {
-        let text = self.text(spec)?;
-        match text.trim().parse::<u64>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => Err(self.error(spec, format!("'{text}' is not a whole number above zero"))),
-        }
+        self.parsed(spec, values::count)
     }
 }
 
@@ -210,29 +198,28 @@ impl<'a> ParamReader<'a> {
 /// `0.x` or `.x`, or bytes.
 fn parse_share(text: &str, whole: u64, block: u64) -> Result<u64, String> {
     let t = text.trim();
-    let number = |s: &str, what: &str| s.trim().parse::<f64>().map_err(|_| format!("'{text}' is not {what}"));
+    let shown = quote(text);
+    let positive = |s: &str, what: &str| match values::number(s) {
+        Ok(x) if x > 0.0 => Ok(x),
+        _ => Err(format!("{shown} is not a positive {what}")),
+    };
+    // A share past the whole saturates here and is refused by the caller. (The products are
+    // taken in this order so that results stay as they were, bit for bit.)
     if let Some(percent) = t.strip_suffix('%') {
-        let p = number(percent, "a percentage")?;
-        if !(p > 0.0 && p.is_finite()) {
-            return Err(format!("'{text}' must be a positive percentage"));
-        }
-        return Ok((whole as f64 * p / 100.0) as u64);
+        return Ok((whole as f64 * positive(percent, "percentage")? / 100.0) as u64);
     }
     if let Some((n, d)) = t.split_once('/') {
-        let (n, d) = (number(n, "a fraction")?, number(d, "a fraction")?);
-        if !(n > 0.0 && d > 0.0) {
-            return Err(format!("'{text}' must be a positive fraction"));
-        }
+        let (n, d) = (positive(n, "fraction")?, positive(d, "fraction")?);
         return Ok((whole as f64 * n / d) as u64);
     }
     for suffix in ["blocks", "block", "blk"] {
         if let Some(count) = t.strip_suffix(suffix) {
-            let count: u64 = count.trim().parse().map_err(|_| format!("'{text}' is not a block count"))?;
-            return count.checked_mul(block).ok_or_else(|| format!("'{text}' is out of range"));
+            let count = values::whole(count).map_err(|_| format!("{shown} is not a block count"))?;
+            return count.checked_mul(block).ok_or_else(|| format!("{shown} is out of range"));
         }
     }
     if t.starts_with("0.") || t.starts_with('.') {
-        return Ok((whole as f64 * number(t, "a fraction")?) as u64);
+        return Ok((whole as f64 * positive(t, "fraction")?) as u64);
     }
     parse_size(t)
 }
@@ -272,6 +259,11 @@ mod tests {
         assert_eq!(share("0.5").unwrap(), whole / 2);
         assert!(share("1").unwrap_err().message.contains("less than one"));
         assert!(share("-2%").unwrap_err().message.contains("positive"));
+        for too_much in ["150%", "3/2", "1e30/1", "1TiB", "102401blocks"] {
+            assert!(share(too_much).unwrap_err().message.contains("more than the whole"), "{too_much}");
+        }
+        assert_eq!(share("100%").unwrap(), whole);
+        assert!(share("nan%").is_err() && share("inf/1").is_err() && share("1/0").is_err());
     }
 
     #[test]
@@ -288,6 +280,8 @@ mod tests {
         let mut p = Params::parse(&["zone=0", "scheme=xx"]).unwrap();
         let mut r = ParamReader::new(&mut p, DECLARED);
         assert_eq!(r.size(&ZONE).unwrap_err().param, "zone");
+        let mut p = Params::parse(&["zone=1.5"]).unwrap();
+        assert!(ParamReader::new(&mut p, DECLARED).size(&ZONE).unwrap_err().message.contains("whole number of bytes"));
         assert!(r.choice(&SCHEME).unwrap_err().message.contains("cf, pf, bl"));
     }
 

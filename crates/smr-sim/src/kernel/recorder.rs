@@ -10,6 +10,10 @@ use std::io::Write;
 
 use smr_core::Op;
 
+/// The smallest piece an I/O may be split into: one 512-byte sector (smaller pieces would
+/// multiply a log's size by up to 4096 for nothing a drive could replay).
+pub const MIN_SPLIT: u64 = 512;
+
 /// Writes iolog v2 lines to any writer; remembers which files were opened.
 pub struct IologRecorder {
     out: Box<dyn Write + Send>,
@@ -20,7 +24,8 @@ pub struct IologRecorder {
 }
 
 impl IologRecorder {
-    /// `max_io` splits each I/O into pieces of at most that many bytes (0: never split).
+    /// `max_io` splits each I/O into pieces of at most that many bytes (0: never split; the
+    /// runner refuses values below `MIN_SPLIT`).
     pub fn new(out: Box<dyn Write + Send>, max_io: u64) -> Self {
         let mut rec = IologRecorder { out, files: Vec::new(), max_io, lines: 0, error: None };
         rec.line(format_args!("fio version 2 iolog\n"));

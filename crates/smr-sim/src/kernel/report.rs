@@ -61,6 +61,9 @@ pub struct RunReport {
     pub gauge_series: GaugeSeries,
     /// True if the progress callback asked to stop before the trace ended.
     pub cancelled: bool,
+    /// Requests whose trace timestamp was earlier than the request before them; each arrived
+    /// at the time before it (the clock of a replay never goes back).
+    pub time_regressions: u64,
     /// False when the run never exercised a mechanism its system declared (see
     /// `metrics::Exercise`); `not_informative` then says which, in words.
     pub informative: bool,

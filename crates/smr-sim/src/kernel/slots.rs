@@ -41,6 +41,18 @@ impl SlotPool {
         self.free.push(slot);
     }
 
+    /// Changes the pool to slots `0..capacity` (at most `u32::MAX`). Growing adds never-used
+    /// slots; shrinking requires every slot from `capacity` up to be free (given back or never
+    /// handed out) and forgets them.
+    pub fn resize(&mut self, capacity: usize) {
+        let capacity = u32::try_from(capacity).expect("slot counts are checked at build");
+        if capacity < self.capacity {
+            self.free.retain(|&s| s < capacity);
+            self.unused = self.unused.min(capacity);
+        }
+        self.capacity = capacity;
+    }
+
     /// Slots available.
     pub fn available(&self) -> usize {
         (self.capacity - self.unused) as usize + self.free.len()
@@ -61,5 +73,18 @@ mod tests {
         pool.release(1);
         assert_eq!((pool.peek(), pool.take(), pool.take(), pool.take()), (Some(1), Some(1), Some(0), None));
         assert_eq!(pool.available(), 0);
+    }
+
+    #[test]
+    fn resize_adds_unused_slots_and_forgets_free_ones_above_the_new_capacity() {
+        let mut pool = SlotPool::new(4);
+        let taken: Vec<u32> = (0..4).map(|_| pool.take().unwrap()).collect();
+        assert_eq!(taken, [0, 1, 2, 3]);
+        pool.release(3);
+        pool.release(1);
+        pool.resize(3);
+        assert_eq!((pool.available(), pool.take(), pool.take()), (1, Some(1), None));
+        pool.resize(5);
+        assert_eq!((pool.take(), pool.take(), pool.take()), (Some(3), Some(4), None));
     }
 }

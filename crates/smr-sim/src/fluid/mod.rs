@@ -1,0 +1,400 @@
+//! `fluid`: FluidSMR (Wu, Li and Du, "FluidSMR: Adaptive Management for Hybrid SMR Drives", ACM
+//! TOS 17(4), 2021) and its baselines on one H-Partition of a hybrid CMR/SMR drive.
+//!
+//! The drive (`geometry`, `drive`): zones laid from the outer (CMR) to the inner (SMR) diameter
+//! in conversion groups of q CMR or p SMR zones (alpha = p/q, default 1.5), 256 MiB zones, a
+//! 50 ms conversion command per group, the 10025 RPM `fluid10k` disk with its cache off, queue
+//! depth one. The host sees an extendable space of user zones (`mapping`); a write to an SMR
+//! zone not at its write pointer (an NSW) goes to the CMR cache (`cache` with the policies
+//! `lru`, `fifo`, `loopback`; cleaning in `clean`), or, with no cache, rewrites the zone. The
+//! mechanisms, one file each: usage growth by direct, light and heavy allocation with a guard
+//! range (`allocation`), quantized migration (`migration`), NSW-Range tracking (`nsw`),
+//! Algorithm 1 (`algorithm1`) and its time window and execution (`adapt`, `relocate`), zone
+//! swapping and the §2.4 baselines (`swap`), occupancy-based swapping (`occupancy`). The schemes
+//! are rows of `scheme`; the request path is `serve`.
+//!
+//! Choices where the paper is silent, beyond those noted in each file:
+//! - The partition is sized as §7.1 says: its pure-SMR capacity is the trace's largest address
+//!   divided by `usage`, in whole zones, rounded up to whole groups; the user zones are the
+//!   trace's largest address in whole zones, all allocated before the first request (with the
+//!   two-phase allocation of §4, no time charged) and full of data written before the trace
+//!   (an SMR zone's write pointer at its end), so every write to an SMR data zone is an NSW
+//!   until the zone is rewritten.
+//! - Time windows (§2.4, §5.3) run on trace time, from the first request.
+//! - The cache stores whole 4 KiB blocks: an NSW is widened to the blocks it touches.
+//! - The zone map is persisted in each zone's first sector as part of the write that fills the
+//!   zone from its start; persisting the table after an allocation, swap or conversion is
+//!   counted, not timed.
+//! - Data in flight during a swap or conversion is held in non-volatile memory (§5.3's stated
+//!   assumption): every source is read before the conversion and the writes.
+
+pub mod adapt;
+pub mod algorithm1;
+pub mod allocation;
+pub mod cache;
+pub mod clean;
+pub mod drive;
+pub mod fifo;
+pub mod geometry;
+pub mod loopback;
+pub mod lru;
+pub mod mapping;
+pub mod migration;
+pub mod nsw;
+pub mod occupancy;
+pub mod relocate;
+pub mod scheme;
+pub mod serve;
+pub mod swap;
+
+#[cfg(test)]
+mod tests;
+
+
+use smr_core::media::{CacheConfig, Hdd, PRESETS, PRESET_NAMES};
+use smr_core::Request;
+
+use self::adapt::Window;
+use self::cache::CmrCache;
+use self::drive::HybridDrive;
+use self::geometry::{Gain, Geometry, BLOCK};
+use self::mapping::ZoneMap;
+use self::migration::Migration;
+use self::nsw::NswTracker;
+use self::occupancy::OccupancySwap;
+use self::scheme::{Policy, Scheme, Swapping};
+use crate::kernel::lists::RecencyList;
+use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use crate::kernel::params::NONE;
+use crate::kernel::disk::check_table;
+use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+
+pub const SCHEME: ParamSpec = ParamSpec::new("scheme", Kind::Choice(scheme::NAMES), "fluid-smr", "which scheme of the FluidSMR paper (see docs/fluidsmr.md)");
+pub const DISK: ParamSpec = ParamSpec::new("disk", Kind::Choice(PRESET_NAMES), "fluid10k", "HDD timing preset (its cache is turned off, §7.1)");
+pub const ALPHA: ParamSpec = ParamSpec::new("alpha", Kind::Custom { unit: "a ratio above 1, p/q with q <= 64" }, "1.5", "SMR density gain: SMR zones per CMR zone of the same area");
+pub const USAGE: ParamSpec = ParamSpec::new("usage", Kind::Fraction, "0.9", "share of the partition's pure-SMR capacity the trace's address range takes (above 0); sizes the partition (§7.1)");
+pub const PARTITION: ParamSpec =
+    ParamSpec::new("partition", Kind::Custom { unit: "bytes, or none" }, NONE, "the partition's pure-SMR capacity, instead of deriving it from usage");
+pub const ZONE_SIZE: ParamSpec = ParamSpec::new("zone_size", Kind::Size, "256MiB", "zone size, a multiple of 4 KiB");
+pub const CONVERT: ParamSpec =
+    ParamSpec::new("convert", Kind::Custom { unit: "a fraction from 0 to 1, or scheme" }, "scheme", "share of the CMR area beyond the minimum SMR area converted to SMR at the start, making the cache");
+pub const CACHE_POLICY: ParamSpec = ParamSpec::new("cache_policy", Kind::Choice(&["scheme", "none", "lru", "imprv-lru", "fifo", "loop-back"]), "scheme", "the CMR cache's policy, instead of the scheme's");
+pub const SWAPPING: ParamSpec =
+    ParamSpec::new("swapping", Kind::Choice(&["scheme", "none", "recency", "frequency", "nsw-frequency", "nsw-range"]), "scheme", "zone swapping, instead of the scheme's");
+pub const ADAPT: ParamSpec = ParamSpec::new("adapt", Kind::Choice(&["scheme", "on", "off"]), "scheme", "format adaptation by Algorithm 1, instead of the scheme's");
+pub const OCCUPANCY_SWAP: ParamSpec = ParamSpec::new("occupancy_swap", Kind::Choice(&["scheme", "on", "off"]), "scheme", "occupancy-based swapping (§6.2), instead of the scheme's");
+pub const CACHE_LIMIT: ParamSpec = ParamSpec::new("cache_limit", Kind::Size, NONE, "use at most this much of the cache zones (§7.4's cache of 0.02 % of the SMR area)");
+pub const MAP_QUOTA: ParamSpec = ParamSpec::new("map_quota", Kind::Size, NONE, "the cache mapping table's quota, instead of 25 MB per TB of partition (§6.1)");
+pub const NSW_GRANULARITY: ParamSpec = ParamSpec::new("nsw_granularity", Kind::Size, "4KiB", "bytes per bit of the NSW-Range bitmaps (§5.5), a multiple of 4 KiB");
+pub const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Custom { unit: "hours" }, "1", "first time window of format adaptation; doubles while the format is stable (§5.3)");
+pub const WINDOW_MAX: ParamSpec = ParamSpec::new("window_max", Kind::Custom { unit: "hours" }, "24", "longest time window; the window of the §2.4 swapping baselines");
+pub const OCCUPANCY: ParamSpec =
+    ParamSpec::new("occupancy", Kind::Custom { unit: "a fraction of a zone, or rstar" }, "rstar", "cache occupancy above which an SMR zone is a swap candidate (§6.2)");
+pub const GUARD: ParamSpec = ParamSpec::new("guard", Kind::Size, NONE, "guard range: unused space kept ready for allocations (§4.4)");
+pub const SMR_HINT: ParamSpec = ParamSpec::new("smr_hint", Kind::Fraction, "0", "share of the user zones allocated with the SMR hint (light allocation, §4.3): the highest ones");
+pub const ALLOCATE: ParamSpec = ParamSpec::new("allocate", Kind::Size, NONE, "a space allocation request of this many bytes during the run (§4.4, Fig. 19)");
+pub const ALLOCATE_AT: ParamSpec = ParamSpec::new("allocate_at", Kind::Count, "1", "the allocation request arrives before this request (counted from 1)");
+pub const LATENCY_BOUND: ParamSpec = ParamSpec::new(
+    "latency_bound",
+    Kind::Custom { unit: "milliseconds" },
+    NONE,
+    "acceptable increase of latency: migration runs in quanta that take at most this long (§4.5); none: blocking",
+);
+
+pub const PARAMS: ParamList = &[&[
+    SCHEME, DISK, ALPHA, USAGE, PARTITION, ZONE_SIZE, CONVERT, CACHE_POLICY, SWAPPING, ADAPT, OCCUPANCY_SWAP, CACHE_LIMIT, MAP_QUOTA, NSW_GRANULARITY, WINDOW, WINDOW_MAX,
+    OCCUPANCY, GUARD, SMR_HINT, ALLOCATE, ALLOCATE_AT, LATENCY_BOUND,
+]];
+
+/// The largest acceptable latency increase a migration quantum is sized for: a minute (a bound
+/// past it is no bound, and sizing quanta for it would take as long).
+const MAX_LATENCY_BOUND_MS: f64 = 60_000.0;
+
+/// The largest zone: 1 TiB (drives use 256 MiB), small enough that no partition arithmetic
+/// overflows once the zone count is bounded too (`check_table`).
+const MAX_ZONE: u64 = 1 << 40;
+
+pub const ENTRY: SystemEntry = SystemEntry::new(
+    "fluid",
+    "FluidSMR and its baselines on a hybrid CMR/SMR drive partition (FluidSMR paper); --scheme picks one",
+    PARAMS,
+    |b| Ok(Box::new(Fluid::build(b)?)),
+)
+.with_aliases(&["fluidsmr"]);
+
+pub static REQUESTS: Metric = Metric::new("requests", Unit::Count, "host requests served");
+pub static SERVICE_NS: Metric = Metric::new("service_ns", Unit::Ns, "time spent serving host requests, migration quanta before them included");
+pub static MEAN_LATENCY_NS: Ratio =
+    Ratio::new(Metric::new("mean_latency_ns", Unit::Ns, "FluidSMR: average I/O latency (Figs. 12-19)"), &SERVICE_NS, &REQUESTS);
+pub static CMR_DATA_ZONES: Metric = Metric::new("cmr_zones", Unit::Count, "FluidSMR: CMR zones holding user data (Figs. 15, 16)");
+pub static SMR_DATA_ZONES: Metric = Metric::new("smr_zones", Unit::Count, "FluidSMR: SMR zones holding user data (Figs. 15, 16)");
+pub static FREE_ZONES: Metric = Metric::new("free_zones", Unit::Count, "FluidSMR: online zones holding nothing (unused area and guard range)");
+pub static MEMORY_BYTES: Metric =
+    Metric::new("memory_bytes", Unit::Bytes, "FluidSMR: zone map + NSW-Range tracking + cache mapping quota (§7.1's memory requirement)");
+
+/// The channels FluidSMR's I/O is reported on (all on one disk).
+pub struct Channels {
+    pub host: ChannelId,
+    pub cache: ChannelId,
+    pub rmw: ChannelId,
+    pub swap: ChannelId,
+    pub convert: ChannelId,
+    pub migrate: ChannelId,
+}
+
+/// FluidSMR, or one of its baselines, on one H-Partition.
+pub struct Fluid {
+    pub geo: Geometry,
+    pub scheme: Scheme,
+    pub drive: HybridDrive,
+    pub map: ZoneMap,
+    pub cache: Option<CmrCache>,
+    pub nsw: NswTracker,
+    pub window: Window,
+    pub recency: Option<RecencyList>,
+    pub occupancy: Option<OccupancySwap>,
+    pub migration: Migration,
+    pub ch: Channels,
+    pub counts: clean::Counts,
+    capacity: u64,
+    first_trace_ns: Option<u64>,
+    /// The version the current host write stores (kept contents only).
+    pub version: u64,
+    requests: u64,
+    service_ns: u64,
+    guard_zones: u64,
+    allocate: Option<(u64, u64)>,
+}
+
+/// The number a Custom parameter `spec` is given as.
+fn number(b: &mut BuildContext<'_>, spec: &ParamSpec) -> Result<f64, SimError> {
+    let text = b.params.text(spec)?;
+    smr_core::values::number(&text).map_err(|m| b.params.error(spec, m).into())
+}
+
+fn switch(b: &mut BuildContext<'_>, spec: &ParamSpec, scheme_value: bool) -> Result<bool, SimError> {
+    Ok(match b.params.choice(spec)? {
+        "on" => true,
+        "off" => false,
+        _ => scheme_value,
+    })
+}
+
+impl Fluid {
+    pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
+        Self::build_with(b, false)
+    }
+
+    /// Builds the system; `keep_contents` makes the drive keep every block's version (tests).
+    pub fn build_with(b: &mut BuildContext<'_>, keep_contents: bool) -> Result<Self, SimError> {
+        let mut scheme = scheme::by_name(b.params.choice(&SCHEME)?);
+        let alpha = number(b, &ALPHA)?;
+        let gain = Gain::from_alpha(alpha).map_err(|m| b.params.error(&ALPHA, m))?;
+        let usage = b.params.fraction(&USAGE)?;
+        if usage <= 0.0 {
+            return Err(b.params.error(&USAGE, "must be above 0 and at most 1").into());
+        }
+        let zone_size = b.params.size(&ZONE_SIZE)?;
+        if zone_size % BLOCK != 0 || zone_size > MAX_ZONE {
+            return Err(b.params.error(&ZONE_SIZE, format!("must be a multiple of 4 KiB up to {MAX_ZONE} bytes")).into());
+        }
+        let max_end = b.footprint.max_end.max(1);
+        let partition = match b.params.text(&PARTITION)?.trim() {
+            NONE => None,
+            text => Some(smr_core::units::parse_size(text).map_err(|m| b.params.error(&PARTITION, m))?),
+        };
+        let geo = match partition {
+            None => Geometry::for_usage(gain, zone_size, max_end, usage),
+            Some(bytes) => {
+                let zones = bytes / zone_size;
+                if zones * zone_size < max_end {
+                    return Err(b.params.error(&PARTITION, format!("{bytes} bytes of pure-SMR capacity cannot hold the trace's {max_end} bytes")).into());
+                }
+                Geometry { gain, zone_size, groups: zones / gain.smr }
+            }
+        };
+        // Sized from usage or the partition: a partition the disk cannot hold, or too many
+        // zones, is refused before any table is laid.
+        let zones = geo.groups.saturating_mul(gain.smr);
+        let disk_name = b.params.choice(&DISK)?;
+        let spec = PRESETS.iter().find(|p| p.name == disk_name).expect("the choice lists the presets").clone();
+        if zones.saturating_mul(zone_size) > spec.capacity {
+            return Err(b.params.error(&DISK, format!("{disk_name} holds {} bytes but the partition spans {}", spec.capacity, zones.saturating_mul(zone_size))).into());
+        }
+        check_table(b, if partition.is_some() { &PARTITION } else { &USAGE }, zones, "zones", zones.saturating_mul(zone_size))?;
+        match b.params.text(&CONVERT)?.trim() {
+            "scheme" => {}
+            text => match text.parse::<f64>() {
+                Ok(f) if (0.0..=1.0).contains(&f) => scheme.convert = f,
+                _ => return Err(b.params.error(&CONVERT, format!("{} is not a fraction from 0 to 1 or 'scheme'", smr_core::quote(text))).into()),
+            },
+        }
+        match b.params.choice(&CACHE_POLICY)? {
+            "scheme" => {}
+            name => scheme.policy = scheme::policy_by_name(name),
+        }
+        match b.params.choice(&SWAPPING)? {
+            "scheme" => {}
+            name => scheme.swapping = scheme::swapping_by_name(name),
+        }
+        scheme.adapt = switch(b, &ADAPT, scheme.adapt)?;
+        scheme.occupancy_swap = switch(b, &OCCUPANCY_SWAP, scheme.occupancy_swap)?;
+        let cache_limit = b.params.optional_size(&CACHE_LIMIT)?.map(|bytes| bytes.div_ceil(BLOCK));
+        let map_quota = b.params.optional_size(&MAP_QUOTA)?;
+        let granularity = b.params.size(&NSW_GRANULARITY)?;
+        if granularity % BLOCK != 0 || granularity > zone_size {
+            return Err(b.params.error(&NSW_GRANULARITY, "must be a multiple of 4 KiB no larger than a zone").into());
+        }
+        let hours = |b: &mut BuildContext<'_>, spec: &ParamSpec| -> Result<u64, SimError> {
+            let h = number(b, spec)?;
+            if h <= 0.0 {
+                return Err(b.params.error(spec, "must be a positive number of hours").into());
+            }
+            Ok((h * 3600e9) as u64)
+        };
+        let (window_min, window_max) = (hours(b, &WINDOW)?, hours(b, &WINDOW_MAX)?);
+        if window_max < window_min {
+            return Err(b.params.error(&WINDOW_MAX, "must be at least window").into());
+        }
+        let occupancy_text = b.params.text(&OCCUPANCY)?;
+        let occupancy = match occupancy_text.trim() {
+            "rstar" => gain.r_star(),
+            text => match text.parse::<f64>() {
+                Ok(f) if (0.0..=1.0).contains(&f) => f,
+                _ => return Err(b.params.error(&OCCUPANCY, format!("{} is not a fraction from 0 to 1 or 'rstar'", smr_core::quote(text))).into()),
+            },
+        };
+        let guard_zones = b.params.optional_size(&GUARD)?.map_or(0, |g| g.div_ceil(zone_size));
+        let smr_hint = b.params.fraction(&SMR_HINT)?;
+        let allocate = b.params.optional_size(&ALLOCATE)?;
+        let allocate_at = b.params.count(&ALLOCATE_AT)?;
+        let latency_bound = match b.params.text(&LATENCY_BOUND)?.trim() {
+            NONE => None,
+            _ => match number(b, &LATENCY_BOUND)? {
+                ms if (0.0..=MAX_LATENCY_BOUND_MS).contains(&ms) => Some((ms * 1e6) as u64),
+                ms => return Err(b.params.error(&LATENCY_BOUND, format!("{ms} ms is not from 0 to {MAX_LATENCY_BOUND_MS} ms")).into()),
+            },
+        };
+        let users = max_end.div_ceil(zone_size);
+        let layout = allocation::Layout::plan(&geo, users, smr_hint, scheme, guard_zones).map_err(|m| b.params.error(&PARTITION, m))?;
+        let geo = layout.geo;
+        if geo.medium_span() > spec.capacity {
+            return Err(b.params.error(&DISK, format!("{disk_name} holds {} bytes but the partition spans {}", spec.capacity, geo.medium_span())).into());
+        }
+        let migration = Migration::new(&spec, latency_bound).map_err(|m| b.params.error(&LATENCY_BOUND, m))?;
+        let mut drive = HybridDrive::new(b.ctx, Box::new(Hdd::with_cache(spec, CacheConfig::OFF)), geo, layout.cmr_groups, keep_contents)?;
+        let ch = Channels {
+            host: drive.channel(b.ctx, "host"),
+            cache: drive.channel(b.ctx, "cache"),
+            rmw: drive.channel(b.ctx, "rmw"),
+            swap: drive.channel(b.ctx, "swap"),
+            convert: drive.channel(b.ctx, "convert"),
+            migrate: drive.channel(b.ctx, "migrate"),
+        };
+        let mut map = ZoneMap::new(geo.smr_zones());
+        let mut cache = clean::new_cache(scheme.policy, &geo, cache_limit, map_quota);
+        layout.apply(&mut drive, &mut map, cache.as_mut())?;
+        let occupancy = scheme.occupancy_swap.then(|| OccupancySwap::new((occupancy * geo.blocks_per_zone() as f64) as u64, users as u32));
+        let recency = (scheme.swapping == Swapping::Recency).then(|| swap::recency_list(&map, &drive));
+        let adaptive = scheme.swapping == Swapping::NswRange;
+        Ok(Fluid {
+            geo,
+            scheme,
+            drive,
+            map,
+            cache,
+            nsw: NswTracker::new(users as u32, zone_size, granularity),
+            window: Window::new(adaptive, window_min, window_max),
+            recency,
+            occupancy,
+            migration,
+            ch,
+            counts: clean::Counts::default(),
+            capacity: users * zone_size,
+            first_trace_ns: None,
+            version: 0,
+            requests: 0,
+            service_ns: 0,
+            guard_zones,
+            allocate: allocate.map(|bytes| (allocate_at, bytes)),
+        })
+    }
+
+    pub fn guard_zones(&self) -> u64 {
+        self.guard_zones
+    }
+
+    /// Whether NSWs to SMR zones go to a cache.
+    pub fn has_cache(&self) -> bool {
+        self.scheme.policy != Policy::None
+    }
+
+    /// Zones of user data in CMR and in SMR.
+    pub fn data_zones(&self) -> (u64, u64) {
+        let (mut cmr, mut smr) = (0, 0);
+        for user in 0..self.map.users() {
+            if self.drive.is_cmr(self.map.zone_of(user)) {
+                cmr += 1;
+            } else {
+                smr += 1;
+            }
+        }
+        (cmr, smr)
+    }
+}
+
+impl System for Fluid {
+    fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
+        let start = ctx.now();
+        let t0 = *self.first_trace_ns.get_or_insert(req.time_ns);
+        let trace_ns = req.time_ns.saturating_sub(t0);
+        self.requests += 1;
+        if let Some((at, bytes)) = self.allocate {
+            if self.requests == at {
+                self.allocate = None;
+                self.allocate_space(ctx, bytes)?;
+            }
+        }
+        self.migration_quantum(ctx)?;
+        if self.window.due(trace_ns) {
+            self.end_window(ctx, trace_ns)?;
+        }
+        self.serve(req, ctx)?;
+        self.service_ns += ctx.now() - start;
+        Ok(())
+    }
+
+    fn idle(&mut self, ctx: &mut IoCtx, _until_ns: u64) -> Result<bool, SimError> {
+        self.idle_quantum(ctx)
+    }
+
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn counters(&self, out: &mut Counters) {
+        out.add(&REQUESTS, self.requests);
+        out.add(&SERVICE_NS, self.service_ns);
+        out.declare(&MEAN_LATENCY_NS);
+        self.counts.counters(out);
+        self.migration.counters(out);
+        out.add(&drive::CONVERSION_COMMANDS, self.drive.conversions());
+    }
+
+    fn gauges(&self, out: &mut Gauges) {
+        let (cmr, smr) = self.data_zones();
+        out.set(&CMR_DATA_ZONES, cmr as f64);
+        out.set(&SMR_DATA_ZONES, smr as f64);
+        out.set(&cache::CACHE_ZONES, self.cache.as_ref().map_or(0, |c| c.zones().len()) as f64);
+        out.set(&FREE_ZONES, self.free_zones().count() as f64);
+        if let Some(c) = &self.cache {
+            c.gauges(out);
+        }
+        self.map.gauges(out);
+        self.nsw.gauges(out);
+        out.set(&adapt::WINDOW_HOURS, self.window.hours());
+        self.migration.gauges(out);
+        let quota = self.cache.as_ref().map_or(0, |c| c.quota_bytes());
+        out.set(&MEMORY_BYTES, (self.map.memory_bytes() + self.nsw.memory_bytes() + quota) as f64);
+    }
+}

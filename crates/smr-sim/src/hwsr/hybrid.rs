@@ -1,0 +1,484 @@
+//! The hybrid system of §2.1 and §4.2, shared by HWSR and the S-block baseline: a MEM write
+//! buffer and an SSD read cache in front of a shingled disk, with one block-level hash map
+//! saying where a block's cached copy is. The shingled disk (`ShingledDisk`) decides what
+//! writing a segment costs; everything else is here.
+//!
+//! Writes go to the MEM buffer and are acknowledged from it (one DRAM write). A write to a
+//! block held by the SSD removes it there. When the buffer is full, the policy's victims — all
+//! of one segment — are written to the disk together (one segment rewrite, or one S-block
+//! destage) and leave the buffer. Without a MEM buffer every host write is that disk write.
+//! Reads look in the MEM buffer (a hit only if the host wrote every unit the read touches),
+//! then the SSD, then the disk, which is read in whole blocks (the smallest unit sent to it,
+//! §4.1), one I/O per run of blocks that lie side by side there; blocks read from the disk
+//! that the MEM buffer does not hold are put in the SSD, written behind the read (the read is
+//! answered when the disk read ends). MEM, SSD and disk accesses of one request are served one
+//! after another. Trims cost nothing.
+
+use rustc_hash::FxHashMap;
+use smr_core::{Op, Request};
+
+use super::membuffer::{MemBuffer, Units};
+use super::ssdcache::SsdCache;
+use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use crate::kernel::runs::coalesce;
+use crate::kernel::{ChannelId, IoCtx, SimError, System};
+
+pub static HOST_REQUESTS: Metric = Metric::new("host_requests", Unit::Count, "host reads and writes served");
+pub static BLOCK_ACCESSES: Metric = Metric::new("block_accesses", Unit::Count, "cache blocks that host reads and writes touched (looked up in MEM and SSD)");
+pub static MEM_HITS: Metric = Metric::new("mem_hits", Unit::Count, "block accesses served by the MEM buffer: writes to a buffered block, reads of written units");
+pub static SSD_HITS: Metric = Metric::new("ssd_hits", Unit::Count, "block reads served by the SSD cache");
+pub static DISK_BLOCK_READS: Metric = Metric::new("disk_block_reads", Unit::Count, "blocks host reads fetched from the disk");
+pub static MEM_EVICTIONS: Metric = Metric::new("mem_evictions", Unit::Count, "times the full MEM buffer evicted (each one segment rewrite or S-block destage)");
+pub static MEM_BLOCKS_EVICTED: Metric = Metric::new("mem_blocks_evicted", Unit::Blocks, "blocks written from the MEM buffer to the disk");
+pub static SSD_FILLS: Metric = Metric::new("ssd_fills", Unit::Blocks, "blocks put in the SSD cache by read misses");
+pub static SSD_INVALIDATIONS: Metric = Metric::new("ssd_invalidations", Unit::Blocks, "SSD blocks dropped because the host wrote them");
+pub static REWRITE_READS_MEM: Metric = Metric::new("rewrite_reads_mem", Unit::Blocks, "blocks a disk rewrite read from the MEM buffer");
+pub static REWRITE_READS_SSD: Metric = Metric::new("rewrite_reads_ssd", Unit::Blocks, "blocks a disk rewrite read from the SSD cache");
+pub static MEM_HIT_RATIO: Ratio = Ratio::new(
+    Metric::new("mem_hit_ratio", Unit::Fraction, "HWSR: block accesses served by the MEM buffer / block accesses (Fig. 12c)"),
+    &MEM_HITS,
+    &BLOCK_ACCESSES,
+);
+pub static SSD_HIT_RATIO: Ratio = Ratio::new(
+    Metric::new("ssd_hit_ratio", Unit::Fraction, "HWSR: block reads served by the SSD cache / block accesses (Fig. 12c)"),
+    &SSD_HITS,
+    &BLOCK_ACCESSES,
+);
+pub static SEGMENTS_REWRITTEN: Metric =
+    Metric::new("segments_rewritten", Unit::Count, "segment rewrites (HWSR) or S-blocks written, by destages and by garbage collection (S-block) (Fig. 14)");
+pub static FRESH_BLOCKS_WRITTEN: Metric = Metric::new("fresh_blocks_written", Unit::Blocks, "blocks written to the disk with new data (from the MEM buffer or the host)");
+pub static BLOCKS_MOVED: Metric = Metric::new("blocks_moved", Unit::Blocks, "blocks read and written back unchanged because a write shingled over them or garbage collection moved them");
+pub static REWRITE_DISK_READS: Metric = Metric::new("rewrite_disk_reads", Unit::Count, "disk reads done by segment rewrites and S-block destages and moves");
+pub static SEGMENTS_PER_REQUEST: Ratio = Ratio::new(
+    Metric::new("segments_rewritten_per_request", Unit::Ratio, "segments rewritten / host requests (x 10,000: Fig. 14)"),
+    &SEGMENTS_REWRITTEN,
+    &HOST_REQUESTS,
+);
+pub static REGIONS: Metric = Metric::new("regions", Unit::Count, "regions on the shingled disk");
+pub static MEM_BLOCKS: Metric = Metric::new("mem_blocks", Unit::Blocks, "MEM buffer size, in cache blocks");
+pub static MEM_OCCUPANCY: Metric = Metric::new("mem_occupancy_blocks", Unit::Blocks, "cache blocks held in the MEM buffer");
+pub static SSD_BLOCKS: Metric = Metric::new("ssd_blocks", Unit::Blocks, "SSD cache size, in cache blocks");
+pub static SSD_OCCUPANCY: Metric = Metric::new("ssd_occupancy_blocks", Unit::Blocks, "cache blocks held in the SSD cache");
+
+/// A block of a segment that the disk receives new data for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fresh {
+    /// Its place in the segment (or S-block), from 0.
+    pub index: u64,
+    /// Whether the new data covers it whole; if not, its older version is merged in.
+    pub complete: bool,
+}
+
+/// Where a disk rewrite found a block's data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// New data (from the MEM buffer or the host), merged with `base` when not whole; `None`
+    /// when it is whole or nothing older was stored.
+    Fresh { base: Option<Base> },
+    Mem,
+    Ssd,
+    /// The disk, at this byte.
+    Disk(u64),
+}
+
+/// Where the older version of a partly written block came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    Ssd,
+    Disk(u64),
+}
+
+/// What a shingled disk may ask of the caches while it writes a segment.
+pub trait Sources {
+    /// Reads `block` from the MEM buffer (if `mem` and it holds every unit) or from the SSD,
+    /// timing the read; `None` if neither holds it and the disk must be read.
+    fn read_cached(&mut self, ctx: &mut IoCtx, block: u64, mem: bool) -> Option<Source>;
+
+    /// Bookkeeping for the data-loss checks: `block`'s copy at disk byte `to` now holds what
+    /// came from `from`. Costs nothing outside tests.
+    fn landed(&mut self, _block: u64, _from: Source, _to: u64) {}
+}
+
+/// A shingled disk under the caches: the segment-based layout (HWSR) or S-block's logs.
+pub trait ShingledDisk {
+    /// Host bytes it holds.
+    fn capacity(&self) -> u64;
+    /// Cache blocks per segment (S-block).
+    fn blocks_per_segment(&self) -> u64;
+    /// Where block `block`'s current copy lies on the disk, in bytes.
+    fn block_offset(&self, block: u64) -> u64;
+    fn block_bytes(&self) -> u64;
+    /// The disk's channel.
+    fn channel(&self) -> ChannelId;
+    /// Reads whole `blocks` (ascending) for host reads, one I/O per run that lies side by side.
+    fn read_blocks(&mut self, ctx: &mut IoCtx, blocks: &[u64]) {
+        let channel = self.channel();
+        let pieces = blocks.iter().map(|&b| ((), self.block_offset(b)));
+        let read: Result<(), std::convert::Infallible> = coalesce(pieces, self.block_bytes(), |(), offset, len| {
+            ctx.io(channel, Op::Read, offset, len);
+            Ok(())
+        });
+        let Ok(()) = read;
+    }
+    /// Writes new data for the `fresh` blocks (ascending by index) of `segment`, with all the
+    /// reading and writing the layout makes that cost.
+    fn write_segment<S: Sources>(&mut self, ctx: &mut IoCtx, segment: u64, fresh: &[Fresh], sources: &mut S);
+    fn counters(&self, out: &mut Counters);
+    fn gauges(&self, _out: &mut Gauges) {}
+}
+
+/// Where a block's cached copy is: a MEM slot (`MEM` set) or an SSD slot.
+const MEM: u32 = 1 << 31;
+
+#[derive(Default, Clone, Copy)]
+struct Totals {
+    host_requests: u64,
+    block_accesses: u64,
+    mem_hits: u64,
+    ssd_hits: u64,
+    disk_block_reads: u64,
+    mem_evictions: u64,
+    mem_blocks_evicted: u64,
+    ssd_fills: u64,
+    ssd_invalidations: u64,
+    rewrite_reads_mem: u64,
+    rewrite_reads_ssd: u64,
+}
+
+/// The MEM buffer, the SSD cache and the map: what a disk rewrite may read from.
+pub struct Front {
+    map: FxHashMap<u64, u32>,
+    mem: Option<MemBuffer>,
+    ssd: Option<SsdCache>,
+    units: Units,
+    block_bytes: u64,
+    mem_ch: ChannelId,
+    ssd_ch: ChannelId,
+    totals: Totals,
+    #[cfg(test)]
+    pub ledger: super::ledger::Ledger,
+}
+
+impl Sources for Front {
+    fn read_cached(&mut self, ctx: &mut IoCtx, block: u64, mem: bool) -> Option<Source> {
+        let &place = self.map.get(&block)?;
+        if place & MEM != 0 {
+            let buffer = self.mem.as_ref().expect("MEM slots exist only with a MEM buffer");
+            if !mem || buffer.written(place & !MEM) != self.units.all() {
+                return None;
+            }
+            ctx.io(self.mem_ch, Op::Read, 0, self.block_bytes);
+            self.totals.rewrite_reads_mem += 1;
+            return Some(Source::Mem);
+        }
+        ctx.io(self.ssd_ch, Op::Read, place as u64 * self.block_bytes, self.block_bytes);
+        self.totals.rewrite_reads_ssd += 1;
+        Some(Source::Ssd)
+    }
+
+    #[cfg(test)]
+    fn landed(&mut self, block: u64, from: Source, to: u64) {
+        self.ledger.landed(block, from, to);
+    }
+}
+
+/// Sizes of the front, in blocks.
+pub struct FrontSizes {
+    pub mem_blocks: Option<usize>,
+    pub ssd_blocks: Option<usize>,
+    pub block_bytes: u64,
+}
+
+/// HWSR or S-block: the front over a shingled disk.
+pub struct Hybrid<D> {
+    front: Front,
+    disk: D,
+    /// Scratch lists kept between requests.
+    victims: Vec<u32>,
+    fresh: Vec<Fresh>,
+    misses: Vec<u64>,
+}
+
+impl<D: ShingledDisk> Hybrid<D> {
+    /// The front with its media registered in `ctx`: the MEM buffer in DRAM, the SSD cache on
+    /// an SSD; `policy` orders the MEM buffer.
+    pub fn new(disk: D, sizes: FrontSizes, policy: super::membuffer::Policy, ctx: &mut IoCtx) -> Self {
+        use smr_core::media::FixedLatencyMedium;
+        let bytes = |blocks: Option<usize>| blocks.unwrap_or(1) as u64 * sizes.block_bytes;
+        let dram = ctx.add_device("mem", Box::new(FixedLatencyMedium::dram(bytes(sizes.mem_blocks))));
+        let ssd = ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(bytes(sizes.ssd_blocks))));
+        let front = Front {
+            map: FxHashMap::default(),
+            mem: sizes.mem_blocks.map(|n| MemBuffer::new(n, policy, disk.blocks_per_segment())),
+            ssd: sizes.ssd_blocks.map(SsdCache::new),
+            units: Units::of_block(sizes.block_bytes),
+            block_bytes: sizes.block_bytes,
+            mem_ch: ctx.channel(dram, "mem"),
+            ssd_ch: ctx.channel(ssd, "ssd"),
+            totals: Totals::default(),
+            #[cfg(test)]
+            ledger: Default::default(),
+        };
+        Hybrid { front, disk, victims: Vec::new(), fresh: Vec::new(), misses: Vec::new() }
+    }
+
+    /// The byte range `[from, to)` inside block `block` that `req` covers.
+    fn span_in(&self, req: &Request, block: u64) -> (u64, u64) {
+        let start = block * self.front.block_bytes;
+        (req.offset.max(start) - start, req.end().min(start + self.front.block_bytes) - start)
+    }
+
+    /// Drops `block`'s SSD copy, if any (its data is being rewritten).
+    fn invalidate_ssd(&mut self, block: u64) {
+        let f = &mut self.front;
+        if let Some(&place) = f.map.get(&block) {
+            if place & MEM == 0 {
+                f.ssd.as_mut().expect("SSD slots exist only with an SSD").remove(place);
+                f.map.remove(&block);
+                f.totals.ssd_invalidations += 1;
+                #[cfg(test)]
+                f.ledger.dropped_ssd(block);
+            }
+        }
+    }
+
+    /// Writes one segment's victims from the MEM buffer to the disk and frees their slots.
+    fn evict(&mut self, ctx: &mut IoCtx) -> Result<(), SimError> {
+        let mut victims = std::mem::take(&mut self.victims);
+        victims.clear();
+        let mem = self.front.mem.as_mut().expect("evicting needs a MEM buffer");
+        mem.victims(&mut victims);
+        let Some(&first) = victims.first() else {
+            return Err(SimError::Device("the MEM buffer's policy chose no victim from a full buffer".into()));
+        };
+        let per_segment = self.disk.blocks_per_segment();
+        let segment = mem.block(first) / per_segment;
+        self.fresh.clear();
+        let all = self.front.units.all();
+        self.fresh.extend(victims.iter().map(|&slot| Fresh { index: mem.block(slot) % per_segment, complete: mem.written(slot) == all }));
+        self.fresh.sort_unstable_by_key(|f| f.index);
+        self.disk.write_segment(ctx, segment, &self.fresh, &mut self.front);
+        let f = &mut self.front;
+        let mem = f.mem.as_mut().expect("evicting needs a MEM buffer");
+        for &slot in &victims {
+            let block = mem.block(slot);
+            mem.remove(slot);
+            f.map.remove(&block);
+            #[cfg(test)]
+            f.ledger.dropped_mem(block);
+        }
+        f.totals.mem_evictions += 1;
+        f.totals.mem_blocks_evicted += victims.len() as u64;
+        self.victims = victims;
+        Ok(())
+    }
+
+    fn write(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
+        if self.front.mem.is_none() {
+            return self.write_through(req, ctx);
+        }
+        for block in req.blocks(self.front.block_bytes) {
+            let (from, to) = self.span_in(req, block);
+            let written = self.front.units.covered(from, to);
+            self.front.totals.block_accesses += 1;
+            #[cfg(test)]
+            self.front.ledger.host_write(block, written, self.front.units.all());
+            match self.front.map.get(&block) {
+                Some(&place) if place & MEM != 0 => {
+                    self.front.totals.mem_hits += 1;
+                    self.front.mem.as_mut().expect("a MEM buffer").hit(place & !MEM, written);
+                    continue;
+                }
+                Some(_) => self.invalidate_ssd(block),
+                None => {}
+            }
+            while self.front.mem.as_ref().is_some_and(MemBuffer::is_full) {
+                self.evict(ctx)?;
+            }
+            let slot = self.front.mem.as_mut().expect("a MEM buffer").insert(block, written);
+            self.front.map.insert(block, slot | MEM);
+        }
+        ctx.io(self.front.mem_ch, Op::Write, 0, req.len);
+        Ok(())
+    }
+
+    /// Without a MEM buffer: each segment the write touches is written on the disk at once.
+    fn write_through(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
+        let per_segment = self.disk.blocks_per_segment();
+        let blocks = req.blocks(self.front.block_bytes);
+        let mut block = blocks.start;
+        while block < blocks.end {
+            let segment = block / per_segment;
+            let end = blocks.end.min((segment + 1) * per_segment);
+            self.fresh.clear();
+            for b in block..end {
+                let (from, to) = self.span_in(req, b);
+                let written = self.front.units.covered(from, to);
+                self.fresh.push(Fresh { index: b % per_segment, complete: written == self.front.units.all() });
+                self.front.totals.block_accesses += 1;
+                #[cfg(test)]
+                self.front.ledger.host_write(b, written, self.front.units.all());
+            }
+            self.disk.write_segment(ctx, segment, &self.fresh, &mut self.front);
+            for b in block..end {
+                self.invalidate_ssd(b);
+                #[cfg(test)]
+                self.front.ledger.dropped_mem(b);
+            }
+            block = end;
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, req: &Request, ctx: &mut IoCtx) {
+        let mut misses = std::mem::take(&mut self.misses);
+        misses.clear();
+        let (mut mem_bytes, mut ssd_bytes) = (0, 0);
+        for block in req.blocks(self.front.block_bytes) {
+            let (from, to) = self.span_in(req, block);
+            let f = &mut self.front;
+            f.totals.block_accesses += 1;
+            match f.map.get(&block) {
+                Some(&place) if place & MEM != 0 => {
+                    let mem = f.mem.as_mut().expect("a MEM buffer");
+                    let touched = f.units.touched(from, to);
+                    if mem.written(place & !MEM) & touched == touched {
+                        mem.hit(place & !MEM, 0);
+                        f.totals.mem_hits += 1;
+                        mem_bytes += to - from;
+                        #[cfg(test)]
+                        f.ledger.read(block, Source::Mem);
+                    } else {
+                        misses.push(block);
+                    }
+                }
+                Some(&place) => {
+                    f.ssd.as_mut().expect("an SSD").hit(place);
+                    f.totals.ssd_hits += 1;
+                    ssd_bytes += to - from;
+                    #[cfg(test)]
+                    f.ledger.read(block, Source::Ssd);
+                }
+                None => misses.push(block),
+            }
+        }
+        if mem_bytes > 0 {
+            ctx.io(self.front.mem_ch, Op::Read, 0, mem_bytes);
+        }
+        if ssd_bytes > 0 {
+            ctx.io(self.front.ssd_ch, Op::Read, 0, ssd_bytes);
+        }
+        if !misses.is_empty() {
+            self.disk.read_blocks(ctx, &misses);
+            self.front.totals.disk_block_reads += misses.len() as u64;
+            for &block in &misses {
+                #[cfg(test)]
+                self.front.ledger.read(block, Source::Disk(self.disk.block_offset(block)));
+                self.fill_ssd(block, ctx);
+            }
+        }
+        self.misses = misses;
+    }
+
+    /// Puts a block read from the disk in the SSD, unless the MEM buffer holds it.
+    fn fill_ssd(&mut self, block: u64, ctx: &mut IoCtx) {
+        let f = &mut self.front;
+        let Some(ssd) = f.ssd.as_mut() else { return };
+        if f.map.contains_key(&block) {
+            return;
+        }
+        let (slot, evicted) = ssd.insert(block);
+        if let Some(old) = evicted {
+            f.map.remove(&old);
+            #[cfg(test)]
+            f.ledger.dropped_ssd(old);
+        }
+        f.map.insert(block, slot);
+        f.totals.ssd_fills += 1;
+        ctx.io_at(f.ssd_ch, ctx.now(), Op::Write, slot as u64 * f.block_bytes, f.block_bytes);
+        #[cfg(test)]
+        f.ledger.filled_ssd(block, self.disk.block_offset(block));
+    }
+
+    pub fn disk(&self) -> &D {
+        &self.disk
+    }
+
+    #[cfg(test)]
+    pub fn front(&self) -> &Front {
+        &self.front
+    }
+
+    #[cfg(test)]
+    pub fn front_mut(&mut self) -> &mut Front {
+        &mut self.front
+    }
+
+    /// Where the latest data of `block` is: the MEM buffer (and whether whole), the SSD, or
+    /// the disk at a byte offset.
+    #[cfg(test)]
+    pub fn locate(&self, block: u64) -> (Source, bool) {
+        match self.front.map.get(&block) {
+            Some(&p) if p & MEM != 0 => (Source::Mem, self.front.mem.as_ref().is_some_and(|m| m.written(p & !MEM) == self.front.units.all())),
+            Some(_) => (Source::Ssd, true),
+            None => (Source::Disk(self.disk.block_offset(block)), true),
+        }
+    }
+
+    pub fn mem_len(&self) -> usize {
+        self.front.mem.as_ref().map_or(0, MemBuffer::held)
+    }
+
+    pub fn ssd_len(&self) -> usize {
+        self.front.ssd.as_ref().map_or(0, SsdCache::held)
+    }
+}
+
+impl<D: ShingledDisk> System for Hybrid<D> {
+    fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
+        match req.op {
+            Op::Write => {
+                self.front.totals.host_requests += 1;
+                self.write(req, ctx)
+            }
+            Op::Read => {
+                self.front.totals.host_requests += 1;
+                self.read(req, ctx);
+                Ok(())
+            }
+            Op::Trim => Ok(()),
+        }
+    }
+
+    fn capacity(&self) -> u64 {
+        self.disk.capacity()
+    }
+
+    fn counters(&self, out: &mut Counters) {
+        let t = &self.front.totals;
+        out.add(&HOST_REQUESTS, t.host_requests);
+        out.add(&BLOCK_ACCESSES, t.block_accesses);
+        out.add(&MEM_HITS, t.mem_hits);
+        out.add(&SSD_HITS, t.ssd_hits);
+        out.add(&DISK_BLOCK_READS, t.disk_block_reads);
+        out.add(&MEM_EVICTIONS, t.mem_evictions);
+        out.add(&MEM_BLOCKS_EVICTED, t.mem_blocks_evicted);
+        out.add(&SSD_FILLS, t.ssd_fills);
+        out.add(&SSD_INVALIDATIONS, t.ssd_invalidations);
+        out.add(&REWRITE_READS_MEM, t.rewrite_reads_mem);
+        out.add(&REWRITE_READS_SSD, t.rewrite_reads_ssd);
+        out.declare(&MEM_HIT_RATIO);
+        out.declare(&SSD_HIT_RATIO);
+        out.declare(&SEGMENTS_PER_REQUEST);
+        self.disk.counters(out);
+    }
+
+    fn gauges(&self, out: &mut Gauges) {
+        let f = &self.front;
+        out.set(&MEM_BLOCKS, f.mem.as_ref().map_or(0, MemBuffer::capacity) as f64);
+        out.set(&MEM_OCCUPANCY, self.mem_len() as f64);
+        out.set(&SSD_BLOCKS, f.ssd.as_ref().map_or(0, SsdCache::capacity) as f64);
+        out.set(&SSD_OCCUPANCY, self.ssd_len() as f64);
+        self.disk.gauges(out);
+    }
+}

@@ -1,0 +1,11 @@
+//! The blkparse reader on arbitrary bytes: see `smr_core::trace::invariants`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use smr_core::trace::{invariants, TraceFormat};
+
+fuzz_target!(|data: &[u8]| {
+    if let Err(broken) = invariants::check(TraceFormat::Blkparse, data, &[]) {
+        panic!("{broken}");
+    }
+});

@@ -1,0 +1,183 @@
+"""``smrlab hwsr ...`` and ``smrlab hwsr-sweep``: the HWSR paper's experiments.
+
+- ``hwsr capacity``: the wave-like recording capacity model, Fig. 7's curves and the paper's
+  stated points of them (§3.2);
+- ``hwsr traces``: the Table 3 traces, generated, with their measured columns beside the table's;
+- ``hwsr compare``: HWSR, S-block and the plain disk on one trace, with and without the MEM
+  buffer and the SSD cache (Figs. 13-19), and HWSR's MEM policies side by side;
+- ``hwsr-sweep``: HWSR's mean response time over block sizes and region sizes (Fig. 20).
+
+Replays are open loop at trace timestamps by default, as the paper replays its traces. Every
+number comes from the core; this module runs and formats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from smrlab import _core, hwsr_traces, progress, systems
+from smrlab.cli.sim import add_engine_arguments, engine_from_args
+from smrlab.errors import UsageError
+from smrlab.run import footprint, simulate, write_result
+from smrlab.tables import add_json_argument, note, print_table
+
+# (label, system, parameters) of the comparison: Figs. 13-14 (both caches), 15-16 (neither),
+# 17-18 (SSD only), 19 (both), and HWSR's MEM policies.
+LINE_UP = [
+    ("cmr", "cmr", []),
+    ("hwsr", "hwsr", []),
+    ("sblock", "sblock", []),
+    ("hwsr no-cache", "hwsr", ["mem=none", "ssd=none"]),
+    ("sblock no-cache", "sblock", ["mem=none", "ssd=none"]),
+    ("hwsr ssd-only", "hwsr", ["mem=none"]),
+    ("sblock ssd-only", "sblock", ["mem=none"]),
+    ("hwsr mem-only", "hwsr", ["ssd=none"]),
+    ("hwsr lru-block", "hwsr", ["policy=lru-block"]),
+    ("hwsr lru-segment", "hwsr", ["policy=lru-segment"]),
+]
+BLOCK_SECTORS = [16, 32, 64, 128, 256, 512]
+REGION_TRACKS = [8, 16, 32, 64]
+MS = 1e6
+
+
+def run_capacity(args: argparse.Namespace) -> int:
+    figure = json.loads(_core.hwsr_capacity())
+    regions = [s for s, _ in figure["curves"][0]["points"]]
+    rows = [(f"Fig. {c['panel']}", c["kappa"], c["beta"], *(v for _, v in c["points"])) for c in figure["curves"]]
+    print_table("H-S ratio: disk utilisation of HWSR over S-block (HWSR §3.2, Fig. 7)",
+                ["figure", "kappa", "beta", *(f"S_reg={s}" for s in regions)], rows,
+                caption="2(S_reg + 2 kappa) / ((2 S_reg + kappa)(1 - beta)); S_reg in tracks")
+    print_table("The paper's stated points", ["claim", "S_reg", "kappa", "beta", "paper", "model", "holds"],
+                [(p["claim"], p["region_tracks"], p["kappa"], p["beta"], p["paper"], p["model"], p["holds"]) for p in figure["stated"]])
+    return 0 if all(p["holds"] for p in figure["stated"]) else 1
+
+
+def trace_of(args: argparse.Namespace) -> Path:
+    """The trace a command runs on: --trace, or a Table 3 preset generated on first use."""
+    if args.trace:
+        return Path(args.trace)
+    if not args.preset:
+        raise UsageError("give --trace FILE or --preset NAME (a Table 3 trace)")
+    return hwsr_traces.trace(args.preset, args.requests, Path(args.traces) if args.traces else None, args.seed)
+
+
+def run_traces(args: argparse.Namespace) -> int:
+    rows = []
+    for name in args.preset or list(hwsr_traces.ROWS):
+        path = hwsr_traces.trace(name, args.requests, Path(args.out) if args.out else None, args.seed)
+        columns = hwsr_traces.measured(path)
+        off = hwsr_traces.deviations(name, columns, args.requests)
+        rows.append((name, path.name, columns["requests"], columns["unique_bytes"] / 1e9, columns["avg_read_len"],
+                     columns["avg_write_len"], columns["updates"], columns["write_percent"], max(abs(v) for v in off.values())))
+    print_table("Table 3 traces as generated", ["trace", "file", "requests", "unique GB", "avg read B", "avg write B",
+                                                "updates", "write %", "largest deviation"], rows,
+                caption="largest deviation: the largest of the six columns' relative distance from Table 3 "
+                        "(scaled to the request count)")
+    return 0
+
+
+def response_ms(summary: dict) -> float:
+    return summary["mean_ns"] / MS
+
+
+def result_row(label: str, result: dict) -> tuple:
+    report, derived = result["report"], result["derived"]
+    requests = report["read"]["requests"] + report["write"]["requests"]
+    mean = (report["read"]["response"]["sum_ns"] + report["write"]["response"]["sum_ns"]) / max(requests, 1) / MS
+    per_request = derived.get("segments_rewritten_per_request")
+    return (label, mean, response_ms(report["read"]["response"]), response_ms(report["write"]["response"]),
+            report["write"]["response"]["p99_ns"] / MS, response_ms(report["write"]["service"]),
+            None if per_request is None else per_request * 1e4,
+            derived.get("mem_hit_ratio"), derived.get("ssd_hit_ratio"))
+
+
+COLUMNS = ["system", "mean ms", "read ms", "write ms", "write p99 ms", "write service ms", "segments /10k req", "MEM hit", "SSD hit"]
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    trace = trace_of(args)
+    fp = footprint(trace)
+    out = Path(args.out)
+    name = trace.name.split(".")[0]
+    wanted = set(args.only.split(",")) if args.only else None
+    rows = []
+    for label, system, params in LINE_UP:
+        if wanted is not None and label not in wanted:
+            continue
+        # A case's own settings win over --param (e.g. mem=none over a given mem size).
+        own = {p.split("=", 1)[0] for p in params}
+        given = [p for p in systems.declared_by(list(args.param), system) if p.split("=", 1)[0] not in own]
+        result = simulate(system, trace, given + params, engine=engine_from_args(args), seed=args.seed,
+                          footprint=fp, progress=progress.reporter(f"{name}/{label}"))
+        progress.done()
+        write_result(result, out / f"{name}-{label.replace(' ', '-')}.json")
+        rows.append(result_row(label, result))
+    print_table(f"HWSR, S-block and a plain disk on {trace.name}", COLUMNS, rows,
+                caption="response = waiting + service (open loop at trace time unless --replay closed); "
+                        "HWSR Figs. 13 (response), 14 (segments rewritten), 12c (hit ratios), 15-19 (without MEM or SSD)")
+    note(f"results written to {out}/")
+    return 0
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    trace = trace_of(args)
+    fp = footprint(trace)
+    blocks = [int(b) for b in args.blocks.split(",")]
+    regions = [int(r) for r in args.regions.split(",")]
+    rows = []
+    for region in regions:
+        row = [region]
+        for block in blocks:
+            params = [f"block={block * 512}", f"region={region}", *args.param]
+            result = simulate("hwsr", trace, params, engine=engine_from_args(args), seed=args.seed, footprint=fp,
+                              progress=progress.reporter(f"block {block} region {region}"))
+            progress.done()
+            write_result(result, Path(args.out) / f"{trace.name.split('.')[0]}-b{block}-r{region}.json")
+            row.append(result_row("", result)[1])
+        rows.append(tuple(row))
+    print_table(f"HWSR mean response time (ms) by block and region size on {trace.name} (Fig. 20)",
+                ["region tracks", *(f"block {b} sectors" for b in blocks)], rows)
+    return 0
+
+
+def add_trace_choice(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--trace", help="block trace file")
+    parser.add_argument("--preset", choices=list(hwsr_traces.ROWS), help="a Table 3 trace, generated on first use")
+    parser.add_argument("--requests", type=int, metavar="N", help="with --preset: requests (default the table's 1,000,000)")
+    parser.add_argument("--traces", metavar="DIR", help="with --preset: where generated traces go (default results/traces)")
+    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
+                        help="parameters for every run that declares them (e.g. mem=2MiB, kappa=3, disk=desktop7200)")
+
+
+def register(commands) -> None:
+    group = commands.group("hwsr", help="the HWSR paper: capacity model, Table 3 traces, comparisons (Luo et al.)")
+    capacity = group.add("capacity", help="wave-like recording capacity model: Fig. 7 and the paper's stated points (§3.2)")
+    add_json_argument(capacity)
+    capacity.set_defaults(func=run_capacity)
+
+    traces = group.add("traces", help="generate the Table 3 traces and compare their columns with the table")
+    traces.add_argument("--preset", action="append", choices=list(hwsr_traces.ROWS), help="only this trace (repeatable)")
+    traces.add_argument("--requests", type=int, metavar="N", help="requests per trace (default 1,000,000; fewer scale ranges)")
+    traces.add_argument("--out", metavar="DIR", help="where traces go (default results/traces)")
+    traces.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    add_json_argument(traces)
+    traces.set_defaults(func=run_traces)
+
+    compare = group.add("compare", help="HWSR, S-block and a plain disk, with and without MEM and SSD (Figs. 13-19)")
+    add_trace_choice(compare)
+    add_engine_arguments(compare)
+    compare.add_argument("--only", metavar="LABELS", help="comma-separated labels of the line-up to run (default all)")
+    compare.add_argument("--out", default="results/hwsr", help="folder for the JSON results")
+    add_json_argument(compare)
+    compare.set_defaults(func=run_compare, replay="open")
+
+    sweep = commands.add("hwsr-sweep", help="HWSR response time over block and region sizes (HWSR Fig. 20)")
+    add_trace_choice(sweep)
+    add_engine_arguments(sweep)
+    sweep.add_argument("--blocks", default=",".join(map(str, BLOCK_SECTORS)), help="block sizes in sectors (default 16..512)")
+    sweep.add_argument("--regions", default=",".join(map(str, REGION_TRACKS)), help="region sizes in tracks (default 8..64)")
+    sweep.add_argument("--out", default="results/hwsr-sweep", help="folder for the JSON results")
+    add_json_argument(sweep)
+    sweep.set_defaults(func=run_sweep, replay="open")

@@ -1,0 +1,101 @@
+"""Validation of command-line option values: one ``argparse`` type per kind of value (seconds, a
+positive number, a whole number, a seed, a size, a fraction), each refusing what the core
+cannot take with a one-line message that names the option (argparse adds the option's name)
+and quotes the value short. Not here: system parameters (``-p KEY=VALUE``), which the core's
+declarations parse, or what a command does with a value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from smrlab import _core
+
+NS_PER_S = 1_000_000_000
+# Simulated and trace time stop at 2^63 ns (292 years); whole numbers at 2^64 - 1.
+MAX_SECONDS = 2**63 / NS_PER_S
+MAX_WHOLE = 2**64 - 1
+QUOTE_MAX = 40
+
+
+def quoted(text: str) -> str:
+    """``text`` in quotes, printable ASCII only, cut after ``QUOTE_MAX`` characters."""
+    shown = "".join(c if c.isascii() and c.isprintable() else f"\\x{ord(c) & 0xFF:02x}" for c in text[:QUOTE_MAX])
+    return f"'{shown}'" + (f"... ({len(text) - QUOTE_MAX} more characters)" if len(text) > QUOTE_MAX else "")
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a finite number")
+    return value
+
+
+def seconds(text: str) -> float:
+    """Seconds of trace or simulated time: 0 up to 2^63 ns."""
+    value = _number(text)
+    if not 0 <= value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number of seconds from 0 to {MAX_SECONDS:.4g}")
+    return value
+
+
+def positive(text: str) -> float:
+    """A finite number above zero."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number above zero")
+    return value
+
+
+def fraction(text: str) -> float:
+    """A number above 0 and at most 1."""
+    value = _number(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a fraction above 0 and at most 1")
+    return value
+
+
+def bounded_whole(low: int, high: int):
+    """A type for whole numbers from ``low`` to ``high``."""
+
+    def whole(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number from {low} to {high}")
+        return value
+
+    whole.__name__ = "whole number"
+    return whole
+
+
+whole = bounded_whole(0, MAX_WHOLE)
+count = bounded_whole(1, MAX_WHOLE)
+seed = bounded_whole(0, MAX_WHOLE)
+
+
+def size(text: str) -> int:
+    """Whole bytes, with an optional unit (4096, 4KiB, 20MB); 0 allowed."""
+    try:
+        return _core.parse_size(text)
+    except _core.ParameterError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def merged_params(params: list[str], **given) -> list[str]:
+    """``params`` (``KEY=VALUE`` strings) plus each of ``given`` whose value is not None, refusing
+    a key that both name: one value per key, never one silently dropped."""
+    named = {p.split("=", 1)[0].strip() for p in params}
+    for key, value in given.items():
+        if value is None:
+            continue
+        if key in named:
+            raise argparse.ArgumentTypeError(f"'{key}' is given both as an option and as -p {key}=...: give it once")
+        params = [*params, f"{key}={value}"]
+    return params

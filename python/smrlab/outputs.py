@@ -1,0 +1,67 @@
+"""Writing output files so that a failure never leaves a partial file or destroys one: every
+output is written under a temporary name in its own folder and renamed onto its name only when
+complete; an output that is one of the command's inputs (the same file, by inode), a folder, a
+device or a path that cannot be created is refused with one line naming it.
+
+Not here: what is written (the Rust core writes traces and iologs, ``run.py`` results).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from smrlab.errors import SmrlabError, UsageError
+
+
+def check_output(path: Path, inputs: Iterable[str | Path] = ()) -> None:
+    """Refuses ``path`` as an output if it is a folder, not a regular file, or one of ``inputs``."""
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder; give a file name to write")
+    if path.exists() and not path.is_file():
+        raise UsageError(f"{path}: is not a regular file (a device or pipe); give a file name to write")
+    for source in inputs:
+        with contextlib.suppress(OSError):
+            if path.exists() and os.path.samefile(path, source):
+                raise UsageError(f"{path}: is also an input of this command; write to another file")
+
+
+@contextlib.contextmanager
+def output_file(path: str | Path, inputs: Iterable[str | Path] = (), make_folder: bool = False) -> Iterator[Path]:
+    """A temporary path beside ``path`` (its name ends as ``path``'s does, so format and
+    compression suffixes still apply) to write; renamed onto ``path`` when the block ends
+    normally, removed when it raises (an error or Ctrl-C). ``make_folder`` creates the folder."""
+    path = Path(path)
+    check_output(path, inputs)
+    folder = path.parent
+    try:
+        if make_folder:
+            folder.mkdir(parents=True, exist_ok=True)
+        if not folder.is_dir():
+            raise UsageError(f"{path}: cannot write there: {folder} is not a folder")
+    except OSError as error:
+        raise UsageError(f"{path}: cannot write there ({error.strerror})") from None
+    temporary = folder / f".smrlab-{os.getpid()}-{path.name}"
+    try:
+        yield temporary
+        os.replace(temporary, path)
+    except SmrlabError as error:
+        # The core names the file it was writing: name the one the user asked for.
+        raise type(error)(str(error).replace(str(temporary), str(path))) from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot write it ({error.strerror})") from None
+    finally:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+
+
+def write_text(path: str | Path, text: str, make_folder: bool = True) -> Path:
+    """Writes ``text`` to ``path`` through ``output_file``."""
+    with output_file(path, make_folder=make_folder) as temporary:
+        try:
+            temporary.write_text(text)
+        except OSError as error:
+            raise UsageError(f"{path}: cannot write it ({error.strerror})") from None
+    return Path(path)

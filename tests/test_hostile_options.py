@@ -1,0 +1,152 @@
+"""Generated hostile values for the command line's options and system parameters (hypothesis):
+whatever the value, a command either runs or stops with exit code 2 and one line, never a
+traceback, an internal (JSON) error or a control character echoed to the terminal.
+
+The commands run in this process through ``smrlab.cli.main`` (the same code the ``smrlab``
+command runs) so that many values can be tried; ``test_bad_input.py`` runs issue 19's examples
+as separate processes. Examples per test: ``SMRLAB_HYPOTHESIS_EXAMPLES`` (fresh ones each run), or
+25 (the same ones each run).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import msr_line
+from smrlab import _core
+from smrlab.cli import main
+
+EXAMPLES = int(os.environ.get("SMRLAB_HYPOTHESIS_EXAMPLES", "25"))
+# The same examples on every run of `make test`; fresh ones when more are asked for.
+DERANDOMIZE = "SMRLAB_HYPOTHESIS_EXAMPLES" not in os.environ
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=DERANDOMIZE,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+# Text that option parsers meet: numbers of every size and sign, special floats, units, words,
+# control characters and long strings.
+HOSTILE_TEXT = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from(["", "nan", "inf", "-inf", "1e300", "1e-300", "1.5", "0", "-0", "4KiB", "1.5B", "150%", "1e30/1",
+                     "\x00", "\x07\x1b[2J", "auto", "true", "9" * 400]),
+    st.text(max_size=20),
+)
+
+
+@pytest.fixture
+def trace(tmp_path) -> str:
+    path = tmp_path / "t.csv"
+    path.write_text("".join(msr_line(i * 1000, "Write" if i % 3 else "Read", i * 8192, 4096) + "\n" for i in range(300)))
+    return str(path)
+
+
+def run(capsys, monkeypatch, folder, argv: list[str]) -> tuple[int, str]:
+    """Exit code and standard error of ``smrlab ARGV`` run in ``folder``."""
+    monkeypatch.chdir(folder)
+    capsys.readouterr()
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 2
+    return code, capsys.readouterr().err
+
+
+def assert_clean(code: int, err: str, argv: list[str]) -> None:
+    assert code in (0, 2), (argv, code, err[-1000:])
+    if code == 2:
+        lines = err.strip().splitlines()
+        assert len(lines) == 1, (argv, err[-1000:])
+        assert len(lines[0]) < 600, (argv, lines[0][:600])
+        assert "Traceback" not in err and "run spec" not in err and "pipeline:" not in err, (argv, err)
+        assert not any(ord(c) < 32 for c in lines[0]), (argv, lines[0])
+
+
+SIM_OPTIONS = ["--speedup", "--warmup-requests", "--warmup-seconds", "--series-interval", "--gauge-samples", "--seed",
+               "--iolog-max-io"]
+
+
+@SETTINGS
+@given(option=st.sampled_from(SIM_OPTIONS), value=HOSTILE_TEXT, open_loop=st.booleans())
+def test_sim_options(capsys, monkeypatch, tmp_path, trace, option, value, open_loop):
+    argv = ["sim", "--system", "cmr", "--trace", trace, f"{option}={value}", "--out", "r.json"]
+    if open_loop:
+        argv += ["--replay", "open"]
+    assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
+
+
+TRACE_OPTIONS = [("--shift", "convert"), ("--sample", "convert"), ("--head", "convert"), ("--seed", "convert"), ("--copies", "merge")]
+
+
+@SETTINGS
+@given(option=st.sampled_from(TRACE_OPTIONS), value=HOSTILE_TEXT)
+def test_trace_options(capsys, monkeypatch, tmp_path, trace, option, value):
+    name, command = option
+    argv = ["trace", command, trace, "out.smrbin"] if command == "convert" else ["trace", "merge", trace, "--out", "out.smrbin"]
+    argv.append(f"{name}={value}")
+    assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
+
+
+def declared_parameters() -> list[tuple[str, str]]:
+    return [(name, key) for name, _, params in _core.systems() for key, *_ in params]
+
+
+# The host-managed drive is made small (its default is 5 TB of 256 MiB zones) unless the value
+# under test is its own.
+SMALL_DRIVE = {"zone_size": "64MiB", "conventional": "192MiB"}
+
+
+@SETTINGS
+@given(system_param=st.sampled_from(declared_parameters()), value=HOSTILE_TEXT)
+def test_system_parameters(capsys, monkeypatch, tmp_path, trace, system_param, value):
+    system, key = system_param
+    argv = ["sim", "--system", system, "--trace", trace, "-p", f"{key}={value}", "--out", "r.json"]
+    if system in ("ucache", "eregion", "zonemap"):
+        argv += [f"--param={k}={v}" for k, v in SMALL_DRIVE.items() if k != key]
+    assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
+
+
+# Not `requests`: a valid huge count is a long run, not a bad value.
+SYNTH_KEYS = ["write_ratio", "written_range", "accessed_range", "sizes", "hot_regions", "hot_size", "hot_fraction",
+              "zipf", "seq", "rate", "cold_streams", "cold_run", "cold_window", "sparse_fraction", "sparse_range"]
+
+
+@SETTINGS
+@given(key=st.sampled_from(SYNTH_KEYS), value=HOSTILE_TEXT)
+def test_synthesizer_parameters(capsys, monkeypatch, tmp_path, key, value):
+    argv = ["trace", "synth", "-p", f"{key}={value}", "--requests", "2000", "--stats", "--json"]
+    assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
+
+
+READER_OPTIONS = [("spc", "asu"), ("blkparse", "action"), ("csv", "op"), ("csv", "offset"), ("csv", "time"), ("csv", "time_unit"),
+                  ("csv", "offset_unit"), ("csv", "len_unit"), ("csv", "delimiter"), ("csv", "header"), ("csv", "read")]
+
+
+@SETTINGS
+@given(format_key=st.sampled_from(READER_OPTIONS), value=HOSTILE_TEXT)
+def test_reader_options(capsys, monkeypatch, tmp_path, trace, format_key, value):
+    fmt, key = format_key
+    argv = ["trace", "stats", trace, "--format", fmt, "--trace-option", f"{key}={value}", "--json"]
+    assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
+
+
+LINE_UP_OPTIONS = [("compare-caches", "--cache"), ("compare-caches", "--zone"), ("compare-caches", "--period"),
+                   ("compare-caches", "--geometry-scale"), ("cache-sweep", "--values"), ("trace locality", "--buckets"),
+                   ("ucache-sweep", "--buckets")]
+
+
+@settings(max_examples=max(5, EXAMPLES // 3), deadline=None, derandomize=DERANDOMIZE,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(command_option=st.sampled_from(LINE_UP_OPTIONS), value=HOSTILE_TEXT)
+def test_line_up_options(capsys, monkeypatch, tmp_path, trace, command_option, value):
+    command, option = command_option
+    if command == "trace locality":
+        argv = ["trace", "locality", trace, f"{option}={value}", "--json"]
+    else:
+        argv = [command, "--trace", trace, f"{option}={value}", "--out", "results", "--json"]
+        argv += ["--vary", "cache"] if command == "cache-sweep" else []
+        argv += ["-p", "zone_size=64MiB", "-p", "conventional=192MiB"] if command == "ucache-sweep" else []
+    assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
