@@ -22,7 +22,7 @@ def fgn(h: float, seed: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("h", [0.6, 0.7, 0.8, 0.9])
-@pytest.mark.parametrize("seed", [11, 12])
+@pytest.mark.parametrize("seed", [11, 12, 13])
 def test_estimators_recover_the_h_of_fractional_gaussian_noise(h, seed):
     estimates = hurst.estimate_all(fgn(h, seed))
     errors = {name: round(value - h, 3) for name, value in estimates.items()}

@@ -56,15 +56,15 @@ fn latency_counts_from_the_scheduled_time_when_the_pool_falls_behind() {
 }
 
 #[test]
-fn a_large_enough_pool_starts_requests_on_time() {
+fn every_request_reaches_a_worker_once_with_the_workloads_key() {
     let (log, seen) = run_with(4, 2, 1, 100);
-    assert_eq!(log.waited_for_worker, 0);
     let s = log.summary();
-    assert_eq!(s.scheduling_error.count, 100);
-    assert_eq!(s.requests, 100);
-    assert_eq!(s.failed, 0);
-    assert!(s.latency.p50_ns >= 2_000_000);
-    // Every request reached a worker, with the workload's keys.
+    assert_eq!((s.requests, s.failed), (100, 0));
+    assert!(log.records.iter().enumerate().all(|(i, r)| r.index == i as u64 && r.start_ns >= r.scheduled_ns));
+    // A request takes at least its 2 ms of service, whatever else runs on the machine.
+    assert!(s.latency.min_ns >= 2_000_000 && s.service.min_ns >= 2_000_000, "{s:?}");
+    // The first request finds every worker free, so some scheduling error is always measured.
+    assert!(s.scheduling_error.count >= 1);
     let mut ops = OperationStream::new(&CoreWorkload::preset("a").unwrap(), 1).unwrap();
     let w = CoreWorkload::preset("a").unwrap();
     let mut expected: Vec<Vec<u8>> = (0..100).map(|_| w.key(ops.next_op().record).into_bytes()).collect();
@@ -74,4 +74,17 @@ fn a_large_enough_pool_starts_requests_on_time() {
     assert_eq!(seen, expected);
     let kinds: Vec<OpKind> = s.by_op.iter().map(|(k, _)| if k == "read" { OpKind::Read } else { OpKind::Update }).collect();
     assert_eq!(kinds, vec![OpKind::Read, OpKind::Update]);
+}
+
+#[test]
+fn only_requests_a_free_worker_could_start_count_as_scheduling_error() {
+    // Two workers. Requests 0 and 1 find both free; 2 is due while both are busy (it waits
+    // 50 ns, the pool's fault, not the executor's); 3 is due after 0 and 1 ended, 2 still busy.
+    let record = |index, scheduled_ns, start_ns, end_ns| RequestRecord { index, op: OpKind::Read, scheduled_ns, start_ns, end_ns, ok: true, found: true };
+    let log = RunLog { records: vec![record(0, 0, 10, 100), record(1, 5, 15, 200), record(2, 50, 100, 300), record(3, 250, 270, 280)], waited_for_worker: 1, workers: 2 };
+    let s = log.summary();
+    assert_eq!(s.scheduling_error.count, 3);
+    assert_eq!(s.scheduling_error.sum_ns, 10 + 10 + 20);
+    assert_eq!(s.latency.max_ns, 250);
+    assert_eq!(s.waited_for_worker, 1);
 }
