@@ -103,7 +103,10 @@ def test_arrivals_and_analyze_commands(cli, tmp_path):
     (["workload", "arrivals", "--process", "selfsimilar", "--bias", "1.5", "--rate", "10", "--duration", "5", "--out", "x"], "ss.bias"),
     (["workload", "arrivals", "--process", "diurnal", "--modulation", "20", "--cycle", "1", "--shape", "1.5", "--rate", "10", "--duration", "5", "--out", "x"], "diurnal.modulation"),
     (["workload", "arrivals", "--process", "diurnal", "--modulation", "2", "--cycle", "1", "--shape", "0.5", "--rate", "10", "--duration", "5", "--out", "x"], "diurnal.distribution.shape"),
-    (["workload", "arrivals", "--rate", "-1", "--duration", "5", "--out", "x"], "target"),
+    (["workload", "arrivals", "--rate", "-1", "--duration", "5", "--out", "x"], "--rate"),
+    (["workload", "arrivals", "--rate", "1e300", "--duration", "1e300", "--out", "x"], "duration"),
+    (["workload", "arrivals", "--rate", "10", "--duration", "5", "--seed", "-1", "--out", "x"], "--seed"),
+    (["workload", "arrivals", "--rate", "10", "--duration", "5", "--out", "."], "folder"),
     (["workload", "arrivals", "--process", "burst", "--rate", "1", "--duration", "5", "--out", "x"], "--process"),
     (["workload", "analyze", "missing.txt"], "missing.txt"),
 ])

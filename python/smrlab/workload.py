@@ -24,9 +24,11 @@ import numpy as np
 
 from smrlab import _core
 from smrlab._core import WorkloadError, WorkloadStore
-from smrlab.errors import UsageError
+from smrlab.errors import ParameterError, UsageError
+from smrlab.options import quoted
 
 __all__ = [
+    "MAX_THREADS",
     "PROCESSES",
     "SeriesError",
     "WorkloadError",
@@ -42,6 +44,18 @@ __all__ = [
 ]
 
 PROCESSES = ("constant", "poisson", "selfsimilar", "diurnal")
+# The most executor workers a run may have.
+MAX_THREADS = _core.MAX_THREADS
+SEED_MAX = 2**64 - 1
+# The most intervals ``counts`` makes (8 bytes each).
+MAX_COUNTS = 10**8
+
+
+def _whole(value, name: str, low: int, high: int) -> int:
+    """``value`` as an int from ``low`` to ``high``, or a ParameterError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ParameterError(f"{name} must be a whole number from {low} to {high}, not {quoted(repr(value))}")
+    return int(value)
 
 
 class SeriesError(UsageError):
@@ -65,7 +79,7 @@ def arrival_params(process: str, rate: float, duration: float, *, bias: float | 
 def arrivals(process: str, rate: float, duration: float, seed: int = 1, **options) -> np.ndarray:
     """Arrival times in nanoseconds from the start (int64, non-decreasing, below ``duration``
     seconds); ``options`` as ``arrival_params``'s."""
-    packed = _core.arrival_schedule(arrival_params(process, rate, duration, **options), int(seed))
+    packed = _core.arrival_schedule(arrival_params(process, rate, duration, **options), _whole(seed, "seed", 0, SEED_MAX))
     return np.frombuffer(packed, dtype="<u8").astype(np.int64)
 
 
@@ -78,9 +92,11 @@ def counts(times_ns: np.ndarray, interval: float, duration: float | None = None)
     """Arrivals per interval of ``interval`` seconds, from 0 to ``duration`` (default: the last
     arrival's interval)."""
     t = np.asarray(times_ns, dtype=np.int64)
-    if interval <= 0:
+    if not interval > 0:
         raise UsageError(f"the counting interval must be positive seconds, not {interval}")
     end = duration if duration is not None else (t[-1] / 1e9 if len(t) else 0.0)
+    if not end / interval <= MAX_COUNTS:
+        raise UsageError(f"{end:g} s counted per {interval:g} s is over {MAX_COUNTS:,} counts: count per a longer interval")
     bins = max(1, math.ceil(end / interval - 1e-9))
     return np.bincount(np.minimum((t / 1e9 / interval).astype(np.int64), bins - 1), minlength=bins).astype(float)
 
@@ -115,9 +131,9 @@ def read_series(path: str | PathLike) -> tuple[np.ndarray, dict]:
                 try:
                     value = float(text)
                 except ValueError:
-                    raise SeriesError(f"{path}, line {number}: '{text[:40]}' is not a number") from None
+                    raise SeriesError(f"{path}, line {number}: {quoted(text)} is not a number") from None
                 if not math.isfinite(value):
-                    raise SeriesError(f"{path}, line {number}: '{text[:40]}' is not a finite number")
+                    raise SeriesError(f"{path}, line {number}: {quoted(text)} is not a finite number")
                 values.append(value)
     except (OSError, UnicodeDecodeError) as error:
         raise SeriesError(f"{path}: cannot read the series ({error})") from None
@@ -138,8 +154,8 @@ def run_ycsb(endpoint, workload: str = "a", properties: dict | None = None, *, p
     per-request ``latencies_ns`` and ``scheduled_ns`` as arrays."""
     props = [("workload", workload)] + [(str(k), str(v)) for k, v in (properties or {}).items()]
     text, latencies, scheduled = _core.run_ycsb(
-        endpoint, props, arrival_params(process, rate, duration, **arrival_options), threads=int(threads),
-        seed=int(seed), load=bool(load), log_path=None if log_path is None else str(log_path), sync=bool(sync))
+        endpoint, props, arrival_params(process, rate, duration, **arrival_options), threads=_whole(threads, "threads", 1, MAX_THREADS),
+        seed=_whole(seed, "seed", 0, SEED_MAX), load=bool(load), log_path=None if log_path is None else str(log_path), sync=bool(sync))
     result = json.loads(text)
     result["latencies_ns"] = np.frombuffer(latencies, dtype="<u8").astype(np.int64)
     result["scheduled_ns"] = np.frombuffer(scheduled, dtype="<u8").astype(np.int64)

@@ -10,10 +10,12 @@ on a laptop-sized machine, each a ``smrlab workload`` command:
   written bytes read and rewritten by compaction, % offloaded, % left unsorted, time
   offloading was active, NVRAM bytes written, and the NVRAM lifetime estimate of Fig. 5.3.
 
-The stores run in memory on the thesis's 7200 rpm disk model taken in real time (each disk
-command sleeps its modeled service time: ``smrdb::paced``), the NVRAM device on the NVRAM
-profile, so compaction traffic competes with user writes for one disk head as on the
-thesis's drive. Every parameter of a run is printed with its results. Wall-clock latency is
+The latency experiments' stores run in memory on the thesis's 7200 rpm disk model taken in
+real time (each disk command sleeps its modeled service time: ``smrdb::paced``), the NVRAM
+device on the NVRAM profile, so compaction traffic competes with user writes for one disk head
+as on the thesis's drive. ``table5.1`` runs in memory at full speed unless ``--disk`` names a
+preset: paced, its scans of unsorted bands (one seek per unit per record) cannot keep up with
+the thesis's rates and the run never drains. Every parameter of a run is printed with its results. Wall-clock latency is
 what these measure: repeated runs differ a little.
 """
 
@@ -27,6 +29,7 @@ import numpy as np
 from smrlab import workload
 from smrlab.errors import UsageError
 from smrlab.kv import size
+from smrlab.options import bounded_whole, count, positive, seed, whole
 from smrlab.tables import print_json, print_table
 
 MIB = 1 << 20
@@ -36,6 +39,11 @@ def insert_properties(records: int) -> dict:
     """YCSB properties of a pure random-insert run (the thesis's 1 KB values)."""
     return {"recordcount": records, "readproportion": 0, "updateproportion": 0, "insertproportion": 1,
             "fieldcount": 1, "fieldlength": 1000}
+
+
+def media(args: argparse.Namespace) -> str:
+    """What the stores ran on, for a caption."""
+    return "stores in memory at full speed" if args.disk == "none" else f"{args.disk} disk (and NVRAM) taken in real time"
 
 
 def open_store(args: argparse.Namespace, offload_store: bool, offload: bool = True) -> workload.WorkloadStore:
@@ -99,7 +107,7 @@ def run_fig_4_10(args: argparse.Namespace) -> int:
         return 0
     print_table(f"Fig. 4.10: SMRDB, random 1 KB inserts at {rate:,.0f}/s on average ({rate / capacity:.0%} of the {capacity:,.0f}/s "
                 f"it sustains back to back), {args.duration:g} s per run", LATENCY_COLUMNS, rows,
-                caption=f"latency from the scheduled time; {args.disk} disk taken in real time; bands of {args.band_size}; "
+                caption=f"latency from the scheduled time; {media(args)}; bands of {args.band_size}; "
                         f"b = {args.bias}, diurnal modulation 0.9 x rate over three cycles, Pareto alpha {args.shape}; seed {args.seed}")
     return 0
 
@@ -124,7 +132,7 @@ def run_fig_5_8(args: argparse.Namespace) -> int:
     print_table(f"Figs. 5.8/5.9: offloading store, random 1 KB inserts, Poisson arrivals at {rate:,.0f}/s "
                 f"({rate / capacity:.0%} of the {capacity:,.0f}/s it sustains back to back without offloading), {args.duration:g} s",
                 LATENCY_COLUMNS + ["% offloaded", "compactions"], rows,
-                caption=f"latency from the scheduled time; {args.disk} disk and NVRAM taken in real time; bands of {args.band_size}; "
+                caption=f"latency from the scheduled time; {media(args)}; bands of {args.band_size}; "
                         f"buffer levels {args.buffer_bands}; seed {args.seed}")
     for label, run in out["runs"].items():
         cdf = run["cdf"]
@@ -195,40 +203,40 @@ def run_table_5_1(args: argparse.Namespace) -> int:
                  f"NVRAM life (disk overwrites, {args.write_cycles} cycles)"], rows,
                 caption=f"percentages of the bytes each workload wrote; {args.duration:g} s per workload, rates x {args.rate_scale:g}, diurnal "
                         f"cycles of {args.cycle:g} min, Pareto alpha {args.shape}, b = {args.bias}; 1 and 2 pure inserts, the rest 15 % inserts, "
-                        f"15 % updates, 70 % scans of 1-100 records; {args.disk} disk and NVRAM in real time; bands of {args.band_size}, "
+                        f"15 % updates, 70 % scans of 1-100 records; {media(args)}; bands of {args.band_size}, "
                         f"buffer levels {args.buffer_bands}; quiet after {args.quiet_interval:g} s")
     return 0
 
 
-def add_common(parser: argparse.ArgumentParser, duration: float, band_size: str) -> None:
-    parser.add_argument("--duration", type=float, default=duration, help=f"seconds of arrivals per run (default {duration:g})")
-    parser.add_argument("--disk", default="desktop7200", help="HDD preset taken in real time (default desktop7200, the thesis's 7200 rpm disk); none: memory at full speed")
+def add_common(parser: argparse.ArgumentParser, duration: float, band_size: str, disk: str = "desktop7200") -> None:
+    parser.add_argument("--duration", type=positive, default=duration, help=f"seconds of arrivals per run (default {duration:g})")
+    parser.add_argument("--disk", default=disk, help=f"HDD preset taken in real time (e.g. desktop7200, the thesis's 7200 rpm disk), or none: memory at full speed (default {disk})")
     parser.add_argument("--band-size", default=band_size, help=f"bytes per band (default {band_size}: bands scaled down with the runs)")
     parser.add_argument("--capacity", default="8GiB", help="bytes of the disk (default 8GiB)")
-    parser.add_argument("--threads", type=int, default=16, help="executor workers (default 16)")
-    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    parser.add_argument("--threads", type=bounded_whole(1, workload.MAX_THREADS), default=16, help="executor workers (default 16)")
+    parser.add_argument("--seed", type=seed, default=1, help="seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print JSON (with the latency distributions)")
 
 
 def add_offload_store(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--buffer-bands", type=int, nargs=3, default=[10, 10, 100], metavar=("L0", "L1", "L2"), help="bands of the three buffer levels (default 10 10 100, the thesis's)")
-    parser.add_argument("--check-interval", type=float, default=0.5, help="seconds between the periodic checker's looks (default 0.5)")
-    parser.add_argument("--quiet-interval", type=float, default=2.0, help="seconds without a size-triggered compaction that count as quiet (default 2)")
+    parser.add_argument("--buffer-bands", type=whole, nargs=3, default=[10, 10, 100], metavar=("L0", "L1", "L2"), help="bands of the three buffer levels (default 10 10 100, the thesis's)")
+    parser.add_argument("--check-interval", type=positive, default=0.5, help="seconds between the periodic checker's looks (default 0.5)")
+    parser.add_argument("--quiet-interval", type=positive, default=2.0, help="seconds without a size-triggered compaction that count as quiet (default 2)")
 
 
 def add_saturation(parser: argparse.ArgumentParser, load: float) -> None:
-    parser.add_argument("--rate", type=float, help="average requests per second (default: --load x the back-to-back rate)")
-    parser.add_argument("--load", type=float, default=load, help=f"rate as a fraction of the back-to-back insert rate, measured first (default {load:g})")
-    parser.add_argument("--records", type=int, default=1000, help="records loaded first (default 1000)")
-    parser.add_argument("--calibration-requests", type=int, default=200_000, help="inserts of the back-to-back measurement, enough for compactions to run (default 200000)")
+    parser.add_argument("--rate", type=positive, help="average requests per second (default: --load x the back-to-back rate)")
+    parser.add_argument("--load", type=positive, default=load, help=f"rate as a fraction of the back-to-back insert rate, measured first (default {load:g})")
+    parser.add_argument("--records", type=count, default=1000, help="records loaded first (default 1000)")
+    parser.add_argument("--calibration-requests", type=count, default=200_000, help="inserts of the back-to-back measurement, enough for compactions to run (default 200000)")
 
 
 def register(group) -> None:
     fig410 = group.add("fig4.10", help="SMRDB's latency under constant, Poisson, self-similar and diurnal arrivals at one average rate (Fig. 4.10)")
     add_common(fig410, duration=20, band_size="4MiB")
     add_saturation(fig410, load=0.8)
-    fig410.add_argument("--bias", type=float, default=0.65, help="b-model bias (default 0.65)")
-    fig410.add_argument("--shape", type=float, default=1.5, help="diurnal Pareto shape (default 1.5)")
+    fig410.add_argument("--bias", type=positive, default=0.65, help="b-model bias (default 0.65)")
+    fig410.add_argument("--shape", type=positive, default=1.5, help="diurnal Pareto shape (default 1.5)")
     fig410.set_defaults(func=run_fig_4_10)
 
     fig58 = group.add("fig5.8", help="p99 insert latency with and without write-offloading, Poisson arrivals near saturation (Figs. 5.8/5.9)")
@@ -238,11 +246,11 @@ def register(group) -> None:
     fig58.set_defaults(func=run_fig_5_8)
 
     table = group.add("table5.1", help="the eight workloads of Table 5.1 in order on one offloading store: compaction and offload statistics")
-    add_common(table, duration=20, band_size="4MiB")
+    add_common(table, duration=20, band_size="4MiB", disk="none")
     add_offload_store(table)
-    table.add_argument("--rate-scale", type=float, default=1.0, help="multiply Table 5.1's rates by this (default 1)")
-    table.add_argument("--cycle", type=float, default=0.25, help="diurnal cycle length, minutes (default 0.25: the thesis's 15 minutes scaled 60 times)")
-    table.add_argument("--shape", type=float, default=1.5, help="diurnal Pareto shape (default 1.5, the thesis's)")
-    table.add_argument("--bias", type=float, default=0.65, help="b-model bias (default 0.65, the thesis's)")
-    table.add_argument("--write-cycles", type=int, default=3000, help="NVRAM write cycles before wear-out, for the lifetime (default 3000, Fig. 5.3's)")
+    table.add_argument("--rate-scale", type=positive, default=1.0, help="multiply Table 5.1's rates by this (default 1)")
+    table.add_argument("--cycle", type=positive, default=0.25, help="diurnal cycle length, minutes (default 0.25: the thesis's 15 minutes scaled 60 times)")
+    table.add_argument("--shape", type=positive, default=1.5, help="diurnal Pareto shape (default 1.5, the thesis's)")
+    table.add_argument("--bias", type=positive, default=0.65, help="b-model bias (default 0.65, the thesis's)")
+    table.add_argument("--write-cycles", type=count, default=3000, help="NVRAM write cycles before wear-out, for the lifetime (default 3000, Fig. 5.3's)")
     table.set_defaults(func=run_table_5_1)

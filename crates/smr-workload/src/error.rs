@@ -10,7 +10,7 @@ pub enum WorkloadError {
     Store(#[from] smrdb::Error),
     #[error("{what}: {source}")]
     Io { what: String, source: std::io::Error },
-    #[error("server {server}: {problem}")]
+    #[error("server {}: {problem}", smr_core::quote::quote(server))]
     Server { server: String, problem: String },
 }
 

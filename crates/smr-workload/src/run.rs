@@ -120,13 +120,16 @@ pub struct RunResult {
     pub scheduled_ns: Vec<u64>,
 }
 
+/// The most executor workers (threads, and connections to a server) a run may have.
+pub const MAX_THREADS: usize = 4096;
+
 /// Records loaded per batch.
 const LOAD_BATCH: u64 = 100;
 
 /// Runs `spec` against `endpoint`.
 pub fn run(endpoint: &Endpoint, spec: &RunSpec) -> Result<RunResult> {
-    if spec.threads == 0 {
-        return Err(WorkloadError::parameter("threads", "must be at least 1"));
+    if !(1..=MAX_THREADS).contains(&spec.threads) {
+        return Err(WorkloadError::parameter("threads", format!("must be from 1 to {MAX_THREADS}, not {}", spec.threads)));
     }
     let schedule = spec.arrival.schedule(spec.seed)?;
     let workload = CoreWorkload { operation_count: schedule.len() as u64, ..spec.workload.clone() };

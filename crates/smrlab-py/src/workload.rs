@@ -81,8 +81,7 @@ impl WorkloadStore {
         let seconds = |name: &str, s: Option<f64>, default: Duration| -> PyResult<Duration> {
             match s {
                 None => Ok(default),
-                Some(s) if s > 0.0 && s.is_finite() => Ok(Duration::from_secs_f64(s)),
-                Some(s) => Err(ParameterError::new_err(format!("{name} must be positive seconds, not {s}"))),
+                Some(s) => Duration::try_from_secs_f64(s).ok().filter(|d| !d.is_zero()).ok_or_else(|| ParameterError::new_err(format!("{name} must be positive seconds, at most {:e}, not {s:?}", u64::MAX as f64))),
             }
         };
         let defaults = OffloadOptions::default();
@@ -161,5 +160,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_ycsb, m)?)?;
     m.add_function(wrap_pyfunction!(serve, m)?)?;
     m.add("WorkloadError", m.py().get_type::<WorkloadError>())?;
+    m.add("MAX_THREADS", run::MAX_THREADS)?;
     Ok(())
 }

@@ -6,6 +6,7 @@ hexadecimal bytes."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
@@ -13,7 +14,13 @@ from smrlab import workload
 from smrlab.cli.workload import PROCESS_HELP, add_arrival_arguments, arrival_options
 from smrlab.errors import UsageError
 from smrlab.kv import DB, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
+from smrlab.options import bounded_whole, count, seed, whole
+from smrlab.outputs import output_file
 from smrlab.tables import print_json, print_table
+
+# Executor workers of a YCSB run (the core's limit) and threads of the server's runtime.
+YCSB_THREADS = bounded_whole(1, workload.MAX_THREADS)
+SERVER_THREADS = bounded_whole(1, 256)
 
 UNITS = """units: sizes are bytes, with optional suffixes KB/MB/GB (powers of 1000) or KiB/MiB/GiB
 (powers of 1024), e.g. 64MiB; rates are operations per second and MB/s (10^6 bytes of keys and
@@ -95,10 +102,6 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    if args.count <= 0:
-        raise UsageError(f"--count must be positive, not {args.count}")
-    if args.sync_every < 0:
-        raise UsageError(f"--sync-every must be 0 (never) or positive, not {args.sync_every}")
     value_size = size(args.value_size, "--value-size")
     workloads = args.workloads.split(",")
     for name in workloads:
@@ -161,8 +164,6 @@ def add_workload_store_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_ycsb(args: argparse.Namespace) -> int:
-    if args.threads < 1:
-        raise UsageError(f"--threads must be at least 1, not {args.threads}")
     properties = {"recordcount": args.records, **property_pairs(args.property)}
     if args.server is not None:
         if args.store is not None or args.disk is not None or args.offload_store:
@@ -172,9 +173,11 @@ def run_ycsb(args: argparse.Namespace) -> int:
         store = open_workload_store(args)
         endpoint = store
     try:
-        result = workload.run_ycsb(endpoint, args.workload, properties, process=args.process, rate=args.rate, duration=args.duration,
-                                   threads=args.threads, seed=args.seed, load=not args.no_load, log_path=args.log, sync=args.sync,
-                                   **arrival_options(args))
+        with contextlib.ExitStack() as outputs:
+            log_path = outputs.enter_context(output_file(args.log)) if args.log is not None else None
+            result = workload.run_ycsb(endpoint, args.workload, properties, process=args.process, rate=args.rate, duration=args.duration,
+                                       threads=args.threads, seed=args.seed, load=not args.no_load, log_path=log_path, sync=args.sync,
+                                       **arrival_options(args))
         stats = json.loads(store.stats()) if store is not None else None
     finally:
         if store is not None:
@@ -197,8 +200,6 @@ def run_ycsb(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port must be 0-65535, not {args.port}")
     args.store = args.path
     store = open_workload_store(args)
     report = json.loads(workload._core.serve(store, f"{args.host}:{args.port}", max_bulk=size(args.max_bulk, "--max-bulk"), sync_writes=args.sync, threads=args.threads))
@@ -232,7 +233,7 @@ def register(commands) -> None:
     add_store_arguments(scan)
     scan.add_argument("--start", help="first key (default: the smallest)")
     scan.add_argument("--end", help="stop before this key (default: after the largest)")
-    scan.add_argument("--limit", type=int, metavar="N", help="print at most N pairs")
+    scan.add_argument("--limit", type=whole, metavar="N", help="print at most N pairs")
     scan.set_defaults(func=run_scan)
     scan.epilog = UNITS
 
@@ -248,12 +249,12 @@ def register(commands) -> None:
                                   "readrandom (gets of random keys), readseq (the whole store in key order).")
     add_store_arguments(bench)
     bench.add_argument("--workloads", default="fillrandom,readrandom,readseq", help=f"comma-separated, from: {', '.join(WORKLOADS)} (default fillrandom,readrandom,readseq)")
-    bench.add_argument("--count", type=int, default=100_000, metavar="N", help="operations per workload, and the key space (default 100000)")
+    bench.add_argument("--count", type=count, default=100_000, metavar="N", help="operations per workload, and the key space (default 100000)")
     bench.add_argument("--value-size", default="1KiB", metavar="SIZE", help="bytes per value (default 1KiB)")
-    bench.add_argument("--sync-every", type=int, default=0, metavar="K", help="sync every K-th put (default 0: never)")
+    bench.add_argument("--sync-every", type=whole, default=0, metavar="K", help="sync every K-th put (default 0: never)")
     bench.add_argument("--disk", metavar="PRESET", help="also time every device command on this HDD preset (e.g. desktop7200, the thesis's 7200 rpm disk)")
     bench.add_argument("--inline", action="store_true", help="compact in the writing thread (deterministic device commands, for --disk)")
-    bench.add_argument("--seed", type=int, default=1, help="seed of keys and values (default 1)")
+    bench.add_argument("--seed", type=seed, default=1, help="seed of keys and values (default 1)")
     bench.add_argument("--json", action="store_true", help="print JSON")
     bench.set_defaults(func=run_bench)
     bench.epilog = UNITS
@@ -266,9 +267,9 @@ def register(commands) -> None:
     ycsb.add_argument("store", nargs="?", help="store folder (not with --server or --disk)")
     ycsb.add_argument("--server", metavar="HOST:PORT", help="run against this Redis-protocol server instead")
     ycsb.add_argument("--workload", default="a", choices=["a", "b", "c", "d", "e", "f"], help="YCSB core workload (default a)")
-    ycsb.add_argument("--records", type=int, default=1000, help="records loaded first, YCSB's recordcount (default 1000)")
+    ycsb.add_argument("--records", type=count, default=1000, help="records loaded first, YCSB's recordcount (default 1000)")
     ycsb.add_argument("-p", "--property", action="append", default=[], metavar="NAME=VALUE", help="a YCSB property, e.g. -p requestdistribution=uniform (repeatable)")
-    ycsb.add_argument("--threads", type=int, default=8, help="executor workers (default 8)")
+    ycsb.add_argument("--threads", type=YCSB_THREADS, default=8, help="executor workers (default 8)")
     ycsb.add_argument("--no-load", action="store_true", help="skip loading (the store holds the records already)")
     ycsb.add_argument("--sync", action="store_true", help="embedded store: sync every write")
     ycsb.add_argument("--log", metavar="FILE", help="write every request (scheduled, start, end ns; op; ok) as CSV")
@@ -285,9 +286,9 @@ def register(commands) -> None:
                                   "connections finish, syncs and closes the store.")
     serve.add_argument("--path", help="store folder (created if missing)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=6379, help="port (default 6379; 0: any free port)")
+    serve.add_argument("--port", type=bounded_whole(0, 65535), default=6379, help="port (default 6379; 0: any free port)")
     serve.add_argument("--max-bulk", default="16MiB", metavar="SIZE", help="largest key or value a client may send; larger is refused before it is read (default 16MiB)")
     serve.add_argument("--sync", action="store_true", help="sync every write before replying")
-    serve.add_argument("--threads", type=int, default=2, help="threads of the server's runtime (default 2)")
+    serve.add_argument("--threads", type=SERVER_THREADS, default=2, help="threads of the server's runtime (default 2)")
     add_workload_store_arguments(serve)
     serve.set_defaults(func=run_serve)

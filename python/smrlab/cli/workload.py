@@ -7,12 +7,18 @@ the experiments. Running YCSB against a store or server is ``smrlab kv ycsb``.""
 from __future__ import annotations
 
 import argparse
+import math
 
 import numpy as np
 
 from smrlab import hurst, workload
 from smrlab.errors import UsageError
+from smrlab.options import bounded_whole, non_negative, positive, seed
+from smrlab.outputs import output_file
 from smrlab.tables import print_json, print_table
+
+# The most ACF lags `analyze` computes (a series shorter than that gets as many as it has).
+MAX_LAG = 10**7
 
 PROCESS_HELP = """arrival processes (the SMRDB thesis's Table 4.1 names in brackets):
   constant      one request every 1/rate seconds
@@ -26,15 +32,15 @@ PROCESS_HELP = """arrival processes (the SMRDB thesis's Table 4.1 names in brack
 def add_arrival_arguments(parser: argparse.ArgumentParser, rate_default: float | None = None, duration_default: float | None = None) -> None:
     """The options of an arrival process, shared by ``workload arrivals`` and ``kv ycsb``."""
     parser.add_argument("--process", "--arrival", dest="process", choices=workload.PROCESSES, default="constant", help="arrival process (default constant)")
-    parser.add_argument("--rate", type=float, default=rate_default, required=rate_default is None, help="average requests per second [target]" + (f" (default {rate_default:g})" if rate_default else ""))
-    parser.add_argument("--duration", type=float, default=duration_default, required=duration_default is None, help="seconds of arrivals" + (f" (default {duration_default:g})" if duration_default else ""))
-    parser.add_argument("--bias", type=float, help="selfsimilar: the b-model's bias b")
-    parser.add_argument("--resolution", type=float, help="selfsimilar: finest slot, seconds (default 0.001)")
-    parser.add_argument("--modulation", type=float, help="diurnal: amplitude of the rate, requests per second (< rate)")
-    parser.add_argument("--cycle", type=float, help="diurnal: cycle length, minutes")
+    parser.add_argument("--rate", type=positive, default=rate_default, required=rate_default is None, help="average requests per second [target]" + (f" (default {rate_default:g})" if rate_default else ""))
+    parser.add_argument("--duration", type=positive, default=duration_default, required=duration_default is None, help="seconds of arrivals" + (f" (default {duration_default:g})" if duration_default else ""))
+    parser.add_argument("--bias", type=positive, help="selfsimilar: the b-model's bias b")
+    parser.add_argument("--resolution", type=positive, help="selfsimilar: finest slot, seconds (default 0.001)")
+    parser.add_argument("--modulation", type=non_negative, help="diurnal: amplitude of the rate, requests per second (< rate)")
+    parser.add_argument("--cycle", type=positive, help="diurnal: cycle length, minutes")
     parser.add_argument("--distribution", choices=["pareto", "exponential"], help="diurnal: inter-arrival distribution (default pareto)")
-    parser.add_argument("--shape", type=float, help="diurnal: Pareto shape alpha (> 1)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the arrivals (and of the operations, for kv ycsb) (default 1)")
+    parser.add_argument("--shape", type=positive, help="diurnal: Pareto shape alpha (> 1)")
+    parser.add_argument("--seed", type=seed, default=1, help="seed of the arrivals (and of the operations, for kv ycsb) (default 1)")
 
 
 def arrival_options(args: argparse.Namespace) -> dict:
@@ -47,10 +53,14 @@ def run_arrivals(args: argparse.Namespace) -> int:
     times = workload.arrivals(args.process, args.rate, args.duration, args.seed, **arrival_options(args))
     header = {"process": args.process, "rate": args.rate, "duration": args.duration, "seed": args.seed,
               **{k: v for k, v in arrival_options(args).items() if v is not None}}
-    workload.write_series(args.out, times, header)
-    per_second = workload.counts(times, 1.0, args.duration)
+    with output_file(args.out) as temporary:
+        workload.write_series(temporary, times, header)
+    # Only the seconds that hold arrivals are counted: a long, sparse run has few of them.
+    _, per_second = np.unique(times // 1_000_000_000, return_counts=True)
+    busiest = int(per_second.max()) if len(per_second) else 0
+    quietest = int(per_second.min()) if len(per_second) >= math.ceil(args.duration) else 0
     print(f"{len(times):,} arrivals in {args.duration:g} s ({len(times) / args.duration:,.1f}/s on average; "
-          f"busiest second {int(per_second.max()):,}, quietest {int(per_second.min()):,}) written to {args.out}")
+          f"busiest second {busiest:,}, quietest {quietest:,}) written to {args.out}")
     return 0
 
 
@@ -84,10 +94,6 @@ def draw_acf(path: str, lags: np.ndarray, what: str, name: str) -> None:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
-    if args.interval <= 0:
-        raise UsageError(f"--interval must be positive seconds, not {args.interval}")
-    if args.max_lag < 1:
-        raise UsageError(f"--max-lag must be at least 1, not {args.max_lag}")
     series, what = analysis_series(args)
     try:
         lags = hurst.acf(series, args.max_lag)
@@ -95,7 +101,8 @@ def run_analyze(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise UsageError(f"{args.series}: {error} ({what}, {len(series):,} values)") from None
     png = args.png or f"{args.series}.acf.png"
-    draw_acf(png, lags, what, str(args.series))
+    with output_file(png, inputs=[args.series]) as temporary:
+        draw_acf(str(temporary), lags, what, str(args.series))
     if args.json:
         print_json({"series": what, "values": len(series), "acf": lags.tolist(), "hurst": estimates, "png": png})
         return 0
@@ -123,9 +130,9 @@ def register(commands) -> None:
                                     "Prints the autocorrelation function, draws it as a PNG, and prints H by aggregate "
                                     "variance, R/S, periodogram, Abry-Veitch and Whittle.")
     analyze.add_argument("series", help="series file")
-    analyze.add_argument("--interval", type=float, default=1.0, help="arrival series: seconds per count (default 1)")
+    analyze.add_argument("--interval", type=positive, default=1.0, help="arrival series: seconds per count (default 1)")
     analyze.add_argument("--interarrivals", action="store_true", help="arrival series: analyse inter-arrival times, not counts")
-    analyze.add_argument("--max-lag", type=int, default=100, help="lags of the ACF (default 100)")
+    analyze.add_argument("--max-lag", type=bounded_whole(1, MAX_LAG), default=100, help="lags of the ACF (default 100)")
     analyze.add_argument("--png", metavar="FILE", help="where to draw the ACF (default SERIES.acf.png)")
     analyze.add_argument("--json", action="store_true", help="print JSON")
     analyze.set_defaults(func=run_analyze)

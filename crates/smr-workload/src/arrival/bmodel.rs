@@ -12,10 +12,16 @@
 
 use rand::Rng;
 
-/// Requests per slot of a b-model cascade of `levels` halvings of `total` requests.
+/// Requests per slot of a b-model cascade of up to `levels` halvings of `total` requests. The
+/// cascade stops early once no slot holds more than one request: a lone request goes to either
+/// half with probability 1/2 (`b/2 + (1-b)/2`), so splitting further only places it uniformly
+/// within its slot, which `schedule` does anyway.
 pub fn counts(total: u64, levels: u32, bias: f64, rng: &mut impl Rng) -> Vec<u64> {
     let mut slots = vec![total];
     for _ in 0..levels {
+        if slots.iter().all(|&n| n <= 1) {
+            break;
+        }
         let mut next = Vec::with_capacity(slots.len() * 2);
         for &n in &slots {
             let share = bias * n as f64;
@@ -39,9 +45,10 @@ pub fn counts(total: u64, levels: u32, bias: f64, rng: &mut impl Rng) -> Vec<u64
 pub fn schedule(rate: f64, duration_s: f64, bias: f64, resolution_s: f64, rng: &mut impl Rng) -> Vec<u64> {
     let total = (rate * duration_s).round() as u64;
     let levels = ((duration_s / resolution_s).log2().ceil().max(0.0) as u32).min(26);
-    let slot_ns = duration_s * 1e9 / (1u64 << levels) as f64;
+    let slots = counts(total, levels, bias, rng);
+    let slot_ns = duration_s * 1e9 / slots.len() as f64;
     let mut out = Vec::with_capacity(total as usize);
-    for (i, n) in counts(total, levels, bias, rng).into_iter().enumerate() {
+    for (i, n) in slots.into_iter().enumerate() {
         let start = out.len();
         let base = i as f64 * slot_ns;
         out.extend((0..n).map(|_| (base + rng.gen::<f64>() * slot_ns) as u64));

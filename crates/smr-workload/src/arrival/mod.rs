@@ -19,6 +19,8 @@ pub mod diurnal;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use smr_core::quote::quote;
+
 use crate::error::{Result, WorkloadError};
 
 /// The secondary distribution of inter-arrival times under a diurnal envelope.
@@ -59,7 +61,7 @@ pub const PARAMETERS: [&str; 9] = ["arrivalgenerator", "target", "duration", "ss
 fn number(params: &[(String, String)], name: &str) -> Result<Option<f64>> {
     match params.iter().rev().find(|(k, _)| k == name) {
         None => Ok(None),
-        Some((_, v)) => v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).map(Some).ok_or_else(|| WorkloadError::parameter(name, format!("'{v}' is not a number"))),
+        Some((_, v)) => v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).map(Some).ok_or_else(|| WorkloadError::parameter(name, format!("{} is not a number", quote(v)))),
     }
 }
 
@@ -72,7 +74,7 @@ impl ArrivalSpec {
     pub fn from_params(params: &[(String, String)]) -> Result<ArrivalSpec> {
         for (k, _) in params {
             if !PARAMETERS.contains(&k.as_str()) {
-                return Err(WorkloadError::parameter(k.clone(), format!("is not an arrival parameter (one of {})", PARAMETERS.join(", "))));
+                return Err(WorkloadError::parameter(quote(k), format!("is not an arrival parameter (one of {})", PARAMETERS.join(", "))));
             }
         }
         let generator = params.iter().rev().find(|(k, _)| k == "arrivalgenerator").map(|(_, v)| v.to_ascii_lowercase()).unwrap_or_else(|| "constant".into());
@@ -84,11 +86,11 @@ impl ArrivalSpec {
                 let distribution = match params.iter().rev().find(|(k, _)| k == "diurnal.distribution").map(|(_, v)| v.to_ascii_lowercase()).as_deref() {
                     None | Some("pareto") => Secondary::Pareto { shape: required(params, "diurnal.distribution.shape", "diurnal (Pareto)")? },
                     Some("exponential") => Secondary::Exponential,
-                    Some(other) => return Err(WorkloadError::parameter("diurnal.distribution", format!("'{other}' is not a distribution (pareto, exponential)"))),
+                    Some(other) => return Err(WorkloadError::parameter("diurnal.distribution", format!("{} is not a distribution (pareto, exponential)", quote(other)))),
                 };
                 Process::Diurnal { modulation: required(params, "diurnal.modulation", "diurnal")?, cycle_minutes: required(params, "diurnal.cyclelength", "diurnal")?, distribution }
             }
-            _ => return Err(WorkloadError::parameter("arrivalgenerator", format!("'{generator}' is not an arrival process (constant, poisson, selfsimilar, diurnal)"))),
+            _ => return Err(WorkloadError::parameter("arrivalgenerator", format!("{} is not an arrival process (constant, poisson, selfsimilar, diurnal)", quote(&generator)))),
         };
         let spec = ArrivalSpec { process, rate: required(params, "target", "every")?, duration_s: required(params, "duration", "every")? };
         spec.validate()?;
@@ -97,33 +99,33 @@ impl ArrivalSpec {
 
     pub fn validate(&self) -> Result<()> {
         if !(self.rate > 0.0 && self.rate.is_finite()) {
-            return Err(WorkloadError::parameter("target", format!("must be a positive rate in requests per second, not {}", self.rate)));
+            return Err(WorkloadError::parameter("target", format!("must be a positive rate in requests per second, not {:?}", self.rate)));
         }
         if !(self.duration_s > 0.0 && self.duration_s.is_finite()) {
-            return Err(WorkloadError::parameter("duration", format!("must be a positive number of seconds, not {}", self.duration_s)));
+            return Err(WorkloadError::parameter("duration", format!("must be a positive number of seconds, not {:?}", self.duration_s)));
         }
         if self.rate * self.duration_s > MAX_ARRIVALS {
-            return Err(WorkloadError::parameter("duration", format!("{} s at {} requests/s is over {MAX_ARRIVALS:e} arrivals", self.duration_s, self.rate)));
+            return Err(WorkloadError::parameter("duration", format!("{:?} s at {:?} requests/s is over {MAX_ARRIVALS:e} arrivals", self.duration_s, self.rate)));
         }
         match self.process {
             Process::SelfSimilar { bias, resolution_s } => {
                 if !(0.5..1.0).contains(&bias) {
-                    return Err(WorkloadError::parameter("ss.bias", format!("must be in [0.5, 1) (0.5 spreads evenly), not {bias}")));
+                    return Err(WorkloadError::parameter("ss.bias", format!("must be in [0.5, 1) (0.5 spreads evenly), not {bias:?}")));
                 }
                 if !(resolution_s > 0.0 && resolution_s <= self.duration_s) {
-                    return Err(WorkloadError::parameter("ss.resolution", format!("must be positive seconds, at most the duration, not {resolution_s}")));
+                    return Err(WorkloadError::parameter("ss.resolution", format!("must be positive seconds, at most the duration, not {resolution_s:?}")));
                 }
             }
             Process::Diurnal { modulation, cycle_minutes, distribution } => {
                 if !(0.0..self.rate).contains(&modulation) {
-                    return Err(WorkloadError::parameter("diurnal.modulation", format!("must be in [0, target) so the rate stays positive, not {modulation}")));
+                    return Err(WorkloadError::parameter("diurnal.modulation", format!("must be in [0, target) so the rate stays positive, not {modulation:?}")));
                 }
                 if cycle_minutes <= 0.0 {
-                    return Err(WorkloadError::parameter("diurnal.cyclelength", format!("must be positive minutes, not {cycle_minutes}")));
+                    return Err(WorkloadError::parameter("diurnal.cyclelength", format!("must be positive minutes, not {cycle_minutes:?}")));
                 }
                 if let Secondary::Pareto { shape } = distribution {
                     if shape <= 1.0 {
-                        return Err(WorkloadError::parameter("diurnal.distribution.shape", format!("must be above 1 (the Pareto mean is infinite at or below 1), not {shape}")));
+                        return Err(WorkloadError::parameter("diurnal.distribution.shape", format!("must be above 1 (the Pareto mean is infinite at or below 1), not {shape:?}")));
                     }
                 }
             }
@@ -153,7 +155,7 @@ impl ArrivalSpec {
                 out
             }
             Process::SelfSimilar { bias, resolution_s } => bmodel::schedule(self.rate, self.duration_s, bias, resolution_s, &mut rng),
-            Process::Diurnal { modulation, cycle_minutes, distribution } => diurnal::schedule(self.rate, modulation, cycle_minutes * 60.0, distribution, self.duration_s, &mut rng),
+            Process::Diurnal { modulation, cycle_minutes, distribution } => diurnal::schedule(self.rate, modulation, cycle_minutes * 60.0, distribution, self.duration_s, MAX_ARRIVALS as usize, &mut rng)?,
         })
     }
 }

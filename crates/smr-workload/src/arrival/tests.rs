@@ -47,6 +47,11 @@ fn bmodel_conserves_the_total_and_splits_by_the_bias() {
     assert_eq!(deep.iter().sum::<u64>(), 123_457);
     let even = counts(4096, 12, 0.5, &mut rng);
     assert!(even.iter().all(|&n| n == 1), "b = 0.5 spreads evenly");
+    // A few requests and a fine resolution: the cascade stops once they are apart.
+    let sparse = counts(3, 26, 0.65, &mut rng);
+    assert!(sparse.len() < 1 << 26 && sparse.iter().sum::<u64>() == 3 && sparse.iter().all(|&n| n <= 1), "{}", sparse.len());
+    let s = spec(&[("arrivalgenerator", "selfsimilar"), ("ss.bias", "0.65"), ("ss.resolution", "1e-300"), ("target", "5"), ("duration", "1")]).unwrap().schedule(3).unwrap();
+    assert!(s.len() == 5 && s.windows(2).all(|w| w[0] <= w[1]) && s.iter().all(|&t| t < 1_000_000_000), "{s:?}");
 }
 
 use super::bmodel::counts;
@@ -98,6 +103,17 @@ fn bad_parameters_are_named() {
         let e = spec(pairs).unwrap_err().to_string();
         assert!(e.contains(name), "{pairs:?}: {e}");
     }
+}
+
+#[test]
+fn a_diurnal_run_with_too_many_arrivals_is_refused() {
+    // Pareto shape 1.001: most gaps are far below the mean, so 1,000 s at 10/s draws far more
+    // than 10,000 arrivals.
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let e = diurnal::schedule(10.0, 5.0, 60.0, Secondary::Pareto { shape: 1.001 }, 1000.0, 20_000, &mut rng).unwrap_err().to_string();
+    assert!(e.contains("over 20000 arrivals") && e.contains("shape 1.001"), "{e}");
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    assert!(diurnal::schedule(10.0, 5.0, 60.0, Secondary::Pareto { shape: 1.5 }, 1000.0, 20_000, &mut rng).unwrap().len() > 5_000);
 }
 
 proptest! {

@@ -17,6 +17,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use smr_core::quote::quote;
 
 use super::keys::key_name;
 use super::zipfian::{Latest, ScrambledZipfian, Zipfian, ZIPFIAN_CONSTANT};
@@ -115,6 +116,11 @@ impl Default for CoreWorkload {
     }
 }
 
+/// The most bytes of one record's value (`fieldcount x fieldlength`): 64 MiB, a band's worth.
+pub const MAX_RECORD_BYTES: usize = 64 << 20;
+/// The most digits a record number is padded to (a u64 has 20).
+pub const MAX_ZERO_PADDING: usize = 64;
+
 /// The workload letters YCSB ships.
 pub const PRESETS: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
 
@@ -130,7 +136,7 @@ impl CoreWorkload {
             "d" => ([0.95, 0.0, 0.05, 0.0, 0.0], Latest),
             "e" => ([0.0, 0.0, 0.05, 0.95, 0.0], Zipfian),
             "f" => ([0.5, 0.0, 0.0, 0.0, 0.5], Zipfian),
-            other => return Err(WorkloadError::parameter("workload", format!("'{other}' is not a YCSB core workload (one of a, b, c, d, e, f)"))),
+            other => return Err(WorkloadError::parameter("workload", format!("{} is not a YCSB core workload (one of a, b, c, d, e, f)", quote(other)))),
         };
         let max_scan_length = if name.eq_ignore_ascii_case("e") { 100 } else { 1000 };
         Ok(CoreWorkload { proportions, request_distribution: distribution, max_scan_length, ..CoreWorkload::default() })
@@ -139,7 +145,7 @@ impl CoreWorkload {
     /// Sets one parameter by its YCSB property name (`recordcount`, `readproportion`,
     /// `requestdistribution`, ...).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
-        let bad = |problem: &str| WorkloadError::parameter(name, format!("'{value}' {problem}"));
+        let bad = |problem: &str| WorkloadError::parameter(name, format!("{} {problem}", quote(value)));
         let count = || value.parse::<u64>().map_err(|_| bad("is not a whole number"));
         let fraction = || value.parse::<f64>().ok().filter(|f| (0.0..=1.0).contains(f)).ok_or_else(|| bad("is not a fraction in [0, 1]"));
         let small = || value.parse::<u32>().map_err(|_| bad("is not a whole number below 2^32"));
@@ -182,7 +188,7 @@ impl CoreWorkload {
                 }
             }
             "zeropadding" => self.zero_padding = small()? as usize,
-            _ => return Err(WorkloadError::parameter(name, "is not a core workload property (recordcount, operationcount, fieldcount, fieldlength, readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, requestdistribution, zipfianconstant, minscanlength, maxscanlength, scanlengthdistribution, hotspotdatafraction, hotspotopnfraction, insertorder, zeropadding)")),
+            _ => return Err(WorkloadError::parameter(quote(name), "is not a core workload property (recordcount, operationcount, fieldcount, fieldlength, readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, requestdistribution, zipfianconstant, minscanlength, maxscanlength, scanlengthdistribution, hotspotdatafraction, hotspotopnfraction, insertorder, zeropadding)")),
         }
         Ok(())
     }
@@ -197,6 +203,12 @@ impl CoreWorkload {
         }
         if self.min_scan_length == 0 || self.min_scan_length > self.max_scan_length {
             return Err(WorkloadError::parameter("minscanlength", format!("must be in 1..=maxscanlength ({}), not {}", self.max_scan_length, self.min_scan_length)));
+        }
+        if self.value_len() > MAX_RECORD_BYTES {
+            return Err(WorkloadError::parameter("fieldlength", format!("fieldcount x fieldlength = {} x {} bytes is over the {MAX_RECORD_BYTES} bytes a record may hold", self.field_count, self.field_length)));
+        }
+        if self.zero_padding > MAX_ZERO_PADDING {
+            return Err(WorkloadError::parameter("zeropadding", format!("must be at most {MAX_ZERO_PADDING} digits, not {}", self.zero_padding)));
         }
         if self.request_distribution == RequestDistribution::Hotspot && ((self.record_count as f64 * self.hotspot_data_fraction) as u64 == 0 || self.hotspot_data_fraction >= 1.0) {
             return Err(WorkloadError::parameter("hotspotdatafraction", "leaves the hot set or the cold set without records"));

@@ -92,4 +92,15 @@ fn bad_parameters_are_named() {
     assert!(CoreWorkload::preset("g").unwrap_err().to_string().contains("'g'"));
     w.set("recordcount", "0").unwrap();
     assert!(w.validate().unwrap_err().to_string().contains("recordcount"));
+    // What the user typed is quoted short and safe to print.
+    let e = w.set("requestdistribution", &format!("\x1b[2J{}", "z".repeat(500))).unwrap_err().to_string();
+    assert!(e.contains("\\x1b") && !e.contains('\x1b') && e.len() < 300, "{e}");
+    // Records and keys too large to allocate are refused before a run starts.
+    let mut w = CoreWorkload::default();
+    w.set("fieldcount", "4294967295").unwrap();
+    w.set("fieldlength", "4294967295").unwrap();
+    assert!(w.validate().unwrap_err().to_string().contains("fieldlength"));
+    let mut w = CoreWorkload::default();
+    w.set("zeropadding", "4000000000").unwrap();
+    assert!(w.validate().unwrap_err().to_string().contains("zeropadding"));
 }

@@ -51,7 +51,7 @@ impl Inner {
     pub(crate) fn due(&self, shape: &Shape, pointers: &[(u32, Vec<u8>)]) -> Option<Pick> {
         let l0_bytes: u64 = shape.units.iter().map(|u| u.bytes).sum();
         let l0_bands = self.options.buffer_bands[0];
-        if !shape.units.is_empty() && (l0_bytes >= l0_bands * self.geometry.band_size || shape.units.len() as u64 >= 4 * l0_bands) {
+        if !shape.units.is_empty() && (l0_bytes >= l0_bands.saturating_mul(self.geometry.band_size) || shape.units.len() as u64 >= 4 * l0_bands) {
             return Some(self.level_zero(shape));
         }
         let (level, _) = (1..LEVELS - 1)

@@ -89,6 +89,8 @@ impl Default for OffloadOptions {
 
 /// Bands of the NVRAM device unless `nvram_capacity` says otherwise.
 pub const DEFAULT_NVRAM_BANDS: u64 = 256;
+/// The most bands a buffer level may be given (more than any device holds).
+pub const MAX_BUFFER_BANDS: u64 = 1 << 32;
 
 /// What `OffloadDb::stats` reports: bytes and counts since opening, and the state now.
 #[derive(Clone, Debug, Default)]

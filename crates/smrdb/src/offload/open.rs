@@ -13,7 +13,7 @@ use std::time::Instant;
 use smr_core::zoned::{FileGeometry, FileZonedDevice};
 
 use super::unit::{Unit, UnitIndex};
-use super::{Counters, Current, Inner, OffloadOptions, OpenUnit, Shape, Writer, LEVELS};
+use super::{Counters, Current, Inner, OffloadOptions, OpenUnit, Shape, Writer, LEVELS, MAX_BUFFER_BANDS};
 use crate::device::BandDevice;
 use crate::env::{Env, Stats};
 use crate::error::{Error, Result};
@@ -52,6 +52,9 @@ fn reset_if_written(env: &Env, band: u64, filled: &[u64]) -> Result<()> {
 pub fn recover(disk: Box<dyn BandDevice>, nvram: Option<Box<dyn BandDevice>>, store: String, options: OffloadOptions) -> Result<Inner> {
     if options.base.compaction == Some(Scheme::Soc) {
         return Err(Error::InvalidOption { option: "compaction", problem: "the offloading store compacts LevelDB-style (loc) only".into() });
+    }
+    if let Some(&bands) = options.buffer_bands.iter().find(|&&b| b > MAX_BUFFER_BANDS) {
+        return Err(Error::InvalidOption { option: "buffer_bands", problem: format!("a buffer level holds at most {MAX_BUFFER_BANDS} bands, not {bands}") });
     }
     let disk = Arc::new(Env::new(disk, store.clone()));
     let nvram = nvram.map(|d| Arc::new(Env::new(d, format!("{store} (NVRAM device)"))));
