@@ -1,7 +1,8 @@
 # smrlab's two commands for a fresh machine: `make demo` and `make test`.
 # Each sets up what it needs: a virtual environment in .venv, the Rust core built once with
 # maturin (release) into it, the Python dependencies from PyPI, and the Debian packages the
-# tests drive as real peers (fio replays translated traces; chromium renders the report).
+# tests drive as real peers (fio replays translated traces; redis-benchmark and redis-cli talk
+# to the Redis-protocol server; chromium renders the report).
 
 SHELL := /bin/bash
 VENV := .venv
@@ -10,7 +11,10 @@ VENV_STAMP := $(VENV)/.stamp
 BUILD_STAMP := $(VENV)/.built
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
-SYSTEM_TOOLS := fio chromium
+# Commands the tests drive, each as COMMAND:DEBIAN-PACKAGE: fio replays translated traces,
+# redis-tools' redis-benchmark and redis-cli talk to `smrlab kv serve`, chromium renders the
+# HTML report headless.
+SYSTEM_TOOLS := fio:fio redis-benchmark:redis-tools redis-cli:redis-tools chromium:chromium
 
 .PHONY: demo test test-long rust-test py-test venv build dev system-deps bench
 
@@ -71,7 +75,7 @@ dev: $(VENV_STAMP)
 	rm -f $(BUILD_STAMP)
 
 system-deps:
-	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $${tool%%:*} >/dev/null || missing="$$missing $${tool##*:}"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \

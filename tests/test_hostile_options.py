@@ -150,3 +150,26 @@ def test_line_up_options(capsys, monkeypatch, tmp_path, trace, command_option, v
         argv += ["--vary", "cache"] if command == "cache-sweep" else []
         argv += ["-p", "zone_size=64MiB", "-p", "conventional=192MiB"] if command == "ucache-sweep" else []
     assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
+
+
+# `workload arrivals` and `analyze`: not --rate or --duration (a valid huge value is a long run).
+ARRIVAL_RUNS = {
+    "selfsimilar": ["--bias", "0.65", "--resolution", "0.001"],
+    "diurnal": ["--modulation", "50", "--cycle", "0.01", "--shape", "1.5", "--distribution", "pareto"],
+}
+ARRIVAL_OPTIONS = [("selfsimilar", "--bias"), ("selfsimilar", "--resolution"), ("selfsimilar", "--seed"),
+                   ("diurnal", "--modulation"), ("diurnal", "--cycle"), ("diurnal", "--shape"), ("analyze", "--interval"),
+                   ("analyze", "--max-lag")]
+
+
+@SETTINGS
+@given(process_option=st.sampled_from(ARRIVAL_OPTIONS), value=HOSTILE_TEXT)
+def test_workload_options(capsys, monkeypatch, tmp_path, process_option, value):
+    process, option = process_option
+    if process == "analyze":
+        (tmp_path / "series.txt").write_text("".join(f"{i * 0.37 % 5:.3f}\n" for i in range(200)))
+        argv = ["workload", "analyze", "series.txt", f"{option}={value}", "--json"]
+    else:
+        argv = ["workload", "arrivals", "--process", process, "--rate", "100", "--duration", "2", "--out", "a.txt"]
+        argv += ARRIVAL_RUNS[process] + [f"{option}={value}"]
+    assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)

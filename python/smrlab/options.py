@@ -1,5 +1,5 @@
 """Validation of command-line option values: one ``argparse`` type per kind of value (seconds, a
-positive number, a whole number, a seed, a size, a fraction), each refusing what the core
+positive or non-negative number, a whole number, a seed, a size, a fraction), each refusing what the core
 cannot take with a one-line message that names the option (argparse adds the option's name)
 and quotes the value short. Not here: system parameters (``-p KEY=VALUE``), which the core's
 declarations parse, or what a command does with a value.
@@ -48,6 +48,14 @@ def positive(text: str) -> float:
     value = _number(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number above zero")
+    return value
+
+
+def non_negative(text: str) -> float:
+    """A finite number, 0 or above."""
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number of 0 or above")
     return value
 
 

@@ -13,18 +13,18 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use smr_core::zoned::{DiskActivity, MemZonedDevice, TimedZonedDevice};
 use smr_core::media::Medium;
 
+use crate::background::Worker;
 use crate::batch::WriteBatch;
 use crate::device::{BandDevice, Shared};
 use crate::env::{Env, Stats};
 use crate::error::{Error, Result};
 use crate::iter::{DbIter, Merge, MemSource, Source};
-use crate::key::{Found, Kind};
+use crate::key::Found;
 use crate::lock::LockFile;
 use crate::log::writer::LogWriter;
 use crate::log::FRAME_HEADER;
@@ -92,8 +92,7 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// them).
 pub struct Db {
     inner: Arc<Inner>,
-    worker: Option<JoinHandle<()>>,
-    closed: bool,
+    worker: Worker,
     _lock: Option<LockFile>,
 }
 
@@ -156,7 +155,7 @@ impl Db {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), op: "create folder", source })?;
         let lock = LockFile::acquire(dir)?;
         let store = dir.display().to_string();
-        let file = crate::recovery::open_file_device(dir, &store, &options)?;
+        let file = crate::recovery::open_file_device(&device_path(dir), &store, &options)?;
         let device: Box<dyn BandDevice> = match disk {
             None => Box::new(Shared::new(file)),
             Some(disk) => Box::new(Shared::new(TimedZonedDevice::new(file, disk).map_err(|source| Error::Device { store: store.clone(), source })?)),
@@ -183,11 +182,11 @@ impl Db {
         let inner = Arc::new(crate::recovery::recover(device, store, options)?);
         let worker = if inner.options.background {
             let background = inner.clone();
-            Some(std::thread::Builder::new().name("smrdb-compaction".into()).spawn(move || background.work_loop()).map_err(|source| Error::Io { path: inner.env.store.clone(), op: "start compaction thread", source })?)
+            Worker::start("smrdb-compaction", &inner.env.store, move || background.work_loop())?
         } else {
-            None
+            Worker::inline()
         };
-        Ok(Db { inner, worker, closed: false, _lock: None })
+        Ok(Db { inner, worker, _lock: None })
     }
 
     pub fn store(&self) -> &str {
@@ -285,23 +284,12 @@ impl Db {
     }
 
     fn check_open(&self) -> Result<()> {
-        if self.closed {
-            return Err(Error::Closed { store: self.inner.env.store.clone() });
-        }
-        Ok(())
+        self.worker.check_open(&self.inner.env.store)
     }
 
     fn shutdown(&mut self) -> Result<()> {
-        if self.closed {
+        if !self.worker.stop(|| lock(&self.inner.current).closing = true, &self.inner.work, &self.inner.progress) {
             return Ok(());
-        }
-        self.closed = true;
-        lock(&self.inner.current).closing = true;
-        self.inner.work.notify_all();
-        self.inner.progress.notify_all();
-        if let Some(worker) = self.worker.take() {
-            // A panic in the worker is a bug; its state is already recorded as an error.
-            let _ = worker.join();
         }
         let mut w = lock(&self.inner.writer);
         if w.failed.is_none() {
@@ -332,19 +320,7 @@ impl Inner {
     }
 
     fn validate(&self, batch: &WriteBatch) -> Result<()> {
-        for (_, key, value) in batch.entries() {
-            if key.len() > self.limits.max_key_len {
-                return Err(Error::KeyTooLarge { len: key.len(), max: self.limits.max_key_len });
-            }
-            if value.len() > self.limits.max_value_len {
-                return Err(Error::ValueTooLarge { len: value.len(), max: self.limits.max_value_len });
-            }
-        }
-        let max = self.geometry.band_size - FRAME_HEADER;
-        if batch.encoded_len() > max {
-            return Err(Error::BatchTooLarge { len: batch.encoded_len(), max });
-        }
-        Ok(())
+        check_batch(&self.limits, self.geometry.band_size, batch)
     }
 
     fn refuse_if_failed(&self, w: &Writer) -> Result<()> {
@@ -383,13 +359,7 @@ impl Inner {
             return Err(e);
         }
         let mem = lock(&self.current).mem.clone();
-        let mut user_bytes = 0;
-        for (i, (kind, key, value)) in batch.entries().enumerate() {
-            mem.insert(first + i as u64, kind, key, value);
-            user_bytes += (key.len() + value.len()) as u64;
-            Stats::add(if kind == Kind::Value { &self.env.stats.puts } else { &self.env.stats.deletes }, 1);
-        }
-        Stats::add(&self.env.stats.user_bytes, user_bytes);
+        mem.insert_batch(first, batch, &self.env.stats);
         w.last_sequence = first + batch.len() as u64 - 1;
         lock(&self.current).visible_sequence = w.last_sequence;
         drop(w);
@@ -438,15 +408,7 @@ impl Inner {
         let band = self.env.allocate("the log")?;
         {
             let mut meta = lock(&self.meta);
-            let mut next = meta.clone();
-            next.number += 1;
-            next.log_bands.push(band);
-            next.next_table_id = self.next_table_id.load(Relaxed);
-            if let Err(e) = next.write(&self.env) {
-                self.env.retire(band);
-                return Err(e);
-            }
-            *meta = next;
+            meta.add_log_band(&self.env, band, self.next_table_id.load(Relaxed))?;
             let mut c = lock(&self.current);
             let fresh = Arc::new(MemTable::new(self.options.block_size));
             c.imm = Some(std::mem::replace(&mut c.mem, fresh));
@@ -541,6 +503,23 @@ impl Inner {
             disk: self.env.device.activity(),
         }
     }
+}
+
+/// Refuses a batch with a key or value over the limits, or too large for one log band.
+pub(crate) fn check_batch(limits: &Limits, band_size: u64, batch: &WriteBatch) -> Result<()> {
+    for (_, key, value) in batch.entries() {
+        if key.len() > limits.max_key_len {
+            return Err(Error::KeyTooLarge { len: key.len(), max: limits.max_key_len });
+        }
+        if value.len() > limits.max_value_len {
+            return Err(Error::ValueTooLarge { len: value.len(), max: limits.max_value_len });
+        }
+    }
+    let max = band_size - FRAME_HEADER;
+    if batch.encoded_len() > max {
+        return Err(Error::BatchTooLarge { len: batch.encoded_len(), max });
+    }
+    Ok(())
 }
 
 /// The folder of a file-backed store's device file.

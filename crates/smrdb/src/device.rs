@@ -6,7 +6,7 @@
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use smr_core::zoned::{DiskActivity, FileZonedDevice, MemZonedDevice, TimedZonedDevice, ZoneError, ZoneKind, ZonedDevice};
+use smr_core::zoned::{DiskActivity, FileZonedDevice, MemZonedDevice, TimedZonedDevice, ZoneError, ZoneInfo, ZoneKind, ZonedDevice};
 
 /// A zoned device that can make what was written durable.
 pub trait Persist {
@@ -50,6 +50,17 @@ impl<D: ZonedDevice + Persist> Persist for TimedZonedDevice<D> {
     fn allocated_bytes(&self) -> Option<u64> {
         self.inner().allocated_bytes()
     }
+}
+
+/// Bytes written in each zone of a zone report (0 for conventional zones).
+pub fn zone_fill(zones: &[ZoneInfo]) -> Vec<u64> {
+    zones
+        .iter()
+        .map(|z| match z.kind {
+            ZoneKind::Conventional => 0,
+            ZoneKind::SequentialWriteRequired => z.write_pointer - z.start,
+        })
+        .collect()
 }
 
 /// What the store needs of a device, callable from several threads.
@@ -105,14 +116,7 @@ impl<D: ZonedDevice + Persist + Send + Sync> BandDevice for Shared<D> {
     }
 
     fn filled(&self) -> Vec<u64> {
-        self.shared()
-            .report_zones()
-            .iter()
-            .map(|z| match z.kind {
-                ZoneKind::Conventional => 0,
-                ZoneKind::SequentialWriteRequired => z.write_pointer - z.start,
-            })
-            .collect()
+        zone_fill(&self.shared().report_zones())
     }
 
     fn read(&self, offset: u64, buf: &mut [u8]) -> Result<(), ZoneError> {

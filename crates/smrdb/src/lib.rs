@@ -9,7 +9,9 @@
 //! and equi-depth histograms (`histogram`). Compaction (`compaction`) runs in a background
 //! thread (`background`) under one of two schemes: LevelDB-style (`loc`) or SMR-friendly
 //! (`soc`). Recovery (`recovery`) replays the log after a crash. Devices (`device`): a file
-//! (real persistence), memory, or either with a disk's simulated time.
+//! (real persistence), memory, or either with a disk's simulated time (`paced`: also taken in
+//! real time). `offload`: the store variant of chapter 5, with unsorted first-level bands and
+//! writes offloaded to an NVRAM device while a compaction runs.
 //!
 //! Not here: a block cache (reads go to the device, which for the file backend means the
 //! operating system's page cache), snapshots beyond an iterator's own, key comparators other
@@ -29,7 +31,9 @@ mod lock;
 pub mod log;
 pub mod manifest;
 pub mod memtable;
+pub mod offload;
 pub mod options;
+pub mod paced;
 mod recovery;
 pub mod table;
 pub mod util;

@@ -36,6 +36,21 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// Makes the next record, naming `band` as a log band too, durable and current; on error
+    /// the band is retired and this record stays current.
+    pub fn add_log_band(&mut self, env: &Env, band: u64, next_table_id: u64) -> Result<()> {
+        let mut next = self.clone();
+        next.number += 1;
+        next.log_bands.push(band);
+        next.next_table_id = next_table_id;
+        if let Err(e) = next.write(env) {
+            env.retire(band);
+            return Err(e);
+        }
+        *self = next;
+        Ok(())
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         let mut payload = Vec::new();
         put_varint(&mut payload, self.geometry.band_size);

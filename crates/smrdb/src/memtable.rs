@@ -46,6 +46,19 @@ impl MemTable {
         self.table_bytes.fetch_add(bytes, Relaxed);
     }
 
+    /// Inserts a write batch whose first entry has sequence number `first`, counting its puts,
+    /// deletes and user bytes (keys and values) in `stats`; returns the user bytes.
+    pub fn insert_batch(&self, first: u64, batch: &crate::batch::WriteBatch, stats: &crate::env::Stats) -> u64 {
+        let mut user_bytes = 0;
+        for (i, (kind, key, value)) in batch.entries().enumerate() {
+            self.insert(first + i as u64, kind, key, value);
+            user_bytes += (key.len() + value.len()) as u64;
+            crate::env::Stats::add(if kind == Kind::Value { &stats.puts } else { &stats.deletes }, 1);
+        }
+        crate::env::Stats::add(&stats.user_bytes, user_bytes);
+        user_bytes
+    }
+
     /// Estimated size of this memtable as a table.
     pub fn table_bytes(&self) -> u64 {
         self.table_bytes.load(Relaxed)

@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use smr_core::zoned::{FileGeometry, FileZonedDevice};
 
 use crate::batch::WriteBatch;
-use crate::db::{device_path, Current, Inner, Writer};
+use crate::db::{Current, Inner, Writer};
 use crate::device::BandDevice;
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -24,16 +24,15 @@ use crate::table::builder::TableShape;
 use crate::table::Table;
 use crate::version::Version;
 
-/// Opens `dir/bands`, or creates it with the options' geometry; given parameters must match
-/// those recorded in an existing file.
-pub fn open_file_device(dir: &Path, store: &str, options: &Options) -> Result<FileZonedDevice> {
-    let path = device_path(dir);
+/// Opens the device file `path` (`dir/bands` for a store), or creates it with the options'
+/// geometry; given parameters must match those recorded in an existing file.
+pub fn open_file_device(path: &Path, store: &str, options: &Options) -> Result<FileZonedDevice> {
     let device_error = |source| Error::Device { store: store.to_string(), source };
     if !path.exists() {
         let g = options.new_geometry()?;
-        return FileZonedDevice::create(&path, FileGeometry { zone_size: g.band_size, zones: g.zones, conventional: METADATA_ZONES }).map_err(device_error);
+        return FileZonedDevice::create(path, FileGeometry { zone_size: g.band_size, zones: g.zones, conventional: METADATA_ZONES }).map_err(device_error);
     }
-    let device = FileZonedDevice::open(&path).map_err(device_error)?;
+    let device = FileZonedDevice::open(path).map_err(device_error)?;
     let found = device.geometry();
     if found.conventional != METADATA_ZONES {
         return Err(Error::Corruption { store: store.into(), what: "device file".into(), location: path.display().to_string(), problem: format!("{} conventional zones, a store has {METADATA_ZONES}", found.conventional) });

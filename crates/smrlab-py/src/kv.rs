@@ -24,7 +24,7 @@ create_exception!(_core, KvClosedError, KvError, "The store was closed.");
 create_exception!(_core, KvWritesRefusedError, KvError, "Writes are refused until the store is reopened (an earlier failure).");
 create_exception!(_core, KvIOError, KvError, "The operating system refused an I/O on the store's files.");
 
-fn kv_error(e: Error) -> PyErr {
+pub(crate) fn kv_error(e: Error) -> PyErr {
     let text = e.to_string();
     match e {
         Error::KeyTooLarge { .. } | Error::ValueTooLarge { .. } | Error::BatchTooLarge { .. } => KvLimitError::new_err(text),
@@ -47,7 +47,7 @@ fn disk(name: &str) -> PyResult<Box<dyn Medium>> {
 }
 
 /// Applies `name=value` tuning options (integers, or booleans for `background` and `sync`).
-fn tune(options: &mut Options, tuning: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+pub(crate) fn tune(options: &mut Options, tuning: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
     let Some(tuning) = tuning else { return Ok(()) };
     for (name, value) in tuning.iter() {
         let name: String = name.extract()?;

@@ -15,6 +15,7 @@ mod sim;
 mod systems;
 mod trace;
 mod units;
+mod workload;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -27,5 +28,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     systems::register(m)?;
     trace::register(m)?;
     units::register(m)?;
+    workload::register(m)?;
     Ok(())
 }

@@ -34,6 +34,7 @@ COMMAND_MODULES = [
     "smrlab.cli.estimate",
     "smrlab.cli.locality",
     "smrlab.cli.kv",
+    "smrlab.cli.workload",
     "smrlab.cli.demo",
     "smrlab.cli.experiments",
     "smrlab.cli.report",

@@ -1,15 +1,26 @@
 """``smrlab kv``: the SMRDB key-value store from the command line — put, get, scan and stats on
-a store folder, and a db_bench-like benchmark. Keys and values are text (UTF-8) unless --hex
-says they are hexadecimal bytes."""
+a store folder, a db_bench-like benchmark, YCSB runs with realistic arrivals (``ycsb``) and a
+Redis-protocol server (``serve``). Keys and values are text (UTF-8) unless --hex says they are
+hexadecimal bytes."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import sys
 
+from smrlab import workload
+from smrlab.cli.workload import PROCESS_HELP, add_arrival_arguments, arrival_options
 from smrlab.errors import UsageError
 from smrlab.kv import DB, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
+from smrlab.options import bounded_whole, count, seed, whole
+from smrlab.outputs import output_file
 from smrlab.tables import print_json, print_table
+
+# Executor workers of a YCSB run (the core's limit) and threads of the server's runtime.
+YCSB_THREADS = bounded_whole(1, workload.MAX_THREADS)
+SERVER_THREADS = bounded_whole(1, 256)
 
 UNITS = """units: sizes are bytes, with optional suffixes KB/MB/GB (powers of 1000) or KiB/MiB/GiB
 (powers of 1024), e.g. 64MiB; rates are operations per second and MB/s (10^6 bytes of keys and
@@ -91,10 +102,6 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    if args.count <= 0:
-        raise UsageError(f"--count must be positive, not {args.count}")
-    if args.sync_every < 0:
-        raise UsageError(f"--sync-every must be 0 (never) or positive, not {args.sync_every}")
     value_size = size(args.value_size, "--value-size")
     workloads = args.workloads.split(",")
     for name in workloads:
@@ -124,6 +131,83 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def property_pairs(texts: list[str]) -> dict:
+    pairs = {}
+    for text in texts:
+        key, eq, value = text.partition("=")
+        if not eq or not key:
+            raise UsageError(f"-p takes a YCSB property as name=value, not '{text}'")
+        pairs[key] = value
+    return pairs
+
+
+def open_workload_store(args: argparse.Namespace) -> workload.WorkloadStore:
+    """The store ``kv ycsb`` or ``kv serve`` runs on."""
+    if args.store is None and args.disk is None:
+        raise UsageError("give a store folder, or --disk PRESET for a store in memory on a paced disk model")
+    if args.store is not None and args.disk is not None:
+        raise UsageError("--disk runs a store in memory on a paced disk model: give no store folder with it")
+    if args.no_offload and not args.offload_store:
+        raise UsageError("--no-offload applies to --offload-store only")
+    return workload.WorkloadStore(
+        offload_store=args.offload_store, path=args.store, disk=args.disk, band_size=size(args.band_size, "--band-size"),
+        capacity=size(args.capacity, "--capacity"), compaction=args.compaction, offload=not args.no_offload)
+
+
+def add_workload_store_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band of a new store (default 64MiB)")
+    parser.add_argument("--capacity", metavar="SIZE", help="bytes of a new store's device (default 1024 bands)")
+    parser.add_argument("--compaction", choices=["soc", "loc"], help="SMRDB: compaction scheme of a new store (default soc; recorded)")
+    parser.add_argument("--offload-store", action="store_true", help="the write-offloading variant of chapter 5 (unsorted first level, NVRAM device while compacting)")
+    parser.add_argument("--no-offload", action="store_true", help="with --offload-store: never offload (the variant's baseline)")
+    parser.add_argument("--disk", metavar="PRESET", help="a store in memory whose disk takes this HDD preset's time in real time (e.g. desktop7200); no folder then")
+
+
+def run_ycsb(args: argparse.Namespace) -> int:
+    properties = {"recordcount": args.records, **property_pairs(args.property)}
+    if args.server is not None:
+        if args.store is not None or args.disk is not None or args.offload_store:
+            raise UsageError("--server runs against a server: give no store folder, --disk or --offload-store with it")
+        endpoint, store = args.server, None
+    else:
+        store = open_workload_store(args)
+        endpoint = store
+    try:
+        with contextlib.ExitStack() as outputs:
+            log_path = outputs.enter_context(output_file(args.log)) if args.log is not None else None
+            result = workload.run_ycsb(endpoint, args.workload, properties, process=args.process, rate=args.rate, duration=args.duration,
+                                       threads=args.threads, seed=args.seed, load=not args.no_load, log_path=log_path, sync=args.sync,
+                                       **arrival_options(args))
+        stats = json.loads(store.stats()) if store is not None else None
+    finally:
+        if store is not None:
+            store.close()
+    s = result["summary"]
+    if args.json:
+        print_json({"summary": s, "arrivals": result["arrivals"], "load_seconds": result["load_seconds"], "store": stats})
+        return 0
+    ms = lambda ns: f"{ns / 1e6:,.3f}"  # noqa: E731
+    rows = [("all", s["latency"]["count"], ms(s["latency"]["mean_ns"]), ms(s["latency"]["p50_ns"]), ms(s["latency"]["p90_ns"]),
+             ms(s["latency"]["p99_ns"]), ms(s["latency"]["p999_ns"]), ms(s["latency"]["max_ns"]))]
+    rows += [(op, l["count"], ms(l["mean_ns"]), ms(l["p50_ns"]), ms(l["p90_ns"]), ms(l["p99_ns"]), ms(l["p999_ns"]), ms(l["max_ns"])) for op, l in s["by_op"]]
+    target = args.server or args.store or f"memory store on {args.disk}"
+    print_table(f"YCSB workload {args.workload} on {target}: {args.process} arrivals, {args.rate:g}/s for {args.duration:g} s, {args.threads} threads",
+                ["operation", "requests", "mean (ms)", "p50", "p90", "p99", "p99.9", "max"], rows,
+                caption=(f"latency from each request's scheduled time; {s['throughput']:,.0f} requests/s achieved; {s['failed']} failed, "
+                         f"{s['missed']} reads missed, {s['waited_for_worker']} waited for a free worker; executor's scheduling error "
+                         f"p50 {s['scheduling_error']['p50_ns'] / 1e3:,.0f} us, p99 {s['scheduling_error']['p99_ns'] / 1e3:,.0f} us"))
+    return 0 if s["failed"] == 0 else 1
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    args.store = args.path
+    store = open_workload_store(args)
+    report = json.loads(workload._core.serve(store, f"{args.host}:{args.port}", max_bulk=size(args.max_bulk, "--max-bulk"), sync_writes=args.sync, threads=args.threads))
+    print(f"smrlab kv serve: stopped by {report['stopped_by']} after {report['connections']:,} connections and "
+          f"{report['commands']:,} commands; the store is synced and closed", file=sys.stderr)
+    return 0
+
+
 def register(commands) -> None:
     group = commands.group("kv", help="SMRDB, the key-value store on zoned SMR bands: put, get, scan, stats, bench")
     put = group.add("put", help="store a value under a key (synced before it returns)")
@@ -149,7 +233,7 @@ def register(commands) -> None:
     add_store_arguments(scan)
     scan.add_argument("--start", help="first key (default: the smallest)")
     scan.add_argument("--end", help="stop before this key (default: after the largest)")
-    scan.add_argument("--limit", type=int, metavar="N", help="print at most N pairs")
+    scan.add_argument("--limit", type=whole, metavar="N", help="print at most N pairs")
     scan.set_defaults(func=run_scan)
     scan.epilog = UNITS
 
@@ -165,12 +249,46 @@ def register(commands) -> None:
                                   "readrandom (gets of random keys), readseq (the whole store in key order).")
     add_store_arguments(bench)
     bench.add_argument("--workloads", default="fillrandom,readrandom,readseq", help=f"comma-separated, from: {', '.join(WORKLOADS)} (default fillrandom,readrandom,readseq)")
-    bench.add_argument("--count", type=int, default=100_000, metavar="N", help="operations per workload, and the key space (default 100000)")
+    bench.add_argument("--count", type=count, default=100_000, metavar="N", help="operations per workload, and the key space (default 100000)")
     bench.add_argument("--value-size", default="1KiB", metavar="SIZE", help="bytes per value (default 1KiB)")
-    bench.add_argument("--sync-every", type=int, default=0, metavar="K", help="sync every K-th put (default 0: never)")
+    bench.add_argument("--sync-every", type=whole, default=0, metavar="K", help="sync every K-th put (default 0: never)")
     bench.add_argument("--disk", metavar="PRESET", help="also time every device command on this HDD preset (e.g. desktop7200, the thesis's 7200 rpm disk)")
     bench.add_argument("--inline", action="store_true", help="compact in the writing thread (deterministic device commands, for --disk)")
-    bench.add_argument("--seed", type=int, default=1, help="seed of keys and values (default 1)")
+    bench.add_argument("--seed", type=seed, default=1, help="seed of keys and values (default 1)")
     bench.add_argument("--json", action="store_true", help="print JSON")
     bench.set_defaults(func=run_bench)
     bench.epilog = UNITS
+
+    ycsb = group.add("ycsb", help="run a YCSB core workload (a-f) with realistic arrivals against a store or a Redis-protocol server",
+                     description="Loads --records records, then issues one operation of YCSB workload --workload per arrival of "
+                                 "the arrival process, open loop: a master issues each at its scheduled time to the first free "
+                                 "of --threads workers, and latency counts from the scheduled time. Runs against a store folder "
+                                 "(created if missing), a store in memory on a paced --disk model, or --server host:port.")
+    ycsb.add_argument("store", nargs="?", help="store folder (not with --server or --disk)")
+    ycsb.add_argument("--server", metavar="HOST:PORT", help="run against this Redis-protocol server instead")
+    ycsb.add_argument("--workload", default="a", choices=["a", "b", "c", "d", "e", "f"], help="YCSB core workload (default a)")
+    ycsb.add_argument("--records", type=count, default=1000, help="records loaded first, YCSB's recordcount (default 1000)")
+    ycsb.add_argument("-p", "--property", action="append", default=[], metavar="NAME=VALUE", help="a YCSB property, e.g. -p requestdistribution=uniform (repeatable)")
+    ycsb.add_argument("--threads", type=YCSB_THREADS, default=8, help="executor workers (default 8)")
+    ycsb.add_argument("--no-load", action="store_true", help="skip loading (the store holds the records already)")
+    ycsb.add_argument("--sync", action="store_true", help="embedded store: sync every write")
+    ycsb.add_argument("--log", metavar="FILE", help="write every request (scheduled, start, end ns; op; ok) as CSV")
+    ycsb.add_argument("--json", action="store_true", help="print JSON")
+    add_workload_store_arguments(ycsb)
+    add_arrival_arguments(ycsb, rate_default=1000, duration_default=10)
+    ycsb.set_defaults(func=run_ycsb)
+    ycsb.epilog = PROCESS_HELP
+
+    serve = group.add("serve", help="serve a store over the Redis protocol (RESP2) until SIGTERM or SIGINT",
+                      description="Serves the store over the Redis protocol: GET, SET, DEL, EXISTS, MGET, MSET, SCAN (MATCH, "
+                                  "COUNT), RANGE start end [COUNT n] (a range scan in key order), PING, INFO, DBSIZE, FLUSHDB, "
+                                  "QUIT. Prints the address once listening; on SIGTERM or SIGINT stops accepting, lets "
+                                  "connections finish, syncs and closes the store.")
+    serve.add_argument("--path", help="store folder (created if missing)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=bounded_whole(0, 65535), default=6379, help="port (default 6379; 0: any free port)")
+    serve.add_argument("--max-bulk", default="16MiB", metavar="SIZE", help="largest key or value a client may send; larger is refused before it is read (default 16MiB)")
+    serve.add_argument("--sync", action="store_true", help="sync every write before replying")
+    serve.add_argument("--threads", type=SERVER_THREADS, default=2, help="threads of the server's runtime (default 2)")
+    add_workload_store_arguments(serve)
+    serve.set_defaults(func=run_serve)

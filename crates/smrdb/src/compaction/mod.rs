@@ -58,16 +58,27 @@ fn older_elsewhere(outside: &[(Vec<u8>, Vec<u8>)], key: &[u8]) -> bool {
 /// Merges the inputs into new tables in fresh bands; returns their metadata (ids from
 /// `next_id`). On error the bands taken so far are retired and nothing else changed.
 pub fn run(env: &Env, shape: TableShape, c: &Compaction, version: &Version, next_id: &mut dyn FnMut() -> u64) -> Result<Vec<TableMeta>> {
-    let ids = c.input_ids();
-    let outside: Vec<(Vec<u8>, Vec<u8>)> = version
-        .tables()
-        .filter(|(level, t)| *level >= c.output_level && !ids.contains(&t.meta.id))
-        .map(|(_, t)| (t.meta.smallest.clone(), t.meta.largest.clone()))
-        .collect();
+    let outside = outside_ranges(version, c.output_level, &c.input_ids());
     let mut sources: Vec<Box<dyn Source + Send>> = Vec::new();
     for t in &c.inputs {
         sources.push(Box::new(TableIter::new(t.clone(), b"", ReadPurpose::Compaction)?));
     }
+    merge_into_tables(env, shape, sources, &outside, next_id)
+}
+
+/// The key ranges of the tables at `output_level` or deeper that are not inputs (`ids`): where
+/// an older version of a key may live, so a tombstone for it must be kept.
+pub fn outside_ranges(version: &Version, output_level: usize, ids: &[u64]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    version
+        .tables()
+        .filter(|(level, t)| *level >= output_level && !ids.contains(&t.meta.id))
+        .map(|(_, t)| (t.meta.smallest.clone(), t.meta.largest.clone()))
+        .collect()
+}
+
+/// Merges `sources` (in internal-key order each) into new tables in fresh bands, keeping the
+/// newest version of each key and dropping tombstones that hide nothing in `outside`.
+pub fn merge_into_tables(env: &Env, shape: TableShape, sources: Vec<Box<dyn Source + Send>>, outside: &[(Vec<u8>, Vec<u8>)], next_id: &mut dyn FnMut() -> u64) -> Result<Vec<TableMeta>> {
     let mut merge = Merge::new(sources);
     let mut outputs = Vec::new();
     let mut builder: Option<TableBuilder> = None;
@@ -77,7 +88,7 @@ pub fn run(env: &Env, shape: TableShape, c: &Compaction, version: &Version, next
             let newest = last_key.as_deref() != Some(e.key);
             if newest {
                 last_key = Some(e.key.to_vec());
-                let drop_tombstone = key::kind_of(e.tag) != Some(Kind::Value) && !older_elsewhere(&outside, e.key);
+                let drop_tombstone = key::kind_of(e.tag) != Some(Kind::Value) && !older_elsewhere(outside, e.key);
                 if !drop_tombstone {
                     if builder.as_ref().is_some_and(|b| !b.fits(e.key.len(), e.value.len())) {
                         outputs.push(builder.take().expect("checked just above").finish()?);

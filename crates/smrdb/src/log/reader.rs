@@ -14,15 +14,22 @@ pub fn read_records(env: &Env, band: u64, filled: u64) -> Result<(Vec<Vec<u8>>, 
     env.read(band, 0, &mut bytes)?;
     let mut records = Vec::new();
     let mut at = 0usize;
-    while at + FRAME_HEADER as usize <= bytes.len() {
-        let crc = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-        let len = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().expect("4 bytes")) as usize;
-        let end = at + FRAME_HEADER as usize + len;
-        if end > bytes.len() || crc32fast::hash(&bytes[at + 4..end]) != crc {
-            break;
-        }
-        records.push(bytes[at + FRAME_HEADER as usize..end].to_vec());
+    while let Some((payload, end)) = frame_at(&bytes, at) {
+        records.push(payload.to_vec());
         at = end;
     }
     Ok((records, (bytes.len() - at) as u64))
+}
+
+/// The payload of the whole, undamaged record frame starting at `at` in `bytes`, and where the
+/// frame ends; `None` if the frame is torn, damaged or absent.
+pub fn frame_at(bytes: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    let header = bytes.get(at..at + FRAME_HEADER as usize)?;
+    let crc = u32::from_le_bytes(header[..4].try_into().expect("4 bytes"));
+    let len = u32::from_le_bytes(header[4..].try_into().expect("4 bytes")) as usize;
+    let end = at + FRAME_HEADER as usize + len;
+    if end > bytes.len() || crc32fast::hash(&bytes[at + 4..end]) != crc {
+        return None;
+    }
+    Some((&bytes[at + FRAME_HEADER as usize..end], end))
 }

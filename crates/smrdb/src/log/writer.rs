@@ -24,6 +24,11 @@ impl LogWriter {
         self.band
     }
 
+    /// Where in the band the next record will start.
+    pub fn position(&self) -> u64 {
+        self.appended + self.buffer.len() as u64
+    }
+
     /// Whether a record with a `payload_len`-byte payload still fits in the band.
     pub fn fits(&self, payload_len: u64, band_size: u64) -> bool {
         self.appended + self.buffer.len() as u64 + FRAME_HEADER + payload_len <= band_size

@@ -1,0 +1,171 @@
+//! Request arrival processes (§4.1 of the SMRDB thesis): when each request of a run is due, as
+//! nanoseconds from the start, for the open-loop executor. Four processes, with the parameter
+//! names of the thesis's Table 4.1 (and YCSB's `target` for the average rate):
+//!
+//! - `constant`: one request every `1/target` seconds.
+//! - `poisson`: exponential inter-arrivals of mean `1/target`.
+//! - `selfsimilar`: the b-model (`bmodel`) with bias `ss.bias`.
+//! - `diurnal`: an envelope-guided process (`diurnal`): a sine envelope of average `target`,
+//!   amplitude `diurnal.modulation` and period `diurnal.cyclelength` (minutes), inter-arrivals
+//!   from `diurnal.distribution` (`pareto` with shape `diurnal.distribution.shape`, or
+//!   `exponential`).
+//!
+//! Every schedule is seeded and deterministic, non-decreasing, and lies in `[0, duration)`.
+//! Not here: what the requests are (`crate::ycsb`) and issuing them (`crate::executor`).
+
+pub mod bmodel;
+pub mod diurnal;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use smr_core::quote::quote;
+
+use crate::error::{Result, WorkloadError};
+
+/// The secondary distribution of inter-arrival times under a diurnal envelope.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Secondary {
+    Exponential,
+    /// Pareto with this shape (alpha > 1, so the mean exists).
+    Pareto { shape: f64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Process {
+    Constant,
+    Poisson,
+    /// The b-model: bias `bias` in [0.5, 1), down to slots of `resolution_s` seconds.
+    SelfSimilar { bias: f64, resolution_s: f64 },
+    /// A sine envelope around the average rate.
+    Diurnal { modulation: f64, cycle_minutes: f64, distribution: Secondary },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ArrivalSpec {
+    pub process: Process,
+    /// Average requests per second (YCSB's `target`).
+    pub rate: f64,
+    /// Seconds of arrivals.
+    pub duration_s: f64,
+}
+
+/// At most this many arrivals in one schedule (8 bytes each).
+pub const MAX_ARRIVALS: f64 = 2e8;
+/// The b-model's finest slot unless `ss.resolution` says otherwise: 1 ms.
+pub const DEFAULT_RESOLUTION_S: f64 = 0.001;
+
+/// The parameter names `ArrivalSpec::from_params` reads.
+pub const PARAMETERS: [&str; 9] = ["arrivalgenerator", "target", "duration", "ss.bias", "ss.resolution", "diurnal.modulation", "diurnal.cyclelength", "diurnal.distribution", "diurnal.distribution.shape"];
+
+fn number(params: &[(String, String)], name: &str) -> Result<Option<f64>> {
+    match params.iter().rev().find(|(k, _)| k == name) {
+        None => Ok(None),
+        Some((_, v)) => v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).map(Some).ok_or_else(|| WorkloadError::parameter(name, format!("{} is not a number", quote(v)))),
+    }
+}
+
+fn required(params: &[(String, String)], name: &str, process: &str) -> Result<f64> {
+    number(params, name)?.ok_or_else(|| WorkloadError::parameter(name, format!("is required by the {process} process")))
+}
+
+impl ArrivalSpec {
+    /// Reads a spec from `(name, value)` pairs named as in Table 4.1 (see `PARAMETERS`).
+    pub fn from_params(params: &[(String, String)]) -> Result<ArrivalSpec> {
+        for (k, _) in params {
+            if !PARAMETERS.contains(&k.as_str()) {
+                return Err(WorkloadError::parameter(quote(k), format!("is not an arrival parameter (one of {})", PARAMETERS.join(", "))));
+            }
+        }
+        let generator = params.iter().rev().find(|(k, _)| k == "arrivalgenerator").map(|(_, v)| v.to_ascii_lowercase()).unwrap_or_else(|| "constant".into());
+        let process = match generator.replace([' ', '-', '_'], "").as_str() {
+            "constant" => Process::Constant,
+            "poisson" => Process::Poisson,
+            "selfsimilar" => Process::SelfSimilar { bias: required(params, "ss.bias", "self-similar")?, resolution_s: number(params, "ss.resolution")?.unwrap_or(DEFAULT_RESOLUTION_S) },
+            "diurnal" => {
+                let distribution = match params.iter().rev().find(|(k, _)| k == "diurnal.distribution").map(|(_, v)| v.to_ascii_lowercase()).as_deref() {
+                    None | Some("pareto") => Secondary::Pareto { shape: required(params, "diurnal.distribution.shape", "diurnal (Pareto)")? },
+                    Some("exponential") => Secondary::Exponential,
+                    Some(other) => return Err(WorkloadError::parameter("diurnal.distribution", format!("{} is not a distribution (pareto, exponential)", quote(other)))),
+                };
+                Process::Diurnal { modulation: required(params, "diurnal.modulation", "diurnal")?, cycle_minutes: required(params, "diurnal.cyclelength", "diurnal")?, distribution }
+            }
+            _ => return Err(WorkloadError::parameter("arrivalgenerator", format!("{} is not an arrival process (constant, poisson, selfsimilar, diurnal)", quote(&generator)))),
+        };
+        let spec = ArrivalSpec { process, rate: required(params, "target", "every")?, duration_s: required(params, "duration", "every")? };
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if !(self.rate > 0.0 && self.rate.is_finite()) {
+            return Err(WorkloadError::parameter("target", format!("must be a positive rate in requests per second, not {:?}", self.rate)));
+        }
+        if !(self.duration_s > 0.0 && self.duration_s.is_finite()) {
+            return Err(WorkloadError::parameter("duration", format!("must be a positive number of seconds, not {:?}", self.duration_s)));
+        }
+        if self.rate * self.duration_s > MAX_ARRIVALS {
+            return Err(WorkloadError::parameter("duration", format!("{:?} s at {:?} requests/s is over {MAX_ARRIVALS:e} arrivals", self.duration_s, self.rate)));
+        }
+        match self.process {
+            Process::SelfSimilar { bias, resolution_s } => {
+                if !(0.5..1.0).contains(&bias) {
+                    return Err(WorkloadError::parameter("ss.bias", format!("must be in [0.5, 1) (0.5 spreads evenly), not {bias:?}")));
+                }
+                if !(resolution_s > 0.0 && resolution_s <= self.duration_s) {
+                    return Err(WorkloadError::parameter("ss.resolution", format!("must be positive seconds, at most the duration, not {resolution_s:?}")));
+                }
+            }
+            Process::Diurnal { modulation, cycle_minutes, distribution } => {
+                if !(0.0..self.rate).contains(&modulation) {
+                    return Err(WorkloadError::parameter("diurnal.modulation", format!("must be in [0, target) so the rate stays positive, not {modulation:?}")));
+                }
+                if cycle_minutes <= 0.0 {
+                    return Err(WorkloadError::parameter("diurnal.cyclelength", format!("must be positive minutes, not {cycle_minutes:?}")));
+                }
+                if let Secondary::Pareto { shape } = distribution {
+                    if shape <= 1.0 {
+                        return Err(WorkloadError::parameter("diurnal.distribution.shape", format!("must be above 1 (the Pareto mean is infinite at or below 1), not {shape:?}")));
+                    }
+                }
+            }
+            Process::Constant | Process::Poisson => {}
+        }
+        Ok(())
+    }
+
+    /// The arrival times, nanoseconds from the start, non-decreasing, below the duration.
+    pub fn schedule(&self, seed: u64) -> Result<Vec<u64>> {
+        self.validate()?;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let end_ns = self.duration_s * 1e9;
+        Ok(match self.process {
+            Process::Constant => {
+                let n = (self.rate * self.duration_s).floor() as u64;
+                (0..n).map(|i| (i as f64 * 1e9 / self.rate) as u64).collect()
+            }
+            Process::Poisson => {
+                let mean_ns = 1e9 / self.rate;
+                let mut out = Vec::with_capacity((self.rate * self.duration_s * 1.01) as usize + 16);
+                let mut t = exponential(&mut rng, mean_ns);
+                while t < end_ns {
+                    out.push(t as u64);
+                    t += exponential(&mut rng, mean_ns);
+                }
+                out
+            }
+            Process::SelfSimilar { bias, resolution_s } => bmodel::schedule(self.rate, self.duration_s, bias, resolution_s, &mut rng),
+            Process::Diurnal { modulation, cycle_minutes, distribution } => diurnal::schedule(self.rate, modulation, cycle_minutes * 60.0, distribution, self.duration_s, MAX_ARRIVALS as usize, &mut rng)?,
+        })
+    }
+}
+
+/// An exponential sample of mean `mean`.
+pub(crate) fn exponential(rng: &mut impl Rng, mean: f64) -> f64 {
+    let u: f64 = rng.gen();
+    -mean * (1.0 - u).ln()
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -1,0 +1,137 @@
+//! The calls the executor and the Redis-protocol server make on a store in this process, so
+//! both serve SMRDB and its write-offloading variant alike. Implemented here for
+//! `smrdb::Db` and `smrdb::offload::OffloadDb`.
+
+use std::sync::RwLock;
+
+use smrdb::offload::OffloadDb;
+use smrdb::{Db, WriteBatch};
+
+/// A key-value store shared by many threads.
+pub trait Store: Send + Sync {
+    fn get(&self, key: &[u8]) -> smrdb::Result<Option<Vec<u8>>>;
+    fn write(&self, batch: &WriteBatch, sync: bool) -> smrdb::Result<()>;
+    /// Up to `limit` pairs with `start <= key` (and `key < end`), in key order.
+    fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Vec<u8>)>>;
+    fn sync(&self) -> smrdb::Result<()>;
+    /// Stops background work and makes everything durable.
+    fn close(self: Box<Self>) -> smrdb::Result<()>;
+    /// Counters, as JSON, for INFO and run reports.
+    fn stats_json(&self) -> serde_json::Value;
+}
+
+/// A store shared by threads (executor workers, server connections) until it is closed: calls
+/// after `close` fail as a closed store's do.
+pub struct SharedStore {
+    store: RwLock<Option<Box<dyn Store>>>,
+    name: String,
+}
+
+impl SharedStore {
+    pub fn new(store: Box<dyn Store>, name: impl Into<String>) -> SharedStore {
+        SharedStore { store: RwLock::new(Some(store)), name: name.into() }
+    }
+
+    /// Runs `f` on the store, or fails if it is closed.
+    pub fn with<T>(&self, f: impl FnOnce(&dyn Store) -> smrdb::Result<T>) -> smrdb::Result<T> {
+        let guard = self.store.read().unwrap_or_else(|p| p.into_inner());
+        match guard.as_deref() {
+            Some(s) => f(s),
+            None => Err(smrdb::Error::Closed { store: self.name.clone() }),
+        }
+    }
+
+    /// Closes the store (waiting for calls in progress); later calls fail. Closing twice is
+    /// harmless.
+    pub fn close(&self) -> smrdb::Result<()> {
+        let store = self.store.write().unwrap_or_else(|p| p.into_inner()).take();
+        store.map_or(Ok(()), |s| s.close())
+    }
+}
+
+/// Pairs a scan hands back at most per batch of its iterator.
+const SCAN_BATCH_BYTES: usize = 4 << 20;
+
+/// The store calls SMRDB and its offloading variant answer alike, under the same names.
+macro_rules! delegate_store {
+    ($store:ident) => {
+        fn get(&self, key: &[u8]) -> smrdb::Result<Option<Vec<u8>>> {
+            $store::get(self, key)
+        }
+
+        fn write(&self, batch: &WriteBatch, sync: bool) -> smrdb::Result<()> {
+            $store::write(self, batch, sync)
+        }
+
+        fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Vec<u8>)>> {
+            $store::scan(self, Some(start), end)?.next_batch(limit, SCAN_BATCH_BYTES.max(limit))
+        }
+
+        fn sync(&self) -> smrdb::Result<()> {
+            $store::sync(self)
+        }
+
+        fn close(self: Box<Self>) -> smrdb::Result<()> {
+            $store::close(*self)
+        }
+    };
+}
+
+impl Store for Db {
+    delegate_store!(Db);
+
+    fn stats_json(&self) -> serde_json::Value {
+        let s = self.stats();
+        serde_json::json!({
+            "store": "smrdb",
+            "scheme": s.scheme,
+            "puts": s.puts,
+            "deletes": s.deletes,
+            "user_bytes": s.user_bytes,
+            "device_bytes_written": s.device_bytes_written,
+            "compaction_bytes_read": s.compaction_bytes_read,
+            "compaction_bytes_written": s.compaction_bytes_written,
+            "compactions": s.compactions,
+            "flushes": s.flushes,
+            "stall_micros": s.stall_micros,
+            "write_amplification": s.write_amplification(),
+            "disk_busy_ns": s.disk.map(|d| d.busy_ns),
+        })
+    }
+}
+
+impl Store for OffloadDb {
+    delegate_store!(OffloadDb);
+
+    fn stats_json(&self) -> serde_json::Value {
+        let s = self.stats();
+        serde_json::json!({
+            "store": "smrdb-offload",
+            "offload": s.offload,
+            "band_size": s.band_size,
+            "disk_capacity": s.disk_capacity,
+            "nvram_capacity": s.nvram_capacity,
+            "puts": s.puts,
+            "deletes": s.deletes,
+            "user_bytes": s.user_bytes,
+            "offloaded_user_bytes": s.offloaded_user_bytes,
+            "offloaded_writes": s.offloaded_writes,
+            "nvram_full_writes": s.nvram_full_writes,
+            "disk_log_bytes": s.disk_log_bytes,
+            "nvram_bytes_written": s.nvram_bytes_written,
+            "compaction_bytes_read": s.compaction_bytes_read,
+            "compaction_bytes_written": s.compaction_bytes_written,
+            "compactions": s.compactions,
+            "aggressive_compactions": s.aggressive_compactions,
+            "compaction_seconds": s.compaction_seconds,
+            "open_seconds": s.open_seconds,
+            "unsorted_user_bytes": s.unsorted_user_bytes,
+            "unsorted_nvram_user_bytes": s.unsorted_nvram_user_bytes,
+            "units": s.units,
+            "nvram_units": s.nvram_units,
+            "levels": s.levels,
+            "disk_busy_ns": s.disk_busy_ns,
+            "nvram_busy_ns": s.nvram_busy_ns,
+        })
+    }
+}

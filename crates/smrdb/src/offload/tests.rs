@@ -1,0 +1,120 @@
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use smr_core::zoned::MemZonedDevice;
+
+use super::*;
+use crate::device::Shared;
+
+const BAND: u64 = 256 << 10;
+const ZONES: u64 = 160;
+
+fn options(offload: bool) -> OffloadOptions {
+    let base = Options { band_size: Some(BAND), capacity: Some(ZONES * BAND), log_buffer: Some(4096), ..Options::default() };
+    OffloadOptions { base, buffer_bands: [2, 2, 4], offload, check_interval: Duration::from_millis(10), quiet_interval: Duration::from_millis(50), ..OffloadOptions::default() }
+}
+
+fn memory_store(offload: bool) -> OffloadDb {
+    let disk = Box::new(Shared::new(MemZonedDevice::new(BAND, ZONES, 2).unwrap()));
+    let nvram: Option<Box<dyn BandDevice>> = offload.then(|| Box::new(Shared::new(MemZonedDevice::new(BAND, 64, 0).unwrap())) as Box<dyn BandDevice>);
+    OffloadDb::open_devices(disk, nvram, "test store".into(), options(offload)).unwrap()
+}
+
+/// Random puts and deletes over a small key space, checked against a map, with compactions
+/// (size-triggered and quiet) running meanwhile.
+fn churn(db: &OffloadDb, model: &mut BTreeMap<Vec<u8>, Vec<u8>>, seed: u64, n: usize) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for i in 0..n {
+        let key = format!("key{:05}", rng.gen_range(0..3000)).into_bytes();
+        if rng.gen_bool(0.1) {
+            db.delete(&key).unwrap();
+            model.remove(&key);
+        } else {
+            let value = vec![(i % 251) as u8; rng.gen_range(10..300)];
+            db.put(&key, &value).unwrap();
+            model.insert(key, value);
+        }
+    }
+}
+
+fn check(db: &OffloadDb, model: &BTreeMap<Vec<u8>, Vec<u8>>) {
+    for (k, v) in model.iter().step_by(7) {
+        assert_eq!(db.get(k).unwrap().as_ref(), Some(v), "key {}", String::from_utf8_lossy(k));
+    }
+    assert_eq!(db.get(b"key99999").unwrap(), None);
+    let all = db.scan(None, None).unwrap().next_batch(usize::MAX, usize::MAX).unwrap();
+    let expected: Vec<(Vec<u8>, Vec<u8>)> = model.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    assert_eq!(all.len(), expected.len());
+    assert!(all == expected, "a scan sees exactly the model");
+}
+
+#[test]
+fn reads_see_every_write_through_compactions_and_offloading() {
+    let db = memory_store(true);
+    let mut model = BTreeMap::new();
+    churn(&db, &mut model, 1, 40_000);
+    check(&db, &model);
+    db.wait_idle().unwrap();
+    // The checker finds writes quiet after 50 ms; give a loaded machine time to get there (the
+    // deadline guards against a hang, it measures nothing).
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while db.stats().levels[2].0 == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    check(&db, &model);
+    let s = db.stats();
+    assert!(s.compactions > 0 && s.aggressive_compactions > 0, "{s:?}");
+    assert!(s.levels[2].0 > 0, "quiet periods push data to the final level: {s:?}");
+    assert!(s.offloaded_writes > 0 && s.nvram_bytes_written > 0, "{s:?}");
+    assert!(s.offloaded_user_bytes < s.user_bytes);
+}
+
+#[test]
+fn writes_go_to_nvram_only_while_a_compaction_runs() {
+    // No quiet-time compactions here: compactions start only when a level is over its size.
+    let never_quiet = |offload| {
+        let disk = Box::new(Shared::new(MemZonedDevice::new(BAND, ZONES, 2).unwrap()));
+        let nvram: Option<Box<dyn BandDevice>> = Some(Box::new(Shared::new(MemZonedDevice::new(BAND, 64, 0).unwrap())));
+        OffloadDb::open_devices(disk, nvram, "test store".into(), OffloadOptions { quiet_interval: Duration::from_secs(3600), ..options(offload) }).unwrap()
+    };
+    let db = never_quiet(true);
+    let mut model = BTreeMap::new();
+    churn(&db, &mut model, 2, 1_000);
+    let s = db.stats();
+    assert_eq!((s.compactions, s.offloaded_writes), (0, 0), "no compaction yet, so nothing offloaded");
+    churn(&db, &mut model, 3, 20_000);
+    db.wait_idle().unwrap();
+    let busy = db.stats();
+    assert!(busy.compactions > 0 && busy.offloaded_writes > 0 && busy.offloaded_writes < busy.puts + busy.deletes, "{busy:?}");
+    // Idle, and the next writes stay below every level's size: no compaction, no offloading.
+    churn(&db, &mut model, 4, 50);
+    let idle = db.stats();
+    assert_eq!((idle.compactions, idle.offloaded_writes), (busy.compactions, busy.offloaded_writes));
+    check(&db, &model);
+    let plain = never_quiet(false);
+    churn(&plain, &mut BTreeMap::new(), 2, 20_000);
+    plain.wait_idle().unwrap();
+    let s = plain.stats();
+    assert_eq!((s.offloaded_writes, s.nvram_bytes_written), (0, 0));
+    assert!(s.compactions > 0);
+}
+
+#[test]
+fn reopening_recovers_units_on_both_devices() {
+    let dir = std::env::temp_dir().join(format!("smrdb-offload-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut model = BTreeMap::new();
+    for round in 0..3 {
+        let db = OffloadDb::open(&dir, options(true)).unwrap();
+        check(&db, &model);
+        churn(&db, &mut model, 10 + round, 8_000);
+        check(&db, &model);
+        db.close().unwrap();
+    }
+    let db = OffloadDb::open(&dir, options(true)).unwrap();
+    check(&db, &model);
+    drop(db);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

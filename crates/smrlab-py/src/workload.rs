@@ -1,0 +1,165 @@
+//! Binding of the workload crate: arrival schedules, the stores runs and experiments use
+//! (`WorkloadStore`: SMRDB or its offloading variant, on files or in memory on a paced disk),
+//! a YCSB run through the open-loop executor, and the Redis-protocol server. Thin: arguments
+//! become the crate's specs, results come back as JSON text and packed columns of integers.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::create_exception;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use smr_workload::arrival::ArrivalSpec;
+use smr_workload::resp::Limits;
+use smr_workload::run::{self, Endpoint, RunSpec, StoreSpec};
+use smr_workload::server::{self, ServerConfig, Stop};
+use smr_workload::target::SharedStore;
+use smr_workload::ycsb::CoreWorkload;
+use smr_workload::WorkloadError as Error;
+use smrdb::offload::OffloadOptions;
+use smrdb::{Options, Scheme};
+
+use crate::errors::{ParameterError, SmrlabError};
+use crate::kv::{kv_error, tune};
+
+create_exception!(_core, WorkloadError, SmrlabError, "A workload run or the server failed: a server unreachable or out of protocol, an I/O refusal.");
+
+fn workload_error(e: Error) -> PyErr {
+    match e {
+        Error::Parameter { .. } => ParameterError::new_err(e.to_string()),
+        Error::Store(s) => kv_error(s),
+        other => WorkloadError::new_err(other.to_string()),
+    }
+}
+
+fn packed(py: Python<'_>, values: &[u64]) -> Py<PyBytes> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    PyBytes::new(py, &bytes).unbind()
+}
+
+/// Arrival times (ns from the start) of the process `params` describes (Table 4.1's names),
+/// as little-endian u64s.
+#[pyfunction]
+fn arrival_schedule(py: Python<'_>, params: Vec<(String, String)>, seed: u64) -> PyResult<Py<PyBytes>> {
+    let spec = ArrivalSpec::from_params(&params).map_err(workload_error)?;
+    let times = py.allow_threads(|| spec.schedule(seed)).map_err(workload_error)?;
+    Ok(packed(py, &times))
+}
+
+/// A store for runs, experiments and the server, open until `close`.
+#[pyclass(module = "smrlab._core")]
+pub struct WorkloadStore {
+    store: Arc<SharedStore>,
+}
+
+#[pymethods]
+impl WorkloadStore {
+    #[new]
+    #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python constructor
+    #[pyo3(signature = (offload_store=false, path=None, disk=None, band_size=None, capacity=None, compaction=None, tuning=None, buffer_bands=None, offload=true, nvram_capacity=None, check_interval=None, quiet_interval=None))]
+    fn new(
+        py: Python<'_>,
+        offload_store: bool,
+        path: Option<PathBuf>,
+        disk: Option<String>,
+        band_size: Option<u64>,
+        capacity: Option<u64>,
+        compaction: Option<&str>,
+        tuning: Option<&Bound<'_, PyDict>>,
+        buffer_bands: Option<(u64, u64, u64)>,
+        offload: bool,
+        nvram_capacity: Option<u64>,
+        check_interval: Option<f64>,
+        quiet_interval: Option<f64>,
+    ) -> PyResult<Self> {
+        let mut options = Options { band_size, capacity, ..Options::default() };
+        if let Some(c) = compaction {
+            options.compaction = Some(Scheme::parse(c).map_err(kv_error)?);
+        }
+        tune(&mut options, tuning)?;
+        let seconds = |name: &str, s: Option<f64>, default: Duration| -> PyResult<Duration> {
+            match s {
+                None => Ok(default),
+                Some(s) => Duration::try_from_secs_f64(s).ok().filter(|d| !d.is_zero()).ok_or_else(|| ParameterError::new_err(format!("{name} must be positive seconds, at most {:e}, not {s:?}", u64::MAX as f64))),
+            }
+        };
+        let defaults = OffloadOptions::default();
+        let offload_options = OffloadOptions {
+            buffer_bands: buffer_bands.map_or(defaults.buffer_bands, |(a, b, c)| [a, b, c]),
+            offload,
+            nvram_capacity,
+            check_interval: seconds("check_interval", check_interval, defaults.check_interval)?,
+            quiet_interval: seconds("quiet_interval", quiet_interval, defaults.quiet_interval)?,
+            ..defaults
+        };
+        let spec = StoreSpec { offload_store, path, paced_disk: disk, options, offload: offload_options };
+        let store = py.allow_threads(|| run::open_store(&spec)).map_err(workload_error)?;
+        Ok(WorkloadStore { store })
+    }
+
+    /// The store's counters, as JSON text.
+    fn stats(&self, py: Python<'_>) -> PyResult<String> {
+        let stats = py.allow_threads(|| self.store.with(|s| Ok(s.stats_json()))).map_err(kv_error)?;
+        Ok(stats.to_string())
+    }
+
+    /// Closes the store: stops compaction and makes every write durable; later calls fail.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        py.allow_threads(|| self.store.close()).map_err(kv_error)
+    }
+}
+
+/// One YCSB run. `endpoint`: a `WorkloadStore` or `"host:port"` of a Redis-protocol server;
+/// `workload`: `("workload", letter)` and YCSB properties; `arrival`: Table 4.1's parameters.
+/// Returns the result as JSON text, and the per-request latencies and scheduled times (ns) as
+/// packed u64s.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // one per keyword argument of the Python function
+#[pyo3(signature = (endpoint, workload, arrival, threads=8, seed=1, load=true, log_path=None, sync=false))]
+fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, String)>, arrival: Vec<(String, String)>, threads: usize, seed: u64, load: bool, log_path: Option<PathBuf>, sync: bool) -> PyResult<(String, Py<PyBytes>, Py<PyBytes>)> {
+    let endpoint = match endpoint.downcast::<WorkloadStore>() {
+        Ok(store) => Endpoint::Embedded { store: store.borrow().store.clone(), sync },
+        Err(_) => Endpoint::Server(endpoint.extract::<String>().map_err(|_| ParameterError::new_err("the endpoint is a WorkloadStore or a 'host:port' string"))?),
+    };
+    let mut w = CoreWorkload::default();
+    if let Some((_, letter)) = workload.iter().find(|(k, _)| k == "workload") {
+        w = CoreWorkload::preset(letter).map_err(workload_error)?;
+    }
+    for (k, v) in workload.iter().filter(|(k, _)| k != "workload") {
+        w.set(k, v).map_err(workload_error)?;
+    }
+    let spec = RunSpec { workload: w, arrival: ArrivalSpec::from_params(&arrival).map_err(workload_error)?, threads, seed, load, log_path };
+    let result = py.allow_threads(|| run::run(&endpoint, &spec)).map_err(workload_error)?;
+    let text = serde_json::to_string(&result).map_err(|e| WorkloadError::new_err(e.to_string()))?;
+    Ok((text, packed(py, &result.latencies_ns), packed(py, &result.scheduled_ns)))
+}
+
+/// Serves `store` over the Redis protocol on `address` until SIGTERM or SIGINT; prints one line
+/// with the bound address when ready; closes the store; returns a JSON report.
+#[pyfunction]
+#[pyo3(signature = (store, address, max_bulk=16 << 20, sync_writes=false, threads=2))]
+fn serve(py: Python<'_>, store: &WorkloadStore, address: String, max_bulk: usize, sync_writes: bool, threads: usize) -> PyResult<String> {
+    let config = ServerConfig { address, limits: Limits { max_bulk, ..Limits::default() }, sync_writes, threads, ..ServerConfig::default() };
+    let shared = store.store.clone();
+    let report = py
+        .allow_threads(|| {
+            server::serve(shared, &config, Stop::default(), |a| {
+                use std::io::Write;
+                println!("smrlab kv serve: listening on {a}");
+                let _ = std::io::stdout().flush();
+            })
+        })
+        .map_err(workload_error)?;
+    serde_json::to_string(&report).map_err(|e| WorkloadError::new_err(e.to_string()))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<WorkloadStore>()?;
+    m.add_function(wrap_pyfunction!(arrival_schedule, m)?)?;
+    m.add_function(wrap_pyfunction!(run_ycsb, m)?)?;
+    m.add_function(wrap_pyfunction!(serve, m)?)?;
+    m.add("WorkloadError", m.py().get_type::<WorkloadError>())?;
+    m.add("MAX_THREADS", run::MAX_THREADS)?;
+    Ok(())
+}

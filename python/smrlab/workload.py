@@ -1,0 +1,173 @@
+"""Key-value workloads from Python: arrival series (constant, Poisson, b-model self-similar,
+envelope-guided diurnal: the SMRDB thesis's §4.1, parameters named as its Table 4.1), series
+files, YCSB runs through the open-loop executor against SMRDB, its write-offloading variant or
+any Redis-protocol server, and the NVRAM lifetime estimate of the thesis's Fig. 5.3.
+
+    from smrlab import workload
+    t = workload.arrivals("selfsimilar", rate=1000, duration=60, bias=0.65, seed=1)   # ns
+    counts = workload.counts(t, interval=1.0, duration=60)        # arrivals per second
+    store = workload.WorkloadStore(path=None, disk="desktop7200")  # SMRDB in memory, paced disk
+    result = workload.run_ycsb(store, "a", process="poisson", rate=500, duration=10)
+    result["summary"]["latency"]["p99_ns"]
+
+The generators, the executor and the stores are the Rust crate ``smr-workload``; statistics of
+series are ``smrlab.hurst``; the thesis's experiments are ``smrlab.workload_experiments``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from os import PathLike
+
+import numpy as np
+
+from smrlab import _core
+from smrlab._core import WorkloadError, WorkloadStore
+from smrlab.errors import ParameterError, UsageError
+from smrlab.options import quoted
+
+__all__ = [
+    "MAX_THREADS",
+    "PROCESSES",
+    "SeriesError",
+    "WorkloadError",
+    "WorkloadStore",
+    "arrival_params",
+    "arrivals",
+    "counts",
+    "interarrivals",
+    "nvram_lifetime",
+    "read_series",
+    "run_ycsb",
+    "write_series",
+]
+
+PROCESSES = ("constant", "poisson", "selfsimilar", "diurnal")
+# The most executor workers a run may have.
+MAX_THREADS = _core.MAX_THREADS
+SEED_MAX = 2**64 - 1
+# The most intervals ``counts`` makes (8 bytes each).
+MAX_COUNTS = 10**8
+
+
+def _whole(value, name: str, low: int, high: int) -> int:
+    """``value`` as an int from ``low`` to ``high``, or a ParameterError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ParameterError(f"{name} must be a whole number from {low} to {high}, not {quoted(repr(value))}")
+    return int(value)
+
+
+class SeriesError(UsageError):
+    """A series file that cannot be read: named with the line at fault."""
+
+
+def arrival_params(process: str, rate: float, duration: float, *, bias: float | None = None,
+                   modulation: float | None = None, cycle_minutes: float | None = None,
+                   distribution: str | None = None, shape: float | None = None,
+                   resolution: float | None = None) -> list[tuple[str, str]]:
+    """The Table 4.1 parameters (and YCSB's ``target``) of an arrival process."""
+    params = [("arrivalgenerator", process), ("target", repr(float(rate))), ("duration", repr(float(duration)))]
+    for name, value in (("ss.bias", bias), ("ss.resolution", resolution), ("diurnal.modulation", modulation),
+                        ("diurnal.cyclelength", cycle_minutes), ("diurnal.distribution", distribution),
+                        ("diurnal.distribution.shape", shape)):
+        if value is not None:
+            params.append((name, str(value)))
+    return params
+
+
+def arrivals(process: str, rate: float, duration: float, seed: int = 1, **options) -> np.ndarray:
+    """Arrival times in nanoseconds from the start (int64, non-decreasing, below ``duration``
+    seconds); ``options`` as ``arrival_params``'s."""
+    packed = _core.arrival_schedule(arrival_params(process, rate, duration, **options), _whole(seed, "seed", 0, SEED_MAX))
+    return np.frombuffer(packed, dtype="<u8").astype(np.int64)
+
+
+def interarrivals(times_ns: np.ndarray) -> np.ndarray:
+    """Seconds between consecutive arrivals."""
+    return np.diff(np.asarray(times_ns, dtype=np.int64)) / 1e9
+
+
+def counts(times_ns: np.ndarray, interval: float, duration: float | None = None) -> np.ndarray:
+    """Arrivals per interval of ``interval`` seconds, from 0 to ``duration`` (default: the last
+    arrival's interval)."""
+    t = np.asarray(times_ns, dtype=np.int64)
+    if not interval > 0:
+        raise UsageError(f"the counting interval must be positive seconds, not {interval}")
+    end = duration if duration is not None else (t[-1] / 1e9 if len(t) else 0.0)
+    if not end / interval <= MAX_COUNTS:
+        raise UsageError(f"{end:g} s counted per {interval:g} s is over {MAX_COUNTS:,} counts: count per a longer interval")
+    bins = max(1, math.ceil(end / interval - 1e-9))
+    return np.bincount(np.minimum((t / 1e9 / interval).astype(np.int64), bins - 1), minlength=bins).astype(float)
+
+
+def write_series(path: str | PathLike, times_ns: np.ndarray, header: dict) -> None:
+    """Writes arrival times as a series file: ``# key=value`` header lines (``kind=arrivals``
+    first), then one time in seconds per line."""
+    with open(path, "w") as out:
+        out.write("# kind=arrivals\n")
+        for key, value in header.items():
+            out.write(f"# {key}={value}\n")
+        np.savetxt(out, np.asarray(times_ns, dtype=np.int64) / 1e9, fmt="%.9f")
+
+
+def read_series(path: str | PathLike) -> tuple[np.ndarray, dict]:
+    """A series file's numbers and header. A file ``write_series`` made has ``kind=arrivals``
+    (arrival times, seconds); any other file of one number per line is a plain series.
+    ``#`` lines are comments; anything else that is not a finite number is an error naming the
+    line."""
+    header, values = {}, []
+    try:
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                text = line.strip()
+                if not text:
+                    continue
+                if text.startswith("#"):
+                    key, eq, value = text[1:].strip().partition("=")
+                    if eq:
+                        header[key.strip()] = value.strip()
+                    continue
+                try:
+                    value = float(text)
+                except ValueError:
+                    raise SeriesError(f"{path}, line {number}: {quoted(text)} is not a number") from None
+                if not math.isfinite(value):
+                    raise SeriesError(f"{path}, line {number}: {quoted(text)} is not a finite number")
+                values.append(value)
+    except (OSError, UnicodeDecodeError) as error:
+        raise SeriesError(f"{path}: cannot read the series ({error})") from None
+    x = np.array(values)
+    if header.get("kind") == "arrivals" and np.any(np.diff(x) < 0):
+        at = int(np.argmax(np.diff(x) < 0)) + 2
+        raise SeriesError(f"{path}: arrival times must not decrease (value {at} is below the one before)")
+    return x, header
+
+
+def run_ycsb(endpoint, workload: str = "a", properties: dict | None = None, *, process: str = "constant",
+             rate: float = 1000, duration: float = 10, threads: int = 8, seed: int = 1, load: bool = True,
+             log_path: str | PathLike | None = None, sync: bool = False, **arrival_options) -> dict:
+    """One YCSB run: ``endpoint`` a ``WorkloadStore`` or ``"host:port"``; ``workload`` a letter
+    a-f; ``properties`` YCSB properties (recordcount, requestdistribution, ...). Returns the
+    result (``summary``: latency percentiles from the scheduled times, per operation, the
+    executor's scheduling error, throughput; ``arrivals``; ``load_seconds``) with the
+    per-request ``latencies_ns`` and ``scheduled_ns`` as arrays."""
+    props = [("workload", workload)] + [(str(k), str(v)) for k, v in (properties or {}).items()]
+    text, latencies, scheduled = _core.run_ycsb(
+        endpoint, props, arrival_params(process, rate, duration, **arrival_options), threads=_whole(threads, "threads", 1, MAX_THREADS),
+        seed=_whole(seed, "seed", 0, SEED_MAX), load=bool(load), log_path=None if log_path is None else str(log_path), sync=bool(sync))
+    result = json.loads(text)
+    result["latencies_ns"] = np.frombuffer(latencies, dtype="<u8").astype(np.int64)
+    result["scheduled_ns"] = np.frombuffer(scheduled, dtype="<u8").astype(np.int64)
+    return result
+
+
+def nvram_lifetime(nvram_bytes: int, disk_bytes: int, offloaded_fraction: float, write_cycles: int = 3000) -> dict:
+    """The thesis's Fig. 5.3: user bytes written before an NVRAM device that wears out after
+    ``write_cycles`` full writes does, when ``offloaded_fraction`` of them go to it, and that as
+    full overwrites of the disk. 40 GB of flash on an 8 TB disk at 3,000 cycles lasts 120 TB
+    (15 overwrites) offloading everything, 300 TB (37.5) offloading 40 %."""
+    if not 0 < offloaded_fraction <= 1:
+        return {"user_bytes": math.inf, "disk_overwrites": math.inf}
+    total = nvram_bytes * write_cycles / offloaded_fraction
+    return {"user_bytes": total, "disk_overwrites": total / disk_bytes}

@@ -1,0 +1,74 @@
+"""The write-offloading store of chapter 5 from Python: offloading happens only when enabled and
+while compactions run; its counters add up; the NVRAM lifetime of Fig. 5.3; the experiments'
+commands run end to end (tiny runs: their numbers are in docs/workloads.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from smrlab import workload
+
+
+def heavy_inserts(store) -> dict:
+    props = {"recordcount": 1, "readproportion": 0, "updateproportion": 0, "insertproportion": 1, "fieldcount": 1, "fieldlength": 1000}
+    return workload.run_ycsb(store, "a", props, process="constant", rate=30000, duration=1, threads=4)
+
+
+@pytest.mark.parametrize("offload", [False, True])
+def test_offloading_only_when_enabled_and_counters_add_up(tmp_path, offload):
+    store = workload.WorkloadStore(offload_store=True, path=tmp_path / "db", band_size=1 << 20, capacity=512 << 20, offload=offload,
+                                   buffer_bands=(2, 2, 4), check_interval=0.05, quiet_interval=0.2)
+    try:
+        result = heavy_inserts(store)
+        stats = json.loads(store.stats())
+    finally:
+        store.close()
+    assert result["summary"]["failed"] == 0
+    assert stats["puts"] == 30001
+    assert stats["user_bytes"] > 30000 * 1000
+    assert stats["compactions"] > 0 and stats["compaction_bytes_written"] > 0
+    if offload:
+        assert 0 < stats["offloaded_user_bytes"] < stats["user_bytes"]
+        assert stats["nvram_bytes_written"] >= stats["offloaded_user_bytes"]
+    else:
+        assert stats["offloaded_user_bytes"] == stats["nvram_bytes_written"] == 0
+    assert stats["disk_log_bytes"] + stats["nvram_bytes_written"] >= stats["user_bytes"]
+    reopened = workload.WorkloadStore(offload_store=True, path=tmp_path / "db", offload=offload)
+    try:
+        assert json.loads(reopened.stats())["unsorted_user_bytes"] + sum(b for _, b in json.loads(reopened.stats())["levels"]) > 30000 * 1000
+    finally:
+        reopened.close()
+
+
+def test_nvram_lifetime_follows_fig_5_3():
+    tb = 1e12
+    always = workload.nvram_lifetime(40e9, 8 * tb, 1.0, 3000)
+    assert always["user_bytes"] == pytest.approx(120 * tb) and always["disk_overwrites"] == pytest.approx(15)
+    partly = workload.nvram_lifetime(40e9, 8 * tb, 0.4, 3000)
+    assert partly["user_bytes"] == pytest.approx(300 * tb) and partly["disk_overwrites"] == pytest.approx(37.5)
+    assert workload.nvram_lifetime(40e9, 8 * tb, 0.0)["disk_overwrites"] == float("inf")
+
+
+def test_table_5_1_runs_its_eight_workloads_in_order(cli):
+    proc = cli("workload", "table5.1", "--duration", "0.5", "--rate-scale", "0.2", "--band-size", "1MiB", "--capacity", "1GiB",
+               "--buffer-bands", "2", "2", "4", "--quiet-interval", "0.2", "--check-interval", "0.05", "--json", check=True)
+    rows = json.loads(proc.stdout)
+    assert [r["workload"] for r in rows] == [str(i) for i in range(1, 9)]
+    assert [r["process"] for r in rows] == ["selfsimilar"] * 4 + ["diurnal"] * 4
+    assert all(r["failed"] == 0 for r in rows)
+    assert rows[0]["written_mb"] == pytest.approx(0.5, rel=0.2), "500 1-KB inserts"
+    assert rows[0]["rate"] == pytest.approx(1000) and rows[7]["modulation"] == pytest.approx(980)
+
+
+def test_latency_experiments_run_end_to_end(cli):
+    proc = cli("workload", "fig5.8", "--duration", "1", "--calibration-requests", "3000", "--band-size", "1MiB", "--capacity", "1GiB",
+               "--buffer-bands", "2", "2", "4", "--json", check=True)
+    out = json.loads(proc.stdout)
+    assert set(out["runs"]) == {"without offloading", "with offloading"}
+    assert out["runs"]["without offloading"]["store"]["offloaded_user_bytes"] == 0
+    proc = cli("workload", "fig4.10", "--duration", "1", "--calibration-requests", "3000", "--band-size", "1MiB", "--capacity", "1GiB", "--json", check=True)
+    out = json.loads(proc.stdout)
+    assert set(out["runs"]) == {"constant", "poisson", "selfsimilar", "diurnal"}
+    assert all(run["summary"]["failed"] == 0 for run in out["runs"].values())
