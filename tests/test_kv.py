@@ -71,6 +71,60 @@ def test_a_scan_sees_the_store_as_it_was_when_it_began():
         assert db.get(b"k00000") == b"new" * 50 and db.get(b"k02999") is None
 
 
+def flattened(batches) -> list[tuple[bytes, bytes]]:
+    pairs = []
+    for keys, values in batches:
+        assert keys and len(keys) == len(values), "a batch is never empty and pairs keys with values"
+        pairs.extend(zip(keys, values))
+    return pairs
+
+
+# Small bands (many flushes) and 1 MiB bands with values up to 120 KB; either way a batch of 1024
+# pairs ends early, at 256 KiB of keys and values.
+@pytest.mark.parametrize("compaction", ["soc", "loc"])
+@pytest.mark.parametrize("options, writes, largest", [(SMALL, 2500, 2000), (dict(band_size="1MiB", capacity="96MiB"), 300, 120_000)],
+                         ids=["small-values", "large-values"])
+def test_batched_scans_return_exactly_the_pairs_of_pair_by_pair_scans(tmp_path, compaction, options, writes, largest):
+    rng = random.Random(9)
+    model: dict[bytes, bytes] = {}
+    with DB(tmp_path / "s", compaction=compaction, **options) as db:
+        for round in range(4):
+            for _ in range(writes):
+                key = b"k%05d" % rng.randrange(writes * 2)
+                if rng.random() < 0.2:
+                    db.delete(key)
+                    model.pop(key, None)
+                else:
+                    model[key] = rng.randbytes(rng.randrange(largest))
+                    db.put(key, model[key])
+            bounds = [(None, None), (b"k00100", b"k00400"), (b"k%05d" % writes, None), (None, b"k"), (b"zzz", None)]
+            for start, end in bounds:
+                expected = sorted((k, v) for k, v in model.items() if (start is None or k >= start) and (end is None or k < end))
+                assert list(db.scan(start, end)) == expected, (round, start, end)
+                for size in (1, 7, 1024):
+                    assert flattened(db.scan_batches(start, end, size)) == expected, (round, start, end, size)
+        assert db.stats()["flushes"] >= 3, "the writes crossed several flushes"
+        # Values of 1 KB on average and more: 256 KiB of them ends a batch before 1024 pairs.
+        first_keys, _ = next(db.scan_batches(size=1024))
+        assert len(first_keys) < min(1024, len(model))
+        # A scan may mix the ways: pairs one at a time, then lists of pairs, then batches.
+        it = db.scan()
+        mixed = [next(it), next(it)] + it.next_batch(5)
+        while True:
+            keys, values = it.next_columns(3)
+            if not keys:
+                break
+            assert len(keys) <= 3
+            mixed.extend(zip(keys, values))
+        assert mixed == sorted(model.items())
+        with pytest.raises(KvParameterError):
+            db.scan_batches(size=0)
+        # Batches see the store as it was when scan_batches was called.
+        batches = db.scan_batches(size=100)
+        db.put(b"k", b"later")
+        assert flattened(batches) == sorted(model.items())
+
+
 def test_compact_leaves_one_sorted_run_and_writes_amplify_as_counted():
     with DB(None, **SMALL) as db:
         rng = random.Random(1)
