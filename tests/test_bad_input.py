@@ -268,14 +268,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def interrupted(tmp_path: Path, *args: str, ready=None) -> subprocess.CompletedProcess:
+# The two ways to start the command line: the installed ``smrlab`` script and ``python -m``.
+LAUNCHERS = {"script": [str(Path(sys.executable).parent / "smrlab")], "module": [sys.executable, "-m", "smrlab"]}
+
+
+def interrupted(tmp_path: Path, *args: str, ready=None, after_cpu_seconds: float = 1.0,
+                launcher: str = "module") -> subprocess.CompletedProcess:
     """Runs ``smrlab ARGS`` and sends it SIGINT once ``ready()`` says so (default: once it has
-    used a second of CPU time, well past Python's start-up, whatever the machine's load)."""
-    proc = subprocess.Popen([sys.executable, "-m", "smrlab", *map(str, args)], cwd=tmp_path, stdout=subprocess.PIPE,
+    used ``after_cpu_seconds`` of CPU time, by default well past Python's start-up, whatever the
+    machine's load)."""
+    proc = subprocess.Popen([*LAUNCHERS[launcher], *map(str, args)], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    ready = ready or (lambda: cpu_seconds(proc.pid) >= 1.0)
+    ready = ready or (lambda: cpu_seconds(proc.pid) >= after_cpu_seconds)
     while proc.poll() is None and not ready():
-        time.sleep(0.01)
+        time.sleep(0.001)
     proc.send_signal(signal.SIGINT)
     # A guard against a hang, not a measure of speed: the core checks every 65,536 requests.
     out, err = proc.communicate(timeout=60)
@@ -291,6 +297,17 @@ def test_ctrl_c_stops_trace_commands_with_one_line_and_no_partial_file(tmp_path,
     assert proc.returncode == 130, proc.stderr[-2000:]
     assert proc.stderr.strip() == "smrlab: interrupted", proc.stderr[-2000:]
     assert not [p for p in os.listdir(tmp_path)], os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize("launcher", LAUNCHERS)
+@pytest.mark.parametrize("after_cpu_seconds", [0.03, 0.05, 0.08, 0.12, 0.2])
+def test_ctrl_c_while_the_command_line_loads_is_one_line(tmp_path, launcher, after_cpu_seconds):
+    # Python's own start-up takes about 0.02 s of CPU time; from there on, while the command
+    # line and its command modules load (numpy, pyarrow, rich), Ctrl-C is one line and 130.
+    proc = interrupted(tmp_path, "trace", "synth", "--requests", "300000000", "--stats", launcher=launcher,
+                       after_cpu_seconds=after_cpu_seconds)
+    assert proc.returncode == 130, proc.stderr[-2000:]
+    assert proc.stderr.strip() == "smrlab: interrupted", proc.stderr[-2000:]
 
 
 def test_ctrl_c_stops_a_simulation_with_one_line_and_no_partial_file(cli, tmp_path):

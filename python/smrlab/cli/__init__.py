@@ -16,9 +16,7 @@ import sys
 
 from smrlab import __version__, tables
 from smrlab.errors import SmrlabError
-
-# Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
-INTERRUPTED = 130
+from smrlab.startup import INTERRUPTED, raise_on_ctrl_c
 # The longest usage error printed: argparse quotes a bad value whole (e.g. an unknown choice).
 MESSAGE_MAX = 300
 
@@ -112,6 +110,15 @@ def extra_params(tokens: list[str], parser: argparse.ArgumentParser) -> list[str
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return run_command(argv)
+    except KeyboardInterrupt:
+        print("\nsmrlab: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def run_command(argv: list[str] | None) -> int:
+    """Parses ``argv`` and runs its command; user errors become one line and exit code 2."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
@@ -124,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         tables.gather_json()
     if getattr(args, "tables_csv", False):
         tables.print_csv()
+    raise_on_ctrl_c()
     try:
         code = int(args.func(args) or 0)
         tables.flush_json()
@@ -134,12 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     except argparse.ArgumentTypeError as error:
         print(f"smrlab: error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("\nsmrlab: interrupted", file=sys.stderr)
-        return INTERRUPTED
     except BrokenPipeError:
         return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
