@@ -3,7 +3,9 @@ whatever the value, a command either runs or stops with exit code 2 and one line
 traceback, an internal (JSON) error or a control character echoed to the terminal.
 
 Nor may a value raise this process's peak resident memory (Rust and Python alike, read from
-/proc) by more than ``MEMORY_BOUND``: a size must be refused before anything is sized by it.
+/proc) by more than ``MEMORY_BOUND`` (a size must be refused before anything is sized by it),
+or make a command use more than ``CPU_BOUND`` of CPU time (a count of work done, not a clock:
+another process's load does not change it) — a loop over 2^64 blocks would.
 
 The commands run in this process through ``smrlab.cli.main`` (the same code the ``smrlab``
 command runs) so that many values can be tried; ``test_bad_input.py`` runs issue 19's examples
@@ -14,6 +16,7 @@ as separate processes. Examples per test: ``SMRLAB_HYPOTHESIS_EXAMPLES`` (fresh 
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -51,6 +54,9 @@ def trace(tmp_path) -> str:
 # 300-request traces or make 2,000; a table sized by a hostile value (issue 19 found 23 GB and
 # 20 TB ones) passes it at once.
 MEMORY_BOUND = 256 << 20
+# The most CPU time (seconds, this process's threads) one command may use; they use well under
+# a second.
+CPU_BOUND = 20.0
 
 
 def status_bytes(field: str) -> int:
@@ -67,21 +73,24 @@ def reset_peak_memory() -> int:
     return status_bytes("VmRSS")
 
 
-def run(capsys, monkeypatch, folder, argv: list[str]) -> tuple[int, str, int]:
-    """Exit code, standard error and peak memory growth (bytes) of ``smrlab ARGV`` run in
-    ``folder``."""
+def run(capsys, monkeypatch, folder, argv: list[str]) -> tuple[int, str, int, float]:
+    """Exit code, standard error, peak memory growth (bytes) and CPU seconds of ``smrlab ARGV``
+    run in ``folder``."""
     monkeypatch.chdir(folder)
     capsys.readouterr()
     before = reset_peak_memory()
+    cpu_before = time.process_time()
     try:
         code = main(argv)
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else 2
-    return code, capsys.readouterr().err, status_bytes("VmHWM") - before
+    cpu = time.process_time() - cpu_before
+    return code, capsys.readouterr().err, status_bytes("VmHWM") - before, cpu
 
 
-def assert_clean(code: int, err: str, growth: int, argv: list[str]) -> None:
+def assert_clean(code: int, err: str, growth: int, cpu: float, argv: list[str]) -> None:
     assert growth <= MEMORY_BOUND, (argv, f"peak resident memory grew by {growth >> 20} MiB")
+    assert cpu <= CPU_BOUND, (argv, f"used {cpu:.1f} s of CPU time")
     assert code in (0, 2), (argv, code, err[-1000:])
     if code == 2:
         lines = err.strip().splitlines()
