@@ -170,9 +170,8 @@ pub struct MemBuffer {
     policy: Policy,
     groups: Option<Groups>,
     blocks_per_segment: u64,
-    /// The lookup window's segments and slots by place, and per segment its count and first
-    /// place (see `lwa_victims`), kept between evictions so they do not allocate.
-    window: Vec<u64>,
+    /// The lookup window's slots by place, and per segment its count and first place (see
+    /// `lwa_victims`), kept between evictions so they do not allocate.
     window_slots: Vec<u32>,
     window_counts: FxHashMap<u64, (u32, u32)>,
 }
@@ -192,7 +191,6 @@ impl MemBuffer {
             policy,
             groups,
             blocks_per_segment,
-            window: Vec::new(),
             window_slots: Vec::new(),
             window_counts: FxHashMap::default(),
         }
@@ -280,24 +278,22 @@ impl MemBuffer {
     /// out the winner's slots. Linear in the window (a sort of the window was a third of
     /// HWSR's replay time at the default window of a quarter of the buffer).
     fn lwa_victims(&mut self, window: usize, out: &mut Vec<u32>) {
-        self.window.clear();
         self.window_slots.clear();
         self.window_counts.clear();
         let mut entry = self.recency.back(0);
         while let Some(slot) = entry {
-            if self.window.len() >= window.min(MAX_WINDOW) {
+            if self.window_slots.len() >= window.min(MAX_WINDOW) {
                 break;
             }
-            let place = self.window.len() as u32;
-            let segment = self.segment_of(self.blocks[slot as usize]);
-            self.window_counts.entry(segment).or_insert((0, place)).0 += 1;
-            self.window.push(segment);
+            let place = self.window_slots.len() as u32;
+            self.window_counts.entry(self.segment_of(self.blocks[slot as usize])).or_insert((0, place)).0 += 1;
             self.window_slots.push(slot);
             entry = self.recency.more_recent(slot);
         }
         let best = self.window_counts.iter().max_by(|(_, (c1, p1)), (_, (c2, p2))| c1.cmp(c2).then(p2.cmp(p1))).map(|(&segment, _)| segment);
         if let Some(best) = best {
-            out.extend(self.window.iter().zip(&self.window_slots).filter(|(&segment, _)| segment == best).map(|(_, &slot)| slot));
+            let blocks = best * self.blocks_per_segment..(best + 1) * self.blocks_per_segment;
+            out.extend(self.window_slots.iter().copied().filter(|&slot| blocks.contains(&self.blocks[slot as usize])));
         }
     }
 }
