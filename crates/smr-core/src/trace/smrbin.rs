@@ -19,9 +19,33 @@ const VERSION: u32 = 1;
 pub const HEADER: usize = 16;
 pub const RECORD: usize = 24;
 
+/// Why a record is not a request: its op code, or its byte range.
+enum BadRecord {
+    Op(u8),
+    Range(crate::request::RangeError),
+}
+
+impl std::fmt::Display for BadRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadRecord::Op(code) => write!(f, "unknown op code {code}"),
+            BadRecord::Range(e) => e.fmt(f),
+        }
+    }
+}
+
+/// One record as a request (on the memory-mapped reader's per-record path: no allocation
+/// unless the record is bad).
+#[inline]
+fn request_of(b: &[u8; RECORD]) -> Result<Request, BadRecord> {
+    let op = Op::from_code(b[20]).ok_or(BadRecord::Op(b[20]))?;
+    Request::checked(u64_at(b, 0), op, u64_at(b, 8), u32_at(b, 16) as u64).map_err(BadRecord::Range)
+}
+
+/// One record for `FixedRecords` (the streamed reader).
 fn decode(b: &[u8]) -> Result<Option<Request>, String> {
-    let op = Op::from_code(b[20]).ok_or_else(|| format!("unknown op code {}", b[20]))?;
-    Request::checked(u64_at(b, 0), op, u64_at(b, 8), u32_at(b, 16) as u64).map(Some).map_err(|e| e.to_string())
+    let record = b.first_chunk::<RECORD>().expect("FixedRecords hands out whole records");
+    request_of(record).map(Some).map_err(|e| e.to_string())
 }
 
 fn check_header(head: &[u8], path: &Path) -> Result<(), TraceError> {
@@ -44,32 +68,33 @@ struct Mapped {
     failed: bool,
 }
 
+impl Mapped {
+    /// The error at the current record (which `request_of` refused, or which the file ends
+    /// inside); reading stops there. Kept out of `next` so that its fast path stays small.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, message: String) -> Option<Result<Request, TraceError>> {
+        self.failed = true;
+        Some(Err(TraceError::Corrupt { path: self.path.clone(), offset: self.pos as u64, message }))
+    }
+}
+
 impl Iterator for Mapped {
     type Item = Result<Request, TraceError>;
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        let end = self.pos + RECORD;
-        if end > self.map.len() {
-            if self.pos == self.map.len() {
-                return None;
+        let rest = self.map.get(self.pos..).filter(|_| !self.failed)?;
+        let Some(record) = rest.first_chunk::<RECORD>() else {
+            return if rest.is_empty() { None } else { self.fail(format!("the file ends inside a {RECORD}-byte record: truncated?")) };
+        };
+        match request_of(record) {
+            Ok(request) => {
+                self.pos += RECORD;
+                Some(Ok(request))
             }
-            self.failed = true;
-            return Some(Err(TraceError::Corrupt {
-                path: self.path.clone(),
-                offset: self.pos as u64,
-                message: format!("the file ends inside a {RECORD}-byte record: truncated?"),
-            }));
+            Err(bad) => self.fail(bad.to_string()),
         }
-        let item = decode(&self.map[self.pos..end]).map(|r| r.expect("smrbin records are never skipped")).map_err(|message| {
-            self.failed = true;
-            TraceError::Corrupt { path: self.path.clone(), offset: self.pos as u64, message }
-        });
-        self.pos = end;
-        Some(item)
     }
 }
 
