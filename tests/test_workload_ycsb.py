@@ -33,7 +33,11 @@ def test_a_run_logs_every_request_from_its_scheduled_time(tmp_path):
     assert np.array_equal(result["latencies_ns"], end - scheduled), "latency counts from the scheduled time"
     reads = sum(r["op"] == "read" for r in rows) / len(rows)
     assert abs(reads - 0.95) < 0.02
-    assert s["scheduling_error"]["count"] > 0.9 * s["requests"]
+    # The executor's own error is measured on the requests a free worker could start on time:
+    # fewer than `threads` earlier requests still in flight at its scheduled time. How many
+    # those are depends on the machine's load, so they are counted from the log, not assumed.
+    free_on_time = sum(np.count_nonzero(end[:i] > scheduled[i]) < 4 for i in range(len(rows)))
+    assert s["scheduling_error"]["count"] == free_on_time > 0
 
 
 def test_kv_ycsb_against_the_server_and_embedded(cli, tmp_path):

@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::histogram::Histogram;
 use crate::key::Found;
 use crate::table::Table;
+use crate::util::bloom;
 use crate::util::coding::{put_bytes, put_varint, Cursor};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,15 +108,16 @@ impl Version {
 
     /// The newest version of `key` at or below `snapshot` in the tables.
     pub fn get(&self, key: &[u8], snapshot: u64) -> Result<Option<Found>> {
+        let hash = bloom::hash_key(key);
         for table in self.levels[0].iter().rev() {
-            if let Some((found, _)) = table.get(key, snapshot)? {
+            if let Some((found, _)) = table.get(key, hash, snapshot)? {
                 return Ok(Some(found));
             }
         }
         for tables in &self.levels[1..] {
             let mut best: Option<(Found, u64)> = None;
             for table in tables.iter().filter(|t| t.covers(key)) {
-                if let Some((found, seq)) = table.get(key, snapshot)? {
+                if let Some((found, seq)) = table.get(key, hash, snapshot)? {
                     if best.as_ref().is_none_or(|(_, s)| seq > *s) {
                         best = Some((found, seq));
                     }

@@ -25,13 +25,17 @@
 //! (its bytes were released and read as zeros).
 //!
 //! A reset releases the zone's blocks from the file (`fallocate` hole punching), so the file
-//! takes only the space its written zones hold. Not here: zone open/close limits, concurrent
-//! writers to one file (the caller locks), and timing (see `TimedZonedDevice`).
+//! takes only the space its written zones hold. Reads copy from a read-only map of the zones
+//! (no system call per read), or use `pread` where the file cannot be mapped. Not here: zone
+//! open/close limits, concurrent writers to one file (the caller locks), and timing (see
+//! `TimedZonedDevice`).
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+
+use memmap2::{Mmap, MmapOptions};
 
 use super::{ZoneError, ZoneKind, ZoneTable, ZonedDevice};
 
@@ -60,6 +64,21 @@ pub struct FileZonedDevice {
     state_seq: u64,
     /// Whether a write pointer moved since the last published zone state.
     dirty: bool,
+    /// The zones' bytes, mapped read-only, for reads without a system call each (`None` where
+    /// the file cannot be mapped: reads then use `pread`).
+    data: Option<Mmap>,
+}
+
+/// Maps the zones of `file` (they start at `data_start`, a multiple of the page size).
+fn map_zones(file: &File, data_start: u64, capacity: u64) -> Option<Mmap> {
+    let len = usize::try_from(capacity).ok()?;
+    // SAFETY: the map is read-only and the file is this device's, held open at its full length
+    // for the device's lifetime (it is never truncated, so no access faults). `read` copies
+    // from it exactly the bytes it would `pread`: below a sequential zone's write pointer, where
+    // no write lands until a reset, or in a conventional zone, where a write racing a read tears
+    // the copy as it would tear a `pread` (callers checksum what they read, and smrdb never
+    // reads a band while it is reset or rewritten). A punched-out range reads as zeros.
+    unsafe { MmapOptions::new().offset(data_start).len(len).map(file) }.ok()
 }
 
 fn slot_len(zones: u64) -> u64 {
@@ -78,9 +97,10 @@ impl FileZonedDevice {
         let file = OpenOptions::new().read(true).write(true).create_new(true).open(path).map_err(|e| io_error(path, "create", e))?;
         let slot_len = slot_len(zones);
         let data_start = HEADER_LEN + 2 * slot_len;
-        let mut device = FileZonedDevice { path: path.to_path_buf(), file, table, data_start, slot_len, state_seq: 0, dirty: true };
+        let mut device = FileZonedDevice { path: path.to_path_buf(), file, table, data_start, slot_len, state_seq: 0, dirty: true, data: None };
         let total = device.table.capacity().checked_add(data_start).ok_or_else(|| ZoneError::Geometry("capacity overflows".into()))?;
         device.file.set_len(total).map_err(|e| device.io("set length of", e))?;
+        device.data = map_zones(&device.file, data_start, device.table.capacity());
         let mut header = Vec::with_capacity(HEADER_LEN as usize);
         header.extend_from_slice(MAGIC);
         header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -136,7 +156,8 @@ impl FileZonedDevice {
                 table.append(zone as u64, bytes).map_err(|e| bad(format!("zone state: {e}")))?;
             }
         }
-        let device = FileZonedDevice { path: path.to_path_buf(), file, table, data_start, slot_len, state_seq, dirty: false };
+        let data = map_zones(&file, data_start, table.capacity());
+        let device = FileZonedDevice { path: path.to_path_buf(), file, table, data_start, slot_len, state_seq, dirty: false, data };
         // Bytes written after the last sync lie above the recovered write pointers: punch them
         // out (best effort), so they take no space.
         for zone in conventional..zones {
@@ -279,7 +300,10 @@ impl ZonedDevice for FileZonedDevice {
         };
         let visible = visible_end.saturating_sub(offset).min(buf.len() as u64) as usize;
         let (data, above) = buf.split_at_mut(visible);
-        self.file.read_exact_at(data, self.data_start + offset).map_err(|e| self.io("read", e))?;
+        match &self.data {
+            Some(zones) => data.copy_from_slice(&zones[offset as usize..offset as usize + data.len()]),
+            None => self.file.read_exact_at(data, self.data_start + offset).map_err(|e| self.io("read", e))?,
+        }
         above.fill(0);
         Ok(())
     }

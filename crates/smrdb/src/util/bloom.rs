@@ -35,11 +35,8 @@ pub fn build(hashes: &[u64], bits_per_key: u32) -> Vec<u8> {
     let bits = bytes as u64 * 8;
     let mut filter = vec![0u8; bytes + 1];
     for &h in hashes {
-        let (mut at, step) = (h, h.rotate_right(32) | 1);
-        for _ in 0..probes {
-            let bit = at % bits;
+        for bit in probe_bits(h, bits, probes) {
             filter[(bit / 8) as usize] |= 1 << (bit % 8);
-            at = at.wrapping_add(step);
         }
     }
     filter[bytes] = probes as u8;
@@ -53,16 +50,26 @@ pub fn may_contain(filter: &[u8], h: u64) -> bool {
     if array.is_empty() || probes == 0 || probes > 30 {
         return true;
     }
-    let bits = array.len() as u64 * 8;
-    let (mut at, step) = (h, h.rotate_right(32) | 1);
-    for _ in 0..probes {
-        let bit = at % bits;
-        if array[(bit / 8) as usize] & (1 << (bit % 8)) == 0 {
-            return false;
+    probe_bits(h, array.len() as u64 * 8, probes as u32).all(|bit| array[(bit / 8) as usize] & (1 << (bit % 8)) != 0)
+}
+
+/// The bits a key with hash `h` sets, of `bits`: probe `i` is bit `(h + i * step) mod 2^64 mod
+/// bits` with `step = h.rotate_right(32) | 1` (the on-band layout). Computed with a division
+/// for the first probe and after the sum wraps past 2^64 only, not one per probe: a get looks
+/// in every table that covers its key, and the divisions were most of that time.
+fn probe_bits(h: u64, bits: u64, probes: u32) -> impl Iterator<Item = u64> {
+    let step = h.rotate_right(32) | 1;
+    let step_bits = step % bits;
+    let (mut at, mut bit) = (h, h % bits);
+    (0..probes).map(move |probe| {
+        if probe > 0 {
+            let (next, wrapped) = at.overflowing_add(step);
+            at = next;
+            // Without a wrap, `at` grew by exactly `step`, so its remainder by `step`'s.
+            bit = if wrapped { at % bits } else { (bit + step_bits).checked_sub(bits).unwrap_or(bit + step_bits) };
         }
-        at = at.wrapping_add(step);
-    }
-    true
+        bit
+    })
 }
 
 #[cfg(test)]
@@ -88,6 +95,16 @@ mod tests {
         let a = hash_key(b"key00000001");
         let b = hash_key(b"key00000002");
         assert!((a ^ b).count_ones() > 16, "neighbouring keys differ in many bits");
+    }
+
+    proptest::proptest! {
+        /// The probes are the layout's definition, one division each.
+        #[test]
+        fn probe_bits_follow_the_layout(h in proptest::prelude::any::<u64>(), bits in 1u64..1 << 40, probes in 1u32..31) {
+            let step = h.rotate_right(32) | 1;
+            let defined: Vec<u64> = (0..probes as u64).map(|i| h.wrapping_add(step.wrapping_mul(i)) % bits).collect();
+            proptest::prop_assert_eq!(probe_bits(h, bits, probes).collect::<Vec<_>>(), defined);
+        }
     }
 
     #[test]
