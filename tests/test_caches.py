@@ -117,6 +117,22 @@ def test_cache_sweep_over_zone_sizes(cli):
     assert all(row["R_wa"] > 1 for row in rows.values()), "every zone size amplifies writes"
 
 
+def test_cache_sweep_runs_as_a_resumable_experiment(cli, tmp_path):
+    """Its values are cells of an experiment: run on local workers, stored with a table, and on
+    --resume only a lost cell runs again, with the same table printed."""
+    sweep = ("cache-sweep", "--trace", DATA / "ts.csv.gz", "--vary", "cache", "--values", "1%,3%", "--out", "sweep", "--json")
+    first = table_rows(cli(*sweep, "--jobs", "2", check=True).stdout)
+    assert list(first) == ["1%", "3%"] and first["1%"]["read hit"] < first["3%"]["read hit"]
+    [table] = (tmp_path / "sweep").rglob("*.parquet")
+    cells = sorted(table.parent.glob("cells/*.json"))
+    assert len(cells) == 2 and "cache=3%" in cells[1].name
+    mtime = cells[0].stat().st_mtime_ns
+    cells[1].unlink()
+    assert table_rows(cli(*sweep, "--jobs", "1", "--resume", check=True).stdout) == first
+    assert cells[1].exists() and cells[0].stat().st_mtime_ns == mtime, "only the lost cell ran again"
+    assert list((tmp_path / "sweep").rglob("*.parquet")) == [table]
+
+
 def test_bad_cache_parameters(cli):
     assert_parameter_errors(cli, "pore", DATA / "wdev.csv.gz", (("--cache=0", "cache"), ("--cache=100GB", "cache"), ("--zone=0", "zone"), ("--period=0", "period"),
                       ("--policy=arc", "policy"), ("--scheme=zz", "scheme")))

@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import json
 
+import pyarrow.parquet as pq
+
 from conftest import DATA, assert_parameter_errors, msr_line
 
 SMALL_DRIVE = ["-p", "zone_size=64MiB"]
@@ -21,6 +23,9 @@ def test_a_cache_that_holds_the_footprint_never_collects(cli, tmp_path):
         counters = json.loads((tmp_path / "sweep" / f"wdev-ucache-{bucket}.json").read_text())["report"]["counters"]
         assert counters["gc_cycles"] == 0
         assert counters["bucket_write_hits"] > 0.9 * counters["bucket_writes"]
+    # The runs are the cells of one experiment, stored with its table: each bucket, E-region, cmr.
+    [table] = (tmp_path / "sweep").rglob("*.parquet")
+    assert pq.read_table(table).column("label").to_pylist() == ["ucache", "ucache", "eregion", "cmr"]
 
 
 def test_scattered_writes_collect_more_and_hit_less_with_larger_buckets(cli, tmp_path):

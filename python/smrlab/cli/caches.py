@@ -13,11 +13,11 @@ import math
 from pathlib import Path
 
 from smrlab import _core, experiment, options, plots, progress, systems
-from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args, engine_keywords
+from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import SimulationError, UsageError
 from smrlab.experiment.spec import SystemRun
 from smrlab.results import read as results_frame
-from smrlab.run import footprint, note_caveats, simulate, write_result
+from smrlab.run import footprint, note_caveats, write_result
 from smrlab.trace import Trace
 from smrlab.tables import add_json_argument, note, print_table
 
@@ -105,28 +105,36 @@ def line_up_experiment(trace: str, args: argparse.Namespace, name: str, line_up=
         paper=[entry for entry in paper if entry["label"] in labels and "pore-bl" in labels])
 
 
+def run_line_up(exp: experiment.Experiment, args: argparse.Namespace, out_dir: Path, name: str) -> list[tuple]:
+    """Runs ``exp`` in parallel (``args.jobs`` local workers) into a results folder under
+    ``out_dir`` (Parquet table, provenance, figure), resumable with ``args.resume``; returns
+    each cell with its result, in cell order. A failed cell stops the command with its error
+    once the others have run and been stored."""
+    summary = experiment.run(exp, out=out_dir, jobs=getattr(args, "jobs", None), resume=getattr(args, "resume", False),
+                             progress=progress.CellProgress(name))
+    for cell, outcome in summary.outcomes:
+        if outcome.error:
+            raise SimulationError(f"{name}/{cell.label}: {outcome.error}")
+    plots.save(exp, results_frame(summary.table), summary.folder)
+    for cell, outcome in summary.outcomes:
+        note_caveats(outcome.result, f"{name}/{cell.label}")
+    return [(cell, outcome.result) for cell, outcome in summary.outcomes]
+
+
 def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP, name: str | None = None) -> dict[str, dict]:
-    """Runs the line-up on one trace as an experiment (in parallel, resumable with
-    ``args.resume``; its table, provenance and figure in a folder under out_dir); returns results
+    """Runs the line-up on one trace as an experiment (see ``run_line_up``); returns results
     by label, also written to out_dir as NAME-LABEL.json (NAME the trace file's name up to its
     first dot unless given). A write-only cache on a trace without writes has nothing to do: then
-    only the disks without a cache run. A failed run stops the command with its error."""
+    only the disks without a cache run."""
     name = name or Path(trace).name.split(".")[0]
     fp = footprint(trace, args.format, args.trace_option)
     if args.mode == "wo" and fp["written_bytes"] == 0:
         note(f"{name}: the trace has no writes: a write-only cache has nothing to do, so only {' and '.join(CACHELESS)} run")
         line_up = [entry for entry in line_up if entry[0] in CACHELESS]
-    exp = line_up_experiment(trace, args, name, line_up)
-    summary = experiment.run(exp, out=out_dir, jobs=getattr(args, "jobs", None), resume=getattr(args, "resume", False),
-                             progress=progress.CellProgress(name))
     results = {}
-    for cell, outcome in summary.outcomes:
-        if outcome.error:
-            raise SimulationError(f"{name}/{cell.label}: {outcome.error}")
-        results[cell.label] = outcome.result
-        note_caveats(outcome.result, f"{name}/{cell.label}")
-        write_result(outcome.result, out_dir / f"{name}-{cell.label}.json")
-    plots.save(exp, results_frame(summary.table), summary.folder)
+    for cell, result in run_line_up(line_up_experiment(trace, args, name, line_up), args, out_dir, name):
+        results[cell.label] = result
+        write_result(result, out_dir / f"{name}-{cell.label}.json")
     return results
 
 
@@ -224,23 +232,40 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+# The PORE figure each sweep reproduces.
+SWEPT_FIGURES = {"zone": "Fig. 15 (a)-(c)", "period": "Fig. 15 (d)-(f)", "cache": "Fig. 16"}
+
+
+def sweep_experiment(args: argparse.Namespace, values: list[str]) -> experiment.Experiment:
+    """One policy over the swept values of ``args.vary`` on one trace, as an experiment (one
+    cell per value, in the order given)."""
+    # Periods are swept as multiples of the SMR write buffer, which the core resolves ("0.5x").
+    swept = [f"{_period_multiple(value)}x" if args.vary == "period" else value for value in values]
+    params = dict(p.split("=", 1) for p in cache_params(args) + [f"policy={args.policy}", f"scheme={args.scheme}"])
+    params[args.vary] = swept
+    name = Path(args.trace).name.split(".")[0]
+    return experiment.Experiment(
+        name=f"cache-sweep-{name}-{args.policy}-{args.scheme}-{args.vary}",
+        title=f"{args.policy}-{args.scheme}: varying {args.vary} on {name} ({args.mode})",
+        traces={name: Trace.open(args.trace, args.format, args.trace_option)},
+        systems=[SystemRun(f"{args.policy}-{args.scheme}", "cache", params)], seeds=[args.seed], engine=engine_keywords(args),
+        metrics=["total_io_s", "read_hit_rate", "write_hit_rate", "r_wa"],
+        reproduces={"paper": "pore", "figure": SWEPT_FIGURES[args.vary]},
+        figure={"kind": "lines", "x": args.vary, "y": "total_io_s", "ylabel": "total I/O time (s)"})
+
+
 def run_sweep(args: argparse.Namespace) -> int:
     values = args.values.split(",") if args.values else SWEEPS[args.vary]
-    fp = footprint(args.trace, args.format, args.trace_option)
-    # Periods are swept as multiples of the SMR write buffer, which the core resolves ("0.5x").
-    params_of = {value: f"{_period_multiple(value)}x" if args.vary == "period" else value for value in values}
+    exp = sweep_experiment(args, values)
+    name = Path(args.trace).name.split(".")[0]
     rows = []
-    for value in values:
-        params = cache_params(args, {args.vary: params_of[value]})
-        result = simulate("cache", args.trace, params + [f"policy={args.policy}", f"scheme={args.scheme}"],
-                          fmt=args.format, trace_options=args.trace_option, engine=engine_from_args(args),
-                          seed=args.seed, footprint=fp)
-        note_caveats(result, f"{args.vary}={value}")
+    for value, (_, result) in zip(values, run_line_up(exp, args, Path(args.out), name)):
         d = result["derived"]
         rows.append((value, d["total_io_s"], d.get("read_hit_rate"), d.get("write_hit_rate"), d.get("r_wa"),
                      d.get("pore_avg_open_zones")))
     print_table(f"{args.policy}-{args.scheme}: varying {args.vary} on {args.trace}",
                 [args.vary, "total I/O s", "read hit", "write hit", "R_wa", "avg open zones"], rows)
+    note(f"results written to {args.out}/")
     return 0
 
 
@@ -298,5 +323,7 @@ def register(commands) -> None:
     sweep.add_argument("--values", help="comma-separated values (default: the paper's range)")
     sweep.add_argument("--policy", choices=["lru", "fifo", "lru-band", "pore"], default="pore")
     sweep.add_argument("--scheme", choices=["cf", "pf", "bl"], default="bl")
+    sweep.add_argument("--out", default="results/cache-sweep", help="folder for the sweep's results folder (Parquet table, provenance, figure)")
+    add_run_arguments(sweep)
     add_json_argument(sweep)
     sweep.set_defaults(func=run_sweep)

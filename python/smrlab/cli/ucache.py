@@ -1,52 +1,66 @@
 """``smrlab ucache-sweep``: the uCache paper's Tables III and IV for one trace — the write hit
 ratio and the garbage-collection cycles of uCache at bucket sizes from 128 KiB to 4 MiB, and
 the GC cycles of the E-region baseline on the same drive, with the live fraction of its log over
-time (Fig. 1)."""
+time (Fig. 1). The runs are cells of one experiment (parallel, resumable), as in ``compare-caches``."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from smrlab import outputs, progress, systems
-from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_from_args
-from smrlab.run import footprint, note_caveats, simulate, write_result
+from smrlab import experiment, outputs, systems
+from smrlab.cli.caches import add_run_arguments, run_line_up
+from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
+from smrlab.experiment.spec import SystemRun
+from smrlab.run import write_result
 from smrlab.tables import add_json_argument, note, print_table
+from smrlab.trace import Trace
 
 # Samples of the E-region log's live fraction over the run (Fig. 1).
 LIVE_SAMPLES = 200
 BUCKETS = ["128KiB", "256KiB", "512KiB", "1MiB", "2MiB", "4MiB"]
 
 
+def sweep_experiment(args: argparse.Namespace, buckets: list[str]) -> experiment.Experiment:
+    """uCache at each bucket size, then E-region (sampling its live fraction at least
+    ``LIVE_SAMPLES`` times) and the plain disk on the same drive, as one experiment."""
+    given = dict(p.split("=", 1) for p in args.param)
+    name = Path(args.trace).name.split(".")[0]
+    return experiment.Experiment(
+        name=f"ucache-sweep-{name}-{args.promote}", title=f"uCache on {name} (promotion by {args.promote})",
+        traces={name: Trace.open(args.trace, args.format, args.trace_option)},
+        systems=[
+            SystemRun("ucache", "ucache", {**given, "bucket": buckets, "promote": args.promote}),
+            # E-region runs on the same drive and the same on-media cache as uCache.
+            SystemRun("eregion", "eregion", dict(p.split("=", 1) for p in systems.declared_by(args.param, "eregion")),
+                      {"gauge_samples": max(args.gauge_samples, LIVE_SAMPLES)}),
+            SystemRun("cmr", "cmr", dict(p.split("=", 1) for p in systems.declared_by(args.param, "cmr"))),
+        ],
+        seeds=[args.seed], engine=engine_keywords(args), metrics=["bucket_write_hit_ratio", "gc_cycles", "total_io_s"],
+        reproduces={"paper": "ucache", "figure": "Tables III and IV"},
+        figure={"kind": "lines", "x": "bucket", "y": "bucket_write_hit_ratio", "ylabel": "write hit ratio"})
+
+
 def run(args: argparse.Namespace) -> int:
-    fp = footprint(args.trace, args.format, args.trace_option)
+    buckets = args.buckets.split(",")
+    name = Path(args.trace).name.split(".")[0]
+    out = Path(args.out)
+    ran = run_line_up(sweep_experiment(args, buckets), args, out, name)
     rows = []
-    for bucket in args.buckets.split(","):
-        params = [f"bucket={bucket}", f"promote={args.promote}", *args.param]
-        result = simulate("ucache", args.trace, params, fmt=args.format, trace_options=args.trace_option,
-                          engine=engine_from_args(args), seed=args.seed, footprint=fp,
-                          progress=progress.reporter(f"ucache {bucket}"))
-        progress.done()
-        note_caveats(result, f"ucache {bucket}")
-        write_result(result, Path(args.out) / f"{Path(args.trace).name.split('.')[0]}-ucache-{bucket}.json")
+    for bucket, (_, result) in zip(buckets, ran):
+        write_result(result, out / f"{name}-ucache-{bucket}.json")
         d, c = result["derived"], result["report"]["counters"]
         rows.append((bucket, d.get("bucket_write_hit_ratio"), c["gc_cycles"], d.get("gc_buckets_per_cycle"),
                      c["promotions"], d["total_io_s"], d["io_amplification_ops"], d["io_amplification_bytes"],
                      _milliseconds(d.get("mean_promotion_ns")), d["seeks"]))
-    # E-region runs on the same drive and the same on-media cache as uCache.
-    drive = systems.declared_by(args.param, "eregion")
-    eregion_engine = {**engine_from_args(args), "gauge_samples": max(args.gauge_samples, LIVE_SAMPLES)}
-    eregion = simulate("eregion", args.trace, drive, fmt=args.format, trace_options=args.trace_option,
-                       engine=eregion_engine, seed=args.seed, footprint=fp)
-    note_caveats(eregion, "eregion")
-    stem = Path(args.out) / f"{Path(args.trace).name.split('.')[0]}-eregion"
+    (_, eregion), (_, cmr_result) = ran[len(buckets):]
+    stem = out / f"{name}-eregion"
     write_result(eregion, stem.with_suffix(".json"))
     write_live_fraction_csv(eregion["report"]["gauge_series"], stem.with_name(stem.name + "-live.csv"))
     e = eregion["derived"]
     rows.append(("eregion", None, eregion["report"]["counters"]["gc_cycles"], None, None, e["total_io_s"],
                  e["io_amplification_ops"], e["io_amplification_bytes"], None, e["seeks"]))
-    cmr = simulate("cmr", args.trace, systems.declared_by(args.param, "cmr"), fmt=args.format,
-                   trace_options=args.trace_option, engine=engine_from_args(args), seed=args.seed, footprint=fp)["derived"]
+    cmr = cmr_result["derived"]
     rows.append(("cmr (plain disk)", None, None, None, None, cmr["total_io_s"], cmr["io_amplification_ops"], cmr["io_amplification_bytes"],
                  None, cmr["seeks"]))
     print_table(f"uCache on {args.trace} (promotion by {args.promote})",
@@ -82,6 +96,8 @@ def register(commands) -> None:
                         help="drive and cache parameters: " + ", ".join(f"{key} [{drive[key]}]" for key in ("zone_size", "conventional", "cache", "disk")).replace("%", "%%")
                              + " (see smrlab sim --help for units)")
     add_engine_arguments(parser)
-    parser.add_argument("--out", default="results/ucache-sweep", help="folder for the JSON results")
+    parser.add_argument("--out", default="results/ucache-sweep",
+                        help="folder for the JSON results and the sweep's results folder (Parquet table, provenance, figure)")
+    add_run_arguments(parser)
     add_json_argument(parser)
     parser.set_defaults(func=run)
