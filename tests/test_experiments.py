@@ -144,3 +144,30 @@ def test_ctrl_c_stops_a_run_in_one_line_without_a_table(tmp_path):
     assert not tables(tmp_path / "results")
     leftovers = [p for p in (tmp_path / "results").rglob("*") if p.is_file() and p.suffix != ".json"]
     assert not leftovers and all(json.loads(p.read_text())["result"] for p in (tmp_path / "results").rglob("*.json"))
+
+
+def test_a_time_series_figure_draws_each_cells_sampled_gauge(cli, tmp_path):
+    exp = write(tmp_path, """
+name = "live"
+traces = ["bundled:vm-local"]
+[params]
+zone_size = "64MiB"
+conventional = "192MiB"
+[[systems]]
+system = "eregion"
+engine = { gauge_samples = 40 }
+[figure]
+kind = "series"
+y = "log_live_fraction"
+""")
+    cli("run", exp, "--jobs", "1", check=True)
+    [table] = tables(tmp_path / "results")
+    columns = pq.read_table(table).to_pydict()
+    [times], [live] = columns["series.trace_s"], columns["series.log_live_fraction"]
+    assert len(times) == len(live) >= 20 and times == sorted(times) and all(0 <= v <= 1 for v in live)
+    assert max(live) <= columns["log_live_fraction_max"][0], "the samples are some of the values the maximum is over"
+    from smrlab import experiment, plots, results
+    figure = plots.figure(experiment.load(exp), results.read(table))
+    [line] = figure.axes[0].get_lines()
+    assert list(line.get_ydata()) == live and list(line.get_xdata()) == times
+

@@ -1,6 +1,6 @@
 """Experiment files of the reproduced figures and tables, and the report: every file in
 experiments/ is well formed and refers only to its own labels and swept columns; the report of
-two uCache experiments opens in headless Chromium with every figure rendered, self-contained,
+three uCache experiments (bars, lines over a swept parameter, a time series) opens in headless Chromium with every figure rendered, self-contained,
 with the paper's numbers beside ours and the citation."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_experiment_file_is_consistent(path):
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
-    for name in ("ucache-fig7", "ucache-table3"):
+    for name in ("ucache-fig7", "ucache-table3", "ucache-fig1"):
         proc = subprocess.run([sys.executable, "-m", "smrlab", "run", str(REPO / "experiments" / f"{name}.toml"), "--jobs", "2"],
                               cwd=folder, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
@@ -55,7 +55,7 @@ def test_report_renders_every_figure_in_chromium(report):
     dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", report.as_uri()],
                          capture_output=True, text=True, timeout=120).stdout
     [(rendered, total)] = re.findall(r'data-figures="(\d+)/(\d+)"', dom)
-    assert total == "2" and rendered == total
+    assert total == "3" and rendered == total
     assert 'class="broken"' not in dom
 
 

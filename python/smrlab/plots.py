@@ -8,7 +8,9 @@ The ``[figure]`` table of an experiment file chooses:
   label's value in its group (the papers' "normalised to CMR-only");
 - ``kind = "lines"``: ``y`` over a swept parameter ``x`` (zone size, period, cache or bucket
   size; a miss-ratio curve is ``y = "miss_ratio"`` of a hit rate over cache sizes), one line
-  per label (and trace, when several).
+  per label (and trace, when several);
+- ``kind = "series"``: a gauge ``y`` sampled over the run (the engine's ``gauge_samples``)
+  against trace time, one line per cell (e.g. uCache Fig. 1, the live fraction of the log).
 
 ``logy`` draws y on a log scale (when every value is above zero; linear otherwise). Not here: the numbers (the rows) or the report page.
 """
@@ -77,7 +79,24 @@ def _lines(axes, frame, spec: dict) -> str:
     return y
 
 
-KINDS = {"bars": _bars, "lines": _lines}
+def _series(axes, frame, spec: dict) -> str:
+    y = spec.get("y")
+    column = f"series.{y}"
+    if column not in frame:
+        raise UsageError(f"figure: no time series '{y}' in the results (sample it with the engine's gauge_samples)")
+    several_traces = frame["trace"].nunique() > 1
+    for index, (_, row) in enumerate(frame.iterrows()):
+        times, values = row.get("series.trace_s"), row[column]
+        if times is None or values is None or not len(values):
+            continue
+        label = " ".join(str(row[key]) for key in (("label", "trace") if several_traces else ("label",)))
+        axes.plot(list(times), list(values), color=SHADES[index % len(SHADES)] if index else "black",
+                  linestyle=["-", "--", ":", "-."][index % 4], linewidth=0.9, label=label)
+    axes.set_xlabel(spec.get("xlabel", "trace time (s)"))
+    return y
+
+
+KINDS = {"bars": _bars, "lines": _lines, "series": _series}
 
 
 def figure(experiment, frame):

@@ -1,7 +1,8 @@
 """The outcome of one simulation as Python sees it (``Result``), and its tidy row: one flat
 record per run — what ran (label, system, trace, seed, the parameters given) and what it
-measured (requests, every derived value, counter and final gauge the core declares) — the row
-that DataFrames, Parquet files and plots are made of.
+measured (requests, every derived value, counter and final gauge the core declares, and the
+gauges sampled over the run as list columns) — the row that DataFrames, Parquet files and plots
+are made of.
 
 The numbers are the core's; nothing here computes a measure. Not here: running (``smrlab.run``,
 ``smrlab.api``), many rows at once (``smrlab.experiment``).
@@ -40,7 +41,21 @@ def tidy_row(result: dict, label: str, given: dict[str, str]) -> dict[str, Any]:
     for key, value in given.items():
         row[f"param.{key}" if key in RUN_COLUMNS or key in taken else key] = value
     row.update(taken)
+    row.update(series_columns(result))
     return row
+
+
+def series_columns(result: dict) -> dict[str, list[float]]:
+    """The gauges sampled over the run (when the engine sampled them: ``gauge_samples``), each
+    as a list column ``series.NAME`` beside ``series.trace_s``, the trace time of each sample."""
+    series = result["report"].get("gauge_series") or {}
+    samples = series.get("samples") or []
+    if not samples:
+        return {}
+    columns = {"series.trace_s": [sample["trace_ns"] / 1e9 for sample in samples]}
+    for index, name in enumerate(series["names"]):
+        columns[f"series.{name}"] = [sample["values"][index] for sample in samples]
+    return columns
 
 
 class Result:
