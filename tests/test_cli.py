@@ -119,3 +119,17 @@ def test_impossible_numbers_in_options_are_named(cli, small_msr_trace):
         assert proc.returncode == 2, (args, proc.stderr)
         assert named in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_a_long_run_shows_percent_and_eta_as_plain_lines_when_piped(cli, tmp_path, monkeypatch):
+    # A line at every progress point instead of every 5 s, so that a short run shows them.
+    monkeypatch.setenv("SMRLAB_PROGRESS_SECONDS", "0")
+    cli("trace", "synth", "--requests", "300000", "--out", "t.smrbin", check=True)
+    lines = cli("sim", "--system", "cmr", "--trace", "t.smrbin", "--out", "r.json", check=True).stderr.splitlines()
+    shown = [line for line in lines if "% of 300,000 requests" in line]
+    percents = [int(line.split(": ")[1].split(" %")[0]) for line in shown]
+    assert len(percents) >= 4 and percents == sorted(percents) and percents[-1] == 100, lines
+    assert all("ETA" in line for line in shown[:-1]), shown
+    # At the default interval a run this short prints none.
+    monkeypatch.delenv("SMRLAB_PROGRESS_SECONDS")
+    assert "%" not in cli("sim", "--system", "cmr", "--trace", "t.smrbin", "--out", "r2.json", check=True).stderr

@@ -93,8 +93,14 @@ def _spec(system, trace, params, fmt, trace_options, engine, seed, footprint, io
 
 def footprint(trace: str | Path | Trace, fmt: str | None = None, trace_options: Iterable[str] = ()) -> dict:
     """The trace's footprint (written / accessed bytes, max end): the first pass of every run."""
+    return measure(trace, fmt, trace_options)[0]
+
+
+def measure(trace: str | Path | Trace, fmt: str | None = None, trace_options: Iterable[str] = ()) -> tuple[dict, int]:
+    """The trace's footprint and its number of requests (one pass over it)."""
     spec = _spec("cmr", trace, (), fmt, trace_options, None, 0, None, None, 0)
-    return json.loads(_core.trace_footprint(json.dumps(spec)))["footprint"]
+    measured = json.loads(_core.trace_footprint(json.dumps(spec)))
+    return measured["footprint"], measured["requests"]
 
 
 def simulate(

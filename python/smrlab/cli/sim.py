@@ -13,7 +13,7 @@ from pathlib import Path
 
 from smrlab import _core, options, outputs, progress
 from smrlab.errors import UsageError
-from smrlab.run import MAX_GAUGE_SAMPLES, engine_config, note_caveats, simulate, write_result
+from smrlab.run import MAX_GAUGE_SAMPLES, engine_config, measure, note_caveats, simulate, write_result
 from smrlab.tables import fmt, note, print_json, print_table
 
 # The smallest piece an iolog may split an I/O into (the core's recorder::MIN_SPLIT).
@@ -136,7 +136,9 @@ def run(args: argparse.Namespace) -> int:
     engine = engine_from_args(args)
     out = Path(args.out) if args.out else Path("results") / f"sim-{args.system}-{Path(args.trace).name.split('.')[0]}.json"
     outputs.check_output(out, [args.trace])
-    show = progress.reporter(f"{args.system} on {Path(args.trace).name}")
+    # The first pass (the footprint) also counts the requests, so the replay's progress has a total.
+    fp, total = measure(args.trace, args.format, args.trace_option)
+    show = progress.reporter(f"{args.system} on {Path(args.trace).name}", total)
     with contextlib.ExitStack() as stack:
         iolog = stack.enter_context(outputs.output_file(args.iolog, [args.trace])) if args.iolog else None
         result = simulate(
@@ -149,9 +151,10 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             iolog=iolog,
             iolog_max_io=args.iolog_max_io,
+            footprint=fp,
             progress=show,
         )
-        progress.done()
+        progress.done(show)
         note_caveats(result, args.system)
         if iolog is not None:
             result["iolog"]["path"] = str(args.iolog)
