@@ -153,6 +153,7 @@ traces = ["bundled:vm-local"]
 [params]
 zone_size = "64MiB"
 conventional = "192MiB"
+cache = ["96MiB", "128MiB"]
 [[systems]]
 system = "eregion"
 engine = { gauge_samples = 40 }
@@ -163,11 +164,21 @@ y = "log_live_fraction"
     cli("run", exp, "--jobs", "1", check=True)
     [table] = tables(tmp_path / "results")
     columns = pq.read_table(table).to_pydict()
-    [times], [live] = columns["series.trace_s"], columns["series.log_live_fraction"]
-    assert len(times) == len(live) >= 20 and times == sorted(times) and all(0 <= v <= 1 for v in live)
-    assert max(live) <= columns["log_live_fraction_max"][0], "the samples are some of the values the maximum is over"
+    times, live = columns["series.trace_s"], columns["series.log_live_fraction"]
+    for cell in range(2):
+        assert len(times[cell]) == len(live[cell]) >= 20 and times[cell] == sorted(times[cell])
+        assert all(0 <= v <= 1 for v in live[cell])
+        assert max(live[cell]) <= columns["log_live_fraction_max"][cell], "the samples are some of the values the maximum is over"
     from smrlab import experiment, plots, results
     figure = plots.figure(experiment.load(exp), results.read(table))
-    [line] = figure.axes[0].get_lines()
-    assert list(line.get_ydata()) == live and list(line.get_xdata()) == times
+    lines = figure.axes[0].get_lines()
+    assert [list(line.get_ydata()) for line in lines] == live and [list(line.get_xdata()) for line in lines] == times
+    assert [line.get_label() for line in lines] == ["96MiB", "128MiB"], "each line is named by what tells its cell apart"
+
+
+def test_a_table_trace_that_is_not_in_its_table_is_refused_in_one_line(cli, tmp_path):
+    exp = write(tmp_path, 'name = "x"\ntraces = ["hwsr-table3:financial9"]\n[[systems]]\nsystem = "hwsr"\n')
+    proc = cli("run", exp)
+    assert proc.returncode == 2 and "financial9" in proc.stderr and "financial1" in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 

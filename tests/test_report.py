@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from smrlab import fluid_traces, hwsr_traces
+from smrlab.citations import PAPERS
 from smrlab.experiment.spec import GENERATED, parse
 
 EXPERIMENTS = sorted((REPO / "experiments").glob("*.toml"))
@@ -23,7 +25,7 @@ EXPERIMENTS = sorted((REPO / "experiments").glob("*.toml"))
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: p.stem)
 def test_experiment_file_is_consistent(path):
     experiment = parse(path.read_text(), path, with_traces=False)
-    assert experiment.name == path.stem and experiment.reproduces.get("paper") in ("pore", "ucache")
+    assert experiment.name == path.stem and experiment.reproduces.get("paper") in PAPERS
     labels = {run.label for run in experiment.systems}
     for entry in experiment.paper:
         assert entry["label"] in labels and entry.get("over", entry["label"]) in labels, entry
@@ -34,6 +36,7 @@ def test_experiment_file_is_consistent(path):
     for trace in tomllib.loads(path.read_text())["traces"]:
         scheme, _, name = trace.partition(":")
         assert scheme in GENERATED and name, trace
+        assert name in {"hwsr-table3": hwsr_traces.ROWS, "fluid-table1": fluid_traces.TABLE1}.get(scheme, [name]), trace
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +77,6 @@ def test_report_is_self_contained_and_cites(report):
 
 def test_citation_file_and_readme_cite_every_paper():
     import yaml
-    from smrlab.citations import PAPERS
 
     cff = yaml.safe_load((REPO / "CITATION.cff").read_text())
     titles = {reference["title"] for reference in cff["references"]}

@@ -84,12 +84,16 @@ def _series(axes, frame, spec: dict) -> str:
     column = f"series.{y}"
     if column not in frame:
         raise UsageError(f"figure: no time series '{y}' in the results (sample it with the engine's gauge_samples)")
-    several_traces = frame["trace"].nunique() > 1
+    # A line is named by what tells its cell from the others: the text columns (label, trace,
+    # given parameters; not the cell's key) whose values differ between rows.
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+    naming = [c for c in frame.columns if c != "cell" and not c.startswith("series.") and not is_numeric_dtype(frame[c])
+              and not is_bool_dtype(frame[c]) and frame[c].map(str).nunique() > 1] or ["label"]
     for index, (_, row) in enumerate(frame.iterrows()):
         times, values = row.get("series.trace_s"), row[column]
         if times is None or values is None or not len(values):
             continue
-        label = " ".join(str(row[key]) for key in (("label", "trace") if several_traces else ("label",)))
+        label = " ".join(str(row[key]) for key in naming)
         axes.plot(list(times), list(values), color=SHADES[index % len(SHADES)] if index else "black",
                   linestyle=["-", "--", ":", "-."][index % 4], linewidth=0.9, label=label)
     axes.set_xlabel(spec.get("xlabel", "trace time (s)"))

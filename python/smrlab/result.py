@@ -1,10 +1,11 @@
 """The outcome of one simulation as Python sees it (``Result``), and its tidy row: one flat
 record per run — what ran (label, system, trace, seed, the parameters given) and what it
-measured (requests, every derived value, counter and final gauge the core declares, and the
-gauges sampled over the run as list columns) — the row that DataFrames, Parquet files and plots
-are made of.
+measured (requests, every derived value, counter and final gauge the core declares, response
+times, and the gauges sampled over the run as list columns) — the row that DataFrames, Parquet
+files and plots are made of.
 
-The numbers are the core's; nothing here computes a measure. Not here: running (``smrlab.run``,
+The numbers are the core's; the one combined here is the mean response over reads and
+writes, from the core's sums and counts. Not here: running (``smrlab.run``,
 ``smrlab.api``), many rows at once (``smrlab.experiment``).
 """
 
@@ -25,7 +26,22 @@ def measures(result: dict) -> dict[str, Any]:
     row.update(result["derived"])
     row.update(report["counters"])
     row.update(dict(report["gauges"]))
+    row.update(response_times(report))
     return row
+
+
+def response_times(report: dict) -> dict[str, float]:
+    """The core's response-time means and 99th percentiles of reads and of writes (ns, from the
+    scheduled arrival), and their mean over both, weighted by count (the HWSR paper's "average
+    response time")."""
+    read, write = report["read"]["response"], report["write"]["response"]
+    count = read["count"] + write["count"]
+    return {
+        "response_mean_ns": (read["sum_ns"] + write["sum_ns"]) / count if count else None,
+        "read_response_mean_ns": read["mean_ns"] if read["count"] else None,
+        "write_response_mean_ns": write["mean_ns"] if write["count"] else None,
+        "write_response_p99_ns": write["p99_ns"] if write["count"] else None,
+    }
 
 
 def tidy_row(result: dict, label: str, given: dict[str, str]) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smrlab import bundled, systems
+from smrlab import bundled, fluid_traces, hwsr_traces, systems
 from smrlab.errors import UsageError
 from smrlab.experiment.cells import Cell
 from smrlab.run import engine_config
@@ -53,7 +53,16 @@ GENERATED = {
     "bundled": lambda name: bundled.bundled_trace(name),
     "pore-full": lambda name: bundled.full_size_trace(name),
     "pore-full-writes": lambda name: bundled.full_size_trace(name, writes_only=True),
+    # HWSR's Table 3 and FluidSMR's Table 1 traces at their full size, made on first use.
+    "hwsr-table3": lambda name: _table_trace(hwsr_traces.ROWS, hwsr_traces.trace, name, "HWSR's Table 3"),
+    "fluid-table1": lambda name: _table_trace(fluid_traces.TABLE1, fluid_traces.table1_trace, name, "FluidSMR's Table 1"),
 }
+
+
+def _table_trace(rows, make, name: str, table: str) -> Path:
+    if name not in rows:
+        raise UsageError(f"trace '{name}' is not one of {table} ({', '.join(rows)})")
+    return make(name)
 
 
 def param_text(value: Any) -> str:
