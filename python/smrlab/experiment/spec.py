@@ -56,6 +56,8 @@ GENERATED = {
     # HWSR's Table 3 and FluidSMR's Table 1 traces at their full size, made on first use.
     "hwsr-table3": lambda name: _table_trace(hwsr_traces.ROWS, hwsr_traces.trace, name, "HWSR's Table 3"),
     "fluid-table1": lambda name: _table_trace(fluid_traces.TABLE1, fluid_traces.table1_trace, name, "FluidSMR's Table 1"),
+    # FluidSMR's Fig. 16 workload at full size (its one name: four-phase).
+    "fluid-phases": lambda name: _table_trace(["four-phase"], lambda _: fluid_traces.four_phase_trace(), name, "FluidSMR's Fig. 16 workloads"),
 }
 
 
