@@ -47,11 +47,16 @@ impl Chunk {
             *self = Chunk::Dense(Box::new(self.bitmap()));
         }
         let Chunk::Dense(words) = self else { unreachable!("made dense above") };
+        // A word at a time: the range's bits in each word it covers, as one mask.
         let mut present = 0;
-        for bit in from..to {
-            let (word, mask) = ((bit / 64) as usize, 1u64 << (bit % 64));
-            present += (words[word] & mask != 0) as u64;
+        let mut bit = from;
+        while bit < to {
+            let word = (bit / 64) as usize;
+            let word_end = (to - word as u64 * 64).min(64);
+            let mask = (u64::MAX >> (64 - (word_end - bit % 64))) << (bit % 64);
+            present += (words[word] & mask).count_ones() as u64;
             words[word] |= mask;
+            bit = word as u64 * 64 + word_end;
         }
         present
     }

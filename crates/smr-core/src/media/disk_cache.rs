@@ -93,9 +93,10 @@ impl SegmentCache {
 
     /// Makes the segment at `rank` in the recency order the most recently used.
     fn touch(&mut self, rank: usize) {
-        if rank + 1 != self.recency.len() {
-            let segment = self.recency.remove(rank);
-            self.recency.push(segment);
+        // A rotation in place: the list is a few entries long, where `Vec::remove` and `push`
+        // call `memmove` and check capacity.
+        if let Some(tail) = self.recency.get_mut(rank..) {
+            tail.rotate_left(1.min(tail.len()));
         }
     }
 
@@ -161,15 +162,18 @@ impl SegmentCache {
     /// Other segments drop what overlaps it. Returns the segment as filled.
     fn store(&mut self, first: u64, end: u64) -> Segment {
         let first = first.max(end.saturating_sub(self.segment_sectors));
+        // Branch-free over the segments (most stores overlap none, and which one does is not
+        // predictable): a segment that overlaps keeps only the part before `first` (it holds
+        // one run), and a read-ahead into it would bring back what is stale, so it stops.
+        let prefetching = self.prefetch.map_or(0, |p| p.id);
+        let mut stale_prefetch = false;
         for s in &mut self.segments {
-            if s.start < end && first < s.end {
-                // Keep only the part before `first` (a segment holds one run); a read-ahead
-                // into it would bring back what is stale.
-                s.end = first.max(s.start);
-                if self.prefetch.is_some_and(|p| p.id == s.id) {
-                    self.prefetch = None;
-                }
-            }
+            let overlaps = s.start < end && first < s.end;
+            s.end = if overlaps { first.max(s.start) } else { s.end };
+            stale_prefetch |= overlaps & (s.id == prefetching);
+        }
+        if stale_prefetch {
+            self.prefetch = None;
         }
         let last = self.recency.len() - 1;
         let latest = self.segments[self.recency[last] as usize];

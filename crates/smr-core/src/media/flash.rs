@@ -79,7 +79,12 @@ impl Default for FixedLatencyMedium {
 }
 
 fn transfer_ns(len: u64, bandwidth: u64) -> u64 {
-    (len as u128 * NS_PER_S as u128).div_ceil(bandwidth as u128) as u64
+    // In 64 bits whenever the product fits (below 18 GB a transfer): 128-bit division is a
+    // library call several times slower, and this sits on every cache access's path.
+    match len.checked_mul(NS_PER_S) {
+        Some(product) => product.div_ceil(bandwidth),
+        None => (len as u128 * NS_PER_S as u128).div_ceil(bandwidth as u128) as u64,
+    }
 }
 
 impl Medium for FixedLatencyMedium {

@@ -33,6 +33,7 @@ use super::disk_cache::{CacheConfig, ReadAhead, SegmentCache, WriteBack};
 use super::seek::SeekCurve;
 use super::Medium;
 use crate::request::Op;
+use strength_reduce::StrengthReducedU64;
 use crate::units::{NS_PER_S, SECTOR};
 
 /// Everything that defines a drive.
@@ -71,6 +72,9 @@ struct RecordingZone {
     first_sector: u64,
     first_track: u64,
     spt: u64,
+    /// `spt` as a divisor by multiplication: the sector and track arithmetic divides by it on
+    /// every access, and a hardware division takes tens of cycles.
+    spt_divisor: StrengthReducedU64,
     /// One sector's time under the head, ns, and its share of a turn (precomputed: divisions
     /// are the slow part of an access).
     sector_ns: f64,
@@ -100,15 +104,6 @@ fn fraction_of_turn(turns: f64) -> f64 {
     turns - (turns as i64) as f64
 }
 
-/// `(a / b, a % b)` through 32-bit division when both fit, which is several times faster than
-/// 64-bit division on many x86-64 cores (sector and track arithmetic is on the per-access path).
-#[inline]
-fn div_rem(a: u64, b: u64) -> (u64, u64) {
-    match (u32::try_from(a), u32::try_from(b)) {
-        (Ok(a), Ok(b)) => ((a / b) as u64, (a % b) as u64),
-        _ => (a / b, a % b),
-    }
-}
 
 /// How many sequential streams the drive follows at once (its cache segments).
 const STREAMS: usize = 8;
@@ -136,6 +131,14 @@ pub struct Hdd {
     /// Each zone's first sector, apart from `zones` so the per-access search stays in a few
     /// cache lines.
     zone_starts: Vec<u64>,
+    /// The zone holding the first sector of each stretch of `1 << hint_shift` sectors, a
+    /// stretch no longer than the smallest zone: a sector's zone is its stretch's or the next
+    /// one, found with one comparison instead of a binary search.
+    zone_hint: Vec<u32>,
+    hint_shift: u32,
+    /// log2 of the head count when it is a power of two (every preset's), so a track's cylinder
+    /// is a shift rather than a division.
+    heads_shift: Option<u32>,
     cylinders: u64,
     seek: SeekCurve,
     rev_ns: f64,
@@ -179,6 +182,7 @@ impl Hdd {
                 first_sector: sector,
                 first_track: track,
                 spt: s,
+                spt_divisor: StrengthReducedU64::new(s),
                 sector_ns,
                 turns_per_sector: 1.0 / s as f64,
                 skew: (spec.head_switch_ns as f64 / sector_ns).ceil() as u64,
@@ -201,13 +205,22 @@ impl Hdd {
             }
         }
         let interface_ns_per_byte = NS_PER_S as f64 / spec.max_transfer as f64;
-        let zone_starts = zones.iter().map(|z| z.first_sector).collect();
+        let zone_starts: Vec<u64> = zones.iter().map(|z| z.first_sector).collect();
+        let smallest_zone = zones.iter().map(|z| z.spt * heads * cyl_per_zone).min().unwrap_or(1).max(1);
+        let hint_shift = smallest_zone.ilog2();
+        let last_start = *zone_starts.last().unwrap_or(&0);
+        let zone_hint = (0..=last_start >> hint_shift)
+            .map(|cell| (zone_starts.partition_point(|&first| first <= cell << hint_shift) - 1) as u32)
+            .collect();
         let segments = SegmentCache::new(&cache, SECTOR);
         let write_back = (cache.write_back && segments.is_some()).then(|| WriteBack::new(cache.bytes / SECTOR));
         Hdd {
             spec,
             zones,
             zone_starts,
+            zone_hint,
+            hint_shift,
+            heads_shift: heads.is_power_of_two().then(|| heads.trailing_zeros()),
             cylinders,
             seek,
             rev_ns,
@@ -240,22 +253,33 @@ impl Hdd {
         self.zones[self.place(offset / SECTOR).zone].spt
     }
 
+    /// The last zone whose first sector is at or before `sector`.
+    #[inline]
+    fn zone_of(&self, sector: u64) -> usize {
+        let cell = ((sector >> self.hint_shift) as usize).min(self.zone_hint.len() - 1);
+        let zone = self.zone_hint[cell] as usize;
+        zone + self.zone_starts.get(zone + 1).is_some_and(|&next| next <= sector) as usize
+    }
+
     fn place(&self, sector: u64) -> Place {
-        let zone = self.zone_starts.partition_point(|&first| first <= sector) - 1;
+        let zone = self.zone_of(sector);
         let z = &self.zones[zone];
         let within = sector - z.first_sector;
-        let (track, sector) = div_rem(within, z.spt);
+        let (track, sector) = StrengthReducedU64::div_rem(within, z.spt_divisor);
         Place { zone, track: z.first_track + track, sector }
     }
 
     fn cylinder(&self, track: u64) -> u64 {
-        div_rem(track, self.spec.heads.max(1) as u64).0
+        match self.heads_shift {
+            Some(shift) => track >> shift,
+            None => track / self.spec.heads.max(1) as u64,
+        }
     }
 
     /// Fraction of a revolution at which sector `sector` of `track` passes under the head.
     fn angle_of(&self, zone: usize, track: u64, sector: u64) -> f64 {
         let z = &self.zones[zone];
-        div_rem(sector + (track - z.first_track) * z.skew, z.spt).1 as f64 * z.turns_per_sector
+        ((sector + (track - z.first_track) * z.skew) % z.spt_divisor) as f64 * z.turns_per_sector
     }
 
     /// Wait from time `t` until the platter reaches `angle`. The clock counts whole ns, so an
@@ -337,8 +361,7 @@ impl Hdd {
             let whole = (remaining / z.spt).min(zone_end - (place.track + 1));
             if zone == place.zone && whole > 0 {
                 // `whole` full tracks inside this zone, timed in closed form.
-                let heads = self.spec.heads.max(1) as u64;
-                let cylinder_switches = (place.track + whole) / heads - place.track / heads;
+                let cylinder_switches = self.cylinder(place.track + whole) - self.cylinder(place.track);
                 let costs = z.full_track_ns[(op == Op::Write) as usize];
                 t += (whole - cylinder_switches) as f64 * costs[0] + cylinder_switches as f64 * costs[1];
                 remaining -= whole * z.spt;

@@ -17,7 +17,10 @@ use smr_core::units::BLOCK_4K;
 enum Sizes {
     Fixed(u64),
     /// `starts[i]` is band i's first byte; `starts[len-1]` is the end of the last band.
-    Random(Vec<u64>),
+    /// `hint[c]` is the band holding byte `c << hint_shift`, for stretches no longer than the
+    /// smallest band, so a byte's band is its stretch's or the next (one comparison where a
+    /// binary search over thousands of bands mispredicts on every access).
+    Random { starts: Vec<u64>, hint: Vec<u32>, hint_shift: u32 },
 }
 
 /// Bands covering `[0, end)`.
@@ -48,7 +51,9 @@ impl BandLayout {
             at += rng.gen_range(min..=max) * BLOCK_4K;
             starts.push(at);
         }
-        BandLayout { sizes: Sizes::Random(starts), end: at }
+        let hint_shift = (min * BLOCK_4K).ilog2();
+        let hint = (0..=at >> hint_shift).map(|cell| (starts.partition_point(|&s| s <= cell << hint_shift) - 1) as u32).collect();
+        BandLayout { sizes: Sizes::Random { starts, hint, hint_shift }, end: at }
     }
 
     /// The band holding byte `offset` (which must be below `end()`).
@@ -56,7 +61,15 @@ impl BandLayout {
     pub fn band_of(&self, offset: u64) -> usize {
         match &self.sizes {
             Sizes::Fixed(size) => (offset / size) as usize,
-            Sizes::Random(starts) => starts.partition_point(|&s| s <= offset) - 1,
+            Sizes::Random { starts, hint, hint_shift } => {
+                let mut band = hint[((offset >> hint_shift) as usize).min(hint.len() - 1)] as usize;
+                // One step inside the layout; past its end, on to the last start (as a search
+                // over `starts` would).
+                while starts.get(band + 1).is_some_and(|&next| next <= offset) {
+                    band += 1;
+                }
+                band
+            }
         }
     }
 
@@ -64,14 +77,14 @@ impl BandLayout {
     pub fn band(&self, index: usize) -> Range<u64> {
         match &self.sizes {
             Sizes::Fixed(size) => index as u64 * size..(index as u64 + 1) * size,
-            Sizes::Random(starts) => starts[index]..starts[index + 1],
+            Sizes::Random { starts, .. } => starts[index]..starts[index + 1],
         }
     }
 
     pub fn count(&self) -> usize {
         match &self.sizes {
             Sizes::Fixed(size) => (self.end / size) as usize,
-            Sizes::Random(starts) => starts.len() - 1,
+            Sizes::Random { starts, .. } => starts.len() - 1,
         }
     }
 
