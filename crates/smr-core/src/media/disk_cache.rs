@@ -162,18 +162,20 @@ impl SegmentCache {
     /// Other segments drop what overlaps it. Returns the segment as filled.
     fn store(&mut self, first: u64, end: u64) -> Segment {
         let first = first.max(end.saturating_sub(self.segment_sectors));
-        // Branch-free over the segments (most stores overlap none, and which one does is not
-        // predictable): a segment that overlaps keeps only the part before `first` (it holds
-        // one run), and a read-ahead into it would bring back what is stale, so it stops.
-        let prefetching = self.prefetch.map_or(0, |p| p.id);
-        let mut stale_prefetch = false;
-        for s in &mut self.segments {
-            let overlaps = s.start < end && first < s.end;
-            s.end = if overlaps { first.max(s.start) } else { s.end };
-            stale_prefetch |= overlaps & (s.id == prefetching);
-        }
-        if stale_prefetch {
-            self.prefetch = None;
+        // Most stores overlap no segment: one quick pass says whether any does. One that does
+        // keeps only the part before `first` (a segment holds one run), and a read-ahead into
+        // it would bring back what is stale, so it stops.
+        if self.segments.iter().any(|s| s.start < end && first < s.end) {
+            let prefetching = self.prefetch.map_or(0, |p| p.id);
+            let mut stale_prefetch = false;
+            for s in &mut self.segments {
+                let overlaps = s.start < end && first < s.end;
+                s.end = if overlaps { first.max(s.start) } else { s.end };
+                stale_prefetch |= overlaps & (s.id == prefetching);
+            }
+            if stale_prefetch {
+                self.prefetch = None;
+            }
         }
         let last = self.recency.len() - 1;
         let latest = self.segments[self.recency[last] as usize];

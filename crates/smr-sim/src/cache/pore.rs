@@ -32,6 +32,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use strength_reduce::StrengthReducedU64;
+
 use super::policy::Policy;
 use super::recency::Order;
 use crate::kernel::lists::ListSet;
@@ -99,6 +101,8 @@ pub struct Pore {
     cached: usize,
     zones: Vec<ZoneStat>,
     blocks_per_zone: u64,
+    /// `blocks_per_zone` as a divisor by multiplication (every access finds its block's zone).
+    zone_divisor: StrengthReducedU64,
     period: u64,
     new_dirty: u64,
     divided: bool,
@@ -123,6 +127,7 @@ impl Pore {
             cached: 0,
             zones: vec![ZoneStat::default(); zones],
             blocks_per_zone: zone_blocks.max(1),
+            zone_divisor: StrengthReducedU64::new(zone_blocks.max(1)),
             period: period.max(1),
             new_dirty: 0,
             divided: false,
@@ -135,7 +140,7 @@ impl Pore {
     }
 
     fn zone(&self, block: u64) -> usize {
-        (block / self.blocks_per_zone) as usize
+        (block / self.zone_divisor) as usize
     }
 
     /// The list a slot with zone tag `tag` belongs in.
