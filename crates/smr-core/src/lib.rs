@@ -14,6 +14,7 @@ pub mod latency;
 pub mod params;
 pub mod quote;
 pub mod request;
+pub mod stretch_index;
 pub mod trace;
 pub mod units;
 pub mod values;

@@ -33,6 +33,7 @@ use super::disk_cache::{CacheConfig, ReadAhead, SegmentCache, WriteBack};
 use super::seek::SeekCurve;
 use super::Medium;
 use crate::request::Op;
+use crate::stretch_index::StretchIndex;
 use strength_reduce::StrengthReducedU64;
 use crate::units::{NS_PER_S, SECTOR};
 
@@ -131,11 +132,8 @@ pub struct Hdd {
     /// Each zone's first sector, apart from `zones` so the per-access search stays in a few
     /// cache lines.
     zone_starts: Vec<u64>,
-    /// The zone holding the first sector of each stretch of `1 << hint_shift` sectors, a
-    /// stretch no longer than the smallest zone: a sector's zone is its stretch's or the next
-    /// one, found with one comparison instead of a binary search.
-    zone_hint: Vec<u32>,
-    hint_shift: u32,
+    /// Finds a sector's zone in `zone_starts` without a binary search.
+    zone_index: StretchIndex,
     /// log2 of the head count when it is a power of two (every preset's), so a track's cylinder
     /// is a shift rather than a division.
     heads_shift: Option<u32>,
@@ -207,19 +205,14 @@ impl Hdd {
         let interface_ns_per_byte = NS_PER_S as f64 / spec.max_transfer as f64;
         let zone_starts: Vec<u64> = zones.iter().map(|z| z.first_sector).collect();
         let smallest_zone = zones.iter().map(|z| z.spt * heads * cyl_per_zone).min().unwrap_or(1).max(1);
-        let hint_shift = smallest_zone.ilog2();
-        let last_start = *zone_starts.last().unwrap_or(&0);
-        let zone_hint = (0..=last_start >> hint_shift)
-            .map(|cell| (zone_starts.partition_point(|&first| first <= cell << hint_shift) - 1) as u32)
-            .collect();
+        let zone_index = StretchIndex::new(&zone_starts, smallest_zone);
         let segments = SegmentCache::new(&cache, SECTOR);
         let write_back = (cache.write_back && segments.is_some()).then(|| WriteBack::new(cache.bytes / SECTOR));
         Hdd {
             spec,
             zones,
             zone_starts,
-            zone_hint,
-            hint_shift,
+            zone_index,
             heads_shift: heads.is_power_of_two().then(|| heads.trailing_zeros()),
             cylinders,
             seek,
@@ -253,16 +246,8 @@ impl Hdd {
         self.zones[self.place(offset / SECTOR).zone].spt
     }
 
-    /// The last zone whose first sector is at or before `sector`.
-    #[inline]
-    fn zone_of(&self, sector: u64) -> usize {
-        let cell = ((sector >> self.hint_shift) as usize).min(self.zone_hint.len() - 1);
-        let zone = self.zone_hint[cell] as usize;
-        zone + self.zone_starts.get(zone + 1).is_some_and(|&next| next <= sector) as usize
-    }
-
     fn place(&self, sector: u64) -> Place {
-        let zone = self.zone_of(sector);
+        let zone = self.zone_index.find(&self.zone_starts, sector);
         let z = &self.zones[zone];
         let within = sector - z.first_sector;
         let (track, sector) = StrengthReducedU64::div_rem(within, z.spt_divisor);

@@ -11,16 +11,15 @@ use std::ops::Range;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use smr_core::stretch_index::StretchIndex;
 use smr_core::units::BLOCK_4K;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Sizes {
     Fixed(u64),
     /// `starts[i]` is band i's first byte; `starts[len-1]` is the end of the last band.
-    /// `hint[c]` is the band holding byte `c << hint_shift`, for stretches no longer than the
-    /// smallest band, so a byte's band is its stretch's or the next (one comparison where a
-    /// binary search over thousands of bands mispredicts on every access).
-    Random { starts: Vec<u64>, hint: Vec<u32>, hint_shift: u32 },
+    /// `index` finds a byte's band without a binary search over thousands of starts.
+    Random { starts: Vec<u64>, index: StretchIndex },
 }
 
 /// Bands covering `[0, end)`.
@@ -51,9 +50,8 @@ impl BandLayout {
             at += rng.gen_range(min..=max) * BLOCK_4K;
             starts.push(at);
         }
-        let hint_shift = (min * BLOCK_4K).ilog2();
-        let hint = (0..=at >> hint_shift).map(|cell| (starts.partition_point(|&s| s <= cell << hint_shift) - 1) as u32).collect();
-        BandLayout { sizes: Sizes::Random { starts, hint, hint_shift }, end: at }
+        let index = StretchIndex::new(&starts, min * BLOCK_4K);
+        BandLayout { sizes: Sizes::Random { starts, index }, end: at }
     }
 
     /// The band holding byte `offset` (which must be below `end()`).
@@ -61,15 +59,7 @@ impl BandLayout {
     pub fn band_of(&self, offset: u64) -> usize {
         match &self.sizes {
             Sizes::Fixed(size) => (offset / size) as usize,
-            Sizes::Random { starts, hint, hint_shift } => {
-                let mut band = hint[((offset >> hint_shift) as usize).min(hint.len() - 1)] as usize;
-                // One step inside the layout; past its end, on to the last start (as a search
-                // over `starts` would).
-                while starts.get(band + 1).is_some_and(|&next| next <= offset) {
-                    band += 1;
-                }
-                band
-            }
+            Sizes::Random { starts, index } => index.find(starts, offset),
         }
     }
 
