@@ -25,6 +25,9 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 # Arguments some benchmark binaries take here.
 ARGUMENTS = {"scale": ["--long"]}
+# Binaries that are tools, not benchmarks: `replay` times one run of a trace you name, for
+# paired before/after timings of a change.
+TOOLS = {"replay"}
 
 
 def machine() -> str:
@@ -52,7 +55,7 @@ def run_lines(command: list[str]) -> list[dict]:
 def main(argv: list[str]) -> int:
     wanted = argv[0] if argv else ""
     subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "smrlab-bench"], cwd=REPO, check=True)
-    binaries = sorted(p.stem for p in (BENCH / "src" / "bin").glob("*.rs") if wanted in p.stem)
+    binaries = sorted(p.stem for p in (BENCH / "src" / "bin").glob("*.rs") if wanted in p.stem and p.stem not in TOOLS)
     scripts = sorted(p for p in BENCH.glob("*_vs_*.py") if wanted in p.stem)
     figures: list[dict] = []
     for name in binaries:
