@@ -35,6 +35,7 @@ use smr_core::{quote, Op, Request};
 
 use crate::kernel::disk::check_table;
 use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
+use crate::kernel::prefetch::prefetch;
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
@@ -257,6 +258,11 @@ impl SsdCache {
 
     fn insert(&mut self, block: u64, dirty: bool, ctx: &mut IoCtx) -> Result<(), SimError> {
         let slot = self.take_slot(ctx)?;
+        // The next insert's victim, known now: start loading its entry, which a large cache
+        // does not hold in the CPU caches.
+        if let Some(entry) = self.policy.next_victim_hint().and_then(|next| self.blocks.get(next as usize)) {
+            prefetch(entry);
+        }
         self.blocks[slot as usize] = block | if dirty { DIRTY } else { 0 };
         self.index.insert(block, slot, &self.blocks);
         self.policy.inserted(slot, block, dirty);

@@ -13,6 +13,12 @@ pub trait Policy {
     fn removed(&mut self, slot: u32, block: u64, was_dirty: bool);
     /// Pushes onto `out` the slots to evict now: at least one, when the cache holds any block.
     fn victims(&mut self, out: &mut Vec<u32>);
+    /// The slot likely to be the next victim, when the policy can tell without work, for the
+    /// cache to prefetch its entry (`kernel::prefetch`): a hint that changes no result. PORE
+    /// gives none (its victim needs the open-zone heap refreshed; a guess measured no faster).
+    fn next_victim_hint(&self) -> Option<u32> {
+        None
+    }
     /// The policy's own monotonic counters.
     fn counters(&self, _out: &mut Counters) {}
     /// Point-in-time values.

@@ -58,4 +58,30 @@ impl Policy for Recency {
     fn victims(&mut self, out: &mut Vec<u32>) {
         out.extend(self.list.back());
     }
+
+    fn next_victim_hint(&self) -> Option<u32> {
+        self.list.back()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The prefetch hint names the slot `victims` then returns, under both orders.
+    #[test]
+    fn the_hint_is_the_next_victim() {
+        for order in [Order::Lru, Order::Fifo] {
+            let mut policy = Recency::new(4, order);
+            assert_eq!(policy.next_victim_hint(), None, "an empty cache has no victim");
+            for slot in 0..3 {
+                policy.inserted(slot, slot as u64, false);
+            }
+            policy.hit(0, 0, false);
+            let mut victims = Vec::new();
+            policy.victims(&mut victims);
+            assert_eq!(victims, vec![if order == Order::Lru { 1 } else { 0 }]);
+            assert_eq!(policy.next_victim_hint(), victims.first().copied());
+        }
+    }
 }

@@ -7,8 +7,8 @@
 //!   `recorder`), the `Engine` (`engine`), what it reports (`report`, `metrics`,
 //!   `gauge_series`), the error type (`error`);
 //! - the parts systems share: slot pools (`slots`), recency lists (`lists`), coalescing blocks
-//!   into runs (`runs`), band layouts (`bands`), garbage-collection accounting (`gc`), and a
-//!   zoned disk under the zone rules (`zoned_disk`).
+//!   into runs (`runs`), band layouts (`bands`), garbage-collection accounting (`gc`), a
+//!   zoned disk under the zone rules (`zoned_disk`), and a prefetch hint (`prefetch`).
 //!
 //! The kernel depends on smr-core only; it never names a system. Systems depend on the kernel
 //! only, never on each other (a test checks both from the source).
@@ -24,6 +24,7 @@ pub mod ioctx;
 pub mod lists;
 pub mod metrics;
 pub mod params;
+pub mod prefetch;
 pub mod recorder;
 pub mod report;
 pub mod runs;
