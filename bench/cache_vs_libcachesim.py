@@ -1,14 +1,17 @@
 """SSD cache replay speed, side by side with libCacheSim's LRU on the same 4 KiB block stream.
 
-Writes a one-million-line block trace (from the wdev preset), then times, best of three, in
-this one process: libCacheSim's LRU over it (its C trace reader and simulator), smrlab's lru
-(plain disk below, so only the cache is measured) and smrlab's pore-bl over dmsmr. Both read
-the same text file. Prints one JSON line per figure, as bench/run.py expects.
+Writes a one-million-line block trace (from the wdev preset), then times, in this one process:
+libCacheSim's LRU over it (its C trace reader and simulator), smrlab's lru (a plain disk
+below, whose timing model it still runs) and smrlab's pore-bl over dmsmr. Both read the same
+text file. The three run in turn, round after round, so a drift in the machine's speed meets
+all of them alike: each side's figure is its best round, each ratio the median of the rounds'
+ratios. Prints one JSON line per figure, as bench/run.py expects.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -22,15 +25,13 @@ LINES = 1_000_000
 CACHE_BLOCKS = 20_000
 
 
-def best_of(repeats, run):
-    best = None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = run()
-        took = time.perf_counter() - start
-        if best is None or took < best[0]:
-            best = (took, out)
-    return best
+ROUNDS = 7
+
+
+def timed(run):
+    start = time.perf_counter()
+    out = run()
+    return time.perf_counter() - start, out
 
 
 def emit(name, seconds, extra=None):
@@ -61,12 +62,18 @@ def main() -> int:
                 return 1 - (c["read_hits"] + c["write_hits"]) / (c["read_lookups"] + c["write_lookups"])
             return run
 
-        lcs_time, lcs_miss = best_of(3, lcs_lru)
-        lru_time, lru_miss = best_of(3, smrlab(["policy=lru", "mode=rw", "below=cmr", f"cache={CACHE_BLOCKS}blocks"]))
-        pore_time, _ = best_of(3, smrlab(["policy=pore", "scheme=bl", "mode=rw", f"cache={CACHE_BLOCKS}blocks"]))
-    emit("cache lru, libcachesim", lcs_time, {"miss_ratio": lcs_miss})
-    emit("cache lru, smrlab", lru_time, {"miss_ratio": lru_miss, "speed_vs_libcachesim": lcs_time / lru_time})
-    emit("cache pore-bl over dmsmr, smrlab", pore_time, {"speed_vs_libcachesim_lru": lcs_time / pore_time})
+        runs = {
+            "lcs": lcs_lru,
+            "lru": smrlab(["policy=lru", "mode=rw", "below=cmr", f"cache={CACHE_BLOCKS}blocks"]),
+            "pore": smrlab(["policy=pore", "scheme=bl", "mode=rw", f"cache={CACHE_BLOCKS}blocks"]),
+        }
+        rounds = [{name: timed(run) for name, run in runs.items()} for _ in range(ROUNDS)]
+    best = {name: min(r[name][0] for r in rounds) for name in runs}
+    miss = {name: rounds[0][name][1] for name in ("lcs", "lru")}
+    ratio = {name: statistics.median(r["lcs"][0] / r[name][0] for r in rounds) for name in ("lru", "pore")}
+    emit("cache lru, libcachesim", best["lcs"], {"miss_ratio": miss["lcs"]})
+    emit("cache lru, smrlab", best["lru"], {"miss_ratio": miss["lru"], "speed_vs_libcachesim": ratio["lru"]})
+    emit("cache pore-bl over dmsmr, smrlab", best["pore"], {"speed_vs_libcachesim_lru": ratio["pore"]})
     return 0
 
 
