@@ -34,8 +34,8 @@ use super::seek::SeekCurve;
 use super::Medium;
 use crate::request::Op;
 use crate::stretch_index::StretchIndex;
-use strength_reduce::StrengthReducedU64;
 use crate::units::{NS_PER_S, SECTOR};
+use strength_reduce::StrengthReducedU64;
 
 /// Everything that defines a drive.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,7 +104,6 @@ struct Place {
 fn fraction_of_turn(turns: f64) -> f64 {
     turns - (turns as i64) as f64
 }
-
 
 /// How many sequential streams the drive follows at once (its cache segments).
 const STREAMS: usize = 8;
