@@ -93,10 +93,9 @@ impl SegmentCache {
 
     /// Makes the segment at `rank` in the recency order the most recently used.
     fn touch(&mut self, rank: usize) {
-        // A rotation in place: the list is a few entries long, where `Vec::remove` and `push`
-        // call `memmove` and check capacity.
-        if let Some(tail) = self.recency.get_mut(rank..) {
-            tail.rotate_left(1.min(tail.len()));
+        if rank + 1 != self.recency.len() {
+            let segment = self.recency.remove(rank);
+            self.recency.push(segment);
         }
     }
 
@@ -162,19 +161,18 @@ impl SegmentCache {
     /// Other segments drop what overlaps it. Returns the segment as filled.
     fn store(&mut self, first: u64, end: u64) -> Segment {
         let first = first.max(end.saturating_sub(self.segment_sectors));
-        // Most stores overlap no segment: one quick pass says whether any does. One that does
-        // keeps only the part before `first` (a segment holds one run), and a read-ahead into
-        // it would bring back what is stale, so it stops.
-        if self.segments.iter().any(|s| s.start < end && first < s.end) {
-            let prefetching = self.prefetch.map_or(0, |p| p.id);
-            let mut stale_prefetch = false;
+        let overlaps = |s: &Segment| s.start < end && first < s.end;
+        // Most stores overlap no segment: one quick pass says whether any does.
+        if self.segments.iter().any(overlaps) {
             for s in &mut self.segments {
-                let overlaps = s.start < end && first < s.end;
-                s.end = if overlaps { first.max(s.start) } else { s.end };
-                stale_prefetch |= overlaps & (s.id == prefetching);
-            }
-            if stale_prefetch {
-                self.prefetch = None;
+                if overlaps(s) {
+                    // Keep only the part before `first` (a segment holds one run); a read-ahead
+                    // into it would bring back what is stale.
+                    s.end = first.max(s.start);
+                    if self.prefetch.is_some_and(|p| p.id == s.id) {
+                        self.prefetch = None;
+                    }
+                }
             }
         }
         let last = self.recency.len() - 1;

@@ -100,9 +100,8 @@ pub struct Pore {
     open_heap: BinaryHeap<Reverse<(u64, u32)>>,
     cached: usize,
     zones: Vec<ZoneStat>,
-    blocks_per_zone: u64,
-    /// `blocks_per_zone` as a divisor by multiplication (every access finds its block's zone).
-    zone_divisor: StrengthReducedU64,
+    /// Blocks per zone, as a divisor by multiplication (every access finds its block's zone).
+    blocks_per_zone: StrengthReducedU64,
     period: u64,
     new_dirty: u64,
     divided: bool,
@@ -126,8 +125,7 @@ impl Pore {
             open_heap: BinaryHeap::new(),
             cached: 0,
             zones: vec![ZoneStat::default(); zones],
-            blocks_per_zone: zone_blocks.max(1),
-            zone_divisor: StrengthReducedU64::new(zone_blocks.max(1)),
+            blocks_per_zone: StrengthReducedU64::new(zone_blocks.max(1)),
             period: period.max(1),
             new_dirty: 0,
             divided: false,
@@ -140,7 +138,7 @@ impl Pore {
     }
 
     fn zone(&self, block: u64) -> usize {
-        (block / self.zone_divisor) as usize
+        (block / self.blocks_per_zone) as usize
     }
 
     /// The list a slot with zone tag `tag` belongs in.
@@ -208,7 +206,7 @@ impl Pore {
 
     /// The region division of §IV-C1.
     fn divide(&mut self) {
-        let coverage = |z: &ZoneStat| z.dirty as f64 / self.blocks_per_zone as f64;
+        let coverage = |z: &ZoneStat| z.dirty as f64 / self.blocks_per_zone.get() as f64;
         let popularity = |z: &ZoneStat| 1.0 + z.accesses as f64 / z.cached.max(1) as f64;
         let mut order: Vec<u32> = (0..self.zones.len() as u32).filter(|&z| self.zones[z as usize].dirty > 0).collect();
         let key = |z: &u32| {
@@ -335,7 +333,7 @@ impl Policy for Pore {
     }
 
     fn gauges(&self, out: &mut Gauges) {
-        out.set(&ZONE_BLOCKS, self.blocks_per_zone as f64);
+        out.set(&ZONE_BLOCKS, self.blocks_per_zone.get() as f64);
         out.set(&PERIOD_BLOCKS, self.period as f64);
     }
 }
