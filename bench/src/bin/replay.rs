@@ -1,28 +1,42 @@
 //! Times one replay of a trace file through a named system, exactly as `smrlab sim` runs it
 //! (footprint pass, build, replay) but without Python, for paired before/after timings:
 //!
-//!     replay SYSTEM TRACE [key=value ...]
+//!     replay SYSTEM TRACE [key=value ...] [--report FILE]
 //!
 //! Prints one JSON line with the requests replayed, the seconds taken and the total simulated
-//! I/O time (so two builds can be checked to compute the same thing).
+//! I/O time. `--report FILE` also writes the whole run output (counters, latency histograms,
+//! channels, parameters) as JSON, so two builds can be checked byte for byte to compute the
+//! same thing.
 
 use smr_sim::runner::run;
 use smrlab_bench::{replay_spec, report};
 
+fn fail(message: &str) -> ! {
+    eprintln!("replay: {message}");
+    std::process::exit(2);
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let report_file = match args.iter().position(|a| a == "--report") {
+        Some(i) if i + 1 < args.len() => Some(args.drain(i..i + 2).nth(1).expect("two drained")),
+        Some(_) => fail("--report needs a file name"),
+        None => None,
+    };
     let [system, trace, params @ ..] = args.as_slice() else {
-        eprintln!("usage: replay SYSTEM TRACE [key=value ...]");
-        std::process::exit(2);
+        fail("usage: replay SYSTEM TRACE [key=value ...] [--report FILE]");
     };
     let spec = replay_spec(system, std::path::Path::new(trace), params);
     let start = std::time::Instant::now();
     match run(&spec, None) {
-        Ok(out) => report(&format!("replay {system}"), out.report.requests, start.elapsed().as_secs_f64(),
-                          serde_json::json!({"total_io_ns": out.report.total_io_ns})),
-        Err(e) => {
-            eprintln!("replay: {e}");
-            std::process::exit(2);
+        Ok(out) => {
+            let seconds = start.elapsed().as_secs_f64();
+            if let Some(file) = report_file {
+                let json = serde_json::to_string_pretty(&out).expect("a run output serialises");
+                std::fs::write(&file, json).unwrap_or_else(|e| fail(&format!("cannot write {file}: {e}")));
+            }
+            report(&format!("replay {system}"), out.report.requests, seconds, serde_json::json!({"total_io_ns": out.report.total_io_ns}));
         }
+        Err(e) => fail(&e.to_string()),
     }
 }
