@@ -121,17 +121,23 @@ impl SegmentCache {
         (reached > started).then_some(reached)
     }
 
-    /// The end of the cached run that holds sector `first`: `first` itself if none does.
+    /// The end of the cached run that holds sector `first`: `first` itself if none does. Where
+    /// several runs hold it (a read-ahead can grow into another segment's run), the most
+    /// recently used one.
     pub fn cached_from(&mut self, first: u64) -> u64 {
+        // Per 64 recency ranks, most recent first, one bit per rank whose segment holds
+        // `first`, gathered without a branch per segment (a search that stops at the first
+        // match mispredicts on most lookups); the highest set bit is the most recent holder.
         let segments = &self.segments;
-        match self.recency.iter().rposition(|&i| segments[i as usize].start <= first && first < segments[i as usize].end) {
-            Some(rank) => {
-                let end = segments[self.recency[rank] as usize].end;
-                self.touch(rank);
-                end
-            }
-            None => first,
-        }
+        let holds = |i: u32| (segments[i as usize].start <= first) & (first < segments[i as usize].end);
+        let found = self.recency.chunks(64).enumerate().rev().find_map(|(chunk_index, ranks)| {
+            let bits = ranks.iter().enumerate().fold(0u64, |bits, (rank, &i)| bits | (holds(i) as u64) << rank);
+            (bits != 0).then(|| chunk_index * 64 + 63 - bits.leading_zeros() as usize)
+        });
+        let Some(rank) = found else { return first };
+        let end = segments[self.recency[rank] as usize].end;
+        self.touch(rank);
+        end
     }
 
     /// After the media read `[first, end)` finished at `done_ns`: its sectors fill a segment,
@@ -161,9 +167,10 @@ impl SegmentCache {
     /// Other segments drop what overlaps it. Returns the segment as filled.
     fn store(&mut self, first: u64, end: u64) -> Segment {
         let first = first.max(end.saturating_sub(self.segment_sectors));
-        let overlaps = |s: &Segment| s.start < end && first < s.end;
-        // Most stores overlap no segment: one quick pass says whether any does.
-        if self.segments.iter().any(overlaps) {
+        let overlaps = |s: &Segment| (s.start < end) & (first < s.end);
+        // Most stores overlap no segment: one pass without a branch per segment says whether
+        // any does (a search that stops at the first overlap mispredicts on most stores).
+        if self.segments.iter().fold(false, |any, s| any | overlaps(s)) {
             for s in &mut self.segments {
                 if overlaps(s) {
                     // Keep only the part before `first` (a segment holds one run); a read-ahead
