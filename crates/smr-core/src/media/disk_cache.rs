@@ -286,6 +286,27 @@ mod tests {
         assert_eq!(c.cached_from(350), 450);
     }
 
+    /// The lookup gathers ranks 64 at a time: with more segments than that, a run at any rank
+    /// is found, and of two runs holding a sector the more recently used one answers.
+    #[test]
+    fn lookup_finds_runs_past_64_segments_and_prefers_the_most_recent() {
+        let mut c = cache(100, 10, ReadAhead::Sectors(0));
+        for run in 0..100 {
+            c.filled_by_read(run * 100, run * 100 + 5, 0.0, 1.0, 0, 1 << 20);
+        }
+        for run in [0, 35, 63, 64, 99] {
+            assert_eq!(c.cached_from(run * 100 + 2), run * 100 + 5, "run {run}");
+        }
+        assert_eq!(c.cached_from(50), 50, "between runs nothing is cached");
+        let mut c = cache(70, 10, ReadAhead::Sectors(5));
+        c.filled_by_read(5, 6, 0.0, 1.0, 0, 1 << 20);
+        c.filled_by_write(8, 9);
+        assert_eq!(c.advance(1e9), Some(11), "the read-ahead grows its run over the written one");
+        assert_eq!(c.cached_from(8), 9, "the written run is the more recently used");
+        assert_eq!(c.cached_from(5), 11);
+        assert_eq!(c.cached_from(8), 11, "now the read run is");
+    }
+
     #[test]
     fn write_back_queue_holds_what_fits() {
         let mut w = WriteBack::new(10);
