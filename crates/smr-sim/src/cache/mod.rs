@@ -236,7 +236,7 @@ impl SsdCache {
             for &slot in &self.victims {
                 let (block, was_dirty) = (self.blocks[slot as usize] & !DIRTY, self.blocks[slot as usize] & DIRTY != 0);
                 self.policy.removed(slot, block, was_dirty);
-                self.index.remove(block, &self.blocks);
+                self.index.remove(slot, block, &self.blocks);
                 self.slots.release(slot);
                 if was_dirty {
                     dirty_blocks.push(block);
@@ -258,10 +258,13 @@ impl SsdCache {
 
     fn insert(&mut self, block: u64, dirty: bool, ctx: &mut IoCtx) -> Result<(), SimError> {
         let slot = self.take_slot(ctx)?;
-        // The next insert's victim, known now: start loading its entry, which a large cache
-        // does not hold in the CPU caches.
-        if let Some(entry) = self.policy.next_victim_hint().and_then(|next| self.blocks.get(next as usize)) {
-            prefetch(entry);
+        // The next insert's victim, or the slots it will be chosen from, known now: start
+        // loading their entries, which a large cache does not hold in the CPU caches.
+        for next in self.policy.next_victim_hints().into_iter().flatten() {
+            if let Some(entry) = self.blocks.get(next as usize) {
+                prefetch(entry);
+            }
+            self.index.prefetch_removal(next);
         }
         self.blocks[slot as usize] = block | if dirty { DIRTY } else { 0 };
         self.index.insert(block, slot, &self.blocks);

@@ -13,11 +13,13 @@ pub trait Policy {
     fn removed(&mut self, slot: u32, block: u64, was_dirty: bool);
     /// Pushes onto `out` the slots to evict now: at least one, when the cache holds any block.
     fn victims(&mut self, out: &mut Vec<u32>);
-    /// The slot likely to be the next victim, when the policy can tell without work, for the
-    /// cache to prefetch its entry (`kernel::prefetch`): a hint that changes no result. PORE
-    /// gives none (its victim needs the open-zone heap refreshed; a guess measured no faster).
-    fn next_victim_hint(&self) -> Option<u32> {
-        None
+    /// The slots likely to be the next victim (at most two), when the policy can tell without
+    /// work, for the cache to prefetch their entries (`kernel::prefetch`); a policy may start
+    /// loading its own state for them here too. A hint that changes no result: LRU and FIFO
+    /// name their victim; PORE names the two it will choose between (the least recent clean
+    /// block and the oldest block of the zone on top of its heap).
+    fn next_victim_hints(&self) -> [Option<u32>; 2] {
+        [None, None]
     }
     /// The policy's own monotonic counters.
     fn counters(&self, _out: &mut Counters) {}

@@ -37,6 +37,7 @@ use strength_reduce::StrengthReducedU64;
 use super::policy::Policy;
 use super::recency::Order;
 use crate::kernel::lists::ListSet;
+use crate::kernel::prefetch::prefetch;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 
 /// How zones are ranked for opening.
@@ -323,6 +324,16 @@ impl Policy for Pore {
                 self.divide();
             }
         }
+    }
+
+    fn next_victim_hints(&self) -> [Option<u32>; 2] {
+        let clean = self.lists.back(CLEAN);
+        let open = self.open_heap.peek().and_then(|&Reverse((_, z))| self.lists.back(z as usize + 1));
+        // Both ticks are compared at the next eviction: load them now.
+        for slot in [clean, open].into_iter().flatten() {
+            prefetch(&self.slots[slot as usize]);
+        }
+        [clean, open]
     }
 
     fn counters(&self, out: &mut Counters) {
