@@ -14,10 +14,10 @@ use rustc_hash::FxHashMap;
 /// What `FifoBuffer::insert` did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Insert {
-    /// The block was new and took a place at the back.
-    Added,
-    /// The block was held already and is updated in place.
-    Updated,
+    /// The block was new and took a place at the back, as this arrival.
+    Added(u64),
+    /// The block was held already, as this arrival, and is updated in place.
+    Updated(u64),
     /// The block is new and the buffer is full: nothing was done.
     Full,
 }
@@ -72,20 +72,21 @@ impl FifoBuffer {
     }
 
     /// Adds `block` of `band` if it is held already (an in-place update) or there is room, with
-    /// one hash probe; `Full` asks the caller to clean a band first.
+    /// one hash probe, and says as which arrival it is held; `Full` asks the caller to clean a
+    /// band first.
     #[inline]
     pub fn insert(&mut self, block: u64, band: usize) -> Insert {
         let full = self.is_full();
         let seq = self.next_seq;
         match self.held.entry(block) {
-            std::collections::hash_map::Entry::Occupied(_) => return Insert::Updated,
+            std::collections::hash_map::Entry::Occupied(held) => return Insert::Updated(*held.get()),
             std::collections::hash_map::Entry::Vacant(_) if full => return Insert::Full,
             std::collections::hash_map::Entry::Vacant(slot) => slot.insert(seq),
         };
         self.next_seq += 1;
         self.fifo.push_back((block, band, seq));
         self.by_band[band].push(block);
-        Insert::Added
+        Insert::Added(seq)
     }
 
     /// The oldest block still held.
@@ -137,17 +138,17 @@ mod tests {
     #[test]
     fn fifo_with_in_place_updates_and_band_removal() {
         let mut b = FifoBuffer::new(4, 4);
-        assert_eq!(b.insert(10, 1), Insert::Added);
-        assert_eq!(b.insert(20, 2), Insert::Added);
-        assert_eq!(b.insert(10, 1), Insert::Updated, "update in place");
-        assert_eq!(b.insert(11, 1), Insert::Added);
-        assert_eq!(b.insert(12, 1), Insert::Added);
+        assert_eq!(b.insert(10, 1), Insert::Added(0));
+        assert_eq!(b.insert(20, 2), Insert::Added(1));
+        assert_eq!(b.insert(10, 1), Insert::Updated(0), "update in place");
+        assert_eq!(b.insert(11, 1), Insert::Added(2));
+        assert_eq!(b.insert(12, 1), Insert::Added(3));
         assert_eq!(b.insert(13, 1), Insert::Full);
-        assert_eq!(b.insert(12, 1), Insert::Updated, "a full buffer still updates in place");
+        assert_eq!(b.insert(12, 1), Insert::Updated(3), "a full buffer still updates in place");
         b.take_band(1);
         assert!(!b.contains(12) && b.contains(20));
         assert_eq!(b.oldest(), Some(20));
-        assert_eq!(b.insert(10, 1), Insert::Added, "re-inserted after cleaning goes to the back");
+        assert_eq!(b.insert(10, 1), Insert::Added(4), "re-inserted after cleaning goes to the back");
         assert_eq!(b.take_band(2), 1);
         assert!(!b.contains(20));
         assert_eq!(b.oldest(), Some(10));
@@ -169,7 +170,7 @@ mod tests {
                     prop_assert_eq!(b.take_band(band), (before - order.len()) as u64);
                     prop_assert!(!b.contains(victim));
                 }
-                if b.insert(blk, band_of(blk)) == Insert::Added { order.push(blk); }
+                if matches!(b.insert(blk, band_of(blk)), Insert::Added(_)) { order.push(blk); }
                 prop_assert!(b.len() <= b.capacity());
                 prop_assert_eq!(b.len() as usize, order.len());
             }

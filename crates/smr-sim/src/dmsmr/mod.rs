@@ -266,18 +266,18 @@ impl Dmsmr {
                 band = self.layout.band_of(block * BLOCK_4K);
                 band_end = self.layout.band(band).end;
             }
-            loop {
+            let arrival = loop {
                 match self.buffer.insert(block, band) {
-                    Insert::Added => break,
-                    Insert::Updated => {
+                    Insert::Added(arrival) => break arrival,
+                    Insert::Updated(arrival) => {
                         self.totals.buffer_updates += 1;
-                        break;
+                        break arrival;
                     }
                     Insert::Full => self.clean_oldest_band(ctx),
                 }
-            }
+            };
             if block == first {
-                place = self.place_of(first);
+                place = self.log_offset(arrival);
             }
         }
         // The media write is the request's own bytes; the buffer keeps whole blocks.
