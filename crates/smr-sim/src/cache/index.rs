@@ -5,11 +5,12 @@
 //! blocks the smaller table is what keeps an access to a few cache misses (issue 18).
 //!
 //! The table is sized once, for the cache's capacity, so it never grows during a replay. Each slot
-//! also remembers the bucket its entry went into (4 bytes a slot), so evicting a slot removes its
-//! entry without hashing and probing: at hundreds of thousands of cached blocks that probe was
-//! two dependent loads from memory (the control bytes, then the bucket) after the victim's own
-//! entry. A bucket can change when hashbrown rehashes in place (after many removals), so the
-//! remembered bucket is checked and, if it no longer holds the slot, the entry is found by hash.
+//! also remembers the bucket its entry is in (4 bytes a slot), so evicting a slot removes its
+//! entry without hashing, probing or reading the bucket: at hundreds of thousands of cached blocks
+//! those were dependent loads from memory after the victim's own entry. hashbrown moves entries
+//! only when an insert finds no free room (`capacity() == len()`: tombstones have used it up) and
+//! rehashes; after such an insert the remembered buckets are read anew from the table. A table of
+//! more than 2^32 buckets (a cache of over 2^31 blocks) finds entries by hash instead.
 //! Not here: the dirty flag and the recency order (the cache and its policy keep those).
 
 use std::hash::BuildHasher;
@@ -32,19 +33,18 @@ fn block_of(entry: u64) -> u64 {
     entry & !DIRTY
 }
 
-/// `bucket_of` for a slot whose bucket number does not fit in 32 bits.
-const UNKNOWN_BUCKET: u32 = u32::MAX;
-
 pub struct BlockIndex {
     table: HashTable<u32>,
-    /// Per slot, the bucket its entry was put in (`UNKNOWN_BUCKET` if past 2^32 - 1).
+    /// Per slot, the bucket its entry is in; empty when the table has more than 2^32 buckets.
     bucket_of: Vec<u32>,
 }
 
 impl BlockIndex {
     /// An index able to hold `slots` blocks without growing.
     pub fn with_capacity(slots: usize) -> Self {
-        BlockIndex { table: HashTable::with_capacity(slots), bucket_of: vec![UNKNOWN_BUCKET; slots] }
+        let table = HashTable::with_capacity(slots);
+        let bucket_of = if table.num_buckets() <= 1 << 32 { vec![0; slots] } else { Vec::new() };
+        BlockIndex { table, bucket_of }
     }
 
     /// Starts loading what removing `slot`'s entry will read, for a cache that knows its next
@@ -66,19 +66,41 @@ impl BlockIndex {
     #[inline]
     pub fn insert(&mut self, block: u64, slot: u32, blocks: &[u64]) {
         debug_assert!(self.get(block, blocks).is_none());
+        // No free room: hashbrown rehashes (moving entries) before it inserts.
+        let rehashes = self.table.capacity() == self.table.len();
         let bucket = self.table.insert_unique(hash(block), slot, |&s| hash(block_of(blocks[s as usize]))).bucket_index();
-        self.bucket_of[slot as usize] = u32::try_from(bucket).unwrap_or(UNKNOWN_BUCKET);
+        if self.bucket_of.is_empty() {
+            return;
+        }
+        if rehashes {
+            self.remember_buckets();
+        } else {
+            self.bucket_of[slot as usize] = bucket as u32;
+        }
+    }
+
+    /// Reads every slot's bucket from the table anew (after a rehash).
+    #[cold]
+    fn remember_buckets(&mut self) {
+        if self.table.num_buckets() > 1 << 32 {
+            self.bucket_of = Vec::new();
+            return;
+        }
+        for bucket in self.table.iter_buckets() {
+            let slot = *self.table.get_bucket(bucket).expect("iter_buckets yields full buckets");
+            self.bucket_of[slot as usize] = bucket as u32;
+        }
     }
 
     /// Forgets the entry of `slot`, which holds `block` in `blocks` until this returns.
     #[inline]
     pub fn remove(&mut self, slot: u32, block: u64, blocks: &[u64]) {
-        let bucket = self.bucket_of[slot as usize] as usize;
-        if self.table.get_bucket(bucket) == Some(&slot) {
-            if let Ok(entry) = self.table.get_bucket_entry(bucket) {
-                entry.remove();
-            }
-        } else if let Ok(entry) = self.table.find_entry(hash(block), |&s| block_of(blocks[s as usize]) == block) {
+        let entry = match self.bucket_of.get(slot as usize) {
+            Some(&bucket) => self.table.get_bucket_entry(bucket as usize).ok(),
+            None => self.table.find_entry(hash(block), |&s| block_of(blocks[s as usize]) == block).ok(),
+        };
+        if let Some(entry) = entry {
+            debug_assert_eq!(*entry.get(), slot, "a slot's remembered bucket holds it");
             entry.remove();
         }
     }
@@ -98,6 +120,34 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::HashMap;
+
+    /// A full cache whose table has no spare room (28 slots: 32 buckets, room for 28) turns
+    /// removals into tombstones until an insert must rehash; through that churn every slot's
+    /// remembered bucket still holds it and every block is found.
+    #[test]
+    fn remembered_buckets_survive_rehashing() {
+        const SLOTS: usize = 28;
+        let mut index = BlockIndex::with_capacity(SLOTS);
+        let buckets_at_start = index.table.num_buckets();
+        let mut blocks: Vec<u64> = (0..SLOTS as u64).collect();
+        for (slot, &block) in blocks.clone().iter().enumerate() {
+            index.insert(block, slot as u32, &blocks);
+        }
+        // Evict slots round-robin and give each a new block, as a FIFO cache does.
+        for step in 0..20_000u64 {
+            let slot = (step % SLOTS as u64) as u32;
+            index.remove(slot, blocks[slot as usize], &blocks);
+            blocks[slot as usize] = SLOTS as u64 + step;
+            index.insert(blocks[slot as usize], slot, &blocks);
+            for (s, &bucket) in index.bucket_of.iter().enumerate() {
+                assert_eq!(index.table.get_bucket(bucket as usize), Some(&(s as u32)), "step {step}: slot {s}");
+            }
+        }
+        assert!(index.table.num_buckets() > buckets_at_start, "the churn made hashbrown rehash (here by growing)");
+        for (slot, &block) in blocks.iter().enumerate() {
+            assert_eq!(index.get(block, &blocks), Some(slot as u32));
+        }
+    }
 
     proptest! {
         /// Inserts and removals over a small slot table agree with a HashMap; dirty bits in the
