@@ -2,10 +2,13 @@
 //! which blocks it holds, in which order they arrived, and which band each belongs to.
 //!
 //! A write to a block already held updates it in place (no new FIFO position). Cleaning removes
-//! every held block of one band at once, so FIFO entries are deleted lazily: each entry carries
-//! the sequence number it was inserted with and is live only if its band has not been cleaned
-//! since (an array lookup per band instead of a hash probe per entry). Used by the `Dmsmr`
-//! system and by the §III-A estimate. Not here: I/O or timing.
+//! every held block of one band at once, so the held blocks are kept in one small map per band
+//! (block → arrival number): a cleaning empties its band's map in one step instead of removing
+//! each block from a map of the whole buffer (a hash probe per block, the larger part of a
+//! cleaning's bookkeeping), and every lookup names the block's band. FIFO entries are deleted
+//! lazily: each entry carries the sequence number it was inserted with and is live only if its
+//! band has not been cleaned since (an array lookup per band instead of a hash probe per entry).
+//! Used by the `Dmsmr` system and by the §III-A estimate. Not here: I/O or timing.
 
 use std::collections::VecDeque;
 
@@ -27,10 +30,11 @@ pub struct FifoBuffer {
     capacity: u64,
     /// (block, band, sequence number) in arrival order, including entries of cleaned bands.
     fifo: VecDeque<(u64, usize, u64)>,
-    /// block → sequence number of its live FIFO entry.
-    held: FxHashMap<u64, u64>,
-    /// band → blocks held for it (in arrival order); indexed densely by band number.
-    by_band: Vec<Vec<u64>>,
+    /// band → its held blocks, each with the sequence number of its live FIFO entry; indexed
+    /// densely by band number.
+    by_band: Vec<FxHashMap<u64, u64>>,
+    /// Blocks held, over all bands.
+    held: u64,
     /// band → the sequence number from which its entries are live (the next one at its last
     /// cleaning); entries older than that were taken with the band.
     live_from: Vec<u64>,
@@ -40,7 +44,9 @@ pub struct FifoBuffer {
 impl FifoBuffer {
     /// A buffer of `capacity` blocks (at least one) in front of `bands` bands.
     pub fn new(capacity: u64, bands: usize) -> Self {
-        FifoBuffer { capacity: capacity.max(1), by_band: vec![Vec::new(); bands], live_from: vec![0; bands], ..Default::default() }
+        let mut by_band = Vec::new();
+        by_band.resize_with(bands, FxHashMap::default);
+        FifoBuffer { capacity: capacity.max(1), by_band, live_from: vec![0; bands], ..Default::default() }
     }
 
     pub fn capacity(&self) -> u64 {
@@ -48,11 +54,11 @@ impl FifoBuffer {
     }
 
     pub fn len(&self) -> u64 {
-        self.held.len() as u64
+        self.held
     }
 
     pub fn is_empty(&self) -> bool {
-        self.held.is_empty()
+        self.held == 0
     }
 
     pub fn is_full(&self) -> bool {
@@ -60,15 +66,15 @@ impl FifoBuffer {
     }
 
     #[cfg(test)]
-    pub fn contains(&self, block: u64) -> bool {
-        self.held.contains_key(&block)
+    pub fn contains(&self, block: u64, band: usize) -> bool {
+        self.by_band[band].contains_key(&block)
     }
 
     /// The arrival number of `block`'s held copy (0 for the first block ever added, counting
-    /// only additions, not in-place updates), or None if it is not held.
+    /// only additions, not in-place updates), or None if it is not held; `band` is its band.
     #[inline]
-    pub fn arrival_of(&self, block: u64) -> Option<u64> {
-        self.held.get(&block).copied()
+    pub fn arrival_of(&self, block: u64, band: usize) -> Option<u64> {
+        self.by_band[band].get(&block).copied()
     }
 
     /// Adds `block` of `band` if it is held already (an in-place update) or there is room, with
@@ -78,40 +84,38 @@ impl FifoBuffer {
     pub fn insert(&mut self, block: u64, band: usize) -> Insert {
         let full = self.is_full();
         let seq = self.next_seq;
-        match self.held.entry(block) {
+        match self.by_band[band].entry(block) {
             std::collections::hash_map::Entry::Occupied(held) => return Insert::Updated(*held.get()),
             std::collections::hash_map::Entry::Vacant(_) if full => return Insert::Full,
             std::collections::hash_map::Entry::Vacant(slot) => slot.insert(seq),
         };
         self.next_seq += 1;
+        self.held += 1;
         self.fifo.push_back((block, band, seq));
-        self.by_band[band].push(block);
         Insert::Added(seq)
     }
 
-    /// The oldest block still held.
-    pub fn oldest(&mut self) -> Option<u64> {
+    /// The oldest block still held, with its band.
+    pub fn oldest(&mut self) -> Option<(u64, usize)> {
         while let Some(&(block, band, seq)) = self.fifo.front() {
             if seq >= self.live_from[band] {
-                return Some(block);
+                return Some((block, band));
             }
             self.fifo.pop_front();
         }
         None
     }
 
-    /// Removes every block held for `band` and returns how many there were. The band's list
-    /// keeps up to `KEPT_ALLOCATION` blocks of room for its next blocks, so a cleaning does not
-    /// free what the band's next writes allocate again.
+    /// Removes every block held for `band` and returns how many there were. The band's map
+    /// keeps room for up to `KEPT_ALLOCATION` blocks, so a cleaning does not free what the
+    /// band's next writes allocate again.
     pub fn take_band(&mut self, band: usize) -> u64 {
-        const KEPT_ALLOCATION: usize = 64;
+        const KEPT_ALLOCATION: usize = 32;
         let blocks = &mut self.by_band[band];
-        for b in blocks.iter() {
-            self.held.remove(b);
-        }
         let taken = blocks.len() as u64;
         blocks.clear();
         blocks.shrink_to(KEPT_ALLOCATION);
+        self.held -= taken;
         self.live_from[band] = self.next_seq;
         taken
     }
@@ -125,8 +129,8 @@ impl FifoBuffer {
     pub fn clear(&mut self) {
         self.fifo.clear();
         self.live_from.iter_mut().for_each(|s| *s = self.next_seq);
-        self.held.clear();
-        self.by_band.iter_mut().for_each(Vec::clear);
+        self.by_band.iter_mut().for_each(FxHashMap::clear);
+        self.held = 0;
     }
 }
 
@@ -146,12 +150,12 @@ mod tests {
         assert_eq!(b.insert(13, 1), Insert::Full);
         assert_eq!(b.insert(12, 1), Insert::Updated(3), "a full buffer still updates in place");
         b.take_band(1);
-        assert!(!b.contains(12) && b.contains(20));
-        assert_eq!(b.oldest(), Some(20));
+        assert!(!b.contains(12, 1) && b.contains(20, 2));
+        assert_eq!(b.oldest(), Some((20, 2)));
         assert_eq!(b.insert(10, 1), Insert::Added(4), "re-inserted after cleaning goes to the back");
         assert_eq!(b.take_band(2), 1);
-        assert!(!b.contains(20));
-        assert_eq!(b.oldest(), Some(10));
+        assert!(!b.contains(20, 2));
+        assert_eq!(b.oldest(), Some((10, 1)));
     }
 
     proptest! {
@@ -161,14 +165,14 @@ mod tests {
             let mut b = FifoBuffer::new(10, 8);
             let mut order: Vec<u64> = Vec::new();
             for blk in ops {
-                if !b.contains(blk) && b.is_full() {
-                    let victim = b.oldest().unwrap();
+                if !b.contains(blk, band_of(blk)) && b.is_full() {
+                    let (victim, band) = b.oldest().unwrap();
                     prop_assert_eq!(Some(&victim), order.first());
-                    let band = band_of(victim);
+                    prop_assert_eq!(band, band_of(victim));
                     let before = order.len();
                     order.retain(|x| band_of(*x) != band);
                     prop_assert_eq!(b.take_band(band), (before - order.len()) as u64);
-                    prop_assert!(!b.contains(victim));
+                    prop_assert!(!b.contains(victim, band));
                 }
                 if matches!(b.insert(blk, band_of(blk)), Insert::Added(_)) { order.push(blk); }
                 prop_assert!(b.len() <= b.capacity());

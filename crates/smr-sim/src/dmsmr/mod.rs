@@ -58,7 +58,7 @@ use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use crate::kernel::report::HOST_BYTES_WRITTEN;
 use crate::kernel::params::{ParamReader, NONE};
 use crate::kernel::runs::coalesce_range;
-use crate::kernel::{BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+use crate::kernel::{BandCursor, BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 pub const BUFFER: ParamSpec = ParamSpec::new(
     "buffer",
@@ -219,16 +219,10 @@ impl Dmsmr {
         (arrival % self.buffer.capacity()) * BLOCK_4K
     }
 
-    /// Byte position in the buffer log of held `block`.
-    fn place_of(&self, block: u64) -> u64 {
-        self.log_offset(self.buffer.arrival_of(block).expect("a block read from the buffer log is held"))
-    }
-
     /// Cleans the band of the oldest buffered block (read band, merge buffered blocks, write band).
     fn clean_oldest_band(&mut self, ctx: &mut IoCtx) {
-        let Some(oldest) = self.buffer.oldest() else { return };
-        let place = self.place_of(oldest);
-        let band = self.layout.band_of(oldest * BLOCK_4K);
+        let Some((oldest, band)) = self.buffer.oldest() else { return };
+        let place = self.log_offset(self.buffer.arrival_of(oldest, band).expect("the oldest block is held"));
         let merged = self.buffer.take_band(band) * BLOCK_4K;
         let range = self.layout.band(band);
         let (start, len) = (self.band_base + range.start, range.end - range.start);
@@ -255,17 +249,12 @@ impl Dmsmr {
         let blocks = req.blocks(BLOCK_4K);
         let first = blocks.start;
         let count = blocks.end - blocks.start;
-        // A request's blocks mostly share one band: look it up again only past its end.
-        let mut band = self.layout.band_of(first * BLOCK_4K);
-        let mut band_end = self.layout.band(band).end;
+        let mut bands = BandCursor::default();
         // Where the request's first block is held, taken before a later block's cleaning can
         // write it to its band.
         let mut place = 0;
         for block in blocks {
-            if block * BLOCK_4K >= band_end {
-                band = self.layout.band_of(block * BLOCK_4K);
-                band_end = self.layout.band(band).end;
-            }
+            let band = bands.band_of(&self.layout, block * BLOCK_4K);
             let arrival = loop {
                 match self.buffer.insert(block, band) {
                     Insert::Added(arrival) => break arrival,
@@ -285,9 +274,10 @@ impl Dmsmr {
         self.totals.buffer_bytes_written += count * BLOCK_4K;
     }
 
-    /// Where `block`'s latest version is: its place in the buffer log, or its home in the bands.
-    fn source_of(&self, block: u64) -> (ChannelId, u64) {
-        match self.buffer.arrival_of(block) {
+    /// Where `block` (of band `band`)'s latest version is: its place in the buffer log, or its
+    /// home in the bands.
+    fn source_of(&self, block: u64, band: usize) -> (ChannelId, u64) {
+        match self.buffer.arrival_of(block, band) {
             Some(arrival) => (self.buffer_ch, self.log_offset(arrival)),
             None => (self.band_ch, self.band_base + block * BLOCK_4K),
         }
@@ -297,7 +287,9 @@ impl Dmsmr {
     /// blocks that lie side by side there (in the bands, or in the log by arrival), trimmed to
     /// the request's own bytes.
     fn read(&mut self, req: &Request, ctx: &mut IoCtx) {
-        let read: Result<(), std::convert::Infallible> = coalesce_range(req.offset..req.end(), BLOCK_4K, |block| self.source_of(block), |channel, offset, len| {
+        let mut bands = BandCursor::default();
+        let source = |block| self.source_of(block, bands.band_of(&self.layout, block * BLOCK_4K));
+        let read: Result<(), std::convert::Infallible> = coalesce_range(req.offset..req.end(), BLOCK_4K, source, |channel, offset, len| {
             ctx.io(channel, Op::Read, offset, len);
             Ok(())
         });

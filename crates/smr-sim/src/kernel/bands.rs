@@ -3,9 +3,11 @@
 //! size (to compare with tools that use fixed bands). A kernel part because a disk builds it and
 //! a cache stacked over the disk may read it (`System::bands`).
 //!
-//! Band sizes are whole 4 KiB blocks. `band_of` is a binary search over band starts (random
-//! sizes) or a division (fixed size). Not here: what happens in a band (a system's business),
-//! or the parameters that choose a layout (the system that has bands declares them).
+//! Band sizes are whole 4 KiB blocks. `band_of` looks a byte up in a stretch index over band
+//! starts (random sizes) or divides (fixed size); `BandCursor` finds the bands of a request's
+//! ascending blocks with one lookup per band they touch. Not here: what happens in a band (a
+//! system's business), or the parameters that choose a layout (the system that has bands
+//! declares them).
 
 use std::ops::Range;
 
@@ -20,6 +22,26 @@ enum Sizes {
     /// `starts[i]` is band i's first byte; `starts[len-1]` is the end of the last band.
     /// `index` finds a byte's band without a binary search over thousands of starts.
     Random { starts: Vec<u64>, index: StretchIndex },
+}
+
+/// Finds the band of each of a run of nearby offsets, looking the layout up again only for an
+/// offset outside the band found last (a request's blocks mostly share one band).
+#[derive(Clone, Debug, Default)]
+pub struct BandCursor {
+    band: usize,
+    range: Range<u64>,
+}
+
+impl BandCursor {
+    /// The band holding byte `offset` of `layout` (which must be below `layout.end()`).
+    #[inline]
+    pub fn band_of(&mut self, layout: &BandLayout, offset: u64) -> usize {
+        if !self.range.contains(&offset) {
+            self.band = layout.band_of(offset);
+            self.range = layout.band(self.band);
+        }
+        self.band
+    }
 }
 
 /// Bands covering `[0, end)`.

@@ -32,7 +32,7 @@ pub mod slots;
 pub mod system;
 pub mod zoned_disk;
 
-pub use bands::BandLayout;
+pub use bands::{BandCursor, BandLayout};
 pub use build::{BuildContext, SystemEntry};
 pub use engine::{ok_requests, Engine, EngineConfig, Progress, ReplayMode};
 pub use error::SimError;
