@@ -10,7 +10,7 @@
 //! those were dependent loads from memory after the victim's own entry. hashbrown moves entries
 //! only when an insert finds no free room (`capacity() == len()`: tombstones have used it up) and
 //! rehashes; after such an insert the remembered buckets are read anew from the table. A table of
-//! more than 2^32 buckets (a cache of over 2^31 blocks) finds entries by hash instead.
+//! more than 2^32 buckets (a cache of billions of blocks) finds entries by hash instead.
 //! Not here: the dirty flag and the recency order (the cache and its policy keep those).
 
 use std::hash::BuildHasher;

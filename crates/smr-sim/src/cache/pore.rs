@@ -193,9 +193,15 @@ impl Pore {
             let z = z as usize;
             match self.lists.back(z + 1) {
                 Some(tail) if self.zones[z].open && self.slots[tail as usize].tick == t => break Some(tail),
+                // A stale entry of an open zone: replaced in place by the zone's least recent
+                // tick, which is what popping it and offering the zone again would push (one
+                // sift instead of two; entries never tie, so the order of pops is the same).
+                Some(tail) if self.zones[z].open => {
+                    let fresh = Reverse((self.slots[tail as usize].tick, z as u32));
+                    *self.open_heap.peek_mut().expect("the heap has a top") = fresh;
+                }
                 _ => {
                     self.open_heap.pop();
-                    self.offer(z);
                 }
             }
         };

@@ -34,7 +34,7 @@ pub struct BandCursor {
 
 impl BandCursor {
     /// The band holding byte `offset` of `layout` (which must be below `layout.end()`).
-    #[inline]
+    #[inline(always)]
     pub fn band_of(&mut self, layout: &BandLayout, offset: u64) -> usize {
         if !self.range.contains(&offset) {
             self.band = layout.band_of(offset);
