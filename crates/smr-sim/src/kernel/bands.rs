@@ -159,6 +159,21 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// A cursor answers as the layout does, for offsets in any order (a request's own
+        /// ascend; a cursor reused across requests jumps back and forth).
+        #[test]
+        fn the_cursor_finds_the_layouts_band(seed in 0u64..100, offsets in proptest::collection::vec(0u64..(1u64 << 30), 1..50)) {
+            for layout in [BandLayout::random(17 * MB, 36 * MB, 1 << 30, seed), BandLayout::fixed(20 * MB, 1 << 30)] {
+                let mut cursor = BandCursor::default();
+                for &offset in &offsets {
+                    prop_assert_eq!(cursor.band_of(&layout, offset), layout.band_of(offset));
+                    prop_assert_eq!(cursor.band_of(&layout, offset + 4096), layout.band_of(offset + 4096));
+                }
+            }
+        }
+    }
+
     #[test]
     fn touched_capacity_counts_each_touched_band_once() {
         let (l, k) = (BandLayout::fixed(1 << 20, 10 << 20), 64 << 10);
