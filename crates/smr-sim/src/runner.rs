@@ -109,7 +109,7 @@ impl Source {
             Source::File => open_trace(spec),
             Source::Memory(requests) => {
                 let requests = Arc::clone(requests);
-                Ok(Box::new((0..requests.len()).map(move |i| Ok(requests[i]))))
+                Ok(TraceReader::boxed((0..requests.len()).map(move |i| Ok(requests[i]))))
             }
         }
     }

@@ -69,7 +69,7 @@ impl Pipeline {
                 if self.duplicate.is_some() {
                     return Err(TraceError::Invalid("duplicate works on input files; synthesize a larger trace instead".into()));
                 }
-                Box::new(Synth::new(cfg).map(Ok))
+                TraceReader::boxed(Synth::new(cfg).map(Ok))
             }
             (None, []) => return Err(TraceError::Invalid("no input trace given".into())),
             (None, [single]) if self.duplicate.is_none() => single.open()?,
@@ -77,16 +77,16 @@ impl Pipeline {
         };
         let mut stream: TraceReader = base;
         if self.shift > 0 {
-            stream = Box::new(transform::shift(stream, self.shift));
+            stream = TraceReader::boxed(transform::shift(stream, self.shift));
         }
         if self.writes_only {
-            stream = Box::new(transform::writes_only(stream));
+            stream = TraceReader::boxed(transform::writes_only(stream));
         }
         if let Some(fraction) = self.sample {
-            stream = Box::new(transform::sample(stream, fraction, self.seed)?);
+            stream = TraceReader::boxed(transform::sample(stream, fraction, self.seed)?);
         }
         if let Some(n) = self.head {
-            stream = Box::new(stream.take(n as usize));
+            stream = TraceReader::boxed(stream.take(n as usize));
         }
         Ok(stream)
     }
@@ -114,6 +114,6 @@ impl Pipeline {
                 at = transform::next_range_start(max_end).and_then(|size| at.checked_add(size)).unwrap_or(u64::MAX);
             }
         }
-        Ok(Box::new(transform::interleave(parts, self.seed)))
+        Ok(TraceReader::boxed(transform::interleave(parts, self.seed)))
     }
 }

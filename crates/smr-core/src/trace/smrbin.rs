@@ -61,7 +61,7 @@ fn check_header(head: &[u8], path: &Path) -> Result<(), TraceError> {
 }
 
 /// A memory-mapped smrbin file.
-struct Mapped {
+pub struct Mapped {
     map: Mmap,
     pos: usize,
     path: PathBuf,
@@ -105,7 +105,7 @@ pub fn open_mapped(path: &Path) -> Result<TraceReader, TraceError> {
     // truncated by another process meanwhile would fault, as with any mmap reader.
     let map = unsafe { Mmap::map(&file) }.map_err(|e| TraceError::io(path, e))?;
     check_header(&map[..map.len().min(HEADER)], path)?;
-    Ok(Box::new(Mapped { map, pos: HEADER, path: path.to_path_buf(), failed: false }))
+    Ok(TraceReader::Mapped(Mapped { map, pos: HEADER, path: path.to_path_buf(), failed: false }))
 }
 
 /// Opens a (decompressed) smrbin stream.
@@ -113,7 +113,7 @@ pub fn open_stream(mut input: Box<dyn Read + Send>, path: &Path) -> Result<Trace
     let mut head = [0u8; HEADER];
     let n = read_full(&mut input, &mut head).map_err(|e| TraceError::io(path, e))?;
     check_header(&head[..n], path)?;
-    Ok(Box::new(FixedRecords::new(input, path.to_path_buf(), HEADER as u64, RECORD, decode)))
+    Ok(TraceReader::boxed(FixedRecords::new(input, path.to_path_buf(), HEADER as u64, RECORD, decode)))
 }
 
 pub fn write_header(out: &mut dyn Write) -> std::io::Result<()> {

@@ -93,7 +93,7 @@ mod tests {
     use super::*;
 
     fn reader(reqs: Vec<Request>) -> TraceReader {
-        Box::new(reqs.into_iter().map(Ok))
+        TraceReader::boxed(reqs.into_iter().map(Ok))
     }
 
     fn trace(n: u64, op: Op) -> Vec<Request> {

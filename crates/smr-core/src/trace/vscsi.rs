@@ -69,7 +69,7 @@ pub fn open(mut reader: Box<dyn BufRead + Send>, path: &Path) -> Result<TraceRea
     let decode = if size == V1_SIZE { decode_v1 } else { decode_v2 };
     let records = FixedRecords::new(reader, path.to_path_buf(), 0, size, decode);
     let mut first: Option<u64> = None;
-    Ok(Box::new(records.map(move |item| {
+    Ok(TraceReader::boxed(records.map(move |item| {
         item.map(|mut req| {
             let t0 = *first.get_or_insert(req.time_ns);
             req.time_ns = req.time_ns.saturating_sub(t0);
