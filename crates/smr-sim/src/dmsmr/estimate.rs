@@ -17,7 +17,7 @@ use smr_core::{Op, Params, Request};
 
 use super::{band_layout, buffer_bytes, written_range, FifoBuffer, BAND_MAX, BAND_MIN, BAND_SIZE, BUFFER, R_WA};
 use crate::kernel::params::{ParamList, ParamReader};
-use crate::kernel::SimError;
+use crate::kernel::{BandCursor, SimError};
 
 /// The parameters the estimate reads: the buffer and the band layout, as `dmsmr` declares them.
 pub const PARAMS: ParamList = &[&[BUFFER, BAND_MIN, BAND_MAX, BAND_SIZE]];
@@ -63,6 +63,7 @@ pub fn estimate(
         out.fills += 1;
         fifo.clear();
     };
+    let mut bands = BandCursor::default();
     for (index, req) in (1..).zip(requests) {
         let req = req?;
         if req.op != Op::Write {
@@ -72,7 +73,7 @@ pub fn estimate(
             return Err(SimError::OutOfRange { index, offset: req.offset, len: req.len, capacity: layout.end() });
         }
         for block in req.blocks(BLOCK_4K) {
-            fifo.insert(block, layout.band_of(block * BLOCK_4K));
+            fifo.insert(block, bands.band_of(&layout, block * BLOCK_4K));
             if fifo.is_full() {
                 flush(&mut fifo, &mut out);
             }
