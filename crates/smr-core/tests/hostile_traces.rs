@@ -66,16 +66,43 @@ fn vscsi_records() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
+/// smrbin files of either version: records with arbitrary fields, a version 2 header whose count
+/// may be right, wrong or unknown, arbitrary bytes where the statistics block goes, and a cut.
 fn smrbin_records() -> impl Strategy<Value = Vec<u8>> {
     let record = (any::<u64>(), any::<u64>(), any::<u32>(), 0u8..4).prop_map(|(t, offset, len, op)| {
         [t.to_le_bytes().as_slice(), &offset.to_le_bytes(), &len.to_le_bytes(), &[op, 0, 0, 0]].concat()
     });
-    (prop::collection::vec(record, 0..6), 0usize..30).prop_map(|(records, cut)| {
-        let mut bytes = [b"SMRLABTR".as_slice(), &1u32.to_le_bytes(), &24u32.to_le_bytes()].concat();
+    let count = prop_oneof![Just(None), Just(Some(u64::MAX)), (0u64..8).prop_map(Some), any::<u64>().prop_map(Some)];
+    let tail = prop::collection::vec(any::<u8>(), 0..64);
+    (prop::collection::vec(record, 0..6), count, tail, 0usize..30).prop_map(|(records, count, tail, cut)| {
+        let mut bytes = [b"SMRLABTR".as_slice(), &[1 + u8::from(count.is_some()), 0, 0, 0], &24u32.to_le_bytes()].concat();
+        if let Some(count) = count {
+            bytes.extend(count.to_le_bytes());
+        }
         bytes.extend(records.concat());
+        bytes.extend(tail);
         bytes.truncate(bytes.len().saturating_sub(cut % 25));
         bytes
     })
+}
+
+/// `bytes` as an smrbin file opened by memory map (the reader runs use): it opens or is refused
+/// with a short message, and reading it ends, within a step per byte, at its end or an error.
+fn mapped_smrbin(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let path = std::env::temp_dir().join(format!("smrlab-hostile-{}.smrbin", std::process::id()));
+    std::fs::write(&path, bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let trace = smr_core::trace::open(&path, None, &mut smr_core::Params::default());
+    let mut steps = 0;
+    if let Ok(trace) = trace {
+        for item in trace {
+            steps += 1;
+            prop_assert!(steps <= bytes.len() + 1, "more items than bytes");
+            if let Err(e) = item {
+                prop_assert!(e.to_string().lines().count() == 1, "{e}");
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A valid line of each text format, and how its fields are separated.
@@ -144,6 +171,7 @@ proptest! {
     fn hostile_binary_records(vscsi in vscsi_records(), smrbin in smrbin_records()) {
         each_reader(&vscsi)?;
         each_reader(&smrbin)?;
+        mapped_smrbin(&smrbin)?;
     }
 }
 

@@ -87,9 +87,9 @@ pub fn measure_with(spec: &RunSpec, progress: &mut dyn FnMut(Progress) -> bool) 
     measure(open_trace(spec)?, &spec.trace, progress)
 }
 
+/// The pass is skipped for a trace that carries its statistics (an smrbin file smrlab wrote).
 fn measure(requests: TraceReader, path: &std::path::Path, progress: &mut dyn FnMut(Progress) -> bool) -> Result<(Footprint, u64), SimError> {
-    let requests = Interruptible::new(requests, |requests| progress(Progress { requests, sim_time_ns: 0, first_pass: true }));
-    let stats = TraceStats::compute(requests)?;
+    let stats = TraceStats::of(requests, |r| Interruptible::new(r, |requests| progress(Progress { requests, sim_time_ns: 0, first_pass: true })))?;
     if stats.requests == 0 {
         return Err(TraceError::Empty { path: path.to_path_buf() }.into());
     }

@@ -26,7 +26,7 @@ fn trace_stats(py: Python<'_>, pipeline_json: &str) -> PyResult<String> {
     let pipeline = parse(pipeline_json)?;
     let signals = Signals::default();
     let stats = py.allow_threads(|| -> Result<TraceStats, TraceError> {
-        let stats = TraceStats::compute(requests(&pipeline, &signals)?)?;
+        let stats = TraceStats::of(pipeline.requests()?, |trace| Interruptible::new(trace, signals.check()))?;
         if stats.requests == 0 {
             let path = pipeline.inputs.first().map(|i| i.path.clone()).unwrap_or_default();
             return Err(TraceError::Empty { path });

@@ -34,7 +34,7 @@ pub use compress::{create_write, open_read, split_compression, Compression};
 pub use error::TraceError;
 pub use footprint::{Footprint, EXTENT_GRAIN};
 pub use interrupt::{Interruptible, CHECK_EVERY};
-pub use stats::TraceStats;
+pub use stats::{StatsPass, TraceStats};
 pub use writer::{write_all, TraceWriter};
 
 use crate::params::Params;
@@ -54,6 +54,15 @@ impl TraceReader {
     /// Any stream of requests as a reader.
     pub fn boxed(requests: impl Iterator<Item = Result<Request, TraceError>> + Send + 'static) -> Self {
         TraceReader::Boxed(Box::new(requests))
+    }
+
+    /// The statistics of the whole trace that its file carries (a finished uncompressed smrbin
+    /// file, opened as it is), so that a first pass over it need not be made.
+    pub fn stored_stats(&self) -> Option<&TraceStats> {
+        match self {
+            TraceReader::Mapped(mapped) => mapped.stored_stats(),
+            TraceReader::Boxed(_) => None,
+        }
     }
 }
 

@@ -98,7 +98,7 @@ impl Pipeline {
         }
         let measured: Vec<(u64, u64)> = inputs
             .iter()
-            .map(|i| TraceStats::compute(i.open()?).map(|s| (s.requests, s.max_end)))
+            .map(|i| TraceStats::of(i.open()?, |trace| trace).map(|s| (s.requests, s.max_end)))
             .collect::<Result<_, _>>()?;
         let mut parts = Vec::new();
         let mut at = 0u64;

@@ -1,6 +1,7 @@
 //! Tests across readers and writers: every writable format, plain and compressed, reads back
-//! what was written (property tests), and the file-level errors (truncated or foreign smrbin,
-//! read-only formats, trims in formats without a spelling for them, empty traces) name the file.
+//! what was written (property tests), an smrbin file carries the statistics of its records, and
+//! the file-level errors (truncated, foreign or damaged smrbin, read-only formats, trims in
+//! formats without a spelling for them, empty traces) name the file.
 //! Format-specific parsing is tested beside each parser, not here.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use proptest::prelude::*;
 
-use super::{open, open_nonempty, write_all, TraceError, TraceWriter};
+use super::{open, open_nonempty, write_all, TraceError, TraceStats, TraceWriter};
 use crate::params::Params;
 use crate::request::{Op, Request};
 use crate::units::{BLOCK_4K, SECTOR};
@@ -60,6 +61,24 @@ proptest! {
         }
     }
 
+    /// What an uncompressed smrbin file stores is what a pass over its records computes; a
+    /// compressed one stores nothing, and the finished file compressed afterwards streams exactly
+    /// its records (the statistics block after them is not read as records).
+    #[test]
+    fn smrbin_carries_the_statistics_of_its_records(reqs in requests(ALL_OPS)) {
+        let (path, bytes) = smrbin_with(&reqs);
+        let trace = open(&path, None, &mut Params::default()).unwrap();
+        let stored = trace.stored_stats().cloned();
+        let computed = TraceStats::compute(trace).unwrap();
+        prop_assert_eq!(stored.as_ref(), Some(&computed));
+        prop_assert_eq!(computed.requests, reqs.len() as u64);
+        let compressed = scratch("t.smrbin.zst");
+        write_all(&compressed, None, reqs.iter().map(|r| Ok(*r))).unwrap();
+        prop_assert!(open(&compressed, None, &mut Params::default()).unwrap().stored_stats().is_none());
+        std::fs::write(&compressed, zstd::encode_all(bytes.as_slice(), 1).unwrap()).unwrap();
+        prop_assert_eq!(read_back(&compressed), reqs);
+    }
+
     #[test]
     fn msr_keeps_reads_and_writes_at_filetime_resolution(reqs in requests(READ_WRITE)) {
         let reqs: Vec<Request> = reqs.into_iter().map(|r| Request { time_ns: r.time_ns / 100 * 100, ..r }).collect();
@@ -100,27 +119,83 @@ fn smrbin_with(records: &[Request]) -> (PathBuf, Vec<u8>) {
     (path, bytes)
 }
 
+/// The error `path` gives when opened or, if it opens, when read to its end.
+fn first_error(path: &Path) -> TraceError {
+    match open(path, None, &mut Params::default()) {
+        Err(e) => e,
+        Ok(trace) => trace.filter_map(Result::err).next().expect("an error"),
+    }
+}
+
+/// Where a version 2 file's records start, and its record count in the header.
+const RECORDS_AT: usize = 24;
+const COUNT: std::ops::Range<usize> = 16..24;
+
 #[test]
 fn truncated_smrbin_names_the_offset_of_the_broken_record() {
     let reqs = [Request::new(0, Op::Write, 0, 4096), Request::new(7, Op::Read, 8192, 512)];
-    let (path, bytes) = smrbin_with(&reqs);
-    std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+    let (path, mut bytes) = smrbin_with(&reqs);
+    let records_end = RECORDS_AT + 2 * 24;
+    // A finished file cut anywhere after its header: refused when opened.
+    for cut in [records_end - 5, records_end + 3, bytes.len() - 1] {
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let err = open(&path, None, &mut Params::default()).err().unwrap();
+        assert!(matches!(err, TraceError::Corrupt { .. }) && err.to_string().contains("truncated"), "cut at {cut}: {err}");
+    }
+    // A file whose writer stopped early (count unknown): the good records, then the error.
+    bytes[COUNT].fill(0xff);
+    std::fs::write(&path, &bytes[..records_end - 5]).unwrap();
     let items: Vec<_> = open(&path, None, &mut Params::default()).unwrap().collect();
     assert_eq!(items.len(), 2, "one good record, then one error and the end");
     assert_eq!(*items[0].as_ref().unwrap(), reqs[0]);
     match &items[1] {
-        Err(TraceError::Corrupt { path: p, offset, .. }) => assert_eq!((p, *offset), (&path, 16 + 24)),
+        Err(TraceError::Corrupt { path: p, offset, .. }) => assert_eq!((p, *offset), (&path, (RECORDS_AT + 24) as u64)),
         other => panic!("expected Corrupt, got {other:?}"),
+    }
+    // The same cut, streamed from a compressed copy of the finished file.
+    let compressed = scratch("t.smrbin.zst");
+    let (_, finished) = smrbin_with(&reqs);
+    std::fs::write(&compressed, zstd::encode_all(&finished[..RECORDS_AT + 24], 1).unwrap()).unwrap();
+    let err = first_error(&compressed);
+    assert!(err.to_string().contains("ends after 1 of the 2 records"), "{err}");
+}
+
+#[test]
+fn damaged_statistics_are_refused_by_name() {
+    let reqs = [Request::new(0, Op::Write, 0, 4096), Request::new(7, Op::Read, 8192, 512)];
+    let (path, bytes) = smrbin_with(&reqs);
+    let mut flipped = bytes.clone();
+    *flipped.last_mut().unwrap() ^= 1;
+    let appended = [bytes.as_slice(), b"\n"].concat();
+    let mut recounted = bytes.clone();
+    recounted[COUNT].copy_from_slice(&1u64.to_le_bytes());
+    for (damaged, expected) in [(flipped, "fails its checksum"), (appended, "appended to"), (recounted, "statistics block")] {
+        std::fs::write(&path, &damaged).unwrap();
+        let err = first_error(&path);
+        assert!(matches!(err, TraceError::Corrupt { .. }) && err.to_string().contains(expected), "{expected}: {err}");
+    }
+}
+
+#[test]
+fn version_1_files_still_read() {
+    let record = |time: u64, op: Op, offset: u64, len: u32| [&time.to_le_bytes()[..], &offset.to_le_bytes(), &len.to_le_bytes(), &[op as u8, 0, 0, 0]].concat();
+    let bytes = [b"SMRLABTR".as_slice(), &1u32.to_le_bytes(), &24u32.to_le_bytes(), &record(3, Op::Write, 4096, 512), &record(9, Op::Read, 0, 4096)].concat();
+    for name in ["v1.smrbin", "v1.smrbin.zst"] {
+        let path = scratch(name);
+        let stored = if name.ends_with(".zst") { zstd::encode_all(bytes.as_slice(), 1).unwrap() } else { bytes.clone() };
+        std::fs::write(&path, stored).unwrap();
+        assert!(open(&path, None, &mut Params::default()).unwrap().stored_stats().is_none());
+        assert_eq!(read_back(&path), [Request::new(3, Op::Write, 4096, 512), Request::new(9, Op::Read, 0, 4096)]);
     }
 }
 
 #[test]
 fn foreign_file_and_bad_op_code_are_corrupt() {
     let (path, mut bytes) = smrbin_with(&[Request::new(0, Op::Write, 0, 4096)]);
-    bytes[16 + 20] = 9;
+    bytes[RECORDS_AT + 20] = 9;
     std::fs::write(&path, &bytes).unwrap();
     let err = open(&path, None, &mut Params::default()).unwrap().next().unwrap().unwrap_err();
-    assert!(matches!(err, TraceError::Corrupt { offset: 16, .. }) && err.to_string().contains("op code 9"), "{err}");
+    assert!(matches!(err, TraceError::Corrupt { offset: 24, .. }) && err.to_string().contains("op code 9"), "{err}");
     std::fs::write(&path, b"Timestamp,Hostname\n").unwrap();
     let err = open(&path, None, &mut Params::default()).err().unwrap();
     assert!(err.to_string().contains("bad magic") && err.to_string().contains(&*path.to_string_lossy()), "{err}");

@@ -1,6 +1,19 @@
-//! smrlab's own binary trace format, for fast re-runs: a 16-byte header
-//! (`SMRLABTR`, format version u32 = 1, record size u32 = 24) and then fixed 24-byte
-//! little-endian records `time_ns u64, offset u64, len u32, op u8, 3 zero bytes`.
+//! smrlab's own binary trace format, for fast re-runs: a header, fixed 24-byte little-endian
+//! records `time_ns u64, offset u64, len u32, op u8, 3 zero bytes`, and the trace's statistics.
+//!
+//! Version 2 (written): a 24-byte header (`SMRLABTR`, version u32 = 2, record size u32 = 24,
+//! record count u64), the records, then a statistics block: its length u32, the CRC-32 of its
+//! bytes u32, and `TraceStats` with the footprint's extents as JSON. A run then sizes its
+//! system from the block instead of reading the trace twice (the footprint pass was a tenth of
+//! a replay). The writer learns the count and the statistics only at the end, so it writes
+//! `UNKNOWN_COUNT` first and patches the header when it finishes: a file whose writer stopped
+//! early, or one written compressed (a stream cannot be patched), says `UNKNOWN_COUNT`, has no
+//! statistics block, and its records run to the end of the file. Version 1 (read only): a
+//! 16-byte header (no count) and records to the end of the file.
+//!
+//! The checksum guards the statistics, not the records (a record's fields are checked as it is
+//! read); a file whose records were edited in place after it was written keeps statistics that
+//! no longer describe it, as any file with a stored summary would.
 //!
 //! An uncompressed file is memory-mapped (memmap2) and decoded in place; a compressed one
 //! (`.smrbin.zst` etc.) is streamed. A request longer than 4 GiB cannot be stored (an error).
@@ -11,13 +24,21 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 
 use super::records::{read_full, u32_at, u64_at, FixedRecords};
-use super::{TraceError, TraceReader};
+use super::{StatsPass, TraceError, TraceReader, TraceStats};
 use crate::request::{Op, Request};
 
 const MAGIC: &[u8; 8] = b"SMRLABTR";
-const VERSION: u32 = 1;
-pub const HEADER: usize = 16;
+const VERSION: u32 = 2;
+/// The header of version 1 files, which have no record count.
+const HEADER_V1: usize = 16;
+pub const HEADER: usize = 24;
 pub const RECORD: usize = 24;
+/// Where the record count sits in a version 2 header.
+const COUNT_AT: u64 = 16;
+/// The record count of a file whose writer did not finish, or wrote it compressed.
+const UNKNOWN_COUNT: u64 = u64::MAX;
+/// The statistics block's length and checksum fields.
+const STATS_PREFIX: usize = 8;
 
 /// Why a record is not a request: its op code, or its byte range.
 enum BadRecord {
@@ -48,27 +69,75 @@ fn decode(b: &[u8]) -> Result<Option<Request>, String> {
     request_of(record).map(Some).map_err(|e| e.to_string())
 }
 
-fn check_header(head: &[u8], path: &Path) -> Result<(), TraceError> {
+/// What a header says: where the records start and, for a finished version 2 file, how many
+/// there are.
+struct Header {
+    records_at: usize,
+    count: Option<u64>,
+}
+
+/// Reads the header at the start of `head` (at least `HEADER` bytes of the file, if it has them).
+fn parse_header(head: &[u8], path: &Path) -> Result<Header, TraceError> {
     let corrupt = |message: String| TraceError::Corrupt { path: path.to_path_buf(), offset: 0, message };
-    if head.len() < HEADER || &head[..8] != MAGIC {
+    if head.len() < HEADER_V1 || &head[..8] != MAGIC {
         return Err(corrupt("not an smrbin trace (bad magic)".into()));
     }
-    let (version, size) = (u32_at(head, 8), u32_at(head, 12));
-    if version != VERSION || size as usize != RECORD {
-        return Err(corrupt(format!("smrbin version {version} with {size}-byte records is not supported (expected version {VERSION}, {RECORD} bytes)")));
+    match (u32_at(head, 8), u32_at(head, 12) as usize) {
+        (1, RECORD) => Ok(Header { records_at: HEADER_V1, count: None }),
+        (VERSION, RECORD) if head.len() >= HEADER => {
+            let count = u64_at(head, COUNT_AT as usize);
+            Ok(Header { records_at: HEADER, count: (count != UNKNOWN_COUNT).then_some(count) })
+        }
+        (VERSION, RECORD) => Err(corrupt(format!("the file ends inside its {HEADER}-byte header: truncated?"))),
+        (version, size) => Err(corrupt(format!(
+            "smrbin version {version} with {size}-byte records is not supported (expected version 1 or {VERSION}, {RECORD} bytes)"
+        ))),
     }
-    Ok(())
+}
+
+/// The statistics block that starts at byte `at` of `file` and must end it, checked.
+fn read_stats(file: &[u8], at: usize, count: u64, path: &Path) -> Result<TraceStats, TraceError> {
+    let corrupt = |message: String| TraceError::Corrupt { path: path.to_path_buf(), offset: at as u64, message };
+    let Some(prefix) = file.get(at..at + STATS_PREFIX) else {
+        return Err(corrupt(format!("the header announces {count} records, and the file ends before their statistics: truncated?")));
+    };
+    let (len, crc) = (u32_at(prefix, 0) as usize, u32_at(prefix, 4));
+    let json = &file[at + STATS_PREFIX..];
+    if json.len() != len {
+        return Err(corrupt(format!("the statistics block should be {len} bytes and the file holds {} after it: truncated or appended to?", json.len())));
+    }
+    if crc32fast::hash(json) != crc {
+        return Err(corrupt("the statistics block fails its checksum".into()));
+    }
+    let (mut stats, written_extents, accessed_extents): (TraceStats, _, _) =
+        serde_json::from_slice(json).map_err(|e| corrupt(format!("the statistics block is not readable: {e}")))?;
+    if stats.requests != count {
+        return Err(corrupt(format!("the statistics count {} requests and the header {count}", stats.requests)));
+    }
+    stats.derive_ratios();
+    stats.written_extents = written_extents;
+    stats.accessed_extents = accessed_extents;
+    Ok(stats)
 }
 
 /// A memory-mapped smrbin file.
 pub struct Mapped {
     map: Mmap,
     pos: usize,
+    /// Where the records end (the statistics block, or the end of the file).
+    end: usize,
     path: PathBuf,
     failed: bool,
+    /// Boxed: the reader is moved about, the statistics are read once.
+    stats: Option<Box<TraceStats>>,
 }
 
 impl Mapped {
+    /// The statistics the file carries (a finished version 2 file).
+    pub fn stored_stats(&self) -> Option<&TraceStats> {
+        self.stats.as_deref()
+    }
+
     /// The error at the current record (which `request_of` refused, or which the file ends
     /// inside); reading stops there. Kept out of `next` so that its fast path stays small.
     #[cold]
@@ -84,7 +153,7 @@ impl Iterator for Mapped {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let rest = self.map.get(self.pos..).filter(|_| !self.failed)?;
+        let rest = self.map.get(self.pos..self.end).filter(|_| !self.failed)?;
         let Some(record) = rest.first_chunk::<RECORD>() else {
             return if rest.is_empty() { None } else { self.fail(format!("the file ends inside a {RECORD}-byte record: truncated?")) };
         };
@@ -104,22 +173,105 @@ pub fn open_mapped(path: &Path) -> Result<TraceReader, TraceError> {
     // SAFETY: the map is read-only; smrlab never writes a trace while replaying it. A file
     // truncated by another process meanwhile would fault, as with any mmap reader.
     let map = unsafe { Mmap::map(&file) }.map_err(|e| TraceError::io(path, e))?;
-    check_header(&map[..map.len().min(HEADER)], path)?;
-    Ok(TraceReader::Mapped(Mapped { map, pos: HEADER, path: path.to_path_buf(), failed: false }))
+    let header = parse_header(&map[..map.len().min(HEADER)], path)?;
+    let (end, stats) = match header.count {
+        None => (map.len(), None),
+        Some(count) => {
+            let end = usize::try_from(count).ok().and_then(|n| n.checked_mul(RECORD)?.checked_add(header.records_at)).filter(|&end| end <= map.len());
+            let Some(end) = end else {
+                return Err(TraceError::Corrupt {
+                    path: path.to_path_buf(),
+                    offset: map.len() as u64,
+                    message: format!("the header announces {count} records and the file ends before them: truncated?"),
+                });
+            };
+            (end, Some(Box::new(read_stats(&map, end, count, path)?)))
+        }
+    };
+    Ok(TraceReader::Mapped(Mapped { map, pos: header.records_at, end, path: path.to_path_buf(), failed: false, stats }))
 }
 
-/// Opens a (decompressed) smrbin stream.
+/// Opens a (decompressed) smrbin stream. Statistics are not read from a stream (a run reads it
+/// twice instead); its records stop where the header's count says.
 pub fn open_stream(mut input: Box<dyn Read + Send>, path: &Path) -> Result<TraceReader, TraceError> {
     let mut head = [0u8; HEADER];
     let n = read_full(&mut input, &mut head).map_err(|e| TraceError::io(path, e))?;
-    check_header(&head[..n], path)?;
-    Ok(TraceReader::boxed(FixedRecords::new(input, path.to_path_buf(), HEADER as u64, RECORD, decode)))
+    let header = parse_header(&head[..n], path)?;
+    // A version 1 header is shorter: what was read past it begins the first record.
+    let input = Box::new(std::io::Cursor::new(head[header.records_at.min(n)..n].to_vec()).chain(input));
+    let records_at = header.records_at as u64;
+    Ok(match header.count {
+        None => TraceReader::boxed(FixedRecords::new(input, path.to_path_buf(), records_at, RECORD, decode)),
+        Some(count) => {
+            let records = FixedRecords::new(Box::new(input.take(count.saturating_mul(RECORD as u64))), path.to_path_buf(), records_at, RECORD, decode);
+            TraceReader::boxed(Counted { records, count, read: 0, records_at, path: path.to_path_buf(), done: false })
+        }
+    })
 }
 
+/// A finished version 2 stream's records: as many as its header announces, or an error.
+struct Counted {
+    records: FixedRecords,
+    count: u64,
+    read: u64,
+    records_at: u64,
+    path: PathBuf,
+    done: bool,
+}
+
+impl Iterator for Counted {
+    type Item = Result<Request, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.records.next() {
+            Some(Ok(request)) => {
+                self.read += 1;
+                Some(Ok(request))
+            }
+            Some(Err(e)) => {
+                self.done = true;
+                Some(Err(e))
+            }
+            None => {
+                self.done = true;
+                (self.read < self.count).then(|| {
+                    Err(TraceError::Corrupt {
+                        path: self.path.clone(),
+                        offset: self.records_at + self.read * RECORD as u64,
+                        message: format!("the stream ends after {} of the {} records its header announces: truncated?", self.read, self.count),
+                    })
+                })
+            }
+        }
+    }
+}
+
+/// Writes a version 2 header whose record count is not known yet (`finish_file` patches it).
 pub fn write_header(out: &mut dyn Write) -> std::io::Result<()> {
     out.write_all(MAGIC)?;
     out.write_all(&VERSION.to_le_bytes())?;
-    out.write_all(&(RECORD as u32).to_le_bytes())
+    out.write_all(&(RECORD as u32).to_le_bytes())?;
+    out.write_all(&UNKNOWN_COUNT.to_le_bytes())
+}
+
+/// Writes the statistics block of the records written (the file's end).
+pub fn write_stats(out: &mut dyn Write, stats: StatsPass) -> std::io::Result<()> {
+    let stats = stats.finish();
+    let json = serde_json::to_vec(&(&stats, &stats.written_extents, &stats.accessed_extents)).map_err(std::io::Error::other)?;
+    let len = u32::try_from(json.len()).map_err(|_| std::io::Error::other("the statistics block is larger than 4 GiB"))?;
+    out.write_all(&len.to_le_bytes())?;
+    out.write_all(&crc32fast::hash(&json).to_le_bytes())?;
+    out.write_all(&json)
+}
+
+/// Writes the record count into the header of the finished file at `path`, which makes its
+/// statistics block count (the last step of writing it).
+pub fn patch_count(path: &Path, count: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    std::fs::OpenOptions::new().write(true).open(path)?.write_all_at(&count.to_le_bytes(), COUNT_AT)
 }
 
 /// Writes one record; a request longer than `u32::MAX` bytes is refused.

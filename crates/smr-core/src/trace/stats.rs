@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Footprint, TraceError, EXTENT_GRAIN};
+use super::{Footprint, TraceError, TraceReader, EXTENT_GRAIN};
 use crate::blockset::BlockSet;
 use crate::request::{Op, Request};
 use crate::units::BLOCK_4K;
@@ -60,41 +60,58 @@ fn span(set: &BlockSet) -> u64 {
     set.bounds().map_or(0, |(lo, hi)| (hi + 1 - lo) * BLOCK_4K)
 }
 
-impl TraceStats {
-    /// Reads every request of `requests` once.
-    pub fn compute(requests: impl IntoIterator<Item = Result<Request, TraceError>>) -> Result<Self, TraceError> {
-        let mut s = TraceStats::default();
-        let (mut read, mut written) = (BlockSet::new(), BlockSet::new());
-        let (mut first_t, mut last_t) = (u64::MAX, 0u64);
-        for req in requests {
-            let req = req?;
-            s.requests += 1;
-            if s.requests > 1 && req.time_ns < last_t {
-                s.time_regressions += 1;
-            }
-            first_t = first_t.min(req.time_ns);
-            last_t = last_t.max(req.time_ns);
-            if req.len > 0 {
-                s.max_end = s.max_end.max(req.end());
-            }
-            match req.op {
-                Op::Read => {
-                    s.reads += 1;
-                    s.bytes_read += req.len;
-                    read.insert_range(req.blocks(BLOCK_4K));
-                }
-                Op::Write => {
-                    s.writes += 1;
-                    s.bytes_written += req.len;
-                    s.updates += written.insert_range(req.blocks(BLOCK_4K));
-                }
-                Op::Trim => s.trims += 1,
-            }
+/// `TraceStats` built one request at a time: what `TraceStats::compute` folds over a stream, and
+/// what the smrbin writer keeps beside the records it writes so that the file can carry its
+/// statistics.
+#[derive(Debug)]
+pub struct StatsPass {
+    stats: TraceStats,
+    read: BlockSet,
+    written: BlockSet,
+    first_t: u64,
+    last_t: u64,
+}
+
+impl Default for StatsPass {
+    fn default() -> Self {
+        StatsPass { stats: TraceStats::default(), read: BlockSet::new(), written: BlockSet::new(), first_t: u64::MAX, last_t: 0 }
+    }
+}
+
+impl StatsPass {
+    /// Counts one request.
+    #[inline]
+    pub fn add(&mut self, req: &Request) {
+        let s = &mut self.stats;
+        s.requests += 1;
+        if s.requests > 1 && req.time_ns < self.last_t {
+            s.time_regressions += 1;
         }
-        let rw = s.reads + s.writes;
-        s.write_percent = if rw == 0 { 0.0 } else { 100.0 * s.writes as f64 / rw as f64 };
-        s.avg_read_len = if s.reads == 0 { 0.0 } else { s.bytes_read as f64 / s.reads as f64 };
-        s.avg_write_len = if s.writes == 0 { 0.0 } else { s.bytes_written as f64 / s.writes as f64 };
+        self.first_t = self.first_t.min(req.time_ns);
+        self.last_t = self.last_t.max(req.time_ns);
+        if req.len > 0 {
+            s.max_end = s.max_end.max(req.end());
+        }
+        match req.op {
+            Op::Read => {
+                s.reads += 1;
+                s.bytes_read += req.len;
+                self.read.insert_range(req.blocks(BLOCK_4K));
+            }
+            Op::Write => {
+                s.writes += 1;
+                s.bytes_written += req.len;
+                s.updates += self.written.insert_range(req.blocks(BLOCK_4K));
+            }
+            Op::Trim => s.trims += 1,
+        }
+    }
+
+    /// The statistics of every request counted.
+    pub fn finish(self) -> TraceStats {
+        let StatsPass { mut stats, read, written, first_t, last_t } = self;
+        stats.derive_ratios();
+        let s = &mut stats;
         s.unique_blocks_read = read.len();
         s.unique_blocks_written = written.len();
         s.unique_blocks_touched = written.union_len(&read);
@@ -109,7 +126,36 @@ impl TraceStats {
         s.duration_ns = if s.requests == 0 { 0 } else { last_t - first_t };
         s.written_extents = extents(&[&written]);
         s.accessed_extents = extents(&[&written, &read]);
-        Ok(s)
+        stats
+    }
+}
+
+impl TraceStats {
+    /// Sets the figures that are ratios of the counts (stored statistics recompute them: JSON
+    /// does not give a float back to the last bit).
+    pub fn derive_ratios(&mut self) {
+        let rw = self.reads + self.writes;
+        self.write_percent = if rw == 0 { 0.0 } else { 100.0 * self.writes as f64 / rw as f64 };
+        self.avg_read_len = if self.reads == 0 { 0.0 } else { self.bytes_read as f64 / self.reads as f64 };
+        self.avg_write_len = if self.writes == 0 { 0.0 } else { self.bytes_written as f64 / self.writes as f64 };
+    }
+
+    /// Reads every request of `requests` once.
+    pub fn compute(requests: impl IntoIterator<Item = Result<Request, TraceError>>) -> Result<Self, TraceError> {
+        let mut pass = StatsPass::default();
+        for req in requests {
+            pass.add(&req?);
+        }
+        Ok(pass.finish())
+    }
+
+    /// The statistics `trace` carries (`TraceReader::stored_stats`: an smrbin file smrlab wrote),
+    /// else those of one pass over it through `read` (which may wrap it, e.g. to be interrupted).
+    pub fn of<I: IntoIterator<Item = Result<Request, TraceError>>>(trace: TraceReader, read: impl FnOnce(TraceReader) -> I) -> Result<Self, TraceError> {
+        match trace.stored_stats() {
+            Some(stats) => Ok(stats.clone()),
+            None => TraceStats::compute(read(trace)),
+        }
     }
 
     /// What systems need to size themselves (the extents move over, they can be long).

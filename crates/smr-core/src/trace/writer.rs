@@ -1,12 +1,15 @@
 //! Writing traces in any writable format, compressed by file suffix.
 //!
+//! An uncompressed smrbin file also gets the statistics of what was written (see `smrbin`), so
+//! that runs over it skip their measuring pass.
+//!
 //! Formats without a way to express an op (trims in MSR, SPC and blocks) refuse it with an error
 //! naming the request, rather than silently changing it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{blocks, create_write, csv, msr, smrbin, spc, TraceError, TraceFormat};
+use super::{blocks, create_write, csv, msr, smrbin, spc, split_compression, Compression, StatsPass, TraceError, TraceFormat};
 use crate::request::{Op, Request};
 
 /// A trace being written; call `finish` to flush it.
@@ -15,6 +18,8 @@ pub struct TraceWriter {
     format: TraceFormat,
     path: PathBuf,
     count: u64,
+    /// The statistics of the requests written, kept for an uncompressed smrbin file.
+    stats: Option<StatsPass>,
 }
 
 impl TraceWriter {
@@ -28,7 +33,8 @@ impl TraceWriter {
         if format == TraceFormat::Smrbin {
             smrbin::write_header(&mut out).map_err(|e| TraceError::io(path, e))?;
         }
-        Ok(TraceWriter { out, format, path: path.to_path_buf(), count: 0 })
+        let stats = (format == TraceFormat::Smrbin && split_compression(path).0 == Compression::None).then(StatsPass::default);
+        Ok(TraceWriter { out, format, path: path.to_path_buf(), count: 0, stats })
     }
 
     pub fn write(&mut self, req: &Request) -> Result<(), TraceError> {
@@ -48,15 +54,24 @@ impl TraceWriter {
             TraceFormat::Blkparse | TraceFormat::Vscsi => unreachable!("refused in create"),
         };
         result.map_err(|e| TraceError::io(&self.path, e))?;
+        if let Some(stats) = self.stats.as_mut() {
+            stats.add(req);
+        }
         self.count += 1;
         Ok(())
     }
 
     /// Flushes and closes; returns the number of requests written.
-    pub fn finish(mut self) -> Result<u64, TraceError> {
-        self.out.flush().map_err(|e| TraceError::io(&self.path, e))?;
-        drop(self.out);
-        Ok(self.count)
+    pub fn finish(self) -> Result<u64, TraceError> {
+        let TraceWriter { mut out, path, count, stats, .. } = self;
+        let io = |e| TraceError::io(&path, e);
+        let stored = stats.map(|stats| smrbin::write_stats(&mut out, stats)).transpose().map_err(io)?.is_some();
+        out.flush().map_err(io)?;
+        drop(out);
+        if stored {
+            smrbin::patch_count(&path, count).map_err(io)?;
+        }
+        Ok(count)
     }
 }
 
