@@ -260,7 +260,7 @@ impl SsdCache {
         let slot = self.take_slot(ctx)?;
         // The next insert's victim, or the slots it will be chosen from, known now: start
         // loading their entries, which a large cache does not hold in the CPU caches.
-        for next in self.policy.next_victim_hints().into_iter().flatten() {
+        for next in self.policy.next_victim_hints().slots() {
             if let Some(entry) = self.blocks.get(next as usize) {
                 prefetch(entry);
             }

@@ -34,7 +34,7 @@ use std::collections::BinaryHeap;
 
 use strength_reduce::StrengthReducedU64;
 
-use super::policy::Policy;
+use super::policy::{Policy, VictimHints};
 use super::recency::Order;
 use crate::kernel::lists::ListSet;
 use crate::kernel::prefetch::prefetch;
@@ -332,14 +332,14 @@ impl Policy for Pore {
         }
     }
 
-    fn next_victim_hints(&self) -> [Option<u32>; 2] {
+    fn next_victim_hints(&self) -> VictimHints {
         let clean = self.lists.back(CLEAN);
         let open = self.open_heap.peek().and_then(|&Reverse((_, z))| self.lists.back(z as usize + 1));
         // Both ticks are compared at the next eviction: load them now.
         for slot in [clean, open].into_iter().flatten() {
             prefetch(&self.slots[slot as usize]);
         }
-        [clean, open]
+        VictimHints::new(clean, open)
     }
 
     fn counters(&self, out: &mut Counters) {

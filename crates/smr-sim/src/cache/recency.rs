@@ -4,7 +4,7 @@
 //! framework around a base policy, §IV-B).
 
 use crate::kernel::lists::RecencyList;
-use super::policy::Policy;
+use super::policy::{Policy, VictimHints};
 
 /// How a hit reorders a recency list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,8 +59,8 @@ impl Policy for Recency {
         out.extend(self.list.back());
     }
 
-    fn next_victim_hints(&self) -> [Option<u32>; 2] {
-        [self.list.back(), None]
+    fn next_victim_hints(&self) -> VictimHints {
+        VictimHints::new(self.list.back(), None)
     }
 }
 
@@ -73,7 +73,7 @@ mod tests {
     fn the_hint_is_the_next_victim() {
         for order in [Order::Lru, Order::Fifo] {
             let mut policy = Recency::new(4, order);
-            assert_eq!(policy.next_victim_hints(), [None, None], "an empty cache has no victim");
+            assert_eq!(policy.next_victim_hints(), VictimHints::NONE, "an empty cache has no victim");
             for slot in 0..3 {
                 policy.inserted(slot, slot as u64, false);
             }
@@ -81,7 +81,7 @@ mod tests {
             let mut victims = Vec::new();
             policy.victims(&mut victims);
             assert_eq!(victims, vec![if order == Order::Lru { 1 } else { 0 }]);
-            assert_eq!(policy.next_victim_hints(), [victims.first().copied(), None]);
+            assert_eq!(policy.next_victim_hints().slots().collect::<Vec<_>>(), victims);
         }
     }
 }
