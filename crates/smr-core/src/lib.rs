@@ -12,6 +12,7 @@ pub mod blockset;
 pub mod media;
 pub mod latency;
 pub mod params;
+pub mod prefetch;
 pub mod quote;
 pub mod request;
 pub mod stretch_index;

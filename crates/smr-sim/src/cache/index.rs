@@ -18,7 +18,7 @@ use std::hash::BuildHasher;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use crate::kernel::prefetch::prefetch;
+use smr_core::prefetch::prefetch;
 
 /// Per slot, the block it holds, with this bit set while the block is dirty.
 pub const DIRTY: u64 = 1 << 63;
@@ -48,7 +48,7 @@ impl BlockIndex {
     }
 
     /// Starts loading what removing `slot`'s entry will read, for a cache that knows its next
-    /// victim one insert ahead (`kernel::prefetch`).
+    /// victim one insert ahead (`smr_core::prefetch`).
     #[inline]
     pub fn prefetch_removal(&self, slot: u32) {
         if let Some(bucket) = self.bucket_of.get(slot as usize) {

@@ -35,7 +35,7 @@ use smr_core::{quote, Op, Request};
 
 use crate::kernel::disk::check_table;
 use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
-use crate::kernel::prefetch::prefetch;
+use smr_core::prefetch::prefetch;
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};

@@ -38,7 +38,7 @@ pub trait Policy {
     /// Pushes onto `out` the slots to evict now: at least one, when the cache holds any block.
     fn victims(&mut self, out: &mut Vec<u32>);
     /// The slots likely to be the next victim (at most two), when the policy can tell without
-    /// work, for the cache to prefetch their entries (`kernel::prefetch`); a policy may start
+    /// work, for the cache to prefetch their entries (`smr_core::prefetch`); a policy may start
     /// loading its own state for them here too. A hint that changes no result: LRU and FIFO
     /// name their victim; PORE names the two it will choose between (the least recent clean
     /// block and the oldest block of the zone on top of its heap).

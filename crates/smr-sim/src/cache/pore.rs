@@ -37,7 +37,7 @@ use strength_reduce::StrengthReducedU64;
 use super::policy::{Policy, VictimHints};
 use super::recency::Order;
 use crate::kernel::lists::ListSet;
-use crate::kernel::prefetch::prefetch;
+use smr_core::prefetch::prefetch;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 
 /// How zones are ranked for opening.

@@ -24,7 +24,6 @@ pub mod ioctx;
 pub mod lists;
 pub mod metrics;
 pub mod params;
-pub mod prefetch;
 pub mod recorder;
 pub mod report;
 pub mod runs;

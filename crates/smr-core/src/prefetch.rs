@@ -1,8 +1,8 @@
 //! A hint to the CPU to start loading a value's cache line now, for per-access paths that know
-//! one access ahead which table entry they will read (a cache's next victim): at hundreds of
-//! thousands of cached blocks those entries are not in the CPU caches, and the load would
-//! otherwise stall the next eviction. A hint only: it changes no value and no result, and it is
-//! a no-op off x86-64.
+//! ahead which memory they will read: a cache's next victim (at hundreds of thousands of cached
+//! blocks its entries are not in the CPU caches, and the load would otherwise stall the next
+//! eviction), the trace records a kilobyte ahead of the one being decoded. A hint only: it
+//! changes no value and no result, and it is a no-op off x86-64.
 
 /// Starts loading the cache line holding `value`.
 #[inline]
