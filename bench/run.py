@@ -63,10 +63,16 @@ def main(argv: list[str]) -> int:
     for script in scripts:
         figures += run_lines([sys.executable, str(script)])
     print(f"machine: {machine()}")
-    width = max((len(f["bench"]) for f in figures), default=10)
-    for figure in figures:
+    # A rate figure (`bench`, `items`, `seconds`, `per_second`) is a table row; any other line
+    # (the network benchmark's per-server rates) is printed as it came.
+    rates = [f for f in figures if {"bench", "items", "seconds", "per_second"} <= f.keys()]
+    width = max((len(f["bench"]) for f in rates), default=10)
+    for figure in rates:
         extra = {k: v for k, v in figure.items() if k not in ("bench", "items", "seconds", "per_second")}
         print(f"{figure['bench']:<{width}}  {figure['per_second']:>14,.0f} /s  ({figure['items']:,} in {figure['seconds']:.3f} s)  {json.dumps(extra) if extra else ''}")
+    for figure in figures:
+        if figure not in rates:
+            print(json.dumps(figure))
     return 0
 
 

@@ -33,7 +33,9 @@ impl TraceWriter {
         if format == TraceFormat::Smrbin {
             smrbin::write_header(&mut out).map_err(|e| TraceError::io(path, e))?;
         }
-        let stats = (format == TraceFormat::Smrbin && split_compression(path).0 == Compression::None).then(StatsPass::default);
+        // Only a regular file can have its header patched at the end (not a pipe or a terminal).
+        let patchable = split_compression(path).0 == Compression::None && std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        let stats = (format == TraceFormat::Smrbin && patchable).then(StatsPass::default);
         Ok(TraceWriter { out, format, path: path.to_path_buf(), count: 0, stats })
     }
 
