@@ -6,7 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 
-from conftest import msr_line
+from conftest import DATA, msr_line
 
 
 def stats_of(cli, path, *extra):
@@ -118,3 +118,17 @@ def test_binary_file_read_as_text(cli, tmp_path):
 
 def test_writer_refuses_what_it_cannot_write(cli, small_msr_trace):
     one_line_error(cli("trace", "convert", small_msr_trace, "out.vscsi"), "does not write")
+
+
+def test_a_run_over_smrbin_sizes_from_its_stored_statistics_as_from_a_pass(cli, tmp_path):
+    """The statistics an smrbin file carries size the system exactly as the first pass over the
+    original trace does: same footprint, same results."""
+    source = DATA / "wdev.csv.gz"
+    cli("trace", "convert", source, "t.smrbin", check=True)
+    results = []
+    for trace in (source, tmp_path / "t.smrbin"):
+        out = tmp_path / f"{trace.name}.json"
+        cli("sim", "--system", "dmsmr", "--trace", trace, "--out", out, check=True)
+        result = json.loads(out.read_text())
+        results.append((result["trace"]["footprint"], result["report"]))
+    assert results[0] == results[1]

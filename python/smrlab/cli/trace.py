@@ -21,7 +21,7 @@ FORMATS_HELP = (
     "Formats: msr (MSR Cambridge CSV: 100 ns filetime ticks, bytes), spc (ASU,LBA in 512 B sectors,size in bytes,r/w,seconds), "
     "blkparse (blkparse text; --trace-option action=Q|D|C, default D), vscsi (CloudPhysics binary v1/v2, detected), "
     "blocks ('op blockno' per line, 4 KiB blocks, 1=write), csv (generic; --trace-option time=0 op=1 offset=2 len=3 "
-    "time_unit=ns|us|ms|s|filetime offset_unit=bytes|sectors|blocks ...), smrbin (smrlab binary, memory-mapped). "
+    "time_unit=ns|us|ms|s|filetime offset_unit=bytes|sectors|blocks ...), smrbin (smrlab binary, memory-mapped; written uncompressed it carries its statistics, so a run reads it once). "
     "By default the format follows the file name (.csv is MSR); .gz/.xz/.bz2/.zst are decompressed on the fly."
 )
 
