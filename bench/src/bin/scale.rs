@@ -1,7 +1,8 @@
 //! Replay speed and memory at scale (issue 18): synthesizes traces of 1 M and 16 M requests (and,
 //! with `--long`, 45 M) over a fixed footprint, writes each as smrbin to a temporary directory,
 //! and replays it through lru over a plain disk, pore-bl over dmsmr, dmsmr alone and uCache
-//! exactly as `smrlab sim` does (footprint pass, build, replay). Then a 16 M-request trace over
+//! exactly as `smrlab sim` does (footprint from the statistics the smrbin file carries, build,
+//! replay). The footprint pass itself, which a trace in any other format needs, is timed apart. Then a 16 M-request trace over
 //! a footprint fifty times larger, whose 2 % cache is about 340 k blocks, through lru and
 //! pore-bl. Prints, per run, requests/s, 4 KiB block accesses/s (cache lookups for the caches)
 //! and the peak heap, so per-request cost and memory can be compared across trace lengths. And
