@@ -144,6 +144,9 @@ fn truncated_smrbin_names_the_offset_of_the_broken_record() {
     }
     // A file whose writer stopped early (count unknown): the good records, then the error.
     bytes[COUNT].fill(0xff);
+    std::fs::write(&path, &bytes).unwrap();
+    let err = first_error(&path);
+    assert!(err.to_string().contains("op code") && matches!(err, TraceError::Corrupt { offset, .. } if offset == records_end as u64), "stopped before the patch: {err}");
     std::fs::write(&path, &bytes[..records_end - 5]).unwrap();
     let items: Vec<_> = open(&path, None, &mut Params::default()).unwrap().collect();
     assert_eq!(items.len(), 2, "one good record, then one error and the end");

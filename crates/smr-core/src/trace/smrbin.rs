@@ -8,8 +8,11 @@
 //! a replay). The writer learns the count and the statistics only at the end, so it writes
 //! `UNKNOWN_COUNT` first and patches the header when it finishes: a file whose writer stopped
 //! early, or one written compressed (a stream cannot be patched), says `UNKNOWN_COUNT`, has no
-//! statistics block, and its records run to the end of the file. Version 1 (read only): a
-//! 16-byte header (no count) and records to the end of the file.
+//! statistics block, and its records run to the end of the file. (A writer stopped between
+//! writing the block and patching the count leaves the block where records are read: its 13th
+//! JSON byte, always printable, falls on a record's op code, so reading fails there with an
+//! error, never a request made of statistics.) Version 1 (read only): a 16-byte header (no
+//! count) and records to the end of the file.
 //!
 //! The checksum guards the statistics, not the records (a record's fields are checked as it is
 //! read); a file whose records were edited in place after it was written keeps statistics that
