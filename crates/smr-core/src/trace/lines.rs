@@ -7,7 +7,7 @@
 //! `\n` or `\r\n`; a carriage return anywhere else (old Mac line endings) is an error rather
 //! than several lines read as one.
 
-use std::io::BufRead;
+use std::io::{BufRead, ErrorKind};
 use std::path::PathBuf;
 
 use super::TraceError;
@@ -16,6 +16,10 @@ use crate::request::{RangeError, Request};
 
 /// The longest line a text trace may have, in bytes (without its end of line).
 pub const MAX_LINE: usize = 64 * 1024;
+
+/// Bytes of input `LineRecords` holds at once: room for many lines, and always for a whole
+/// line of `MAX_LINE` bytes with its end, so a line never has to be gathered from two reads.
+const WINDOW: usize = 4 * MAX_LINE;
 
 /// How one format turns a line into a request.
 pub trait LineParser: Send {
@@ -32,24 +36,31 @@ pub fn text(line: &[u8]) -> Result<&str, String> {
 
 /// Iterator over the requests of a text trace.
 ///
-/// A line that lies whole in the reader's buffer is parsed where it lies (found with `memchr`,
-/// no copy); only a line that straddles two fills of the buffer is gathered into `spill`.
+/// The input is read into a window of `WINDOW` bytes, and each line is parsed where it lies
+/// there. One scan per line finds its end: the first `\n` or `\r` (`memchr2`); a line with no
+/// carriage return, nearly every line of a trace, is then checked no further for one. Reading
+/// happens only when the window holds no whole line, so a line costs no call through the boxed
+/// input. The window is refilled by moving the unread part (less than a line) to its front.
 pub struct LineRecords<P: LineParser> {
-    reader: Box<dyn BufRead + Send>,
+    input: Box<dyn BufRead + Send>,
     path: PathBuf,
     line_no: u64,
-    spill: Vec<u8>,
+    window: Box<[u8]>,
+    /// The unread bytes are `window[start..end]`.
+    start: usize,
+    end: usize,
+    at_eof: bool,
     parser: P,
     failed: bool,
 }
 
 impl<P: LineParser> LineRecords<P> {
     pub fn new(input: Box<dyn BufRead + Send>, path: PathBuf, parser: P) -> Self {
-        LineRecords { reader: input, path, line_no: 0, spill: Vec::new(), parser, failed: false }
+        LineRecords { input, path, line_no: 0, window: vec![0; WINDOW].into_boxed_slice(), start: 0, end: 0, at_eof: false, parser, failed: false }
     }
 
-    /// What one line (without its end of line) says: a request, nothing (blank or skipped), or
-    /// the message of a failure.
+    /// What one line (without its `\n`) says: a request, nothing (blank or skipped), or the
+    /// message of a failure.
     fn parse_line(parser: &mut P, line: &[u8]) -> Result<Option<Request>, String> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.len() > MAX_LINE {
@@ -58,6 +69,12 @@ impl<P: LineParser> LineRecords<P> {
         if memchr::memchr(b'\r', line).is_some() {
             return Err(BARE_CR.to_string());
         }
+        Self::parse_checked(parser, line)
+    }
+
+    /// `parse_line` for a line known to hold no carriage return and to be within `MAX_LINE`.
+    #[inline]
+    fn parse_checked(parser: &mut P, line: &[u8]) -> Result<Option<Request>, String> {
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             return Ok(None);
         }
@@ -65,39 +82,52 @@ impl<P: LineParser> LineRecords<P> {
     }
 
     /// The next line's verdict, or `None` at the end of the input.
+    #[inline]
     fn next_line(&mut self) -> Option<Result<Option<Request>, String>> {
-        let available = match self.reader.fill_buf() {
-            Ok(bytes) => bytes,
-            Err(e) => return Some(Err(e.to_string())),
-        };
-        if let Some(end) = memchr::memchr(b'\n', available) {
-            let verdict = Self::parse_line(&mut self.parser, &available[..end]);
-            self.reader.consume(end + 1);
-            return Some(verdict);
-        }
-        self.spill.clear();
         loop {
-            let available = match self.reader.fill_buf() {
-                Ok(bytes) => bytes,
-                Err(e) => return Some(Err(e.to_string())),
-            };
-            if available.is_empty() {
-                return (!self.spill.is_empty()).then(|| Self::parse_line(&mut self.parser, &self.spill));
+            let unread = &self.window[self.start..self.end];
+            if let Some(at) = memchr::memchr2(b'\n', b'\r', unread) {
+                if unread[at] == b'\n' && at <= MAX_LINE {
+                    self.start += at + 1;
+                    return Some(Self::parse_checked(&mut self.parser, &unread[..at]));
+                }
+                if let Some(line_end) = memchr::memchr(b'\n', &unread[at..]).map(|n| at + n) {
+                    self.start += line_end + 1;
+                    return Some(Self::parse_line(&mut self.parser, &unread[..line_end]));
+                }
             }
-            let (piece, ends) = match memchr::memchr(b'\n', available) {
-                Some(end) => (end, true),
-                None => (available.len(), false),
-            };
-            // Kept up to one byte past the limit (a line's last byte may be its `\r`).
-            let room = (MAX_LINE + 2).saturating_sub(self.spill.len());
-            self.spill.extend_from_slice(&available[..piece.min(room)]);
-            self.reader.consume(if ends { piece + 1 } else { piece });
-            if ends {
-                return Some(Self::parse_line(&mut self.parser, &self.spill));
+            // No whole line is left unread. Kept up to one byte past the limit, as a line's last
+            // byte may be its `\r`.
+            if unread.len() > MAX_LINE + 1 {
+                return Some(Err(too_long(&unread[..MAX_LINE + 2])));
             }
-            if self.spill.len() > MAX_LINE + 1 {
-                return Some(Err(too_long(&self.spill)));
+            if self.at_eof {
+                if unread.is_empty() {
+                    return None;
+                }
+                self.start = self.end;
+                return Some(Self::parse_line(&mut self.parser, unread));
             }
+            if let Err(e) = self.refill() {
+                return Some(Err(e.to_string()));
+            }
+        }
+    }
+
+    /// Moves the unread bytes to the window's front and reads more after them (at least one
+    /// byte, or the end of the input is reached).
+    #[cold]
+    fn refill(&mut self) -> std::io::Result<()> {
+        self.window.copy_within(self.start..self.end, 0);
+        (self.start, self.end) = (0, self.end - self.start);
+        loop {
+            match self.input.read(&mut self.window[self.end..]) {
+                Ok(0) => self.at_eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            return Ok(());
         }
     }
 }
