@@ -10,16 +10,18 @@ provenance, tables, plots and the report. The simulation itself runs in the Rust
 True
 """
 
-import importlib
-
-from smrlab._core import __version__
-from smrlab.errors import ParameterError, SimulationError, SmrlabError, TraceFormatError, UsageError
-
-# The API's names, imported on first use (PEP 562): importing them here would load numpy,
-# pyarrow and the experiment runner (a quarter of a second) before the command line's
-# ``main`` could take Ctrl-C, which would then print a traceback instead of one line; it also
-# keeps ``smrlab --help`` quick.
+# Every name, even the version and the error types, is imported on first use (PEP 562): this
+# module runs before the command line's ``smrlab.__main__`` can take Ctrl-C, and a Ctrl-C while
+# it loads prints a traceback instead of one line. Importing the API here would load numpy,
+# pyarrow and the experiment runner (a quarter of a second); even the Rust core alone takes a few
+# milliseconds. It also keeps ``smrlab --help`` quick.
 _LAZY = {
+    "__version__": "smrlab._core",
+    "ParameterError": "smrlab.errors",
+    "SimulationError": "smrlab.errors",
+    "SmrlabError": "smrlab.errors",
+    "TraceFormatError": "smrlab.errors",
+    "UsageError": "smrlab.errors",
     "compare": "smrlab.api",
     "simulate": "smrlab.api",
     "sweep": "smrlab.api",
@@ -51,6 +53,8 @@ __all__ = [
 
 
 def __getattr__(name: str):
+    import importlib
+
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'smrlab' has no attribute {name!r}")

@@ -10,7 +10,10 @@ turns into one line after removing partial outputs.
 """
 
 import os
-import signal
+
+# The C module ``signal`` wraps, loaded by Python's own start-up: ``signal`` itself would first
+# import ``enum`` (a few milliseconds in which Ctrl-C would still print a traceback).
+import _signal as signal
 
 # Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 INTERRUPTED = 128 + signal.SIGINT
