@@ -120,15 +120,15 @@ impl<P: LineParser> LineRecords<P> {
     fn refill(&mut self) -> std::io::Result<()> {
         self.window.copy_within(self.start..self.end, 0);
         (self.start, self.end) = (0, self.end - self.start);
-        loop {
+        let read = loop {
             match self.input.read(&mut self.window[self.end..]) {
-                Ok(0) => self.at_eof = true,
-                Ok(n) => self.end += n,
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+                other => break other?,
             }
-            return Ok(());
-        }
+        };
+        self.end += read;
+        self.at_eof = read == 0;
+        Ok(())
     }
 }
 
