@@ -15,8 +15,9 @@ RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml
 # redis-tools' redis-benchmark and redis-cli talk to `smrlab kv serve`, chromium renders the
 # HTML report headless.
 SYSTEM_TOOLS := fio:fio redis-benchmark:redis-tools redis-cli:redis-tools chromium:chromium
+BENCH_TOOLS := valgrind:valgrind
 
-.PHONY: demo test test-long rust-test py-test venv build dev system-deps bench
+.PHONY: demo test test-long rust-test py-test venv build dev system-deps bench-deps bench
 
 demo: $(BUILD_STAMP)
 	$(IN_VENV) smrlab demo
@@ -74,12 +75,21 @@ dev: $(VENV_STAMP)
 	$(IN_VENV) maturin develop --quiet --extras test
 	rm -f $(BUILD_STAMP)
 
-system-deps:
-	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $${tool%%:*} >/dev/null || missing="$$missing $${tool##*:}"; done; \
+# Installs, from Debian, the package of each COMMAND:DEBIAN-PACKAGE in $(1) whose command is missing.
+define install_missing
+	@missing=""; for tool in $(1); do command -v $${tool%%:*} >/dev/null || missing="$$missing $${tool##*:}"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+endef
 
-bench: $(BUILD_STAMP)
+system-deps:
+	$(call install_missing,$(SYSTEM_TOOLS))
+
+# bench/bounds.py counts cache misses with cachegrind where the machine has no hardware counters.
+bench-deps:
+	$(call install_missing,$(BENCH_TOOLS))
+
+bench: $(BUILD_STAMP) bench-deps
 	$(IN_VENV) python bench/run.py

@@ -1,7 +1,8 @@
 """Runs every smrlab benchmark and prints its figures with the machine they ran on.
 
 Benchmarks are never part of the test run's pass/fail: they measure, they do not assert. Each
-Rust benchmark binary (bench/src/bin/*.rs) and each peer comparison script (bench/*_vs_*.py)
+Rust benchmark binary (bench/src/bin/*.rs), each peer comparison script (bench/*_vs_*.py) and
+bench/bounds.py (instructions and cache misses per block access, by perf stat or cachegrind)
 prints one JSON line per figure; this script builds the binaries once in release mode, runs
 them one after another (never in parallel, so they do not disturb each other) and tabulates.
 
@@ -9,7 +10,7 @@ them one after another (never in parallel, so they do not disturb each other) an
     python bench/run.py dmsmr      # only benchmarks whose name contains "dmsmr"
 
 `scale` runs with `--long`: its 45 M-request traces (about 1 GB each, written to the temporary
-folder and removed) add a few minutes.
+folder and removed) add a few minutes; `bounds` under cachegrind about 15 minutes more.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def main(argv: list[str]) -> int:
     wanted = argv[0] if argv else ""
     subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "smrlab-bench"], cwd=REPO, check=True)
     binaries = sorted(p.stem for p in (BENCH / "src" / "bin").glob("*.rs") if wanted in p.stem and p.stem not in TOOLS)
-    scripts = sorted(p for p in BENCH.glob("*_vs_*.py") if wanted in p.stem)
+    scripts = sorted(p for p in [*BENCH.glob("*_vs_*.py"), BENCH / "bounds.py"] if wanted in p.stem)
     figures: list[dict] = []
     for name in binaries:
         figures += run_lines([str(REPO / "target" / "release" / name), *ARGUMENTS.get(name, [])])
