@@ -66,6 +66,8 @@ pub struct ChannelReport {
 struct Device {
     name: String,
     medium: Box<dyn Medium>,
+    /// `medium.rotating()`, asked once: every I/O needs it, and asking is a dynamic call.
+    rotating: bool,
     /// Where the previous I/O on this device ended.
     last_end: u64,
 }
@@ -97,7 +99,7 @@ impl IoCtx {
 
     /// Registers a medium under `name` (used in reports and as the file name in a recorded iolog).
     pub fn add_device(&mut self, name: &str, medium: Box<dyn Medium>) -> DeviceId {
-        self.devices.push(Device { name: name.to_string(), medium, last_end: 0 });
+        self.devices.push(Device { name: name.to_string(), rotating: medium.rotating(), medium, last_end: 0 });
         DeviceId((self.devices.len() - 1) as u16)
     }
 
@@ -150,7 +152,7 @@ impl IoCtx {
         let device = &mut self.devices[ch.device.0 as usize];
         let service = device.medium.access(start_ns, op, offset, len);
         let s = &mut ch.stats;
-        if offset != device.last_end && device.medium.rotating() {
+        if offset != device.last_end && device.rotating {
             s.seeks += 1;
         }
         device.last_end = offset + len;
