@@ -14,7 +14,8 @@ working-set size. What the misses would cost per access if no two overlapped is 
 (with perf, last-level misses at the latency of the largest working set): `miss_ns_if_serial`,
 and its share of the measured time, `serial_miss_share`. A share above 1 means the run waits on
 memory and only overlapping misses make it as fast as it is; a share well below 1 means the
-instructions are the cost.
+instructions are the cost. With cachegrind, `costliest` lists the functions that execute the most
+instructions or miss L2 most, per access: where to look first.
 
     python bench/bounds.py
 
@@ -31,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from smrlab import _core
@@ -101,11 +103,32 @@ def cachegrind_counts(command: list[str], scratch: Path) -> dict | None:
                            f"--cachegrind-out-file={out}", *command], capture_output=True, text=True)
     if proc.returncode != 0:
         return None
-    summary = next(line.split()[1:] for line in out.read_text().splitlines() if line.startswith("summary:"))
-    events = next(line.split()[1:] for line in out.read_text().splitlines() if line.startswith("events:"))
-    total = dict(zip(events, map(int, summary)))
+    lines = out.read_text().splitlines()
+    events = next(line.split()[1:] for line in lines if line.startswith("events:"))
+    total = dict(zip(events, map(int, next(line.split()[1:] for line in lines if line.startswith("summary:")))))
     return {"instructions": total["Ir"], "l1_misses": total["D1mr"] + total["D1mw"], "outer_misses": total["DLmr"] + total["DLmw"],
-            "outer": "l2", "counted_by": f"cachegrind (simulated L1d {l1 >> 10} KiB, L2 {l2 >> 10} KiB, 8-way)"}
+            "outer": "l2", "counted_by": f"cachegrind (simulated L1d {l1 >> 10} KiB, L2 {l2 >> 10} KiB, 8-way)",
+            "by_function": costliest_functions(lines, events)}
+
+
+def costliest_functions(lines: list[str], events: list[str], top: int = 5) -> list[tuple[str, int, int]]:
+    """(function, instructions, L2 misses) of the `top` functions with the most instructions and
+    of the `top` with the most misses in a cachegrind output (its per-line counts summed per
+    function, inlined code counted where it landed), most instructions first."""
+    instructions: Counter[str] = Counter()
+    misses: Counter[str] = Counter()
+    ir, outer = events.index("Ir"), [events.index("DLmr"), events.index("DLmw")]
+    function = None
+    for line in lines:
+        if line.startswith("fn="):
+            function = line[3:]
+        elif function and line[:1].isdigit():
+            counts = [int(c) for c in line.split()[1:]]
+            counts += [0] * (len(events) - len(counts))  # trailing zeros are left out
+            instructions[function] += counts[ir]
+            misses[function] += sum(counts[i] for i in outer)
+    names = {name for name, _ in instructions.most_common(top)} | {name for name, _ in misses.most_common(top)}
+    return sorted(((name, instructions[name], misses[name]) for name in names), key=lambda f: -f[1])
 
 
 def replay_once(command: list[str]) -> dict:
@@ -154,6 +177,8 @@ def main() -> int:
                 "miss_ns_if_serial": round(serial_ns, 1),
                 "serial_miss_share": round(serial_ns / ns, 2),
                 "counted_by": counts["counted_by"],
+                # Where the instructions and misses go, per access (cachegrind only).
+                "costliest": [[name[:90], round(n / items), round(m / items, 3)] for name, n, m in counts.get("by_function", [])],
             }))
     return 0
 
