@@ -20,14 +20,14 @@ instructions or miss L2 most, per access: where to look first.
     python bench/bounds.py
 
 The 340 k-block runs replay the first 3 M requests of the 16 M-request trace with the cache
-given in blocks (it fills within the first 0.2 M requests), so cachegrind's 50-fold slowdown stays within
-minutes. Prints one JSON line per figure, as bench/run.py expects. Never part of the tests.
+given in blocks (it fills within the first 0.2 M requests), so that cachegrind's 50-fold
+slowdown stays within minutes. Prints one JSON line per figure, as bench/run.py expects. Never
+part of the tests.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
