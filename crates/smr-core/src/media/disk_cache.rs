@@ -41,11 +41,10 @@ impl CacheConfig {
     pub const OFF: CacheConfig = CacheConfig { bytes: 0, segments: 1, read_ahead: ReadAhead::Sectors(0), write_back: false };
 }
 
+/// One segment's run, as `store` filled it.
 #[derive(Clone, Copy, Debug)]
 struct Segment {
     start: u64,
-    /// One past the last valid sector (`start` when empty).
-    end: u64,
     /// Which filling of a segment this is (a read-ahead names the run it extends by it).
     id: u64,
 }
@@ -65,10 +64,14 @@ struct Prefetch {
 
 #[derive(Clone, Debug)]
 pub(super) struct SegmentCache {
-    /// The segments, in no order.
-    segments: Vec<Segment>,
-    /// Indices into `segments`, least recently used first (a use moves one to the back: a few
-    /// bytes moved, where keeping use counts would cost a scan for the oldest).
+    /// Each segment's first sector, one past its last valid one (its start when empty), and
+    /// which filling of it this is; indexed by segment, in no order. Kept as three arrays so the
+    /// overlap check of every store runs over two of them as vector arithmetic.
+    starts: Vec<u64>,
+    ends: Vec<u64>,
+    ids: Vec<u64>,
+    /// Segment indices, least recently used first (a use moves one to the back: a few bytes
+    /// moved, where keeping use counts would cost a scan for the oldest).
     recency: Vec<u32>,
     segment_sectors: u64,
     read_ahead: ReadAhead,
@@ -82,7 +85,9 @@ impl SegmentCache {
         let segments = config.segments.max(1) as u64;
         let segment_sectors = config.bytes / segments / sector;
         (segment_sectors > 0).then(|| SegmentCache {
-            segments: vec![Segment { start: 0, end: 0, id: 0 }; segments as usize],
+            starts: vec![0; segments as usize],
+            ends: vec![0; segments as usize],
+            ids: vec![0; segments as usize],
             recency: (0..segments as u32).collect(),
             segment_sectors,
             read_ahead: config.read_ahead,
@@ -107,8 +112,8 @@ impl SegmentCache {
         let reached = (p.from + turned).min(p.limit);
         (p.from, p.since_ns) = (reached, p.since_ns + (reached - p.from) as f64 * p.ns_per_sector);
         let id = p.id;
-        if let Some(segment) = self.segments.iter_mut().rev().find(|s| s.id == id) {
-            segment.end = segment.end.max(reached);
+        if let Some(segment) = self.ids.iter().rposition(|&s| s == id) {
+            self.ends[segment] = self.ends[segment].max(reached);
         }
         Some(reached)
     }
@@ -128,14 +133,14 @@ impl SegmentCache {
         // Per 64 recency ranks, most recent first, one bit per rank whose segment holds
         // `first`, gathered without a branch per segment (a search that stops at the first
         // match mispredicts on most lookups); the highest set bit is the most recent holder.
-        let segments = &self.segments;
-        let holds = |i: u32| (segments[i as usize].start <= first) & (first < segments[i as usize].end);
+        let (starts, ends) = (&self.starts, &self.ends);
+        let holds = |i: u32| (starts[i as usize] <= first) & (first < ends[i as usize]);
         let found = self.recency.chunks(64).enumerate().rev().find_map(|(chunk_index, ranks)| {
             let bits = ranks.iter().enumerate().fold(0u64, |bits, (rank, &i)| bits | (holds(i) as u64) << rank);
             (bits != 0).then(|| chunk_index * 64 + 63 - bits.leading_zeros() as usize)
         });
         let Some(rank) = found else { return first };
-        let end = segments[self.recency[rank] as usize].end;
+        let end = ends[self.recency[rank] as usize];
         self.touch(rank);
         end
     }
@@ -167,39 +172,42 @@ impl SegmentCache {
     /// Other segments drop what overlaps it. Returns the segment as filled.
     fn store(&mut self, first: u64, end: u64) -> Segment {
         let first = first.max(end.saturating_sub(self.segment_sectors));
-        let overlaps = |s: &Segment| (s.start < end) & (first < s.end);
         // Most stores overlap no segment: one pass without a branch per segment says whether
-        // any does (a search that stops at the first overlap mispredicts on most stores).
-        if self.segments.iter().fold(false, |any, s| any | overlaps(s)) {
-            for s in &mut self.segments {
-                if overlaps(s) {
+        // any does (a search that stops at the first overlap mispredicts on most stores). A
+        // segment overlaps when `start < end` and `first < its end`; for sector numbers (below
+        // 2^63) `a < b` is the top bit of `a - b`, so the pass is subtractions, ANDs and ORs
+        // over two arrays, which the compiler vectorizes.
+        let any = self.starts.iter().zip(&self.ends).fold(0u64, |bits, (&start, &stop)| bits | (start.wrapping_sub(end) & first.wrapping_sub(stop)));
+        if any >> 63 != 0 {
+            for segment in 0..self.starts.len() {
+                let start = self.starts[segment];
+                if start < end && first < self.ends[segment] {
                     // Keep only the part before `first` (a segment holds one run); a read-ahead
                     // into it would bring back what is stale.
-                    s.end = first.max(s.start);
-                    if self.prefetch.is_some_and(|p| p.id == s.id) {
+                    self.ends[segment] = first.max(start);
+                    if self.prefetch.is_some_and(|p| p.id == self.ids[segment]) {
                         self.prefetch = None;
                     }
                 }
             }
         }
         let last = self.recency.len() - 1;
-        let latest = self.segments[self.recency[last] as usize];
-        let extends = latest.end == first && latest.end > latest.start && end - latest.start <= self.segment_sectors;
+        let latest = self.recency[last] as usize;
+        let (latest_start, latest_end) = (self.starts[latest], self.ends[latest]);
+        let extends = latest_end == first && latest_end > latest_start && end - latest_start <= self.segment_sectors;
         // The least recently used is first.
         let rank = if extends { last } else { 0 };
         let index = self.recency[rank] as usize;
-        if self.prefetch.is_some_and(|p| p.id == self.segments[index].id) {
+        if self.prefetch.is_some_and(|p| p.id == self.ids[index]) {
             self.prefetch = None;
         }
         self.fills += 1;
-        let s = &mut self.segments[index];
         if !extends {
-            s.start = first;
+            self.starts[index] = first;
         }
-        (s.end, s.id) = (end, self.fills);
-        let filled = *s;
+        (self.ends[index], self.ids[index]) = (end, self.fills);
         self.touch(rank);
-        filled
+        Segment { start: self.starts[index], id: self.fills }
     }
 }
 
