@@ -40,6 +40,8 @@ from smrlab import _core
 REPO = Path(__file__).resolve().parent.parent
 RELEASE = REPO / "target" / "release"
 
+# The footprints of `bench scale` (FIXED and LARGE in bench/src/bin/scale.rs), so the two
+# benchmarks' figures describe the same runs.
 FIXED = ["written_range=2GiB", "accessed_range=2560MiB", "requests=1000000"]
 LARGE = ["written_range=48GiB", "accessed_range=64GiB", "requests=16000000"]
 # The first 3 M requests of the large trace: under cachegrind, its 16 M would take an hour.

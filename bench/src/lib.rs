@@ -33,6 +33,12 @@ pub fn replay_spec(system: &str, trace: &std::path::Path, params: &[impl AsRef<s
     .expect("a valid run spec")
 }
 
+/// The cache blocks a run looked up (reads and writes), its block accesses; 0 for a system
+/// without a block cache.
+pub fn block_accesses(report: &smr_sim::kernel::RunReport) -> u64 {
+    report.counters.get("read_lookups") + report.counters.get("write_lookups")
+}
+
 /// Prints one figure as a JSON line: `{"bench": name, "items": n, "seconds": s, "per_second": n/s, ...extra}`.
 pub fn report(name: &str, items: u64, seconds: f64, extra: serde_json::Value) {
     let mut line = serde_json::json!({

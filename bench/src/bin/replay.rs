@@ -5,13 +5,13 @@
 //!
 //! Prints one JSON line with the requests replayed, the seconds taken, the total simulated I/O
 //! time, the cache blocks looked up (for a cache; `bench/bounds.py` counts per block access) and
-//! the peak heap of the run. `--report FILE` also writes the whole run output (counters, latency histograms,
-//! channels, parameters) as JSON, so two builds can be checked byte for byte to compute the
-//! same thing.
+//! the peak heap of the run. `--report FILE` also writes the whole run output (counters,
+//! latency histograms, channels, parameters) as JSON, so two builds can be checked byte for
+//! byte to compute the same thing.
 
 use smr_sim::runner::run;
 use smrlab_bench::heap::{self, Counting};
-use smrlab_bench::{replay_spec, report};
+use smrlab_bench::{block_accesses, replay_spec, report};
 
 #[global_allocator]
 static HEAP: Counting = Counting;
@@ -40,11 +40,9 @@ fn main() {
                 let json = serde_json::to_string_pretty(&out).expect("a run output serialises");
                 std::fs::write(&file, json).unwrap_or_else(|e| fail(&format!("cannot write {file}: {e}")));
             }
-            let c = &out.report.counters;
-            let lookups = c.get("read_lookups") + c.get("write_lookups");
             report(&format!("replay {system}"), out.report.requests, seconds, serde_json::json!({
                 "total_io_ns": out.report.total_io_ns,
-                "block_accesses": lookups,
+                "block_accesses": block_accesses(&out.report),
                 "peak_heap_bytes": heap::peak(),
             }));
         }

@@ -20,7 +20,7 @@ use smr_core::trace::{open, write_all, TraceStats};
 use smr_core::Params;
 use smr_sim::runner::run;
 use smrlab_bench::heap::{self, Counting};
-use smrlab_bench::{replay_spec, report};
+use smrlab_bench::{block_accesses, replay_spec, report};
 
 #[global_allocator]
 static HEAP: Counting = Counting;
@@ -56,8 +56,7 @@ fn replay(label: &str, trace: &Path, system: &str, params: &[&str]) {
     let start = std::time::Instant::now();
     let out = run(&spec, None).unwrap_or_else(|e| panic!("{label}: {e}"));
     let seconds = start.elapsed().as_secs_f64();
-    let c = &out.report.counters;
-    let lookups = c.get("read_lookups") + c.get("write_lookups");
+    let lookups = block_accesses(&out.report);
     let cache_blocks = out.report.gauges.iter().find(|(name, _)| name == "cache_blocks").map(|&(_, v)| v);
     report(label, out.report.requests, seconds, serde_json::json!({
         "block_accesses_per_second": (lookups > 0).then(|| lookups as f64 / seconds),
