@@ -161,6 +161,77 @@ fn bad_parameters_are_named() {
     }
 }
 
+/// A random stream of single-block reads and writes over `blocks` blocks (xorshift, seeded).
+fn random_stream(requests: usize, blocks: u64, mut state: u64) -> Vec<Request> {
+    (0..requests)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let block = (state >> 16) % blocks;
+            if state & 3 == 0 { w(block) } else { r(block) }
+        })
+        .collect()
+}
+
+/// A cache large enough to prefetch (for the requests the engine names ahead, and for its next
+/// victims) is still exact LRU: on a stream through the engine, its hits and evictions are a
+/// model's, kept in a map and a tick-ordered tree.
+#[test]
+fn a_prefetching_cache_is_exact_lru() {
+    const SLOTS: usize = 40_000;
+    let reqs = random_stream(300_000, 60_000, 0x9e37_79b9);
+    let cache = format!("cache={SLOTS}blocks");
+    let c = run(&["policy=lru", cache.as_str(), "below=cmr"], &reqs);
+    // Model: block -> (tick of last use, dirty); tick -> block.
+    let mut by_block = std::collections::HashMap::new();
+    let mut by_tick = std::collections::BTreeMap::new();
+    let (mut read_hits, mut write_hits, mut evicted_dirty, mut evicted_clean) = (0, 0, 0, 0);
+    for (tick, req) in reqs.iter().enumerate() {
+        let (block, write) = (req.offset / 4096, req.op == Op::Write);
+        let dirty = match by_block.remove(&block) {
+            Some((last, dirty)) => {
+                by_tick.remove(&last);
+                if write { write_hits += 1 } else { read_hits += 1 }
+                dirty || write
+            }
+            None => {
+                if by_block.len() == SLOTS {
+                    let (_, victim) = by_tick.pop_first().unwrap();
+                    let (_, was_dirty) = by_block.remove(&victim).unwrap();
+                    if was_dirty { evicted_dirty += 1 } else { evicted_clean += 1 }
+                }
+                write
+            }
+        };
+        by_block.insert(block, (tick, dirty));
+        by_tick.insert(tick, block);
+    }
+    assert!(evicted_dirty > 10_000 && evicted_clean > 10_000, "the stream evicts both kinds");
+    let counts = (c.get("read_hits"), c.get("write_hits"), c.get("evicted_dirty_blocks"), c.get("evicted_clean_blocks"));
+    assert_eq!(counts, (read_hits, write_hits, evicted_dirty, evicted_clean));
+}
+
+/// PORE at a size that prefetches its victim candidates: every block made dirty is written back
+/// exactly once or still dirty in the cache, as in the small-cache property below.
+#[test]
+fn a_prefetching_pore_cache_writes_back_every_dirty_block() {
+    let params = ["policy=pore", "cache=40000blocks", "band_size=1MiB", "zone=1MiB", "period=4000", "buffer=4096blocks"];
+    let (mut c, mut ctx) = build(&params, fp()).unwrap();
+    let mut became_dirty = 0u64;
+    for req in random_stream(200_000, 60_000, 0x5eed) {
+        let block = req.offset / 4096;
+        if req.op == Op::Write && !c.holds_dirty(block) {
+            became_dirty += 1;
+        }
+        c.submit(&req, &mut ctx).unwrap();
+    }
+    let counters = counters(&c);
+    assert!(counters.get("evicted_dirty_blocks") > 10_000, "the stream evicts dirty blocks");
+    assert_eq!(became_dirty, counters.get("evicted_dirty_blocks") + gauge(&c, "cache_dirty_blocks") as u64);
+    assert_eq!(counters.get("buffer_bytes_written") / 4096, counters.get("evicted_dirty_blocks"));
+}
+
 proptest! {
     // Failing cases are kept beside this file (proptest looks for them next to a lib.rs only).
     #![proptest_config(ProptestConfig {

@@ -28,6 +28,7 @@ mod pore;
 mod recency;
 
 pub use policy::Policy;
+use policy::VictimHints;
 pub use pore::Scheme;
 
 use smr_core::media::FixedLatencyMedium;
@@ -95,6 +96,14 @@ pub static CACHE_BLOCKS: Metric = Metric::new("cache_blocks", Unit::Blocks, "cac
 pub static CACHE_OCCUPANCY: Metric = Metric::new("cache_occupancy_blocks", Unit::Blocks, "cache blocks holding data");
 pub static CACHE_DIRTY: Metric = Metric::new("cache_dirty_blocks", Unit::Blocks, "cache blocks holding data not yet written below");
 
+/// Blocks of the next request whose index entries are prefetched (`System::prefetch`).
+const PREFETCHED_BLOCKS: usize = 16;
+
+/// The smallest cache, in slots, that prefetches for its next lookups and evictions. Below it
+/// the index, per-slot table and recency links (about 24 bytes a slot) fit in a 1 MiB L2
+/// cache, and the prefetches would cost instructions and save no waits.
+const PREFETCH_FROM_SLOTS: usize = 1 << 15;
+
 #[derive(Default, Clone, Copy)]
 struct Totals {
     read_lookups: u64,
@@ -115,6 +124,10 @@ pub struct SsdCache {
     blocks: Vec<u64>,
     slots: SlotPool,
     policy: Box<dyn Policy>,
+    /// Whether the cache is large enough to prefetch (`PREFETCH_FROM_SLOTS`).
+    prefetching: bool,
+    /// The slots the policy last named as likely victims (`Policy::next_victim_hints`).
+    victim_hints: VictimHints,
     /// Scratch lists kept between requests so the per-block paths do not allocate.
     victims: Vec<u32>,
     dirty_victims: Vec<u64>,
@@ -198,6 +211,8 @@ impl SsdCache {
             blocks: vec![0; slots],
             slots: SlotPool::new(slots),
             policy,
+            prefetching: slots >= PREFETCH_FROM_SLOTS,
+            victim_hints: VictimHints::NONE,
             victims: Vec::new(),
             dirty_victims: Vec::new(),
             read_misses: Vec::new(),
@@ -236,7 +251,7 @@ impl SsdCache {
             for &slot in &self.victims {
                 let (block, was_dirty) = (self.blocks[slot as usize] & !DIRTY, self.blocks[slot as usize] & DIRTY != 0);
                 self.policy.removed(slot, block, was_dirty);
-                self.index.remove(slot, block, &self.blocks);
+                self.index.remove(slot, block);
                 self.slots.release(slot);
                 if was_dirty {
                     dirty_blocks.push(block);
@@ -258,18 +273,31 @@ impl SsdCache {
 
     fn insert(&mut self, block: u64, dirty: bool, ctx: &mut IoCtx) -> Result<(), SimError> {
         let slot = self.take_slot(ctx)?;
-        // The next insert's victim, or the slots it will be chosen from, known now: start
-        // loading their entries, which a large cache does not hold in the CPU caches.
-        for next in self.policy.next_victim_hints().slots() {
-            if let Some(entry) = self.blocks.get(next as usize) {
-                prefetch(entry);
-            }
-            self.index.prefetch_removal(next);
+        if self.prefetching {
+            self.prefetch_victims();
         }
         self.blocks[slot as usize] = block | if dirty { DIRTY } else { 0 };
         self.index.insert(block, slot, &self.blocks);
         self.policy.inserted(slot, block, dirty);
         Ok(())
+    }
+
+    /// The next victims, or the slots the next one will be chosen from, are known after an
+    /// insert: starts loading their entries, which a large cache does not hold in the CPU
+    /// caches. The entries named by the previous insert are loaded by now: their index groups
+    /// too (the policy names a slot again while it stays a likely victim).
+    fn prefetch_victims(&mut self) {
+        for named in self.victim_hints.slots() {
+            if let Some(&entry) = self.blocks.get(named as usize) {
+                self.index.prefetch(entry & !DIRTY);
+            }
+        }
+        self.victim_hints = self.policy.next_victim_hints();
+        for next in self.victim_hints.slots() {
+            if let Some(entry) = self.blocks.get(next as usize) {
+                prefetch(entry);
+            }
+        }
     }
 
     fn write(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
@@ -343,6 +371,27 @@ impl System for SsdCache {
             Op::Write => self.write(req, ctx),
             Op::Read => self.read(req, ctx),
             Op::Trim => self.below.submit(req, ctx),
+        }
+    }
+
+    /// For the request's first blocks (a long request's later blocks are read long after the
+    /// prefetch would have been useful): two requests ahead, their index groups; one request
+    /// ahead, the per-slot entries and policy state of the slots those groups name.
+    fn prefetch(&self, req: &Request, ahead: u32) {
+        if !self.prefetching {
+            return;
+        }
+        for block in req.blocks(self.block).take(PREFETCHED_BLOCKS) {
+            if ahead > 1 {
+                self.index.prefetch(block);
+            } else {
+                self.index.candidates(block, |slot| {
+                    if let Some(entry) = self.blocks.get(slot as usize) {
+                        prefetch(entry);
+                    }
+                    self.policy.prefetch_hit(slot);
+                });
+            }
         }
     }
 

@@ -37,14 +37,18 @@ pub trait Policy {
     fn removed(&mut self, slot: u32, block: u64, was_dirty: bool);
     /// Pushes onto `out` the slots to evict now: at least one, when the cache holds any block.
     fn victims(&mut self, out: &mut Vec<u32>);
-    /// The slots likely to be the next victim (at most two), when the policy can tell without
-    /// work, for the cache to prefetch their entries (`smr_core::prefetch`); a policy may start
-    /// loading its own state for them here too. A hint that changes no result: LRU and FIFO
-    /// name their victim; PORE names the two it will choose between (the least recent clean
-    /// block and the oldest block of the zone on top of its heap).
+    /// The slots likely to be the next victims (at most two, the likeliest first), when the
+    /// policy can tell without work, for the cache to prefetch their entries
+    /// (`smr_core::prefetch`); a policy may start loading its own state for them here too. A
+    /// hint that changes no result: LRU and FIFO name their next two victims; PORE names the
+    /// two it will choose between (the least recent clean block and the oldest block of the
+    /// zone on top of its heap).
     fn next_victim_hints(&self) -> VictimHints {
         VictimHints::NONE
     }
+    /// A hint that `slot` may be hit soon: the policy may start loading its state for it
+    /// (`smr_core::prefetch`). Changes no result.
+    fn prefetch_hit(&self, _slot: u32) {}
     /// The policy's own monotonic counters.
     fn counters(&self, _out: &mut Counters) {}
     /// Point-in-time values.

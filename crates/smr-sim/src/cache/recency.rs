@@ -55,12 +55,26 @@ impl Policy for Recency {
         self.list.remove(slot);
     }
 
+    fn prefetch_hit(&self, slot: u32) {
+        if self.order == Order::Lru {
+            self.list.prefetch(slot);
+        }
+    }
+
     fn victims(&mut self, out: &mut Vec<u32>) {
         out.extend(self.list.back());
     }
 
+    /// The next two victims: the back and the entry before it, whose links this starts
+    /// loading (so that, one eviction later, naming the entry before that reads them from the
+    /// CPU cache).
     fn next_victim_hints(&self) -> VictimHints {
-        VictimHints::new(self.list.back(), None)
+        let back = self.list.back();
+        let after_back = back.and_then(|slot| self.list.more_recent(slot));
+        if let Some(slot) = after_back {
+            self.list.prefetch(slot);
+        }
+        VictimHints::new(back, after_back)
     }
 }
 
@@ -68,9 +82,9 @@ impl Policy for Recency {
 mod tests {
     use super::*;
 
-    /// The prefetch hint names the slot `victims` then returns, under both orders.
+    /// The prefetch hint names the slots `victims` then returns, in order, under both orders.
     #[test]
-    fn the_hint_is_the_next_victim() {
+    fn the_hints_are_the_next_two_victims() {
         for order in [Order::Lru, Order::Fifo] {
             let mut policy = Recency::new(4, order);
             assert_eq!(policy.next_victim_hints(), VictimHints::NONE, "an empty cache has no victim");
@@ -78,10 +92,15 @@ mod tests {
                 policy.inserted(slot, slot as u64, false);
             }
             policy.hit(0, 0, false);
+            let hints: Vec<u32> = policy.next_victim_hints().slots().collect();
             let mut victims = Vec::new();
-            policy.victims(&mut victims);
-            assert_eq!(victims, vec![if order == Order::Lru { 1 } else { 0 }]);
-            assert_eq!(policy.next_victim_hints().slots().collect::<Vec<_>>(), victims);
+            for _ in 0..2 {
+                let at = victims.len();
+                policy.victims(&mut victims);
+                policy.removed(victims[at], victims[at] as u64, false);
+            }
+            assert_eq!(victims, if order == Order::Lru { [1, 2] } else { [0, 1] });
+            assert_eq!(hints, victims);
         }
     }
 }

@@ -10,8 +10,9 @@
 //! Each request passes through named steps: `arrive` (its arrival time, and the end of
 //! warm-up), `idle` (background work until it arrives), `serve` (range check, then the
 //! system), `measure` (totals, histograms, series, gauge samples) and, after the last one,
-//! `finish` (the report, warm-up subtracted). Not here: building systems (`build`) or reading
-//! files.
+//! `finish` (the report, warm-up subtracted). The engine reads two requests ahead of the one it
+//! serves and names them to the system (`System::prefetch`), a hint that changes no result.
+//! Not here: building systems (`build`) or reading files.
 
 use serde::{Deserialize, Serialize};
 use smr_core::trace::TraceError;
@@ -118,8 +119,18 @@ impl<'p> Engine<'p> {
         let mut replay = Replay::new(&self.config, system.capacity())?;
         // Counts down to the next progress call (no division per request).
         let mut until_progress = self.config.progress_every;
-        for item in requests {
+        // Two requests read ahead, so the system can prefetch for them while it serves this one.
+        let mut requests = requests.into_iter();
+        let (mut next, mut after_next) = (requests.next(), requests.next());
+        while let Some(item) = next {
             let req = item?;
+            (next, after_next) = (after_next, requests.next());
+            if let Some(Ok(later)) = &after_next {
+                system.prefetch(later, 2);
+            }
+            if let Some(Ok(later)) = &next {
+                system.prefetch(later, 1);
+            }
             let arrival = replay.arrive(&req, &*system, ctx)?;
             replay.idle(system, ctx, arrival)?;
             let start = ctx.now();

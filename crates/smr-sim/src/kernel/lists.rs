@@ -99,6 +99,14 @@ impl ListSet {
         (head != NIL).then_some(head)
     }
 
+    /// Starts loading `slot`'s links (`smr_core::prefetch`).
+    #[inline]
+    pub fn prefetch(&self, slot: u32) {
+        if let Some(links) = self.links.get(slot as usize) {
+            smr_core::prefetch::prefetch(links);
+        }
+    }
+
     /// The least recent entry of `list`.
     pub fn back(&self, list: usize) -> Option<u32> {
         let tail = self.ends[list].1;
@@ -146,6 +154,10 @@ impl RecencyList {
 
     pub fn back(&self) -> Option<u32> {
         self.0.back(0)
+    }
+
+    pub fn prefetch(&self, slot: u32) {
+        self.0.prefetch(slot)
     }
 
     /// The entry just more recent than `slot`, if any: with `back`, a walk from least to most

@@ -19,6 +19,13 @@ pub trait System {
     /// Serves `req`, starting at `ctx.now()`.
     fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError>;
 
+    /// A hint that `req` is served `ahead` requests from now (the engine names the next two
+    /// while it serves one): the system may start loading into the CPU caches what serving it
+    /// will read (`smr_core::prefetch`), in stages: for the farther request (2) what it reads
+    /// first, for the nearer one (1) what that, now in the CPU cache, points to. It changes no
+    /// state and no result.
+    fn prefetch(&self, _req: &Request, _ahead: u32) {}
+
     /// Does at most one quantum of background work (cleaning, migration, ...) starting at
     /// `ctx.now()`, ideally finishing by `until_ns` (the next arrival). Returns whether any work was
     /// done; once it returns false the engine stops offering idle time until the next request.
