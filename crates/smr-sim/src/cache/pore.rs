@@ -342,11 +342,8 @@ impl Policy for Pore {
     fn next_victim_hints(&self) -> VictimHints {
         let clean = self.lists.back(CLEAN);
         let open = self.open_heap.peek().and_then(|&Reverse((_, z))| self.lists.back(z as usize + 1));
-        // Both ticks are compared at the next eviction: load them now. So are the ticks of the
-        // zones below the heap's top, should its entry be stale (refreshing it sifts one of
-        // them up).
-        let below_top = self.open_heap.as_slice().iter().skip(1).take(2).filter_map(|&Reverse((_, z))| self.lists.back(z as usize + 1));
-        for slot in [clean, open].into_iter().flatten().chain(below_top) {
+        // Both ticks are compared at the next eviction: load them now.
+        for slot in [clean, open].into_iter().flatten() {
             prefetch(&self.slots[slot as usize]);
         }
         VictimHints::new(clean, open)
