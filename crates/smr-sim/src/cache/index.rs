@@ -50,7 +50,7 @@ const EMPTY_GROUP: Group = Group { tags: [FREE; WIDTH], overflow: 0, slots: [0; 
 
 /// Block number of a per-slot entry.
 #[inline]
-fn block_of(entry: u64) -> u64 {
+pub fn block_of(entry: u64) -> u64 {
     entry & !DIRTY
 }
 

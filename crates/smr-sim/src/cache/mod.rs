@@ -40,7 +40,7 @@ use smr_core::prefetch::prefetch;
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
-use index::{BlockIndex, DIRTY};
+use index::{block_of, BlockIndex, DIRTY};
 
 pub const POLICY: ParamSpec = ParamSpec::new(
     "policy",
@@ -249,7 +249,8 @@ impl SsdCache {
             let mut dirty_blocks = std::mem::take(&mut self.dirty_victims);
             dirty_blocks.clear();
             for &slot in &self.victims {
-                let (block, was_dirty) = (self.blocks[slot as usize] & !DIRTY, self.blocks[slot as usize] & DIRTY != 0);
+                let entry = self.blocks[slot as usize];
+                let (block, was_dirty) = (block_of(entry), entry & DIRTY != 0);
                 self.policy.removed(slot, block, was_dirty);
                 self.index.remove(slot, block);
                 self.slots.release(slot);
@@ -289,7 +290,7 @@ impl SsdCache {
     fn prefetch_victims(&mut self) {
         for named in self.victim_hints.slots() {
             if let Some(&entry) = self.blocks.get(named as usize) {
-                self.index.prefetch(entry & !DIRTY);
+                self.index.prefetch(block_of(entry));
             }
         }
         self.victim_hints = self.policy.next_victim_hints();
