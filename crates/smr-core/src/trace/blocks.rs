@@ -4,56 +4,57 @@
 //! The format has no times: every request gets time 0 (closed-loop replay ignores times; an
 //! open-loop replay of such a trace issues everything at once).
 
-use super::lines::{field_u64, request, scaled_bytes, text, LineParser};
-use crate::request::{Op, Request};
+use super::lines::{field_u64, leading_decimal, request, scaled_bytes, text, LineParser};
+use crate::request::{Op, Request, MAX_END};
 use crate::units::BLOCK_4K;
 
 #[derive(Default)]
 pub struct BlocksParser;
 
 impl LineParser for BlocksParser {
+    /// Bytes, not chars, and no collected field list: this is the hot loop of block-trace
+    /// replays. Anything unusual falls through to the checked parse for its message.
+    #[inline]
     fn parse(&mut self, line: &[u8]) -> Result<Option<Request>, String> {
-        // Bytes, not chars, and no collected field list: this is the hot loop of block-trace
-        // replays. Anything unusual falls through to the checked parse below for its message.
-        if let Some((op, block)) = fast_fields(line) {
-            if let Some(offset) = block.checked_mul(BLOCK_4K).filter(|&o| o < crate::request::MAX_END) {
-                return Ok(Some(Request::new(0, op, offset, BLOCK_4K)));
-            }
+        match fast_fields(line) {
+            Some((op, block)) if block < MAX_END / BLOCK_4K => Ok(Some(Request::new(0, op, block * BLOCK_4K, BLOCK_4K))),
+            _ => checked_parse(line),
         }
-        let fields: Vec<&str> = text(line)?.split_whitespace().collect();
-        if fields.len() != 2 {
-            return Err(format!("expected 'op blockno' (2 fields), found {}", fields.len()));
-        }
-        let op = match fields[0] {
-            "1" => Op::Write,
-            "0" => Op::Read,
-            other => return Err(format!("op {} is neither 1 (write) nor 0 (read)", crate::quote(other))),
-        };
-        let block = field_u64(&fields, 1, "block number")?;
-        request(0, op, scaled_bytes(block, BLOCK_4K, "block number")?, BLOCK_4K)
     }
+}
+
+/// A line the fast path refused, parsed field by field for the message that says why (or, for a
+/// line it merely did not expect, its request).
+#[cold]
+#[inline(never)]
+fn checked_parse(line: &[u8]) -> Result<Option<Request>, String> {
+    let fields: Vec<&str> = text(line)?.split_whitespace().collect();
+    if fields.len() != 2 {
+        return Err(format!("expected 'op blockno' (2 fields), found {}", fields.len()));
+    }
+    let op = match fields[0] {
+        "1" => Op::Write,
+        "0" => Op::Read,
+        other => return Err(format!("op {} is neither 1 (write) nor 0 (read)", crate::quote(other))),
+    };
+    let block = field_u64(&fields, 1, "block number")?;
+    request(0, op, scaled_bytes(block, BLOCK_4K, "block number")?, BLOCK_4K)
 }
 
 /// `0|1`, blanks, decimal digits, optional trailing blanks: the op and block number, or `None`
 /// for anything else (including a number that overflows).
 fn fast_fields(line: &[u8]) -> Option<(Op, u64)> {
-    let op = match line.first()? {
-        b'1' => Op::Write,
-        b'0' => Op::Read,
+    let (op, rest) = match line.split_first()? {
+        (b'1', rest) => (Op::Write, rest),
+        (b'0', rest) => (Op::Read, rest),
         _ => return None,
     };
-    let rest = &line[1..];
-    let digits_at = rest.iter().position(|b| !b.is_ascii_whitespace()).filter(|&i| i > 0)?;
-    let mut block = 0u64;
-    let mut end = digits_at;
-    for &b in &rest[digits_at..] {
-        if !b.is_ascii_digit() {
-            break;
-        }
-        block = block.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
-        end += 1;
+    let number = rest.trim_ascii_start();
+    if number.len() == rest.len() {
+        return None;
     }
-    (end > digits_at && rest[end..].iter().all(u8::is_ascii_whitespace)).then_some((op, block))
+    let (block, digits) = leading_decimal(number)?;
+    number[digits..].iter().all(u8::is_ascii_whitespace).then_some((op, block))
 }
 
 /// Writes a request as one line per 4 KiB block it touches.
