@@ -261,15 +261,26 @@ impl SsdCache {
                     self.totals.evicted_clean += 1;
                 }
             }
-            dirty_blocks.sort_unstable();
-            let pieces = dirty_blocks.iter().map(|&b| ((), b * self.block));
-            let written = coalesce(pieces, self.block, |(), offset, len| {
-                ctx.io(self.ssd, Op::Read, offset, len);
-                self.below.submit(&Request::new(ctx.now(), Op::Write, offset, len), ctx)
-            });
+            let block_bytes = self.block;
+            let written = match dirty_blocks.as_mut_slice() {
+                [] => Ok(()),
+                // One victim at a time (LRU, FIFO, PORE): no run to sort or gather.
+                &mut [block] => self.write_back(block * block_bytes, block_bytes, ctx),
+                several => {
+                    several.sort_unstable();
+                    let pieces = several.iter().map(|&b| ((), b * block_bytes));
+                    coalesce(pieces, block_bytes, |(), offset, len| self.write_back(offset, len, ctx))
+                }
+            };
             self.dirty_victims = dirty_blocks;
             written?;
         }
+    }
+
+    /// Writes `len` bytes of dirty victims at `offset` below, read from the SSD first.
+    fn write_back(&mut self, offset: u64, len: u64, ctx: &mut IoCtx) -> Result<(), SimError> {
+        ctx.io(self.ssd, Op::Read, offset, len);
+        self.below.submit(&Request::new(ctx.now(), Op::Write, offset, len), ctx)
     }
 
     fn insert(&mut self, block: u64, dirty: bool, ctx: &mut IoCtx) -> Result<(), SimError> {
