@@ -130,6 +130,12 @@ impl SegmentCache {
     /// several runs hold it (a read-ahead can grow into another segment's run), the most
     /// recently used one.
     pub fn cached_from(&mut self, first: u64) -> u64 {
+        // Most lookups find nothing, which one pass over the two arrays says (as in `store`:
+        // `start <= first < end` is the top bit of `!(first - start) & (first - end)`).
+        let any = self.starts.iter().zip(&self.ends).fold(0u64, |bits, (&start, &end)| bits | (!first.wrapping_sub(start) & first.wrapping_sub(end)));
+        if any >> 63 == 0 {
+            return first;
+        }
         // Per 64 recency ranks, most recent first, one bit per rank whose segment holds
         // `first`, gathered without a branch per segment (a search that stops at the first
         // match mispredicts on most lookups); the highest set bit is the most recent holder.
