@@ -45,15 +45,15 @@ impl CacheConfig {
 #[derive(Clone, Copy, Debug)]
 struct Segment {
     start: u64,
-    /// Which filling of a segment this is (a read-ahead names the run it extends by it).
-    id: u64,
+    index: usize,
 }
 
-/// A read-ahead in progress: the platter turns `ns_per_sector` per sector into the run `id` from
-/// sector `from`, starting at `since_ns`, up to `limit`.
+/// A read-ahead in progress: the platter turns `ns_per_sector` per sector into the run of
+/// segment `segment` from sector `from`, starting at `since_ns`, up to `limit`. It ends when that
+/// segment is filled again or trimmed, so while it lasts the segment holds the run it extends.
 #[derive(Clone, Copy, Debug)]
 struct Prefetch {
-    id: u64,
+    segment: usize,
     /// Where it started, and the sector it has reached.
     started: u64,
     from: u64,
@@ -64,19 +64,17 @@ struct Prefetch {
 
 #[derive(Clone, Debug)]
 pub(super) struct SegmentCache {
-    /// Each segment's first sector, one past its last valid one (its start when empty), and
-    /// which filling of it this is; indexed by segment, in no order. Kept as three arrays so the
-    /// overlap check of every store runs over two of them as vector arithmetic.
+    /// Each segment's first sector and one past its last valid one (its start when empty);
+    /// indexed by segment, in no order. Kept as two arrays so the overlap check of every store
+    /// runs over them as vector arithmetic.
     starts: Vec<u64>,
     ends: Vec<u64>,
-    ids: Vec<u64>,
     /// Segment indices, least recently used first (a use moves one to the back: a few bytes
     /// moved, where keeping use counts would cost a scan for the oldest).
     recency: Vec<u32>,
     segment_sectors: u64,
     read_ahead: ReadAhead,
     prefetch: Option<Prefetch>,
-    fills: u64,
 }
 
 impl SegmentCache {
@@ -87,12 +85,10 @@ impl SegmentCache {
         (segment_sectors > 0).then(|| SegmentCache {
             starts: vec![0; segments as usize],
             ends: vec![0; segments as usize],
-            ids: vec![0; segments as usize],
             recency: (0..segments as u32).collect(),
             segment_sectors,
             read_ahead: config.read_ahead,
             prefetch: None,
-            fills: 0,
         })
     }
 
@@ -111,10 +107,7 @@ impl SegmentCache {
         let turned = ((now_ns - p.since_ns).max(0.0) / p.ns_per_sector) as u64;
         let reached = (p.from + turned).min(p.limit);
         (p.from, p.since_ns) = (reached, p.since_ns + (reached - p.from) as f64 * p.ns_per_sector);
-        let id = p.id;
-        if let Some(segment) = self.ids.iter().rposition(|&s| s == id) {
-            self.ends[segment] = self.ends[segment].max(reached);
-        }
+        self.ends[p.segment] = self.ends[p.segment].max(reached);
         Some(reached)
     }
 
@@ -163,7 +156,7 @@ impl SegmentCache {
         };
         let limit = wanted.min(segment.start + self.segment_sectors).min(disk_end);
         if limit > end {
-            self.prefetch = Some(Prefetch { id: segment.id, started: end, from: end, since_ns: done_ns, ns_per_sector, limit });
+            self.prefetch = Some(Prefetch { segment: segment.index, started: end, from: end, since_ns: done_ns, ns_per_sector, limit });
         }
     }
 
@@ -191,7 +184,7 @@ impl SegmentCache {
                     // Keep only the part before `first` (a segment holds one run); a read-ahead
                     // into it would bring back what is stale.
                     self.ends[segment] = first.max(start);
-                    if self.prefetch.is_some_and(|p| p.id == self.ids[segment]) {
+                    if self.prefetch.is_some_and(|p| p.segment == segment) {
                         self.prefetch = None;
                     }
                 }
@@ -204,16 +197,15 @@ impl SegmentCache {
         // The least recently used is first.
         let rank = if extends { last } else { 0 };
         let index = self.recency[rank] as usize;
-        if self.prefetch.is_some_and(|p| p.id == self.ids[index]) {
+        if self.prefetch.is_some_and(|p| p.segment == index) {
             self.prefetch = None;
         }
-        self.fills += 1;
         if !extends {
             self.starts[index] = first;
         }
-        (self.ends[index], self.ids[index]) = (end, self.fills);
+        self.ends[index] = end;
         self.touch(rank);
-        Segment { start: self.starts[index], id: self.fills }
+        Segment { start: self.starts[index], index }
     }
 }
 
