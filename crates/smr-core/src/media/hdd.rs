@@ -262,8 +262,14 @@ impl Hdd {
 
     /// Fraction of a revolution at which sector `sector` of `track` passes under the head.
     fn angle_of(&self, zone: usize, track: u64, sector: u64) -> f64 {
+        self.angle_index(zone, track, sector) as f64 * self.zones[zone].turns_per_sector
+    }
+
+    /// `angle_of` in sectors of the zone's track: the sector slot, counted from the angle of
+    /// sector 0 of the zone's first track, that passes under the head with it.
+    fn angle_index(&self, zone: usize, track: u64, sector: u64) -> u64 {
         let z = &self.zones[zone];
-        ((sector + (track - z.first_track) * z.skew) % z.spt_divisor) as f64 * z.turns_per_sector
+        (sector + (track - z.first_track) * z.skew) % z.spt_divisor
     }
 
     /// Wait from time `t` until the platter reaches `angle`. The clock counts whole ns, so an
@@ -324,14 +330,20 @@ impl Hdd {
         let mut t = start_ns + self.positioning(from_track, place.track, op);
         let mut at_boundary = false;
         let mut end_in_track = 0;
+        // The angle index at which the last transfer within a track ended, when known without
+        // a division (see below).
+        let mut end_index = None;
         loop {
             if !at_boundary {
-                t += self.rotational_wait(t + phase_ns, self.angle_of(place.zone, place.track, place.sector));
-                let spt = self.zones[place.zone].spt;
-                let n = remaining.min(spt - place.sector);
-                t += n as f64 * self.zones[place.zone].sector_ns;
+                let index = self.angle_index(place.zone, place.track, place.sector);
+                let z = &self.zones[place.zone];
+                t += self.rotational_wait(t + phase_ns, index as f64 * z.turns_per_sector);
+                let n = remaining.min(z.spt - place.sector);
+                t += n as f64 * z.sector_ns;
                 remaining -= n;
                 end_in_track = place.sector + n;
+                // `n` sectors on from `index`, at most a turn: one subtraction, not a division.
+                end_index = Some(if index + n >= z.spt { index + n - z.spt } else { index + n });
                 self.track = place.track;
             }
             at_boundary = false;
@@ -351,6 +363,7 @@ impl Hdd {
                 remaining -= whole * z.spt;
                 place.track += whole;
                 end_in_track = z.spt;
+                end_index = None;
                 self.track = place.track;
                 at_boundary = true;
                 continue;
@@ -360,13 +373,11 @@ impl Hdd {
             t += self.positioning(place.track, next.track, op);
             place = next;
         }
-        self.follow_stream(stream, Stream {
-            next_sector: first + total,
-            op,
-            track: place.track,
-            angle: self.angle_of(place.zone, place.track, end_in_track),
-            last_use: self.accesses,
-        });
+        let angle = match end_index {
+            Some(index) => index as f64 * self.zones[place.zone].turns_per_sector,
+            None => self.angle_of(place.zone, place.track, end_in_track),
+        };
+        self.follow_stream(stream, Stream { next_sector: first + total, op, track: place.track, angle, last_use: self.accesses });
         if let Some(wb) = self.write_back.as_mut() {
             wb.busy_until_ns = wb.busy_until_ns.max(t);
         }
