@@ -102,6 +102,8 @@ fn mapped_smrbin(bytes: &[u8]) -> Result<(), TestCaseError> {
             }
         }
     }
+    // Left behind only by a failing case, for a look at what failed.
+    std::fs::remove_file(&path).map_err(|e| TestCaseError::fail(e.to_string()))?;
     Ok(())
 }
 
