@@ -14,12 +14,32 @@ use crate::params::Params;
 use crate::request::{Op, Request};
 use crate::units::{BLOCK_4K, SECTOR};
 
-/// A fresh path in a per-process scratch directory (proptest runs many cases per test).
-fn scratch(name: &str) -> PathBuf {
+/// A fresh path in the temporary folder (proptest runs many cases per test); the file there,
+/// if one was written, is removed with it.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        std::fs::remove_file(&self.0).ok();
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!("smrlab-roundtrip-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(format!("{}-{name}", NEXT.fetch_add(1, Ordering::Relaxed)))
+    Scratch(std::env::temp_dir().join(format!("smrlab-roundtrip-{}-{}-{name}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))))
 }
 
 fn read_back(path: &Path) -> Vec<Request> {
@@ -112,7 +132,7 @@ proptest! {
     }
 }
 
-fn smrbin_with(records: &[Request]) -> (PathBuf, Vec<u8>) {
+fn smrbin_with(records: &[Request]) -> (Scratch, Vec<u8>) {
     let path = scratch("t.smrbin");
     write_all(&path, None, records.iter().map(|r| Ok(*r))).unwrap();
     let bytes = std::fs::read(&path).unwrap();
@@ -152,7 +172,7 @@ fn truncated_smrbin_names_the_offset_of_the_broken_record() {
     assert_eq!(items.len(), 2, "one good record, then one error and the end");
     assert_eq!(*items[0].as_ref().unwrap(), reqs[0]);
     match &items[1] {
-        Err(TraceError::Corrupt { path: p, offset, .. }) => assert_eq!((p, *offset), (&path, (RECORDS_AT + 24) as u64)),
+        Err(TraceError::Corrupt { path: p, offset, .. }) => assert_eq!((p.as_path(), *offset), (&*path, (RECORDS_AT + 24) as u64)),
         other => panic!("expected Corrupt, got {other:?}"),
     }
     // The same cut, streamed from a compressed copy of the finished file.
@@ -221,7 +241,7 @@ fn empty_trace_and_unknown_options_are_named() {
     let path = scratch("t.csv");
     std::fs::write(&path, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n\n").unwrap();
     let err = open_nonempty(&path, None, &mut Params::default()).err().unwrap();
-    assert!(matches!(&err, TraceError::Empty { path: p } if *p == path), "{err}");
+    assert!(matches!(&err, TraceError::Empty { path: p } if p.as_path() == &*path), "{err}");
     let mut options = Params::parse(&["acton=Q"]).unwrap();
     let err = open(&path, Some("blkparse"), &mut options).err().unwrap();
     assert!(err.to_string().contains("acton"), "{err}");
