@@ -457,7 +457,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Line ends found eight bytes at a time, across refills of any size, split exactly as
+        /// Line ends found 64 bytes at a time, across refills of any size, split exactly as
         /// a plain split does, carriage returns and blank lines included.
         #[test]
         fn lines_are_split_as_a_plain_split_does(
