@@ -16,8 +16,9 @@ and its share of the measured time, `serial_miss_share`. A share above 1 means t
 memory and only overlapping misses make it as fast as it is; a share well below 1 means the
 instructions are the cost. The miss counts do not tell which misses a prefetch started early (a
 cache of 32 k blocks or more prefetches its next lookups and victims): those overlap the work
-before them, so for such a cache the serial figure is an upper bound on the wait. With cachegrind, `costliest` lists the functions that execute the most
-instructions or miss L2 most, per access: where to look first.
+before them, so for such a cache the serial figure is an upper bound on the wait. With
+cachegrind, `costliest` lists the functions that execute the most instructions or miss L2 most,
+per access: where to look first.
 
     python bench/bounds.py
 

@@ -123,10 +123,8 @@ impl SegmentCache {
     /// several runs hold it (a read-ahead can grow into another segment's run), the most
     /// recently used one.
     pub fn cached_from(&mut self, first: u64) -> u64 {
-        // Most lookups find nothing, which one pass over the two arrays says (as in `store`:
-        // `start <= first < end` is the top bit of `!(first - start) & (first - end)`).
-        let any = self.starts.iter().zip(&self.ends).fold(0u64, |bits, (&start, &end)| bits | (!first.wrapping_sub(start) & first.wrapping_sub(end)));
-        if any >> 63 == 0 {
+        // Most lookups find nothing: a segment holds `first` when it overlaps `[first, first + 1)`.
+        if !self.overlaps_any(first, first + 1) {
             return first;
         }
         // Per 64 recency ranks, most recent first, one bit per rank whose segment holds
@@ -166,18 +164,23 @@ impl SegmentCache {
         self.store(first, end);
     }
 
+    /// Whether any segment's run overlaps `[first, end)`, in one pass without a branch per
+    /// segment (a search that stops at the first overlap mispredicts, as most stores and lookups
+    /// find none). A run overlaps when `start < end` and `first < its end`; for sector numbers
+    /// (below 2^63) `a < b` is the top bit of `a - b`, so the pass is subtractions, ANDs and ORs
+    /// over two arrays, which the compiler vectorizes.
+    fn overlaps_any(&self, first: u64, end: u64) -> bool {
+        let any = self.starts.iter().zip(&self.ends).fold(0u64, |bits, (&start, &stop)| bits | (start.wrapping_sub(end) & first.wrapping_sub(stop)));
+        any >> 63 != 0
+    }
+
     /// Puts `[first, end)` (its last `segment_sectors` if longer) in a segment: the one used
     /// last if it continues that one's run (a sequential stream), else the least recently used.
     /// Other segments drop what overlaps it. Returns the segment as filled.
     fn store(&mut self, first: u64, end: u64) -> Segment {
         let first = first.max(end.saturating_sub(self.segment_sectors));
-        // Most stores overlap no segment: one pass without a branch per segment says whether
-        // any does (a search that stops at the first overlap mispredicts on most stores). A
-        // segment overlaps when `start < end` and `first < its end`; for sector numbers (below
-        // 2^63) `a < b` is the top bit of `a - b`, so the pass is subtractions, ANDs and ORs
-        // over two arrays, which the compiler vectorizes.
-        let any = self.starts.iter().zip(&self.ends).fold(0u64, |bits, (&start, &stop)| bits | (start.wrapping_sub(end) & first.wrapping_sub(stop)));
-        if any >> 63 != 0 {
+        // Most stores overlap no segment.
+        if self.overlaps_any(first, end) {
             for segment in 0..self.starts.len() {
                 let start = self.starts[segment];
                 if start < end && first < self.ends[segment] {
