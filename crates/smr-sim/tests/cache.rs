@@ -6,17 +6,17 @@
 use proptest::prelude::*;
 use smr_core::trace::Footprint;
 use smr_core::{Op, Params, Request};
-use smr_sim::cache::{SsdCache, PARAMS};
+use smr_sim::cache::{Cache, PARAMS};
 use smr_sim::kernel::metrics::{CounterValues, Counters, Gauges};
 use smr_sim::kernel::{ok_requests, BuildContext, Engine, EngineConfig, IoCtx, System};
 use smr_sim::{registry, SimError};
 
 const GIB: u64 = 1 << 30;
 
-fn build(params: &[&str], footprint: Footprint) -> Result<(SsdCache, IoCtx), SimError> {
+fn build(params: &[&str], footprint: Footprint) -> Result<(Box<dyn Cache>, IoCtx), SimError> {
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(params).unwrap();
-    let c = BuildContext::new(&mut p, footprint, 3, &mut ctx, registry::SYSTEMS).construct(PARAMS, SsdCache::build)?;
+    let c = BuildContext::new(&mut p, footprint, 3, &mut ctx, registry::SYSTEMS).construct(PARAMS, smr_sim::cache::build)?;
     p.finish()?;
     Ok((c, ctx))
 }
@@ -39,7 +39,7 @@ fn fp() -> Footprint {
 
 fn run(params: &[&str], reqs: &[Request]) -> CounterValues {
     let (mut c, mut ctx) = build(params, fp()).unwrap();
-    let r = Engine::new(EngineConfig::default()).run(&mut c, &mut ctx, ok_requests(reqs)).unwrap();
+    let r = Engine::new(EngineConfig::default()).run(&mut *c, &mut ctx, ok_requests(reqs)).unwrap();
     r.counters
 }
 
@@ -67,7 +67,7 @@ fn the_default_cache_is_a_share_of_the_touched_bands() {
     };
     let blocks = |mode: &str| {
         let (c, _) = build(&[&format!("mode={mode}"), "band_size=1MiB"], footprint.clone()).unwrap();
-        gauge(&c, "cache_blocks")
+        gauge(&*c, "cache_blocks")
     };
     assert_eq!(blocks("wo"), 10.0);
     assert_eq!(blocks("rw"), 15.0);
@@ -226,9 +226,9 @@ fn a_prefetching_pore_cache_writes_back_every_dirty_block() {
         }
         c.submit(&req, &mut ctx).unwrap();
     }
-    let counters = counters(&c);
+    let counters = counters(&*c);
     assert!(counters.get("evicted_dirty_blocks") > 10_000, "the stream evicts dirty blocks");
-    assert_eq!(became_dirty, counters.get("evicted_dirty_blocks") + gauge(&c, "cache_dirty_blocks") as u64);
+    assert_eq!(became_dirty, counters.get("evicted_dirty_blocks") + gauge(&*c, "cache_dirty_blocks") as u64);
     assert_eq!(counters.get("buffer_bytes_written") / 4096, counters.get("evicted_dirty_blocks"));
 }
 
@@ -258,16 +258,16 @@ proptest! {
                 became_dirty += 1;
             }
             c.submit(&req, &mut ctx).unwrap();
-            prop_assert!(gauge(&c, "cache_occupancy_blocks") as u64 <= cap);
+            prop_assert!(gauge(&*c, "cache_occupancy_blocks") as u64 <= cap);
             if is_write {
                 // A read after a write is served by the cache while the block is cached.
-                let before = counters(&c).get("read_hits");
+                let before = counters(&*c).get("read_hits");
                 c.submit(&r(block), &mut ctx).unwrap();
-                prop_assert_eq!(counters(&c).get("read_hits"), before + 1);
+                prop_assert_eq!(counters(&*c).get("read_hits"), before + 1);
             }
         }
-        let dirty_now = gauge(&c, "cache_dirty_blocks") as u64;
-        let counters = counters(&c);
+        let dirty_now = gauge(&*c, "cache_dirty_blocks") as u64;
+        let counters = counters(&*c);
         // Every block made dirty is still dirty in the cache or was evicted dirty, and every
         // dirty eviction wrote its block to the SMR disk exactly once.
         prop_assert_eq!(became_dirty, counters.get("evicted_dirty_blocks") + dirty_now);

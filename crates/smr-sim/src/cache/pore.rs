@@ -215,16 +215,17 @@ impl Pore {
     fn divide(&mut self) {
         let coverage = |z: &ZoneStat| z.dirty as f64 / self.blocks_per_zone.get() as f64;
         let popularity = |z: &ZoneStat| 1.0 + z.accesses as f64 / z.cached.max(1) as f64;
-        let mut order: Vec<u32> = (0..self.zones.len() as u32).filter(|&z| self.zones[z as usize].dirty > 0).collect();
-        let key = |z: &u32| {
-            let s = &self.zones[*z as usize];
-            match self.scheme {
-                Scheme::CoverageFirst => -coverage(s),
-                Scheme::PopularityFirst => popularity(s),
-                Scheme::Balanced => popularity(s) / coverage(s),
-            }
+        let key = |s: &ZoneStat| match self.scheme {
+            Scheme::CoverageFirst => -coverage(s),
+            Scheme::PopularityFirst => popularity(s),
+            Scheme::Balanced => popularity(s) / coverage(s),
         };
-        order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
+        // Each zone's key computed once, not at every comparison (two divisions each); zone
+        // numbers are unique, so the order is total and an unstable sort gives the same one.
+        let dirty_zones = self.zones.iter().zip(0u32..).filter(|(s, _)| s.dirty > 0);
+        let mut keyed: Vec<(f64, u32)> = dirty_zones.map(|(s, z)| (key(s), z)).collect();
+        keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let order: Vec<u32> = keyed.into_iter().map(|(_, z)| z).collect();
         for z in &mut self.zones {
             z.open = false;
             z.accesses = 0;
@@ -262,6 +263,7 @@ impl Pore {
 }
 
 impl Policy for Pore {
+    #[inline]
     fn inserted(&mut self, slot: u32, block: u64, dirty: bool) {
         let (s, z) = (slot as usize, self.zone(block));
         self.slots[s].zone = z as u32 | if dirty { DIRTY } else { 0 };
@@ -282,6 +284,7 @@ impl Policy for Pore {
         }
     }
 
+    #[inline]
     fn hit(&mut self, slot: u32, block: u64, became_dirty: bool) {
         let (s, z) = (slot as usize, self.zone(block));
         self.zones[z].accesses += 1;
@@ -301,6 +304,7 @@ impl Policy for Pore {
         }
     }
 
+    #[inline]
     fn prefetch_hit(&self, slot: u32) {
         if let Some(state) = self.slots.get(slot as usize) {
             prefetch(state);
@@ -308,6 +312,7 @@ impl Policy for Pore {
         self.lists.prefetch(slot);
     }
 
+    #[inline]
     fn removed(&mut self, slot: u32, block: u64, was_dirty: bool) {
         let z = self.zone(block);
         self.zones[z].cached -= 1;
@@ -339,6 +344,7 @@ impl Policy for Pore {
         }
     }
 
+    #[inline]
     fn next_victim_hints(&self) -> VictimHints {
         let clean = self.lists.back(CLEAN);
         let open = self.open_heap.peek().and_then(|&Reverse((_, z))| self.lists.back(z as usize + 1));

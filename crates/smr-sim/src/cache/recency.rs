@@ -43,24 +43,29 @@ impl Recency {
 }
 
 impl Policy for Recency {
+    #[inline]
     fn inserted(&mut self, slot: u32, _block: u64, _dirty: bool) {
         self.list.push_front(slot);
     }
 
+    #[inline]
     fn hit(&mut self, slot: u32, _block: u64, _became_dirty: bool) {
         self.order.touch(&mut self.list, slot);
     }
 
+    #[inline]
     fn removed(&mut self, slot: u32, _block: u64, _was_dirty: bool) {
         self.list.remove(slot);
     }
 
+    #[inline]
     fn prefetch_hit(&self, slot: u32) {
         if self.order == Order::Lru {
             self.list.prefetch(slot);
         }
     }
 
+    #[inline]
     fn victims(&mut self, out: &mut Vec<u32>) {
         out.extend(self.list.back());
     }
@@ -68,6 +73,7 @@ impl Policy for Recency {
     /// The next two victims: the back and the entry before it, whose links this starts
     /// loading (so that, one eviction later, naming the entry before that reads them from the
     /// CPU cache).
+    #[inline]
     fn next_victim_hints(&self) -> VictimHints {
         let back = self.list.back();
         let after_back = back.and_then(|slot| self.list.more_recent(slot));

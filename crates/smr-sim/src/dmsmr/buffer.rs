@@ -8,6 +8,10 @@
 //! cleaning's bookkeeping), and every lookup names the block's band. FIFO entries are deleted
 //! lazily: each entry carries the sequence number it was inserted with and is live only if its
 //! band has not been cleaned since (an array lookup per band instead of a hash probe per entry).
+//! A cleaning frees its band's map, and the band's next write sizes the new one for half as
+//! many blocks again as the cleaning took: bands tend to gather about as many blocks each time,
+//! so the map is mostly allocated once per fill instead of regrown (and rehashed) as it fills,
+//! and only bands that hold blocks keep memory.
 //! Used by the `Dmsmr` system and by the §III-A estimate. Not here: I/O or timing.
 
 use std::collections::VecDeque;
@@ -38,6 +42,8 @@ pub struct FifoBuffer {
     /// band → the sequence number from which its entries are live (the next one at its last
     /// cleaning); entries older than that were taken with the band.
     live_from: Vec<u64>,
+    /// band → the blocks its last cleaning took, from which its next map is sized.
+    last_taken: Vec<u32>,
     next_seq: u64,
 }
 
@@ -46,7 +52,7 @@ impl FifoBuffer {
     pub fn new(capacity: u64, bands: usize) -> Self {
         let mut by_band = Vec::new();
         by_band.resize_with(bands, FxHashMap::default);
-        FifoBuffer { capacity: capacity.max(1), by_band, live_from: vec![0; bands], ..Default::default() }
+        FifoBuffer { capacity: capacity.max(1), by_band, live_from: vec![0; bands], last_taken: vec![0; bands], ..Default::default() }
     }
 
     pub fn capacity(&self) -> u64 {
@@ -84,7 +90,11 @@ impl FifoBuffer {
     pub fn insert(&mut self, block: u64, band: usize) -> Insert {
         let full = self.is_full();
         let seq = self.next_seq;
-        match self.by_band[band].entry(block) {
+        let blocks = &mut self.by_band[band];
+        if blocks.capacity() == 0 {
+            blocks.reserve(self.last_taken[band] as usize * 3 / 2);
+        }
+        match blocks.entry(block) {
             std::collections::hash_map::Entry::Occupied(held) => return Insert::Updated(*held.get()),
             std::collections::hash_map::Entry::Vacant(_) if full => return Insert::Full,
             std::collections::hash_map::Entry::Vacant(slot) => slot.insert(seq),
@@ -106,15 +116,11 @@ impl FifoBuffer {
         None
     }
 
-    /// Removes every block held for `band` and returns how many there were. The band's map
-    /// keeps room for up to `KEPT_ALLOCATION` blocks, so a cleaning does not free what the
-    /// band's next writes allocate again.
+    /// Removes every block held for `band` and returns how many there were; its map is freed
+    /// (see the module documentation for how the next one is sized).
     pub fn take_band(&mut self, band: usize) -> u64 {
-        const KEPT_ALLOCATION: usize = 32;
-        let blocks = &mut self.by_band[band];
-        let taken = blocks.len() as u64;
-        blocks.clear();
-        blocks.shrink_to(KEPT_ALLOCATION);
+        let taken = std::mem::take(&mut self.by_band[band]).len() as u64;
+        self.last_taken[band] = taken.min(u32::MAX as u64) as u32;
         self.held -= taken;
         self.live_from[band] = self.next_seq;
         taken
@@ -156,6 +162,25 @@ mod tests {
         assert_eq!(b.take_band(2), 1);
         assert!(!b.contains(20, 2));
         assert_eq!(b.oldest(), Some((10, 1)));
+    }
+
+    /// A cleaning frees its band's map; the band's next write sizes one for half as many
+    /// blocks again as that cleaning took, so refilling to the same count does not regrow it.
+    #[test]
+    fn a_cleaned_band_keeps_no_memory_and_refills_without_regrowing() {
+        let mut b = FifoBuffer::new(1_000, 2);
+        for block in 0..100 {
+            b.insert(block, 1);
+        }
+        assert_eq!(b.take_band(1), 100);
+        assert_eq!(b.by_band[1].capacity(), 0, "the cleaned band's map is freed");
+        b.insert(500, 1);
+        let sized = b.by_band[1].capacity();
+        assert!(sized >= 150, "sized for 150 blocks, got {sized}");
+        for block in 501..600 {
+            b.insert(block, 1);
+        }
+        assert_eq!(b.by_band[1].capacity(), sized, "refilled to 100 blocks without regrowing");
     }
 
     proptest! {
