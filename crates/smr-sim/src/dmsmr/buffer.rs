@@ -8,10 +8,11 @@
 //! cleaning's bookkeeping), and every lookup names the block's band. FIFO entries are deleted
 //! lazily: each entry carries the sequence number it was inserted with and is live only if its
 //! band has not been cleaned since (an array lookup per band instead of a hash probe per entry).
-//! A cleaning frees its band's map, and the band's next write sizes the new one for half as
-//! many blocks again as the cleaning took: bands tend to gather about as many blocks each time,
-//! so the map is mostly allocated once per fill instead of regrown (and rehashed) as it fills,
-//! and only bands that hold blocks keep memory.
+//! A cleaning frees its band's map, and the band's next write sizes the new one for as many
+//! blocks as the cleaning took: a band tends to gather about as many blocks each time, so its
+//! map is mostly allocated once per fill instead of regrown (and rehashed) as it fills, and only
+//! bands that hold blocks keep memory. (Room for half as many again saved a little more work
+//! but, as tables grow in powers of two, took 7 % more peak heap in a dmsmr replay.)
 //! Used by the `Dmsmr` system and by the §III-A estimate. Not here: I/O or timing.
 
 use std::collections::VecDeque;
@@ -92,7 +93,7 @@ impl FifoBuffer {
         let seq = self.next_seq;
         let blocks = &mut self.by_band[band];
         if blocks.capacity() == 0 {
-            blocks.reserve(self.last_taken[band] as usize * 3 / 2);
+            blocks.reserve(self.last_taken[band] as usize);
         }
         match blocks.entry(block) {
             std::collections::hash_map::Entry::Occupied(held) => return Insert::Updated(*held.get()),
@@ -164,8 +165,8 @@ mod tests {
         assert_eq!(b.oldest(), Some((10, 1)));
     }
 
-    /// A cleaning frees its band's map; the band's next write sizes one for half as many
-    /// blocks again as that cleaning took, so refilling to the same count does not regrow it.
+    /// A cleaning frees its band's map; the band's next write sizes one for as many blocks as
+    /// that cleaning took, so refilling to the same count does not regrow it.
     #[test]
     fn a_cleaned_band_keeps_no_memory_and_refills_without_regrowing() {
         let mut b = FifoBuffer::new(1_000, 2);
@@ -176,7 +177,7 @@ mod tests {
         assert_eq!(b.by_band[1].capacity(), 0, "the cleaned band's map is freed");
         b.insert(500, 1);
         let sized = b.by_band[1].capacity();
-        assert!(sized >= 150, "sized for 150 blocks, got {sized}");
+        assert!(sized >= 100, "sized for 100 blocks, got {sized}");
         for block in 501..600 {
             b.insert(block, 1);
         }
