@@ -142,6 +142,12 @@ impl Pore {
         (block / self.blocks_per_zone) as usize
     }
 
+    /// The zone of the block in `slot`, as its insertion recorded it (no division; the hit and
+    /// the removal read the slot's state anyway).
+    fn zone_of(&self, slot: u32) -> usize {
+        (self.slots[slot as usize].zone & !DIRTY) as usize
+    }
+
     /// The list a slot with zone tag `tag` belongs in.
     fn list_of(tag: u32) -> usize {
         if tag & DIRTY == 0 { CLEAN } else { (tag & !DIRTY) as usize + 1 }
@@ -285,8 +291,8 @@ impl Policy for Pore {
     }
 
     #[inline]
-    fn hit(&mut self, slot: u32, block: u64, became_dirty: bool) {
-        let (s, z) = (slot as usize, self.zone(block));
+    fn hit(&mut self, slot: u32, _block: u64, became_dirty: bool) {
+        let (s, z) = (slot as usize, self.zone_of(slot));
         self.zones[z].accesses += 1;
         if self.base == Order::Lru {
             self.slots[s].tick = self.next_tick();
@@ -313,8 +319,8 @@ impl Policy for Pore {
     }
 
     #[inline]
-    fn removed(&mut self, slot: u32, block: u64, was_dirty: bool) {
-        let z = self.zone(block);
+    fn removed(&mut self, slot: u32, _block: u64, was_dirty: bool) {
+        let z = self.zone_of(slot);
         self.zones[z].cached -= 1;
         if was_dirty {
             self.zones[z].dirty -= 1;
