@@ -39,6 +39,18 @@ impl LatencyProfile {
         read_bandwidth: 10_000_000_000,
         write_bandwidth: 10_000_000_000,
     };
+
+    /// Service time of one access of `len` bytes, ns: the same wherever it lands and whenever
+    /// it starts. Bandwidths must be positive (`FixedLatencyMedium::new` checks).
+    #[inline]
+    pub fn service_ns(&self, op: Op, len: u64) -> u64 {
+        match op {
+            Op::Read => self.read_latency_ns + transfer_ns(len, self.read_bandwidth),
+            Op::Write => self.write_latency_ns + transfer_ns(len, self.write_bandwidth),
+            // A discard costs one command's latency and moves no data.
+            Op::Trim => self.write_latency_ns,
+        }
+    }
 }
 
 /// A medium whose service time is `latency + len / bandwidth`, independent of position.
@@ -78,6 +90,7 @@ impl Default for FixedLatencyMedium {
     }
 }
 
+#[inline]
 fn transfer_ns(len: u64, bandwidth: u64) -> u64 {
     // In 64 bits whenever the product fits (below 18 GB a transfer): 128-bit division is a
     // library call several times slower, and this sits on every cache access's path.
@@ -89,13 +102,11 @@ fn transfer_ns(len: u64, bandwidth: u64) -> u64 {
 
 impl Medium for FixedLatencyMedium {
     fn access(&mut self, _now_ns: u64, op: Op, _offset: u64, len: u64) -> u64 {
-        let p = &self.profile;
-        match op {
-            Op::Read => p.read_latency_ns + transfer_ns(len, p.read_bandwidth),
-            Op::Write => p.write_latency_ns + transfer_ns(len, p.write_bandwidth),
-            // A discard costs one command's latency and moves no data.
-            Op::Trim => p.write_latency_ns,
-        }
+        self.profile.service_ns(op, len)
+    }
+
+    fn fixed_latency(&self) -> Option<LatencyProfile> {
+        Some(self.profile)
     }
 
     fn capacity(&self) -> u64 {

@@ -31,7 +31,7 @@
 
 use super::disk_cache::{CacheConfig, ReadAhead, SegmentCache, WriteBack};
 use super::seek::SeekCurve;
-use super::Medium;
+use super::{exact_f64, Medium};
 use crate::request::Op;
 use crate::stretch_index::StretchIndex;
 use crate::units::{NS_PER_S, SECTOR};
@@ -262,7 +262,7 @@ impl Hdd {
 
     /// Fraction of a revolution at which sector `sector` of `track` passes under the head.
     fn angle_of(&self, zone: usize, track: u64, sector: u64) -> f64 {
-        self.angle_index(zone, track, sector) as f64 * self.zones[zone].turns_per_sector
+        exact_f64(self.angle_index(zone, track, sector)) * self.zones[zone].turns_per_sector
     }
 
     /// `angle_of` in sectors of the zone's track: the sector slot, counted from the angle of
@@ -295,9 +295,9 @@ impl Hdd {
         let (a, b) = (self.cylinder(from), self.cylinder(to));
         if a != b {
             let settle = if op == Op::Write { self.spec.write_settle_ns } else { 0 };
-            (self.seek.time(a.abs_diff(b)) + settle) as f64
+            exact_f64(self.seek.time(a.abs_diff(b)) + settle)
         } else if from != to {
-            self.spec.head_switch_ns as f64
+            exact_f64(self.spec.head_switch_ns)
         } else {
             0.0
         }
@@ -337,9 +337,9 @@ impl Hdd {
             if !at_boundary {
                 let index = self.angle_index(place.zone, place.track, place.sector);
                 let z = &self.zones[place.zone];
-                t += self.rotational_wait(t + phase_ns, index as f64 * z.turns_per_sector);
+                t += self.rotational_wait(t + phase_ns, exact_f64(index) * z.turns_per_sector);
                 let n = remaining.min(z.spt - place.sector);
-                t += n as f64 * z.sector_ns;
+                t += exact_f64(n) * z.sector_ns;
                 remaining -= n;
                 end_in_track = place.sector + n;
                 // `n` sectors on from `index`, at most a turn: one subtraction, not a division.
@@ -359,7 +359,7 @@ impl Hdd {
                 // `whole` full tracks inside this zone, timed in closed form.
                 let cylinder_switches = self.cylinder(place.track + whole) - self.cylinder(place.track);
                 let costs = z.full_track_ns[(op == Op::Write) as usize];
-                t += (whole - cylinder_switches) as f64 * costs[0] + cylinder_switches as f64 * costs[1];
+                t += exact_f64(whole - cylinder_switches) * costs[0] + exact_f64(cylinder_switches) * costs[1];
                 remaining -= whole * z.spt;
                 place.track += whole;
                 end_in_track = z.spt;
@@ -374,7 +374,7 @@ impl Hdd {
             place = next;
         }
         let angle = match end_index {
-            Some(index) => index as f64 * self.zones[place.zone].turns_per_sector,
+            Some(index) => exact_f64(index) * self.zones[place.zone].turns_per_sector,
             None => self.angle_of(place.zone, place.track, end_in_track),
         };
         self.follow_stream(stream, Stream { next_sector: first + total, op, track: place.track, angle, last_use: self.accesses });
@@ -476,13 +476,13 @@ impl Medium for Hdd {
             return 0;
         }
         let (first, end) = (offset / SECTOR, (offset + len).div_ceil(SECTOR));
-        let now = now_ns as f64;
+        let now = exact_f64(now_ns);
         let free = self.destage_until(now);
         let done = match op {
             Op::Read => self.cached_read(now, free, first, end),
             _ => self.cached_write(now, free, first, end),
         };
-        let interface = len as f64 * self.interface_ns_per_byte;
+        let interface = exact_f64(len) * self.interface_ns_per_byte;
         // Times are positive: adding a half and truncating rounds without a libm call.
         ((done - now).max(interface) + 0.5) as i64 as u64
     }

@@ -6,6 +6,8 @@
 //! (track-to-track, average, full-stroke times, as data sheets give them) is fitted into that
 //! form; a measured table is interpolated linearly. Times are nanoseconds; `d = 0` costs nothing.
 
+use super::{exact_f64, truncated_u64};
+
 /// A seek-time curve over cylinder distance.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SeekCurve {
@@ -38,9 +40,9 @@ impl SeekCurve {
         }
         match self {
             SeekCurve::RuemmlerWilkes { a, b, threshold, c, e } => {
-                let d = distance as f64;
+                let d = exact_f64(distance);
                 let t = if distance < *threshold { a + b * d.sqrt() } else { c + e * d };
-                t.max(0.0) as u64
+                truncated_u64(t.max(0.0))
             }
             SeekCurve::Table(points) => {
                 let i = points.partition_point(|&(d, _)| d < distance);
