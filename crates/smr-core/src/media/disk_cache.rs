@@ -109,6 +109,7 @@ impl SegmentCache {
 
     /// Moves the read-ahead on to time `now_ns`; returns the sector it has reached, if one is
     /// in progress.
+    #[inline]
     pub fn advance(&mut self, now_ns: f64) -> Option<u64> {
         let p = self.prefetch.as_mut()?;
         let turned = truncated_u64((now_ns - p.since_ns).max(0.0) / p.ns_per_sector);
@@ -120,6 +121,7 @@ impl SegmentCache {
 
     /// Ends the read-ahead at `now_ns` (the head is needed elsewhere); returns where it stopped
     /// if it read anything (else the head is where the read before it left it).
+    #[inline]
     pub fn stop(&mut self, now_ns: f64) -> Option<u64> {
         let reached = self.advance(now_ns)?;
         let started = self.prefetch.take()?.started;

@@ -398,6 +398,8 @@ impl Hdd {
     }
 
     /// Stops the read-ahead in progress (the head is needed), leaving the head where it got to.
+    /// Inlined: every access asks, and most find none in progress.
+    #[inline]
     fn stop_read_ahead(&mut self, now_ns: f64) {
         if let Some(reached) = self.cache.as_mut().and_then(|c| c.stop(now_ns)) {
             self.stand_after(reached);
