@@ -295,9 +295,9 @@ impl Hdd {
         let (a, b) = (self.cylinder(from), self.cylinder(to));
         if a != b {
             let settle = if op == Op::Write { self.spec.write_settle_ns } else { 0 };
-            exact_f64(self.seek.time(a.abs_diff(b)) + settle)
+            (self.seek.time(a.abs_diff(b)) + settle) as f64
         } else if from != to {
-            exact_f64(self.spec.head_switch_ns)
+            self.spec.head_switch_ns as f64
         } else {
             0.0
         }
@@ -478,13 +478,13 @@ impl Medium for Hdd {
             return 0;
         }
         let (first, end) = (offset / SECTOR, (offset + len).div_ceil(SECTOR));
-        let now = exact_f64(now_ns);
+        let now = now_ns as f64;
         let free = self.destage_until(now);
         let done = match op {
             Op::Read => self.cached_read(now, free, first, end),
             _ => self.cached_write(now, free, first, end),
         };
-        let interface = exact_f64(len) * self.interface_ns_per_byte;
+        let interface = len as f64 * self.interface_ns_per_byte;
         // Times are positive: adding a half and truncating rounds without a libm call.
         ((done - now).max(interface) + 0.5) as i64 as u64
     }

@@ -18,23 +18,25 @@ pub use seek::SeekCurve;
 
 use crate::request::Op;
 
-/// `x` as an `f64`, converted by way of `i64`: exactly the value `x as f64` gives for every
-/// `x` below 2^63, which every sector count, byte count and simulated time here is (the engine
-/// stops short of 2^63 ns). On baseline x86-64 a signed conversion is one instruction and an
-/// unsigned one six, and the disk model converts about ten times per access.
+/// A count of sectors (or of tracks, cylinders or sector slots) as an `f64`, converted by way of
+/// `i64`: one instruction on baseline x86-64 where an unsigned conversion takes about six, and
+/// the disk model converts several per access. Exactly `x as f64`, since such a count is below
+/// 2^55 (a byte address fits in a `u64`, and a sector is 512 bytes); times and byte lengths,
+/// which come from outside, are converted with `as`.
 #[inline]
 pub(crate) fn exact_f64(x: u64) -> f64 {
-    debug_assert!(x < 1 << 63, "{x} is not below 2^63");
+    debug_assert!(x < 1 << 55, "{x} is not a sector count");
     x as i64 as f64
 }
 
-/// A non-negative time or count below 2^63, rounded toward zero to a `u64` by way of `i64`
-/// (the counterpart of `exact_f64`; a negative or NaN `t` gives 0, as `t as u64` does).
+/// `t as u64` (toward zero, 0 for a negative or NaN `t`), converted by way of `i64` when `t` is
+/// below 2^63: the counterpart of `exact_f64`.
 #[inline]
 pub(crate) fn truncated_u64(t: f64) -> u64 {
-    debug_assert!(t.is_nan() || t < (1u64 << 63) as f64, "{t} is not below 2^63");
-    (t as i64).max(0) as u64
+    if t < TWO_TO_THE_63 { (t as i64).max(0) as u64 } else { t as u64 }
 }
+
+const TWO_TO_THE_63: f64 = (1u64 << 63) as f64;
 
 /// A timing model of one storage medium.
 pub trait Medium: Send {
@@ -67,3 +69,21 @@ pub trait Medium: Send {
 
 #[cfg(test)]
 mod hdd_tests;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The conversions agree with Rust's `as`: over the range of sector counts, and for
+    /// floats on both sides of 2^63 and at the ends (negative, NaN and infinite included).
+    #[test]
+    fn conversions_agree_with_as_everywhere() {
+        for x in [0, 1, (1 << 53) + 1, (1 << 55) - 1] {
+            assert_eq!(exact_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
+        }
+        let below = f64::from_bits(TWO_TO_THE_63.to_bits() - 1);
+        for t in [-1.5, -0.0, 0.0, 0.7, 1e10, below, TWO_TO_THE_63, 1.8e19, 1e30, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+            assert_eq!(truncated_u64(t), t as u64, "{t}");
+        }
+    }
+}
