@@ -308,8 +308,7 @@ impl Hdd {
     /// One media access of `total` sectors from sector `first`, starting at `start_ns`; returns
     /// when it ends. Follows sequential streams (see the module documentation).
     fn media(&mut self, start_ns: f64, op: Op, first: u64, total: u64) -> f64 {
-        let mut remaining = total;
-        let mut place = self.place(first);
+        let place = self.place(first);
         self.accesses += 1;
         // A write continues any followed stream while the drive has its cache (which combines
         // writes); a read, or any access without the cache, only what the head has just done
@@ -327,63 +326,85 @@ impl Hdd {
             }
             None => (self.track, 0.0),
         };
-        let mut t = start_ns + self.positioning(from_track, place.track, op);
-        let mut at_boundary = false;
-        let mut end_in_track = 0;
-        // The angle index at which the last transfer within a track ended, when known without
-        // a division (see below).
-        let mut end_index = None;
-        loop {
-            if !at_boundary {
-                let index = self.angle_index(place.zone, place.track, place.sector);
-                let z = &self.zones[place.zone];
-                t += self.rotational_wait(t + phase_ns, exact_f64(index) * z.turns_per_sector);
-                let n = remaining.min(z.spt - place.sector);
-                t += exact_f64(n) * z.sector_ns;
-                remaining -= n;
-                end_in_track = place.sector + n;
-                // `n` sectors on from `index`, at most a turn: one subtraction, not a division.
-                end_index = Some(if index + n >= z.spt { index + n - z.spt } else { index + n });
-                self.track = place.track;
-            }
-            at_boundary = false;
-            if remaining == 0 {
-                break;
-            }
+        let t = start_ns + self.positioning(from_track, place.track, op);
+        // Most accesses stay within their first track; a longer one goes on across tracks, out
+        // of line, so that the common path keeps its values in registers.
+        let (t, n, end_index) = self.within_track(t, phase_ns, place, total);
+        self.track = place.track;
+        let (t, place, angle) = if n == total {
+            (t, place, exact_f64(end_index) * self.zones[place.zone].turns_per_sector)
+        } else {
+            self.across_tracks(t, phase_ns, op, place, first + total, end_index)
+        };
+        self.follow_stream(stream, Stream { next_sector: first + total, op, track: place.track, angle, last_use: self.accesses });
+        if let Some(wb) = self.write_back.as_mut() {
+            wb.busy_until_ns = wb.busy_until_ns.max(t);
+        }
+        self.last_track_end = (place.zone, self.track_end(place));
+        t
+    }
+
+    /// The sector after the last one of `place`'s track.
+    fn track_end(&self, place: Place) -> u64 {
+        let z = &self.zones[place.zone];
+        z.first_sector + (place.track - z.first_track + 1) * z.spt
+    }
+
+    /// The part of a transfer of `remaining` sectors that lies on `place`'s track, from time
+    /// `t`: the wait for `place`'s sector to come round (with the platter's angle shifted by
+    /// `phase_ns`), then the sectors up to the end of the transfer or of the track. Returns when
+    /// it ends, how many sectors it moved and the angle index (`angle_index`) it ended at.
+    #[inline(always)]
+    fn within_track(&self, t: f64, phase_ns: f64, place: Place, remaining: u64) -> (f64, u64, u64) {
+        let index = self.angle_index(place.zone, place.track, place.sector);
+        let z = &self.zones[place.zone];
+        let t = t + self.rotational_wait(t + phase_ns, exact_f64(index) * z.turns_per_sector);
+        let n = remaining.min(z.spt - place.sector);
+        // `n` sectors on from `index`, at most a turn: one subtraction, not a division.
+        let end_index = if index + n >= z.spt { index + n - z.spt } else { index + n };
+        (t + exact_f64(n) * z.sector_ns, n, end_index)
+    }
+
+    /// The rest of a transfer to sector `end` after its first track, `place`'s, which it moved
+    /// to the end, ending at angle index `end_index` at time `t`: from the start of the next
+    /// track on, whole tracks inside a zone timed in closed form. Returns when it ends, the
+    /// place of its last track and the fraction of a turn at which it ended.
+    #[inline(never)]
+    fn across_tracks(&mut self, mut t: f64, phase_ns: f64, op: Op, mut place: Place, end: u64, end_index: u64) -> (f64, Place, f64) {
+        let mut remaining = end - self.track_end(place);
+        // The angle index at which the last transfer within a track ended; `None` once whole
+        // tracks were transferred to their end.
+        let mut end_index = Some(end_index);
+        while remaining > 0 {
             // The next track starts at its sector 0, in this zone or the next one.
             let zone = if self.zones.get(place.zone + 1).is_some_and(|z| z.first_track == place.track + 1) { place.zone + 1 } else { place.zone };
             let z = &self.zones[zone];
             let zone_end = self.zones.get(zone + 1).map_or(u64::MAX, |n| n.first_track);
             let whole = (remaining / z.spt).min(zone_end - (place.track + 1));
             if zone == place.zone && whole > 0 {
-                // `whole` full tracks inside this zone, timed in closed form.
+                // `whole` full tracks inside this zone.
                 let cylinder_switches = self.cylinder(place.track + whole) - self.cylinder(place.track);
                 let costs = z.full_track_ns[(op == Op::Write) as usize];
                 t += exact_f64(whole - cylinder_switches) * costs[0] + exact_f64(cylinder_switches) * costs[1];
                 remaining -= whole * z.spt;
                 place.track += whole;
-                end_in_track = z.spt;
                 end_index = None;
                 self.track = place.track;
-                at_boundary = true;
                 continue;
             }
             let next = Place { zone, track: place.track + 1, sector: 0 };
-            debug_assert_eq!(next, self.place(first + total - remaining));
+            debug_assert_eq!(next, self.place(end - remaining));
             t += self.positioning(place.track, next.track, op);
             place = next;
+            let (done, n, index) = self.within_track(t, phase_ns, place, remaining);
+            (t, remaining, end_index) = (done, remaining - n, Some(index));
+            self.track = place.track;
         }
         let angle = match end_index {
             Some(index) => exact_f64(index) * self.zones[place.zone].turns_per_sector,
-            None => self.angle_of(place.zone, place.track, end_in_track),
+            None => self.angle_of(place.zone, place.track, self.zones[place.zone].spt),
         };
-        self.follow_stream(stream, Stream { next_sector: first + total, op, track: place.track, angle, last_use: self.accesses });
-        if let Some(wb) = self.write_back.as_mut() {
-            wb.busy_until_ns = wb.busy_until_ns.max(t);
-        }
-        let z = &self.zones[place.zone];
-        self.last_track_end = (place.zone, z.first_sector + (place.track - z.first_track + 1) * z.spt);
-        t
+        (t, place, angle)
     }
 
     /// Marks the head as having just read the sector before `next` (where a read-ahead
