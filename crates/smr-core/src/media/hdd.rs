@@ -334,6 +334,7 @@ impl Hdd {
         let (t, place, angle) = if n == total {
             (t, place, exact_f64(end_index) * self.zones[place.zone].turns_per_sector)
         } else {
+            debug_assert_eq!(first + n, self.track_end(place), "a transfer that goes on moved its first track to the end");
             self.across_tracks(t, phase_ns, op, place, first + total, end_index)
         };
         self.follow_stream(stream, Stream { next_sector: first + total, op, track: place.track, angle, last_use: self.accesses });
