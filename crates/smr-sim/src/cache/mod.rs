@@ -267,34 +267,49 @@ impl<P: Policy + 'static> SsdCache<P> {
             if self.victims.is_empty() {
                 return Err(SimError::Device("cache policy returned no victim from a full cache".into()));
             }
+            let block_bytes = self.block;
+            if let &[slot] = self.victims.as_slice() {
+                // One victim at a time (LRU, FIFO, PORE): its slot is the one to fill (what
+                // freeing it and taking a free slot would give), with no list of dirty blocks.
+                let written = match self.evict(slot) {
+                    Some(block) => self.write_back(block * block_bytes, block_bytes, ctx),
+                    None => Ok(()),
+                };
+                if written.is_err() {
+                    self.slots.release(slot);
+                }
+                return written.map(|()| slot);
+            }
             let mut dirty_blocks = std::mem::take(&mut self.dirty_victims);
             dirty_blocks.clear();
-            for &slot in &self.victims {
-                let entry = self.blocks[slot as usize];
-                let (block, was_dirty) = (block_of(entry), entry & DIRTY != 0);
-                self.policy.removed(slot, block, was_dirty);
-                self.index.remove(slot, block);
+            for i in 0..self.victims.len() {
+                let slot = self.victims[i];
+                dirty_blocks.extend(self.evict(slot));
                 self.slots.release(slot);
-                if was_dirty {
-                    dirty_blocks.push(block);
-                    self.totals.evicted_dirty += 1;
-                } else {
-                    self.totals.evicted_clean += 1;
-                }
             }
-            let block_bytes = self.block;
-            let written = match dirty_blocks.as_mut_slice() {
-                [] => Ok(()),
-                // One victim at a time (LRU, FIFO, PORE): no run to sort or gather.
-                &mut [block] => self.write_back(block * block_bytes, block_bytes, ctx),
-                several => {
-                    several.sort_unstable();
-                    let pieces = several.iter().map(|&b| ((), b * block_bytes));
-                    coalesce(pieces, block_bytes, |(), offset, len| self.write_back(offset, len, ctx))
-                }
-            };
+            // Several victims (LRU-band's whole band): written below in runs of consecutive blocks.
+            dirty_blocks.sort_unstable();
+            let pieces = dirty_blocks.iter().map(|&b| ((), b * block_bytes));
+            let written = coalesce(pieces, block_bytes, |(), offset, len| self.write_back(offset, len, ctx));
             self.dirty_victims = dirty_blocks;
             written?;
+        }
+    }
+
+    /// Takes the block in `slot` out of the cache (the slot is left for the caller to fill or
+    /// free); returns the block if it was dirty (to be written below).
+    #[inline]
+    fn evict(&mut self, slot: u32) -> Option<u64> {
+        let entry = self.blocks[slot as usize];
+        let (block, was_dirty) = (block_of(entry), entry & DIRTY != 0);
+        self.policy.removed(slot, block, was_dirty);
+        self.index.remove(slot, block);
+        if was_dirty {
+            self.totals.evicted_dirty += 1;
+            Some(block)
+        } else {
+            self.totals.evicted_clean += 1;
+            None
         }
     }
 

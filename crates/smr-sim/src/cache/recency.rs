@@ -67,7 +67,9 @@ impl Policy for Recency {
 
     #[inline]
     fn victims(&mut self, out: &mut Vec<u32>) {
-        out.extend(self.list.back());
+        if let Some(back) = self.list.back() {
+            out.push(back);
+        }
     }
 
     /// The next two victims: the back and the entry before it, whose links this starts
