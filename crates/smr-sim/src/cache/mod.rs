@@ -26,6 +26,8 @@ mod lru_band;
 mod policy;
 mod pore;
 mod recency;
+#[cfg(test)]
+mod write_back_tests;
 
 pub use policy::Policy;
 use policy::VictimHints;
@@ -222,13 +224,18 @@ pub fn build(b: &mut BuildContext<'_>) -> Result<Box<dyn Cache>, SimError> {
 }
 
 impl<P: Policy + 'static> SsdCache<P> {
-    /// The cache of `frame` over `policy`, with its SSD added to `ctx`.
+    /// The cache of `frame` over `policy`, with its SSD added to `ctx`, as `build` hands it out.
     fn assemble(frame: Frame, policy: P, ctx: &mut IoCtx) -> Box<dyn Cache> {
+        Box::new(Self::new(frame, policy, ctx))
+    }
+
+    /// The cache of `frame` over `policy`, with its SSD added to `ctx`.
+    fn new(frame: Frame, policy: P, ctx: &mut IoCtx) -> Self {
         let Frame { below, block, write_only, cache_bytes } = frame;
         let slots = (cache_bytes / block) as usize;
         let ssd = ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(cache_bytes)));
         let ssd = ctx.channel(ssd, "ssd");
-        Box::new(SsdCache {
+        SsdCache {
             below,
             ssd,
             block,
@@ -243,7 +250,7 @@ impl<P: Policy + 'static> SsdCache<P> {
             dirty_victims: Vec::new(),
             read_misses: Vec::new(),
             totals: Totals::default(),
-        })
+        }
     }
 
     fn is_dirty(&self, slot: u32) -> bool {
@@ -256,7 +263,9 @@ impl<P: Policy + 'static> SsdCache<P> {
     }
 
     /// A free slot, evicting first if there is none: dirty victims go below in runs of
-    /// consecutive blocks.
+    /// consecutive blocks. The victims leave the cache only once their write-back succeeded: if
+    /// the system below fails it, every victim stays cached as it was (dirty), so no block's
+    /// only copy is dropped and a caller that goes on after the error finds the cache whole.
     fn take_slot(&mut self, ctx: &mut IoCtx) -> Result<u32, SimError> {
         loop {
             if let Some(slot) = self.slots.take() {
@@ -271,45 +280,43 @@ impl<P: Policy + 'static> SsdCache<P> {
             if let &[slot] = self.victims.as_slice() {
                 // One victim at a time (LRU, FIFO, PORE): its slot is the one to fill (what
                 // freeing it and taking a free slot would give), with no list of dirty blocks.
-                let written = match self.evict(slot) {
-                    Some(block) => self.write_back(block * block_bytes, block_bytes, ctx),
-                    None => Ok(()),
-                };
-                if written.is_err() {
-                    self.slots.release(slot);
+                let entry = self.blocks[slot as usize];
+                if entry & DIRTY != 0 {
+                    self.write_back(block_of(entry) * block_bytes, block_bytes, ctx)?;
                 }
-                return written.map(|()| slot);
-            }
-            let mut dirty_blocks = std::mem::take(&mut self.dirty_victims);
-            dirty_blocks.clear();
-            for i in 0..self.victims.len() {
-                let slot = self.victims[i];
-                dirty_blocks.extend(self.evict(slot));
-                self.slots.release(slot);
+                self.evict(slot);
+                return Ok(slot);
             }
             // Several victims (LRU-band's whole band): written below in runs of consecutive blocks.
+            let mut dirty_blocks = std::mem::take(&mut self.dirty_victims);
+            dirty_blocks.clear();
+            let entries = self.victims.iter().map(|&slot| self.blocks[slot as usize]);
+            dirty_blocks.extend(entries.filter(|&entry| entry & DIRTY != 0).map(block_of));
             dirty_blocks.sort_unstable();
             let pieces = dirty_blocks.iter().map(|&b| ((), b * block_bytes));
             let written = coalesce(pieces, block_bytes, |(), offset, len| self.write_back(offset, len, ctx));
             self.dirty_victims = dirty_blocks;
             written?;
+            for i in 0..self.victims.len() {
+                let slot = self.victims[i];
+                self.evict(slot);
+                self.slots.release(slot);
+            }
         }
     }
 
     /// Takes the block in `slot` out of the cache (the slot is left for the caller to fill or
-    /// free); returns the block if it was dirty (to be written below).
+    /// free), once it is written below if it was dirty.
     #[inline]
-    fn evict(&mut self, slot: u32) -> Option<u64> {
+    fn evict(&mut self, slot: u32) {
         let entry = self.blocks[slot as usize];
         let (block, was_dirty) = (block_of(entry), entry & DIRTY != 0);
         self.policy.removed(slot, block, was_dirty);
         self.index.remove(slot, block);
         if was_dirty {
             self.totals.evicted_dirty += 1;
-            Some(block)
         } else {
             self.totals.evicted_clean += 1;
-            None
         }
     }
 
