@@ -6,6 +6,7 @@
 use super::Medium;
 use crate::request::Op;
 use crate::units::{GIB, NS_PER_S};
+use strength_reduce::StrengthReducedU64;
 
 /// Latency (ns) and bandwidth (bytes/s), separately for reads and writes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,15 +41,34 @@ impl LatencyProfile {
         write_bandwidth: 10_000_000_000,
     };
 
+    /// The profile as its accesses are timed (`FixedTiming`). Bandwidths must be positive
+    /// (`FixedLatencyMedium::new` checks).
+    pub fn timing(self) -> FixedTiming {
+        FixedTiming { read_divisor: StrengthReducedU64::new(self.read_bandwidth), write_divisor: StrengthReducedU64::new(self.write_bandwidth), profile: self }
+    }
+}
+
+/// A `LatencyProfile` ready to time accesses: its bandwidths held as divisors by multiplication
+/// as well, since every SSD, NVRAM or DRAM access divides by one and a hardware division takes
+/// tens of cycles on many CPUs (a cached request makes about three such accesses).
+#[derive(Clone, Copy, Debug)]
+pub struct FixedTiming {
+    profile: LatencyProfile,
+    read_divisor: StrengthReducedU64,
+    write_divisor: StrengthReducedU64,
+}
+
+impl FixedTiming {
     /// Service time of one access of `len` bytes, ns: the same wherever it lands and whenever
-    /// it starts. Bandwidths must be positive (`FixedLatencyMedium::new` checks).
+    /// it starts.
     #[inline]
     pub fn service_ns(&self, op: Op, len: u64) -> u64 {
+        let p = &self.profile;
         match op {
-            Op::Read => self.read_latency_ns + transfer_ns(len, self.read_bandwidth),
-            Op::Write => self.write_latency_ns + transfer_ns(len, self.write_bandwidth),
+            Op::Read => p.read_latency_ns + transfer_ns(len, p.read_bandwidth, self.read_divisor),
+            Op::Write => p.write_latency_ns + transfer_ns(len, p.write_bandwidth, self.write_divisor),
             // A discard costs one command's latency and moves no data.
-            Op::Trim => self.write_latency_ns,
+            Op::Trim => p.write_latency_ns,
         }
     }
 }
@@ -57,14 +77,14 @@ impl LatencyProfile {
 #[derive(Clone, Debug)]
 pub struct FixedLatencyMedium {
     name: String,
-    profile: LatencyProfile,
+    timing: FixedTiming,
     capacity: u64,
 }
 
 impl FixedLatencyMedium {
     pub fn new(name: &str, profile: LatencyProfile, capacity: u64) -> Self {
         assert!(profile.read_bandwidth > 0 && profile.write_bandwidth > 0, "bandwidth must be positive");
-        FixedLatencyMedium { name: name.to_string(), profile, capacity }
+        FixedLatencyMedium { name: name.to_string(), timing: profile.timing(), capacity }
     }
 
     pub fn ssd(capacity: u64) -> Self {
@@ -80,7 +100,7 @@ impl FixedLatencyMedium {
     }
 
     pub fn profile(&self) -> LatencyProfile {
-        self.profile
+        self.timing.profile
     }
 }
 
@@ -90,23 +110,28 @@ impl Default for FixedLatencyMedium {
     }
 }
 
+/// `len` bytes at `bandwidth` bytes per second (`divisor`, the same as a divisor by
+/// multiplication), in ns rounded up.
 #[inline]
-fn transfer_ns(len: u64, bandwidth: u64) -> u64 {
+fn transfer_ns(len: u64, bandwidth: u64, divisor: StrengthReducedU64) -> u64 {
     // In 64 bits whenever the product fits (below 18 GB a transfer): 128-bit division is a
     // library call several times slower, and this sits on every cache access's path.
     match len.checked_mul(NS_PER_S) {
-        Some(product) => product.div_ceil(bandwidth),
+        Some(product) => {
+            let (quotient, remainder) = StrengthReducedU64::div_rem(product, divisor);
+            quotient + (remainder != 0) as u64
+        }
         None => (len as u128 * NS_PER_S as u128).div_ceil(bandwidth as u128) as u64,
     }
 }
 
 impl Medium for FixedLatencyMedium {
     fn access(&mut self, _now_ns: u64, op: Op, _offset: u64, len: u64) -> u64 {
-        self.profile.service_ns(op, len)
+        self.timing.service_ns(op, len)
     }
 
-    fn fixed_latency(&self) -> Option<LatencyProfile> {
-        Some(self.profile)
+    fn fixed_latency(&self) -> Option<FixedTiming> {
+        Some(self.timing)
     }
 
     fn capacity(&self) -> u64 {
@@ -131,6 +156,16 @@ mod tests {
         assert_eq!(ssd.access(0, Op::Write, 0, 4096), ssd.access(99, Op::Write, 1 << 20, 4096));
         assert!(ssd.access(0, Op::Write, 0, 1 << 20) > ssd.access(0, Op::Read, 0, 1 << 20));
         assert_eq!(ssd.access(0, Op::Trim, 0, 1 << 20), 65_000);
+    }
+
+    /// The transfer time by multiplication is the ceiling of the exact quotient, for any
+    /// length (past 18 GB the product takes the 128-bit route) and any positive bandwidth.
+    #[test]
+    fn transfer_time_rounds_the_exact_quotient_up() {
+        proptest::proptest!(|(len in proptest::prop_oneof![0u64..1 << 24, proptest::num::u64::ANY], bandwidth in 1u64..u64::MAX)| {
+            let exact = (len as u128 * NS_PER_S as u128).div_ceil(bandwidth as u128) as u64;
+            proptest::prop_assert_eq!(transfer_ns(len, bandwidth, StrengthReducedU64::new(bandwidth)), exact);
+        });
     }
 
     #[test]

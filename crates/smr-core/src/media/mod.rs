@@ -11,7 +11,7 @@ mod presets;
 mod seek;
 
 pub use disk_cache::{CacheConfig, ReadAhead};
-pub use flash::{FixedLatencyMedium, LatencyProfile};
+pub use flash::{FixedLatencyMedium, FixedTiming, LatencyProfile};
 pub use hdd::{Hdd, HddSpec};
 pub use presets::{disk_preset, preset_spec, DESKTOP7200, FLUID10K, PRESETS, PRESET_NAMES, ST5000AS0011};
 pub use seek::SeekCurve;
@@ -57,11 +57,11 @@ pub trait Medium: Send {
         false
     }
 
-    /// The profile of a medium whose service time depends on nothing but each access's
-    /// operation and length (`LatencyProfile::service_ns`), so that a caller may time its
+    /// The timing of a medium whose service time depends on nothing but each access's
+    /// operation and length (`FixedTiming::service_ns`), so that a caller may time its
     /// accesses without a dynamic call; `None` for a medium with state, whose `access` must be
     /// called.
-    fn fixed_latency(&self) -> Option<LatencyProfile> {
+    fn fixed_latency(&self) -> Option<FixedTiming> {
         None
     }
 }

@@ -18,6 +18,7 @@
 use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
+use strength_reduce::StrengthReducedU64;
 
 /// What `FifoBuffer::insert` did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,9 +31,13 @@ pub enum Insert {
     Full,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct FifoBuffer {
     capacity: u64,
+    /// `capacity` as a divisor by multiplication: every write and every buffered block read
+    /// finds its place in the log with it (`log_slot`), and a hardware division takes tens of
+    /// cycles on many CPUs.
+    capacity_divisor: StrengthReducedU64,
     /// (block, band, sequence number) in arrival order, including entries of cleaned bands.
     fifo: VecDeque<(u64, usize, u64)>,
     /// band → its held blocks, each with the sequence number of its live FIFO entry; indexed
@@ -53,7 +58,24 @@ impl FifoBuffer {
     pub fn new(capacity: u64, bands: usize) -> Self {
         let mut by_band = Vec::new();
         by_band.resize_with(bands, FxHashMap::default);
-        FifoBuffer { capacity: capacity.max(1), by_band, live_from: vec![0; bands], last_taken: vec![0; bands], ..Default::default() }
+        let capacity = capacity.max(1);
+        FifoBuffer {
+            capacity,
+            capacity_divisor: StrengthReducedU64::new(capacity),
+            fifo: VecDeque::new(),
+            by_band,
+            held: 0,
+            live_from: vec![0; bands],
+            last_taken: vec![0; bands],
+            next_seq: 0,
+        }
+    }
+
+    /// The slot of the buffer's circular log that the block arriving `arrival`-th was written
+    /// to: arrivals fill the log in order and wrap around.
+    #[inline]
+    pub fn log_slot(&self, arrival: u64) -> u64 {
+        arrival % self.capacity_divisor
     }
 
     pub fn capacity(&self) -> u64 {
@@ -185,6 +207,13 @@ mod tests {
     }
 
     proptest! {
+        /// Arrivals fill the circular log in order and wrap around at its capacity.
+        #[test]
+        fn an_arrival_takes_the_log_slot_after_the_one_before(capacity in 1u64..1 << 40, arrival in any::<u64>()) {
+            let b = FifoBuffer::new(capacity, 1);
+            prop_assert_eq!(b.log_slot(arrival), arrival % capacity);
+        }
+
         #[test]
         fn never_over_capacity_and_oldest_is_first_live(ops in proptest::collection::vec(0u64..64, 1..400)) {
             let band_of = |blk: u64| (blk / 8) as usize;

@@ -216,7 +216,7 @@ impl Dmsmr {
 
     /// Byte position in the buffer log of the block that arrived `arrival`-th.
     fn log_offset(&self, arrival: u64) -> u64 {
-        (arrival % self.buffer.capacity()) * BLOCK_4K
+        self.buffer.log_slot(arrival) * BLOCK_4K
     }
 
     /// Cleans the band of the oldest buffered block (read band, merge buffered blocks, write band).

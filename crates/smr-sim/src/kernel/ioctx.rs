@@ -7,7 +7,7 @@
 //! Not here: any policy; a system decides which I/Os to issue, `IoCtx` only executes them.
 
 use serde::{Deserialize, Serialize};
-use smr_core::media::{LatencyProfile, Medium};
+use smr_core::media::{FixedTiming, Medium};
 use smr_core::Op;
 
 use super::recorder::IologRecorder;
@@ -70,7 +70,7 @@ struct Device {
     rotating: bool,
     /// `medium.fixed_latency()`, asked once: such a medium's I/O is timed here, inlined,
     /// instead of by a dynamic call (an SSD cache makes about three per request).
-    fixed_latency: Option<LatencyProfile>,
+    fixed_latency: Option<FixedTiming>,
     /// Where the previous I/O on this device ended.
     last_end: u64,
 }
@@ -154,7 +154,7 @@ impl IoCtx {
         let ch = &mut self.channels[channel.0 as usize];
         let device = &mut self.devices[ch.device.0 as usize];
         let service = match &device.fixed_latency {
-            Some(profile) => profile.service_ns(op, len),
+            Some(timing) => timing.service_ns(op, len),
             None => device.medium.access(start_ns, op, offset, len),
         };
         let s = &mut ch.stats;
