@@ -209,7 +209,7 @@ mod tests {
     proptest! {
         /// Arrivals fill the circular log in order and wrap around at its capacity.
         #[test]
-        fn an_arrival_takes_the_log_slot_after_the_one_before(capacity in 1u64..1 << 40, arrival in any::<u64>()) {
+        fn the_log_slot_counts_arrivals_around_the_log(capacity in 1u64..1 << 40, arrival in any::<u64>()) {
             let b = FifoBuffer::new(capacity, 1);
             prop_assert_eq!(b.log_slot(arrival), arrival % capacity);
         }
