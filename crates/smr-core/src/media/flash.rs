@@ -65,8 +65,8 @@ impl FixedTiming {
     pub fn service_ns(&self, op: Op, len: u64) -> u64 {
         let p = &self.profile;
         match op {
-            Op::Read => p.read_latency_ns + transfer_ns(len, p.read_bandwidth, self.read_divisor),
-            Op::Write => p.write_latency_ns + transfer_ns(len, p.write_bandwidth, self.write_divisor),
+            Op::Read => p.read_latency_ns + transfer_ns(len, self.read_divisor),
+            Op::Write => p.write_latency_ns + transfer_ns(len, self.write_divisor),
             // A discard costs one command's latency and moves no data.
             Op::Trim => p.write_latency_ns,
         }
@@ -110,18 +110,18 @@ impl Default for FixedLatencyMedium {
     }
 }
 
-/// `len` bytes at `bandwidth` bytes per second (`divisor`, the same as a divisor by
-/// multiplication), in ns rounded up.
+/// `len` bytes at `bandwidth` bytes per second (held as a divisor by multiplication), in ns
+/// rounded up.
 #[inline]
-fn transfer_ns(len: u64, bandwidth: u64, divisor: StrengthReducedU64) -> u64 {
+fn transfer_ns(len: u64, bandwidth: StrengthReducedU64) -> u64 {
     // In 64 bits whenever the product fits (below 18 GB a transfer): 128-bit division is a
     // library call several times slower, and this sits on every cache access's path.
     match len.checked_mul(NS_PER_S) {
         Some(product) => {
-            let (quotient, remainder) = StrengthReducedU64::div_rem(product, divisor);
+            let (quotient, remainder) = StrengthReducedU64::div_rem(product, bandwidth);
             quotient + (remainder != 0) as u64
         }
-        None => (len as u128 * NS_PER_S as u128).div_ceil(bandwidth as u128) as u64,
+        None => (len as u128 * NS_PER_S as u128).div_ceil(bandwidth.get() as u128) as u64,
     }
 }
 
@@ -164,7 +164,7 @@ mod tests {
     fn transfer_time_rounds_the_exact_quotient_up() {
         proptest::proptest!(|(len in proptest::prop_oneof![0u64..1 << 24, proptest::num::u64::ANY], bandwidth in 1u64..u64::MAX)| {
             let exact = (len as u128 * NS_PER_S as u128).div_ceil(bandwidth as u128) as u64;
-            proptest::prop_assert_eq!(transfer_ns(len, bandwidth, StrengthReducedU64::new(bandwidth)), exact);
+            proptest::prop_assert_eq!(transfer_ns(len, StrengthReducedU64::new(bandwidth)), exact);
         });
     }
 

@@ -280,9 +280,9 @@ impl<P: Policy + 'static> SsdCache<P> {
             if let &[slot] = self.victims.as_slice() {
                 // One victim at a time (LRU, FIFO, PORE): its slot is the one to fill (what
                 // freeing it and taking a free slot would give), with no list of dirty blocks.
-                let entry = self.blocks[slot as usize];
-                if entry & DIRTY != 0 {
-                    self.write_back(block_of(entry) * block_bytes, block_bytes, ctx)?;
+                if self.is_dirty(slot) {
+                    let block = block_of(self.blocks[slot as usize]);
+                    self.write_back(block * block_bytes, block_bytes, ctx)?;
                 }
                 self.evict(slot);
                 return Ok(slot);
@@ -290,8 +290,8 @@ impl<P: Policy + 'static> SsdCache<P> {
             // Several victims (LRU-band's whole band): written below in runs of consecutive blocks.
             let mut dirty_blocks = std::mem::take(&mut self.dirty_victims);
             dirty_blocks.clear();
-            let entries = self.victims.iter().map(|&slot| self.blocks[slot as usize]);
-            dirty_blocks.extend(entries.filter(|&entry| entry & DIRTY != 0).map(block_of));
+            let dirty = self.victims.iter().filter(|&&slot| self.is_dirty(slot));
+            dirty_blocks.extend(dirty.map(|&slot| block_of(self.blocks[slot as usize])));
             dirty_blocks.sort_unstable();
             let pieces = dirty_blocks.iter().map(|&b| ((), b * block_bytes));
             let written = coalesce(pieces, block_bytes, |(), offset, len| self.write_back(offset, len, ctx));
