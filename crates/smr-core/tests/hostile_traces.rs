@@ -66,16 +66,23 @@ fn vscsi_records() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
-/// smrbin files of either version: records with arbitrary fields, a version 2 header whose count
-/// may be right, wrong or unknown, arbitrary bytes where the statistics block goes, and a cut.
+/// smrbin files of every version: records with arbitrary fields, a header of version 2 or 3
+/// whose count may be right, wrong or unknown (or a version 1 header, without one), where the
+/// statistics block goes arbitrary bytes or a block of arbitrary bytes whose length and checksum
+/// hold, and a cut.
 fn smrbin_records() -> impl Strategy<Value = Vec<u8>> {
     let record = (any::<u64>(), any::<u64>(), any::<u32>(), 0u8..4).prop_map(|(t, offset, len, op)| {
         [t.to_le_bytes().as_slice(), &offset.to_le_bytes(), &len.to_le_bytes(), &[op, 0, 0, 0]].concat()
     });
     let count = prop_oneof![Just(None), Just(Some(u64::MAX)), (0u64..8).prop_map(Some), any::<u64>().prop_map(Some)];
-    let tail = prop::collection::vec(any::<u8>(), 0..64);
-    (prop::collection::vec(record, 0..6), count, tail, 0usize..30).prop_map(|(records, count, tail, cut)| {
-        let mut bytes = [b"SMRLABTR".as_slice(), &[1 + u8::from(count.is_some()), 0, 0, 0], &24u32.to_le_bytes()].concat();
+    let framed = |block: Vec<u8>| [&(block.len() as u32).to_le_bytes()[..], &crc32fast::hash(&block).to_le_bytes(), &block].concat();
+    let tail = prop_oneof![prop::collection::vec(any::<u8>(), 0..64), prop::collection::vec(any::<u8>(), 0..64).prop_map(framed)];
+    (prop::collection::vec(record, 0..6), count, any::<bool>(), tail, 0usize..30).prop_map(|(records, count, third, tail, cut)| {
+        let version = match count {
+            None => 1,
+            Some(_) => 2 + u8::from(third),
+        };
+        let mut bytes = [b"SMRLABTR".as_slice(), &[version, 0, 0, 0], &24u32.to_le_bytes()].concat();
         if let Some(count) = count {
             bytes.extend(count.to_le_bytes());
         }

@@ -147,7 +147,7 @@ fn first_error(path: &Path) -> TraceError {
     }
 }
 
-/// Where a version 2 file's records start, and its record count in the header.
+/// Where the records of a file of version 2 or later start, and its record count in the header.
 const RECORDS_AT: usize = 24;
 const COUNT: std::ops::Range<usize> = 16..24;
 
@@ -197,6 +197,84 @@ fn damaged_statistics_are_refused_by_name() {
         let err = first_error(&path);
         assert!(matches!(err, TraceError::Corrupt { .. }) && err.to_string().contains(expected), "{expected}: {err}");
     }
+}
+
+/// A finished smrbin file of `records` requests with its statistics block replaced by `block`
+/// (length and checksum made to match), as another version or a damaged writer would leave it.
+fn with_stats_block(finished: &[u8], records: usize, block: &[u8]) -> Vec<u8> {
+    let records_end = RECORDS_AT + records * 24;
+    [&finished[..records_end], &(block.len() as u32).to_le_bytes(), &crc32fast::hash(block).to_le_bytes(), block].concat()
+}
+
+/// Requests whose footprint has three extents written and four accessed.
+fn scattered() -> Vec<Request> {
+    let gib = 1 << 30;
+    vec![
+        Request::new(0, Op::Write, 0, 4096),
+        Request::new(1, Op::Read, gib, 8192),
+        Request::new(2, Op::Write, 3 * gib, 4096),
+        Request::new(3, Op::Write, 5 * gib + 4096, 200_000),
+        Request::new(4, Op::Read, 7 * gib, 512),
+    ]
+}
+
+/// Version 2 kept the extents in the statistics' JSON: such a file still gives its statistics,
+/// extents included, and its records.
+#[test]
+fn version_2_files_still_read_with_their_statistics() {
+    let reqs = scattered();
+    let (path, finished) = smrbin_with(&reqs);
+    let stats = open(&path, None, &mut Params::default()).unwrap().stored_stats().cloned().unwrap();
+    assert_eq!((stats.written_extents.len(), stats.accessed_extents.len()), (3, 5));
+    let json = serde_json::to_vec(&(&stats, &stats.written_extents, &stats.accessed_extents)).unwrap();
+    let mut v2 = with_stats_block(&finished, reqs.len(), &json);
+    v2[8..12].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(&path, &v2).unwrap();
+    assert_eq!(open(&path, None, &mut Params::default()).unwrap().stored_stats(), Some(&stats));
+    assert_eq!(read_back(&path), reqs);
+}
+
+/// A version 3 block whose checksum holds but whose extents do not fit it, or are not the
+/// ascending, disjoint list the statistics pass makes, is refused by name: the systems size
+/// themselves from them.
+#[test]
+fn extents_that_break_their_layout_are_refused() {
+    let reqs = scattered();
+    let (path, finished) = smrbin_with(&reqs);
+    let stats = open(&path, None, &mut Params::default()).unwrap().stored_stats().cloned().unwrap();
+    let block = |written: &[(u64, u64)], written_count: u64, tail: &[u8]| {
+        let json = serde_json::to_vec(&stats).unwrap();
+        let mut b = [&(json.len() as u32).to_le_bytes()[..], &json, &written_count.to_le_bytes()].concat();
+        for &(offset, len) in written {
+            b.extend([offset.to_le_bytes(), len.to_le_bytes()].concat());
+        }
+        b.extend(0u64.to_le_bytes());
+        b.extend(tail);
+        b
+    };
+    let w = &stats.written_extents;
+    let swapped = [w[1], w[0], w[2]];
+    let overlapping = [w[0], (w[0].0 + 1, w[0].1), w[2]];
+    let past_the_end = [w[0], (u64::MAX - 1, 2)];
+    let cases: [(Vec<u8>, &str); 7] = [
+        (block(w, 3, &[]), ""),
+        (block(&swapped, 3, &[]), "written extent 2 of 3"),
+        (block(&overlapping, 3, &[]), "written extent 2 of 3"),
+        (block(&past_the_end, 2, &[]), "past 2^64"),
+        (block(&[(0, 0)], 1, &[]), "is empty"),
+        (block(w, 4, &[]), "ends inside its written extents"),
+        (block(w, 3, &[7]), "1 bytes after its extents"),
+    ];
+    for (damaged, expected) in cases {
+        std::fs::write(&path, with_stats_block(&finished, reqs.len(), &damaged)).unwrap();
+        match open(&path, None, &mut Params::default()) {
+            Ok(trace) => assert!(expected.is_empty() && trace.stored_stats().is_some_and(|s| s.written_extents == *w && s.accessed_extents.is_empty())),
+            Err(err) => assert!(matches!(err, TraceError::Corrupt { .. }) && err.to_string().contains(expected), "{expected}: {err}"),
+        }
+    }
+    let short = block(w, 3, &[]);
+    std::fs::write(&path, with_stats_block(&finished, reqs.len(), &short[..3])).unwrap();
+    assert!(first_error(&path).to_string().contains("ends inside its JSON"));
 }
 
 #[test]

@@ -1,18 +1,24 @@
 //! smrlab's own binary trace format, for fast re-runs: a header, fixed 24-byte little-endian
 //! records `time_ns u64, offset u64, len u32, op u8, 3 zero bytes`, and the trace's statistics.
 //!
-//! Version 2 (written): a 24-byte header (`SMRLABTR`, version u32 = 2, record size u32 = 24,
+//! Version 3 (written): a 24-byte header (`SMRLABTR`, version u32 = 3, record size u32 = 24,
 //! record count u64), the records, then a statistics block: its length u32, the CRC-32 of its
-//! bytes u32, and `TraceStats` with the footprint's extents as JSON. A run then sizes its
-//! system from the block instead of reading the trace twice (the footprint pass was a tenth of
-//! a replay). The writer learns the count and the statistics only at the end, so it writes
-//! `UNKNOWN_COUNT` first and patches the header when it finishes: a file whose writer stopped
-//! early, or one written compressed (a stream cannot be patched), says `UNKNOWN_COUNT`, has no
-//! statistics block, and its records run to the end of the file. (A writer stopped between
-//! writing the block and patching the count leaves the block where records are read: its 13th
-//! JSON byte, always printable, falls on a record's op code, so reading fails there with an
-//! error, never a request made of statistics.) Version 1 (read only): a 16-byte header (no
-//! count) and records to the end of the file.
+//! bytes u32, and the bytes: the length u32 of `TraceStats` as JSON, that JSON, then the
+//! footprint's written and its accessed extents, each as a count u64 and that many
+//! `(offset u64, length u64)` pairs. A run then sizes its system from the block instead of
+//! reading the trace twice (the footprint pass was a tenth of a replay). The extents are binary
+//! because a scattered trace has hundreds of thousands of them: as JSON (version 2) their parse
+//! took a third of a replay of a million requests on a plain disk, where reading the pairs is a
+//! copy. The writer learns
+//! the count and the statistics only at the end, so it writes `UNKNOWN_COUNT` first and patches
+//! the header when it finishes: a file whose writer stopped early, or one written compressed (a
+//! stream cannot be patched), says `UNKNOWN_COUNT`, has no statistics block, and its records run
+//! to the end of the file. (A writer stopped between writing the block and patching the count
+//! leaves the block where records are read: the block's 21st byte, the JSON's 9th, always
+//! printable, falls on a record's op code, so reading fails there with an error, never a request
+//! made of statistics.) Read only: version 2, whose block is one JSON value holding the
+//! statistics and both extent lists, and version 1, a 16-byte header (no count) and records to
+//! the end of the file.
 //!
 //! The checksum guards the statistics, not the records (a record's fields are checked as it is
 //! read); a file whose records were edited in place after it was written keeps statistics that
@@ -31,12 +37,14 @@ use super::{StatsPass, TraceError, TraceReader, TraceStats};
 use crate::request::{Op, Request};
 
 const MAGIC: &[u8; 8] = b"SMRLABTR";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
+/// The version whose statistics block is all JSON (read only).
+const VERSION_JSON_STATS: u32 = 2;
 /// The header of version 1 files, which have no record count.
 const HEADER_V1: usize = 16;
 pub const HEADER: usize = 24;
 pub const RECORD: usize = 24;
-/// Where the record count sits in a version 2 header.
+/// Where the record count sits in a header of version 2 or later.
 const COUNT_AT: u64 = 16;
 /// The record count of a file whose writer did not finish, or wrote it compressed.
 const UNKNOWN_COUNT: u64 = u64::MAX;
@@ -74,9 +82,10 @@ fn decode(b: &[u8]) -> Result<Option<Request>, String> {
     request_of(record).map(Some).map_err(|e| e.to_string())
 }
 
-/// What a header says: where the records start and, for a finished version 2 file, how many
-/// there are.
+/// What a header says: its version, where the records start and, for a finished file of
+/// version 2 or later, how many there are.
 struct Header {
+    version: u32,
     records_at: usize,
     count: Option<u64>,
 }
@@ -88,34 +97,38 @@ fn parse_header(head: &[u8], path: &Path) -> Result<Header, TraceError> {
         return Err(corrupt("not an smrbin trace (bad magic)".into()));
     }
     match (u32_at(head, 8), u32_at(head, 12) as usize) {
-        (1, RECORD) => Ok(Header { records_at: HEADER_V1, count: None }),
-        (VERSION, RECORD) if head.len() >= HEADER => {
+        (1, RECORD) => Ok(Header { version: 1, records_at: HEADER_V1, count: None }),
+        (version @ (VERSION_JSON_STATS | VERSION), RECORD) if head.len() >= HEADER => {
             let count = u64_at(head, COUNT_AT as usize);
-            Ok(Header { records_at: HEADER, count: (count != UNKNOWN_COUNT).then_some(count) })
+            Ok(Header { version, records_at: HEADER, count: (count != UNKNOWN_COUNT).then_some(count) })
         }
-        (VERSION, RECORD) => Err(corrupt(format!("the file ends inside its {HEADER}-byte header: truncated?"))),
+        (VERSION_JSON_STATS | VERSION, RECORD) => Err(corrupt(format!("the file ends inside its {HEADER}-byte header: truncated?"))),
         (version, size) => Err(corrupt(format!(
-            "smrbin version {version} with {size}-byte records is not supported (expected version 1 or {VERSION}, {RECORD} bytes)"
+            "smrbin version {version} with {size}-byte records is not supported (expected version 1 to {VERSION}, {RECORD} bytes)"
         ))),
     }
 }
 
-/// The statistics block that starts at byte `at` of `file` and must end it, checked.
-fn read_stats(file: &[u8], at: usize, count: u64, path: &Path) -> Result<TraceStats, TraceError> {
+/// The statistics block that starts at byte `at` of `file` and must end it, checked; `version`
+/// is the file's (2 or later).
+fn read_stats(file: &[u8], at: usize, count: u64, version: u32, path: &Path) -> Result<TraceStats, TraceError> {
     let corrupt = |message: String| TraceError::Corrupt { path: path.to_path_buf(), offset: at as u64, message };
     let Some(prefix) = file.get(at..at + STATS_PREFIX) else {
         return Err(corrupt(format!("the header announces {count} records, and the file ends before their statistics: truncated?")));
     };
     let (len, crc) = (u32_at(prefix, 0) as usize, u32_at(prefix, 4));
-    let json = &file[at + STATS_PREFIX..];
-    if json.len() != len {
-        return Err(corrupt(format!("the statistics block should be {len} bytes and the file holds {} after it: truncated or appended to?", json.len())));
+    let block = &file[at + STATS_PREFIX..];
+    if block.len() != len {
+        return Err(corrupt(format!("the statistics block should be {len} bytes and the file holds {} after it: truncated or appended to?", block.len())));
     }
-    if crc32fast::hash(json) != crc {
+    if crc32fast::hash(block) != crc {
         return Err(corrupt("the statistics block fails its checksum".into()));
     }
-    let (mut stats, written_extents, accessed_extents): (TraceStats, _, _) =
-        serde_json::from_slice(json).map_err(|e| corrupt(format!("the statistics block is not readable: {e}")))?;
+    let (mut stats, written_extents, accessed_extents) = match version {
+        VERSION_JSON_STATS => serde_json::from_slice(block).map_err(|e| format!("the statistics block is not readable: {e}")),
+        _ => decode_stats(block),
+    }
+    .map_err(corrupt)?;
     if stats.requests != count {
         return Err(corrupt(format!("the statistics count {} requests and the header {count}", stats.requests)));
     }
@@ -123,6 +136,50 @@ fn read_stats(file: &[u8], at: usize, count: u64, path: &Path) -> Result<TraceSt
     stats.written_extents = written_extents;
     stats.accessed_extents = accessed_extents;
     Ok(stats)
+}
+
+/// Extents as a list of `(offset, length)` pairs.
+type Extents = Vec<(u64, u64)>;
+
+/// The bytes of a version 3 statistics block: the statistics and the written and accessed
+/// extents.
+fn decode_stats(block: &[u8]) -> Result<(TraceStats, Extents, Extents), String> {
+    let json_len = block.first_chunk::<4>().map(|b| u32::from_le_bytes(*b) as usize);
+    let Some(json) = json_len.and_then(|n| block.get(4..4 + n)) else {
+        return Err("the statistics block ends inside its JSON".into());
+    };
+    let stats = serde_json::from_slice(json).map_err(|e| format!("the statistics block is not readable: {e}"))?;
+    let mut rest = &block[4 + json.len()..];
+    let written = take_extents(&mut rest, "written")?;
+    let accessed = take_extents(&mut rest, "accessed")?;
+    if !rest.is_empty() {
+        return Err(format!("the statistics block has {} bytes after its extents", rest.len()));
+    }
+    Ok((stats, written, accessed))
+}
+
+/// Bytes per stored extent: its offset and its length.
+const EXTENT_BYTES: usize = 16;
+
+/// The `what` extents at the start of `rest` (a count, then the pairs), which it moves past;
+/// they must be ascending, disjoint and within 2^64 bytes, as the statistics pass makes them
+/// (the systems that size themselves from them rely on it).
+fn take_extents(rest: &mut &[u8], what: &str) -> Result<Extents, String> {
+    let ends_inside = || format!("the statistics block ends inside its {what} extents");
+    let (count, after_count) = rest.split_first_chunk::<8>().ok_or_else(ends_inside)?;
+    let count = u64::from_le_bytes(*count);
+    let bytes = usize::try_from(count).ok().and_then(|n| n.checked_mul(EXTENT_BYTES)).filter(|&n| n <= after_count.len()).ok_or_else(ends_inside)?;
+    let (pairs, after) = after_count.split_at(bytes);
+    let extents: Extents = pairs.chunks_exact(EXTENT_BYTES).map(|pair| (u64_at(pair, 0), u64_at(pair, 8))).collect();
+    let mut free_from = 0u64;
+    for (i, &(offset, len)) in extents.iter().enumerate() {
+        match offset.checked_add(len) {
+            Some(end) if offset >= free_from && len > 0 => free_from = end,
+            _ => return Err(format!("{what} extent {} of {count} ({offset}, {len} bytes) is empty, out of order or past 2^64", i + 1)),
+        }
+    }
+    *rest = after;
+    Ok(extents)
 }
 
 /// A memory-mapped smrbin file.
@@ -138,7 +195,7 @@ pub struct Mapped {
 }
 
 impl Mapped {
-    /// The statistics the file carries (a finished version 2 file).
+    /// The statistics the file carries (a finished file of version 2 or later).
     pub fn stored_stats(&self) -> Option<&TraceStats> {
         self.stats.as_deref()
     }
@@ -196,7 +253,7 @@ pub fn open_mapped(path: &Path) -> Result<TraceReader, TraceError> {
                     message: format!("the header announces {count} records and the file ends before them: truncated?"),
                 });
             };
-            (end, Some(Box::new(read_stats(&map, end, count, path)?)))
+            (end, Some(Box::new(read_stats(&map, end, count, header.version, path)?)))
         }
     };
     Ok(TraceReader::Mapped(Mapped { map, pos: header.records_at, end, path: path.to_path_buf(), failed: false, stats }))
@@ -220,7 +277,7 @@ pub fn open_stream(mut input: Box<dyn Read + Send>, path: &Path) -> Result<Trace
     })
 }
 
-/// A finished version 2 stream's records: as many as its header announces, or an error.
+/// A finished stream's records (version 2 or later): as many as its header announces, or an error.
 struct Counted {
     records: FixedRecords,
     count: u64,
@@ -260,7 +317,7 @@ impl Iterator for Counted {
     }
 }
 
-/// Writes a version 2 header whose record count is not known yet (`finish_file` patches it).
+/// Writes a version 3 header whose record count is not known yet (`finish_file` patches it).
 pub fn write_header(out: &mut dyn Write) -> std::io::Result<()> {
     out.write_all(MAGIC)?;
     out.write_all(&VERSION.to_le_bytes())?;
@@ -271,11 +328,22 @@ pub fn write_header(out: &mut dyn Write) -> std::io::Result<()> {
 /// Writes the statistics block of the records written (the file's end).
 pub fn write_stats(out: &mut dyn Write, stats: StatsPass) -> std::io::Result<()> {
     let stats = stats.finish();
-    let json = serde_json::to_vec(&(&stats, &stats.written_extents, &stats.accessed_extents)).map_err(std::io::Error::other)?;
-    let len = u32::try_from(json.len()).map_err(|_| std::io::Error::other("the statistics block is larger than 4 GiB"))?;
+    let json = serde_json::to_vec(&stats).map_err(std::io::Error::other)?;
+    let extents = stats.written_extents.len() + stats.accessed_extents.len();
+    let mut block = Vec::with_capacity(4 + json.len() + 2 * 8 + extents * EXTENT_BYTES);
+    block.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    block.extend_from_slice(&json);
+    for list in [&stats.written_extents, &stats.accessed_extents] {
+        block.extend_from_slice(&(list.len() as u64).to_le_bytes());
+        for &(offset, len) in list {
+            block.extend_from_slice(&offset.to_le_bytes());
+            block.extend_from_slice(&len.to_le_bytes());
+        }
+    }
+    let len = u32::try_from(block.len()).map_err(|_| std::io::Error::other("the statistics block is larger than 4 GiB"))?;
     out.write_all(&len.to_le_bytes())?;
-    out.write_all(&crc32fast::hash(&json).to_le_bytes())?;
-    out.write_all(&json)
+    out.write_all(&crc32fast::hash(&block).to_le_bytes())?;
+    out.write_all(&block)
 }
 
 /// Writes the record count into the header of the finished file at `path`, which makes its
