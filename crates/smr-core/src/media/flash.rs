@@ -98,10 +98,6 @@ impl FixedLatencyMedium {
     pub fn dram(capacity: u64) -> Self {
         Self::new("dram", LatencyProfile::DRAM, capacity)
     }
-
-    pub fn profile(&self) -> LatencyProfile {
-        self.timing.profile
-    }
 }
 
 impl Default for FixedLatencyMedium {
