@@ -219,7 +219,7 @@ fn scattered() -> Vec<Request> {
 }
 
 /// Version 2 kept the extents in the statistics' JSON: such a file still gives its statistics,
-/// extents included, and its records.
+/// extents included, and its records, and its extents are checked.
 #[test]
 fn version_2_files_still_read_with_their_statistics() {
     let reqs = scattered();
@@ -232,6 +232,13 @@ fn version_2_files_still_read_with_their_statistics() {
     std::fs::write(&path, &v2).unwrap();
     assert_eq!(open(&path, None, &mut Params::default()).unwrap().stored_stats(), Some(&stats));
     assert_eq!(read_back(&path), reqs);
+    // Its extents are checked as version 3's are.
+    let w = &stats.written_extents;
+    let json = serde_json::to_vec(&(&stats, [w[1], w[0], w[2]], &stats.accessed_extents)).unwrap();
+    let mut v2 = with_stats_block(&finished, reqs.len(), &json);
+    v2[8..12].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(&path, &v2).unwrap();
+    assert!(first_error(&path).to_string().contains("written extent 2 of 3"));
 }
 
 /// A version 3 block whose checksum holds but whose extents do not fit it, or are not the

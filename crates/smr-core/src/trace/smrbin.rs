@@ -124,11 +124,12 @@ fn read_stats(file: &[u8], at: usize, count: u64, version: u32, path: &Path) -> 
     if crc32fast::hash(block) != crc {
         return Err(corrupt("the statistics block fails its checksum".into()));
     }
-    let (mut stats, written_extents, accessed_extents) = match version {
+    let (mut stats, written_extents, accessed_extents): (TraceStats, Extents, Extents) = match version {
         VERSION_JSON_STATS => serde_json::from_slice(block).map_err(|e| format!("the statistics block is not readable: {e}")),
         _ => decode_stats(block),
     }
     .map_err(corrupt)?;
+    check_extents(&written_extents, "written").and_then(|()| check_extents(&accessed_extents, "accessed")).map_err(corrupt)?;
     if stats.requests != count {
         return Err(corrupt(format!("the statistics count {} requests and the header {count}", stats.requests)));
     }
@@ -161,25 +162,29 @@ fn decode_stats(block: &[u8]) -> Result<(TraceStats, Extents, Extents), String> 
 /// Bytes per stored extent: its offset and its length.
 const EXTENT_BYTES: usize = 16;
 
-/// The `what` extents at the start of `rest` (a count, then the pairs), which it moves past;
-/// they must be ascending, disjoint and within 2^64 bytes, as the statistics pass makes them
-/// (the systems that size themselves from them rely on it).
+/// The `what` extents at the start of `rest` (a count, then the pairs), which it moves past.
 fn take_extents(rest: &mut &[u8], what: &str) -> Result<Extents, String> {
     let ends_inside = || format!("the statistics block ends inside its {what} extents");
     let (count, after_count) = rest.split_first_chunk::<8>().ok_or_else(ends_inside)?;
     let count = u64::from_le_bytes(*count);
     let bytes = usize::try_from(count).ok().and_then(|n| n.checked_mul(EXTENT_BYTES)).filter(|&n| n <= after_count.len()).ok_or_else(ends_inside)?;
     let (pairs, after) = after_count.split_at(bytes);
-    let extents: Extents = pairs.chunks_exact(EXTENT_BYTES).map(|pair| (u64_at(pair, 0), u64_at(pair, 8))).collect();
+    *rest = after;
+    Ok(pairs.chunks_exact(EXTENT_BYTES).map(|pair| (u64_at(pair, 0), u64_at(pair, 8))).collect())
+}
+
+/// Checks that the `what` extents are non-empty, ascending, disjoint and below 2^64, as the
+/// statistics pass makes them: a block whose checksum holds may still carry lists that the
+/// systems sizing themselves from them would misread.
+fn check_extents(extents: &[(u64, u64)], what: &str) -> Result<(), String> {
     let mut free_from = 0u64;
     for (i, &(offset, len)) in extents.iter().enumerate() {
         match offset.checked_add(len) {
             Some(end) if offset >= free_from && len > 0 => free_from = end,
-            _ => return Err(format!("{what} extent {} of {count} ({offset}, {len} bytes) is empty, out of order or past 2^64", i + 1)),
+            _ => return Err(format!("{what} extent {} of {} ({offset}, {len} bytes) is empty, out of order or past 2^64", i + 1, extents.len())),
         }
     }
-    *rest = after;
-    Ok(extents)
+    Ok(())
 }
 
 /// A memory-mapped smrbin file.
