@@ -9,16 +9,18 @@
 //! reading the trace twice (the footprint pass was a tenth of a replay). The extents are binary
 //! because a scattered trace has hundreds of thousands of them: as JSON (version 2) their parse
 //! took a third of a replay of a million requests on a plain disk, where reading the pairs is a
-//! copy. The writer learns
-//! the count and the statistics only at the end, so it writes `UNKNOWN_COUNT` first and patches
-//! the header when it finishes: a file whose writer stopped early, or one written compressed (a
-//! stream cannot be patched), says `UNKNOWN_COUNT`, has no statistics block, and its records run
-//! to the end of the file. (A writer stopped between writing the block and patching the count
-//! leaves the block where records are read: the block's 21st byte, the JSON's 9th, always
-//! printable, falls on a record's op code, so reading fails there with an error, never a request
-//! made of statistics.) Read only: version 2, whose block is one JSON value holding the
-//! statistics and both extent lists, and version 1, a 16-byte header (no count) and records to
-//! the end of the file.
+//! copy. Both versions' extents are checked on reading (`check_extents`).
+//!
+//! The writer learns the count and the statistics only at the end, so it writes `UNKNOWN_COUNT`
+//! first and patches the header when it finishes: a file whose writer stopped early, or one
+//! written compressed (a stream cannot be patched), says `UNKNOWN_COUNT`, has no statistics
+//! block, and its records run to the end of the file. (A writer stopped between writing the
+//! block and patching the count leaves the block where records are read: the block's 21st byte,
+//! the JSON's 9th, always printable, falls on a record's op code, so reading fails there with an
+//! error, never a request made of statistics.)
+//!
+//! Read only: version 2, whose block is one JSON value holding the statistics and both extent
+//! lists, and version 1, a 16-byte header (no count) and records to the end of the file.
 //!
 //! The checksum guards the statistics, not the records (a record's fields are checked as it is
 //! read); a file whose records were edited in place after it was written keeps statistics that
@@ -145,12 +147,11 @@ type Extents = Vec<(u64, u64)>;
 /// The bytes of a version 3 statistics block: the statistics and the written and accessed
 /// extents.
 fn decode_stats(block: &[u8]) -> Result<(TraceStats, Extents, Extents), String> {
-    let json_len = block.first_chunk::<4>().map(|b| u32::from_le_bytes(*b) as usize);
-    let Some(json) = json_len.and_then(|n| block.get(4..4 + n)) else {
+    let json_and_rest = block.split_first_chunk::<4>().and_then(|(len, after)| after.split_at_checked(u32::from_le_bytes(*len) as usize));
+    let Some((json, mut rest)) = json_and_rest else {
         return Err("the statistics block ends inside its JSON".into());
     };
     let stats = serde_json::from_slice(json).map_err(|e| format!("the statistics block is not readable: {e}"))?;
-    let mut rest = &block[4 + json.len()..];
     let written = take_extents(&mut rest, "written")?;
     let accessed = take_extents(&mut rest, "accessed")?;
     if !rest.is_empty() {
