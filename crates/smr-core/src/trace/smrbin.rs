@@ -127,7 +127,7 @@ fn read_stats(file: &[u8], at: usize, count: u64, version: u32, path: &Path) -> 
         return Err(corrupt("the statistics block fails its checksum".into()));
     }
     let (mut stats, written_extents, accessed_extents): (TraceStats, Extents, Extents) = match version {
-        VERSION_JSON_STATS => serde_json::from_slice(block).map_err(|e| format!("the statistics block is not readable: {e}")),
+        VERSION_JSON_STATS => from_json(block),
         _ => decode_stats(block),
     }
     .map_err(corrupt)?;
@@ -141,6 +141,11 @@ fn read_stats(file: &[u8], at: usize, count: u64, version: u32, path: &Path) -> 
     Ok(stats)
 }
 
+/// The JSON part of a statistics block (all of it in version 2), decoded.
+fn from_json<T: serde::de::DeserializeOwned>(json: &[u8]) -> Result<T, String> {
+    serde_json::from_slice(json).map_err(|e| format!("the statistics block is not readable: {e}"))
+}
+
 /// Extents as a list of `(offset, length)` pairs.
 type Extents = Vec<(u64, u64)>;
 
@@ -151,7 +156,7 @@ fn decode_stats(block: &[u8]) -> Result<(TraceStats, Extents, Extents), String> 
     let Some((json, mut rest)) = json_and_rest else {
         return Err("the statistics block ends inside its JSON".into());
     };
-    let stats = serde_json::from_slice(json).map_err(|e| format!("the statistics block is not readable: {e}"))?;
+    let stats = from_json(json)?;
     let written = take_extents(&mut rest, "written")?;
     let accessed = take_extents(&mut rest, "accessed")?;
     if !rest.is_empty() {
