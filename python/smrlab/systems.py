@@ -17,7 +17,7 @@ def defaults(system: str) -> dict[str, str]:
     """Every parameter ``system`` declares, with its default (as text)."""
     for name, _summary, params in _core.systems():
         if name == system:
-            return {key: default for key, default, _unit, _help in params}
+            return {key: default for key, default, *_ in params}
     raise KeyError(system)
 
 

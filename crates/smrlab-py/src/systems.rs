@@ -4,16 +4,17 @@
 
 use pyo3::prelude::*;
 
-/// One parameter as Python sees it: (key, default, unit, help).
-type ParamTuple = (String, String, String, String);
+/// One parameter as Python sees it: (key, default, unit, help, open), `open` the reason for the
+/// default of an open choice (a value the paper does not state), else None.
+type ParamTuple = (String, String, String, String, Option<String>);
 
-/// `[(name, summary, [(key, default, unit, help), ...]), ...]` for every system.
+/// `[(name, summary, [(key, default, unit, help, open), ...]), ...]` for every system.
 #[pyfunction]
 fn systems() -> Vec<(String, String, Vec<ParamTuple>)> {
     smr_sim::registry::SYSTEMS
         .iter()
         .map(|e| {
-            let params = smr_sim::kernel::params::specs(e.params).map(|p| (p.key.into(), p.default.into(), p.kind.unit(), p.help.into())).collect();
+            let params = smr_sim::kernel::params::specs(e.params).map(|p| (p.key.into(), p.default.into(), p.kind.unit(), p.help.into(), p.open.map(String::from))).collect();
             (e.name.into(), e.summary.into(), params)
         })
         .collect()

@@ -27,11 +27,14 @@ UNITS_NOTE = (
 
 
 def systems_epilog() -> str:
-    lines = ["systems and their parameters: KEY [default] (unit): meaning"]
+    lines = ["systems and their parameters: KEY [default] (unit): meaning; 'open choice' marks a value",
+             "the system's paper does not state, with the reason for its default"]
     for name, summary, params in _core.systems():
         lines.append(f"  {name}: {summary}")
-        for key, default, unit, help_text in params:
+        for key, default, unit, help_text, open_reason in params:
             lines.append(f"      {key} [{default}] ({unit}): {help_text}")
+            if open_reason:
+                lines.append(f"          open choice: {open_reason}")
     return "\n".join(lines)
 
 

@@ -53,18 +53,27 @@ impl Kind {
 }
 
 /// One declared parameter. `default` is the text used when the user gives none ("none" for a
-/// size that is optional).
+/// size that is optional). `open` marks an open choice: a value the paper behind the system does
+/// not state, with the reason for the default chosen (`smrlab sim --help` lists them, and the
+/// reproduction scorecard sweeps them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParamSpec {
     pub key: &'static str,
     pub kind: Kind,
     pub default: &'static str,
     pub help: &'static str,
+    pub open: Option<&'static str>,
 }
 
 impl ParamSpec {
     pub const fn new(key: &'static str, kind: Kind, default: &'static str, help: &'static str) -> Self {
-        ParamSpec { key, kind, default, help }
+        ParamSpec { key, kind, default, help, open: None }
+    }
+
+    /// The same declaration marked an open choice: the paper does not state this value, and
+    /// `reason` says why the default is what it is.
+    pub const fn open(self, reason: &'static str) -> Self {
+        ParamSpec { open: Some(reason), ..self }
     }
 }
 
