@@ -279,16 +279,19 @@ def register(commands) -> None:
     ycsb.set_defaults(func=run_ycsb)
     ycsb.epilog = PROCESS_HELP
 
-    serve = group.add("serve", help="serve a store over the Redis protocol (RESP2) until SIGTERM or SIGINT",
-                      description="Serves the store over the Redis protocol: GET, SET, DEL, EXISTS, MGET, MSET, SCAN (MATCH, "
-                                  "COUNT), RANGE start end [COUNT n] (a range scan in key order), PING, INFO, DBSIZE, FLUSHDB, "
-                                  "QUIT. Prints the address once listening; on SIGTERM or SIGINT stops accepting, lets "
-                                  "connections finish, syncs and closes the store.")
+    serve = group.add("serve", help="serve a store over the Redis protocol (RESP2, RESP3 after HELLO 3) until SIGTERM or SIGINT",
+                      description="Serves the store over the Redis protocol, RESP2 and RESP3 (after HELLO 3), as Redis 7 does: "
+                                  "strings (GET, SET with NX/XX/GET/EX/PX/EXAT/PXAT/KEEPTTL, MGET, MSET, INCR, INCRBY, DECR, "
+                                  "DECRBY), hashes (HSET, HMSET, HGET, HMGET, HGETALL, HDEL, HLEN, HEXISTS), keys (DEL, EXISTS, "
+                                  "TYPE, EXPIRE, PEXPIRE, TTL, PTTL, PERSIST, KEYS, SCAN, DBSIZE, FLUSHDB), MULTI/EXEC/DISCARD "
+                                  "transactions, HELLO, AUTH, CLIENT, INFO, PING, QUIT, and RANGE start end [COUNT n] (a range "
+                                  "scan in key order). Prints the address once listening; on SIGTERM or SIGINT stops accepting, "
+                                  "lets connections finish, syncs and closes the store.")
     serve.add_argument("--path", help="store folder (created if missing)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=bounded_whole(0, 65535), default=6379, help="port (default 6379; 0: any free port)")
     serve.add_argument("--max-bulk", default="16MiB", metavar="SIZE", help="largest key or value a client may send; larger is refused before it is read (default 16MiB)")
     serve.add_argument("--sync", action="store_true", help="sync every write before replying")
-    serve.add_argument("--threads", type=SERVER_THREADS, default=2, help="threads of the server's runtime (default 2)")
+    serve.add_argument("--threads", type=SERVER_THREADS, default=2, help="threads of the server's runtime, which run the commands (default 2)")
     add_workload_store_arguments(serve)
     serve.set_defaults(func=run_serve)
