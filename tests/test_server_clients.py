@@ -87,7 +87,7 @@ def go_client() -> Path:
     sources = [GO_PROGRAM / name for name in ("main.go", "go.mod", "go.sum")]
     if binary.exists() and all(binary.stat().st_mtime >= s.stat().st_mtime for s in sources):
         return binary
-    env = {**os.environ, "GOMODCACHE": str(GO_CACHE / "mod"), "GOCACHE": str(GO_CACHE / "build"), "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"}
+    env = {**os.environ, "GOMODCACHE": str(GO_CACHE / "mod"), "GOCACHE": str(GO_CACHE / "build"), "GOFLAGS": "-mod=readonly -buildvcs=false", "GOTOOLCHAIN": "local"}
     proc = subprocess.run(["go", "build", "-o", str(binary), "."], cwd=GO_PROGRAM, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"building the go-redis program failed:\n{proc.stderr}"
     return binary

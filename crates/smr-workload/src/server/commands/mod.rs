@@ -1,7 +1,7 @@
 //! The commands the server knows: their names, arities and kinds in one table (`COMMANDS`),
 //! and what they share: the context a command runs in, Redis's integer syntax and its error
 //! wording. Names are case-insensitive; replies and errors follow Redis 7 byte for byte where
-//! clients read them (checked against redis-server in tests/test_server_resp3.py).
+//! clients read them (checked against redis-server in tests/test_server_vs_redis.py).
 //!
 //! The commands, by group: strings (`strings`), hashes (`hashes`), keys, expiry and scans
 //! (`keys`), and the connection and server (`connection`). Transactions (MULTI, EXEC,
