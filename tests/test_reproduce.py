@@ -196,7 +196,7 @@ def test_the_quick_scorecard_judges_every_claim(quick_scorecard):
     # A claim left out of a quick run says so; none of the others is short of cells.
     for row in document["rows"]:
         if row["verdict"] == "not run":
-            assert row["ours_text"] == "needs the full-size traces (--full)" or row["reason"], row
+            assert row["ours_text"] == verdict.FULL_ONLY or row["reason"], row
     assert (results / "scorecard-quick.json").is_file()
 
 
@@ -225,3 +225,22 @@ def test_figures_mark_saturated_runs():
         marked.loc[1, "saturated"] = True
         found = texts(plots.figure(exp, marked))
         assert found.count(plots.SATURATED_MARK) == 1 and plots.SATURATED_NOTE in found, kind
+
+
+def test_a_traces_folder_replaces_the_recipes_by_name(cli, tmp_path):
+    """A user's copy of an MSR trace named as published (wdev_0.csv.gz) takes the place of the
+    full-size wdev recipe; the write-only experiment gets its writes; rows say the traces were real."""
+    import shutil
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(DATA / "wdev.csv.gz", traces / "wdev_0.csv.gz")
+    out = tmp_path / "card.json"
+    result = cli("reproduce", "--paper", "pore", "--quick", "--traces", str(traces), "--jobs", "1",
+                 "--results", str(tmp_path / "results"), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    rows = [r for r in json.loads(out.read_text())["rows"] if r["verdict"] != NOT_RUN]
+    assert rows and {r["traces_kind"] for r in rows} == {"real"}
+    provenance = [json.loads(p.read_text()) for p in (tmp_path / "results").glob("*/*.json")]
+    names = {name for doc in provenance for name in doc["traces"]}
+    checksums = {t["checksum"] for doc in provenance for t in doc["traces"].values()}
+    assert names == {"wdev"} and len(checksums) == 2, "the trace and its writes-only copy"

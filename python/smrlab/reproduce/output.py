@@ -23,8 +23,8 @@ VERDICTS_MARK = "<!-- scorecard verdicts:"
 
 
 def row_key(row: Row) -> str:
-    """``paper/claim`` or ``paper/claim/trace`` for claims judged per trace."""
-    return f"{row.paper}/{row.id}" + (f"/{row.trace}" if row.trace and "," not in row.trace else "")
+    """``paper/claim``, or ``paper/claim/trace`` for a claim judged on each trace."""
+    return f"{row.paper}/{row.id}" + (f"/{row.trace}" if row.per == "each" else "")
 
 
 def table_row(row: Row) -> tuple:
@@ -84,7 +84,8 @@ def markdown(card: Scorecard) -> str:
         "",
         f"Every claim of the papers smrlab implements, ours beside theirs. Written by `smrlab reproduce "
         f"--{d['mode']} -o docs/reproduction.md` (smrlab {stamp.get('version', '?')}, commit "
-        f"{str(stamp.get('commit') or '?')[:10]}, {d['wall_seconds'] / 60:.1f} minutes); do not edit it by hand: "
+        f"{str(stamp.get('git_commit') or '?')[:10]}; {d['cells']['ran']} cells run and {d['cells']['reused']} found "
+        f"stored from earlier runs in {d['wall_seconds'] / 60:.1f} minutes); do not edit it by hand: "
         "`tests/test_reproduce.py` holds its verdicts to a fresh quick run's where the quick run can judge them.",
         "",
         f"Traces: {_traces_caption(card)}.",

@@ -24,7 +24,7 @@ from smrlab.errors import UsageError
 from smrlab.experiment.spec import Experiment, param_text
 from smrlab.reproduce import claims as claims_files
 from smrlab.reproduce import realtraces
-from smrlab.reproduce.verdict import NOT_RUN, VERDICTS, Evaluation, Row
+from smrlab.reproduce.verdict import VERDICTS, Evaluation, Row
 
 
 @dataclass
@@ -62,6 +62,8 @@ class Scorecard:
     calibration: dict[str, str]
     runs: dict[str, str]
     seconds: float
+    cells_ran: int = 0
+    cells_reused: int = 0
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Per paper, the number of rows with each verdict."""
@@ -84,6 +86,7 @@ class Scorecard:
             "runs": self.runs,
             "smrlab": provenance.stamp(),
             "wall_seconds": round(self.seconds, 1),
+            "cells": {"ran": self.cells_ran, "reused": self.cells_reused},
         }
 
 
@@ -101,6 +104,8 @@ class Runner:
         self.real = realtraces.RealTraces(settings.traces_dir) if settings.traces_dir is not None else None
         self._frames: dict[tuple, tuple[Any, Experiment]] = {}
         self.runs: dict[str, str] = {}
+        # Cells run now and cells found stored from an earlier run.
+        self.ran = self.reused = 0
 
     def load(self, name: str, override: tuple[str, str] | None = None) -> Experiment:
         path = self.settings.root / "experiments" / f"{name}.toml"
@@ -130,6 +135,7 @@ class Runner:
             summary = experiment.run(exp, out=self.settings.out, jobs=self.settings.jobs, cluster=self.settings.cluster,
                                      share_paths=self.settings.share_paths, resume=True, progress=CellProgress(exp.name))
             self.runs[exp.name] = str(summary.folder)
+            self.ran, self.reused = self.ran + summary.ran, self.reused + summary.reused
             self._frames[key] = (results.read(summary.table), exp)
         return self._frames[key]
 
@@ -174,13 +180,9 @@ def judge(paper_claims: claims_files.ClaimsFile, runner: Runner, override: tuple
     for claim in paper_claims.claims:
         if only is not None and claim.experiment not in only:
             continue
-        if claim.kind != "not-run" and runner.settings.quick and claim.full_only:
-            rows.append(Row(paper_claims.paper, claim.id, claim.where, claim.claim, "", claim.paper_text(), None,
-                            "needs the full-size traces (--full)", None, NOT_RUN, experiment=claim.experiment,
-                            metric=claim.metric, note=claim.note))
-            continue
-        if claim.kind == "not-run":
-            rows += Evaluation(None, {}, "").rows(paper_claims.paper, claim)
+        left_out = runner.settings.quick and claim.full_only
+        if claim.kind == "not-run" or left_out:
+            rows += Evaluation(None, {}, "").rows(paper_claims.paper, claim, left_out)
             continue
         frame, exp = runner.frame(claim.experiment, override)
         rows += Evaluation(frame, axes(exp), traces_kind(exp, runner.real)).rows(paper_claims.paper, claim)
@@ -225,7 +227,7 @@ def make(settings: Settings, announce: Callable[[str], None] = lambda _: None) -
         for paper_claims in files:
             sensitive += sensitivity(paper_claims, runner)
     calibration = {f.paper: f.calibration for f in files if f.calibration}
-    return Scorecard(settings, rows, sensitive, calibration, runner.runs, time.monotonic() - started)
+    return Scorecard(settings, rows, sensitive, calibration, runner.runs, time.monotonic() - started, runner.ran, runner.reused)
 
 
 def _safe(text: str) -> str:

@@ -31,6 +31,8 @@ from smrlab.results import any_saturated
 HOLDS, DIRECTION, FAILS, NOT_COMPARABLE, NOT_RUN = "holds", "direction only", "fails", "not comparable", "not run"
 VERDICTS = (HOLDS, DIRECTION, FAILS, NOT_COMPARABLE, NOT_RUN)
 
+# What a quick run says of a claim that needs the full-size traces.
+FULL_ONLY = "needs the full-size traces (--full)"
 # How far a trend may step against its direction and still hold: noise, not a turn.
 TREND_SLACK = 0.01
 
@@ -55,6 +57,8 @@ class Row:
     cells: list[str] = field(default_factory=list)
     traces_kind: str = ""
     note: str = ""
+    # How the claim combines traces (``Claim.per``): a row of its own per trace for "each".
+    per: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -67,9 +71,13 @@ class Evaluation:
     def __init__(self, frame, axes: dict[str, list[str]], traces_kind: str):
         self.frame, self.axes, self.traces_kind = frame, axes, traces_kind
 
-    def rows(self, paper: str, claim: Claim) -> list[Row]:
+    def rows(self, paper: str, claim: Claim, left_out: bool = False) -> list[Row]:
+        """The claim's rows; ``left_out``: one "not run" row, as a quick run gives a claim that
+        needs the full-size traces."""
         if claim.kind == "not-run":
             return [self._row(paper, claim, "", None, "", NOT_RUN, [])]
+        if left_out:
+            return [self._row(paper, claim, "", None, FULL_ONLY, NOT_RUN, [], reason="")]
         traces = [t for t in dict.fromkeys(self.frame["trace"]) if not claim.traces or t in claim.traces]
         if not traces:
             return [self._row(paper, claim, "", None, "no cell of the experiment matched", NOT_RUN, [], reason=_no_cells(claim))]
@@ -83,7 +91,7 @@ class Evaluation:
         ratio = ours / claim.paper_value if ours is not None and claim.paper_value else None
         why = claim.reason if reason is None and verdict != HOLDS else (reason or "")
         return Row(paper, claim.id, claim.where, claim.claim, trace, claim.paper_text(), ours, text, ratio, verdict, why,
-                   claim.experiment, claim.metric, cells, self.traces_kind, claim.note)
+                   claim.experiment, claim.metric, cells, self.traces_kind, claim.note, claim.per)
 
     # One trace: (our value, its text, verdict, the cells behind it).
     def _judge(self, claim: Claim, trace: str) -> tuple[float | None, str, str, list[str]]:
