@@ -17,6 +17,7 @@ from smrlab.reproduce.verdict import VERDICTS, Row
 from smrlab.tables import fmt, print_table
 
 COLUMNS = ["paper", "claim", "where", "trace", "paper's", "ours", "ours / paper", "verdict", "our traces", "why (where it does not hold)"]
+TERMINAL_COLUMNS = ["claim", "trace", "paper's", "ours", "ours / paper", "verdict"]
 SENSITIVITY_COLUMNS = ["paper", "open choice", "claim", "verdicts by value", "changes"]
 # Marks the verdicts' data at the end of the Markdown page.
 VERDICTS_MARK = "<!-- scorecard verdicts:"
@@ -27,15 +28,18 @@ def row_key(row: Row) -> str:
     return f"{row.paper}/{row.id}" + (f"/{row.trace}" if row.per == "each" else "")
 
 
-def table_row(row: Row) -> tuple:
-    return (row.paper, row.id, row.where, row.trace, row.paper_value, row.ours_text,
-            None if row.ratio is None else round(row.ratio, 3), row.verdict, row.traces_kind, row.reason)
-
-
 def print_scorecard(card: Scorecard) -> None:
+    """Per paper, its claims' rows, then why each that does not hold parts from the paper;
+    then the counts and the sensitivity table."""
     mode = "quick" if card.settings.quick else "full"
-    print_table(f"Reproduction scorecard ({mode}): {len(card.rows)} rows", COLUMNS, [table_row(r) for r in card.rows],
-                caption=_traces_caption(card))
+    for paper in card.settings.papers:
+        rows = [r for r in card.rows if r.paper == paper]
+        print_table(f"{short(paper)}: {len(rows)} rows ({mode})", TERMINAL_COLUMNS,
+                    [(r.id, r.trace, r.paper_value, r.ours_text, None if r.ratio is None else round(r.ratio, 3), r.verdict)
+                     for r in rows], caption=_traces_caption(card))
+        reasons = {r.id: r.reason for r in rows if r.reason and r.verdict != "holds"}
+        if reasons:
+            print_table(f"{short(paper)}: why, where a claim does not hold", ["claim", "why"], list(reasons.items()))
     counts = card.counts()
     print_table("Verdicts per paper", ["paper"] + list(VERDICTS) + ["rows"],
                 [(p, *counts[p].values(), sum(counts[p].values())) for p in counts])
