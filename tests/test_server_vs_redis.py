@@ -153,11 +153,14 @@ def commands():
         st.tuples(st.sampled_from(["HGET", "HEXISTS"]), KEYS, FIELDS).map(list),
         st.tuples(st.sampled_from(["HMGET", "HDEL"]), KEYS, st.lists(FIELDS, min_size=1, max_size=3)).map(lambda t: [t[0], t[1], *t[2]]),
         st.tuples(st.just("EXPIRE"), KEYS, SECONDS, st.sampled_from([[], ["NX"], ["XX"]])).map(lambda t: [*t[:3], *t[3]]),
-        st.sampled_from([["MULTI"], ["EXEC"], ["DISCARD"], ["DBSIZE"], ["KEYS", "*"], ["SCAN", "0", "COUNT", "100"]]),
+        # KEYS and SCAN answer in an order Redis leaves unspecified, also inside a transaction's
+        # EXEC reply: the scripted test compares them sorted.
+        st.sampled_from([["MULTI"], ["EXEC"], ["DISCARD"], ["DBSIZE"]]),
     )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# The same sequences on every run of `make test`, as the other generated tests.
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(protocol=st.sampled_from([2, 3]), sequence=st.lists(commands(), min_size=1, max_size=30))
 def test_random_command_sequences_answer_as_redis_does(peers, protocol, sequence):
     pair = Pair(peers, protocol)
