@@ -15,6 +15,8 @@ import difflib
 import inspect
 from typing import Any
 
+from smrlab import paper, plots
+
 TEXT = {"type": "string"}
 NUMBER = {"type": "number"}
 VALUE = {"type": ["string", "number", "boolean"]}
@@ -38,7 +40,7 @@ REPRODUCES = {
 }
 
 FIGURE = {
-    "kind": ({"enum": ["bars", "lines", "series"]}, "bars (one group per x), lines (y over a swept x) or series (a gauge over trace time)"),
+    "kind": ({"enum": list(plots.KINDS)}, "bars (one group per x), lines (y over a swept x) or series (a gauge over trace time)"),
     "x": (TEXT, "the column along the x axis: trace, label or a swept parameter"),
     "y": (METRIC, "the measure drawn"),
     "normalise": (TEXT, "bars: divide each bar by this label's bar in its group"),
@@ -54,7 +56,7 @@ PAPER = {
     "over": (TEXT, "divide by this label's value on the same trace, seed and swept values (a ratio)"),
     "value": (NUMBER, "the paper's value, in the same form as ours"),
     "where": ({"type": "object", "additionalProperties": VALUE}, "only rows whose columns have these values, e.g. { cache = \"1%\" }"),
-    "statistic": ({"enum": ["mean", "median", "geomean"]},
+    "statistic": ({"enum": list(paper.STATISTICS)},
                   "how our per-trace values are combined into one, as the paper combines its own (default mean)"),
     "note": (TEXT, "where the paper gives it (section, figure) and how it was read"),
 }

@@ -276,8 +276,6 @@ def _paper_entry(source: Path, entry: Any) -> dict:
     return entry
 
 
-
-
 def _name(source: Path, name: Any) -> str:
     text = str(name)
     if not text or not all(c.isalnum() or c in "-_." for c in text):
