@@ -72,7 +72,7 @@ def axis_label(y: str, given: str | None, base: str | None = None) -> str:
             break
     name = name.replace("_", " ")
     if base:
-        return f"{name}, relative to {base} (x)"
+        return f"{name} relative to {base}'s"
     return f"{name} ({unit})" if unit else name
 
 
@@ -114,11 +114,13 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
         positions = [g + (index - (len(labels) - 1) / 2) * width for g in range(len(groups))]
         position.update({(label, group): p for group, p in zip(groups, positions)})
         colour = COLOURS[index % len(COLOURS)]
+        # One group: the labels name the x axis's ticks themselves, and need no legend.
+        legend = label if len(groups) > 1 else None
         if spec.get("logy"):
             axes.plot(positions, heights, linestyle="none", marker=MARKERS[index % len(MARKERS)], color=colour, markersize=4.5,
-                      label=label)
+                      label=legend)
         else:
-            axes.bar(positions, heights, width, label=label, color=colour, hatch=HATCHES[index % len(HATCHES)],
+            axes.bar(positions, heights, width, label=legend, color=colour, hatch=HATCHES[index % len(HATCHES)],
                      edgecolor="black" if index else "white", linewidth=0.5)
     if spec.get("logy"):
         for g in range(1, len(groups)):
@@ -126,10 +128,14 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
     paper = [(position[(label, at)], value) for label, at, value in _paper_points(experiment, x, y, base) if (label, at) in position]
     if paper:
         axes.plot(*zip(*paper), label=_paper_legend(experiment), **PAPER_MARKER)
-    axes.set_xticks(range(len(groups)), groups)
+    if len(groups) == 1:
+        axes.set_xticks([position[(label, groups[0])] for label in labels], labels)
+        axes.set_xlabel(spec.get("xlabel", f"{x} {groups[0]}"))
+    else:
+        axes.set_xticks(range(len(groups)), groups)
+        if x not in ("trace", "label"):
+            axes.set_xlabel(spec.get("xlabel", x))
     axes.tick_params(axis="x", length=0)
-    if x != "trace" and x != "label":
-        axes.set_xlabel(spec.get("xlabel", x))
     if base:
         axes.axhline(1, color="0.5", linewidth=0.6, linestyle=":")
     return axis_label(y, spec.get("ylabel"), base)
@@ -183,10 +189,21 @@ def _series(axes, frame, spec: dict, experiment) -> str:
 KINDS = {"bars": _bars, "lines": _lines, "series": _series}
 
 
-def _plain_log_ticks(axes) -> None:
-    """A log y axis labelled 1, 2, 5, 10, 20... as plain numbers (not 2x10^0)."""
+def _plain_log_ticks(axes, values) -> None:
+    """A log y axis labelled 1, 2, 5, 10, 20... as plain numbers (not 2x10^0), from the 1-2-5
+    step below the smallest value to the one above the largest, so both ends are labelled."""
+    import math
+
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+    def step(value: float, up: bool) -> float:
+        decade = 10.0 ** math.floor(math.log10(value))
+        candidates = [decade * m for m in (1, 2, 5, 10)]
+        return min(c for c in candidates if c >= value) if up else max(c for c in candidates if c <= value)
+
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    if values:
+        axes.set_ylim(step(min(values), up=False), step(max(values), up=True))
     axes.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     axes.yaxis.set_minor_formatter(NullFormatter())
@@ -208,7 +225,7 @@ def figure(experiment, frame):
         axes.set_ylabel(KINDS[kind](axes, frame, spec, experiment))
         if spec.get("logy") and len(frame) and (_values(frame, spec.get("y", "total_io_s")) > 0).all():
             axes.set_yscale("log")
-            _plain_log_ticks(axes)
+            _plain_log_ticks(axes, [y for line in axes.get_lines() for y in line.get_ydata()])
         elif kind == "bars" or spec.get("logy"):
             axes.set_ylim(bottom=0)
         handles, labels = axes.get_legend_handles_labels()
