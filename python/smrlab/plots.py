@@ -20,8 +20,10 @@ The ``[figure]`` table of an experiment file chooses:
 
 A value of several rows (seeds, or traces on a line) is their mean. Times in nanoseconds
 (``*_ns``) are drawn in milliseconds. ``ylabel`` names the axis (its unit in brackets); by
-default it is the measure's name with the unit its suffix says. Not here: the numbers (the
-rows), the comparison table (``smrlab.paper``) or the report page.
+default it is the measure's name with the unit its suffix says. A bar or point of a saturated
+run (its queue grew for the whole replay: ``smrlab.result.saturated``) carries the mark
+``SATURATED_MARK`` and the figure says what it means. Not here: the numbers (the rows), the
+comparison table (``smrlab.paper``) or the report page.
 """
 
 from __future__ import annotations
@@ -39,12 +41,22 @@ HATCHES = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 STYLE = {"font.family": "serif", "font.size": 8, "axes.linewidth": 0.6, "hatch.linewidth": 0.5, "axes.spines.top": False,
          "axes.spines.right": False, "legend.frameon": False, "svg.fonttype": "none", "pdf.fonttype": 42}
+# The mark beside a saturated run's bar or point, and what the figure says of it.
+SATURATED_MARK = "‡"
+SATURATED_NOTE = "‡ saturated: the queue grew for the whole replay; response times not comparable"
 # The paper's values: hollow black diamonds, larger than ours.
 PAPER_MARKER = {"marker": "D", "markersize": 6, "markerfacecolor": "none", "markeredgecolor": "black", "markeredgewidth": 1.0,
                 "linestyle": "none"}
 # Derived columns a figure may ask for by name: the complement of a hit rate.
 MISS = {"miss_ratio": "hit_rate", "read_miss_ratio": "read_hit_rate", "write_miss_ratio": "write_hit_rate"}
 FORMATS = ("pdf", "svg", "png")
+
+
+def any_saturated(frame) -> bool:
+    """``smrlab.results.any_saturated``, imported when drawn (results reads experiments, whose
+    schema lists this module's figure kinds)."""
+    from smrlab.results import any_saturated as saturated
+    return saturated(frame)
 
 
 def _scale(y: str) -> float:
@@ -103,9 +115,11 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
     width = 0.8 / max(1, len(labels))
     position = {}
     for index, label in enumerate(labels):
-        heights = []
+        heights, marked = [], []
         for group in groups:
-            rows = frame[(frame[x].astype(str) == group) & (frame["label"] == label)]["_y"]
+            cells = frame[(frame[x].astype(str) == group) & (frame["label"] == label)]
+            rows = cells["_y"]
+            marked.append(any_saturated(cells))
             value = rows.mean() if len(rows) else float("nan")
             if base:
                 reference = frame[(frame[x].astype(str) == group) & (frame["label"] == base)]["_y"].mean()
@@ -122,6 +136,9 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
         else:
             axes.bar(positions, heights, width, label=legend, color=colour, hatch=HATCHES[index % len(HATCHES)],
                      edgecolor="black" if index else "white", linewidth=0.5)
+        for place, height, mark in zip(positions, heights, marked):
+            if mark:
+                axes.annotate(SATURATED_MARK, (place, height), ha="center", va="bottom", fontsize=7)
     if spec.get("logy"):
         for g in range(1, len(groups)):
             axes.axvline(g - 0.5, color="0.85", linewidth=0.5)
@@ -154,9 +171,13 @@ def _lines(axes, frame, spec: dict, experiment) -> str:
     for index, (key, rows) in enumerate(frame.groupby(keys, sort=False)):
         key = key if isinstance(key, tuple) else (key,)
         means = rows.groupby(rows[x].astype(str), sort=False)["_y"].mean()
-        axes.plot([ticks.index(t) for t in means.index], list(means), marker=MARKERS[labels.index(key[0]) % len(MARKERS)],
+        places = [ticks.index(t) for t in means.index]
+        axes.plot(places, list(means), marker=MARKERS[labels.index(key[0]) % len(MARKERS)],
                   markersize=3.5, color=COLOURS[index % len(COLOURS)], linewidth=1.0, label=" ".join(map(str, key)),
                   linestyle=["-", "--", ":", "-."][traces.index(rows["trace"].iloc[0]) % 4])
+        for place, tick, mean in zip(places, means.index, means):
+            if any_saturated(rows[rows[x].astype(str) == tick]):
+                axes.annotate(SATURATED_MARK, (place, mean), ha="center", va="bottom", fontsize=7)
     paper = [(ticks.index(at), value) for _, at, value in _paper_points(experiment, x, y, None) if at in ticks]
     if paper:
         axes.plot(*zip(*paper), label=_paper_legend(experiment), **PAPER_MARKER)
@@ -234,6 +255,8 @@ def figure(experiment, frame):
                         columnspacing=1.2, handlelength=2.2)
         axes.grid(axis="y", linewidth=0.3, color="0.88")
         axes.set_axisbelow(True)
+        if kind != "series" and any_saturated(frame):
+            fig.text(0.01, 0.0, SATURATED_NOTE, fontsize=6, ha="left", va="bottom")
     return fig
 
 
