@@ -40,7 +40,9 @@ COLOURS = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#C
 HATCHES = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 STYLE = {"font.family": "serif", "font.size": 8, "axes.linewidth": 0.6, "hatch.linewidth": 0.5, "axes.spines.top": False,
-         "axes.spines.right": False, "legend.frameon": False, "svg.fonttype": "none", "pdf.fonttype": 42}
+         "axes.spines.right": False, "legend.frameon": False, "svg.fonttype": "none", "pdf.fonttype": 42,
+         # The same figure gives the same SVG (its element ids are hashed with this, not a random salt).
+         "svg.hashsalt": "smrlab"}
 # The mark beside a saturated run's bar or point, and what the figure says of it.
 SATURATED_MARK = "‡"
 SATURATED_NOTE = "‡ saturated: the queue grew for the whole replay; response times not comparable"
@@ -246,7 +248,8 @@ def figure(experiment, frame):
         axes.set_ylabel(KINDS[kind](axes, frame, spec, experiment))
         if spec.get("logy") and len(frame) and (_values(frame, spec.get("y", "total_io_s")) > 0).all():
             axes.set_yscale("log")
-            _plain_log_ticks(axes, [y for line in axes.get_lines() for y in line.get_ydata()])
+            # The data's own lines (not the separators between groups, drawn in axes coordinates).
+            _plain_log_ticks(axes, [y for line in axes.get_lines() if line.get_transform() == axes.transData for y in line.get_ydata()])
         elif kind == "bars" or spec.get("logy"):
             axes.set_ylim(bottom=0)
         handles, labels = axes.get_legend_handles_labels()
@@ -262,9 +265,12 @@ def figure(experiment, frame):
 
 def render(fig, fmt: str) -> bytes:
     """The figure as ``fmt`` (pdf, svg or png), the same bytes for the same figure (no dates)."""
+    import matplotlib
+
     buffer = io.BytesIO()
     metadata = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}[fmt]
-    fig.savefig(buffer, format=fmt, dpi=200, metadata=metadata)
+    with matplotlib.rc_context(STYLE):
+        fig.savefig(buffer, format=fmt, dpi=200, metadata=metadata)
     return buffer.getvalue()
 
 
