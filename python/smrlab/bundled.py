@@ -16,6 +16,8 @@ from smrlab import _core, outputs
 from smrlab.errors import UsageError
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
+# The checkout smrlab runs from, where it does (its experiments/ folder).
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def cache_folder() -> Path:

@@ -21,6 +21,8 @@ from typing import Any
 from smrlab.citations import short
 
 COLUMNS = ["what", "paper", "ours", "ours is", "ours / paper", "direction", "note"]
+# How ours may combine several rows, as the paper combines its traces (the first is the default).
+STATISTICS = ("mean", "median", "geomean")
 REVERSED = "reversed"
 
 
@@ -65,7 +67,7 @@ def combine(values: list[float], statistic: str) -> float | None:
 
 def ours(frame, entry: dict[str, Any]) -> float | None:
     """Our value for one paper entry (its ``statistic`` of the matching rows), or None."""
-    return combine([value for _, value in _values(frame, entry)], entry.get("statistic", "mean"))
+    return combine([value for _, value in _values(frame, entry)], entry.get("statistic", STATISTICS[0]))
 
 
 def how(frame, entry: dict[str, Any]) -> str:
@@ -76,7 +78,7 @@ def how(frame, entry: dict[str, Any]) -> str:
     traces = list(dict.fromkeys(trace for trace, _ in values))
     if len(values) == 1:
         return f"one row ({traces[0]})"
-    return f"{entry.get('statistic', 'mean')} of {len(values)} ({', '.join(traces)})"
+    return f"{entry.get('statistic', STATISTICS[0])} of {len(values)} ({', '.join(traces)})"
 
 
 def direction(entry: dict[str, Any], value: float | None) -> str:

@@ -19,11 +19,11 @@ The ``[figure]`` table of an experiment file chooses:
   against trace time, one line per cell (e.g. uCache Fig. 1, the live fraction of the log).
 
 A value of several rows (seeds, or traces on a line) is their mean. Times in nanoseconds
-(``*_ns``) are drawn in milliseconds. A bar or point of a saturated run (its queue grew for the
-whole replay: ``smrlab.result.saturated``) carries ``SATURATED_MARK``, and the figure says what
-the mark means. ``ylabel`` names the axis (its unit in brackets); by
-default it is the measure's name with the unit its suffix says. Not here: the numbers (the
-rows), the comparison table (``smrlab.paper``) or the report page.
+(``*_ns``) are drawn in milliseconds. ``ylabel`` names the axis (its unit in brackets); by
+default it is the measure's name with the unit its suffix says. A bar or point of a saturated
+run (its queue grew for the whole replay: ``smrlab.result.saturated``) carries the mark
+``SATURATED_MARK`` and the figure says what it means. Not here: the numbers (the rows), the
+comparison table (``smrlab.paper``) or the report page.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ import io
 from pathlib import Path
 
 from smrlab import outputs
-from smrlab.results import any_saturated
 from smrlab.errors import UsageError
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under protanopia,
@@ -41,16 +40,25 @@ COLOURS = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#C
 HATCHES = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 STYLE = {"font.family": "serif", "font.size": 8, "axes.linewidth": 0.6, "hatch.linewidth": 0.5, "axes.spines.top": False,
-         "axes.spines.right": False, "legend.frameon": False, "svg.fonttype": "none", "pdf.fonttype": 42}
-# The paper's values: hollow black diamonds, larger than ours.
-PAPER_MARKER = {"marker": "D", "markersize": 6, "markerfacecolor": "none", "markeredgecolor": "black", "markeredgewidth": 1.0,
-                "linestyle": "none"}
+         "axes.spines.right": False, "legend.frameon": False, "svg.fonttype": "none", "pdf.fonttype": 42,
+         # The same figure gives the same SVG (its element ids are hashed with this, not a random salt).
+         "svg.hashsalt": "smrlab"}
 # The mark beside a saturated run's bar or point, and what the figure says of it.
 SATURATED_MARK = "‡"
 SATURATED_NOTE = "‡ saturated: the queue grew for the whole replay; response times not comparable"
+# The paper's values: hollow black diamonds, larger than ours.
+PAPER_MARKER = {"marker": "D", "markersize": 6, "markerfacecolor": "none", "markeredgecolor": "black", "markeredgewidth": 1.0,
+                "linestyle": "none"}
 # Derived columns a figure may ask for by name: the complement of a hit rate.
 MISS = {"miss_ratio": "hit_rate", "read_miss_ratio": "read_hit_rate", "write_miss_ratio": "write_hit_rate"}
 FORMATS = ("pdf", "svg", "png")
+
+
+def any_saturated(frame) -> bool:
+    """``smrlab.results.any_saturated``, imported when drawn (results reads experiments, whose
+    schema lists this module's figure kinds)."""
+    from smrlab.results import any_saturated as saturated
+    return saturated(frame)
 
 
 def _scale(y: str) -> float:
@@ -78,7 +86,7 @@ def axis_label(y: str, given: str | None, base: str | None = None) -> str:
             break
     name = name.replace("_", " ")
     if base:
-        return f"{name}, relative to {base} (x)"
+        return f"{name} relative to {base}'s"
     return f"{name} ({unit})" if unit else name
 
 
@@ -122,23 +130,29 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
         positions = [g + (index - (len(labels) - 1) / 2) * width for g in range(len(groups))]
         position.update({(label, group): p for group, p in zip(groups, positions)})
         colour = COLOURS[index % len(COLOURS)]
+        # One group: the labels name the x axis's ticks themselves, and need no legend.
+        legend = label if len(groups) > 1 else None
         if spec.get("logy"):
             axes.plot(positions, heights, linestyle="none", marker=MARKERS[index % len(MARKERS)], color=colour, markersize=4.5,
-                      label=label)
+                      label=legend)
         else:
-            axes.bar(positions, heights, width, label=label, color=colour, hatch=HATCHES[index % len(HATCHES)],
+            axes.bar(positions, heights, width, label=legend, color=colour, hatch=HATCHES[index % len(HATCHES)],
                      edgecolor="black" if index else "white", linewidth=0.5)
-        _mark_saturated(axes, [(p, h) for p, h, m in zip(positions, heights, marked) if m])
+        _mark_saturated(axes, [(place, height) for place, height, mark in zip(positions, heights, marked) if mark])
     if spec.get("logy"):
         for g in range(1, len(groups)):
             axes.axvline(g - 0.5, color="0.85", linewidth=0.5)
     paper = [(position[(label, at)], value) for label, at, value in _paper_points(experiment, x, y, base) if (label, at) in position]
     if paper:
         axes.plot(*zip(*paper), label=_paper_legend(experiment), **PAPER_MARKER)
-    axes.set_xticks(range(len(groups)), groups)
+    if len(groups) == 1:
+        axes.set_xticks([position[(label, groups[0])] for label in labels], labels)
+        axes.set_xlabel(spec.get("xlabel", f"{x} {groups[0]}"))
+    else:
+        axes.set_xticks(range(len(groups)), groups)
+        if x not in ("trace", "label"):
+            axes.set_xlabel(spec.get("xlabel", x))
     axes.tick_params(axis="x", length=0)
-    if x != "trace" and x != "label":
-        axes.set_xlabel(spec.get("xlabel", x))
     if base:
         axes.axhline(1, color="0.5", linewidth=0.6, linestyle=":")
     return axis_label(y, spec.get("ylabel"), base)
@@ -157,10 +171,12 @@ def _lines(axes, frame, spec: dict, experiment) -> str:
     for index, (key, rows) in enumerate(frame.groupby(keys, sort=False)):
         key = key if isinstance(key, tuple) else (key,)
         means = rows.groupby(rows[x].astype(str), sort=False)["_y"].mean()
-        axes.plot([ticks.index(t) for t in means.index], list(means), marker=MARKERS[labels.index(key[0]) % len(MARKERS)],
+        places = [ticks.index(t) for t in means.index]
+        axes.plot(places, list(means), marker=MARKERS[labels.index(key[0]) % len(MARKERS)],
                   markersize=3.5, color=COLOURS[index % len(COLOURS)], linewidth=1.0, label=" ".join(map(str, key)),
                   linestyle=["-", "--", ":", "-."][traces.index(rows["trace"].iloc[0]) % 4])
-        _mark_saturated(axes, [(ticks.index(t), v) for t, v in means.items() if any_saturated(rows[rows[x].astype(str) == t])])
+        _mark_saturated(axes, [(place, mean) for place, tick, mean in zip(places, means.index, means)
+                               if any_saturated(rows[rows[x].astype(str) == tick])])
     paper = [(ticks.index(at), value) for _, at, value in _paper_points(experiment, x, y, None) if at in ticks]
     if paper:
         axes.plot(*zip(*paper), label=_paper_legend(experiment), **PAPER_MARKER)
@@ -199,10 +215,21 @@ def _series(axes, frame, spec: dict, experiment) -> str:
 KINDS = {"bars": _bars, "lines": _lines, "series": _series}
 
 
-def _plain_log_ticks(axes) -> None:
-    """A log y axis labelled 1, 2, 5, 10, 20... as plain numbers (not 2x10^0)."""
+def _plain_log_ticks(axes, values) -> None:
+    """A log y axis labelled 1, 2, 5, 10, 20... as plain numbers (not 2x10^0), from the 1-2-5
+    step below the smallest value to the one above the largest, so both ends are labelled."""
+    import math
+
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+    def step(value: float, up: bool) -> float:
+        decade = 10.0 ** math.floor(math.log10(value))
+        candidates = [decade * m for m in (1, 2, 5, 10)]
+        return min(c for c in candidates if c >= value) if up else max(c for c in candidates if c <= value)
+
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    if values:
+        axes.set_ylim(step(min(values), up=False), step(max(values), up=True))
     axes.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     axes.yaxis.set_minor_formatter(NullFormatter())
@@ -224,7 +251,8 @@ def figure(experiment, frame):
         axes.set_ylabel(KINDS[kind](axes, frame, spec, experiment))
         if spec.get("logy") and len(frame) and (_values(frame, spec.get("y", "total_io_s")) > 0).all():
             axes.set_yscale("log")
-            _plain_log_ticks(axes)
+            # The data's own lines (not the separators between groups, drawn in axes coordinates).
+            _plain_log_ticks(axes, [y for line in axes.get_lines() if line.get_transform() == axes.transData for y in line.get_ydata()])
         elif kind == "bars" or spec.get("logy"):
             axes.set_ylim(bottom=0)
         handles, labels = axes.get_legend_handles_labels()
@@ -240,9 +268,12 @@ def figure(experiment, frame):
 
 def render(fig, fmt: str) -> bytes:
     """The figure as ``fmt`` (pdf, svg or png), the same bytes for the same figure (no dates)."""
+    import matplotlib
+
     buffer = io.BytesIO()
     metadata = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}[fmt]
-    fig.savefig(buffer, format=fmt, dpi=200, metadata=metadata)
+    with matplotlib.rc_context(STYLE):
+        fig.savefig(buffer, format=fmt, dpi=200, metadata=metadata)
     return buffer.getvalue()
 
 

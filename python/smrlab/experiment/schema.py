@@ -15,6 +15,8 @@ import difflib
 import inspect
 from typing import Any
 
+from smrlab import paper
+
 TEXT = {"type": "string"}
 NUMBER = {"type": "number"}
 VALUE = {"type": ["string", "number", "boolean"]}
@@ -38,7 +40,6 @@ REPRODUCES = {
 }
 
 FIGURE = {
-    "kind": ({"enum": ["bars", "lines", "series"]}, "bars (one group per x), lines (y over a swept x) or series (a gauge over trace time)"),
     "x": (TEXT, "the column along the x axis: trace, label or a swept parameter"),
     "y": (METRIC, "the measure drawn"),
     "normalise": (TEXT, "bars: divide each bar by this label's bar in its group"),
@@ -54,10 +55,18 @@ PAPER = {
     "over": (TEXT, "divide by this label's value on the same trace, seed and swept values (a ratio)"),
     "value": (NUMBER, "the paper's value, in the same form as ours"),
     "where": ({"type": "object", "additionalProperties": VALUE}, "only rows whose columns have these values, e.g. { cache = \"1%\" }"),
-    "statistic": ({"enum": ["mean", "median", "geomean"]},
+    "statistic": ({"enum": list(paper.STATISTICS)},
                   "how our per-trace values are combined into one, as the paper combines its own (default mean)"),
     "note": (TEXT, "where the paper gives it (section, figure) and how it was read"),
 }
+
+
+def figure_keys() -> dict[str, tuple[dict, str]]:
+    """The keys of [figure]: ``kind``, one of the figures ``smrlab.plots`` draws, and ``FIGURE``."""
+    from smrlab import plots
+
+    kinds = ({"enum": list(plots.KINDS)}, "bars (one group per x), lines (y over a swept x) or series (a gauge over trace time)")
+    return {"kind": kinds, **FIGURE}
 
 
 def engine_keys() -> dict[str, tuple[dict, str]]:
@@ -82,13 +91,18 @@ def system_keys() -> dict[str, tuple[dict, str]]:
     }
 
 
+# The keys of the file a [quick] table may replace (smrlab reproduce --quick).
+QUICK = ("traces", "params", "seeds", "engine", "systems", "description")
+
+
 def top_keys() -> dict[str, tuple[dict, str]]:
-    """The keys of the file itself."""
-    return {**top_keys_without_quick(),
-            "quick": (_object(quick_keys()), "keys that replace the file's own in a quick run (smrlab reproduce --quick): smaller traces")}
+    """The keys of the file itself, with ``quick``, a table of some of them."""
+    keys = _file_keys()
+    keys["quick"] = (_object({key: keys[key] for key in QUICK}), "keys that replace the file's own in a quick run (smrlab reproduce --quick)")
+    return keys
 
 
-def top_keys_without_quick() -> dict[str, tuple[dict, str]]:
+def _file_keys() -> dict[str, tuple[dict, str]]:
     return {
         "name": ({"type": "string", "pattern": "^[A-Za-z0-9._-]+$"}, "names the results folder: letters, digits, '-', '_', '.'"),
         "title": (TEXT, "the title of its table, figure and report section"),
@@ -101,18 +115,9 @@ def top_keys_without_quick() -> dict[str, tuple[dict, str]]:
         "engine": (_object(engine_keys()), "replay options for every system"),
         "params": (PARAMS, "parameters for every system that declares them (or stacks over one that does); a list is a grid axis"),
         "systems": ({"type": "array", "minItems": 1, "items": _object(system_keys(), required=["system"])}, "the line-up"),
-        "figure": (_object(FIGURE), "the figure drawn from the results"),
+        "figure": (_object(figure_keys()), "the figure drawn from the results"),
         "paper": ({"type": "array", "items": _object(PAPER, required=["label", "metric", "value"])}, "the paper's numbers beside ours"),
     }
-
-
-# The keys a [quick] table may replace.
-QUICK = ("traces", "params", "seeds", "engine", "systems", "description")
-
-
-def quick_keys() -> dict[str, tuple[dict, str]]:
-    """The keys of a ``[quick]`` table: those of the file it may replace, with their meaning."""
-    return {key: value for key, value in top_keys_without_quick().items() if key in QUICK}
 
 
 def _object(keys: dict[str, tuple[dict, str]], required: list[str] = ()) -> dict:

@@ -53,13 +53,13 @@ from smrlab.trace import Trace
 
 # Each table's keys, declared once in ``schema`` (which also makes the published JSON Schema).
 TOP_KEYS = set(schema.top_keys())
+# What a [quick] table may replace.
+QUICK_KEYS = set(schema.QUICK)
 SYSTEM_KEYS = set(schema.system_keys())
 TRACE_KEYS = set(schema.TRACE)
 ENGINE_KEYS = set(schema.engine_keys())
-FIGURE_KEYS = set(schema.FIGURE)
 PAPER_KEYS = set(schema.PAPER)
 REPRODUCES_KEYS = set(schema.REPRODUCES)
-QUICK_KEYS = set(schema.QUICK)
 # Each generator takes the trace's name and a request count (None: its own size); those that
 # cannot be scaled refuse a count.
 GENERATED = {
@@ -295,8 +295,9 @@ def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False
 
 
 def _figure(source: Path, entry: Any) -> dict:
-    figure = _table(source, "figure", entry, FIGURE_KEYS)
-    kinds = schema.FIGURE["kind"][0]["enum"]
+    keys = schema.figure_keys()
+    figure = _table(source, "figure", entry, set(keys))
+    kinds = keys["kind"][0]["enum"]
     if figure and figure.get("kind", "bars") not in kinds:
         raise _fail(source, f"figure: kind '{figure['kind']}' is none of {', '.join(kinds)}{schema.nearest(figure['kind'], kinds)}")
     return figure
@@ -313,8 +314,6 @@ def _paper_entry(source: Path, entry: Any) -> dict:
     if entry.get("statistic", "mean") not in statistics:
         raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: statistic '{entry['statistic']}' is none of {', '.join(statistics)}")
     return entry
-
-
 
 
 def _name(source: Path, name: Any) -> str:
