@@ -201,6 +201,9 @@ def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{source}: not valid TOML: {error}") from None
+    if document.get("kind") == "kv":
+        from smrlab.experiment.kv.spec import parse as parse_kv
+        return parse_kv(document, source)
     document = _table(source, "the file", document, TOP_KEYS)
     for key in ("name", "traces", "systems"):
         if key not in document:

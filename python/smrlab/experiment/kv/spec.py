@@ -1,0 +1,155 @@
+"""A key-value experiment file (``kind = "kv"`` at its top): stores instead of simulated
+systems, workloads instead of block traces, expanded into cells the experiment runner runs and
+stores like simulation cells (one Parquet row each: label, trace, seed, grid keys, metrics)::
+
+    kind = "kv"
+    name = "smrdb-fig3.13"
+    title = "..."
+    seeds = [1]
+    metrics = ["fillrandom_ops_per_s", "readseq_ops_per_s"]
+    [reproduces]
+    paper = "smrdb"
+    figure = "Fig. 3.13"
+    [[traces]]                          # a workload: db_bench-style phases on one store...
+    name = "random"
+    phases = ["fillrandom", "readseq"]
+    count = 100000                      # operations per phase
+    value_size = 4096
+    [[traces]]                          # ...or YCSB's load and core workloads, in order
+    name = "ycsb"
+    ycsb = ["load", "a", "b", "c", "f", "d", "e"]
+    records = 100000
+    operations = 10000
+    value_size = 4096
+    [params]                            # for every store that takes the key; a list is a grid axis
+    setting = "model"                   # model: disk model time; fs: this machine's file system, wall clock
+    threads = [1, 4, 8]
+    band_size = "4MiB"
+    [[systems]]
+    label = "soc"
+    system = "smrdb-soc"                # smrdb-soc | smrdb-loc | leveldb | rocksdb
+    params = { l1_overlap_trigger = [2, 3, 4] }
+    [quick]                             # keys that replace the file's own for a --quick run
+    traces = [...]
+
+The runner's other keys (``figure``, ``[[paper]]``) keep their meaning. Every mistake is one
+``UsageError`` naming the file and the key. Not here: running a cell (``cell``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from smrlab.experiment.kv import stores
+from smrlab.experiment.kv.cell import KvCell, Workload
+from smrlab.experiment.spec import FIGURE_KEYS, Experiment, SystemRun, _fail, _name, _paper_entry, _table, grid
+
+TOP_KEYS = {"kind", "name", "title", "description", "seeds", "metrics", "traces", "reproduces", "params", "systems",
+            "figure", "paper", "quick"}
+# What a [quick] table may replace.
+QUICK_KEYS = {"traces", "params", "seeds", "systems", "description"}
+TRACE_KEYS = {"name", "phases", "count", "value_size", "ycsb", "records", "operations"}
+SYSTEM_KEYS = {"label", "system", "params"}
+SETTINGS = ("model", "fs")
+PHASES = {"phases": ("fillseq", "fillrandom", "overwrite", "readrandom", "readseq"), "ycsb": ("load", "a", "b", "c", "d", "e", "f")}
+
+
+class KvExperiment(Experiment):
+    """An experiment whose cells are key-value cells (the runner's other keys as ``Experiment``'s)."""
+
+    def cells(self) -> list[KvCell]:
+        """Every cell in a fixed order: trace, seed, store, then the grid (shared axes first)."""
+        cells = []
+        for trace_name, workload in self.traces.items():
+            for seed in self.seeds:
+                for entry in self.systems:
+                    params = {k: v for k, v in self.params.items() if stores.takes(entry.system, k)}
+                    params.update(entry.params)
+                    for given in grid(params):
+                        cells.append(KvCell(len(cells), entry.label, entry.system, trace_name, workload, given, seed))
+        return cells
+
+
+def _whole(source: Path, where: str, value: Any, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise _fail(source, f"{where} must be a whole number of at least {low}, not {value!r}")
+    return value
+
+
+def _workload(source: Path, entry: Any) -> tuple[str, Workload]:
+    entry = _table(source, "a [[traces]] entry", entry, TRACE_KEYS)
+    if ("phases" in entry) == ("ycsb" in entry):
+        raise _fail(source, "a [[traces]] entry needs either phases (db_bench-style) or ycsb (load and workloads a-f)")
+    kind = "phases" if "phases" in entry else "ycsb"
+    steps = entry[kind]
+    if not isinstance(steps, list) or not steps or not all(isinstance(s, str) for s in steps):
+        raise _fail(source, f"traces.{kind} must be a non-empty list of names")
+    for step in steps:
+        if step not in PHASES[kind]:
+            raise _fail(source, f"traces.{kind}: '{step}' is none of {', '.join(PHASES[kind])}")
+    if len(set(steps)) != len(steps):
+        raise _fail(source, f"traces.{kind}: each phase may appear once (its metrics are named after it)")
+    numbers = {key: _whole(source, f"traces.{key}", entry[key]) for key in ("count", "value_size", "records", "operations") if key in entry}
+    name = str(entry.get("name", kind))
+    return name, Workload(name, kind, tuple(steps), numbers)
+
+
+def _values(source: Path, where: str, params: Any) -> dict[str, Any]:
+    params = _table(source, where, params, set(params) if isinstance(params, dict) else set())
+    for key, value in params.items():
+        values = value if isinstance(value, list) else [value]
+        if not values or not all(isinstance(v, (str, int, float, bool)) for v in values):
+            raise _fail(source, f"{where}.{key} must be a value or a non-empty list of values")
+        if key == "setting" and any(v not in SETTINGS for v in values):
+            raise _fail(source, f"{where}.setting must be one of {', '.join(SETTINGS)}")
+    return params
+
+
+def _system(source: Path, entry: Any) -> SystemRun:
+    entry = _table(source, "a [[systems]] entry", entry, SYSTEM_KEYS)
+    system = entry.get("system")
+    if system not in stores.SYSTEMS:
+        raise _fail(source, f"system '{system}' is none of {', '.join(stores.SYSTEMS)}")
+    params = _values(source, f"systems.{system}.params", entry.get("params", {}))
+    for key in params:
+        if not stores.takes(system, key):
+            raise _fail(source, f"systems.{system}.params: {system} takes no parameter '{key}'")
+    return SystemRun(str(entry.get("label", system)), system, params)
+
+
+def parse(document: dict, source: Path, quick: bool = False) -> KvExperiment:
+    """The key-value experiment of a TOML ``document`` read from ``source``; with ``quick``,
+    the ``[quick]`` table's keys replace the file's own."""
+    document = _table(source, "the file", dict(document), TOP_KEYS)
+    replaced = _table(source, "quick", document.pop("quick", {}), QUICK_KEYS)
+    if quick:
+        document.update(replaced)
+    for key in ("name", "traces", "systems"):
+        if key not in document:
+            raise _fail(source, f"'{key}' is missing")
+    if not isinstance(document["traces"], list) or not document["traces"]:
+        raise _fail(source, "traces must be a non-empty list of tables ([[traces]])")
+    if not isinstance(document["systems"], list) or not document["systems"]:
+        raise _fail(source, "systems must be a non-empty list of tables ([[systems]])")
+    runs = [_system(source, entry) for entry in document["systems"]]
+    labels = [r.label for r in runs]
+    if len(set(labels)) != len(labels):
+        raise _fail(source, "two systems have the same label; give each a distinct 'label'")
+    params = _values(source, "params", document.get("params", {}))
+    for key in params:
+        if not any(stores.takes(s, key) for s in stores.SYSTEMS):
+            raise _fail(source, f"params: no store takes a parameter '{key}'")
+    seeds = document.get("seeds", [1])
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in seeds):
+        raise _fail(source, "seeds must be a non-empty list of whole numbers from 0 to 2^63-1")
+    return KvExperiment(
+        name=_name(source, document["name"]), traces=dict(_workload(source, entry) for entry in document["traces"]),
+        systems=runs, params=params, seeds=seeds,
+        title=str(document.get("title", "")), description=str(document.get("description", "")),
+        metrics=[str(m) for m in document.get("metrics", [])],
+        reproduces=_table(source, "reproduces", document.get("reproduces", {}), {"paper", "figure", "note"}),
+        figure=_table(source, "figure", document.get("figure", {}), FIGURE_KEYS),
+        paper=[_paper_entry(source, p) for p in document.get("paper", [])],
+        source=source,
+    )
