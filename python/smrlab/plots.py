@@ -12,7 +12,10 @@ The ``[figure]`` table of an experiment file chooses:
 - ``kind = "series"``: a gauge ``y`` sampled over the run (the engine's ``gauge_samples``)
   against trace time, one line per cell (e.g. uCache Fig. 1, the live fraction of the log).
 
-``logy`` draws y on a log scale (when every value is above zero; linear otherwise). Not here: the numbers (the rows) or the report page.
+``logy`` draws y on a log scale (when every value is above zero; linear otherwise). A bar or
+point of a saturated run (its queue grew for the whole replay: ``smrlab.result.saturated``)
+carries the mark ``SATURATED_MARK`` and the figure says what it means. Not here: the numbers
+(the rows) or the report page.
 """
 
 from __future__ import annotations
@@ -21,12 +24,16 @@ import io
 from pathlib import Path
 
 from smrlab import outputs
+from smrlab.results import any_saturated
 from smrlab.errors import UsageError
 
 SHADES = ["0.15", "0.45", "0.7", "0.9", "0.3", "0.6", "0.8", "1.0"]
 HATCHES = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
 MARKERS = ["o", "s", "^", "D", "v", "x", "+", "*"]
 STYLE = {"font.family": "serif", "font.size": 8, "axes.linewidth": 0.6, "hatch.linewidth": 0.5}
+# The mark beside a saturated run's bar or point, and what the figure says of it.
+SATURATED_MARK = "‡"
+SATURATED_NOTE = "‡ saturated: the queue grew for the whole replay; response times not comparable"
 # Derived columns a figure may ask for by name: the complement of a hit rate.
 MISS = {"miss_ratio": "hit_rate", "read_miss_ratio": "read_hit_rate", "write_miss_ratio": "write_hit_rate"}
 
@@ -46,9 +53,11 @@ def _bars(axes, frame, spec: dict) -> str:
     labels = list(dict.fromkeys(frame["label"]))
     width = 0.8 / max(1, len(labels))
     for index, label in enumerate(labels):
-        heights = []
+        heights, marked = [], []
         for group in groups:
-            rows = frame[(frame[x] == group) & (frame["label"] == label)]["_y"]
+            cells = frame[(frame[x] == group) & (frame["label"] == label)]
+            rows = cells["_y"]
+            marked.append(any_saturated(cells))
             value = rows.mean() if len(rows) else float("nan")
             if base:
                 reference = frame[(frame[x] == group) & (frame["label"] == base)]["_y"].mean()
@@ -57,6 +66,9 @@ def _bars(axes, frame, spec: dict) -> str:
         positions = [g + (index - (len(labels) - 1) / 2) * width for g in range(len(groups))]
         axes.bar(positions, heights, width, label=label, color=SHADES[index % len(SHADES)],
                  hatch=HATCHES[index % len(HATCHES)], edgecolor="black", linewidth=0.5)
+        for position, height, mark in zip(positions, heights, marked):
+            if mark:
+                axes.annotate(SATURATED_MARK, (position, height), ha="center", va="bottom", fontsize=7)
     axes.set_xticks(range(len(groups)), [str(g) for g in groups])
     return f"{y} / {base}'s" if base else y
 
@@ -71,9 +83,13 @@ def _lines(axes, frame, spec: dict) -> str:
     keys = ["label", "trace"] if several_traces else ["label"]
     for index, (key, rows) in enumerate(frame.groupby(keys, sort=False)):
         means = rows.groupby(rows[x].astype(str), sort=False)["_y"].mean()
-        axes.plot([ticks.index(t) for t in means.index], list(means), marker=MARKERS[index % len(MARKERS)],
+        places = [ticks.index(t) for t in means.index]
+        axes.plot(places, list(means), marker=MARKERS[index % len(MARKERS)],
                   color="black", linewidth=0.8, markersize=3.5, markerfacecolor=SHADES[index % len(SHADES)],
                   label=" ".join(map(str, key if isinstance(key, tuple) else (key,))))
+        for place, tick, mean in zip(places, means.index, means):
+            if any_saturated(rows[rows[x].astype(str) == tick]):
+                axes.annotate(SATURATED_MARK, (place, mean), ha="center", va="bottom", fontsize=7)
     axes.set_xticks(range(len(ticks)), ticks)
     axes.set_xlabel(spec.get("xlabel", x))
     return y
@@ -124,6 +140,8 @@ def figure(experiment, frame):
         axes.legend(fontsize=6, frameon=False, ncols=min(4, max(1, len(axes.get_legend_handles_labels()[1]))))
         axes.grid(axis="y", linewidth=0.3, color="0.8")
         axes.set_axisbelow(True)
+        if kind != "series" and any_saturated(frame):
+            fig.text(0.01, 0.0, SATURATED_NOTE, fontsize=6, ha="left", va="bottom")
     return fig
 
 

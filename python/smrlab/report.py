@@ -25,6 +25,8 @@ h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc
 table { border-collapse: collapse; font-size: 0.8rem; margin: 0.6rem 0; }
 th, td { border: 1px solid #ddd; padding: 0.15rem 0.45rem; text-align: right; } th { background: #f3f3f3; }
 td:first-child, th:first-child { text-align: left; }
+.scorecard td { text-align: left; } .verdict-holds { background: #dcefdc; } .verdict-direction-only { background: #f6ecc8; }
+.verdict-fails { background: #f4d3d3; } .verdict-not-comparable, .verdict-not-run { background: #e6e6e6; }
 pre { background: #f7f7f7; padding: 0.6rem; font-size: 0.75rem; overflow-x: auto; }
 figure { margin: 0.8rem 0; } figure img { max-width: 100%; } .broken { color: #b00; font-weight: bold; }
 .cite { font-size: 0.85rem; color: #444; }
@@ -87,9 +89,13 @@ def section(table: Path) -> tuple[str, str | None]:
     return "\n".join(parts), key
 
 
-def page(tables: list[Path], title: str = "smrlab reproduction report") -> str:
-    """The whole report for ``tables`` (Parquet files written by ``smrlab run``)."""
-    sections, cited = [], []
+def page(tables: list[Path], title: str = "smrlab reproduction report", scorecards: list[dict] = ()) -> str:
+    """The whole report for ``tables`` (Parquet files written by ``smrlab run``), led by the
+    reproduction scorecards given (documents written by ``smrlab reproduce``)."""
+    from smrlab.reproduce.output import html_section
+    sections, cited = [html_section(card) for card in scorecards], []
+    for card in scorecards:
+        cited += [p for p in card.get("papers", []) if p not in cited]
     for table in tables:
         body, key = section(table)
         sections.append(body)

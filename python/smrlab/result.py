@@ -22,12 +22,19 @@ RUN_COLUMNS = ("label", "system", "trace", "seed")
 def measures(result: dict) -> dict[str, Any]:
     """Requests measured, then every derived value, counter and final gauge of a result dict."""
     report = result["report"]
-    row: dict[str, Any] = {"requests": report["requests"], "cancelled": report.get("cancelled", False)}
+    row: dict[str, Any] = {"requests": report["requests"], "cancelled": report.get("cancelled", False),
+                           "saturated": saturated(report)}
     row.update(result["derived"])
     row.update(report["counters"])
     row.update(dict(report["gauges"]))
     row.update(response_times(report))
     return row
+
+
+def saturated(report: dict) -> bool:
+    """The core's verdict on an open-loop run: its queue grew for the whole replay, so its
+    response times measure the trace's length rather than the system (never in closed loop)."""
+    return bool((report.get("saturation") or {}).get("saturated", False))
 
 
 def response_times(report: dict) -> dict[str, float]:

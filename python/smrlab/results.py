@@ -99,11 +99,25 @@ def table_rows(frame, columns: list[str]) -> list[tuple]:
 DEFAULT_METRICS = ["total_io_s"]
 
 
+def any_saturated(frame) -> bool:
+    """Whether a row of ``frame`` is of a saturated run (its queue grew for the whole replay:
+    ``smrlab.result.saturated``)."""
+    return "saturated" in frame and bool(frame["saturated"].fillna(False).astype(bool).any())
+
+
+def saturation_columns(frame) -> list[str]:
+    """``["saturated"]`` when a row of ``frame`` is of a saturated run: every table that shows
+    such a row shows the mark beside its numbers."""
+    return ["saturated"] if any_saturated(frame) else []
+
+
 def shown_columns(frame, experiment) -> list[str]:
     """The columns an experiment's table shows: what identifies a row (label, trace, seed when
-    several, the swept parameters), the experiment's measures, and the error when a cell failed."""
+    several, the swept parameters), the experiment's measures, the saturation mark when a row
+    has it, and the error when a cell failed."""
     columns = ["label", "trace"] + (["seed"] if len(experiment.seeds) > 1 else []) + experiment.swept()
     columns += experiment.metrics or DEFAULT_METRICS
+    columns += saturation_columns(frame)
     if "error" in frame and frame["error"].notna().any():
         columns.append("error")
     return [c for c in dict.fromkeys(columns) if c in frame.columns]

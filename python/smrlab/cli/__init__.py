@@ -35,6 +35,7 @@ COMMAND_MODULES = [
     "smrlab.cli.workload",
     "smrlab.cli.demo",
     "smrlab.cli.experiments",
+    "smrlab.cli.reproduce",
     "smrlab.cli.report",
 ]
 

@@ -49,6 +49,17 @@ def show_results(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where an experiment's cells run: local worker processes or a Dask cluster."""
+    parser.add_argument("--jobs", "-j", type=options.count, default=None, metavar="N",
+                        help="local worker processes (default: one per core; 1: run in this process)")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed")
+    parser.add_argument("--shared-paths", action="store_true",
+                        help="with --cluster: the workers read traces by path (a shared file system) instead of "
+                             "being sent traces up to 256 MiB")
+
+
 def register(commands) -> None:
     parser = commands.add(
         "run", help="run an experiment file (grid of traces x systems x parameters x seeds) into a results folder",
@@ -57,13 +68,7 @@ def register(commands) -> None:
                     "with a JSON provenance sidecar (and the figure, if the file asks for one) into a new folder "
                     "RESULTS/NAME-DIGEST that no other run writes.")
     parser.add_argument("file", help="experiment TOML file")
-    parser.add_argument("--jobs", "-j", type=options.count, default=None, metavar="N",
-                        help="local worker processes (default: one per core; 1: run in this process)")
-    parser.add_argument("--cluster", metavar="ADDRESS",
-                        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed")
-    parser.add_argument("--shared-paths", action="store_true",
-                        help="with --cluster: the workers read traces by path (a shared file system) instead of "
-                             "being sent traces up to 256 MiB")
+    add_execution_arguments(parser)
     parser.add_argument("--resume", action="store_true",
                         help="go on in the latest folder of this experiment: cells already stored are not run again")
     parser.add_argument("--out", type=Path, default=Path("results"), help="folder for results folders (default results/)")

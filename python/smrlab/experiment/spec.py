@@ -24,9 +24,14 @@ An experiment file::
     engine = { gauge_samples = 200 }                # this system's engine overrides
     [figure]                            # smrlab.plots: kind = bars | lines | curve
     [[paper]]                           # the paper's numbers (smrlab.paper)
+    [quick]                             # keys that replace the file's own in a quick run
+    traces = ["hwsr-table3:financial1@20000"]   # (smrlab reproduce --quick)
 
 A trace is ``bundled:NAME`` (data/), ``pore-full:NAME`` or ``pore-full-writes:NAME`` (the
-full-size PORE traces, generated on first use) or a path relative to the experiment file.
+full-size PORE traces, generated on first use), a generated table trace (``hwsr-table3:NAME``,
+``fluid-table1:NAME``, ``fluid-phases:four-phase``; ``@N`` after the name scales it to N
+requests) or a path relative to the experiment file. A trace source given to ``load`` may
+supply a file for a generated name instead (``smrlab reproduce --traces DIR``: real traces).
 Every mistake is one ``UsageError`` naming the file and the key. Not here: running the cells
 (``executors``) or storing them (``store``).
 """
@@ -46,18 +51,24 @@ from smrlab.run import engine_config
 from smrlab.trace import Trace
 
 TOP_KEYS = {"name", "title", "description", "seeds", "metrics", "traces", "reproduces", "engine", "params",
-            "systems", "figure", "paper"}
+            "systems", "figure", "paper", "quick"}
+# What a [quick] table may replace.
+QUICK_KEYS = {"traces", "params", "seeds", "engine", "systems", "description"}
 SYSTEM_KEYS = {"label", "system", "params", "engine"}
 TRACE_KEYS = {"name", "path", "format", "options"}
+# Each generator takes the trace's name and a request count (None: its own size); those that
+# cannot be scaled refuse a count.
 GENERATED = {
-    "bundled": lambda name: bundled.bundled_trace(name),
-    "pore-full": lambda name: bundled.full_size_trace(name),
-    "pore-full-writes": lambda name: bundled.full_size_trace(name, writes_only=True),
+    "bundled": lambda name, requests: bundled.bundled_trace(_unscaled(name, requests, "bundled")),
+    "pore-full": lambda name, requests: bundled.full_size_trace(_unscaled(name, requests, "pore-full")),
+    "pore-full-writes": lambda name, requests: bundled.full_size_trace(_unscaled(name, requests, "pore-full-writes"), writes_only=True),
     # HWSR's Table 3 and FluidSMR's Table 1 traces at their full size, made on first use.
-    "hwsr-table3": lambda name: _table_trace(hwsr_traces.ROWS, hwsr_traces.trace, name, "HWSR's Table 3"),
-    "fluid-table1": lambda name: _table_trace(fluid_traces.TABLE1, fluid_traces.table1_trace, name, "FluidSMR's Table 1"),
+    "hwsr-table3": lambda name, requests: _table_trace(hwsr_traces.ROWS, lambda n: hwsr_traces.trace(n, requests), name, "HWSR's Table 3"),
+    "fluid-table1": lambda name, requests: _table_trace(fluid_traces.TABLE1, lambda n: fluid_traces.table1_trace(n, requests), name,
+                                                        "FluidSMR's Table 1"),
     # FluidSMR's Fig. 16 workload at full size (its one name: four-phase).
-    "fluid-phases": lambda name: _table_trace(["four-phase"], lambda _: fluid_traces.four_phase_trace(), name, "FluidSMR's Fig. 16 workloads"),
+    "fluid-phases": lambda name, requests: _table_trace(
+        ["four-phase"], lambda _: fluid_traces.four_phase_trace(*([requests] if requests else [])), name, "FluidSMR's Fig. 16 workloads"),
 }
 
 
@@ -65,6 +76,26 @@ def _table_trace(rows, make, name: str, table: str) -> Path:
     if name not in rows:
         raise UsageError(f"trace '{name}' is not one of {table} ({', '.join(rows)})")
     return make(name)
+
+
+def _unscaled(name: str, requests: int | None, scheme: str) -> str:
+    if requests is not None:
+        raise UsageError(f"{scheme}:{name}@{requests}: {scheme} traces are not scaled (drop '@{requests}')")
+    return name
+
+
+def generated_name(text: str) -> tuple[str, str, int | None] | None:
+    """``(scheme, name, requests)`` of a generated trace's spelling (``hwsr-table3:prn0@20000``),
+    or None for a path."""
+    scheme, colon, rest = text.partition(":")
+    if not colon or scheme not in GENERATED:
+        return None
+    name, at, count = rest.partition("@")
+    if not at:
+        return scheme, name, None
+    if not count.isdigit() or int(count) == 0:
+        raise UsageError(f"trace '{text}': '@' must be followed by a request count above 0")
+    return scheme, name, int(count)
 
 
 def param_text(value: Any) -> str:
@@ -151,16 +182,20 @@ def _table(source: Path, where: str, value: Any, allowed: set[str]) -> dict:
     return value
 
 
-def _trace(source: Path, entry: Any) -> tuple[str, Trace]:
+def _trace(source: Path, entry: Any, trace_source=None) -> tuple[str, Trace]:
     if isinstance(entry, str):
         entry = {"path": entry}
     entry = _table(source, "a trace", entry, TRACE_KEYS)
     if "path" not in entry:
         raise _fail(source, "a trace needs a path (or bundled:NAME, pore-full:NAME, pore-full-writes:NAME)")
     text = str(entry["path"])
-    scheme, colon, name = text.partition(":")
-    if colon and scheme in GENERATED:
-        path = GENERATED[scheme](name)
+    try:
+        generated = generated_name(text)
+    except UsageError as error:
+        raise _fail(source, str(error)) from None
+    if generated:
+        scheme, name, requests = generated
+        path = (trace_source(scheme, name) if trace_source else None) or GENERATED[scheme](name, requests)
         label = name
     else:
         path = (source.parent / text) if not Path(text).is_absolute() else Path(text)
@@ -182,8 +217,10 @@ def _values(source: Path, where: str, params: Any) -> dict[str, Any]:
     return params
 
 
-def load(path: str | Path) -> Experiment:
-    """The experiment in the TOML file at ``path``."""
+def load(path: str | Path, quick: bool = False, trace_source=None) -> Experiment:
+    """The experiment in the TOML file at ``path``; with ``quick``, its ``[quick]`` keys in place
+    of its own. ``trace_source(scheme, name)`` may return a file to use for a generated trace
+    (None: generate it)."""
     source = Path(path)
     try:
         text = source.read_text()
@@ -191,10 +228,10 @@ def load(path: str | Path) -> Experiment:
         raise UsageError(f"{source}: no such experiment file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{source}: cannot read it ({error})") from None
-    return parse(text, source)
+    return parse(text, source, quick=quick, trace_source=trace_source)
 
 
-def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
+def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None) -> Experiment:
     """The experiment in ``text`` (read from ``source``); without its traces (none opened or
     generated) when ``with_traces`` is false, to describe a stored run."""
     try:
@@ -205,6 +242,9 @@ def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
         from smrlab.experiment.kv.spec import parse as parse_kv
         return parse_kv(document, source)
     document = _table(source, "the file", document, TOP_KEYS)
+    replaced = _table(source, "quick", document.pop("quick", {}), QUICK_KEYS)
+    if quick:
+        document.update(replaced)
     for key in ("name", "traces", "systems"):
         if key not in document:
             raise _fail(source, f"'{key}' is missing")
@@ -233,7 +273,7 @@ def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
         engine_config(**engine)
     except UsageError as error:
         raise _fail(source, f"engine: {error}") from None
-    traces = dict(_trace(source, entry) for entry in document["traces"]) if with_traces else {}
+    traces = dict(_trace(source, entry, trace_source) for entry in document["traces"]) if with_traces else {}
     return Experiment(
         name=_name(source, document["name"]),
         traces=traces,
