@@ -33,7 +33,7 @@ use crate::memtable::MemTable;
 use crate::options::{Geometry, Limits, Options};
 use crate::table::builder::TableShape;
 use crate::table::format::{estimated_entry_bytes, FOOTER_LEN};
-use crate::table::iter::{ReadPurpose, TableIter};
+use crate::table::iter::LazyTableIter;
 use crate::version::Version;
 
 pub(crate) struct Writer {
@@ -250,10 +250,10 @@ impl Db {
         for (_, t) in version.tables() {
             let reaches = t.meta.largest.as_slice() >= start && end.is_none_or(|e| t.meta.smallest.as_slice() < e);
             if reaches {
-                sources.push(Box::new(TableIter::new(t.clone(), start, ReadPurpose::User)?));
+                sources.push(Box::new(LazyTableIter::new(t.clone(), start)));
             }
         }
-        Ok(DbIter::new(Merge::new(sources), snapshot, end.map(|e| e.to_vec())))
+        Ok(DbIter::new(Merge::lazy(sources)?, snapshot, end.map(|e| e.to_vec())))
     }
 
     /// Flushes the memtable and merges every table into one sorted run without overlapping

@@ -116,8 +116,11 @@ impl WorkloadStore {
 /// packed u64s.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python function
-#[pyo3(signature = (endpoint, workload, arrival, threads=8, seed=1, load=true, log_path=None, sync=false))]
-fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, String)>, arrival: Vec<(String, String)>, threads: usize, seed: u64, load: bool, log_path: Option<PathBuf>, sync: bool) -> PyResult<(String, Py<PyBytes>, Py<PyBytes>)> {
+#[pyo3(signature = (endpoint, workload, arrival, threads=8, seed=1, load=true, log_path=None, sync=false, stop_after_s=None))]
+fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, String)>, arrival: Vec<(String, String)>, threads: usize, seed: u64, load: bool, log_path: Option<PathBuf>, sync: bool, stop_after_s: Option<f64>) -> PyResult<(String, Py<PyBytes>, Py<PyBytes>)> {
+    if stop_after_s.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
+        return Err(ParameterError::new_err(format!("stop_after_s must be positive seconds, not {stop_after_s:?}")));
+    }
     let endpoint = match endpoint.downcast::<WorkloadStore>() {
         Ok(store) => Endpoint::Embedded { store: store.borrow().store.clone(), sync },
         Err(_) => Endpoint::Server(endpoint.extract::<String>().map_err(|_| ParameterError::new_err("the endpoint is a WorkloadStore or a 'host:port' string"))?),
@@ -129,7 +132,7 @@ fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, 
     for (k, v) in workload.iter().filter(|(k, _)| k != "workload") {
         w.set(k, v).map_err(workload_error)?;
     }
-    let spec = RunSpec { workload: w, arrival: ArrivalSpec::from_params(&arrival).map_err(workload_error)?, threads, seed, load, log_path };
+    let spec = RunSpec { workload: w, arrival: ArrivalSpec::from_params(&arrival).map_err(workload_error)?, threads, seed, load, log_path, stop_after_s };
     let result = py.allow_threads(|| run::run(&endpoint, &spec)).map_err(workload_error)?;
     let text = serde_json::to_string(&result).map_err(|e| WorkloadError::new_err(e.to_string()))?;
     Ok((text, packed(py, &result.latencies_ns), packed(py, &result.scheduled_ns)))

@@ -43,7 +43,8 @@ from typing import Any
 
 from smrlab.experiment.kv import stores
 from smrlab.experiment.kv.cell import KvCell, Workload
-from smrlab.experiment.spec import FIGURE_KEYS, Experiment, SystemRun, _fail, _name, _paper_entry, _table, grid
+from smrlab.experiment.spec import FIGURE_KEYS, Experiment, SystemRun, _fail, _name, _paper_entry, _table, grid, top_level
+from smrlab.experiment.spec import _values as values
 
 TOP_KEYS = {"kind", "name", "title", "description", "seeds", "metrics", "traces", "reproduces", "params", "systems",
             "figure", "paper", "quick"}
@@ -96,13 +97,11 @@ def _workload(source: Path, entry: Any) -> tuple[str, Workload]:
 
 
 def _values(source: Path, where: str, params: Any) -> dict[str, Any]:
-    params = _table(source, where, params, set(params) if isinstance(params, dict) else set())
-    for key, value in params.items():
-        values = value if isinstance(value, list) else [value]
-        if not values or not all(isinstance(v, (str, int, float, bool)) for v in values):
-            raise _fail(source, f"{where}.{key} must be a value or a non-empty list of values")
-        if key == "setting" and any(v not in SETTINGS for v in values):
-            raise _fail(source, f"{where}.setting must be one of {', '.join(SETTINGS)}")
+    """The simulation files' parameter tables, and a known ``setting``."""
+    params = values(source, where, params)
+    setting = params.get("setting", [])
+    if any(v not in SETTINGS for v in (setting if isinstance(setting, list) else [setting])):
+        raise _fail(source, f"{where}.setting must be one of {', '.join(SETTINGS)}")
     return params
 
 
@@ -121,17 +120,7 @@ def _system(source: Path, entry: Any) -> SystemRun:
 def parse(document: dict, source: Path, quick: bool = False) -> KvExperiment:
     """The key-value experiment of a TOML ``document`` read from ``source``; with ``quick``,
     the ``[quick]`` table's keys replace the file's own."""
-    document = _table(source, "the file", dict(document), TOP_KEYS)
-    replaced = _table(source, "quick", document.pop("quick", {}), QUICK_KEYS)
-    if quick:
-        document.update(replaced)
-    for key in ("name", "traces", "systems"):
-        if key not in document:
-            raise _fail(source, f"'{key}' is missing")
-    if not isinstance(document["traces"], list) or not document["traces"]:
-        raise _fail(source, "traces must be a non-empty list of tables ([[traces]])")
-    if not isinstance(document["systems"], list) or not document["systems"]:
-        raise _fail(source, "systems must be a non-empty list of tables ([[systems]])")
+    document = top_level(source, document, TOP_KEYS, QUICK_KEYS, quick)
     runs = [_system(source, entry) for entry in document["systems"]]
     labels = [r.label for r in runs]
     if len(set(labels)) != len(labels):
