@@ -48,6 +48,11 @@ def test_reads_of_dirty_blocks_stay_in_memory_and_sequential_reads_read_ahead():
     disk = lay_out(events)
     reads = [(o - DATA_START, n) for w, o, n in accesses(disk) if not w]
     assert reads == [(BLOCK, READ_AHEAD), (100 * BLOCK, BLOCK)]
+    # Reads that are not page-aligned (a table's blocks plus their trailers) stay sequential:
+    # each starts in the page where the last one ended.
+    events = [("create", 1), ("write", 1, 0, size), ("sync", 1)] + [("read", 1, i * 4101, 4101) for i in range(64)]
+    reads = [(o - DATA_START, n) for w, o, n in accesses(lay_out(events)) if not w]
+    assert reads == [(0, READ_AHEAD), (READ_AHEAD, READ_AHEAD), (2 * READ_AHEAD, READ_AHEAD)]
 
 
 def test_a_file_outgrowing_the_dirty_limit_is_written_back_in_block_order():
@@ -196,3 +201,48 @@ def test_smrlab_run_refuses_a_bad_kv_file_in_one_line(cli, tmp_path):
     path.write_text(KV.replace('system = "smrdb-soc"', 'system = "lmdb"'))
     done = cli("run", path, "--out", tmp_path / "r")
     assert done.returncode == 2 and "lmdb" in done.stderr and "Traceback" not in done.stderr
+
+
+OFFLOAD = """
+kind = "kv"
+name = "offload"
+[[traces]]
+name = "poisson"
+steps = [{ name = "insert", workload = "insert", process = "poisson", rate = 3000, duration = 1.5 },
+         { name = "scan", workload = "e", process = "constant", rate = 1000000, duration = 0.3 }]
+[params]
+band_size = "1MiB"
+capacity = "1GiB"
+buffer_bands = "2,2,4"
+threads = 4
+[[systems]]
+label = "none"
+system = "smrdb-offload"
+params = { offload = "none" }
+[[systems]]
+label = "nvram"
+system = "smrdb-offload"
+params = { offload = "nvram" }
+"""
+
+
+def test_offloading_cells_run_steps_of_arrivals_on_the_paced_disk(tmp_path):
+    rows = {r["label"]: r for r in run_rows(OFFLOAD, tmp_path)}
+    assert [r["error"] for r in rows.values()] == [None, None]
+    assert rows["none"]["offloaded_pct"] == 0, "without offloading nothing reaches the NVRAM device"
+    for r in rows.values():
+        assert r["insert_ops_per_s"] > 0 and r["scan_ops_per_s"] > 0
+        assert r["compaction_rewritten_pct"] > 0, "6 MB of inserts over 2-band buffer levels compact"
+        assert r["insert_unissued"] >= 0 and r["insert_p99_ms"] > 0
+
+
+@pytest.mark.parametrize("change, message", [
+    (('workload = "insert"', 'workload = "g"'), "workload 'g' is none of"),
+    (("rate = 3000", "rate = -1"), "rate must be a positive number"),
+    (('process = "poisson"', 'process = "bursty"'), "process 'bursty' is none of"),
+    (('name = "scan", ', ''), "needs 'name'"),
+    (('system = "smrdb-offload"\nparams = { offload = "none" }', 'system = "smrdb-soc"'), "cannot run on smrdb-soc"),
+])
+def test_bad_steps_are_refused_naming_the_key(tmp_path, change, message):
+    with pytest.raises(UsageError, match=message):
+        parse(tomllib.loads(OFFLOAD.replace(*change, 1)), tmp_path / "kv.toml")

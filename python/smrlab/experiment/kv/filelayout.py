@@ -11,8 +11,8 @@ the disk. The rule, after ext4 in its default ordered mode (documented in ``docs
   the file is synced (fsync, fdatasync, sync_file_range), when more than ``dirty_limit`` bytes
   are dirty (all of them, file by file, in block order), and at the end; a file deleted first
   never reaches the disk. A read of a dirty block is served from memory.
-- **Read-ahead.** A read that continues the file's previous read (or starts the file) and
-  misses is extended to ``READ_AHEAD`` bytes (Linux's default ``read_ahead_kb`` of 128), and the
+- **Read-ahead.** A read that continues the file's previous read (starting in the page where it
+  ended, or the next) or starts the file, and misses is extended to ``READ_AHEAD`` bytes (Linux's default ``read_ahead_kb`` of 128), and the
   file's last read-ahead window stays in memory; every other read goes to the disk (no other
   clean page cache: SMRDB's device reads are all timed too, and it reads 256 KiB ahead itself
   when it iterates).
@@ -160,7 +160,10 @@ def lay_out(events: list[tuple], dirty_limit: int = DIRTY_LIMIT) -> Disk:
             window = window_of.get(file, set())
             missing = [b for b in range(first, end) if b not in dirty[file] and b not in window]
             if missing:
-                if first in (0, last_end.get(file)):
+                previous = last_end.get(file)
+                # Sequential as Linux judges it, by page: starting at the file's first page, or
+                # at the page where the last read ended (a read that is not page-aligned shares it).
+                if first == 0 or (previous is not None and previous - 1 <= first <= previous):
                     blocks = extent[file][1] // BLOCK
                     ahead = range(missing[0], min(blocks, max(end, missing[0] + READ_AHEAD // BLOCK)))
                     missing = [b for b in ahead if b not in dirty[file]]

@@ -41,6 +41,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from smrlab.errors import UsageError
+
 from smrlab.experiment.kv import stores
 from smrlab.experiment.kv.cell import KvCell, Workload
 from smrlab.experiment.spec import FIGURE_KEYS, Experiment, SystemRun, _fail, _name, _paper_entry, _table, grid, top_level
@@ -50,7 +52,7 @@ TOP_KEYS = {"kind", "name", "title", "description", "seeds", "metrics", "traces"
             "figure", "paper", "quick"}
 # What a [quick] table may replace.
 QUICK_KEYS = {"traces", "params", "seeds", "systems", "description"}
-TRACE_KEYS = {"name", "phases", "count", "value_size", "ycsb", "records", "operations"}
+TRACE_KEYS = {"name", "phases", "count", "value_size", "ycsb", "records", "operations", "steps"}
 SYSTEM_KEYS = {"label", "system", "params"}
 SETTINGS = ("model", "fs")
 PHASES = {"phases": ("fillseq", "fillrandom", "overwrite", "readrandom", "readseq"), "ycsb": ("load", "a", "b", "c", "d", "e", "f")}
@@ -80,9 +82,19 @@ def _whole(source: Path, where: str, value: Any, low: int = 1) -> int:
 
 def _workload(source: Path, entry: Any) -> tuple[str, Workload]:
     entry = _table(source, "a [[traces]] entry", entry, TRACE_KEYS)
-    if ("phases" in entry) == ("ycsb" in entry):
-        raise _fail(source, "a [[traces]] entry needs either phases (db_bench-style) or ycsb (load and workloads a-f)")
-    kind = "phases" if "phases" in entry else "ycsb"
+    kinds = [k for k in ("phases", "ycsb", "steps") if k in entry]
+    if len(kinds) != 1:
+        raise _fail(source, "a [[traces]] entry needs one of phases (db_bench-style), ycsb (load and workloads a-f) "
+                            "or steps (arrival-driven YCSB steps, for smrdb-offload)")
+    kind = kinds[0]
+    if kind == "steps":
+        from smrlab.experiment.kv.offload import check_steps
+        try:
+            steps = check_steps(entry["steps"])
+        except UsageError as error:
+            raise _fail(source, str(error)) from None
+        name = str(entry.get("name", kind))
+        return name, Workload(name, kind, tuple(steps), {})
     steps = entry[kind]
     if not isinstance(steps, list) or not steps or not all(isinstance(s, str) for s in steps):
         raise _fail(source, f"traces.{kind} must be a non-empty list of names")
@@ -132,8 +144,14 @@ def parse(document: dict, source: Path, quick: bool = False) -> KvExperiment:
     seeds = document.get("seeds", [1])
     if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in seeds):
         raise _fail(source, "seeds must be a non-empty list of whole numbers from 0 to 2^63-1")
+    traces = dict(_workload(source, entry) for entry in document["traces"])
+    for workload in traces.values():
+        for entry in runs:
+            if (workload.kind == "steps") != (entry.system == stores.OFFLOAD):
+                raise _fail(source, f"trace '{workload.name}' ({workload.kind}) cannot run on {entry.system}: steps of arrivals run on "
+                                    f"{stores.OFFLOAD}, and only they do")
     return KvExperiment(
-        name=_name(source, document["name"]), traces=dict(_workload(source, entry) for entry in document["traces"]),
+        name=_name(source, document["name"]), traces=traces,
         systems=runs, params=params, seeds=seeds,
         title=str(document.get("title", "")), description=str(document.get("description", "")),
         metrics=[str(m) for m in document.get("metrics", [])],

@@ -27,7 +27,9 @@ from smrlab.errors import UsageError
 
 SMRDB = ("smrdb-soc", "smrdb-loc")
 PEERS = ("leveldb", "rocksdb")
-SYSTEMS = SMRDB + PEERS
+# SMRDB's write-offloading variant (chapter 5): paced in real time, driven by arrivals (``offload``).
+OFFLOAD = "smrdb-offload"
+SYSTEMS = SMRDB + PEERS + (OFFLOAD,)
 
 # SMRDB's options a cell may set (grid parameters of the same names).
 SMRDB_TUNING = ("l0_compaction_trigger", "l0_slowdown_trigger", "l0_stop_trigger", "l0_max_inputs", "l1_overlap_trigger",
@@ -42,6 +44,9 @@ BLOCK_CACHE = 8 << 20
 
 def takes(system: str, key: str) -> bool:
     """Whether ``system`` reads the parameter ``key``."""
+    if system == OFFLOAD:
+        from smrlab.experiment.kv.offload import PARAMS
+        return key in PARAMS
     return key in COMMON or (system in SMRDB and key in SMRDB_TUNING)
 
 
@@ -114,6 +119,9 @@ class SmrdbAdapter:
             "searched_per_get": s["get_tables_searched"] / s["table_gets"] if s["table_gets"] else None,
             "blocks_per_get": s["get_blocks_read"] / s["table_gets"] if s["table_gets"] else None,
         }
+        if "disk_busy_ns" in s:
+            out.update({"disk_reads": s["disk_reads"], "disk_read_bytes": s["disk_read_bytes"], "disk_writes": s["disk_writes"],
+                        "disk_write_bytes": s["disk_write_bytes"], "disk_s": s["disk_busy_ns"] / 1e9})
         return out
 
     def close(self) -> None:
