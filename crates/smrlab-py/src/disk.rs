@@ -24,8 +24,8 @@ fn disk_service_times(py: Python<'_>, preset: &str, writes: &[u8], offsets: &[u8
     let times = py.allow_threads(|| {
         let mut now = 0u64;
         let mut out = Vec::with_capacity(8 * n);
-        for i in 0..n {
-            let op = if writes[i] != 0 { Op::Write } else { Op::Read };
+        for (i, &write) in writes.iter().enumerate() {
+            let op = if write != 0 { Op::Write } else { Op::Read };
             let service = disk.access(now, op, word(offsets, i), word(lengths, i));
             now += service;
             out.extend_from_slice(&service.to_le_bytes());

@@ -148,12 +148,15 @@ fn core_workload(letter: &str, properties: &[(String, String)]) -> PyResult<Core
     Ok(w)
 }
 
+/// Operation kinds, keys and scan lengths, as `ycsb_operations` returns them.
+type Operations<'py> = (Py<PyBytes>, Vec<Bound<'py, PyBytes>>, Py<PyBytes>);
+
 /// The first `operationcount` operations of YCSB workload `letter` (with `properties` set) from
 /// `seed`, for drivers outside this crate: each operation's kind (its index in YCSB's read,
 /// update, insert, scan, read-modify-write order, one byte each), its record's key, and its scan
 /// length (u32s, 0 for other operations).
 #[pyfunction]
-fn ycsb_operations<'py>(py: Python<'py>, letter: &str, properties: Vec<(String, String)>, seed: u64) -> PyResult<(Py<PyBytes>, Vec<Bound<'py, PyBytes>>, Py<PyBytes>)> {
+fn ycsb_operations<'py>(py: Python<'py>, letter: &str, properties: Vec<(String, String)>, seed: u64) -> PyResult<Operations<'py>> {
     let w = core_workload(letter, &properties)?;
     let mut stream = OperationStream::new(&w, seed).map_err(workload_error)?;
     let ops: Vec<_> = (0..w.operation_count).map(|_| stream.next_op()).collect();
