@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import experiment, options, progress, results
+from smrlab import experiment, live, options, results
+from smrlab.errors import UsageError
 from smrlab.tables import add_json_argument, note, print_table
 
 def run(args: argparse.Namespace) -> int:
     exp = experiment.load(args.file)
-    show = progress.CellProgress(exp.name)
+    show = live.CellProgress(exp.name)
     summary = experiment.run(exp, out=args.out, jobs=args.jobs, cluster=args.cluster, resume=args.resume,
                              share_paths=args.shared_paths, progress=show)
     frame = results.read(summary.table)
@@ -40,10 +41,18 @@ def _caption(exp: experiment.Experiment) -> str | None:
 def show_results(args: argparse.Namespace) -> int:
     frame = results.select(results.read(args.path), args.where)
     if args.pivot:
-        frame = results.pivot(frame, args.pivot)
+        frame, kept = results.pivot(frame, args.pivot)
         columns = list(frame.columns)
+        if kept:
+            note(f"pivot: rows differ in {', '.join(kept)} as well, so the table keeps {'it' if len(kept) == 1 else 'them'} "
+                 f"as part of each row instead of averaging them (pick one with --where {kept[0]}=VALUE)")
     else:
-        columns = args.columns.split(",") if args.columns else list(frame.columns)
+        if args.columns and args.all:
+            raise UsageError("--columns and --all: give one")
+        if args.columns:
+            columns = args.columns.split(",")
+        else:
+            columns = list(frame.columns) if args.all else results.default_columns(args.path, frame)
         results.check_columns(frame, columns)
     print_table(str(args.path), columns, results.table_rows(frame, columns))
     return 0
@@ -81,7 +90,10 @@ def register(commands) -> None:
     show.add_argument("path", type=Path, help="a .parquet file or a folder")
     show.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
                       help="keep rows whose COLUMN is VALUE (repeatable; all must hold)")
-    show.add_argument("--columns", metavar="A,B,...", help="the columns to print (default: all)")
+    show.add_argument("--columns", metavar="A,B,...",
+                      help="the columns to print (default: what identifies a row — label, trace, swept parameters — "
+                           "and the measures the experiment file names in 'metrics')")
+    show.add_argument("--all", action="store_true", help="print every column (every counter and measure of every row)")
     show.add_argument("--pivot", metavar="INDEX:COLUMNS:VALUES",
                       help="one row per INDEX value, one column per COLUMNS value, cells from VALUES (e.g. trace:label:total_io_s)")
     add_json_argument(show)

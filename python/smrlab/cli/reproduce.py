@@ -33,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
                                   sensitivity=args.sensitivity if args.sensitivity is not None else args.full,
                                   jobs=args.jobs, cluster=args.cluster, share_paths=args.shared_paths, out=args.results,
                                   **({"root": args.root} if args.root else {}))
-    card = scorecard.make(settings, announce=note)
+    from smrlab import live
+    card = scorecard.make(settings, announce=live.say)
     output.print_scorecard(card)
     for path in args.out or [settings.out / f"scorecard-{'full' if args.full else 'quick'}.json"]:
         note(f"scorecard written to {output.write(card, path)}")

@@ -46,16 +46,20 @@ from typing import Any
 
 from smrlab import bundled, fluid_traces, hwsr_traces, systems
 from smrlab.errors import UsageError
+from smrlab.experiment import schema
 from smrlab.experiment.cells import Cell
 from smrlab.run import engine_config
 from smrlab.trace import Trace
 
-TOP_KEYS = {"name", "title", "description", "seeds", "metrics", "traces", "reproduces", "engine", "params",
-            "systems", "figure", "paper", "quick"}
-# What a [quick] table may replace.
-QUICK_KEYS = {"traces", "params", "seeds", "engine", "systems", "description"}
-SYSTEM_KEYS = {"label", "system", "params", "engine"}
-TRACE_KEYS = {"name", "path", "format", "options"}
+# Each table's keys, declared once in ``schema`` (which also makes the published JSON Schema).
+TOP_KEYS = set(schema.top_keys())
+SYSTEM_KEYS = set(schema.system_keys())
+TRACE_KEYS = set(schema.TRACE)
+ENGINE_KEYS = set(schema.engine_keys())
+FIGURE_KEYS = set(schema.FIGURE)
+PAPER_KEYS = set(schema.PAPER)
+REPRODUCES_KEYS = set(schema.REPRODUCES)
+QUICK_KEYS = set(schema.QUICK)
 # Each generator takes the trace's name and a request count (None: its own size); those that
 # cannot be scaled refuse a count.
 GENERATED = {
@@ -140,7 +144,8 @@ class Experiment:
         for trace_name, trace in self.traces.items():
             for seed in self.seeds:
                 for entry in self.systems:
-                    params = {key: value for key, value in self.params.items() if takes(entry.system, key)}
+                    params = {key: value for key, value in self.params.items()
+                              if takes(entry.system, key, {**self.params, **entry.params})}
                     params.update(entry.params)
                     engine = engine_config(**{**self.engine, **entry.engine})
                     for given in grid(params):
@@ -155,11 +160,12 @@ class Experiment:
         return axes
 
 
-def takes(system: str, key: str) -> bool:
-    """Whether a shared parameter goes to ``system``: it declares the key, or it stacks over
-    another system (declares ``below``), which reads what it does not."""
-    declared = systems.defaults(system)
-    return key in declared or "below" in declared
+def takes(system: str, key: str, params: dict[str, Any]) -> bool:
+    """Whether a shared parameter goes to ``system`` (with ``params``): it reads the key, itself
+    or through a system it stacks over (``below``). An alias of a system is given every key
+    (the core refuses those it does not read)."""
+    accepted = systems.accepted(system, params)
+    return accepted is None or key in accepted
 
 
 def grid(params: dict[str, Any]) -> list[dict[str, str]]:
@@ -178,7 +184,7 @@ def _table(source: Path, where: str, value: Any, allowed: set[str]) -> dict:
         raise _fail(source, f"{where} must be a table")
     unknown = sorted(set(value) - allowed)
     if unknown:
-        raise _fail(source, f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(allowed))})")
+        raise _fail(source, f"{where}: unknown key '{unknown[0]}'{schema.nearest(unknown[0], allowed)} (known: {', '.join(sorted(allowed))})")
     return value
 
 
@@ -265,7 +271,7 @@ def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False
         entry = _table(source, "a [[systems]] entry", entry, SYSTEM_KEYS)
         system = entry.get("system")
         if system not in known:
-            raise _fail(source, f"system '{system}' is none of {', '.join(sorted(known))}")
+            raise _fail(source, f"system '{system}' is none of {', '.join(sorted(known))}{schema.nearest(system, known)}")
         runs.append(SystemRun(str(entry.get("label", system)), system,
                               _values(source, f"systems.{system}.params", entry.get("params", {})),
                               _table(source, f"systems.{system}.engine", entry.get("engine", {}), ENGINE_KEYS)))
@@ -291,11 +297,19 @@ def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False
         title=str(document.get("title", "")),
         description=str(document.get("description", "")),
         metrics=[str(m) for m in document.get("metrics", [])],
-        reproduces=_table(source, "reproduces", document.get("reproduces", {}), {"paper", "figure", "note"}),
-        figure=_table(source, "figure", document.get("figure", {}), FIGURE_KEYS),
+        reproduces=_table(source, "reproduces", document.get("reproduces", {}), REPRODUCES_KEYS),
+        figure=_figure(source, document.get("figure", {})),
         paper=[_paper_entry(source, p) for p in document.get("paper", [])],
         source=source,
     )
+
+
+def _figure(source: Path, entry: Any) -> dict:
+    figure = _table(source, "figure", entry, FIGURE_KEYS)
+    kinds = schema.FIGURE["kind"][0]["enum"]
+    if figure and figure.get("kind", "bars") not in kinds:
+        raise _fail(source, f"figure: kind '{figure['kind']}' is none of {', '.join(kinds)}{schema.nearest(figure['kind'], kinds)}")
+    return figure
 
 
 def _paper_entry(source: Path, entry: Any) -> dict:
@@ -305,12 +319,12 @@ def _paper_entry(source: Path, entry: Any) -> dict:
             raise _fail(source, f"a [[paper]] entry needs '{key}'")
     if not isinstance(entry["value"], (int, float)) or isinstance(entry["value"], bool):
         raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: value must be a number")
+    statistics = schema.PAPER["statistic"][0]["enum"]
+    if entry.get("statistic", "mean") not in statistics:
+        raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: statistic '{entry['statistic']}' is none of {', '.join(statistics)}")
     return entry
 
 
-ENGINE_KEYS = {"mode", "speedup", "warmup_requests", "warmup_seconds", "idle_work", "series_interval_seconds", "gauge_samples"}
-FIGURE_KEYS = {"kind", "x", "y", "group", "normalise", "title", "ylabel", "xlabel", "logy"}
-PAPER_KEYS = {"label", "trace", "metric", "over", "value", "where", "note"}
 
 
 def _name(source: Path, name: Any) -> str:

@@ -91,9 +91,13 @@ class Scorecard:
 
 
 def experiments_root() -> Path:
-    """The folder holding ``experiments/`` (the repository's)."""
-    from smrlab.bundled import REPO_ROOT
-    return REPO_ROOT
+    """The folder holding ``experiments/``: the checkout this package runs from. An installed
+    package has none (the experiment files are not package data): ``--root`` names one."""
+    checkout = Path(__file__).resolve().parents[3]
+    if not (checkout / "experiments" / "claims").is_dir():
+        raise UsageError("smrlab reproduce needs the experiment and claims files of smrlab's repository (experiments/): "
+                         "run it from a checkout, or give --root DIR, a folder holding experiments/ and experiments/claims/")
+    return checkout
 
 
 class Runner:
@@ -130,7 +134,7 @@ class Runner:
         key = (name, override)
         if key not in self._frames:
             exp = self.load(name, override)
-            from smrlab.progress import CellProgress
+            from smrlab.live import CellProgress
             self.announce(f"running {exp.name} ({len(exp.cells())} cells)")
             summary = experiment.run(exp, out=self.settings.out, jobs=self.settings.jobs, cluster=self.settings.cluster,
                                      share_paths=self.settings.share_paths, resume=True, progress=CellProgress(exp.name))

@@ -161,6 +161,11 @@ impl RunReport {
         self.derive(&READ_IO_S, self.read.io_ns as f64 / NS_PER_S);
         self.derive(&WRITE_IO_S, self.write.io_ns as f64 / NS_PER_S);
         self.derive(&MAKESPAN_S, self.makespan_ns as f64 / NS_PER_S);
+        // Every declared ratio is described, also one this run gives no value (its denominator
+        // is zero), so a run of a system tells all that the system can report.
+        for ratio in counters.declared_ratios() {
+            self.declare(MetricKind::Derived, &ratio.metric);
+        }
         for (ratio, value) in counters.ratios() {
             self.derive(&ratio.metric, value);
         }
