@@ -23,21 +23,22 @@ from smrlab.errors import UsageError
 
 SYSTEM = "smrdb-offload"
 PARAMS = ("offload", "disk", "band_size", "capacity", "buffer_bands", "threads", "setting")
-STEP_KEYS = {"name", "workload", "process", "rate", "duration"}
 STOP_AFTER = 3.0
 
 
 def check_steps(steps) -> list[dict]:
     """The steps of a ``steps`` workload, or a UsageError naming what is wrong."""
+    from smrlab.experiment.kv.schema import STEP
+    step_keys = set(STEP)
     if not isinstance(steps, list) or not steps or not all(isinstance(s, dict) for s in steps):
         raise UsageError("traces.steps must be a non-empty list of tables {name, workload, process, rate, duration}")
     names = set()
     for step in steps:
-        unknown = sorted(set(step) - STEP_KEYS)
-        missing = sorted(STEP_KEYS - set(step))
+        unknown = sorted(set(step) - step_keys)
+        missing = sorted(step_keys - set(step))
         if unknown or missing:
             raise UsageError(f"traces.steps: a step {'has unknown key ' + repr(unknown[0]) if unknown else 'needs ' + repr(missing[0])} "
-                             f"(keys: {', '.join(sorted(STEP_KEYS))})")
+                             f"(keys: {', '.join(sorted(step_keys))})")
         if step["workload"] not in ("insert", "a", "b", "c", "d", "e", "f"):
             raise UsageError(f"traces.steps: workload '{step['workload']}' is none of insert, a-f")
         for key in ("rate", "duration"):

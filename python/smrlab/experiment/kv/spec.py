@@ -43,23 +43,23 @@ from typing import Any
 
 from smrlab.errors import UsageError
 
-from smrlab.experiment.kv import stores
+from smrlab.experiment.kv import schema, stores
 from smrlab.experiment.kv.cell import KvCell, Workload
 from smrlab.experiment.spec import FIGURE_KEYS, Experiment, SystemRun, _fail, _name, _paper_entry, _table, grid, top_level
 from smrlab.experiment.spec import _values as values
 
-TOP_KEYS = {"kind", "name", "title", "description", "seeds", "metrics", "traces", "reproduces", "params", "systems",
-            "figure", "paper", "quick"}
-# What a [quick] table may replace.
-QUICK_KEYS = {"traces", "params", "seeds", "systems", "description"}
-TRACE_KEYS = {"name", "phases", "count", "value_size", "ycsb", "records", "operations", "steps"}
-SYSTEM_KEYS = {"label", "system", "params"}
+TOP_KEYS = set(schema.top_keys())
+QUICK_KEYS = set(schema.QUICK)
+TRACE_KEYS = set(schema.TRACE)
+SYSTEM_KEYS = set(schema.SYSTEM)
 SETTINGS = ("model", "fs")
 PHASES = {"phases": ("fillseq", "fillrandom", "overwrite", "readrandom", "readseq"), "ycsb": ("load", "a", "b", "c", "d", "e", "f")}
 
 
 class KvExperiment(Experiment):
     """An experiment whose cells are key-value cells (the runner's other keys as ``Experiment``'s)."""
+
+    kind = "kv"
 
     def cells(self) -> list[KvCell]:
         """Every cell in a fixed order: trace, seed, store, then the grid (shared axes first)."""
