@@ -1,6 +1,7 @@
 """The sample traces bundled in the repository's ``data/`` folder (made by ``smrlab trace synth``;
 see data/README.md), found by name whatever their format suffix, and the full-size PORE traces,
-which are too large to bundle and are generated on first use instead."""
+which are too large to bundle and are generated on first use instead, into smrlab's cache folder
+(``smrlab.cache``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from smrlab import _core, outputs
+from smrlab import _core, cache, outputs
 from smrlab.errors import UsageError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -62,10 +63,10 @@ def full_size_params(name: str) -> list[str]:
 
 def generated_trace(recipe: dict, stem: str, folder: Path | None, make: Callable[[Path], None]) -> Path:
     """A generated trace in smrlab's binary format, made by ``make(path)`` into ``folder``
-    (default: ``results/traces/`` in the repository) on first use, under a name that carries a
-    digest of ``recipe``, so a changed recipe never reuses an old file."""
+    (default: the cache's ``traces`` folder, ``smrlab.cache``) on first use, under a name that
+    carries a digest of ``recipe``, so a changed recipe never reuses an old file."""
     digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
-    folder = REPO_ROOT / "results" / "traces" if folder is None else Path(folder)
+    folder = cache.folder("traces") if folder is None else Path(folder)
     path = folder / f"{stem}-{digest}.smrbin"
     if not path.exists():
         with outputs.output_file(path, make_folder=True) as temporary:

@@ -33,7 +33,7 @@ def register(commands) -> None:
     parser.add_argument("--data", type=Path, default=DATA_DIR, help="folder with the bundled traces (default: data/)")
     parser.add_argument("--out", type=Path, default=Path("results/demo"), help="folder for the JSON results")
     parser.add_argument("--traces", type=Path, default=None,
-                        help="folder for the generated full-size PORE traces (default: results/traces/ in the repository)")
+                        help="folder for the generated full-size PORE traces (default: smrlab's cache folder, SMRLAB_CACHE)")
     caches.add_cache_arguments(parser)
     caches.add_run_arguments(parser)
     add_engine_arguments(parser)

@@ -146,7 +146,7 @@ def add_trace_choice(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trace", help="block trace file")
     parser.add_argument("--preset", choices=list(hwsr_traces.ROWS), help="a Table 3 trace, generated on first use")
     parser.add_argument("--requests", type=int, metavar="N", help="with --preset: requests (default the table's 1,000,000)")
-    parser.add_argument("--traces", metavar="DIR", help="with --preset: where generated traces go (default results/traces)")
+    parser.add_argument("--traces", metavar="DIR", help="with --preset: where generated traces go (default: the cache folder, SMRLAB_CACHE)")
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                         help="parameters for every run that declares them (e.g. mem=2MiB, kappa=3, disk=desktop7200)")
 
@@ -160,7 +160,7 @@ def register(commands) -> None:
     traces = group.add("traces", help="generate the Table 3 traces and compare their columns with the table")
     traces.add_argument("--preset", action="append", choices=list(hwsr_traces.ROWS), help="only this trace (repeatable)")
     traces.add_argument("--requests", type=int, metavar="N", help="requests per trace (default 1,000,000; fewer scale ranges)")
-    traces.add_argument("--out", metavar="DIR", help="where traces go (default results/traces)")
+    traces.add_argument("--out", metavar="DIR", help="where traces go (default: the cache folder, SMRLAB_CACHE)")
     traces.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     add_json_argument(traces)
     traces.set_defaults(func=run_traces)
