@@ -48,16 +48,17 @@ def folder(kind: str) -> Path:
 _KEPT: dict[tuple, str] = {}
 
 
-def remembered(kind: str, identity: tuple, make: Callable[[], str], valid: Callable[[str], object]) -> str:
+def remembered(kind: str, identity: tuple, make: Callable[[], str], valid: Callable[[str], object], keep: bool = True) -> str:
     """The text ``make()`` gives for ``identity`` (a tuple of plain values), kept in this process
-    and in the cache's ``kind`` folder: made only when neither has it, or what is stored is not
-    ``valid``. A cache folder that cannot be written only means making it again next time."""
+    and (with ``keep``) in the cache's ``kind`` folder: made only when neither has it, or what is
+    stored is not ``valid``. A cache folder that cannot be written only means making it again
+    next time."""
     kept = (kind, identity)
     if kept in _KEPT:
         return _KEPT[kept]
     name = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:32]
     try:
-        path: Path | None = folder(kind) / name
+        path: Path | None = folder(kind) / name if keep else None
     except SmrlabError:
         path = None
     try:

@@ -51,17 +51,16 @@ def _file_sha256(path: str) -> str:
 def trace_checksum(path: str | Path) -> str:
     """SHA-256 of the trace file's bytes as stored (compressed files are hashed compressed).
 
-    A file of ``REMEMBER_FROM`` bytes or more hashed before, and not changed since, is not read
-    again: its checksum is kept in this process and in smrlab's cache folder (``checksums``),
-    under the file's path, size, modification and change times and inode, as git's index keeps
-    its files' hashes (a file rewritten in any way gets a new change time, which no program can
-    set back). Smaller files are hashed each time (in milliseconds)."""
+    A file hashed before, and not changed since, is not read again: its checksum is kept under
+    the file's path, size, modification and change times and inode, as git's index keeps its
+    files' hashes (a file rewritten in any way gets a new change time, which no program can set
+    back), in this process and, for files of ``REMEMBER_FROM`` bytes or more, in smrlab's cache
+    folder (``checksums``)."""
     resolved = Path(path).resolve()
     stat = resolved.stat()
-    if stat.st_size < REMEMBER_FROM:
-        return "sha256:" + _file_sha256(str(resolved))
     identity = (str(resolved), stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
-    return "sha256:" + cache.remembered("checksums", identity, lambda: _file_sha256(str(resolved)), _HEX64.fullmatch)
+    return "sha256:" + cache.remembered("checksums", identity, lambda: _file_sha256(str(resolved)), _HEX64.fullmatch,
+                                        keep=stat.st_size >= REMEMBER_FROM)
 
 
 def stamp() -> dict:
