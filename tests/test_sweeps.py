@@ -222,6 +222,28 @@ def _run_with_dying_workers(tmp_path, monkeypatch, **where):
     assert flaky.result["derived"] == outcomes["cmr"].result["derived"], "a retried cell measures what any run of it does"
 
 
+def test_a_lost_worker_charges_only_the_cells_it_was_running(tmp_path):
+    from smrlab.experiment.pending import Handed
+    exp = experiment.load(write(tmp_path, GRID))
+    cells = [(cell, cell.key()) for cell in exp.cells()]
+    pending = Pending(cells)
+    handed = Handed()
+    for _ in range(3):
+        handed.add("w1", pending.next())
+    handed.add("w2", pending.next())
+    assert handed.finished("w1", 0).cell.index == 0 and handed.count("w1") == 2
+    # w1 dies running cell 1, with cell 2 waiting: 1 goes first with a second attempt, 2 as it was.
+    assert handed.lost("w1", 1, "killed by SIGKILL", "w1", pending) == []
+    again, waiting = pending.next(), pending.next()
+    assert (again.cell.index, again.attempts, waiting.cell.index, waiting.attempts) == (1, 2, 2, 1)
+    assert pending.next().cell.index == 4 and handed.workers() == ["w2"]
+    # Its second worker dies too: given up, with the reason.
+    handed.add("w3", again)
+    [gave_up] = handed.lost("w3", 1, "killed by SIGKILL", "w3", pending)
+    assert gave_up.index == 1 and gave_up.result is None and gave_up.timing.attempts == 2
+    assert "died running it 2 times (last: killed by SIGKILL, worker w3)" in gave_up.error
+
+
 def test_a_local_worker_that_dies_mid_cell_costs_one_retry_then_the_cell(tmp_path, monkeypatch):
     _run_with_dying_workers(tmp_path, monkeypatch, jobs=2)
 

@@ -88,12 +88,13 @@ class LocalWorkers:
 
     def __init__(self, jobs: int, run: Callable[..., Outcome] = run_cell):
         self.jobs, self._run = jobs, run
-        self._context = multiprocessing.get_context(start_method())
         self._workers = [self._start() for _ in range(jobs)]
 
     def _start(self) -> _Worker:
-        ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(theirs, self._run), daemon=True, name="smrlab-worker")
+        # Chosen for each worker: one that replaces a dead worker may start when threads run.
+        context = multiprocessing.get_context(start_method())
+        ours, theirs = context.Pipe()
+        process = context.Process(target=_serve, args=(theirs, self._run), daemon=True, name="smrlab-worker")
         process.start()
         theirs.close()
         return _Worker(process, ours)
