@@ -70,13 +70,16 @@ def test_every_cells_cost_is_on_record_and_out_of_the_results(cli, tmp_path):
     assert not [c for c in table.columns if c.startswith("timing") or c.endswith("_at")]
     assert [c["key"] for c in record["cells"]] == [cell.key() for cell in experiment.load(exp).cells()] == list(table["cell"])
     # `smrlab results --timing` gives each row its cell's record.
-    shown = json.loads(cli("results", str(two), "--timing", "--json", check=True).stdout)["tables"][0]
+    columns = "cell,timing.wall_s,timing.worker,timing.peak_rss_bytes"
+    shown = json.loads(cli("results", str(two), "--timing", "--columns", columns, "--json", check=True).stdout)["tables"][0]
     column = {name: index for index, name in enumerate(shown["columns"])}
     by_key = {c["key"]: c["timing"] for c in record["cells"]}
     for row in shown["rows"]:
         timing = by_key[row[column["cell"]]]
         assert row[column["timing.wall_s"]] == timing["wall_s"] and row[column["timing.worker"]] == timing["worker"]
         assert row[column["timing.peak_rss_bytes"]] == timing["peak_rss_bytes"]
+    default = json.loads(cli("results", str(two), "--timing", "--json", check=True).stdout)["tables"][0]["columns"]
+    assert {"label", "timing.wall_s", "timing.worker", "timing.wait_s"} <= set(default)
     # A resumed run keeps what each reused cell cost when it ran.
     next(two.glob("cells/*.json")).unlink()
     proc = cli("run", exp, "--jobs", "1", "--out", "two", "--resume", check=True)

@@ -9,10 +9,11 @@ the parent's own work by phase) are written at the end. ``frame`` runs an experi
 storing anything and returns the DataFrame. Rows are in cell order whatever ran them, so the
 same experiment gives the same rows serially, on local workers and on a cluster.
 
-Modules: ``spec`` (the file and its cells), ``cells`` (one cell, how it runs, what it cost),
-``schedule`` (the order), ``pending`` (the cells still to start), ``executors`` (where:
-``local`` processes, a ``cluster``), ``store`` (results folders), ``stopwatch`` (the parent's
-phases). Not here: tables on the terminal, the report.
+Modules: ``spec`` (the file and its cells), ``schema`` (its keys), ``check`` (its names,
+before the first cell runs), ``cells`` (one cell, how it runs, what it cost), ``schedule`` (the
+order), ``pending`` (the cells still to start), ``executors`` (where: ``local`` processes, a
+``cluster``), ``store`` (results folders), ``stopwatch`` (the parent's phases). Not here:
+tables on the terminal, the report.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smrlab.experiment import executors, schedule
+from smrlab.experiment import check, executors, schedule
 from smrlab.experiment.cells import Cell, Outcome
 from smrlab.experiment.pending import Pending
 from smrlab.experiment.spec import Experiment, load
@@ -95,7 +96,24 @@ class _Plan:
     expected: dict[int, float]
 
 
+def _checked(experiment: Experiment, every: list[Cell]) -> None:
+    """Refuses what ``check`` finds wrong, before any cell runs. Its probe of each label's
+    first cell needs that cell's trace footprint: measured here (once per trace) and handed to
+    the cell, which then does not measure it again."""
+    from smrlab.run import footprint
+    measured: dict[str, dict] = {}
+    for label in dict.fromkeys(cell.label for cell in every):
+        first = next(cell for cell in every if cell.label == label)
+        if first.trace.path is not None:
+            if first.trace_checksum() not in measured:
+                measured[first.trace_checksum()] = footprint(first.trace)
+            first.footprint = measured[first.trace_checksum()]
+    check.measures(experiment, every)
+
+
 def _plan(experiment: Experiment, every: list[Cell], out: Path, resume: bool, phases: Phases) -> _Plan:
+    with phases("check"):
+        _checked(experiment, every)
     with phases("keys"):
         cells = [(cell, cell.key()) for cell in every]
     with phases("folder"):
@@ -152,10 +170,12 @@ def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = 
         phases: Phases | None = None) -> RunSummary:
     """Runs ``experiment`` into a new folder under ``out`` (or, with ``resume``, the latest one
     of the same cells) and writes its table, its figure (with ``figures``, if it has one) and
-    provenance. ``progress`` (see ``smrlab.progress.CellProgress``) is told of each cell;
+    provenance. ``progress`` (see ``smrlab.live.CellProgress``) is told of each cell;
     ``phases`` holds what the caller timed before (e.g. loading the experiment). The workers
     stop once all is written (their stopping is not part of the run's time)."""
     phases = phases or Phases()
+    with phases("check"):
+        check.parameters(experiment)
     every = experiment.cells()
     figures = figures and bool(experiment.figure)
     with executors.started(len(every), jobs, cluster, share_paths, phases=phases) as executor:
@@ -173,7 +193,9 @@ def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = 
 def frame(experiment: Experiment, jobs: int | None = 1, cluster=None):
     """The experiment's rows as a pandas DataFrame, nothing stored (``smrlab.compare``,
     ``smrlab.sweep``)."""
+    check.parameters(experiment)
     every = experiment.cells()
+    _checked(experiment, every)
     outcomes: dict[int, Outcome] = {}
     with executors.started(len(every), jobs, cluster) as executor:
         cells = [(cell, cell.key()) for cell in every]

@@ -11,8 +11,9 @@ What a cell cost (``Timing``: wall and CPU time, peak memory, the worker, the wa
 submission to start, attempts) is wall-clock and lives beside the result, never in it or in
 the key: the same cell gives the same numbers whatever it cost. A trace's footprint (the first
 pass of every replay; free for a smrlab binary trace, which carries it) is measured in the
-worker, once per worker process, and kept for the worker's next cells of that trace, so the
-parent reads no trace. Not here: which cells an experiment has (``spec``), where they run
+worker, once per worker process, and kept for the worker's next cells of that trace; the
+parent measures only those of the cells it probes before the run (``check``) and hands them
+over. Not here: which cells an experiment has (``spec``), where they run
 (``executors``), storing them (``store``).
 """
 
@@ -43,9 +44,11 @@ class Cell:
     given: dict[str, str]
     seed: int
     engine: dict
-    # The trace's checksum once known (the parent's, from keying the cell), so that a worker
-    # need not read the trace again for it.
+    # Known before the cell starts, so that a worker need not read the trace for them: the
+    # trace's checksum (the parent's, from keying the cell) and, for a cell the parent probed
+    # (``experiment.check``), its footprint.
     checksum: str | None = field(default=None, compare=False)
+    footprint: dict | None = field(default=None, compare=False)
 
     def params(self) -> list[str]:
         return [f"{key}={value}" for key, value in self.given.items()]
@@ -171,10 +174,10 @@ FOOTPRINTS_KEPT = 4
 
 
 def _footprint(cell: Cell) -> tuple[dict | None, float]:
-    """The cell's trace footprint (measured earlier in this process, or now) and the seconds
-    measuring took here; None for a trace in memory (the replay measures it)."""
-    if cell.trace.path is None:
-        return None, 0.0
+    """The cell's trace footprint (given, measured earlier in this process, or now) and the
+    seconds measuring took here; None for a trace in memory (the replay measures it)."""
+    if cell.footprint is not None or cell.trace.path is None:
+        return cell.footprint, 0.0
     known = (cell.trace_checksum(), cell.trace.format, cell.trace.options)
     if known in _FOOTPRINTS:
         _FOOTPRINTS.move_to_end(known)

@@ -20,6 +20,7 @@ once. Not here: the order of the cells (``schedule``), a cluster (``cluster``).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import signal
 import sys
@@ -83,6 +84,25 @@ def start_method() -> str:
     return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
 
 
+@contextlib.contextmanager
+def _caller_not_rerun():
+    """While a worker is spawned, hides the file of a plain script that called us (``python
+    script.py``: ``__main__`` has a ``__file__`` and no module spec), so that the spawned
+    worker does not run it again as ``__mp_main__`` — which, without an ``if __name__ ==
+    "__main__":`` guard, would start workers of its own without end. The workers need only
+    smrlab's modules; a module run with ``-m`` and a notebook are started as they are."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or getattr(main, "__spec__", None) is not None:
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
 class LocalWorkers:
     """``jobs`` worker processes that run ``run(cell, key, submitted_at, attempts)``."""
 
@@ -95,7 +115,8 @@ class LocalWorkers:
         context = multiprocessing.get_context(start_method())
         ours, theirs = context.Pipe()
         process = context.Process(target=_serve, args=(theirs, self._run), daemon=True, name="smrlab-worker")
-        process.start()
+        with _caller_not_rerun():
+            process.start()
         theirs.close()
         return _Worker(process, ours)
 
