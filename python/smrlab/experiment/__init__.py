@@ -97,18 +97,21 @@ class _Plan:
 
 
 def _checked(experiment: Experiment, every: list[Cell]) -> None:
-    """Refuses what ``check`` finds wrong, before any cell runs. Its probe of each label's
-    first cell needs that cell's trace footprint: measured here (once per trace) and handed to
-    the cell, which then does not measure it again."""
+    """Refuses what ``check`` finds wrong, before any cell runs. It probes one cell of each
+    label, which needs that cell's trace footprint: measured here (once per trace) and handed
+    to the cell, which then does not measure it again. The cells probed are, where a label has
+    one, on a smrlab binary trace, whose footprint is read from its end rather than from a
+    pass over it."""
     from smrlab.run import footprint
     measured: dict[str, dict] = {}
-    for label in dict.fromkeys(cell.label for cell in every):
-        first = next(cell for cell in every if cell.label == label)
+    probed = sorted(every, key=lambda cell: cell.trace.path is None or cell.trace.path.suffix != ".smrbin")
+    for label in dict.fromkeys(cell.label for cell in probed):
+        first = next(cell for cell in probed if cell.label == label)
         if first.trace.path is not None:
             if first.trace_checksum() not in measured:
                 measured[first.trace_checksum()] = footprint(first.trace)
             first.footprint = measured[first.trace_checksum()]
-    check.measures(experiment, every)
+    check.measures(experiment, probed)
 
 
 def _plan(experiment: Experiment, every: list[Cell], out: Path, resume: bool, phases: Phases) -> _Plan:
