@@ -55,6 +55,12 @@ class Workload:
     def checksum(self) -> str:
         return "kv:" + hashlib.sha256(json.dumps(self.as_dict(), sort_keys=True).encode()).hexdigest()[:16]
 
+    def __len__(self) -> int:
+        """Operations the workload issues, as far as its numbers say (what the scheduler weighs
+        a cell by, as a simulation cell by its trace's requests)."""
+        per_step = self.numbers.get("operations") or self.numbers.get("count") or 1
+        return int(self.numbers.get("records", 0)) + int(per_step) * len(self.steps)
+
 
 @dataclass
 class KvCell:
@@ -79,6 +85,9 @@ class KvCell:
 
     def key(self) -> str:
         return hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()[:16]
+
+    def trace_checksum(self) -> str:
+        return self.trace.checksum()
 
     def run(self, key: str | None = None) -> Outcome:
         key = key or self.key()
