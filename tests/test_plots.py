@@ -21,7 +21,8 @@ def experiment(figure, claims_text: str = "", folder=None):
         (folder / "claims").mkdir(exist_ok=True)
         (folder / "claims" / "pore.toml").write_text('paper = "pore"\n' + claims_text)
         source = folder / "fig.toml"
-    return Experiment(name="fig", traces={}, systems=[SystemRun("lru", "cache"), SystemRun("pore-bl", "cache")],
+    systems = [SystemRun(label, "cache") for label in ("lru", "lru-band", "pore-bl")]
+    return Experiment(name="fig", traces={}, systems=systems,
                       figure=figure, title="a title that must not be drawn", reproduces={"paper": "pore"}, source=source)
 
 
