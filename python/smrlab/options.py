@@ -19,10 +19,10 @@ MAX_WHOLE = 2**64 - 1
 QUOTE_MAX = 40
 
 
-def quoted(text: str) -> str:
-    """``text`` in quotes, printable ASCII only, cut after ``QUOTE_MAX`` characters."""
-    shown = "".join(c if c.isascii() and c.isprintable() else f"\\x{ord(c) & 0xFF:02x}" for c in text[:QUOTE_MAX])
-    return f"'{shown}'" + (f"... ({len(text) - QUOTE_MAX} more characters)" if len(text) > QUOTE_MAX else "")
+def quoted(text: str, limit: int = QUOTE_MAX) -> str:
+    """``text`` in quotes, printable ASCII only, cut after ``limit`` characters."""
+    shown = "".join(c if c.isascii() and c.isprintable() else f"\\x{ord(c) & 0xFF:02x}" for c in text[:limit])
+    return f"'{shown}'" + (f"... ({len(text) - limit} more characters)" if len(text) > limit else "")
 
 
 def _number(text: str) -> float:
@@ -86,6 +86,19 @@ def bounded_whole(low: int, high: int):
 whole = bounded_whole(0, MAX_WHOLE)
 count = bounded_whole(1, MAX_WHOLE)
 seed = bounded_whole(0, MAX_WHOLE)
+
+
+def bounded_number(low: float, high: float):
+    """A type for finite numbers from ``low`` to ``high``."""
+
+    def number(text: str) -> float:
+        value = _number(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number from {low:g} to {high:g}")
+        return value
+
+    number.__name__ = "number"
+    return number
 
 
 def size(text: str) -> int:
