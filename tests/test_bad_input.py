@@ -387,3 +387,13 @@ def test_arrivals_that_could_outgrow_memory_are_refused_before_any_is_drawn(boun
     # The b-model at its finest slots and a bias near 1 holds runs of empty slots, not 2^26 slots.
     bounded_cli("workload", "arrivals", "--process", "selfsimilar", "--bias", "0.99999", "--resolution", "1e-300", "--rate", "100",
                 "--duration", "1", "--out", "b.txt", check=True)
+
+
+@pytest.mark.parametrize("command", [
+    ("fluid-sweep", "phases"), ("fluid-sweep", "schemes"), ("fluid-trace", "four-phase"), ("fluid-trace", "usr_0"),
+    ("hwsr", "traces"), ("hwsr", "compare", "--preset", "wdev0"), ("hwsr-sweep", "--preset", "wdev0"), ("trace", "synth", "--stats"),
+])
+def test_requests_0_is_refused_alike_by_every_figure_command(cli, tmp_path, command):
+    # Issue 42: `fluid-sweep phases` and `hwsr traces` read 0 as "the default" (full-size runs).
+    one_line_error(cli(*command, "--requests", "0"), "--requests", "'0'")
+    assert not (tmp_path / "results").exists()

@@ -1,5 +1,6 @@
 """Validation of command-line option values: one ``argparse`` type per kind of value (seconds, a
-positive or non-negative number, a whole number, a seed, a size, a fraction), each refusing what the core
+positive or non-negative number, a whole number, a seed, a size, a fraction, a request count of a
+generated trace, a list of any of them), each refusing what the core
 cannot take with a one-line message that names the option (argparse adds the option's name)
 and quotes the value short. Not here: system parameters (``-p KEY=VALUE``), which the core's
 declarations parse, or what a command does with a value.
@@ -87,6 +88,11 @@ whole = bounded_whole(0, MAX_WHOLE)
 count = bounded_whole(1, MAX_WHOLE)
 seed = bounded_whole(0, MAX_WHOLE)
 
+# The most requests a figure command generates a trace of (24 GB in smrlab's binary format).
+MAX_GENERATED_REQUESTS = 10**9
+# ``--requests`` of every figure command: 0 is refused, never read as "the default".
+generated_requests = bounded_whole(1, MAX_GENERATED_REQUESTS)
+
 
 def bounded_number(low: float, high: float):
     """A type for finite numbers from ``low`` to ``high``."""
@@ -99,6 +105,19 @@ def bounded_number(low: float, high: float):
 
     number.__name__ = "number"
     return number
+
+
+def listed(item, most: int):
+    """A type for 1 to ``most`` comma-separated values, each read by the type ``item``."""
+
+    def values(text: str) -> list:
+        parts = text.split(",")
+        if len(parts) > most:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} lists {len(parts)} values, at most {most}")
+        return [item(part) for part in parts]
+
+    values.__name__ = "list"
+    return values
 
 
 def size(text: str) -> int:

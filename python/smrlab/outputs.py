@@ -59,9 +59,10 @@ def output_file(path: str | Path, inputs: Iterable[str | Path] = (), make_folder
             temporary.unlink()
 
 
-def write_text(path: str | Path, text: str, make_folder: bool = True) -> Path:
-    """Writes ``text`` to ``path`` through ``output_file``."""
-    with output_file(path, make_folder=make_folder) as temporary:
+def write_text(path: str | Path, text: str, make_folder: bool = True, inputs: Iterable[str | Path] = ()) -> Path:
+    """Writes ``text`` to ``path`` through ``output_file`` (refusing ``path`` if it is one of
+    ``inputs``)."""
+    with output_file(path, inputs=inputs, make_folder=make_folder) as temporary:
         try:
             temporary.write_text(text)
         except OSError as error:
