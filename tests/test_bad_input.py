@@ -389,6 +389,41 @@ def test_arrivals_that_could_outgrow_memory_are_refused_before_any_is_drawn(boun
                 "--duration", "1", "--out", "b.txt", check=True)
 
 
+def small_results(cli, tmp_path: Path, msr: Path) -> Path:
+    """A results table of one cell, run in ``tmp_path``."""
+    (tmp_path / "e.toml").write_text(f'name = "one"\ntraces = ["{msr}"]\n[[systems]]\nsystem = "cmr"\n')
+    cli("run", "e.toml", "--jobs", "1", "--out", "results", check=True)
+    [table] = (tmp_path / "results").glob("*/*.parquet")
+    return table
+
+
+def test_a_report_is_never_written_onto_a_table_it_reads_or_its_provenance(cli, tmp_path, msr):
+    table = small_results(cli, tmp_path, msr)
+    sidecar = table.with_suffix(".json")
+    before = table.read_bytes(), sidecar.read_bytes()
+    for out in (table, sidecar):
+        one_line_error(cli("report", table, "-o", out), str(out), "is also an input")
+        one_line_error(cli("report", tmp_path / "results", "-o", out), str(out), "is also an input")
+    assert (table.read_bytes(), sidecar.read_bytes()) == before
+    assert not list(table.parent.glob(".smrlab-*"))
+    cli("report", table, "-o", tmp_path / "report.html", check=True)
+
+
+def test_two_traces_of_one_name_in_an_experiment_are_refused_before_either_is_read(cli, tmp_path, msr):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        cli("trace", "convert", msr, f"{folder}/t.smrbin", check=True)
+    (tmp_path / "e.toml").write_text('name = "two"\ntraces = ["a/t.smrbin", "b/t.smrbin"]\n[[systems]]\nsystem = "cmr"\n')
+    one_line_error(cli("run", "e.toml", "--jobs", "1"), "e.toml", "'a/t.smrbin' and 'b/t.smrbin' are both named 't'")
+    assert not (tmp_path / "results").exists()
+    # Named apart, both run.
+    (tmp_path / "e.toml").write_text('name = "two"\ntraces = [{ name = "a", path = "a/t.smrbin" }, { name = "b", path = "b/t.smrbin" }]\n'
+                                     '[[systems]]\nsystem = "cmr"\n')
+    cli("run", "e.toml", "--jobs", "1", check=True)
+    rows = json.loads(cli("results", "results", "--json", check=True).stdout)["tables"][0]["rows"]
+    assert len(rows) == 2, rows
+
+
 @pytest.mark.parametrize("command", [
     ("fluid-sweep", "phases"), ("fluid-sweep", "schemes"), ("fluid-trace", "four-phase"), ("fluid-trace", "usr_0"),
     ("hwsr", "traces"), ("hwsr", "compare", "--preset", "wdev0"), ("hwsr-sweep", "--preset", "wdev0"), ("trace", "synth", "--stats"),

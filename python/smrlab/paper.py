@@ -20,7 +20,7 @@ COLUMNS = ["what", "paper", "ours", "ours / paper", "note"]
 def _matching(frame, entry: dict[str, Any], label: str):
     rows = frame[frame["label"] == label]
     if "trace" in entry:
-        rows = rows[rows["trace"] == entry["trace"]]
+        rows = rows[rows["trace"] == entry["trace"]] if "trace" in rows else rows.iloc[:0]
     for column, value in entry.get("where", {}).items():
         if column in rows:
             rows = rows[rows[column].astype(str) == str(value)]
@@ -29,8 +29,10 @@ def _matching(frame, entry: dict[str, Any], label: str):
 
 def ours(frame, entry: dict[str, Any]) -> float | None:
     """Our value for one paper entry, or None when no row has it."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
     metric = entry["metric"]
-    if metric not in frame:
+    if metric not in frame or "label" not in frame or not is_numeric_dtype(frame[metric]) or is_bool_dtype(frame[metric]):
         return None
     rows = _matching(frame, entry, entry["label"])
     if "over" not in entry:

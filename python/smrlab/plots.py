@@ -22,6 +22,8 @@ from pathlib import Path
 
 from smrlab import outputs
 from smrlab.errors import UsageError
+from smrlab.options import quoted
+from smrlab.results import check_scalars
 
 SHADES = ["0.15", "0.45", "0.7", "0.9", "0.3", "0.6", "0.8", "1.0"]
 HATCHES = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
@@ -31,16 +33,28 @@ STYLE = {"font.family": "serif", "font.size": 8, "axes.linewidth": 0.6, "hatch.l
 MISS = {"miss_ratio": "hit_rate", "read_miss_ratio": "read_hit_rate", "write_miss_ratio": "write_hit_rate"}
 
 
+def _need(frame, *columns: str) -> None:
+    """Refuses columns the figure groups or plots by that the results lack, or that hold lists."""
+    for column in columns:
+        if column not in frame:
+            raise UsageError(f"figure: no column {quoted(column)} in the results "
+                             f"(columns: {quoted(', '.join(map(str, frame.columns)), 200)})")
+    check_scalars(frame, columns, "figure")
+
+
 def _values(frame, y: str):
-    if y in frame:
-        return frame[y].astype(float)
-    if y in MISS and MISS[y] in frame:
-        return 1 - frame[MISS[y]].astype(float)
-    raise UsageError(f"figure: no column '{y}' in the results (columns: {', '.join(map(str, frame.columns))})")
+    column = y if y in frame or y not in MISS else MISS[y]
+    _need(frame, column)
+    try:
+        values = frame[column].astype(float)
+    except (TypeError, ValueError):
+        raise UsageError(f"figure: column {quoted(column)} does not hold numbers") from None
+    return values if column == y else 1 - values
 
 
 def _bars(axes, frame, spec: dict) -> str:
     x, y, base = spec.get("x", "trace"), spec.get("y", "total_io_s"), spec.get("normalise")
+    _need(frame, x, "label")
     frame = frame.assign(_y=_values(frame, y))
     groups = list(dict.fromkeys(frame[x]))
     labels = list(dict.fromkeys(frame["label"]))
@@ -64,7 +78,8 @@ def _bars(axes, frame, spec: dict) -> str:
 def _lines(axes, frame, spec: dict) -> str:
     x, y = spec.get("x"), spec.get("y", "total_io_s")
     if x not in frame:
-        raise UsageError(f"figure: lines need x, a swept column (got {x!r})")
+        raise UsageError(f"figure: lines need x, a swept column (got {quoted(str(x))})")
+    _need(frame, "label", "trace")
     frame = frame.assign(_y=_values(frame, y))
     ticks = list(dict.fromkeys(frame[x].astype(str)))
     several_traces = frame["trace"].nunique() > 1
@@ -83,7 +98,7 @@ def _series(axes, frame, spec: dict) -> str:
     y = spec.get("y")
     column = f"series.{y}"
     if column not in frame:
-        raise UsageError(f"figure: no time series '{y}' in the results (sample it with the engine's gauge_samples)")
+        raise UsageError(f"figure: no time series {quoted(str(y))} in the results (sample it with the engine's gauge_samples)")
     # A line is named by what tells its cell from the others: the text columns (label, trace,
     # given parameters; not the cell's key) whose values differ between rows.
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
@@ -111,7 +126,7 @@ def figure(experiment, frame):
     spec = experiment.figure
     kind = spec.get("kind", "bars")
     if kind not in KINDS:
-        raise UsageError(f"figure: kind '{kind}' is none of {', '.join(KINDS)}")
+        raise UsageError(f"figure: kind {quoted(str(kind))} is none of {', '.join(KINDS)}")
     frame = frame[frame["error"].isna()] if "error" in frame else frame
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(5.0, 2.6), layout="constrained")
@@ -121,7 +136,9 @@ def figure(experiment, frame):
         if spec.get("logy") and len(frame) and (_values(frame, spec.get("y", "total_io_s")) > 0).all():
             axes.set_yscale("log")
         axes.set_title(spec.get("title", experiment.title or experiment.name), fontsize=8)
-        axes.legend(fontsize=6, frameon=False, ncols=min(4, max(1, len(axes.get_legend_handles_labels()[1]))))
+        labels = axes.get_legend_handles_labels()[1]
+        if labels:  # rows whose values are all missing draw nothing to name
+            axes.legend(fontsize=6, frameon=False, ncols=min(4, len(labels)))
         axes.grid(axis="y", linewidth=0.3, color="0.8")
         axes.set_axisbelow(True)
     return fig

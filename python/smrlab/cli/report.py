@@ -1,5 +1,6 @@
 """``smrlab report RESULTS... -o report.html``: the reproduction report of results tables
-(``smrlab.report``), written whole or not at all.
+(``smrlab.report``), written whole or not at all, and never onto a table it reads or its
+provenance.
 
 Not here: the page itself (``smrlab.report``).
 """
@@ -18,7 +19,9 @@ def run(args: argparse.Namespace) -> int:
     tables = [table for path in args.results for table in results.tables_under(path)]
     if not tables:
         raise UsageError(f"{', '.join(map(str, args.results))}: no results table (.parquet) there")
-    outputs.write_text(args.out, report.page(tables))
+    # The page is made inside: an output that is a table or its provenance is refused first.
+    with outputs.output_file(args.out, inputs=[*tables, *map(results.sidecar_path, tables)], make_folder=True) as temporary:
+        temporary.write_text(report.page(tables))
     note(f"report of {len(tables)} results tables written to {args.out}")
     print(Path(args.out).resolve())
     return 0

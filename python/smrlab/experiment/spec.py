@@ -34,6 +34,8 @@ Every mistake is one ``UsageError`` naming the file and the key. Not here: runni
 from __future__ import annotations
 
 import itertools
+import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,14 +43,14 @@ from typing import Any
 
 from smrlab import bundled, fluid_traces, hwsr_traces, systems
 from smrlab.errors import UsageError
+from smrlab.experiment import schema
 from smrlab.experiment.cells import Cell
 from smrlab.run import engine_config
 from smrlab.trace import Trace
 
-TOP_KEYS = {"name", "title", "description", "seeds", "metrics", "traces", "reproduces", "engine", "params",
-            "systems", "figure", "paper"}
-SYSTEM_KEYS = {"label", "system", "params", "engine"}
-TRACE_KEYS = {"name", "path", "format", "options"}
+# The most cells an experiment may have (each a simulation; the grid is counted before it is
+# made).
+MAX_CELLS = 10_000
 GENERATED = {
     "bundled": lambda name: bundled.bundled_trace(name),
     "pore-full": lambda name: bundled.full_size_trace(name),
@@ -63,7 +65,7 @@ GENERATED = {
 
 def _table_trace(rows, make, name: str, table: str) -> Path:
     if name not in rows:
-        raise UsageError(f"trace '{name}' is not one of {table} ({', '.join(rows)})")
+        raise UsageError(f"trace {schema.shown(name)} is not one of {table} ({', '.join(rows)})")
     return make(name)
 
 
@@ -104,17 +106,28 @@ class Experiment:
 
     def cells(self) -> list[Cell]:
         """Every cell, in a fixed order: trace, seed, system, then the grid in the order its
-        axes were written (shared axes first)."""
+        axes were written (shared axes first); more than ``MAX_CELLS`` are refused before any
+        is made."""
+        count = len(self.traces) * len(self.seeds) * sum(math.prod(len(v) if isinstance(v, list) else 1 for v in self._params_of(entry).values())
+                                                          for entry in self.systems)
+        if count > MAX_CELLS:
+            raise UsageError(f"{self.source or self.name}: {count:,} cells (traces x seeds x each system's grid) are over the "
+                             f"{MAX_CELLS:,} an experiment may have")
         cells = []
         for trace_name, trace in self.traces.items():
             for seed in self.seeds:
                 for entry in self.systems:
-                    params = {key: value for key, value in self.params.items() if takes(entry.system, key)}
-                    params.update(entry.params)
+                    params = self._params_of(entry)
                     engine = engine_config(**{**self.engine, **entry.engine})
                     for given in grid(params):
                         cells.append(Cell(len(cells), entry.label, entry.system, trace_name, trace, given, seed, engine))
         return cells
+
+    def _params_of(self, entry: SystemRun) -> dict[str, Any]:
+        """The parameters of a system's cells: the shared ones it takes, then its own."""
+        params = {key: value for key, value in self.params.items() if takes(entry.system, key)}
+        params.update(entry.params)
+        return params
 
     def swept(self) -> list[str]:
         """The parameters with more than one value (the grid's axes)."""
@@ -142,40 +155,49 @@ def _fail(source: Path, message: str) -> UsageError:
     return UsageError(f"{source}: {message}")
 
 
-def _table(source: Path, where: str, value: Any, allowed: set[str]) -> dict:
-    if not isinstance(value, dict):
-        raise _fail(source, f"{where} must be a table")
-    unknown = sorted(set(value) - allowed)
-    if unknown:
-        raise _fail(source, f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(allowed))})")
-    return value
-
-
-def _trace(source: Path, entry: Any) -> tuple[str, Trace]:
+def _trace_entry(source: Path, entry: Any) -> tuple[str, dict]:
+    """A trace entry's name (given, or the generated trace's, or the file's without suffixes)
+    and its table, nothing opened or generated yet."""
     if isinstance(entry, str):
         entry = {"path": entry}
-    entry = _table(source, "a trace", entry, TRACE_KEYS)
+    entry = schema.checked_table(source, "a trace", entry, schema.TRACE)
     if "path" not in entry:
         raise _fail(source, "a trace needs a path (or bundled:NAME, pore-full:NAME, pore-full-writes:NAME)")
-    text = str(entry["path"])
+    scheme, colon, name = entry["path"].partition(":")
+    label = name if colon and scheme in GENERATED else Path(entry["path"]).name.split(".")[0]
+    return entry.get("name", label), entry
+
+
+def _trace(source: Path, entry: dict) -> Trace:
+    text = entry["path"]
     scheme, colon, name = text.partition(":")
     if colon and scheme in GENERATED:
         path = GENERATED[scheme](name)
-        label = name
     else:
         path = (source.parent / text) if not Path(text).is_absolute() else Path(text)
-        label = path.name.split(".")[0]
         if not path.is_file():
-            raise _fail(source, f"trace '{text}': no such file ({path})")
-    options = entry.get("options", [])
-    if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
-        raise _fail(source, f"trace '{text}': options must be a list of KEY=VALUE strings")
-    return str(entry.get("name", label)), Trace.open(path, entry.get("format"), options)
+            raise _fail(source, f"trace {schema.shown(text)}: no such file ({path})")
+    return Trace.open(path, entry.get("format"), entry.get("options", []))
+
+
+def _traces(source: Path, entries: list, with_traces: bool) -> dict[str, Trace]:
+    """The traces by name; two of one name (``a/t.smrbin`` and ``b/t.smrbin`` are both ``t``)
+    are refused before any is opened or generated, as each cell is known by its trace's name."""
+    named = [_trace_entry(source, entry) for entry in entries]
+    seen: dict[str, str] = {}
+    for name, entry in named:
+        if name in seen:
+            raise _fail(source, f"traces {schema.shown(seen[name])} and {schema.shown(entry['path'])} are both named "
+                                f"{schema.shown(name)}: give each a distinct name (traces = [{{ name = \"...\", path = \"...\" }}])")
+        seen[name] = entry["path"]
+    return {name: _trace(source, entry) for name, entry in named} if with_traces else {}
 
 
 def _values(source: Path, where: str, params: Any) -> dict[str, Any]:
-    params = _table(source, where, params, set(params) if isinstance(params, dict) else set())
+    params = schema.checked_table(source, where, params, dict.fromkeys(params, "any") if isinstance(params, dict) else {})
     for key, value in params.items():
+        if not PARAM_KEY.fullmatch(key):
+            raise _fail(source, f"{where}: {schema.shown(key)} is not a parameter name (letters, digits, '_' and '.')")
         values = value if isinstance(value, list) else [value]
         if not values or not all(isinstance(v, (str, int, float, bool)) for v in values):
             raise _fail(source, f"{where}.{key} must be a value or a non-empty list of values")
@@ -201,7 +223,7 @@ def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{source}: not valid TOML: {error}") from None
-    document = _table(source, "the file", document, TOP_KEYS)
+    document = schema.checked_table(source, "the file", document, schema.TOP)
     for key in ("name", "traces", "systems"):
         if key not in document:
             raise _fail(source, f"'{key}' is missing")
@@ -212,62 +234,69 @@ def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
     known = set(_core_system_names())
     runs = []
     for entry in document["systems"]:
-        entry = _table(source, "a [[systems]] entry", entry, SYSTEM_KEYS)
+        entry = schema.checked_table(source, "a [[systems]] entry", entry, schema.SYSTEM)
         system = entry.get("system")
         if system not in known:
-            raise _fail(source, f"system '{system}' is none of {', '.join(sorted(known))}")
-        runs.append(SystemRun(str(entry.get("label", system)), system,
+            raise _fail(source, f"system {schema.shown(system)} is none of {', '.join(sorted(known))}")
+        runs.append(SystemRun(entry.get("label", system), system,
                               _values(source, f"systems.{system}.params", entry.get("params", {})),
-                              _table(source, f"systems.{system}.engine", entry.get("engine", {}), ENGINE_KEYS)))
+                              _engine(source, f"systems.{system}.engine", entry.get("engine", {}))))
     labels = [run.label for run in runs]
     if len(set(labels)) != len(labels):
         raise _fail(source, "two systems have the same label; give each a distinct 'label'")
     seeds = document.get("seeds", [0])
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and 0 <= s < 2**64 for s in seeds):
+    if not isinstance(seeds, list) or not seeds or not all(schema.KINDS["whole"][0](s) and 0 <= s < 2**64 for s in seeds):
         raise _fail(source, "seeds must be a non-empty list of whole numbers from 0 to 2^64-1")
-    engine = _table(source, "engine", document.get("engine", {}), ENGINE_KEYS)
-    try:
-        engine_config(**engine)
-    except UsageError as error:
-        raise _fail(source, f"engine: {error}") from None
-    traces = dict(_trace(source, entry) for entry in document["traces"]) if with_traces else {}
+    engine = _engine(source, "engine", document.get("engine", {}))
+    params = _values(source, "params", document.get("params", {}))
+    figure = schema.checked_table(source, "figure", document.get("figure", {}), schema.FIGURE)
+    paper = [_paper_entry(source, p) for p in document.get("paper", [])]
     return Experiment(
         name=_name(source, document["name"]),
-        traces=traces,
+        traces=_traces(source, document["traces"], with_traces),
         systems=runs,
-        params=_values(source, "params", document.get("params", {})),
+        params=params,
         seeds=seeds,
         engine=engine,
-        title=str(document.get("title", "")),
-        description=str(document.get("description", "")),
-        metrics=[str(m) for m in document.get("metrics", [])],
-        reproduces=_table(source, "reproduces", document.get("reproduces", {}), {"paper", "figure", "note"}),
-        figure=_table(source, "figure", document.get("figure", {}), FIGURE_KEYS),
-        paper=[_paper_entry(source, p) for p in document.get("paper", [])],
+        title=document.get("title", ""),
+        description=document.get("description", ""),
+        metrics=document.get("metrics", []),
+        reproduces=schema.checked_table(source, "reproduces", document.get("reproduces", {}), schema.REPRODUCES),
+        figure=figure,
+        paper=paper,
         source=source,
     )
 
 
+def _engine(source: Path, where: str, engine: Any) -> dict:
+    """An engine table whose values the engine takes."""
+    engine = schema.checked_table(source, where, engine, schema.ENGINE)
+    try:
+        engine_config(**engine)
+    except UsageError as error:
+        raise _fail(source, f"{where}: {error}") from None
+    return engine
+
+
 def _paper_entry(source: Path, entry: Any) -> dict:
-    entry = _table(source, "a [[paper]] entry", entry, PAPER_KEYS)
+    entry = schema.checked_table(source, "a [[paper]] entry", entry, schema.PAPER)
     for key in ("label", "metric", "value"):
         if key not in entry:
             raise _fail(source, f"a [[paper]] entry needs '{key}'")
-    if not isinstance(entry["value"], (int, float)) or isinstance(entry["value"], bool):
-        raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: value must be a number")
+    _values(source, f"[[paper]] {entry['label']} {entry['metric']}: where", entry.get("where", {}))
     return entry
 
 
-ENGINE_KEYS = {"mode", "speedup", "warmup_requests", "warmup_seconds", "idle_work", "series_interval_seconds", "gauge_samples"}
-FIGURE_KEYS = {"kind", "x", "y", "group", "normalise", "title", "ylabel", "xlabel", "logy"}
-PAPER_KEYS = {"label", "trace", "metric", "over", "value", "where", "note"}
+# A parameter name as the core declares them (``below.zone`` for a stacked system's).
+PARAM_KEY = re.compile(r"[A-Za-z0-9_.]{1,64}")
+# The longest experiment name (it names the results folder).
+NAME_MAX = 100
 
 
-def _name(source: Path, name: Any) -> str:
-    text = str(name)
-    if not text or not all(c.isalnum() or c in "-_." for c in text):
-        raise _fail(source, f"name '{text}' must be letters, digits, '-', '_' or '.' (it names the results folder)")
-    return text
+def _name(source: Path, name: str) -> str:
+    if not name or len(name) > NAME_MAX or not all(c.isascii() and (c.isalnum() or c in "-_.") for c in name) or name in (".", ".."):
+        raise _fail(source, f"name {schema.shown(name)} must be 1 to {NAME_MAX} letters, digits, '-', '_' or '.' (it names the results folder)")
+    return name
 
 
 def _core_system_names() -> list[str]:
