@@ -1,9 +1,11 @@
-"""Issue 19's examples, each through the real command line: a bad trace, parameter, option or
-output path gives one line naming what and where and exit code 2 (Ctrl-C: exit 130), never a
-crash, a hang, a partial or destroyed file, or a silently wrong number.
+"""Issue 19's examples, and issue 42's on the newer surfaces (figure commands, experiment files,
+reports, the key-value store, arrivals), each through the real command line: a bad trace,
+parameter, option or output path gives one line naming what and where and exit code 2 (Ctrl-C:
+exit 130), never a crash, a hang, a partial or destroyed file, or a silently wrong number.
 
-Generated hostile values are in ``test_hostile_options.py`` (options) and the Rust property
-tests (trace records, system parameters).
+Generated hostile values are in ``test_hostile_options.py`` (options), ``test_hostile_surfaces.py``
+(the newer commands, experiment files, results tables) and the Rust property tests (trace
+records, system parameters, the store's options, workload parameters).
 """
 
 from __future__ import annotations

@@ -229,8 +229,8 @@ def run_table_5_1(args: argparse.Namespace) -> int:
 def add_common(parser: argparse.ArgumentParser, duration: float, band_size: str, disk: str = "desktop7200") -> None:
     parser.add_argument("--duration", type=positive, default=duration, help=f"seconds of arrivals per run (default {duration:g})")
     parser.add_argument("--disk", default=disk, help=f"HDD preset taken in real time (e.g. desktop7200, the thesis's 7200 rpm disk), or none: memory at full speed (default {disk})")
-    parser.add_argument("--band-size", default=band_size, help=f"bytes per band (default {band_size}: bands scaled down with the runs)")
-    parser.add_argument("--capacity", default="8GiB", help="bytes of the disk (default 8GiB)")
+    parser.add_argument("--band-size", default=band_size, help=f"bytes per band, 64KiB to 1GiB (default {band_size}: bands scaled down with the runs)")
+    parser.add_argument("--capacity", default="8GiB", help="bytes of the disk, at most 2^20 bands; held in memory as written (default 8GiB)")
     parser.add_argument("--threads", type=bounded_whole(1, workload.MAX_THREADS), default=16, help="executor workers (default 16)")
     parser.add_argument("--seed", type=seed, default=1, help="seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print JSON (with the latency distributions)")

@@ -33,8 +33,8 @@ values written; disk time is simulated nanoseconds on the --disk preset."""
 
 def add_store_arguments(parser: argparse.ArgumentParser, creates: bool = True) -> None:
     parser.add_argument("store", help="store folder (created if it holds no store)" if creates else "store folder")
-    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band (default 64MiB; recorded in the store)")
-    parser.add_argument("--capacity", metavar="SIZE", help="bytes of the sparse device file (default 1024 bands: 64GiB at 64MiB bands; recorded)")
+    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band, 64KiB to 1GiB (default 64MiB; recorded in the store)")
+    parser.add_argument("--capacity", metavar="SIZE", help="bytes of the sparse device file, at most 2^20 bands (default 1024 bands: 64GiB at 64MiB bands; recorded)")
     parser.add_argument("--compaction", choices=["soc", "loc"], help="SMR-friendly (soc, default) or LevelDB-style (loc); recorded")
     parser.add_argument("--hex", action="store_true", help="keys and values are hexadecimal bytes, not text")
 
@@ -176,8 +176,8 @@ def open_workload_store(args: argparse.Namespace) -> workload.WorkloadStore:
 
 
 def add_workload_store_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band of a new store (default 64MiB)")
-    parser.add_argument("--capacity", metavar="SIZE", help="bytes of a new store's device (default 1024 bands)")
+    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band of a new store, 64KiB to 1GiB (default 64MiB)")
+    parser.add_argument("--capacity", metavar="SIZE", help="bytes of a new store's device, at most 2^20 bands (default 1024 bands); a load must fit it (and, in memory, this machine's free memory)")
     parser.add_argument("--compaction", choices=["soc", "loc"], help="SMRDB: compaction scheme of a new store (default soc; recorded)")
     parser.add_argument("--offload-store", action="store_true", help="the write-offloading variant of chapter 5 (unsorted first level, NVRAM device while compacting)")
     parser.add_argument("--no-offload", action="store_true", help="with --offload-store: never offload (the variant's baseline)")
