@@ -22,8 +22,14 @@ QUOTE_MAX = 40
 
 def quoted(text: str, limit: int = QUOTE_MAX) -> str:
     """``text`` in quotes, printable ASCII only, cut after ``limit`` characters."""
+    return printable(text, limit, quote="'")
+
+
+def printable(text: str, limit: int = QUOTE_MAX, quote: str = "") -> str:
+    """``text`` in printable ASCII (other characters escaped), cut after ``limit`` characters,
+    between ``quote`` marks."""
     shown = "".join(c if c.isascii() and c.isprintable() else f"\\x{ord(c) & 0xFF:02x}" for c in text[:limit])
-    return f"'{shown}'" + (f"... ({len(text) - limit} more characters)" if len(text) > limit else "")
+    return f"{quote}{shown}{quote}" + (f"... ({len(text) - limit} more characters)" if len(text) > limit else "")
 
 
 def _number(text: str) -> float:

@@ -1,6 +1,6 @@
 """``smrlab report RESULTS... -o report.html``: the reproduction report of results tables
 (``smrlab.report``), written whole or not at all, and never onto a table it reads or its
-provenance.
+provenance or a scorecard.
 
 Not here: the page itself (``smrlab.report``).
 """
@@ -11,17 +11,20 @@ import argparse
 from pathlib import Path
 
 from smrlab import outputs, report, results
+from smrlab.reproduce.output import read_document, scorecards_under
 from smrlab.errors import UsageError
 from smrlab.tables import note
 
 
 def run(args: argparse.Namespace) -> int:
-    tables = [table for path in args.results for table in results.tables_under(path)]
-    if not tables:
-        raise UsageError(f"{', '.join(map(str, args.results))}: no results table (.parquet) there")
-    # The page is made inside: an output that is a table or its provenance is refused first.
-    with outputs.output_file(args.out, inputs=[*tables, *map(results.sidecar_path, tables)], make_folder=True) as temporary:
-        temporary.write_text(report.page(tables))
+    tables = [table for path in args.results for table in results.tables_under(path) if table.suffix != ".json"]
+    found = [card for path in args.results for card in scorecards_under(path)]
+    scorecards = [read_document(card) for card in found]
+    if not tables and not scorecards:
+        raise UsageError(f"{', '.join(map(str, args.results))}: no results table (.parquet) or scorecard there")
+    # The page is made inside: an output that is a table, its provenance or a scorecard read is refused first.
+    with outputs.output_file(args.out, inputs=[*tables, *map(results.sidecar_path, tables), *found], make_folder=True) as temporary:
+        temporary.write_text(report.page(tables, scorecards=scorecards))
     note(f"report of {len(tables)} results tables written to {args.out}")
     print(Path(args.out).resolve())
     return 0
@@ -32,6 +35,6 @@ def register(commands) -> None:
                           description="Write one self-contained HTML page with, per results table (from smrlab run), the "
                                       "figure, the table, the paper's numbers beside ours with the ratio and the citation, "
                                       "the experiment file and its provenance.")
-    parser.add_argument("results", nargs="+", type=Path, help="results tables (.parquet) or folders holding them")
+    parser.add_argument("results", nargs="+", type=Path, help="results tables (.parquet), scorecards (.json, from smrlab reproduce) or folders holding them")
     parser.add_argument("-o", "--out", type=Path, default=Path("report.html"), help="the page to write (default report.html)")
     parser.set_defaults(func=run)

@@ -24,9 +24,14 @@ An experiment file::
     engine = { gauge_samples = 200 }                # this system's engine overrides
     [figure]                            # smrlab.plots: kind = bars | lines | curve
     [[paper]]                           # the paper's numbers (smrlab.paper)
+    [quick]                             # keys that replace the file's own in a quick run
+    traces = ["hwsr-table3:financial1@20000"]   # (smrlab reproduce --quick)
 
 A trace is ``bundled:NAME`` (data/), ``pore-full:NAME`` or ``pore-full-writes:NAME`` (the
-full-size PORE traces, generated on first use) or a path relative to the experiment file.
+full-size PORE traces, generated on first use), a generated table trace (``hwsr-table3:NAME``,
+``fluid-table1:NAME``, ``fluid-phases:four-phase``; ``@N`` after the name scales it to N
+requests) or a path relative to the experiment file. A trace source given to ``load`` may
+supply a file for a generated name instead (``smrlab reproduce --traces DIR``: real traces).
 Every mistake is one ``UsageError`` naming the file and the key. Not here: running the cells
 (``executors``) or storing them (``store``).
 """
@@ -45,28 +50,62 @@ from smrlab import bundled, fluid_traces, hwsr_traces, systems
 from smrlab.errors import UsageError
 from smrlab.experiment import schema
 from smrlab.experiment.cells import Cell
+from smrlab.options import quoted
 from smrlab.run import engine_config
 from smrlab.trace import Trace
 
 # The most cells an experiment may have (each a simulation; the grid is counted before it is
 # made).
 MAX_CELLS = 10_000
+# Each table's keys, declared once in ``schema`` (which also makes the published JSON Schema).
+TOP_KEYS = set(schema.top_keys())
+# What a [quick] table may replace.
+QUICK_KEYS = set(schema.QUICK)
+SYSTEM_KEYS = set(schema.system_keys())
+TRACE_KEYS = set(schema.TRACE)
+ENGINE_KEYS = set(schema.engine_keys())
+PAPER_KEYS = set(schema.PAPER)
+REPRODUCES_KEYS = set(schema.REPRODUCES)
+# Each generator takes the trace's name and a request count (None: its own size); those that
+# cannot be scaled refuse a count.
 GENERATED = {
-    "bundled": lambda name: bundled.bundled_trace(name),
-    "pore-full": lambda name: bundled.full_size_trace(name),
-    "pore-full-writes": lambda name: bundled.full_size_trace(name, writes_only=True),
+    "bundled": lambda name, requests: bundled.bundled_trace(_unscaled(name, requests, "bundled")),
+    "pore-full": lambda name, requests: bundled.full_size_trace(_unscaled(name, requests, "pore-full")),
+    "pore-full-writes": lambda name, requests: bundled.full_size_trace(_unscaled(name, requests, "pore-full-writes"), writes_only=True),
     # HWSR's Table 3 and FluidSMR's Table 1 traces at their full size, made on first use.
-    "hwsr-table3": lambda name: _table_trace(hwsr_traces.ROWS, hwsr_traces.trace, name, "HWSR's Table 3"),
-    "fluid-table1": lambda name: _table_trace(fluid_traces.TABLE1, fluid_traces.table1_trace, name, "FluidSMR's Table 1"),
+    "hwsr-table3": lambda name, requests: _table_trace(hwsr_traces.ROWS, lambda n: hwsr_traces.trace(n, requests), name, "HWSR's Table 3"),
+    "fluid-table1": lambda name, requests: _table_trace(fluid_traces.TABLE1, lambda n: fluid_traces.table1_trace(n, requests), name,
+                                                        "FluidSMR's Table 1"),
     # FluidSMR's Fig. 16 workload at full size (its one name: four-phase).
-    "fluid-phases": lambda name: _table_trace(["four-phase"], lambda _: fluid_traces.four_phase_trace(), name, "FluidSMR's Fig. 16 workloads"),
+    "fluid-phases": lambda name, requests: _table_trace(
+        ["four-phase"], lambda _: fluid_traces.four_phase_trace(*([requests] if requests else [])), name, "FluidSMR's Fig. 16 workloads"),
 }
 
 
 def _table_trace(rows, make, name: str, table: str) -> Path:
     if name not in rows:
-        raise UsageError(f"trace {schema.shown(name)} is not one of {table} ({', '.join(rows)})")
+        raise UsageError(f"trace {quoted(name)} is not one of {table} ({', '.join(rows)})")
     return make(name)
+
+
+def _unscaled(name: str, requests: int | None, scheme: str) -> str:
+    if requests is not None:
+        raise UsageError(f"{scheme}:{name}@{requests}: {scheme} traces are not scaled (drop '@{requests}')")
+    return name
+
+
+def generated_name(text: str) -> tuple[str, str, int | None] | None:
+    """``(scheme, name, requests)`` of a generated trace's spelling (``hwsr-table3:prn0@20000``),
+    or None for a path."""
+    scheme, colon, rest = text.partition(":")
+    if not colon or scheme not in GENERATED:
+        return None
+    name, at, count = rest.partition("@")
+    if not at:
+        return scheme, name, None
+    if not count.isdigit() or int(count) == 0:
+        raise UsageError(f"trace '{text}': '@' must be followed by a request count above 0")
+    return scheme, name, int(count)
 
 
 def param_text(value: Any) -> str:
@@ -108,8 +147,9 @@ class Experiment:
         """Every cell, in a fixed order: trace, seed, system, then the grid in the order its
         axes were written (shared axes first); more than ``MAX_CELLS`` are refused before any
         is made."""
-        count = len(self.traces) * len(self.seeds) * sum(math.prod(len(v) if isinstance(v, list) else 1 for v in self._params_of(entry).values())
-                                                          for entry in self.systems)
+        grids = {entry.label: self._params_of(entry) for entry in self.systems}
+        count = len(self.traces) * len(self.seeds) * sum(math.prod(len(v) if isinstance(v, list) else 1 for v in params.values())
+                                                          for params in grids.values())
         if count > MAX_CELLS:
             raise UsageError(f"{self.source or self.name}: {count:,} cells (traces x seeds x each system's grid) are over the "
                              f"{MAX_CELLS:,} an experiment may have")
@@ -117,7 +157,7 @@ class Experiment:
         for trace_name, trace in self.traces.items():
             for seed in self.seeds:
                 for entry in self.systems:
-                    params = self._params_of(entry)
+                    params = grids[entry.label]
                     engine = engine_config(**{**self.engine, **entry.engine})
                     for given in grid(params):
                         cells.append(Cell(len(cells), entry.label, entry.system, trace_name, trace, given, seed, engine))
@@ -125,7 +165,7 @@ class Experiment:
 
     def _params_of(self, entry: SystemRun) -> dict[str, Any]:
         """The parameters of a system's cells: the shared ones it takes, then its own."""
-        params = {key: value for key, value in self.params.items() if takes(entry.system, key)}
+        params = {key: value for key, value in self.params.items() if takes(entry.system, key, {**self.params, **entry.params})}
         params.update(entry.params)
         return params
 
@@ -137,11 +177,12 @@ class Experiment:
         return axes
 
 
-def takes(system: str, key: str) -> bool:
-    """Whether a shared parameter goes to ``system``: it declares the key, or it stacks over
-    another system (declares ``below``), which reads what it does not."""
-    declared = systems.defaults(system)
-    return key in declared or "below" in declared
+def takes(system: str, key: str, params: dict[str, Any]) -> bool:
+    """Whether a shared parameter goes to ``system`` (with ``params``): it reads the key, itself
+    or through a system it stacks over (``below``). An alias of a system is given every key
+    (the core refuses those it does not read)."""
+    accepted = systems.accepted(system, params)
+    return accepted is None or key in accepted
 
 
 def grid(params: dict[str, Any]) -> list[dict[str, str]]:
@@ -155,57 +196,71 @@ def _fail(source: Path, message: str) -> UsageError:
     return UsageError(f"{source}: {message}")
 
 
-def _trace_entry(source: Path, entry: Any) -> tuple[str, dict]:
-    """A trace entry's name (given, or the generated trace's, or the file's without suffixes)
-    and its table, nothing opened or generated yet."""
+def _table(source: Path, where: str, value: Any, allowed: set[str]) -> dict:
+    if not isinstance(value, dict):
+        raise _fail(source, f"{where} must be a table")
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise _fail(source, f"{where}: unknown key '{unknown[0]}'{schema.nearest(unknown[0], allowed)} (known: {', '.join(sorted(allowed))})")
+    return value
+
+
+def _trace_entry(source: Path, entry: Any) -> tuple[str, dict, tuple | None]:
+    """A trace entry's name (given, or the generated trace's, or the file's up to its first
+    dot), its table and what generates it (None: a file), nothing opened or generated yet."""
     if isinstance(entry, str):
         entry = {"path": entry}
-    entry = schema.checked_table(source, "a trace", entry, schema.TRACE)
+    entry = _table(source, "a trace", entry, TRACE_KEYS)
     if "path" not in entry:
         raise _fail(source, "a trace needs a path (or bundled:NAME, pore-full:NAME, pore-full-writes:NAME)")
-    scheme, colon, name = entry["path"].partition(":")
-    label = name if colon and scheme in GENERATED else Path(entry["path"]).name.split(".")[0]
-    return entry.get("name", label), entry
+    try:
+        generated = generated_name(entry["path"])
+    except UsageError as error:
+        raise _fail(source, str(error)) from None
+    label = generated[1] if generated else Path(entry["path"]).name.split(".")[0]
+    return entry.get("name", label), entry, generated
 
 
-def _trace(source: Path, entry: dict) -> Trace:
+def _trace(source: Path, entry: dict, generated: tuple | None, trace_source=None) -> Trace:
     text = entry["path"]
-    scheme, colon, name = text.partition(":")
-    if colon and scheme in GENERATED:
-        path = GENERATED[scheme](name)
+    if generated:
+        scheme, name, requests = generated
+        path = (trace_source(scheme, name) if trace_source else None) or GENERATED[scheme](name, requests)
     else:
         path = (source.parent / text) if not Path(text).is_absolute() else Path(text)
         if not path.is_file():
-            raise _fail(source, f"trace {schema.shown(text)}: no such file ({path})")
+            raise _fail(source, f"trace {quoted(text)}: no such file ({path})")
     return Trace.open(path, entry.get("format"), entry.get("options", []))
 
 
-def _traces(source: Path, entries: list, with_traces: bool) -> dict[str, Trace]:
+def _traces(source: Path, entries: list, with_traces: bool, trace_source=None) -> dict[str, Trace]:
     """The traces by name; two of one name (``a/t.smrbin`` and ``b/t.smrbin`` are both ``t``)
     are refused before any is opened or generated, as each cell is known by its trace's name."""
     named = [_trace_entry(source, entry) for entry in entries]
     seen: dict[str, str] = {}
-    for name, entry in named:
+    for name, entry, _ in named:
         if name in seen:
-            raise _fail(source, f"traces {schema.shown(seen[name])} and {schema.shown(entry['path'])} are both named "
-                                f"{schema.shown(name)}: give each a distinct name (traces = [{{ name = \"...\", path = \"...\" }}])")
+            raise _fail(source, f"traces {quoted(seen[name])} and {quoted(entry['path'])} are both named {quoted(name)}: "
+                                "give each a distinct name (traces = [{ name = \"...\", path = \"...\" }])")
         seen[name] = entry["path"]
-    return {name: _trace(source, entry) for name, entry in named} if with_traces else {}
+    return {name: _trace(source, entry, generated, trace_source) for name, entry, generated in named} if with_traces else {}
 
 
 def _values(source: Path, where: str, params: Any) -> dict[str, Any]:
-    params = schema.checked_table(source, where, params, dict.fromkeys(params, "any") if isinstance(params, dict) else {})
+    params = _table(source, where, params, set(params) if isinstance(params, dict) else set())
     for key, value in params.items():
         if not PARAM_KEY.fullmatch(key):
-            raise _fail(source, f"{where}: {schema.shown(key)} is not a parameter name (letters, digits, '_' and '.')")
+            raise _fail(source, f"{where}: {quoted(key)} is not a parameter name (letters, digits, '_' and '.')")
         values = value if isinstance(value, list) else [value]
         if not values or not all(isinstance(v, (str, int, float, bool)) for v in values):
             raise _fail(source, f"{where}.{key} must be a value or a non-empty list of values")
     return params
 
 
-def load(path: str | Path) -> Experiment:
-    """The experiment in the TOML file at ``path``."""
+def load(path: str | Path, quick: bool = False, trace_source=None) -> Experiment:
+    """The experiment in the TOML file at ``path``; with ``quick``, its ``[quick]`` keys in place
+    of its own. ``trace_source(scheme, name)`` may return a file to use for a generated trace
+    (None: generate it)."""
     source = Path(path)
     try:
         text = source.read_text()
@@ -213,20 +268,24 @@ def load(path: str | Path) -> Experiment:
         raise UsageError(f"{source}: no such experiment file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{source}: cannot read it ({error})") from None
-    return parse(text, source)
+    return parse(text, source, quick=quick, trace_source=trace_source)
 
 
-def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
+def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None) -> Experiment:
     """The experiment in ``text`` (read from ``source``); without its traces (none opened or
     generated) when ``with_traces`` is false, to describe a stored run."""
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{source}: not valid TOML: {error}") from None
-    document = schema.checked_table(source, "the file", document, schema.TOP)
+    document = _table(source, "the file", document, TOP_KEYS)
+    replaced = _table(source, "quick", document.pop("quick", {}), QUICK_KEYS)
+    if quick:
+        document.update(replaced)
     for key in ("name", "traces", "systems"):
         if key not in document:
             raise _fail(source, f"'{key}' is missing")
+    schema.check_types(source, document)
     if not isinstance(document["traces"], list) or not document["traces"]:
         raise _fail(source, "traces must be a non-empty list")
     if not isinstance(document["systems"], list) or not document["systems"]:
@@ -234,56 +293,61 @@ def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
     known = set(_core_system_names())
     runs = []
     for entry in document["systems"]:
-        entry = schema.checked_table(source, "a [[systems]] entry", entry, schema.SYSTEM)
+        entry = _table(source, "a [[systems]] entry", entry, SYSTEM_KEYS)
         system = entry.get("system")
         if system not in known:
-            raise _fail(source, f"system {schema.shown(system)} is none of {', '.join(sorted(known))}")
-        runs.append(SystemRun(entry.get("label", system), system,
+            raise _fail(source, f"system '{system}' is none of {', '.join(sorted(known))}{schema.nearest(system, known)}")
+        runs.append(SystemRun(str(entry.get("label", system)), system,
                               _values(source, f"systems.{system}.params", entry.get("params", {})),
-                              _engine(source, f"systems.{system}.engine", entry.get("engine", {}))))
+                              _table(source, f"systems.{system}.engine", entry.get("engine", {}), ENGINE_KEYS)))
     labels = [run.label for run in runs]
     if len(set(labels)) != len(labels):
         raise _fail(source, "two systems have the same label; give each a distinct 'label'")
     seeds = document.get("seeds", [0])
-    if not isinstance(seeds, list) or not seeds or not all(schema.KINDS["whole"][0](s) and 0 <= s < 2**64 for s in seeds):
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and 0 <= s < 2**64 for s in seeds):
         raise _fail(source, "seeds must be a non-empty list of whole numbers from 0 to 2^64-1")
-    engine = _engine(source, "engine", document.get("engine", {}))
+    engine = _table(source, "engine", document.get("engine", {}), ENGINE_KEYS)
+    try:
+        engine_config(**engine)
+    except UsageError as error:
+        raise _fail(source, f"engine: {error}") from None
     params = _values(source, "params", document.get("params", {}))
-    figure = schema.checked_table(source, "figure", document.get("figure", {}), schema.FIGURE)
-    paper = [_paper_entry(source, p) for p in document.get("paper", [])]
     return Experiment(
         name=_name(source, document["name"]),
-        traces=_traces(source, document["traces"], with_traces),
+        traces=_traces(source, document["traces"], with_traces, trace_source),
         systems=runs,
         params=params,
         seeds=seeds,
         engine=engine,
-        title=document.get("title", ""),
-        description=document.get("description", ""),
-        metrics=document.get("metrics", []),
-        reproduces=schema.checked_table(source, "reproduces", document.get("reproduces", {}), schema.REPRODUCES),
-        figure=figure,
-        paper=paper,
+        title=str(document.get("title", "")),
+        description=str(document.get("description", "")),
+        metrics=[str(m) for m in document.get("metrics", [])],
+        reproduces=_table(source, "reproduces", document.get("reproduces", {}), REPRODUCES_KEYS),
+        figure=_figure(source, document.get("figure", {})),
+        paper=[_paper_entry(source, p) for p in document.get("paper", [])],
         source=source,
     )
 
 
-def _engine(source: Path, where: str, engine: Any) -> dict:
-    """An engine table whose values the engine takes."""
-    engine = schema.checked_table(source, where, engine, schema.ENGINE)
-    try:
-        engine_config(**engine)
-    except UsageError as error:
-        raise _fail(source, f"{where}: {error}") from None
-    return engine
+def _figure(source: Path, entry: Any) -> dict:
+    keys = schema.figure_keys()
+    figure = _table(source, "figure", entry, set(keys))
+    kinds = keys["kind"][0]["enum"]
+    if figure and figure.get("kind", "bars") not in kinds:
+        raise _fail(source, f"figure: kind '{figure['kind']}' is none of {', '.join(kinds)}{schema.nearest(figure['kind'], kinds)}")
+    return figure
 
 
 def _paper_entry(source: Path, entry: Any) -> dict:
-    entry = schema.checked_table(source, "a [[paper]] entry", entry, schema.PAPER)
+    entry = _table(source, "a [[paper]] entry", entry, PAPER_KEYS)
     for key in ("label", "metric", "value"):
         if key not in entry:
             raise _fail(source, f"a [[paper]] entry needs '{key}'")
-    _values(source, f"[[paper]] {entry['label']} {entry['metric']}: where", entry.get("where", {}))
+    if not isinstance(entry["value"], (int, float)) or isinstance(entry["value"], bool):
+        raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: value must be a number")
+    statistics = schema.PAPER["statistic"][0]["enum"]
+    if entry.get("statistic", "mean") not in statistics:
+        raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: statistic '{entry['statistic']}' is none of {', '.join(statistics)}")
     return entry
 
 
@@ -294,8 +358,8 @@ NAME_MAX = 100
 
 
 def _name(source: Path, name: str) -> str:
-    if not name or len(name) > NAME_MAX or not all(c.isascii() and (c.isalnum() or c in "-_.") for c in name) or name in (".", ".."):
-        raise _fail(source, f"name {schema.shown(name)} must be 1 to {NAME_MAX} letters, digits, '-', '_' or '.' (it names the results folder)")
+    if not 0 < len(name) <= NAME_MAX or not all(c.isascii() and (c.isalnum() or c in "-_.") for c in name) or name in (".", ".."):
+        raise _fail(source, f"name {quoted(name)} must be 1 to {NAME_MAX} letters, digits, '-', '_' or '.' (it names the results folder)")
     return name
 
 
