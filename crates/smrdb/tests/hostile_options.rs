@@ -49,8 +49,8 @@ fn options() -> impl Strategy<Value = Options> {
     let sometimes_usize = || prop::option::weighted(0.1, hostile_usize());
     let geometry = (sometimes_u64(), sometimes_u64(), any::<bool>(), sometimes_usize(), sometimes_usize(), sometimes_usize());
     let shape = (prop::option::weighted(0.1, 0u32..100), sometimes_usize(), sometimes_usize(), sometimes_usize(), sometimes_usize(), sometimes_usize());
-    let more = (sometimes_usize(), sometimes_usize(), sometimes_usize(), sometimes_u64(), sometimes_u64());
-    (geometry, shape, more).prop_map(|((band_size, capacity, soc, max_key_len, max_value_len, block_size), (bloom, histogram_bytes, log_buffer, l0c, l0s, l0stop), (l0_max_inputs, l1_overlap_trigger, levels, l1_bands, level_ratio))| {
+    let more = (sometimes_usize(), sometimes_usize(), sometimes_usize(), sometimes_u64(), sometimes_u64(), any::<bool>());
+    (geometry, shape, more).prop_map(|((band_size, capacity, soc, max_key_len, max_value_len, block_size), (bloom, histogram_bytes, log_buffer, l0c, l0s, l0stop), (l0_max_inputs, l1_overlap_trigger, levels, l1_bands, level_ratio, write_log))| {
         let d = Options::default();
         Options {
             band_size: Some(band_size.unwrap_or(64 << 10)),
@@ -74,6 +74,7 @@ fn options() -> impl Strategy<Value = Options> {
             background: false,
             sync: false,
             create_if_missing: true,
+            write_log,
         }
     })
 }

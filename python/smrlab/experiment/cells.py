@@ -64,7 +64,10 @@ class Outcome:
 
     def row(self, cell: Cell) -> dict[str, Any]:
         """The cell's tidy row (``smrlab.result.tidy_row``), with its key and error; a failed
-        cell's row says what ran and why it has no measures."""
+        cell's row says what ran and why it has no measures. A key-value cell makes its own
+        row (``smrlab.experiment.kv``)."""
+        if not isinstance(cell, Cell):
+            return cell.row(self)
         if self.result is None:
             row = {"label": cell.label, "system": cell.system, "trace": cell.trace_name, "seed": cell.seed, **cell.given}
         else:
@@ -78,6 +81,8 @@ def run_cell(cell: Cell, key: str | None = None) -> Outcome:
     from smrlab.run import simulate
 
     key = key or cell.key()
+    if not isinstance(cell, Cell):
+        return cell.run(key)
     try:
         result = simulate(cell.system, cell.trace, cell.params(), engine=cell.engine, seed=cell.seed,
                           footprint=cell.footprint)

@@ -132,28 +132,35 @@ def _object(keys: dict[str, tuple[dict, str]], required: list[str] = ()) -> dict
 
 
 def json_schema() -> dict:
-    """The JSON Schema (draft 2020-12) of an experiment file (TOML read as JSON)."""
+    """The JSON Schema (draft 2020-12) of an experiment file (TOML read as JSON); a file whose
+    ``kind`` is ``"kv"`` is a key-value experiment (``smrlab.experiment.kv.schema``)."""
+    from smrlab.experiment.kv import schema as kv
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "title": "smrlab experiment file",
             "description": "One reproduced figure or table: traces x systems x parameters x seeds (experiments/*.toml).",
-            **_object(top_keys(), required=["name", "traces", "systems"])}
+            "if": {"properties": {"kind": {"const": "kv"}}, "required": ["kind"]},
+            "then": kv.json_schema(),
+            "else": _object(top_keys(), required=["name", "traces", "systems"])}
 
 
-# What ``spec`` (or the engine) says itself, with the nearest known name where there is one: a
-# key not declared or missing, a name not among the choices or not of its pattern, an empty
-# list, a negative count. What is left is a value of the wrong type.
-SAID_BY_SPEC = {"additionalProperties", "required", "enum", "pattern", "minItems", "minimum"}
+# What the readers (``spec``, a key-value file's, the engine) say themselves, with the nearest
+# known name where there is one: a key not declared or missing, a name not among the choices
+# or not of its pattern, an empty list, a number out of its range. What is left is a value of
+# the wrong type.
+SAID_BY_SPEC = {"additionalProperties", "required", "enum", "pattern", "minItems", "minimum", "exclusiveMinimum", "maximum",
+                "exclusiveMaximum"}
 
 
-def check_types(source, document: dict) -> None:
+def check_types(source, document: dict, declared: dict) -> None:
     """Refuses the first value of ``document`` (an experiment file read from ``source``) that
-    is not what its key declares: one ``UsageError`` naming the file and the key."""
+    is not what its key declares in the JSON Schema ``declared`` (``json_schema()``, or a
+    key-value file's): one ``UsageError`` naming the file and the key."""
     import jsonschema
 
     from smrlab.errors import UsageError
     from smrlab.options import printable
 
-    validator = jsonschema.Draft202012Validator(json_schema())
+    validator = jsonschema.Draft202012Validator(declared)
     errors = [e for e in validator.iter_errors(document) if e.validator not in SAID_BY_SPEC]
     if errors:
         error = min(errors, key=lambda e: list(map(str, e.absolute_path)))
