@@ -34,7 +34,8 @@ py-test: $(BUILD_STAMP) system-deps
 	$(IN_VENV) python -m pytest tests
 
 # The longer fuzzing run, which `make test` does not do: the generated hostile-input tests with
-# many more cases (trace records, system parameters, command-line options), then, where a
+# many more cases (trace records, system parameters, store options, workload parameters,
+# command-line options, experiment files, results tables), then, where a
 # nightly toolchain is installed (cargo-fuzz is installed from crates.io if missing), each
 # coverage-guided reader target in fuzz/ for FUZZ_RUNS inputs, starting from its committed
 # corpus (new finds go to a scratch folder).
@@ -44,7 +45,9 @@ FUZZ_TARGETS := msr spc blkparse vscsi blocks csv smrbin
 test-long: $(BUILD_STAMP)
 	PROPTEST_CASES=20000 cargo test --release -p smr-core --test hostile_traces --quiet
 	PROPTEST_CASES=20000 cargo test --release -p smr-sim --test hostile_params --quiet
-	SMRLAB_HYPOTHESIS_EXAMPLES=400 $(IN_VENV) python -m pytest tests/test_hostile_options.py
+	PROPTEST_CASES=20000 cargo test --release -p smrdb --test hostile_options --quiet
+	PROPTEST_CASES=20000 cargo test --release -p smr-workload --test hostile_params --quiet
+	SMRLAB_HYPOTHESIS_EXAMPLES=400 $(IN_VENV) python -m pytest tests/test_hostile_options.py tests/test_hostile_surfaces.py
 	@if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1; then \
 		echo "installing cargo-fuzz from crates.io"; cargo install cargo-fuzz --locked --quiet; \
 	fi

@@ -1,9 +1,11 @@
-"""Issue 19's examples, each through the real command line: a bad trace, parameter, option or
-output path gives one line naming what and where and exit code 2 (Ctrl-C: exit 130), never a
-crash, a hang, a partial or destroyed file, or a silently wrong number.
+"""Issue 19's examples, and issue 42's on the newer surfaces (figure commands, experiment files,
+reports, the key-value store, arrivals), each through the real command line: a bad trace,
+parameter, option or output path gives one line naming what and where and exit code 2 (Ctrl-C:
+exit 130), never a crash, a hang, a partial or destroyed file, or a silently wrong number.
 
-Generated hostile values are in ``test_hostile_options.py`` (options) and the Rust property
-tests (trace records, system parameters).
+Generated hostile values are in ``test_hostile_options.py`` (options), ``test_hostile_surfaces.py``
+(the newer commands, experiment files, results tables) and the Rust property tests (trace
+records, system parameters, the store's options, workload parameters).
 """
 
 from __future__ import annotations
@@ -54,9 +56,11 @@ def bounded_cli(tmp_path):
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
 
-    def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "smrlab", *map(str, args)], cwd=tmp_path, capture_output=True, text=True,
+    def run(*args: str, check: bool = False) -> subprocess.CompletedProcess:
+        proc = subprocess.run([sys.executable, "-m", "smrlab", *map(str, args)], cwd=tmp_path, capture_output=True, text=True,
                               preexec_fn=limit)
+        assert not check or proc.returncode == 0, (args, proc.stderr[-2000:])
+        return proc
 
     return run
 
@@ -344,3 +348,89 @@ def test_ctrl_c_stops_a_simulation_with_one_line_and_no_partial_file(cli, tmp_pa
     assert proc.returncode == 130, proc.stderr[-2000:]
     assert proc.stderr.strip() == "smrlab: interrupted", proc.stderr[-2000:]
     assert sorted(os.listdir(tmp_path)) == ["t.smrbin"]
+
+
+# --- Issue 42: the newer surfaces ----------------------------------------------------------------
+
+def test_a_store_whose_data_file_is_gone_is_an_error_naming_it_never_an_empty_store(cli, tmp_path):
+    from smrlab.kv import DB, KvCorruptionError, KvNotFoundError
+
+    with DB(tmp_path / "st", band_size="1MiB", capacity="64MiB") as db:
+        for i in range(6000):
+            db.put(b"key%05d" % i, b"v")
+        db.sync()
+    (tmp_path / "st" / "bands").unlink()
+    one_line_error(cli("kv", "get", "st", "key00001"), "st/bands", "is missing")
+    one_line_error(cli("kv", "put", "st", "k", "v"), "st/bands", "is missing")
+    with pytest.raises(KvCorruptionError, match="is missing"):
+        DB(tmp_path / "st")
+    assert sorted(p.name for p in (tmp_path / "st").iterdir()) == ["LOCK"], "nothing was made in its place"
+    # Reading a store that is not there makes none; asking for one does.
+    one_line_error(cli("kv", "get", "nothing", "k"), "nothing", "no store there")
+    assert not (tmp_path / "nothing").exists()
+    with pytest.raises(KvNotFoundError):
+        DB(tmp_path / "nothing", create=False)
+    cli("kv", "put", "nothing", "k", "v", check=True)
+    assert cli("kv", "get", "nothing", "k", check=True).stdout == "v\n"
+
+
+def test_a_benchmark_that_would_fill_its_device_is_refused_before_it_starts(bounded_cli, tmp_path):
+    proc = bounded_cli("kv", "bench", "st", "--count", "1000000000000")
+    one_line_error(proc, "--count 1,000,000,000,000", "over the 68,585,259,008 the store's device holds")
+    assert sum(p.stat().st_blocks for p in (tmp_path / "st").iterdir()) * 512 < 1 << 20, "nothing was written"
+    one_line_error(bounded_cli("kv", "bench", "st", "--value-size", "1TiB"), "--value-size")
+
+
+def test_arrivals_that_could_outgrow_memory_are_refused_before_any_is_drawn(bounded_cli, tmp_path):
+    proc = bounded_cli("workload", "arrivals", "--process", "diurnal", "--rate", "100", "--duration", "2", "--modulation", "50",
+                       "--cycle", "0.01", "--shape", "1.0000001", "--out", "a.txt")
+    one_line_error(proc, "diurnal.distribution.shape", "at least 1.0000151")
+    assert not (tmp_path / "a.txt").exists()
+    # The b-model at its finest slots and a bias near 1 holds runs of empty slots, not 2^26 slots.
+    bounded_cli("workload", "arrivals", "--process", "selfsimilar", "--bias", "0.99999", "--resolution", "1e-300", "--rate", "100",
+                "--duration", "1", "--out", "b.txt", check=True)
+
+
+def small_results(cli, tmp_path: Path, msr: Path) -> Path:
+    """A results table of one cell, run in ``tmp_path``."""
+    (tmp_path / "e.toml").write_text(f'name = "one"\ntraces = ["{msr}"]\n[[systems]]\nsystem = "cmr"\n')
+    cli("run", "e.toml", "--jobs", "1", "--out", "results", check=True)
+    [table] = (tmp_path / "results").glob("*/*.parquet")
+    return table
+
+
+def test_a_report_is_never_written_onto_a_table_it_reads_or_its_provenance(cli, tmp_path, msr):
+    table = small_results(cli, tmp_path, msr)
+    sidecar = table.with_suffix(".json")
+    before = table.read_bytes(), sidecar.read_bytes()
+    for out in (table, sidecar):
+        one_line_error(cli("report", table, "-o", out), str(out), "is also an input")
+        one_line_error(cli("report", tmp_path / "results", "-o", out), str(out), "is also an input")
+    assert (table.read_bytes(), sidecar.read_bytes()) == before
+    assert not list(table.parent.glob(".smrlab-*"))
+    cli("report", table, "-o", tmp_path / "report.html", check=True)
+
+
+def test_two_traces_of_one_name_in_an_experiment_are_refused_before_either_is_read(cli, tmp_path, msr):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        cli("trace", "convert", msr, f"{folder}/t.smrbin", check=True)
+    (tmp_path / "e.toml").write_text('name = "two"\ntraces = ["a/t.smrbin", "b/t.smrbin"]\n[[systems]]\nsystem = "cmr"\n')
+    one_line_error(cli("run", "e.toml", "--jobs", "1"), "e.toml", "'a/t.smrbin' and 'b/t.smrbin' are both named 't'")
+    assert not (tmp_path / "results").exists()
+    # Named apart, both run.
+    (tmp_path / "e.toml").write_text('name = "two"\ntraces = [{ name = "a", path = "a/t.smrbin" }, { name = "b", path = "b/t.smrbin" }]\n'
+                                     '[[systems]]\nsystem = "cmr"\n')
+    cli("run", "e.toml", "--jobs", "1", check=True)
+    rows = json.loads(cli("results", "results", "--json", check=True).stdout)["tables"][0]["rows"]
+    assert len(rows) == 2, rows
+
+
+@pytest.mark.parametrize("command", [
+    ("fluid-sweep", "phases"), ("fluid-sweep", "schemes"), ("fluid-trace", "four-phase"), ("fluid-trace", "usr_0"),
+    ("hwsr", "traces"), ("hwsr", "compare", "--preset", "wdev0"), ("hwsr-sweep", "--preset", "wdev0"), ("trace", "synth", "--stats"),
+])
+def test_requests_0_is_refused_alike_by_every_figure_command(cli, tmp_path, command):
+    # Issue 42: `fluid-sweep phases` and `hwsr traces` read 0 as "the default" (full-size runs).
+    one_line_error(cli(*command, "--requests", "0"), "--requests", "'0'")
+    assert not (tmp_path / "results").exists()

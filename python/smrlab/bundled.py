@@ -14,6 +14,7 @@ from typing import Callable
 
 from smrlab import _core, cache, outputs
 from smrlab.errors import UsageError
+from smrlab.options import quoted
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 # The checkout smrlab runs from, where it does (its experiments/ folder).
@@ -37,15 +38,17 @@ def sample_scale(name: str) -> float:
     trace (its requests over the original's), by which band and zone sizes scale with it."""
     requests = {preset[0]: preset[1] for preset in _core.synth_presets()}
     if name not in requests:
-        raise UsageError(f"'{name}' is not a Table I preset ({', '.join(requests)})")
+        raise UsageError(f"{quoted(name)} is not a Table I preset ({', '.join(requests)})")
     return SAMPLE_REQUESTS / requests[name]
 
 
 def bundled_trace(name: str, data_dir: Path = DATA_DIR) -> Path:
     """The bundled trace called ``name`` (``wdev`` finds ``data/wdev.csv.gz`` etc.)."""
+    if not name.replace("-", "").replace("_", "").isalnum() or not name.isascii():
+        raise UsageError(f"{quoted(name)} is not a bundled trace's name (letters, digits, '-' and '_')")
     matches = sorted(p for p in Path(data_dir).glob(f"{name}.*") if p.is_file() and p.suffix != ".md")
     if not matches:
-        raise UsageError(f"{data_dir}: no bundled trace named '{name}' (expected a file {name}.*)")
+        raise UsageError(f"{data_dir}: no bundled trace named {quoted(name)} (expected a file NAME.* there)")
     return matches[0]
 
 
@@ -62,7 +65,7 @@ def full_size_params(name: str) -> list[str]:
     """Synthesizer parameters of the full-size PORE trace of Table I preset ``name``."""
     presets = {preset[0]: preset for preset in _core.synth_presets()}
     if name not in presets:
-        raise UsageError(f"'{name}' is not a Table I preset ({', '.join(presets)})")
+        raise UsageError(f"{quoted(name)} is not a Table I preset ({', '.join(presets)})")
     _, _, _, written_gb, accessed_gb = presets[name]
     core = written_gb * (1 - FULL_SPARSE_SHARE)
     return [f"preset={name}", "seed=0", f"cold_window={FULL_COLD_WINDOW}", f"sparse_fraction={FULL_SPARSE_FRACTION}",
@@ -70,13 +73,21 @@ def full_size_params(name: str) -> list[str]:
             f"sparse_range={round(written_gb * FULL_SPARSE_SHARE * 1e9)}"]
 
 
-def generated_trace(recipe: dict, stem: str, folder: Path | None, make: Callable[[Path], None]) -> Path:
-    """A generated trace in smrlab's binary format, made by ``make(path)`` into ``folder``
-    (default: the cache's, ``traces_folder``) on first use, under a name that carries a
-    digest of ``recipe``, so a changed recipe never reuses an old file."""
+# Bytes of one request in smrlab's binary trace format.
+SMRBIN_RECORD = 24
+
+
+def generated_trace(recipe: dict, stem: str, folder: Path | None, make: Callable[[Path], None], needed: int = 0,
+                    suffix: str = "smrbin") -> Path:
+    """A generated trace (by default in smrlab's binary format), made by ``make(path)`` into
+    ``folder`` (default: the cache's, ``traces_folder``) on first use, under a name that carries
+    a digest of ``recipe``, so a changed recipe never reuses an old file. Refused before it
+    starts when the folder's file system has less than ``needed`` bytes free."""
     digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
-    path = traces_folder(folder) / f"{stem}-{digest}.smrbin"
+    folder = traces_folder(folder)
+    path = folder / f"{stem}-{digest}.{suffix}"
     if not path.exists():
+        outputs.check_room(folder, needed, f"the generated trace {stem}")
         with outputs.output_file(path, make_folder=True) as temporary:
             make(temporary)
     return path
@@ -88,4 +99,6 @@ def full_size_trace(name: str, folder: Path | None = None, writes_only: bool = F
     write-only cache experiments (§V-C2)."""
     pipeline = {"synth": full_size_params(name), "writes_only": writes_only}
     stem = f"{name}-full{'-writes' if writes_only else ''}"
-    return generated_trace(pipeline, stem, folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None))
+    requests = {preset[0]: preset[1] for preset in _core.synth_presets()}[name]
+    return generated_trace(pipeline, stem, folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None),
+                           needed=requests * SMRBIN_RECORD)

@@ -29,8 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from smrlab import _core
-from smrlab.bundled import generated_trace
+from smrlab.bundled import SMRBIN_RECORD, generated_trace
 from smrlab.errors import UsageError
+from smrlab.options import MAX_GENERATED_REQUESTS, quoted
 
 GIB = 1 << 30
 ZONE = 256 << 20
@@ -62,7 +63,7 @@ WEEK_S = 7 * 24 * 3600
 
 def preset(name: str) -> tuple[float, float, float, float]:
     if name not in TABLE1:
-        raise UsageError(f"'{name}' is not a Table 1 trace of the FluidSMR paper ({', '.join(TABLE1)})")
+        raise UsageError(f"{quoted(name)} is not a Table 1 trace of the FluidSMR paper ({', '.join(TABLE1)})")
     return TABLE1[name]
 
 
@@ -71,8 +72,8 @@ def scale_of(name: str, requests: int | None) -> float:
     total = preset(name)[0]
     if requests is None:
         return 1.0
-    if requests <= 0:
-        raise UsageError("--requests must be above 0")
+    if not 0 < requests <= MAX_GENERATED_REQUESTS:
+        raise UsageError(f"--requests must be from 1 to {MAX_GENERATED_REQUESTS:,}, got {requests}")
     return min(1.0, requests / total)
 
 
@@ -104,7 +105,8 @@ def table1_params(name: str, requests: int | None = None, seed: int = 0) -> list
 def table1_trace(name: str, requests: int | None = None, folder: Path | None = None, seed: int = 0) -> Path:
     """The generated Table 1 trace ``name`` in smrlab's binary format (made on first use)."""
     pipeline = {"synth": table1_params(name, requests, seed)}
-    return generated_trace(pipeline, f"fluid-{name}", folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None))
+    return generated_trace(pipeline, f"fluid-{name}", folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None),
+                           needed=requests_of(name, requests) * SMRBIN_RECORD)
 
 
 # Fig. 16's workload.
@@ -114,6 +116,12 @@ PHASE_HOURS = 100.0
 NARROW, WIDE = 20 / 256, 240 / 256  # NSW-Range ratios of the two kinds of phase
 PHASE_WRITE = 64 << 10
 PHASE_REQUESTS = 10_000_000
+# Hours a phase may last: from 3.6 s, so every phase has time for its writes' nanoseconds, to
+# 100,000 (four phases stay far below the 2^63 ns a trace's clock reaches).
+PHASE_HOURS_MIN, PHASE_HOURS_MAX = 0.001, 100_000.0
+# Bytes of one request of the four-phase workload while it is made: its MSR line, and the
+# smrlab binary record it becomes.
+PHASE_LINE = 64
 
 
 def four_phase_shape(requests: int) -> tuple[int, int, int]:
@@ -124,9 +132,19 @@ def four_phase_shape(requests: int) -> tuple[int, int, int]:
     return ZONE, max(4, round(PHASE_ZONES * scale)), max(1, round(HOT_ZONES * scale))
 
 
+def check_four_phase(requests: int, hours: float) -> None:
+    """Refuses a four-phase workload of more than its full size, ``PHASE_REQUESTS`` (its array
+    is made whole in memory, 24 bytes a request), or of phases outside the hours allowed."""
+    if not 0 < requests <= PHASE_REQUESTS:
+        raise UsageError(f"the four-phase workload has from 1 to {PHASE_REQUESTS:,} requests (its full size), not {requests:,}")
+    if not PHASE_HOURS_MIN <= hours <= PHASE_HOURS_MAX:
+        raise UsageError(f"a phase lasts from {PHASE_HOURS_MIN:g} to {PHASE_HOURS_MAX:g} hours, not {hours:g}")
+
+
 def four_phase_requests(requests: int = PHASE_REQUESTS, zone: int = ZONE, zones: int = PHASE_ZONES, hot_zones: int = HOT_ZONES,
                         hours: float = PHASE_HOURS, seed: int = 0) -> np.ndarray:
     """Fig. 16's write-only workload as an array of (time ns, offset, length) rows."""
+    check_four_phase(requests, hours)
     if zone % BLOCK or zone <= 0:
         raise UsageError("the zone size must be a positive multiple of 4 KiB")
     if hot_zones <= 0 or zones <= 0:
@@ -153,6 +171,7 @@ def four_phase_requests(requests: int = PHASE_REQUESTS, zone: int = ZONE, zones:
 def four_phase_trace(requests: int = PHASE_REQUESTS, zone: int = ZONE, zones: int = PHASE_ZONES, hot_zones: int = HOT_ZONES,
                      hours: float = PHASE_HOURS, folder: Path | None = None, seed: int = 0) -> Path:
     """Fig. 16's workload in smrlab's binary format (made on first use, through an MSR CSV)."""
+    check_four_phase(requests, hours)
     recipe = {"four_phase": [requests, zone, zones, hot_zones, hours, seed]}
 
     def make(path: Path) -> None:
@@ -167,4 +186,4 @@ def four_phase_trace(requests: int = PHASE_REQUESTS, zone: int = ZONE, zones: in
         finally:
             csv.unlink(missing_ok=True)
 
-    return generated_trace(recipe, "fluid-four-phase", folder, make)
+    return generated_trace(recipe, "fluid-four-phase", folder, make, needed=requests * (PHASE_LINE + SMRBIN_RECORD))

@@ -26,15 +26,15 @@ column is within 3 % of the table at that size. Not here: simulation (``smrlab h
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from smrlab import _core
-from smrlab.bundled import traces_folder
+from smrlab.bundled import SMRBIN_RECORD, generated_trace
 from smrlab.errors import UsageError
+from smrlab.options import MAX_GENERATED_REQUESTS, quoted
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ BLOCK = 4096
 
 def row(name: str) -> Row:
     if name not in ROWS:
-        raise UsageError(f"'{name}' is not a Table 3 trace ({', '.join(ROWS)})")
+        raise UsageError(f"{quoted(name)} is not a Table 3 trace ({', '.join(ROWS)})")
     return ROWS[name]
 
 
@@ -108,9 +108,9 @@ def recipe(name: str, requests: int | None = None, seed: int = 0, fit: tuple[flo
     ``fit`` (written, unique)."""
     r = row(name)
     written_fit, unique_fit = fit or (r.written_fit, r.unique_fit)
-    count = requests or r.requests
-    if count <= 0:
-        raise UsageError(f"requests must be positive, got {count}")
+    count = r.requests if requests is None else requests
+    if not 0 < count <= MAX_GENERATED_REQUESTS:
+        raise UsageError(f"requests must be from 1 to {MAX_GENERATED_REQUESTS:,}, got {count}")
     scale = count / r.requests
     writes = r.requests * r.write_percent / 100
     first_writes = writes - r.updates
@@ -131,23 +131,22 @@ def recipe(name: str, requests: int | None = None, seed: int = 0, fit: tuple[flo
     ]
 
 
+# Bytes of one request as a generated SPC line at most ("ASU,LBA,size,opcode,timestamp").
+SPC_LINE = 48
+
+
 def trace(name: str, requests: int | None = None, folder: Path | None = None, seed: int = 0) -> Path:
     """The Table 3 trace ``name``, generated into ``folder`` (default: the cache's) on
     first use under a name carrying a digest of its recipe."""
     params = recipe(name, requests, seed)
-    digest = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:12]
-    folder = traces_folder(folder)
-    suffix = "spc" if row(name).spc else "smrbin"
-    path = folder / f"{name}-{requests or row(name).requests}-{digest}.{suffix}"
-    if not path.exists():
-        partial = path.with_name(path.stem + ".partial." + suffix)
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            _core.trace_write(json.dumps({"synth": params}), str(partial), None)
-            partial.replace(path)
-        except OSError as error:
-            raise UsageError(f"{folder}: cannot write the generated {name} trace there ({error.strerror})") from None
-    return path
+    count = row(name).requests if requests is None else requests
+    return generated_trace(params, f"{name}-{count}", folder, lambda path: _core.trace_write(json.dumps({"synth": params}), str(path), None),
+                           needed=trace_bytes(name, requests), suffix="spc" if row(name).spc else "smrbin")
+
+
+def trace_bytes(name: str, requests: int | None = None) -> int:
+    """At most how many bytes the Table 3 trace ``name`` of ``requests`` requests takes."""
+    return (row(name).requests if requests is None else requests) * (SPC_LINE if row(name).spc else SMRBIN_RECORD)
 
 
 def measured(path: Path) -> dict:
@@ -158,7 +157,7 @@ def measured(path: Path) -> dict:
 def deviations(name: str, columns: dict, requests: int | None = None) -> dict[str, float]:
     """How far each measured column is from Table 3's (scaled to ``requests``), as a fraction."""
     r = row(name)
-    scale = (requests or r.requests) / r.requests
+    scale = (r.requests if requests is None else requests) / r.requests
     paper = {"requests": r.requests * scale, "unique_bytes": r.unique_gb * 1e9 * scale, "avg_read_len": r.avg_read,
              "avg_write_len": r.avg_write, "updates": r.updates * scale, "write_percent": r.write_percent}
     return {key: columns[key] / value - 1 for key, value in paper.items()}

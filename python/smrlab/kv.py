@@ -22,7 +22,9 @@ Errors are ``KvError`` subclasses (themselves ``SmrlabError``): ``KvLimitError``
 batch too large), ``KvDeviceFullError``, ``KvCorruptionError``, ``KvParameterError`` (bad option,
 or one that differs from what the store was created with), ``KvLockedError`` (another process
 has it open), ``KvClosedError``, ``KvWritesRefusedError`` (an earlier failure; reopen), and
-``KvIOError``. Each message names the store and, for damage, the band and bytes.
+``KvIOError``, ``KvNotFoundError`` (no store there, and ``create=False``). Each message names
+the store and, for damage, the band and bytes. A folder that held a store and lost its data
+file is a ``KvCorruptionError`` naming the file, never opened as a new, empty store.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from smrlab._core import (
     KvError,
     KvIOError,
     KvLimitError,
+    KvNotFoundError,
     KvLockedError,
     KvParameterError,
     KvWritesRefusedError,
@@ -55,6 +58,7 @@ __all__ = [
     "KvError",
     "KvIOError",
     "KvLimitError",
+    "KvNotFoundError",
     "KvLockedError",
     "KvParameterError",
     "KvWritesRefusedError",
@@ -101,7 +105,9 @@ def _bytes(value, what: str) -> bytes:
 class DB:
     """An open SMRDB store.
 
-    path         folder of the store (created if missing), or None for a store in memory
+    path         folder of the store, or None for a store in memory
+    create       make a new store where the folder holds none (default); False: refuse to
+                 (KvNotFoundError)
     band_size    bytes per band (zone), default 64 MiB; recorded in the store
     compaction   "soc" (SMR-friendly, the default) or "loc" (LevelDB-style); recorded
     capacity     bytes of the (sparse) device, default 1024 bands (64 GiB); recorded
@@ -125,6 +131,7 @@ class DB:
         compaction: str | None = None,
         sync: bool = False,
         *,
+        create: bool = True,
         capacity: int | str | None = None,
         disk: str | None = None,
         background: bool = True,
@@ -134,6 +141,7 @@ class DB:
             if name in tuning:
                 tuning[name] = size(tuning[name], name)
         tuning["background"] = bool(background)
+        tuning["create_if_missing"] = bool(create)
         self.path = None if path is None else str(path)
         self._store = _core.KvStore(
             self.path,

@@ -1,5 +1,6 @@
 """Validation of command-line option values: one ``argparse`` type per kind of value (seconds, a
-positive or non-negative number, a whole number, a seed, a size, a fraction), each refusing what the core
+positive or non-negative number, a whole number, a seed, a size, a fraction, a request count of a
+generated trace, a list of any of them), each refusing what the core
 cannot take with a one-line message that names the option (argparse adds the option's name)
 and quotes the value short. Not here: system parameters (``-p KEY=VALUE``), which the core's
 declarations parse, or what a command does with a value.
@@ -19,10 +20,16 @@ MAX_WHOLE = 2**64 - 1
 QUOTE_MAX = 40
 
 
-def quoted(text: str) -> str:
-    """``text`` in quotes, printable ASCII only, cut after ``QUOTE_MAX`` characters."""
-    shown = "".join(c if c.isascii() and c.isprintable() else f"\\x{ord(c) & 0xFF:02x}" for c in text[:QUOTE_MAX])
-    return f"'{shown}'" + (f"... ({len(text) - QUOTE_MAX} more characters)" if len(text) > QUOTE_MAX else "")
+def quoted(text: str, limit: int = QUOTE_MAX) -> str:
+    """``text`` in quotes, printable ASCII only, cut after ``limit`` characters."""
+    return printable(text, limit, quote="'")
+
+
+def printable(text: str, limit: int = QUOTE_MAX, quote: str = "") -> str:
+    """``text`` in printable ASCII (other characters escaped), cut after ``limit`` characters,
+    between ``quote`` marks."""
+    shown = "".join(c if c.isascii() and c.isprintable() else f"\\x{ord(c) & 0xFF:02x}" for c in text[:limit])
+    return f"{quote}{shown}{quote}" + (f"... ({len(text) - limit} more characters)" if len(text) > limit else "")
 
 
 def _number(text: str) -> float:
@@ -86,6 +93,37 @@ def bounded_whole(low: int, high: int):
 whole = bounded_whole(0, MAX_WHOLE)
 count = bounded_whole(1, MAX_WHOLE)
 seed = bounded_whole(0, MAX_WHOLE)
+
+# The most requests a figure command generates a trace of (24 GB in smrlab's binary format).
+MAX_GENERATED_REQUESTS = 10**9
+# ``--requests`` of every figure command: 0 is refused, never read as "the default".
+generated_requests = bounded_whole(1, MAX_GENERATED_REQUESTS)
+
+
+def bounded_number(low: float, high: float):
+    """A type for finite numbers from ``low`` to ``high``."""
+
+    def number(text: str) -> float:
+        value = _number(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number from {low:g} to {high:g}")
+        return value
+
+    number.__name__ = "number"
+    return number
+
+
+def listed(item, most: int):
+    """A type for 1 to ``most`` comma-separated values, each read by the type ``item``."""
+
+    def values(text: str) -> list:
+        parts = text.split(",")
+        if len(parts) > most:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} lists {len(parts)} values, at most {most}")
+        return [item(part) for part in parts]
+
+    values.__name__ = "list"
+    return values
 
 
 def size(text: str) -> int:

@@ -1,7 +1,8 @@
 """Writing output files so that a failure never leaves a partial file or destroys one: every
 output is written under a temporary name in its own folder and renamed onto its name only when
 complete; an output that is one of the command's inputs (the same file, by inode), a folder, a
-device or a path that cannot be created is refused with one line naming it.
+device or a path that cannot be created is refused with one line naming it; so is, before it
+starts, an output of known size larger than its file system's free room (``check_room``).
 
 Not here: what is written (the Rust core writes traces and iologs, ``run.py`` results).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -57,11 +59,27 @@ def output_file(path: str | Path, inputs: Iterable[str | Path] = (), make_folder
             temporary.unlink()
 
 
-def write_text(path: str | Path, text: str, make_folder: bool = True) -> Path:
-    """Writes ``text`` to ``path`` through ``output_file``."""
-    with output_file(path, make_folder=make_folder) as temporary:
+def write_text(path: str | Path, text: str, make_folder: bool = True, inputs: Iterable[str | Path] = ()) -> Path:
+    """Writes ``text`` to ``path`` through ``output_file`` (refusing ``path`` if it is one of
+    ``inputs``)."""
+    with output_file(path, inputs=inputs, make_folder=make_folder) as temporary:
         try:
             temporary.write_text(text)
         except OSError as error:
             raise UsageError(f"{path}: cannot write it ({error.strerror})") from None
     return Path(path)
+
+
+def check_room(folder: str | Path, needed: int, what: str) -> None:
+    """Refuses to start writing ``needed`` bytes of ``what`` into ``folder`` (or the nearest
+    folder above it that exists) when its file system has less room free."""
+    place = Path(folder).absolute()
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    try:
+        free = shutil.disk_usage(place).free
+    except OSError:
+        return  # nowhere to ask: writing will say what is wrong
+    if needed > free:
+        raise UsageError(f"{folder}: {what} needs about {needed / 1e9:,.1f} GB, and its file system has "
+                         f"{free / 1e9:,.1f} GB free")

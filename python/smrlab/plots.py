@@ -33,6 +33,8 @@ from pathlib import Path
 
 from smrlab import outputs, paper
 from smrlab.errors import UsageError
+from smrlab.options import quoted
+from smrlab.results import check_scalars
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under protanopia,
 # deuteranopia and tritanopia; black first for the first series.
@@ -66,12 +68,23 @@ def _scale(y: str) -> float:
     return 1e-6 if y.endswith("_ns") else 1.0
 
 
+def _need(frame, *columns: str) -> None:
+    """Refuses columns the figure groups or plots by that the results lack, or that hold lists."""
+    for column in columns:
+        if column not in frame:
+            raise UsageError(f"figure: no column {quoted(column)} in the results "
+                             f"(columns: {quoted(', '.join(map(str, frame.columns)), 200)})")
+    check_scalars(frame, columns, "figure")
+
+
 def _values(frame, y: str):
-    if y in frame:
-        return frame[y].astype(float) * _scale(y)
-    if y in MISS and MISS[y] in frame:
-        return 1 - frame[MISS[y]].astype(float)
-    raise UsageError(f"figure: no column '{y}' in the results (columns: {', '.join(map(str, frame.columns))})")
+    column = y if y in frame or y not in MISS else MISS[y]
+    _need(frame, column)
+    try:
+        values = frame[column].astype(float)
+    except (TypeError, ValueError):
+        raise UsageError(f"figure: column {quoted(column)} does not hold numbers") from None
+    return values * _scale(y) if column == y else 1 - values
 
 
 def axis_label(y: str, given: str | None, base: str | None = None) -> str:
@@ -113,6 +126,7 @@ def _paper_legend(experiment) -> str:
 
 def _bars(axes, frame, spec: dict, experiment) -> str:
     x, y, base = spec.get("x", "trace"), spec.get("y", "total_io_s"), spec.get("normalise")
+    _need(frame, x, "label")
     frame = frame.assign(_y=_values(frame, y))
     groups = [str(g) for g in dict.fromkeys(frame[x])]
     labels = list(dict.fromkeys(frame["label"]))
@@ -163,7 +177,8 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
 def _lines(axes, frame, spec: dict, experiment) -> str:
     x, y = spec.get("x"), spec.get("y", "total_io_s")
     if x not in frame:
-        raise UsageError(f"figure: lines need x, a swept column (got {x!r})")
+        raise UsageError(f"figure: lines need x, a swept column (got {quoted(str(x))})")
+    _need(frame, "label", "trace")
     frame = frame.assign(_y=_values(frame, y))
     ticks = list(dict.fromkeys(frame[x].astype(str)))
     several_traces = frame["trace"].nunique() > 1
@@ -197,7 +212,7 @@ def _series(axes, frame, spec: dict, experiment) -> str:
     y = spec.get("y")
     column = f"series.{y}"
     if column not in frame:
-        raise UsageError(f"figure: no time series '{y}' in the results (sample it with the engine's gauge_samples)")
+        raise UsageError(f"figure: no time series {quoted(str(y))} in the results (sample it with the engine's gauge_samples)")
     # A line is named by what tells its cell from the others: the text columns (label, trace,
     # given parameters; not the cell's key) whose values differ between rows.
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
@@ -245,7 +260,7 @@ def figure(experiment, frame):
     spec = experiment.figure
     kind = spec.get("kind", "bars")
     if kind not in KINDS:
-        raise UsageError(f"figure: kind '{kind}' is none of {', '.join(KINDS)}")
+        raise UsageError(f"figure: kind {quoted(str(kind))} is none of {', '.join(KINDS)}")
     frame = frame[frame["error"].isna()] if "error" in frame else frame
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(5.0, 2.6), layout="constrained")

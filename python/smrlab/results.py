@@ -14,6 +14,14 @@ from pathlib import Path
 
 from smrlab.errors import UsageError
 from smrlab.experiment.store import TIMING_COLUMNS, timing_rows, to_pandas
+from smrlab.options import quoted
+
+# The columns that say what a row is (``smrlab run`` writes one value in each).
+IDENTITY = ("cell", "label", "system", "trace", "seed", "error")
+# The most cells a pivot makes (rows times columns).
+MAX_PIVOT_CELLS = 1_000_000
+# The most characters of the user's or a library's text an error quotes.
+MESSAGE_QUOTE = 200
 
 
 def tables_under(path: Path) -> list[Path]:
@@ -22,6 +30,8 @@ def tables_under(path: Path) -> list[Path]:
         return [path]
     if path.is_dir():
         return sorted(path.glob("*.parquet")) + sorted(path.glob("*/*.parquet"))
+    if path.exists():
+        raise UsageError(f"{path}: not a file or folder (a device or pipe); give a results table or a folder")
     raise UsageError(f"{path}: no such file or folder")
 
 
@@ -42,8 +52,11 @@ def read(path: str | Path, timing: bool = False):
     for table in found:
         try:
             frame = to_pandas(pq.read_table(table))
-        except (OSError, pa.ArrowInvalid) as error:
-            raise UsageError(f"{table}: not a readable Parquet table ({error})") from None
+        # Damaged bytes reach pyarrow and pandas as whatever their decoders raise: Arrow's own
+        # errors, OSError, a UnicodeDecodeError (a ValueError) of the schema's metadata, ...
+        except (OSError, ValueError, TypeError, KeyError, IndexError, pa.ArrowException) as error:
+            raise UsageError(f"{table}: not a readable Parquet table ({quoted(str(error), MESSAGE_QUOTE)})") from None
+        check_scalars(frame, IDENTITY, str(table))
         if timing:
             frame = _with_timing(frame, table)
         if len(found) > 1:
@@ -61,19 +74,47 @@ def _with_timing(frame, table: Path):
     return frame.merge(costs.drop_duplicates("cell"), on="cell", how="left")
 
 
+def sidecar_path(table: str | Path) -> Path:
+    """Where a table's provenance sidecar is."""
+    return Path(table).with_suffix(".json")
+
+
+# What the report reads of a sidecar: each key path and the types it may hold.
+SIDECAR_FIELDS = {
+    ("experiment", "text"): (str, type(None)),
+    ("experiment", "file"): (str, type(None)),
+    ("smrlab", "version"): (str,),
+    ("smrlab", "git_commit"): (str,),
+    ("host", "name"): (str,),
+    ("cells",): (list,),
+    ("failed",): (int,),
+    ("traces",): (dict,),
+}
+
+
 def provenance(table: str | Path) -> dict:
-    """The provenance sidecar written beside a table."""
-    sidecar = Path(table).with_suffix(".json")
+    """The provenance sidecar written beside a table, checked to hold what the report reads."""
+    sidecar = sidecar_path(table)
     try:
-        return json.loads(sidecar.read_text())
-    except (OSError, ValueError) as error:
-        raise UsageError(f"{sidecar}: no readable provenance beside the table ({error})") from None
+        document = json.loads(sidecar.read_text())
+    except (OSError, ValueError, RecursionError) as error:
+        raise UsageError(f"{sidecar}: no readable provenance beside the table ({quoted(str(error), MESSAGE_QUOTE)})") from None
+    for keys, kinds in SIDECAR_FIELDS.items():
+        value = document
+        for key in keys:
+            value = value.get(key, KeyError) if isinstance(value, dict) else KeyError
+        if not isinstance(value, kinds) or isinstance(value, bool):
+            raise UsageError(f"{sidecar}: not the provenance smrlab run writes ('{'.'.join(keys)}' is missing or of the wrong type)")
+    if not all(isinstance(t, dict) and isinstance(t.get("checksum"), str) for t in document["traces"].values()):
+        raise UsageError(f"{sidecar}: not the provenance smrlab run writes (a trace without its checksum)")
+    return document
 
 
 def check_columns(frame, columns: list[str]) -> None:
     unknown = [c for c in columns if c not in frame.columns]
     if unknown:
-        raise UsageError(f"no column '{unknown[0]}' (columns: {', '.join(map(str, frame.columns))})")
+        known = ", ".join(map(str, frame.columns))
+        raise UsageError(f"no column {quoted(unknown[0])} (columns: {quoted(known, MESSAGE_QUOTE)})")
 
 
 def select(frame, where: list[str]):
@@ -81,7 +122,7 @@ def select(frame, where: list[str]):
     for condition in where:
         column, eq, value = condition.partition("=")
         if not eq:
-            raise UsageError(f"--where '{condition}' is not COLUMN=VALUE")
+            raise UsageError(f"--where {quoted(condition)} is not COLUMN=VALUE")
         check_columns(frame, [column])
         frame = frame[frame[column].astype(str) == value]
     return frame
@@ -97,16 +138,22 @@ def key_columns(frame) -> list[str]:
 
 def pivot(frame, spec: str) -> tuple[object, list[str]]:
     """``INDEX:COLUMNS:VALUES`` (INDEX may be several columns, ``a,b``): one row per INDEX
-    value, one column per COLUMNS value. Rows are never averaged together: a column that says
-    what ran (``key_columns``) and differs between rows that would share a cell is kept in the
-    index, and returned, so the caller can say so."""
+    value, one column per COLUMNS value, at most ``MAX_PIVOT_CELLS`` cells. Rows are never
+    averaged together: a column that says what ran (``key_columns``) and differs between rows
+    that would share a cell is kept in the index, and returned, so the caller can say so."""
     parts = spec.split(":")
     if len(parts) != 3 or not all(parts):
-        raise UsageError(f"--pivot '{spec}' is not INDEX:COLUMNS:VALUES (e.g. trace:label:total_io_s)")
+        raise UsageError(f"--pivot {quoted(spec, MESSAGE_QUOTE)} is not INDEX:COLUMNS:VALUES (e.g. trace:label:total_io_s)")
     index, columns, values = parts[0].split(","), parts[1], parts[2]
+    if len({*index, columns, values}) != len(index) + 2:
+        raise UsageError(f"--pivot {quoted(spec, MESSAGE_QUOTE)}: INDEX, COLUMNS and VALUES name different columns")
     check_columns(frame, [*index, columns, values])
+    check_scalars(frame, key_columns(frame) + [columns], "--pivot")
     kept = [c for c in key_columns(frame) if c not in (*index, columns)
             and (frame.groupby([*index, columns], sort=False, dropna=False)[c].nunique(dropna=False) > 1).any()]
+    cells = len(frame.drop_duplicates([*index, *kept])) * frame[columns].nunique(dropna=False)
+    if cells > MAX_PIVOT_CELLS:
+        raise UsageError(f"--pivot {quoted(spec, MESSAGE_QUOTE)} would make {cells:,} cells, over {MAX_PIVOT_CELLS:,}")
     # A parameter some systems do not take is missing from their rows: shown as "-", not dropped.
     frame = frame.assign(**{c: frame[c].astype(object).where(frame[c].notna(), "-") for c in [*index, *kept, columns]})
     table = frame.pivot_table(index=[*index, *kept], columns=columns, values=values, aggfunc="first", sort=False)
@@ -114,14 +161,37 @@ def pivot(frame, spec: str) -> tuple[object, list[str]]:
     return table.reset_index(), kept
 
 
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _plain(value):
+    """A cell as a plain Python value: None for missing, a list for a series (a gauge sampled
+    over the run is a list in its cell)."""
+    import pandas as pd
+    if hasattr(value, "tolist") and getattr(value, "ndim", 0) > 0:
+        return value.tolist()
+    if isinstance(value, (str, list, dict)):
+        return value
+    if pd.isna(value):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
 def table_rows(frame, columns: list[str]) -> list[tuple]:
     """Rows of ``columns`` as plain Python values (None for missing)."""
-    import pandas as pd
-    rows = []
-    for record in frame[columns].itertuples(index=False):
-        rows.append(tuple(None if (not isinstance(v, str) and pd.isna(v)) else (v.item() if hasattr(v, "item") else v)
-                          for v in record))
-    return rows
+    return [tuple(_plain(v) for v in record) for record in frame[columns].itertuples(index=False)]
+
+
+def check_scalars(frame, columns, what: str) -> None:
+    """Refuses ``columns`` of ``frame`` that hold lists where ``what`` needs one value a row."""
+    for column in columns:
+        if column in frame and not frame[column].map(_hashable).all():
+            raise UsageError(f"{what}: column {quoted(str(column))} holds lists, not one value a row")
 
 
 # Measures shown when an experiment names none.

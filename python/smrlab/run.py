@@ -169,7 +169,7 @@ def note_caveats(result: dict, label: str) -> None:
              "each was replayed at the time before it")
 
 
-def write_result(result: dict, path: str | Path) -> Path:
+def write_result(result: dict, path: str | Path, inputs: Iterable[str | Path] = ()) -> Path:
     """Writes a result as pretty, key-sorted JSON (byte-identical for identical runs), whole or
-    not at all (``smrlab.outputs``)."""
-    return outputs.write_text(path, json.dumps(result, indent=2, sort_keys=True) + "\n")
+    not at all, and never onto one of ``inputs`` (``smrlab.outputs``)."""
+    return outputs.write_text(path, json.dumps(result, indent=2, sort_keys=True) + "\n", inputs=inputs)

@@ -28,6 +28,7 @@ from smrlab.errors import ParameterError, UsageError
 from smrlab.options import quoted
 
 __all__ = [
+    "MAX_ARRIVALS",
     "MAX_THREADS",
     "PROCESSES",
     "SeriesError",
@@ -35,6 +36,7 @@ __all__ = [
     "WorkloadStore",
     "arrival_params",
     "arrivals",
+    "check_memory_store",
     "counts",
     "interarrivals",
     "nvram_lifetime",
@@ -46,6 +48,8 @@ __all__ = [
 PROCESSES = ("constant", "poisson", "selfsimilar", "diurnal")
 # The most executor workers a run may have.
 MAX_THREADS = _core.MAX_THREADS
+# The most arrivals one schedule holds (rate x duration, and a diurnal run's worst case).
+MAX_ARRIVALS = _core.MAX_ARRIVALS
 SEED_MAX = 2**64 - 1
 # The most intervals ``counts`` makes (8 bytes each).
 MAX_COUNTS = 10**8
@@ -81,6 +85,33 @@ def arrivals(process: str, rate: float, duration: float, seed: int = 1, **option
     seconds); ``options`` as ``arrival_params``'s."""
     packed = _core.arrival_schedule(arrival_params(process, rate, duration, **options), _whole(seed, "seed", 0, SEED_MAX))
     return np.frombuffer(packed, dtype="<u8").astype(np.int64)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine has available now (Linux's MemAvailable), if it says."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_memory_store(records: float, record_bytes: int, capacity: int | None, what: str) -> None:
+    """Refuses, before a store in memory is made, ``records`` records of ``record_bytes`` each
+    that are more than its device holds (``capacity``, if given) or than this machine has
+    memory available."""
+    needed = float(records) * record_bytes
+    count = f"{records:,.0f}" if records < 1e15 else f"{records:.3g}"
+    if capacity is not None and needed > capacity:
+        raise UsageError(f"{what}: {count} records of {record_bytes:,} bytes are {needed:.3g} bytes, over the {capacity:,} "
+                         "the store's device holds (a larger --capacity, or fewer records)")
+    available = available_memory()
+    if available is not None and needed > available:
+        raise UsageError(f"{what}: {count} records of {record_bytes:,} bytes would hold {needed / 1e9:.3g} GB in memory, "
+                         f"and this machine has {available / 1e9:,.1f} GB available")
 
 
 def interarrivals(times_ns: np.ndarray) -> np.ndarray:

@@ -31,10 +31,15 @@ import numpy as np
 from smrlab import workload
 from smrlab.errors import UsageError
 from smrlab.kv import size
-from smrlab.options import bounded_whole, count, positive, seed, whole
+from smrlab.options import bounded_number, bounded_whole, count, positive, seed, whole
 from smrlab.tables import print_json, print_table
 
 MIB = 1 << 20
+# Seconds between the offloading store's background checks: below a millisecond it would spin.
+INTERVAL = bounded_number(0.001, 3600.0)
+# Bytes a record of these runs takes at least: its 1,000-byte value and a key of "user" and a
+# digit.
+RECORD_BYTES = 1005
 
 
 def insert_properties(records: int) -> dict:
@@ -56,9 +61,17 @@ def open_store(args: argparse.Namespace, offload_store: bool, offload: bool = Tr
                                   quiet_interval=args.quiet_interval if offload_store else None)
 
 
+def check_inserts(args: argparse.Namespace, records: float, what: str) -> None:
+    """Refuses, before a store is made, a run whose inserted records alone are more than its
+    store (in memory) holds or than this machine has free."""
+    workload.check_memory_store(records, RECORD_BYTES, size(args.capacity, "--capacity"), what)
+
+
 def saturation(args: argparse.Namespace, offload_store: bool, offload: bool) -> float:
     """Inserts per second a fresh store sustains back to back (a constant schedule far above
     what it can do, one worker: each insert starts when the last one ends)."""
+    check_inserts(args, args.records, "--records")
+    check_inserts(args, 1000 + args.calibration_requests, "--calibration-requests")
     store = open_store(args, offload_store, offload)
     try:
         result = workload.run_ycsb(store, "a", insert_properties(1000), process="constant", rate=1e6,
@@ -92,6 +105,7 @@ def cdf_points(latencies_ns: np.ndarray) -> list[tuple[float, float]]:
 def run_fig_4_10(args: argparse.Namespace) -> int:
     capacity = saturation(args, offload_store=False, offload=False)
     rate = args.rate or args.load * capacity
+    check_inserts(args, args.records + rate * args.duration, "--rate x --duration")
     processes = [("constant", {}), ("poisson", {}), ("selfsimilar", {"bias": args.bias}),
                  ("diurnal", {"modulation": 0.9 * rate, "cycle_minutes": args.duration / 60 / 3, "shape": args.shape})]
     rows, out = [], {"saturation_per_s": capacity, "rate": rate, "runs": {}}
@@ -117,6 +131,7 @@ def run_fig_4_10(args: argparse.Namespace) -> int:
 def run_fig_5_8(args: argparse.Namespace) -> int:
     capacity = saturation(args, offload_store=True, offload=False)
     rate = args.rate or args.load * capacity
+    check_inserts(args, args.records + rate * args.duration, "--rate x --duration")
     rows, out = [], {"saturation_per_s": capacity, "rate": rate, "runs": {}}
     for label, offload in (("without offloading", False), ("with offloading", True)):
         store = open_store(args, offload_store=True, offload=offload)
@@ -163,6 +178,9 @@ def mixed_properties(records: int) -> dict:
 
 
 def run_table_5_1(args: argparse.Namespace) -> int:
+    # Every arrival may write a record, into the one store all eight workloads share.
+    check_inserts(args, 1 + sum(rate * args.rate_scale * args.duration for _, _, rate, _, _ in TABLE_5_1),
+                  "--rate-scale x --duration")
     stop_after = None if args.disk == "none" else (args.stop_after or 2 * args.duration)
     store = open_store(args, offload_store=True)
     rows, out = [], []
@@ -217,8 +235,8 @@ def run_table_5_1(args: argparse.Namespace) -> int:
 def add_common(parser: argparse.ArgumentParser, duration: float, band_size: str, disk: str = "desktop7200") -> None:
     parser.add_argument("--duration", type=positive, default=duration, help=f"seconds of arrivals per run (default {duration:g})")
     parser.add_argument("--disk", default=disk, help=f"HDD preset taken in real time (e.g. desktop7200, the thesis's 7200 rpm disk), or none: memory at full speed (default {disk})")
-    parser.add_argument("--band-size", default=band_size, help=f"bytes per band (default {band_size}: bands scaled down with the runs)")
-    parser.add_argument("--capacity", default="8GiB", help="bytes of the disk (default 8GiB)")
+    parser.add_argument("--band-size", default=band_size, help=f"bytes per band, 64KiB to 1GiB (default {band_size}: bands scaled down with the runs)")
+    parser.add_argument("--capacity", default="8GiB", help="bytes of the disk, at most 2^20 bands; held in memory as written (default 8GiB)")
     parser.add_argument("--threads", type=bounded_whole(1, workload.MAX_THREADS), default=16, help="executor workers (default 16)")
     parser.add_argument("--seed", type=seed, default=1, help="seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print JSON (with the latency distributions)")
@@ -226,15 +244,17 @@ def add_common(parser: argparse.ArgumentParser, duration: float, band_size: str,
 
 def add_offload_store(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--buffer-bands", type=whole, nargs=3, default=[10, 10, 100], metavar=("L0", "L1", "L2"), help="bands of the three buffer levels (default 10 10 100, the thesis's)")
-    parser.add_argument("--check-interval", type=positive, default=0.5, help="seconds between the periodic checker's looks (default 0.5)")
-    parser.add_argument("--quiet-interval", type=positive, default=2.0, help="seconds without a size-triggered compaction that count as quiet (default 2)")
+    parser.add_argument("--check-interval", type=INTERVAL, default=0.5, help="seconds between the periodic checker's looks, 0.001 to 3600 (default 0.5)")
+    parser.add_argument("--quiet-interval", type=INTERVAL, default=2.0, help="seconds without a size-triggered compaction that count as quiet, 0.001 to 3600 (default 2)")
 
 
 def add_saturation(parser: argparse.ArgumentParser, load: float) -> None:
     parser.add_argument("--rate", type=positive, help="average requests per second (default: --load x the back-to-back rate)")
     parser.add_argument("--load", type=positive, default=load, help=f"rate as a fraction of the back-to-back insert rate, measured first (default {load:g})")
-    parser.add_argument("--records", type=count, default=1000, help="records loaded first (default 1000)")
-    parser.add_argument("--calibration-requests", type=count, default=200_000, help="inserts of the back-to-back measurement, enough for compactions to run (default 200000)")
+    parser.add_argument("--records", type=count, default=1000,
+                        help="records loaded first (default 1000); with the run's inserts, 1 KB each, they must fit the store's --capacity and this machine's free memory")
+    parser.add_argument("--calibration-requests", type=count, default=200_000,
+                        help="inserts of the back-to-back measurement, enough for compactions to run (default 200000); 1 KB each, they must fit as --records do")
 
 
 def register(group) -> None:

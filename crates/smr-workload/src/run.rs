@@ -128,10 +128,28 @@ pub const MAX_THREADS: usize = 4096;
 /// Records loaded per batch.
 const LOAD_BATCH: u64 = 100;
 
+/// Refuses a load whose records' keys and values alone are more than the store's device
+/// holds, before any is written (it would fill the device, then fail). Keys are counted at
+/// their shortest, "user" and `zeropadding` digits, so only a load that cannot fit is refused.
+fn check_load_fits(workload: &CoreWorkload, capacity: u64) -> Result<()> {
+    let key = 4 + workload.zero_padding.max(1) as u64;
+    let needed = workload.record_count.saturating_mul(key + workload.value_len() as u64);
+    if needed > capacity {
+        return Err(WorkloadError::parameter(
+            "recordcount",
+            format!("{} records of {} bytes are {needed} bytes, over the {capacity} the store's device holds (a larger capacity, or fewer records)", workload.record_count, key + workload.value_len() as u64),
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `spec` against `endpoint`.
 pub fn run(endpoint: &Endpoint, spec: &RunSpec) -> Result<RunResult> {
     if !(1..=MAX_THREADS).contains(&spec.threads) {
         return Err(WorkloadError::parameter("threads", format!("must be from 1 to {MAX_THREADS}, not {}", spec.threads)));
+    }
+    if let (true, Endpoint::Embedded { store, .. }) = (spec.load, endpoint) {
+        check_load_fits(&spec.workload, store.capacity()?)?;
     }
     let schedule = spec.arrival.schedule(spec.seed)?;
     let workload = CoreWorkload { operation_count: schedule.len() as u64, ..spec.workload.clone() };

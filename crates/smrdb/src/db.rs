@@ -145,8 +145,8 @@ impl DbStats {
 }
 
 impl Db {
-    /// Opens (or creates) the store in folder `dir`: a file-backed zoned device `dir/bands`
-    /// and a lock file `dir/LOCK`.
+    /// Opens the store in folder `dir`, a file-backed zoned device `dir/bands` and a lock file
+    /// `dir/LOCK`, or creates one where the folder holds none (`Options::create_if_missing`).
     pub fn open(dir: &Path, options: Options) -> Result<Db> {
         Self::open_file(dir, options, None)
     }
@@ -157,6 +157,7 @@ impl Db {
     }
 
     fn open_file(dir: &Path, options: Options, disk: Option<Box<dyn Medium>>) -> Result<Db> {
+        crate::files::check_present(dir, &[device_path(dir)], options.create_if_missing)?;
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), op: "create folder", source })?;
         let lock = LockFile::acquire(dir)?;
         let store = dir.display().to_string();

@@ -25,6 +25,10 @@ pub enum Error {
     InvalidOption { option: &'static str, problem: String },
     #[error("{store}: {source}")]
     Device { store: String, source: ZoneError },
+    #[error("{store}: no store there (no {path}), and creating one was not asked for")]
+    NoStore { store: String, path: String },
+    #[error("{store}: its file {path} is missing, though the folder holds a store's files ({found}); it is not opened as a new, empty store: restore the file, or remove the folder to start afresh")]
+    MissingFile { store: String, path: String, found: String },
     #[error("{path}: {op} failed: {source}")]
     Io { path: String, op: &'static str, source: std::io::Error },
     #[error("{store} is closed")]

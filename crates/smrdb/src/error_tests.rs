@@ -136,3 +136,29 @@ fn damaged_data_is_reported_with_its_band_and_bytes_and_the_rest_stays_readable(
     db.close().unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_store_whose_data_file_is_gone_is_an_error_naming_it_never_an_empty_store() {
+    // Issue 42: a store of 6,000 synced keys whose data file was deleted opened as an empty store.
+    let dir = scratch("gone");
+    let db = Db::open(&dir, small(Scheme::Soc, true)).unwrap();
+    for i in 0..6000 {
+        db.put(&key(i), b"v").unwrap();
+    }
+    db.sync().unwrap();
+    db.close().unwrap();
+    std::fs::remove_file(dir.join("bands")).unwrap();
+    for create in [true, false] {
+        let e = Db::open(&dir, Options { create_if_missing: create, ..small(Scheme::Soc, true) }).err().unwrap();
+        assert!(matches!(e, Error::MissingFile { .. }) && e.to_string().contains(&dir.join("bands").display().to_string()), "{e}");
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "only the lock file is left: nothing was created");
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // A folder with no store is one only when asked; refusing creates nothing.
+    let e = Db::open(&dir, Options { create_if_missing: false, ..small(Scheme::Soc, true) }).err().unwrap();
+    assert!(matches!(e, Error::NoStore { .. }) && !dir.exists(), "{e}");
+    Db::open(&dir, small(Scheme::Soc, true)).unwrap().close().unwrap();
+    Db::open(&dir, Options { create_if_missing: false, ..small(Scheme::Soc, true) }).unwrap().close().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

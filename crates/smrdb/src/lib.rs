@@ -24,6 +24,7 @@ pub mod db;
 pub mod device;
 pub mod env;
 pub mod error;
+mod files;
 pub mod histogram;
 pub mod iter;
 pub mod key;

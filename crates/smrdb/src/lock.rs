@@ -8,13 +8,16 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 
+/// The lock file's name in a store's folder.
+pub const LOCK_FILE: &str = "LOCK";
+
 pub struct LockFile {
     _file: File,
 }
 
 impl LockFile {
     pub fn acquire(dir: &Path) -> Result<LockFile> {
-        let path = dir.join("LOCK");
+        let path = dir.join(LOCK_FILE);
         let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|source| Error::Io { path: path.display().to_string(), op: "open lock file", source })?;
         // SAFETY: flock on a descriptor we own; no memory is passed.
         let status = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };

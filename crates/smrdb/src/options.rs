@@ -90,6 +90,9 @@ pub struct Options {
     /// Compact in a background thread (true) or inline in the writing thread (false: slower
     /// writes, but a run's device commands are the same every time, for simulated disk time).
     pub background: bool,
+    /// Make a new store where a folder holds none (true), or refuse to (false). Never makes a
+    /// new store where one was and lost its data file (`crate::files`).
+    pub create_if_missing: bool,
     /// Write the log (true); false keeps writes only in the memtable until its flush, as the
     /// thesis's Fig. 3.10 measures: no write can then be synced (a synced write is refused), and
     /// a crash loses everything not yet in a table.
@@ -102,6 +105,12 @@ pub const DEFAULT_BAND_SIZE: u64 = 64 * MIB;
 pub const DEFAULT_BANDS: u64 = 1024;
 /// Conventional zones at the start of the device, holding the two metadata slots.
 pub const METADATA_ZONES: u64 = 2;
+/// The most bands a store's device may have: its zone table is sized by them (64 TiB at the
+/// default band size).
+pub const MAX_BANDS: u64 = 1 << 20;
+/// The largest band: a log band is read whole at recovery, a metadata record may fill one.
+/// SMR drives' zones are 256 MiB.
+pub const MAX_BAND_SIZE: u64 = 1 << 30;
 
 impl Default for Options {
     fn default() -> Self {
@@ -126,6 +135,7 @@ impl Default for Options {
             l1_bands: 10,
             level_ratio: 10,
             background: true,
+            create_if_missing: true,
             write_log: true,
         }
     }
@@ -155,8 +165,8 @@ impl Options {
     /// The recorded parameters of a new store from these options.
     pub fn new_geometry(&self) -> Result<Geometry> {
         let band_size = self.band_size.unwrap_or(DEFAULT_BAND_SIZE);
-        let capacity = self.capacity.unwrap_or(DEFAULT_BANDS * band_size);
-        let g = Geometry { band_size, zones: capacity / band_size.max(1), scheme: self.compaction.unwrap_or(Scheme::Soc) };
+        let zones = self.capacity.map_or(DEFAULT_BANDS, |capacity| capacity / band_size.max(1));
+        let g = Geometry { band_size, zones, scheme: self.compaction.unwrap_or(Scheme::Soc) };
         self.check(&g)?;
         Ok(g)
     }
@@ -164,8 +174,11 @@ impl Options {
     /// Checks these options against a store's geometry (new or recorded).
     pub fn check(&self, g: &Geometry) -> Result<()> {
         let bad = |option: &'static str, problem: String| Err(Error::InvalidOption { option, problem });
-        if g.band_size < 64 * KIB || !g.band_size.is_multiple_of(4 * KIB) {
-            return bad("band_size", format!("{} bytes: must be a multiple of 4 KiB and at least 64 KiB", g.band_size));
+        if !(64 * KIB..=MAX_BAND_SIZE).contains(&g.band_size) || !g.band_size.is_multiple_of(4 * KIB) {
+            return bad("band_size", format!("{} bytes: must be a multiple of 4 KiB from 64 KiB to 1 GiB", g.band_size));
+        }
+        if g.zones > MAX_BANDS {
+            return bad("capacity", format!("{} bytes hold {} bands of {}; a store has at most {MAX_BANDS} (use larger bands)", g.zones.saturating_mul(g.band_size), g.zones, g.band_size));
         }
         if g.zones < METADATA_ZONES + 4 {
             return bad("capacity", format!("{} bytes hold {} bands of {}; at least {} are needed (2 for metadata)", g.zones * g.band_size, g.zones, g.band_size, METADATA_ZONES + 4));
@@ -176,7 +189,7 @@ impl Options {
         let limits = self.limits(g)?;
         // One entry, with the smallest index, filter and footer, must fit in a band and one
         // write in the log band.
-        if (limits.max_key_len + limits.max_value_len) as u64 > g.band_size / 2 {
+        if limits.max_key_len.saturating_add(limits.max_value_len) as u64 > g.band_size / 2 {
             return bad("max_value_len", format!("a {}-byte key with a {}-byte value does not fit in half a {}-byte band", limits.max_key_len, limits.max_value_len, g.band_size));
         }
         if self.bloom_bits_per_key == 0 || self.bloom_bits_per_key > 64 {

@@ -23,13 +23,15 @@ create_exception!(_core, KvLockedError, KvError, "Another process (or opening) h
 create_exception!(_core, KvClosedError, KvError, "The store was closed.");
 create_exception!(_core, KvWritesRefusedError, KvError, "Writes are refused until the store is reopened (an earlier failure).");
 create_exception!(_core, KvIOError, KvError, "The operating system refused an I/O on the store's files.");
+create_exception!(_core, KvNotFoundError, KvError, "No store is at the path, and creating one was not asked for.");
 
 pub(crate) fn kv_error(e: Error) -> PyErr {
     let text = e.to_string();
     match e {
         Error::KeyTooLarge { .. } | Error::ValueTooLarge { .. } | Error::BatchTooLarge { .. } => KvLimitError::new_err(text),
         Error::DeviceFull { .. } => KvDeviceFullError::new_err(text),
-        Error::Corruption { .. } => KvCorruptionError::new_err(text),
+        Error::Corruption { .. } | Error::MissingFile { .. } => KvCorruptionError::new_err(text),
+        Error::NoStore { .. } => KvNotFoundError::new_err(text),
         Error::ParameterMismatch { .. } | Error::InvalidOption { .. } => KvParameterError::new_err(text),
         Error::Locked { .. } => KvLockedError::new_err(text),
         Error::Closed { .. } => KvClosedError::new_err(text),
@@ -69,6 +71,7 @@ pub(crate) fn tune(options: &mut Options, tuning: Option<&Bound<'_, PyDict>>) ->
             "l1_bands" => options.l1_bands = number()?,
             "level_ratio" => options.level_ratio = number()?,
             "background" => options.background = value.extract()?,
+            "create_if_missing" => options.create_if_missing = value.extract()?,
             "write_log" => options.write_log = value.extract()?,
             other => return Err(KvParameterError::new_err(format!("unknown option {other}"))),
         }
@@ -381,5 +384,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("KvClosedError", py.get_type::<KvClosedError>())?;
     m.add("KvWritesRefusedError", py.get_type::<KvWritesRefusedError>())?;
     m.add("KvIOError", py.get_type::<KvIOError>())?;
+    m.add("KvNotFoundError", py.get_type::<KvNotFoundError>())?;
     Ok(())
 }

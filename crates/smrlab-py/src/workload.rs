@@ -25,6 +25,9 @@ use crate::kv::{kv_error, tune};
 
 create_exception!(_core, WorkloadError, SmrlabError, "A workload run or the server failed: a server unreachable or out of protocol, an I/O refusal.");
 
+/// The shortest interval between the offloading store's background checks.
+const MIN_INTERVAL: Duration = Duration::from_millis(1);
+
 fn workload_error(e: Error) -> PyErr {
     match e {
         Error::Parameter { .. } => ParameterError::new_err(e.to_string()),
@@ -33,9 +36,15 @@ fn workload_error(e: Error) -> PyErr {
     }
 }
 
-fn packed(py: Python<'_>, values: &[u64]) -> Py<PyBytes> {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    PyBytes::new(py, &bytes).unbind()
+/// `values` as little-endian u64s, written straight into the Python bytes (no copy between).
+fn packed(py: Python<'_>, values: &[u64]) -> PyResult<Py<PyBytes>> {
+    let bytes = PyBytes::new_with(py, values.len() * 8, |out| {
+        for (chunk, value) in out.chunks_exact_mut(8).zip(values) {
+            chunk.copy_from_slice(&value.to_le_bytes());
+        }
+        Ok(())
+    })?;
+    Ok(bytes.unbind())
 }
 
 /// Arrival times (ns from the start) of the process `params` describes (Table 4.1's names),
@@ -44,7 +53,7 @@ fn packed(py: Python<'_>, values: &[u64]) -> Py<PyBytes> {
 fn arrival_schedule(py: Python<'_>, params: Vec<(String, String)>, seed: u64) -> PyResult<Py<PyBytes>> {
     let spec = ArrivalSpec::from_params(&params).map_err(workload_error)?;
     let times = py.allow_threads(|| spec.schedule(seed)).map_err(workload_error)?;
-    Ok(packed(py, &times))
+    packed(py, &times)
 }
 
 /// A store for runs, experiments and the server, open until `close`.
@@ -83,7 +92,8 @@ impl WorkloadStore {
         let seconds = |name: &str, s: Option<f64>, default: Duration| -> PyResult<Duration> {
             match s {
                 None => Ok(default),
-                Some(s) => Duration::try_from_secs_f64(s).ok().filter(|d| !d.is_zero()).ok_or_else(|| ParameterError::new_err(format!("{name} must be positive seconds, at most {:e}, not {s:?}", u64::MAX as f64))),
+                // Below a millisecond the background thread would spin rather than check.
+                Some(s) => Duration::try_from_secs_f64(s).ok().filter(|d| *d >= MIN_INTERVAL).ok_or_else(|| ParameterError::new_err(format!("{name} must be seconds from {} to {:e}, not {s:?}", MIN_INTERVAL.as_secs_f64(), u64::MAX as f64))),
             }
         };
         let defaults = OffloadOptions::default();
@@ -138,7 +148,7 @@ fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, 
     let spec = RunSpec { workload: w, arrival: ArrivalSpec::from_params(&arrival).map_err(workload_error)?, threads, seed, load, log_path, stop_after_s };
     let result = py.allow_threads(|| run::run(&endpoint, &spec)).map_err(workload_error)?;
     let text = serde_json::to_string(&result).map_err(|e| WorkloadError::new_err(e.to_string()))?;
-    Ok((text, packed(py, &result.latencies_ns), packed(py, &result.scheduled_ns)))
+    Ok((text, packed(py, &result.latencies_ns)?, packed(py, &result.scheduled_ns)?))
 }
 
 /// The YCSB core workload `letter` with `properties` (YCSB's names) set.
@@ -204,5 +214,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(serve, m)?)?;
     m.add("WorkloadError", m.py().get_type::<WorkloadError>())?;
     m.add("MAX_THREADS", run::MAX_THREADS)?;
+    m.add("MAX_ARRIVALS", smr_workload::arrival::MAX_ARRIVALS as u64)?;
     Ok(())
 }

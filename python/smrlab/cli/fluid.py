@@ -14,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import fluid_traces, live
+from smrlab import fluid_traces, live, options, outputs
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
 from smrlab.errors import UsageError
 from smrlab.run import measure, simulate, write_result
@@ -45,6 +45,8 @@ USAGES = [0.6, 0.7, 0.8, 0.9, 0.95]
 ZONE_GAUGES = ["cmr_zones", "smr_zones", "cache_zones"]
 DAY_NS = 24 * 3600 * 10**9
 SERIES_SAMPLES = 200
+# The most values a list option takes (traces, schemes, usages, latency bounds).
+MOST_LISTED = 16
 
 
 class Runner:
@@ -76,7 +78,7 @@ class Runner:
             result = simulate("fluid", trace, [*params, *self.args.param], engine=engine, seed=self.args.seed,
                               footprint=self.footprints[key], progress=show)
         self.runs.advance()
-        write_result(result, self.out / f"{label.replace(' ', '_').replace('+', 'plus-')}.json")
+        write_result(result, self.out / f"{label.replace(' ', '_').replace('+', 'plus-')}.json", inputs=[trace])
         return result
 
 
@@ -116,7 +118,7 @@ def usage_figure(r: Runner, args: argparse.Namespace) -> None:
     trace, zone = r.trace(args.traces.split(",")[0])
     schemes = args.schemes.split(",")
     rows = [[usage, *[latency_ms(r.run(f"{scheme} usage {usage}", trace, [f"scheme={scheme}", f"usage={usage}", *zone])) for scheme in schemes]]
-            for usage in [float(u) for u in args.usages.split(",")]]
+            for usage in args.usages]
     print_table(f"average latency (ms) per usage on {trace.name}", ["usage", *schemes], rows, caption="FluidSMR Fig. 13")
 
 
@@ -137,7 +139,7 @@ def fixed_figure(r: Runner, args: argparse.Namespace) -> None:
 
 
 def phases_figure(r: Runner, args: argparse.Namespace) -> None:
-    requests = args.requests or fluid_traces.PHASE_REQUESTS
+    requests = fluid_traces.PHASE_REQUESTS if args.requests is None else args.requests
     zone, zones, hot = fluid_traces.four_phase_shape(requests)
     trace = Path(args.trace) if args.trace else fluid_traces.four_phase_trace(requests, zone, zones, hot, hours=args.phase_hours, seed=args.seed)
     rows, series = [], {}
@@ -190,7 +192,7 @@ def migration_figure(r: Runner, args: argparse.Namespace) -> None:
     base = [f"scheme={args.migration_scheme}", f"usage={args.migration_usage}", *zone_param, f"guard={guard}"]
     rows = []
     runs = [("no allocation", []), ("blocking", [f"allocate={allocate}", f"allocate_at={at}"])]
-    runs += [(f"{bound} ms", [f"allocate={allocate}", f"allocate_at={at}", f"latency_bound={bound}"]) for bound in args.bounds.split(",")]
+    runs += [(f"{bound:g} ms", [f"allocate={allocate}", f"allocate_at={at}", f"latency_bound={bound:g}"]) for bound in args.bounds]
     for label, extra in runs:
         result = r.run(f"migration {label}", trace, [*base, *extra], samples=SERIES_SAMPLES)
         finished = counter(result, "repletions") > 0
@@ -203,8 +205,7 @@ def migration_figure(r: Runner, args: argparse.Namespace) -> None:
 
 
 def write_series(r: Runner, series: dict) -> None:
-    r.out.mkdir(parents=True, exist_ok=True)
-    (r.out / "zones.json").write_text(json.dumps(series, sort_keys=True) + "\n")
+    outputs.write_text(r.out / "zones.json", json.dumps(series, sort_keys=True) + "\n")
     note(f"zone counts over time in {r.out / 'zones.json'}")
 
 
@@ -222,15 +223,28 @@ def sweep(args: argparse.Namespace) -> int:
         args.traces = DEFAULT_TRACES[args.figure]
     if not 0 < args.usage <= 1:
         raise UsageError(f"--usage must be above 0 and at most 1, got {args.usage}")
+    check_lists(args)
     with live.task(f"fluid-sweep {args.figure}", None, "runs done:") as runs:
         FIGURES[args.figure](Runner(args, args.figure, runs), args)
     note(f"results written to {Path(args.out) / args.figure}/")
     return 0
 
 
+def check_lists(args: argparse.Namespace) -> None:
+    """Refuses, before any trace is made, a list of traces naming one that is not in Table 1
+    (or one twice) and a list of schemes longer than ``MOST_LISTED``."""
+    names = args.traces.split(",") if args.traces else []
+    for name in names:
+        fluid_traces.preset(name)
+    if len(set(names)) != len(names) or len(names) > MOST_LISTED:
+        raise UsageError(f"--traces: at most {MOST_LISTED} Table 1 traces, each once, not {options.quoted(args.traces)}")
+    if len(args.schemes.split(",")) > MOST_LISTED:
+        raise UsageError(f"--schemes: at most {MOST_LISTED} schemes")
+
+
 def trace_command(args: argparse.Namespace) -> int:
     if args.name == "four-phase":
-        requests = args.requests or fluid_traces.PHASE_REQUESTS
+        requests = fluid_traces.PHASE_REQUESTS if args.requests is None else args.requests
         zone, zones, hot = fluid_traces.four_phase_shape(requests)
         path = fluid_traces.four_phase_trace(requests, zone, zones, hot, hours=args.phase_hours, folder=Path(args.out), seed=args.seed)
     else:
@@ -247,16 +261,22 @@ def register(commands) -> None:
     parser.add_argument("figure", choices=list(FIGURES), help="which experiment (see above)")
     parser.add_argument("--trace", help="a trace of your own instead of the generated ones")
     parser.add_argument("--traces", help="comma-separated Table 1 traces (default: the figure's)")
-    parser.add_argument("--requests", type=int, help="scale the generated traces to this many requests (default: full size)")
-    parser.add_argument("--usage", type=float, help="partition usage (default 0.9; 0.99 for cache, §7.4)")
-    parser.add_argument("--usages", default=",".join(map(str, USAGES)), help="usages of the usage figure")
-    parser.add_argument("--schemes", default=",".join(FIGURE_SCHEMES), help="schemes of the schemes and usage figures")
-    parser.add_argument("--phase-hours", type=float, default=fluid_traces.PHASE_HOURS, help="length of each phase of the phases figure")
-    parser.add_argument("--bounds", default="60,100", help="acceptable latency increases (ms) of the migration figure")
+    parser.add_argument("--requests", type=options.generated_requests,
+                        help="scale the generated traces down to this many requests, 1 to 10^9 (default: full size; the "
+                             "phases figure's workload has at most its full 10,000,000)")
+    parser.add_argument("--usage", type=options.fraction, help="partition usage, above 0 and at most 1 (default 0.9; 0.99 for cache, §7.4)")
+    parser.add_argument("--usages", type=options.listed(options.fraction, MOST_LISTED), default=USAGES,
+                        help=f"usages of the usage figure, comma-separated, at most {MOST_LISTED}")
+    parser.add_argument("--schemes", default=",".join(FIGURE_SCHEMES), help=f"schemes of the schemes and usage figures (at most {MOST_LISTED})")
+    parser.add_argument("--phase-hours", type=options.bounded_number(fluid_traces.PHASE_HOURS_MIN, fluid_traces.PHASE_HOURS_MAX),
+                        default=fluid_traces.PHASE_HOURS,
+                        help=f"hours of each phase of the phases figure, {fluid_traces.PHASE_HOURS_MIN:g} to {fluid_traces.PHASE_HOURS_MAX:g}")
+    parser.add_argument("--bounds", type=options.listed(options.positive, MOST_LISTED), default=[60.0, 100.0],
+                        help=f"acceptable latency increases (ms) of the migration figure, comma-separated, at most {MOST_LISTED}")
     parser.add_argument("--migration-scheme", default="fluid-smr", help="scheme of the migration figure")
-    parser.add_argument("--migration-usage", type=float, default=0.8, help="usage of the migration figure")
-    parser.add_argument("--allocate-at", type=int, help="migration figure: the request before which space is allocated "
-                                                         "(default: a quarter into a generated trace, the first of yours)")
+    parser.add_argument("--migration-usage", type=options.fraction, default=0.8, help="usage of the migration figure, above 0 and at most 1")
+    parser.add_argument("--allocate-at", type=options.count, help="migration figure: the request before which space is allocated "
+                                                                   "(default: a quarter into a generated trace, the first of yours)")
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="more fluid parameters for every run")
     add_engine_arguments(parser)
     parser.add_argument("--out", default="results/fluid-sweep", help="folder for the JSON results")
@@ -265,8 +285,11 @@ def register(commands) -> None:
 
     trace = commands.add("fluid-trace", help="write a FluidSMR workload: a Table 1 trace or the four-phase workload (Fig. 16)")
     trace.add_argument("name", choices=[*fluid_traces.TABLE1, "four-phase"])
-    trace.add_argument("--requests", type=int, help="scale to this many requests (default: full size)")
-    trace.add_argument("--phase-hours", type=float, default=fluid_traces.PHASE_HOURS, help="four-phase: hours per phase")
-    trace.add_argument("--seed", type=int, default=0, help="seed of the trace generator (default 0); the same seed gives the same trace")
+    trace.add_argument("--requests", type=options.generated_requests,
+                       help="scale down to this many requests, 1 to 10^9 (default: full size; four-phase: at most its full 10,000,000)")
+    trace.add_argument("--phase-hours", type=options.bounded_number(fluid_traces.PHASE_HOURS_MIN, fluid_traces.PHASE_HOURS_MAX),
+                       default=fluid_traces.PHASE_HOURS,
+                       help=f"four-phase: hours per phase, {fluid_traces.PHASE_HOURS_MIN:g} to {fluid_traces.PHASE_HOURS_MAX:g}")
+    trace.add_argument("--seed", type=options.seed, default=0, help="seed of the trace generator (default 0); the same seed gives the same trace")
     trace.add_argument("--out", default="results/traces", help="folder for the trace")
     trace.set_defaults(func=trace_command)

@@ -18,8 +18,11 @@ import json
 from pathlib import Path
 
 from smrlab import _core, hwsr_traces, live, systems
+from smrlab.bundled import traces_folder
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
 from smrlab.errors import UsageError
+from smrlab.options import bounded_whole, generated_requests, listed, quoted
+from smrlab.outputs import check_room
 from smrlab.result import mean_response_ns
 from smrlab.run import measure, simulate, write_result
 from smrlab.tables import add_json_argument, note, print_table
@@ -40,6 +43,11 @@ LINE_UP = [
 ]
 BLOCK_SECTORS = [16, 32, 64, 128, 256, 512]
 REGION_TRACKS = [8, 16, 32, 64]
+# The most block sizes and region sizes a sweep takes (a grid of at most 16 x 16 runs), and
+# their largest values (a block of 512 MiB, a region of 65,536 tracks).
+MOST_SWEPT = 16
+MAX_BLOCK_SECTORS = 1 << 20
+MAX_REGION_TRACKS = 1 << 16
 MS = 1e6
 
 
@@ -65,8 +73,11 @@ def trace_of(args: argparse.Namespace) -> Path:
 
 
 def run_traces(args: argparse.Namespace) -> int:
+    names = list(dict.fromkeys(args.preset or hwsr_traces.ROWS))
+    check_room(traces_folder(args.out), sum(hwsr_traces.trace_bytes(name, args.requests) for name in names),
+               f"{len(names)} generated traces")
     rows = []
-    for name in args.preset or list(hwsr_traces.ROWS):
+    for name in names:
         path = hwsr_traces.trace(name, args.requests, Path(args.out) if args.out else None, args.seed)
         columns = hwsr_traces.measured(path)
         off = hwsr_traces.deviations(name, columns, args.requests)
@@ -97,11 +108,14 @@ COLUMNS = ["system", "mean ms", "read ms", "write ms", "write p99 ms", "write se
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    wanted = set(args.only.split(",")) if args.only is not None else None
+    unknown = sorted((wanted or set()) - {label for label, _, _ in LINE_UP})
+    if unknown:
+        raise UsageError(f"--only: {quoted(unknown[0])} is not a label of the line-up ({', '.join(label for label, _, _ in LINE_UP)})")
     trace = trace_of(args)
     fp, requests = measure(trace)
     out = Path(args.out)
     name = trace.name.split(".")[0]
-    wanted = set(args.only.split(",")) if args.only else None
     rows = []
     line_up = [case for case in LINE_UP if wanted is None or case[0] in wanted]
     with live.task(f"hwsr compare on {name}", len(line_up), "runs") as runs:
@@ -112,7 +126,7 @@ def run_compare(args: argparse.Namespace) -> int:
             with live.task(f"{name}/{label}", requests, "requests") as show:
                 result = simulate(system, trace, given + params, engine=engine_from_args(args), seed=args.seed,
                                   footprint=fp, progress=show)
-            write_result(result, out / f"{name}-{label.replace(' ', '-')}.json")
+            write_result(result, out / f"{name}-{label.replace(' ', '-')}.json", inputs=[trace])
             rows.append(result_row(label, result))
             runs.advance()
     print_table(f"HWSR, S-block and a plain disk on {trace.name}", COLUMNS, rows,
@@ -125,8 +139,7 @@ def run_compare(args: argparse.Namespace) -> int:
 def run_sweep(args: argparse.Namespace) -> int:
     trace = trace_of(args)
     fp, requests = measure(trace)
-    blocks = [int(b) for b in args.blocks.split(",")]
-    regions = [int(r) for r in args.regions.split(",")]
+    blocks, regions = args.blocks, args.regions
     rows = []
     with live.task(f"hwsr-sweep on {trace.name}", len(blocks) * len(regions), "runs") as runs:
         for region in regions:
@@ -135,7 +148,7 @@ def run_sweep(args: argparse.Namespace) -> int:
                 params = [f"block={block * 512}", f"region={region}", *args.param]
                 with live.task(f"block {block} region {region}", requests, "requests") as show:
                     result = simulate("hwsr", trace, params, engine=engine_from_args(args), seed=args.seed, footprint=fp, progress=show)
-                write_result(result, Path(args.out) / f"{trace.name.split('.')[0]}-b{block}-r{region}.json")
+                write_result(result, Path(args.out) / f"{trace.name.split('.')[0]}-b{block}-r{region}.json", inputs=[trace])
                 row.append(result_row("", result)[1])
                 runs.advance()
             rows.append(tuple(row))
@@ -147,7 +160,8 @@ def run_sweep(args: argparse.Namespace) -> int:
 def add_trace_choice(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trace", help="block trace file")
     parser.add_argument("--preset", choices=list(hwsr_traces.ROWS), help="a Table 3 trace, generated on first use")
-    parser.add_argument("--requests", type=int, metavar="N", help="with --preset: requests (default the table's 1,000,000)")
+    parser.add_argument("--requests", type=generated_requests, metavar="N",
+                        help="with --preset: requests, 1 to 10^9 (default the table's 1,000,000)")
     parser.add_argument("--traces", metavar="DIR", help="with --preset: where generated traces go (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)")
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                         help="parameters for every run that declares them (e.g. mem=2MiB, kappa=3, disk=desktop7200)")
@@ -161,7 +175,8 @@ def register(commands) -> None:
 
     traces = group.add("traces", help="generate the Table 3 traces and compare their columns with the table")
     traces.add_argument("--preset", action="append", choices=list(hwsr_traces.ROWS), help="only this trace (repeatable)")
-    traces.add_argument("--requests", type=int, metavar="N", help="requests per trace (default 1,000,000; fewer scale ranges)")
+    traces.add_argument("--requests", type=generated_requests, metavar="N",
+                        help="requests per trace, 1 to 10^9 (default 1,000,000; fewer scale ranges)")
     traces.add_argument("--out", metavar="DIR", help="where traces go (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)")
     traces.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     add_json_argument(traces)
@@ -178,8 +193,10 @@ def register(commands) -> None:
     sweep = commands.add("hwsr-sweep", help="HWSR response time over block and region sizes (HWSR Fig. 20)")
     add_trace_choice(sweep)
     add_engine_arguments(sweep, replay="open")
-    sweep.add_argument("--blocks", default=",".join(map(str, BLOCK_SECTORS)), help="block sizes in sectors (default 16..512)")
-    sweep.add_argument("--regions", default=",".join(map(str, REGION_TRACKS)), help="region sizes in tracks (default 8..64)")
+    sweep.add_argument("--blocks", type=listed(bounded_whole(1, MAX_BLOCK_SECTORS), MOST_SWEPT), default=BLOCK_SECTORS,
+                       help=f"block sizes in 512-byte sectors, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_BLOCK_SECTORS} (default 16..512)")
+    sweep.add_argument("--regions", type=listed(bounded_whole(1, MAX_REGION_TRACKS), MOST_SWEPT), default=REGION_TRACKS,
+                       help=f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_REGION_TRACKS} (default 8..64)")
     sweep.add_argument("--out", default="results/hwsr-sweep", help="folder for the JSON results")
     add_json_argument(sweep)
     sweep.set_defaults(func=run_sweep)

@@ -9,15 +9,18 @@ import argparse
 import contextlib
 import json
 import sys
+from pathlib import Path
 
 from smrlab import workload
 from smrlab.cli.workload import PROCESS_HELP, add_arrival_arguments, arrival_options
 from smrlab.errors import UsageError
-from smrlab.kv import DB, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
-from smrlab.options import bounded_whole, count, seed, whole
-from smrlab.outputs import output_file
+from smrlab.kv import DB, KEY_BYTES, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
+from smrlab.options import bounded_whole, count, quoted, seed, whole
+from smrlab.outputs import check_room, output_file
 from smrlab.tables import print_json, print_table
 
+# The largest value a benchmark writes (a store's default maximum, max_value_len).
+MAX_BENCH_VALUE = 16 << 20
 # Executor workers of a YCSB run (the core's limit) and threads of the server's runtime.
 YCSB_THREADS = bounded_whole(1, workload.MAX_THREADS)
 SERVER_THREADS = bounded_whole(1, 256)
@@ -28,16 +31,17 @@ values per second); write amplification is bytes written to the device per byte 
 values written; disk time is simulated nanoseconds on the --disk preset."""
 
 
-def add_store_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("store", help="store folder (created if missing)")
-    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band (default 64MiB; recorded in the store)")
-    parser.add_argument("--capacity", metavar="SIZE", help="bytes of the sparse device file (default 1024 bands: 64GiB at 64MiB bands; recorded)")
+def add_store_arguments(parser: argparse.ArgumentParser, creates: bool = True) -> None:
+    parser.add_argument("store", help="store folder (created if it holds no store)" if creates else "store folder")
+    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band, 64KiB to 1GiB (default 64MiB; recorded in the store)")
+    parser.add_argument("--capacity", metavar="SIZE", help="bytes of the sparse device file, at most 2^20 bands (default 1024 bands: 64GiB at 64MiB bands; recorded)")
     parser.add_argument("--compaction", choices=["soc", "loc"], help="SMR-friendly (soc, default) or LevelDB-style (loc); recorded")
     parser.add_argument("--hex", action="store_true", help="keys and values are hexadecimal bytes, not text")
 
 
-def open_store(args: argparse.Namespace, **extra) -> DB:
-    return DB(args.store, band_size=args.band_size, compaction=args.compaction, capacity=args.capacity, **extra)
+def open_store(args: argparse.Namespace, create: bool = True, **extra) -> DB:
+    """The store of a ``kv`` command; ``create``: a folder holding no store becomes one."""
+    return DB(args.store, band_size=args.band_size, compaction=args.compaction, capacity=args.capacity, create=create, **extra)
 
 
 def decode(text: str, args: argparse.Namespace, what: str) -> bytes:
@@ -46,7 +50,7 @@ def decode(text: str, args: argparse.Namespace, what: str) -> bytes:
     try:
         return bytes.fromhex(text)
     except ValueError:
-        raise UsageError(f"{what} '{text}' is not hexadecimal bytes (drop --hex for text)") from None
+        raise UsageError(f"{what} {quoted(text)} is not hexadecimal bytes (drop --hex for text)") from None
 
 
 def encode(data: bytes, args: argparse.Namespace) -> str:
@@ -60,7 +64,7 @@ def run_put(args: argparse.Namespace) -> int:
 
 
 def run_get(args: argparse.Namespace) -> int:
-    with open_store(args) as db:
+    with open_store(args, create=False) as db:
         value = db.get(decode(args.key, args, "key"))
     if value is None:
         print(f"smrlab: key '{args.key}' not found", file=sys.stderr)
@@ -70,7 +74,7 @@ def run_get(args: argparse.Namespace) -> int:
 
 
 def run_delete(args: argparse.Namespace) -> int:
-    with open_store(args) as db:
+    with open_store(args, create=False) as db:
         db.delete(decode(args.key, args, "key"), sync=True)
     return 0
 
@@ -78,7 +82,7 @@ def run_delete(args: argparse.Namespace) -> int:
 def run_scan(args: argparse.Namespace) -> int:
     start = decode(args.start, args, "start key") if args.start is not None else None
     end = decode(args.end, args, "end key") if args.end is not None else None
-    with open_store(args) as db:
+    with open_store(args, create=False) as db:
         for index, (key, value) in enumerate(db.scan(start, end)):
             if args.limit is not None and index >= args.limit:
                 break
@@ -87,7 +91,7 @@ def run_scan(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    with open_store(args, background=False) as db:
+    with open_store(args, create=False, background=False) as db:
         stats = db.stats()
         tables = db.tables()
     if args.json:
@@ -99,6 +103,20 @@ def run_stats(args: argparse.Namespace) -> int:
                 caption=f"{stats['bands']:,} bands, {stats['free_bands']:,} free; live {stats['live_bytes']:,} bytes. "
                         + device_file_size(args.store, stats))
     return 0
+
+
+def check_bench_fits(db: DB, args: argparse.Namespace, workloads: list[str], value_size: int) -> None:
+    """Refuses a benchmark whose fill workloads would write more keys and values than the
+    store's device holds, or than its folder's file system has room for, before it starts."""
+    fills = sum(1 for name in workloads if name.startswith("fill") or name == "overwrite")
+    needed = fills * args.count * (KEY_BYTES + value_size)
+    stats = db.stats()
+    capacity = stats["bands"] * stats["band_size"]
+    if needed > capacity:
+        raise UsageError(f"--count {args.count:,}: {fills} fill workload(s) of {args.count:,} x {KEY_BYTES + value_size:,} bytes "
+                         f"write {needed:,} bytes, over the {capacity:,} the store's device holds (a larger --capacity, "
+                         "or fewer operations)")
+    check_room(args.store, needed, f"--count {args.count:,}")
 
 
 def device_file_size(store: str, stats: dict) -> str:
@@ -113,12 +131,15 @@ def device_file_size(store: str, stats: dict) -> str:
 
 def run_bench(args: argparse.Namespace) -> int:
     value_size = size(args.value_size, "--value-size")
+    if value_size > MAX_BENCH_VALUE:
+        raise UsageError(f"--value-size {value_size:,} bytes is over the {MAX_BENCH_VALUE:,} a value may have")
     workloads = args.workloads.split(",")
     for name in workloads:
         if name not in WORKLOADS:
-            raise UsageError(f"unknown workload '{name}' (one of: {', '.join(WORKLOADS)})")
+            raise UsageError(f"unknown workload {quoted(name)} (one of: {', '.join(WORKLOADS)})")
     rows = []
     with open_store(args, disk=args.disk, background=not args.inline) as db:
+        check_bench_fits(db, args, workloads, value_size)
         adapter = SmrdbAdapter(db)
         for name in workloads:
             before = db.stats()
@@ -146,7 +167,7 @@ def property_pairs(texts: list[str]) -> dict:
     for text in texts:
         key, eq, value = text.partition("=")
         if not eq or not key:
-            raise UsageError(f"-p takes a YCSB property as name=value, not '{text}'")
+            raise UsageError(f"-p takes a YCSB property as name=value, not {quoted(text)}")
         pairs[key] = value
     return pairs
 
@@ -165,16 +186,35 @@ def open_workload_store(args: argparse.Namespace) -> workload.WorkloadStore:
 
 
 def add_workload_store_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band of a new store (default 64MiB)")
-    parser.add_argument("--capacity", metavar="SIZE", help="bytes of a new store's device (default 1024 bands)")
+    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band of a new store, 64KiB to 1GiB (default 64MiB)")
+    parser.add_argument("--capacity", metavar="SIZE", help="bytes of a new store's device, at most 2^20 bands (default 1024 bands); a load must fit it (and, in memory, this machine's free memory)")
     parser.add_argument("--compaction", choices=["soc", "loc"], help="SMRDB: compaction scheme of a new store (default soc; recorded)")
     parser.add_argument("--offload-store", action="store_true", help="the write-offloading variant of chapter 5 (unsorted first level, NVRAM device while compacting)")
     parser.add_argument("--no-offload", action="store_true", help="with --offload-store: never offload (the variant's baseline)")
     parser.add_argument("--disk", metavar="PRESET", help="a store in memory whose disk takes this HDD preset's time in real time (e.g. desktop7200); no folder then")
 
 
+# YCSB's record shape unless -p says otherwise: 10 fields of 100 bytes.
+YCSB_FIELDS, YCSB_FIELD_BYTES = 10, 100
+
+
+def loaded_bytes(properties: dict) -> tuple[int, int]:
+    """The records a YCSB load writes and the bytes of each at least: its value (fieldcount x
+    fieldlength) and a key of "user" and a digit. A property that is not a whole number counts
+    as YCSB's default (the core refuses it by name)."""
+    def whole(name: str, default: int) -> int:
+        try:
+            return max(0, int(properties.get(name, default)))
+        except ValueError:
+            return default
+    return whole("recordcount", 0), whole("fieldcount", YCSB_FIELDS) * whole("fieldlength", YCSB_FIELD_BYTES) + 5
+
+
 def run_ycsb(args: argparse.Namespace) -> int:
     properties = {"recordcount": args.records, **property_pairs(args.property)}
+    if args.disk is not None and not args.no_load:
+        # The core refuses a load over the device's capacity; in memory, it must fit this machine too.
+        workload.check_memory_store(*loaded_bytes(properties), None, "--records")
     if args.server is not None:
         if args.store is not None or args.disk is not None or args.offload_store:
             raise UsageError("--server runs against a server: give no store folder, --disk or --offload-store with it")
@@ -184,7 +224,8 @@ def run_ycsb(args: argparse.Namespace) -> int:
         endpoint = store
     try:
         with contextlib.ExitStack() as outputs:
-            log_path = outputs.enter_context(output_file(args.log)) if args.log is not None else None
+            store_files = list(Path(args.store).glob("*")) if args.store is not None else []
+            log_path = outputs.enter_context(output_file(args.log, inputs=store_files)) if args.log is not None else None
             result = workload.run_ycsb(endpoint, args.workload, properties, process=args.process, rate=args.rate, duration=args.duration,
                                        threads=args.threads, seed=args.seed, load=not args.no_load, log_path=log_path, sync=args.sync, progress=True,
                                        **arrival_options(args))
@@ -231,19 +272,19 @@ def register(commands) -> None:
     put.epilog = UNITS
 
     get = group.add("get", help="print the value of a key (exit code 1 if it is not there)")
-    add_store_arguments(get)
+    add_store_arguments(get, creates=False)
     get.add_argument("key")
     get.set_defaults(func=run_get)
     get.epilog = UNITS
 
     delete = group.add("delete", help="delete a key (synced before it returns)")
-    add_store_arguments(delete)
+    add_store_arguments(delete, creates=False)
     delete.add_argument("key")
     delete.set_defaults(func=run_delete)
     delete.epilog = UNITS
 
     scan = group.add("scan", help="print key<TAB>value lines for keys from --start (inclusive) to --end (exclusive)")
-    add_store_arguments(scan)
+    add_store_arguments(scan, creates=False)
     scan.add_argument("--start", help="first key (default: the smallest)")
     scan.add_argument("--end", help="stop before this key (default: after the largest)")
     scan.add_argument("--limit", type=whole, metavar="N", help="print at most N pairs")
@@ -251,7 +292,7 @@ def register(commands) -> None:
     scan.epilog = UNITS
 
     stats = group.add("stats", help="tables per level, bands in use and free, space the store takes")
-    add_store_arguments(stats)
+    add_store_arguments(stats, creates=False)
     stats.add_argument("--json", action="store_true", help="print JSON (counters since opening, every table)")
     stats.set_defaults(func=run_stats)
     stats.epilog = UNITS
@@ -262,8 +303,10 @@ def register(commands) -> None:
                                   "readrandom (gets of random keys), readseq (the whole store in key order).")
     add_store_arguments(bench)
     bench.add_argument("--workloads", default="fillrandom,readrandom,readseq", help=f"comma-separated, from: {', '.join(WORKLOADS)} (default fillrandom,readrandom,readseq)")
-    bench.add_argument("--count", type=count, default=100_000, metavar="N", help="operations per workload, and the key space (default 100000)")
-    bench.add_argument("--value-size", default="1KiB", metavar="SIZE", help="bytes per value (default 1KiB)")
+    bench.add_argument("--count", type=count, default=100_000, metavar="N",
+                       help="operations per workload, and the key space (default 100000); refused when the fill workloads "
+                            "would write more than the store's device holds or its file system has free")
+    bench.add_argument("--value-size", default="1KiB", metavar="SIZE", help=f"bytes per value, at most {MAX_BENCH_VALUE >> 20}MiB (default 1KiB)")
     bench.add_argument("--sync-every", type=whole, default=0, metavar="K", help="sync every K-th put (default 0: never)")
     bench.add_argument("--disk", metavar="PRESET", help="also time every device command on this HDD preset (e.g. desktop7200, the thesis's 7200 rpm disk)")
     bench.add_argument("--inline", action="store_true", help="compact in the writing thread (deterministic device commands, for --disk)")

@@ -1,5 +1,6 @@
 """``smrlab report RESULTS... -o report.html``: the reproduction report of results tables
-(``smrlab.report``), written whole or not at all.
+(``smrlab.report``), written whole or not at all, and never onto a table it reads or its
+provenance or a scorecard.
 
 Not here: the page itself (``smrlab.report``).
 """
@@ -17,10 +18,13 @@ from smrlab.tables import note
 
 def run(args: argparse.Namespace) -> int:
     tables = [table for path in args.results for table in results.tables_under(path) if table.suffix != ".json"]
-    scorecards = [read_document(found) for path in args.results for found in scorecards_under(path)]
+    found = [card for path in args.results for card in scorecards_under(path)]
+    scorecards = [read_document(card) for card in found]
     if not tables and not scorecards:
         raise UsageError(f"{', '.join(map(str, args.results))}: no results table (.parquet) or scorecard there")
-    outputs.write_text(args.out, report.page(tables, scorecards=scorecards))
+    # The page is made inside: an output that is a table, its provenance or a scorecard read is refused first.
+    with outputs.output_file(args.out, inputs=[*tables, *map(results.sidecar_path, tables), *found], make_folder=True) as temporary:
+        temporary.write_text(report.page(tables, scorecards=scorecards))
     note(f"report of {len(tables)} results tables written to {args.out}")
     print(Path(args.out).resolve())
     return 0

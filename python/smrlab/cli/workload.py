@@ -33,13 +33,14 @@ def add_arrival_arguments(parser: argparse.ArgumentParser, rate_default: float |
     """The options of an arrival process, shared by ``workload arrivals`` and ``kv ycsb``."""
     parser.add_argument("--process", "--arrival", dest="process", choices=workload.PROCESSES, default="constant", help="arrival process (default constant)")
     parser.add_argument("--rate", type=positive, default=rate_default, required=rate_default is None, help="average requests per second [target]" + (f" (default {rate_default:g})" if rate_default else ""))
-    parser.add_argument("--duration", type=positive, default=duration_default, required=duration_default is None, help="seconds of arrivals" + (f" (default {duration_default:g})" if duration_default else ""))
+    parser.add_argument("--duration", type=positive, default=duration_default, required=duration_default is None,
+                        help=f"seconds of arrivals; rate x duration at most {workload.MAX_ARRIVALS:,} arrivals" + (f" (default {duration_default:g})" if duration_default else ""))
     parser.add_argument("--bias", type=positive, help="selfsimilar: the b-model's bias b")
     parser.add_argument("--resolution", type=positive, help="selfsimilar: finest slot, seconds (default 0.001)")
     parser.add_argument("--modulation", type=non_negative, help="diurnal: amplitude of the rate, requests per second (< rate)")
     parser.add_argument("--cycle", type=positive, help="diurnal: cycle length, minutes")
     parser.add_argument("--distribution", choices=["pareto", "exponential"], help="diurnal: inter-arrival distribution (default pareto)")
-    parser.add_argument("--shape", type=positive, help="diurnal: Pareto shape alpha (> 1)")
+    parser.add_argument("--shape", type=positive, help="diurnal: Pareto shape alpha (> 1; refused where the run could hold more than the arrivals allowed)")
     parser.add_argument("--seed", type=seed, default=1, help="seed of the arrivals (and of the operations, for kv ycsb) (default 1)")
 
 

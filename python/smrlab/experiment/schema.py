@@ -4,9 +4,12 @@ these tables (an unknown key is refused with the nearest known one), and ``json_
 builds from them the schema published as ``docs/experiment.schema.json``, which editors use to
 check a file as it is typed (tests/test_experiment_keys.py keeps the two equal).
 
-A new key is one entry here (and its reading in ``spec``). Not here: reading a file, the
-systems' parameters (declared by the core; ``smrlab sim --help`` lists them), or the engine's
-options (the keywords of ``smrlab.run.engine_config``, listed from its signature).
+A new key is one entry here (and its reading in ``spec``). ``check_types`` holds a file's
+values to these declarations (jsonschema), so a value of the wrong type is one line naming its
+key, never a traceback later nor a value read as another (a string of metrics read as its
+letters, ``true`` as seed 1). Not here: reading a file, the systems' parameters (declared by
+the core; ``smrlab sim --help`` lists them), or the engine's options (the keywords of
+``smrlab.run.engine_config``, listed from its signature).
 """
 
 from __future__ import annotations
@@ -124,6 +127,31 @@ def json_schema() -> dict:
             "if": {"properties": {"kind": {"const": "kv"}}, "required": ["kind"]},
             "then": kv.json_schema(),
             "else": _object(top_keys(), required=["name", "traces", "systems"])}
+
+
+# What the readers (``spec``, a key-value file's, the engine) say themselves, with the nearest
+# known name where there is one: a key not declared or missing, a name not among the choices
+# or not of its pattern, an empty list, a number out of its range. What is left is a value of
+# the wrong type.
+SAID_BY_SPEC = {"additionalProperties", "required", "enum", "pattern", "minItems", "minimum", "exclusiveMinimum", "maximum",
+                "exclusiveMaximum"}
+
+
+def check_types(source, document: dict, declared: dict) -> None:
+    """Refuses the first value of ``document`` (an experiment file read from ``source``) that
+    is not what its key declares in the JSON Schema ``declared`` (``json_schema()``, or a
+    key-value file's): one ``UsageError`` naming the file and the key."""
+    import jsonschema
+
+    from smrlab.errors import UsageError
+    from smrlab.options import printable
+
+    validator = jsonschema.Draft202012Validator(declared)
+    errors = [e for e in validator.iter_errors(document) if e.validator not in SAID_BY_SPEC]
+    if errors:
+        error = min(errors, key=lambda e: list(map(str, e.absolute_path)))
+        where = ".".join(map(str, error.absolute_path)) or "the file"
+        raise UsageError(f"{source}: {where}: {printable(error.message, 200)}")
 
 
 def nearest(word: str, known: Any) -> str:

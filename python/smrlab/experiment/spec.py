@@ -38,6 +38,8 @@ Every mistake is one ``UsageError`` naming the file and the key. Not here: runni
 from __future__ import annotations
 
 import itertools
+import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,9 +49,13 @@ from smrlab import bundled, fluid_traces, hwsr_traces, systems
 from smrlab.errors import UsageError
 from smrlab.experiment import schema
 from smrlab.experiment.cells import Cell
+from smrlab.options import quoted
 from smrlab.run import engine_config
 from smrlab.trace import Trace
 
+# The most cells an experiment may have (each a simulation; the grid is counted before it is
+# made).
+MAX_CELLS = 10_000
 # Each table's keys, declared once in ``schema`` (which also makes the published JSON Schema).
 TOP_KEYS = set(schema.top_keys())
 # What a [quick] table may replace.
@@ -76,7 +82,7 @@ GENERATED = {
 
 def _table_trace(rows, make, name: str, table: str) -> Path:
     if name not in rows:
-        raise UsageError(f"trace '{name}' is not one of {table} ({', '.join(rows)})")
+        raise UsageError(f"trace {quoted(name)} is not one of {table} ({', '.join(rows)})")
     return make(name)
 
 
@@ -136,18 +142,29 @@ class Experiment:
 
     def cells(self) -> list[Cell]:
         """Every cell, in a fixed order: trace, seed, system, then the grid in the order its
-        axes were written (shared axes first)."""
+        axes were written (shared axes first); more than ``MAX_CELLS`` are refused before any
+        is made."""
+        grids = {entry.label: self._params_of(entry) for entry in self.systems}
+        count = len(self.traces) * len(self.seeds) * sum(math.prod(len(v) if isinstance(v, list) else 1 for v in params.values())
+                                                          for params in grids.values())
+        if count > MAX_CELLS:
+            raise UsageError(f"{self.source or self.name}: {count:,} cells (traces x seeds x each system's grid) are over the "
+                             f"{MAX_CELLS:,} an experiment may have")
         cells = []
         for trace_name, trace in self.traces.items():
             for seed in self.seeds:
                 for entry in self.systems:
-                    params = {key: value for key, value in self.params.items()
-                              if takes(entry.system, key, {**self.params, **entry.params})}
-                    params.update(entry.params)
+                    params = grids[entry.label]
                     engine = engine_config(**{**self.engine, **entry.engine})
                     for given in grid(params):
                         cells.append(Cell(len(cells), entry.label, entry.system, trace_name, trace, given, seed, engine))
         return cells
+
+    def _params_of(self, entry: SystemRun) -> dict[str, Any]:
+        """The parameters of a system's cells: the shared ones it takes, then its own."""
+        params = {key: value for key, value in self.params.items() if takes(entry.system, key, {**self.params, **entry.params})}
+        params.update(entry.params)
+        return params
 
     def swept(self) -> list[str]:
         """The parameters with more than one value (the grid's axes)."""
@@ -196,35 +213,52 @@ def _table(source: Path, where: str, value: Any, allowed: set[str]) -> dict:
     return value
 
 
-def _trace(source: Path, entry: Any, trace_source=None) -> tuple[str, Trace]:
+def _trace_entry(source: Path, entry: Any) -> tuple[str, dict, tuple | None]:
+    """A trace entry's name (given, or the generated trace's, or the file's up to its first
+    dot), its table and what generates it (None: a file), nothing opened or generated yet."""
     if isinstance(entry, str):
         entry = {"path": entry}
     entry = _table(source, "a trace", entry, TRACE_KEYS)
     if "path" not in entry:
         raise _fail(source, "a trace needs a path (or bundled:NAME, pore-full:NAME, pore-full-writes:NAME)")
-    text = str(entry["path"])
     try:
-        generated = generated_name(text)
+        generated = generated_name(entry["path"])
     except UsageError as error:
         raise _fail(source, str(error)) from None
+    label = generated[1] if generated else Path(entry["path"]).name.split(".")[0]
+    return entry.get("name", label), entry, generated
+
+
+def _trace(source: Path, entry: dict, generated: tuple | None, trace_source=None) -> Trace:
+    text = entry["path"]
     if generated:
         scheme, name, requests = generated
         path = (trace_source(scheme, name) if trace_source else None) or GENERATED[scheme](name, requests)
-        label = name
     else:
         path = (source.parent / text) if not Path(text).is_absolute() else Path(text)
-        label = path.name.split(".")[0]
         if not path.is_file():
-            raise _fail(source, f"trace '{text}': no such file ({path})")
-    options = entry.get("options", [])
-    if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
-        raise _fail(source, f"trace '{text}': options must be a list of KEY=VALUE strings")
-    return str(entry.get("name", label)), Trace.open(path, entry.get("format"), options)
+            raise _fail(source, f"trace {quoted(text)}: no such file ({path})")
+    return Trace.open(path, entry.get("format"), entry.get("options", []))
+
+
+def _traces(source: Path, entries: list, with_traces: bool, trace_source=None) -> dict[str, Trace]:
+    """The traces by name; two of one name (``a/t.smrbin`` and ``b/t.smrbin`` are both ``t``)
+    are refused before any is opened or generated, as each cell is known by its trace's name."""
+    named = [_trace_entry(source, entry) for entry in entries]
+    seen: dict[str, str] = {}
+    for name, entry, _ in named:
+        if name in seen:
+            raise _fail(source, f"traces {quoted(seen[name])} and {quoted(entry['path'])} are both named {quoted(name)}: "
+                                "give each a distinct name (traces = [{ name = \"...\", path = \"...\" }])")
+        seen[name] = entry["path"]
+    return {name: _trace(source, entry, generated, trace_source) for name, entry, generated in named} if with_traces else {}
 
 
 def _values(source: Path, where: str, params: Any) -> dict[str, Any]:
     params = _table(source, where, params, set(params) if isinstance(params, dict) else set())
     for key, value in params.items():
+        if not PARAM_KEY.fullmatch(key):
+            raise _fail(source, f"{where}: {quoted(key)} is not a parameter name (letters, digits, '_' and '.')")
         values = value if isinstance(value, list) else [value]
         if not values or not all(isinstance(v, (str, int, float, bool)) for v in values):
             raise _fail(source, f"{where}.{key} must be a value or a non-empty list of values")
@@ -273,6 +307,7 @@ def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False
         from smrlab.experiment.kv.spec import parse as parse_kv
         return parse_kv(document, source, quick)
     document = top_level(source, document, TOP_KEYS, QUICK_KEYS, quick)
+    schema.check_types(source, document, schema.json_schema())
     known = set(_core_system_names())
     runs = []
     for entry in document["systems"]:
@@ -294,12 +329,12 @@ def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False
         engine_config(**engine)
     except UsageError as error:
         raise _fail(source, f"engine: {error}") from None
-    traces = dict(_trace(source, entry, trace_source) for entry in document["traces"]) if with_traces else {}
+    params = _values(source, "params", document.get("params", {}))
     return Experiment(
         name=_name(source, document["name"]),
-        traces=traces,
+        traces=_traces(source, document["traces"], with_traces, trace_source),
         systems=runs,
-        params=_values(source, "params", document.get("params", {})),
+        params=params,
         seeds=seeds,
         engine=engine,
         title=str(document.get("title", "")),
@@ -320,11 +355,16 @@ def _figure(source: Path, entry: Any) -> dict:
     return figure
 
 
-def _name(source: Path, name: Any) -> str:
-    text = str(name)
-    if not text or not all(c.isalnum() or c in "-_." for c in text):
-        raise _fail(source, f"name '{text}' must be letters, digits, '-', '_' or '.' (it names the results folder)")
-    return text
+# A parameter name as the core declares them (``below.zone`` for a stacked system's).
+PARAM_KEY = re.compile(r"[A-Za-z0-9_.]{1,64}")
+# The longest experiment name (it names the results folder).
+NAME_MAX = 100
+
+
+def _name(source: Path, name: str) -> str:
+    if not 0 < len(name) <= NAME_MAX or not all(c.isascii() and (c.isalnum() or c in "-_.") for c in name) or name in (".", ".."):
+        raise _fail(source, f"name {quoted(name)} must be 1 to {NAME_MAX} letters, digits, '-', '_' or '.' (it names the results folder)")
+    return name
 
 
 def _core_system_names() -> list[str]:

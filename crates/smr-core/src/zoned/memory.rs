@@ -1,5 +1,7 @@
-//! A zoned device held in memory: the rules of `ZoneTable` plus each zone's bytes, allocated on
-//! first write. For tests and small experiments; data is lost when it is dropped.
+//! A zoned device held in memory: the rules of `ZoneTable` plus each zone's bytes, held up to
+//! the furthest byte written (the rest reads as zeros), so memory follows the data written, not
+//! the zone size (a store of 1 TiB bands in memory takes what it holds). For tests and small
+//! experiments; data is lost when it is dropped.
 
 use super::{ZoneError, ZoneKind, ZoneTable, ZonedDevice};
 
@@ -14,9 +16,13 @@ impl MemZonedDevice {
         Ok(MemZonedDevice { table, data: vec![None; zones as usize] })
     }
 
-    fn zone_bytes(&mut self, zone: u64) -> &mut Vec<u8> {
-        let size = self.table.zone_size() as usize;
-        self.data[zone as usize].get_or_insert_with(|| vec![0; size])
+    /// The zone's bytes `at..at + len`, the zone's buffer grown (with zeros) to reach them.
+    fn zone_bytes(&mut self, zone: u64, at: usize, len: usize) -> &mut [u8] {
+        let bytes = self.data[zone as usize].get_or_insert_with(Vec::new);
+        if bytes.len() < at + len {
+            bytes.resize(at + len, 0);
+        }
+        &mut bytes[at..at + len]
     }
 }
 
@@ -35,7 +41,7 @@ impl ZonedDevice for MemZonedDevice {
         for (i, byte) in buf.iter_mut().enumerate() {
             let pos = at + i;
             *byte = match &self.data[zone as usize] {
-                Some(bytes) if pos < visible => bytes[pos],
+                Some(bytes) if pos < visible && pos < bytes.len() => bytes[pos],
                 _ => 0,
             };
         }
@@ -45,14 +51,14 @@ impl ZonedDevice for MemZonedDevice {
     fn write_at(&mut self, offset: u64, data: &[u8]) -> Result<(), ZoneError> {
         let zone = self.table.write(offset, data.len() as u64)?;
         let at = (offset - zone * self.table.zone_size()) as usize;
-        self.zone_bytes(zone)[at..at + data.len()].copy_from_slice(data);
+        self.zone_bytes(zone, at, data.len()).copy_from_slice(data);
         Ok(())
     }
 
     fn append(&mut self, zone: u64, data: &[u8]) -> Result<u64, ZoneError> {
         let at = self.table.append(zone, data.len() as u64)?;
         let within = (at - zone * self.table.zone_size()) as usize;
-        self.zone_bytes(zone)[within..within + data.len()].copy_from_slice(data);
+        self.zone_bytes(zone, within, data.len()).copy_from_slice(data);
         Ok(at)
     }
 

@@ -17,7 +17,7 @@ use crate::error::{Result, WorkloadError};
 /// more than `max_arrivals` is refused rather than filling memory.
 pub fn schedule(average: f64, modulation: f64, cycle_s: f64, distribution: Secondary, duration_s: f64, max_arrivals: usize, rng: &mut impl Rng) -> Result<Vec<u64>> {
     let end_ns = duration_s * 1e9;
-    let mut out = Vec::with_capacity((average * duration_s * 1.05) as usize + 16);
+    let mut out = Vec::with_capacity(((average * duration_s * 1.05) as usize + 16).min(max_arrivals));
     let mut t = 0.0f64;
     loop {
         let rate = average + modulation * (2.0 * std::f64::consts::PI * t / (cycle_s * 1e9)).sin();
@@ -32,6 +32,10 @@ pub fn schedule(average: f64, modulation: f64, cycle_s: f64, distribution: Secon
         };
         if t >= end_ns {
             return Ok(out);
+        }
+        if out.len() == out.capacity() && out.len() < max_arrivals {
+            // Grown by doubling, but never past the cap.
+            out.reserve_exact(out.len().clamp(16, max_arrivals - out.len()));
         }
         if out.len() >= max_arrivals {
             let shape = match distribution {

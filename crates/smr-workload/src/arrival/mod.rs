@@ -50,8 +50,9 @@ pub struct ArrivalSpec {
     pub duration_s: f64,
 }
 
-/// At most this many arrivals in one schedule (8 bytes each).
-pub const MAX_ARRIVALS: f64 = 2e8;
+/// At most this many arrivals in one schedule: 160 MB at 8 bytes each, which the bindings copy
+/// once more (5,000 requests a second for over an hour).
+pub const MAX_ARRIVALS: f64 = 2e7;
 /// The b-model's finest slot unless `ss.resolution` says otherwise: 1 ms.
 pub const DEFAULT_RESOLUTION_S: f64 = 0.001;
 
@@ -127,11 +128,32 @@ impl ArrivalSpec {
                     if shape <= 1.0 {
                         return Err(WorkloadError::parameter("diurnal.distribution.shape", format!("must be above 1 (the Pareto mean is infinite at or below 1), not {shape:?}")));
                     }
+                    self.check_pareto_bound(shape, modulation)?;
                 }
             }
             Process::Constant | Process::Poisson => {}
         }
         Ok(())
+    }
+
+    /// Refuses a Pareto shape so near 1 that the schedule could hold more than `MAX_ARRIVALS`
+    /// arrivals, before any is drawn. Every Pareto gap is at least its scale, `(shape - 1) /
+    /// shape` of the mean gap at the envelope's highest rate, so a run holds at most
+    /// `duration x (rate + modulation) x shape / (shape - 1)` arrivals: a shape of 1.0000001
+    /// allows ten million times the average count.
+    fn check_pareto_bound(&self, shape: f64, modulation: f64) -> Result<()> {
+        let busiest = self.duration_s * (self.rate + modulation);
+        let most = busiest * shape / (shape - 1.0);
+        if most <= MAX_ARRIVALS {
+            return Ok(());
+        }
+        // Rounded up, so the shape the message names is accepted.
+        let least_shape = (1e7 / (1.0 - busiest / MAX_ARRIVALS)).ceil() / 1e7;
+        let remedy = if least_shape.is_finite() && least_shape > 1.0 { format!("a shape of at least {least_shape:.7}, or a shorter duration") } else { "a shorter duration or a lower rate".to_string() };
+        Err(WorkloadError::parameter(
+            "diurnal.distribution.shape",
+            format!("{shape:?} lets {:?} s at up to {:?} requests/s draw up to {most:.3e} arrivals (every gap is at least (shape - 1) / shape of the mean), over the {MAX_ARRIVALS:e} a schedule holds: give {remedy}", self.duration_s, self.rate + modulation),
+        ))
     }
 
     /// The arrival times, nanoseconds from the start, non-decreasing, below the duration.

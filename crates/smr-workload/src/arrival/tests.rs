@@ -1,5 +1,5 @@
 use proptest::prelude::*;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::*;
@@ -36,6 +36,41 @@ fn constant_arrivals_are_evenly_spaced() {
     assert_eq!(s, vec![0, 250_000_000, 500_000_000, 750_000_000]);
 }
 
+/// The cascade's runs, one number per slot.
+fn per_slot(runs: Vec<bmodel::Slots>) -> Vec<u64> {
+    runs.iter().flat_map(|r| std::iter::repeat_n(r.count, r.slots as usize)).collect()
+}
+
+fn counts(total: u64, levels: u32, bias: f64, rng: &mut ChaCha8Rng) -> Vec<u64> {
+    per_slot(bmodel::counts(total, levels, bias, rng))
+}
+
+/// The cascade as first written, every slot split one by one: the oracle for the runs.
+fn counts_slot_by_slot(total: u64, levels: u32, bias: f64, rng: &mut ChaCha8Rng) -> Vec<u64> {
+    let mut slots = vec![total];
+    for _ in 0..levels {
+        if slots.iter().all(|&n| n <= 1) {
+            break;
+        }
+        let mut next = Vec::with_capacity(slots.len() * 2);
+        for &n in &slots {
+            let share = bias * n as f64;
+            let mut big = share.floor() as u64;
+            if rng.gen::<f64>() < share - share.floor() {
+                big += 1;
+            }
+            let small = n - big;
+            if rng.gen::<bool>() {
+                next.extend([big, small]);
+            } else {
+                next.extend([small, big]);
+            }
+        }
+        slots = next;
+    }
+    slots
+}
+
 #[test]
 fn bmodel_conserves_the_total_and_splits_by_the_bias() {
     let mut rng = ChaCha8Rng::seed_from_u64(2);
@@ -54,7 +89,26 @@ fn bmodel_conserves_the_total_and_splits_by_the_bias() {
     assert!(s.len() == 5 && s.windows(2).all(|w| w[0] <= w[1]) && s.iter().all(|&t| t < 1_000_000_000), "{s:?}");
 }
 
-use super::bmodel::counts;
+#[test]
+fn bmodel_runs_of_empty_slots_draw_what_splitting_each_slot_draws() {
+    // The runs skip the generator over the draws of empty slots: the counts and every draw
+    // after them are those of splitting slot by slot.
+    for seed in 0..40 {
+        for (total, levels, bias) in [(3, 14, 0.65), (50, 12, 0.9), (1000, 10, 0.75), (7, 16, 0.999), (0, 5, 0.6), (4096, 12, 0.5)] {
+            let (mut a, mut b) = (ChaCha8Rng::seed_from_u64(seed), ChaCha8Rng::seed_from_u64(seed));
+            assert_eq!(counts(total, levels, bias, &mut a), counts_slot_by_slot(total, levels, bias, &mut b), "seed {seed}, {total} requests");
+            assert_eq!(a.gen::<u64>(), b.gen::<u64>(), "the generator is where slot-by-slot splitting leaves it");
+        }
+    }
+}
+
+#[test]
+fn a_bmodel_of_few_requests_and_the_finest_slots_holds_runs_not_slots() {
+    // Issue 42: 2^26 slots of a bias near 1 took 512 MiB, and the next level's as much again.
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let runs = bmodel::counts(100, 26, 0.9999, &mut rng);
+    assert!(runs.len() < 1000 && runs.iter().map(|r| r.slots).sum::<u64>() == 1 << 26, "{} runs", runs.len());
+}
 
 #[test]
 fn burstier_bias_gives_more_variable_counts() {
@@ -114,6 +168,18 @@ fn a_diurnal_run_with_too_many_arrivals_is_refused() {
     assert!(e.contains("over 20000 arrivals") && e.contains("shape 1.001"), "{e}");
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     assert!(diurnal::schedule(10.0, 5.0, 60.0, Secondary::Pareto { shape: 1.5 }, 1000.0, 20_000, &mut rng).unwrap().len() > 5_000);
+}
+
+#[test]
+fn a_pareto_shape_that_could_exceed_the_cap_is_refused_before_drawing() {
+    // Issue 42: shape 1.0000001 grew a schedule to 1.6 GB before its cap was reached.
+    let pairs = |shape: &'static str| [("arrivalgenerator", "diurnal"), ("target", "100"), ("duration", "2"), ("diurnal.modulation", "50"), ("diurnal.cyclelength", "0.01"), ("diurnal.distribution.shape", shape)];
+    let e = spec(&pairs("1.0000001")).unwrap_err().to_string();
+    assert!(e.contains("diurnal.distribution.shape") && e.contains("at least 1.0000151"), "{e}");
+    // The smallest shape the message names is accepted; a run stays within the bound.
+    spec(&pairs("1.0000151")).unwrap();
+    let most = 2.0 * 150.0 * 1.01 / 0.01;
+    assert!((spec(&pairs("1.01")).unwrap().schedule(3).unwrap().len() as f64) <= most);
 }
 
 proptest! {

@@ -18,6 +18,8 @@ pub trait Store: Send + Sync {
     fn close(self: Box<Self>) -> smrdb::Result<()>;
     /// Counters, as JSON, for INFO and run reports.
     fn stats_json(&self) -> serde_json::Value;
+    /// Bytes the store's (disk) device holds.
+    fn capacity(&self) -> u64;
 }
 
 /// A store shared by threads (executor workers, server connections) until it is closed: calls
@@ -39,6 +41,11 @@ impl SharedStore {
             Some(s) => f(s),
             None => Err(smrdb::Error::Closed { store: self.name.clone() }),
         }
+    }
+
+    /// Bytes the store's device holds.
+    pub fn capacity(&self) -> smrdb::Result<u64> {
+        self.with(|s| Ok(s.capacity()))
     }
 
     /// Closes the store (waiting for calls in progress); later calls fail. Closing twice is
@@ -80,6 +87,11 @@ macro_rules! delegate_store {
 impl Store for Db {
     delegate_store!(Db);
 
+    fn capacity(&self) -> u64 {
+        let s = self.stats();
+        s.bands * s.band_size
+    }
+
     fn stats_json(&self) -> serde_json::Value {
         let s = self.stats();
         serde_json::json!({
@@ -102,6 +114,10 @@ impl Store for Db {
 
 impl Store for OffloadDb {
     delegate_store!(OffloadDb);
+
+    fn capacity(&self) -> u64 {
+        self.stats().disk_capacity
+    }
 
     fn stats_json(&self) -> serde_json::Value {
         let s = self.stats();

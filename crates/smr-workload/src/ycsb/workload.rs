@@ -116,6 +116,9 @@ impl Default for CoreWorkload {
     }
 }
 
+/// The most records (`recordcount`) and operations (`operationcount`) of a workload, so that
+/// record numbers, inserts included, never wrap (2^48: 281 trillion).
+pub const MAX_RECORDS: u64 = 1 << 48;
 /// The most bytes of one record's value (`fieldcount x fieldlength`): 64 MiB, a band's worth.
 pub const MAX_RECORD_BYTES: usize = 64 << 20;
 /// The most digits a record number is padded to (a u64 has 20).
@@ -195,8 +198,11 @@ impl CoreWorkload {
 
     /// Checks what `set` cannot check alone: combinations.
     pub fn validate(&self) -> Result<()> {
-        if self.record_count == 0 {
-            return Err(WorkloadError::parameter("recordcount", "must be at least 1 (the key distributions draw from the loaded records)"));
+        if !(1..=MAX_RECORDS).contains(&self.record_count) {
+            return Err(WorkloadError::parameter("recordcount", format!("must be from 1 (the key distributions draw from the loaded records) to 2^48, not {}", self.record_count)));
+        }
+        if self.operation_count > MAX_RECORDS {
+            return Err(WorkloadError::parameter("operationcount", format!("must be at most 2^48, not {}", self.operation_count)));
         }
         if self.proportions.iter().sum::<f64>() <= 0.0 {
             return Err(WorkloadError::parameter("readproportion", "the operation proportions are all 0"));
@@ -233,6 +239,9 @@ enum KeyChooser {
     Latest(Latest),
     Hotspot,
 }
+
+/// Draws of a Zipfian record past the newest one before the draw is folded onto the records.
+const MAX_REDRAWS: u32 = 64;
 
 /// The operations of a run, one after another, from a seed.
 pub struct OperationStream {
@@ -291,12 +300,20 @@ impl OperationStream {
         let newest = self.next_insert - 1;
         match &mut self.chooser {
             KeyChooser::Uniform => self.rng.gen_range(0..w.record_count),
-            KeyChooser::Zipfian(z) => loop {
-                let r = z.next(&mut self.rng);
-                if r <= newest {
-                    break r;
+            // YCSB draws again while the draw is past the newest record. Its key space holds the
+            // inserts expected, so a draw lands among the records so far at least about one time
+            // in three, unless few records and many operations make that rare: after
+            // `MAX_REDRAWS` the draw is folded onto the records instead of drawn forever.
+            KeyChooser::Zipfian(z) => {
+                let mut r = z.next(&mut self.rng);
+                for _ in 0..MAX_REDRAWS {
+                    if r <= newest {
+                        break;
+                    }
+                    r = z.next(&mut self.rng);
                 }
-            },
+                r % (newest + 1)
+            }
             KeyChooser::Latest(l) => l.next(newest, &mut self.rng),
             KeyChooser::Hotspot => {
                 let hot = (w.record_count as f64 * w.hotspot_data_fraction) as u64;

@@ -11,9 +11,9 @@ use crate::options::Options;
 use crate::table::Table;
 use crate::version::Version;
 
-/// Bytes level `level` (>= 1) may hold.
+/// Bytes level `level` (>= 1) may hold (at most `u64::MAX`: a level that large is never over).
 pub fn level_limit(options: &Options, band_size: u64, level: usize) -> u64 {
-    options.l1_bands * band_size * options.level_ratio.saturating_pow(level as u32 - 1)
+    options.l1_bands.saturating_mul(band_size).saturating_mul(options.level_ratio.saturating_pow(level as u32 - 1))
 }
 
 /// The compaction the version needs most, if any level is over its threshold.

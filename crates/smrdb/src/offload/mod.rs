@@ -226,23 +226,23 @@ pub fn device_path(dir: &Path) -> PathBuf {
 }
 
 impl OffloadDb {
-    /// Opens (or creates) the store in folder `dir`: the disk `dir/offload-bands` and, when
-    /// offloading, the NVRAM device `dir/nvram` (or `nvram_path`), both sparse files.
+    /// Opens the store in folder `dir`: the disk `dir/offload-bands` and the NVRAM device
+    /// `dir/nvram` (or `nvram_path`), both sparse files, or creates them where the folder holds
+    /// no store (`Options::create_if_missing`). The NVRAM device is opened even when not
+    /// offloading (`offload` false), so the writes offloaded to it before are recovered; only
+    /// new writes stay on the disk.
     pub fn open(dir: &Path, options: OffloadOptions) -> Result<OffloadDb> {
+        let nvram_path = options.nvram_path.clone().unwrap_or_else(|| dir.join("nvram"));
+        crate::files::check_present(dir, &[device_path(dir), nvram_path.clone()], options.base.create_if_missing)?;
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), op: "create folder", source })?;
         let lock = LockFile::acquire(dir)?;
         let store = dir.display().to_string();
         let base = Options { compaction: Some(crate::options::Scheme::Loc), ..options.base.clone() };
         let disk = crate::recovery::open_file_device(&device_path(dir), &store, &base)?;
-        let nvram: Option<Box<dyn BandDevice>> = if options.offload {
-            let path = options.nvram_path.clone().unwrap_or_else(|| dir.join("nvram"));
-            let band = disk.geometry().zone_size;
-            let nvram_options = Options { band_size: Some(band), capacity: Some(options.nvram_capacity.unwrap_or(DEFAULT_NVRAM_BANDS * band)), ..Options::default() };
-            Some(Box::new(Shared::new(open::open_nvram_file(&path, &store, &nvram_options)?)))
-        } else {
-            None
-        };
-        let mut db = Self::open_devices(Box::new(Shared::new(disk)), nvram, store, options)?;
+        let band = disk.geometry().zone_size;
+        let nvram_options = Options { band_size: Some(band), capacity: Some(options.nvram_capacity.unwrap_or(DEFAULT_NVRAM_BANDS * band)), ..Options::default() };
+        let nvram: Box<dyn BandDevice> = Box::new(Shared::new(open::open_nvram_file(&nvram_path, &store, &nvram_options)?));
+        let mut db = Self::open_devices(Box::new(Shared::new(disk)), Some(nvram), store, options)?;
         db._lock = Some(lock);
         Ok(db)
     }

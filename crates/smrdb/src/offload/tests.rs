@@ -137,3 +137,43 @@ fn reopening_recovers_units_on_both_devices() {
     drop(db);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn units_on_the_nvram_device_are_recovered_without_offloading_and_never_lost_with_its_file() {
+    let dir = std::env::temp_dir().join(format!("smrdb-offload-nvram-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut model = BTreeMap::new();
+    // Close while units are on the NVRAM device (whether a compaction takes them before the
+    // close is up to the background thread: try again until one did not), then open without
+    // offloading: the writes offloaded before are still there.
+    let mut recovered = false;
+    for round in 0..10 {
+        let db = OffloadDb::open(&dir, options(true)).unwrap();
+        for seed in 0..10 {
+            churn(&db, &mut model, 1000 * round + seed, 2_000);
+            if db.stats().nvram_units > 0 {
+                break;
+            }
+        }
+        drop(db);
+        let db = OffloadDb::open(&dir, options(false)).unwrap();
+        check(&db, &model);
+        recovered = db.stats().nvram_units > 0;
+        churn(&db, &mut model, 7 + round, 500);
+        drop(db);
+        if recovered {
+            break;
+        }
+    }
+    assert!(recovered, "no run closed with units on the NVRAM device");
+    let db = OffloadDb::open(&dir, options(true)).unwrap();
+    check(&db, &model);
+    drop(db);
+    // Its device file gone, the store is an error naming it, offloading or not.
+    std::fs::remove_file(dir.join("nvram")).unwrap();
+    for offload in [true, false] {
+        let e = OffloadDb::open(&dir, options(offload)).err().unwrap();
+        assert!(matches!(e, Error::MissingFile { .. }) && e.to_string().contains("nvram"), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

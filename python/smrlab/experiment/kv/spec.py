@@ -32,7 +32,7 @@ stores like simulation cells (one Parquet row each: label, trace, seed, grid key
     [quick]                             # keys that replace the file's own for a --quick run
     traces = [...]
 
-The runner's other keys (``figure``, ``[[paper]]``) keep their meaning. Every mistake is one
+The runner's other key (``figure``) keeps its meaning. Every mistake is one
 ``UsageError`` naming the file and the key. Not here: running a cell (``cell``).
 """
 
@@ -45,6 +45,7 @@ from smrlab.errors import UsageError
 
 from smrlab.experiment.kv import schema, stores
 from smrlab.experiment.kv.cell import KvCell, Workload
+from smrlab.experiment.schema import check_types
 from smrlab.experiment.spec import REPRODUCES_KEYS, Experiment, SystemRun, _fail, _figure, _name, _table, grid, top_level
 from smrlab.experiment.spec import _values as values
 
@@ -133,6 +134,7 @@ def parse(document: dict, source: Path, quick: bool = False) -> KvExperiment:
     """The key-value experiment of a TOML ``document`` read from ``source``; with ``quick``,
     the ``[quick]`` table's keys replace the file's own."""
     document = top_level(source, document, TOP_KEYS, QUICK_KEYS, quick)
+    check_types(source, document, schema.json_schema())
     runs = [_system(source, entry) for entry in document["systems"]]
     labels = [r.label for r in runs]
     if len(set(labels)) != len(labels):
