@@ -4,7 +4,7 @@
 //! the zoned-device abstraction, typed parameters and metrics. Everything here is independent of
 //! any particular SMR management scheme; the schemes themselves live in `smr-sim` and `smrdb`.
 //!
-//! Conventions (see DESIGN.md): offsets and lengths are bytes (`u64`) at every public boundary,
+//! Conventions (docs/architecture.md): offsets and lengths are bytes (`u64`) at every public boundary,
 //! simulated time is nanoseconds (`u64`), and every random choice draws from a seeded RNG.
 
 pub mod alloc_bound;

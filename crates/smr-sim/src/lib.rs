@@ -4,8 +4,9 @@
 //! `IoCtx` that times media I/O, the `Engine` that replays a request stream and its report, and
 //! the parts systems are built from. Each system lives in its own folder and depends on the
 //! kernel only: `cmr` (a plain disk), `dmsmr` (drive-managed SMR), `cache` (the SSD cache
-//! framework: LRU, LRU-band, PORE), `hostmanaged` (uCache, E-region, the zone map), `hwsr` (HWSR and S-block). `registry`
-//! lists them; `runner` runs one from a description. Not here: trace parsing and media models
+//! framework: LRU, LRU-band, PORE), `hostmanaged` (uCache, E-region, the zone map), `hwsr`
+//! (HWSR and S-block), `fluid` (FluidSMR and its baselines on a hybrid CMR/SMR partition).
+//! `registry` lists them; `runner` runs one from a description. Not here: trace parsing and media models
 //! (`smr-core`), the key-value store (`smrdb`).
 
 pub mod kernel;
