@@ -22,6 +22,26 @@ use crate::executor::{self, ExecutorConfig, RunSummary};
 use crate::target::{EmbeddedTarget, RespTarget, SharedStore, Store, Target, ValuePool};
 use crate::ycsb::{CoreWorkload, OperationStream};
 
+/// The device the offloading store sends writes to while it compacts (§5.4.2): the NVRAM
+/// profile (the thesis's flash partition), or a second disk of the paced disk's preset, its
+/// offload bands at the disk's start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OffloadDevice {
+    #[default]
+    Nvram,
+    Disk,
+}
+
+impl OffloadDevice {
+    pub fn parse(text: &str) -> Result<Self> {
+        match text {
+            "nvram" => Ok(OffloadDevice::Nvram),
+            "disk" => Ok(OffloadDevice::Disk),
+            other => Err(WorkloadError::parameter("offload_to", format!("'{other}' is neither nvram nor disk"))),
+        }
+    }
+}
+
 /// Which store, where, with what.
 #[derive(Clone, Debug)]
 pub struct StoreSpec {
@@ -30,8 +50,10 @@ pub struct StoreSpec {
     /// A folder (file devices, real persistence), or `None` for memory.
     pub path: Option<PathBuf>,
     /// An HDD preset whose time every disk command takes in real time (memory stores only);
-    /// the NVRAM device then takes the NVRAM profile's time.
+    /// the offloading store's second device then takes the time of `offload_to`.
     pub paced_disk: Option<String>,
+    /// What the offloading store's second device is when paced: NVRAM (flash) or a second disk.
+    pub offload_to: OffloadDevice,
     /// SMRDB's options (and the offloading store's `base`).
     pub options: Options,
     /// The offloading store's own options (its `base` is replaced by `options`).
@@ -59,12 +81,15 @@ pub fn open_store(spec: &StoreSpec) -> Result<Arc<SharedStore>> {
                 None => None,
                 Some(name) => Some(disk_preset(name, g.zones * g.band_size).map_err(|e| WorkloadError::parameter("disk", e))?),
             };
-            let paced = disk_medium.is_some();
             let disk_device = device(g.zones, METADATA_ZONES, disk_medium)?;
             if spec.offload_store {
                 let nvram_bytes = spec.offload.nvram_capacity.unwrap_or(smrdb::offload::DEFAULT_NVRAM_BANDS * g.band_size);
                 let nvram = if spec.offload.offload {
-                    let medium = paced.then(|| Box::new(FixedLatencyMedium::nvram(nvram_bytes)) as Box<dyn smr_core::media::Medium>);
+                    let medium = match (disk, spec.offload_to) {
+                        (None, _) => None,
+                        (Some(_), OffloadDevice::Nvram) => Some(Box::new(FixedLatencyMedium::nvram(nvram_bytes)) as Box<dyn smr_core::media::Medium>),
+                        (Some(name), OffloadDevice::Disk) => Some(disk_preset(name, g.zones * g.band_size).map_err(|e| WorkloadError::parameter("disk", e))?),
+                    };
                     Some(device(nvram_bytes / g.band_size, 0, medium)?)
                 } else {
                     None

@@ -123,6 +123,11 @@ impl Env {
         Ok(())
     }
 
+    /// The device's bands (its sequential zones).
+    pub fn bands(&self) -> u64 {
+        self.device.zone_count() - self.device.conventional_zones()
+    }
+
     pub fn free_bands(&self) -> u64 {
         let pool = self.pool();
         (pool.free.len() + pool.retired.len()) as u64

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use smr_workload::arrival::ArrivalSpec;
 use smr_workload::resp::Limits;
-use smr_workload::run::{self, Endpoint, RunSpec, StoreSpec};
+use smr_workload::run::{self, Endpoint, OffloadDevice, RunSpec, StoreSpec};
 use smr_workload::server::{self, ServerConfig, Stop};
 use smr_workload::target::SharedStore;
 use smr_workload::ycsb::{CoreWorkload, OpKind, OperationStream};
@@ -25,6 +25,9 @@ use crate::kv::{kv_error, tune};
 
 create_exception!(_core, WorkloadError, SmrlabError, "A workload run or the server failed: a server unreachable or out of protocol, an I/O refusal.");
 
+/// The longest sleep a write of the offloading store may be given (a second: far beyond the
+/// thesis's 10 microseconds, short of a store that never answers).
+const MAX_OFFLOAD_DELAY: Duration = Duration::from_secs(1);
 /// The shortest interval between the offloading store's background checks.
 const MIN_INTERVAL: Duration = Duration::from_millis(1);
 
@@ -68,7 +71,7 @@ pub struct WorkloadStore {
 impl WorkloadStore {
     #[new]
     #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python constructor
-    #[pyo3(signature = (offload_store=false, path=None, disk=None, band_size=None, capacity=None, compaction=None, tuning=None, buffer_bands=None, offload=true, nvram_capacity=None, check_interval=None, quiet_interval=None))]
+    #[pyo3(signature = (offload_store=false, path=None, disk=None, band_size=None, capacity=None, compaction=None, tuning=None, buffer_bands=None, offload=true, nvram_capacity=None, check_interval=None, quiet_interval=None, offload_to="nvram", offload_delay=0.0))]
     fn new(
         py: Python<'_>,
         offload_store: bool,
@@ -83,6 +86,8 @@ impl WorkloadStore {
         nvram_capacity: Option<u64>,
         check_interval: Option<f64>,
         quiet_interval: Option<f64>,
+        offload_to: &str,
+        offload_delay: f64,
     ) -> PyResult<Self> {
         let mut options = Options { band_size, capacity, ..Options::default() };
         if let Some(c) = compaction {
@@ -103,10 +108,13 @@ impl WorkloadStore {
             nvram_capacity,
             check_interval: seconds("check_interval", check_interval, defaults.check_interval)?,
             quiet_interval: seconds("quiet_interval", quiet_interval, defaults.quiet_interval)?,
+            offload_delay: Duration::try_from_secs_f64(offload_delay).ok().filter(|d| *d <= MAX_OFFLOAD_DELAY)
+                .ok_or_else(|| ParameterError::new_err(format!("offload_delay must be seconds from 0 to {}, not {offload_delay:?}", MAX_OFFLOAD_DELAY.as_secs_f64())))?,
             ..defaults
         };
+        let offload_to = OffloadDevice::parse(offload_to).map_err(workload_error)?;
         let paced = disk.is_some();
-        let spec = StoreSpec { offload_store, path, paced_disk: disk, options, offload: offload_options };
+        let spec = StoreSpec { offload_store, path, paced_disk: disk, offload_to, options, offload: offload_options };
         let store = py.allow_threads(|| run::open_store(&spec)).map_err(workload_error)?;
         Ok(WorkloadStore { store, paced })
     }

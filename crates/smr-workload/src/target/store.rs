@@ -133,6 +133,7 @@ impl Store for OffloadDb {
             "offloaded_user_bytes": s.offloaded_user_bytes,
             "offloaded_writes": s.offloaded_writes,
             "nvram_full_writes": s.nvram_full_writes,
+            "delayed_writes": s.delayed_writes,
             "disk_log_bytes": s.disk_log_bytes,
             "nvram_bytes_written": s.nvram_bytes_written,
             "compaction_bytes_read": s.compaction_bytes_read,

@@ -79,11 +79,20 @@ pub struct OffloadOptions {
     pub check_interval: Duration,
     /// How long without a size-triggered compaction counts as quiet.
     pub quiet_interval: Duration,
+    /// How long each write sleeps while the NVRAM device is crowded (`CROWDED_SHARE` of its bands
+    /// in use): §5.4.2's "10 microseconds induced sleep delays when too many files get
+    /// accumulated in the flash", which slows the writers so compaction keeps up. Zero: never.
+    pub offload_delay: Duration,
 }
+
+/// The share of the NVRAM device's bands in use above which writes sleep `offload_delay`. Open
+/// choice: the thesis says "too many files" without a number; half leaves room for the rest of
+/// a compaction's offloaded writes.
+pub const CROWDED_SHARE: f64 = 0.5;
 
 impl Default for OffloadOptions {
     fn default() -> Self {
-        OffloadOptions { base: Options::default(), buffer_bands: [10, 10, 100], offload: true, nvram_capacity: None, nvram_path: None, check_interval: Duration::from_secs(1), quiet_interval: Duration::from_secs(5) }
+        OffloadOptions { base: Options::default(), buffer_bands: [10, 10, 100], offload: true, nvram_capacity: None, nvram_path: None, check_interval: Duration::from_secs(1), quiet_interval: Duration::from_secs(5), offload_delay: Duration::ZERO }
     }
 }
 
@@ -108,6 +117,8 @@ pub struct OffloadStats {
     pub offloaded_writes: u64,
     /// Writes that found the NVRAM device full during a compaction and went to the disk.
     pub nvram_full_writes: u64,
+    /// Writes that slept `offload_delay` first (the NVRAM device crowded).
+    pub delayed_writes: u64,
     /// Bytes appended to the disk's unsorted bands and to the NVRAM device.
     pub disk_log_bytes: u64,
     pub nvram_bytes_written: u64,
@@ -172,6 +183,7 @@ pub(crate) struct Counters {
     pub offloaded_user_bytes: AtomicU64,
     pub offloaded_writes: AtomicU64,
     pub nvram_full_writes: AtomicU64,
+    pub delayed_writes: AtomicU64,
     pub compactions: AtomicU64,
     pub aggressive: AtomicU64,
     pub compaction_ns: AtomicU64,
@@ -397,6 +409,7 @@ impl Inner {
             offloaded_user_bytes: self.counters.offloaded_user_bytes.load(Relaxed),
             offloaded_writes: self.counters.offloaded_writes.load(Relaxed),
             nvram_full_writes: self.counters.nvram_full_writes.load(Relaxed),
+            delayed_writes: self.counters.delayed_writes.load(Relaxed),
             disk_log_bytes: d.log_bytes_written.load(Relaxed),
             nvram_bytes_written: nv.map_or(0, |n| n.log_bytes_written.load(Relaxed)),
             compaction_bytes_read: sum(|s| s.compaction_bytes_read.load(Relaxed)),

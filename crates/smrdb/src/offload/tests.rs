@@ -177,3 +177,37 @@ fn units_on_the_nvram_device_are_recovered_without_offloading_and_never_lost_wit
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn writes_sleep_only_with_a_delay_and_while_the_nvram_device_is_crowded() {
+    // An NVRAM device of 4 bands: three units offloaded during one compaction crowd it, and it
+    // fills (writes that found it full once sealed a disk unit each, filling the disk).
+    let store = |delay: Duration| {
+        let disk = Box::new(Shared::new(MemZonedDevice::new(BAND, ZONES, 2).unwrap()));
+        let nvram: Option<Box<dyn BandDevice>> = Some(Box::new(Shared::new(MemZonedDevice::new(BAND, 4, 0).unwrap())));
+        OffloadDb::open_devices(disk, nvram, "test store".into(), OffloadOptions { offload_delay: delay, ..options(true) }).unwrap()
+    };
+    let delayed = store(Duration::from_micros(10));
+    let mut model = BTreeMap::new();
+    churn(&delayed, &mut model, 2, 1_000);
+    assert_eq!(delayed.stats().delayed_writes, 0, "nothing offloaded yet, so no write sleeps");
+    // Compactions run on their own thread: churn in rounds until one ran long enough to crowd
+    // the device (ten rounds at most).
+    for seed in 3..13 {
+        churn(&delayed, &mut model, seed, 20_000);
+        delayed.wait_idle().unwrap();
+        if delayed.stats().delayed_writes > 0 {
+            break;
+        }
+    }
+    let s = delayed.stats();
+    assert!(s.delayed_writes > 0, "{s:?}");
+    check(&delayed, &model);
+    let undelayed = store(Duration::ZERO);
+    for seed in 3..6 {
+        churn(&undelayed, &mut BTreeMap::new(), seed, 20_000);
+        undelayed.wait_idle().unwrap();
+    }
+    let s = undelayed.stats();
+    assert!(s.offloaded_writes > 0 && s.delayed_writes == 0, "no delay given, none taken: {s:?}");
+}

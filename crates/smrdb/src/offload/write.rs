@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed};
 use std::sync::Arc;
 
 use super::unit::{index_record, Unit, UnitIndex};
-use super::{Inner, OpenUnit, Shape, Writer};
+use super::{Inner, OpenUnit, Shape, Writer, CROWDED_SHARE};
 use crate::batch::WriteBatch;
 use crate::db::{check_batch, lock};
 use crate::env::Stats;
@@ -32,11 +32,22 @@ impl Inner {
         if batch.is_empty() {
             return Ok(());
         }
+        if !self.options.offload_delay.is_zero() && self.nvram_crowded() {
+            // Outside the writer's lock, as LevelDB's slowdown sleeps outside its mutex.
+            std::thread::sleep(self.options.offload_delay);
+            Stats::add(&self.counters.delayed_writes, 1);
+        }
         let mut w = lock(&self.writer);
         self.refuse_if_failed(&w)?;
         let offloading = self.nvram.is_some() && self.options.offload && self.compacting.load(Acquire);
         if w.open.on_nvram != offloading {
-            self.switch_unit(&mut w, offloading)?;
+            if offloading && !self.nvram_has_room() {
+                // The NVRAM device is full: the write joins the disk's open unit, which is not
+                // sealed for each such write (one band a write filled the disk with units).
+                Stats::add(&self.counters.nvram_full_writes, 1);
+            } else {
+                self.switch_unit(&mut w, offloading)?;
+            }
         }
         if !w.open.log.fits(batch.encoded_len(), self.geometry.band_size) {
             let same = w.open.on_nvram;
@@ -65,6 +76,16 @@ impl Inner {
         w.last_sequence = first + batch.len() as u64 - 1;
         lock(&self.current).visible_sequence = w.last_sequence;
         Ok(())
+    }
+
+    /// Whether the NVRAM device has an empty band (or one to reset) for a new unit.
+    fn nvram_has_room(&self) -> bool {
+        self.nvram.as_ref().is_some_and(|n| n.free_bands() > 0)
+    }
+
+    /// Whether more than `CROWDED_SHARE` of the NVRAM device's bands are in use.
+    fn nvram_crowded(&self) -> bool {
+        self.nvram.as_ref().is_some_and(|n| (n.bands() - n.free_bands()) as f64 > CROWDED_SHARE * n.bands() as f64)
     }
 
     /// Seals the open unit (if it holds records) and opens one on the NVRAM device if

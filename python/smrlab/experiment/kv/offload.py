@@ -10,19 +10,28 @@ and counts what it left. Per step: ``NAME_ops_per_s`` (completed per second of w
 ``NAME_p99_ms``, ``NAME_unissued``; then, over the cell, the shares of the written bytes
 offloaded, read and rewritten by compaction, and left unsorted.
 
-Parameters: ``offload`` (``nvram`` or ``none``), ``disk`` (the HDD preset), ``band_size``,
-``capacity``, ``buffer_bands`` (``"10,10,100"``), ``threads``. Not here: the store
+Parameters: ``offload`` (``nvram``: to the NVRAM profile, the thesis's flash; ``disk``: to a
+second disk of the ``disk`` preset; ``none``), ``offload_delay_us`` (microseconds each write
+sleeps while the NVRAM device is crowded, §5.4.2's 10 µs variant; 0: never), ``disk`` (the HDD
+preset), ``band_size``, ``capacity``, ``buffer_bands`` (``"10,10,100"``), ``threads``,
+``value_size`` (bytes of each inserted value: 1000, §5.4.3's 1 KB, unless given). Not here: the store
 (``smrdb::offload``), the executor (``smr-workload``).
 """
 
 from __future__ import annotations
 
 import json
+import math
 
 from smrlab.errors import UsageError
 
 SYSTEM = "smrdb-offload"
-PARAMS = ("offload", "disk", "band_size", "capacity", "buffer_bands", "threads", "setting")
+PARAMS = ("offload", "offload_delay_us", "disk", "band_size", "capacity", "buffer_bands", "threads", "value_size", "setting")
+OFFLOAD_TARGETS = ("nvram", "disk", "none")
+# The longest write delay a cell may ask for, in microseconds (the core refuses above a second).
+MAX_OFFLOAD_DELAY_US = 1_000_000
+# The largest inserted value: far above the thesis's 4 KB, well inside a 1 MiB band.
+MAX_VALUE_SIZE = 1 << 16
 STOP_AFTER = 3.0
 
 
@@ -52,8 +61,8 @@ def check_steps(steps) -> list[dict]:
     return steps
 
 
-def _properties(step: dict, records: int) -> dict:
-    values = {"recordcount": records, "fieldcount": 1, "fieldlength": 1000}
+def _properties(step: dict, records: int, value_size: int) -> dict:
+    values = {"recordcount": records, "fieldcount": 1, "fieldlength": value_size}
     if step["workload"] == "insert":
         return {**values, "readproportion": 0, "updateproportion": 0, "insertproportion": 1}
     if step["workload"] == "e":
@@ -67,17 +76,28 @@ def run(steps: list[dict], params: dict, seed: int) -> dict:
     from smrlab import workload
     from smrlab.kv import size
     offload = params.get("offload", "nvram")
-    if offload not in ("nvram", "none"):
-        raise UsageError(f"offload '{offload}' is neither nvram nor none")
+    if offload not in OFFLOAD_TARGETS:
+        raise UsageError(f"offload '{offload}' is none of {', '.join(OFFLOAD_TARGETS)}")
+    given = params.get("offload_delay_us", 0)
+    try:
+        delay_us = float(given)
+    except (TypeError, ValueError):
+        delay_us = math.nan
+    if isinstance(given, bool) or not 0 <= delay_us <= MAX_OFFLOAD_DELAY_US:
+        raise UsageError(f"offload_delay_us must be microseconds from 0 to {MAX_OFFLOAD_DELAY_US:,}, not {given!r}")
+    value_size = size(params.get("value_size", 1000), "value_size")
+    if not 0 < value_size <= MAX_VALUE_SIZE:
+        raise UsageError(f"value_size must be 1 to {MAX_VALUE_SIZE:,} bytes, not {value_size:,}")
     bands = tuple(int(b) for b in str(params.get("buffer_bands", "10,10,100")).split(","))
     store = workload.WorkloadStore(offload_store=True, disk=params.get("disk", "desktop7200"),
                                    band_size=size(params.get("band_size", "4MiB"), "band_size"),
                                    capacity=size(params.get("capacity", "8GiB"), "capacity"),
-                                   offload=offload == "nvram", buffer_bands=bands)
+                                   offload=offload != "none", offload_to="disk" if offload == "disk" else "nvram",
+                                   offload_delay=delay_us / 1e6, buffer_bands=bands)
     phases, records = [], 1
     try:
         for index, step in enumerate(steps):
-            result = workload.run_ycsb(store, "a" if step["workload"] == "insert" else step["workload"], _properties(step, records),
+            result = workload.run_ycsb(store, "a" if step["workload"] == "insert" else step["workload"], _properties(step, records, value_size),
                                        process=step["process"], rate=float(step["rate"]), duration=float(step["duration"]),
                                        threads=int(params.get("threads", 8)), seed=seed + index, load=index == 0,
                                        stop_after=STOP_AFTER * float(step["duration"]))
@@ -95,4 +115,5 @@ def run(steps: list[dict], params: dict, seed: int) -> dict:
         "compaction_rewritten_pct": 100 * stats["compaction_bytes_written"] / written,
         "unsorted_pct": 100 * stats["unsorted_user_bytes"] / written,
         "unsorted_on_nvram_pct": 100 * stats["unsorted_nvram_user_bytes"] / written,
-        "compactions": stats["compactions"]}}
+        "compactions": stats["compactions"],
+        "delayed_writes": stats["delayed_writes"]}}
