@@ -30,7 +30,8 @@ RECORD = os.environ.get("SMRLAB_RECORD_GOLDEN") == "1"
 SMALL_DRIVE = ["zone_size=64MiB", "conventional=192MiB"]
 
 # (name, system, params, engine options) run on each of TRACES: every system, every cache
-# policy and PORE scheme, both buffer placements, both promotions, and the open loop.
+# policy and PORE scheme, both buffer placements, both promotions, HWSR and S-block with MEM
+# buffers small enough to evict, and the open loop.
 RUNS = [
     ("cmr", "cmr", [], {}),
     ("dmsmr", "dmsmr", [], {}),
@@ -48,6 +49,9 @@ RUNS = [
     ("ucache-map", "ucache", [*SMALL_DRIVE, "promote=map", "bucket=1MiB"], {}),
     ("eregion", "eregion", [*SMALL_DRIVE], {"gauge_samples": 50}),
     ("zonemap", "zonemap", ["zone_size=16MiB", "conventional=192MiB"], {}),
+    ("hwsr", "hwsr", ["mem=4MiB", "ssd=8MiB"], {"mode": "open"}),
+    ("hwsr-nocache", "hwsr", ["mem=none", "ssd=none", "fill=empty"], {}),
+    ("sblock", "sblock", ["mem=4MiB", "ssd=8MiB"], {"mode": "open"}),
 ]
 TRACES = ["wdev", "vm-local"]
 
