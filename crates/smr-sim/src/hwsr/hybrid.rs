@@ -66,6 +66,16 @@ pub static SEGMENTS_PER_REQUEST: Ratio = Ratio::new(
     &HOST_REQUESTS,
 );
 pub static REGIONS: Metric = Metric::new("regions", Unit::Count, "regions on the shingled disk");
+pub static CAPACITY: Metric = Metric::new(
+    "capacity_bytes",
+    Unit::Bytes,
+    "host bytes the shingled disk holds: whole regions with their guard bands (wave-like for HWSR, one per region and an internal one for S-block) less S-block's spare share (§3.2)",
+);
+pub static TRANSLATION_TABLE: Metric = Metric::new(
+    "translation_table_bytes_per_tb",
+    Unit::Bytes,
+    "logical-to-physical table the shingled layout keeps for the whole disk, per TB (10^12 bytes) it holds: none for HWSR, whose places Eq. 5 computes; 4 bytes per logical S-block and per slot for S-block (§3.3)",
+);
 pub static MEM_BLOCKS: Metric = Metric::new("mem_blocks", Unit::Blocks, "MEM buffer size, in cache blocks");
 pub static MEM_OCCUPANCY: Metric = Metric::new("mem_occupancy_blocks", Unit::Blocks, "cache blocks held in the MEM buffer");
 pub static SSD_BLOCKS: Metric = Metric::new("ssd_blocks", Unit::Blocks, "SSD cache size, in cache blocks");
@@ -135,6 +145,8 @@ pub trait ShingledDisk {
     /// Writes new data for the `fresh` blocks (ascending by index) of `segment`, with all the
     /// reading and writing the layout makes that cost.
     fn write_segment<S: Sources>(&mut self, ctx: &mut IoCtx, segment: u64, fresh: &[Fresh], sources: &mut S);
+    /// Bytes of the logical-to-physical table the layout keeps for the whole disk.
+    fn translation_table_bytes(&self) -> u64;
     fn counters(&self, out: &mut Counters);
     fn gauges(&self, _out: &mut Gauges) {}
 }
@@ -579,6 +591,9 @@ impl<D: ShingledDisk> System for Hybrid<D> {
         out.set(&MEM_OCCUPANCY, self.mem_len() as f64);
         out.set(&SSD_BLOCKS, f.ssd.as_ref().map_or(0, SsdCache::capacity) as f64);
         out.set(&SSD_OCCUPANCY, self.ssd_len() as f64);
+        let capacity = self.disk.capacity();
+        out.set(&CAPACITY, capacity as f64);
+        out.set(&TRANSLATION_TABLE, self.disk.translation_table_bytes() as f64 * 1e12 / capacity.max(1) as f64);
         self.disk.gauges(out);
     }
 }

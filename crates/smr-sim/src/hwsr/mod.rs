@@ -102,7 +102,8 @@ pub const DESTAGE: ParamSpec = ParamSpec::new(
     Kind::Choice(&["sync", "background"]),
     "sync",
     "when the MEM buffer writes to the disk: sync, in the write that finds it full, which waits for it (§2.1, §4.3); background, from a flusher that starts at destage_high or when the disk is idle and stops at destage_low, a write waiting only when the buffer is full",
-);
+)
+.open("§2.1 and §4.3 evict when the buffer is full, during a miss, as sync does; whether the prototype's write waited for the disk, or a kernel thread wrote the victims back while it went on, the paper does not say");
 pub const DESTAGE_HIGH: ParamSpec = ParamSpec::new("destage_high", Kind::Share { of: "the MEM buffer" }, "90%", "with destage=background: the flusher starts when the MEM buffer holds this much")
     .open("the paper destages only when the buffer is full; a flusher's watermarks are a choice of the system (Linux's page cache starts its flusher at a share of memory, dirty_background_ratio): 90 % leaves a tenth for bursts");
 pub const DESTAGE_LOW: ParamSpec = ParamSpec::new(

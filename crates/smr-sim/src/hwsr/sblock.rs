@@ -268,6 +268,12 @@ impl ShingledDisk for SblockDisk {
         }
     }
 
+    /// Each region's map from logical S-block to slot and from slot to logical S-block, 4
+    /// bytes an entry (`Log`).
+    fn translation_table_bytes(&self) -> u64 {
+        self.regions * (self.g.logical + self.g.slots) * 4
+    }
+
     fn counters(&self, out: &mut Counters) {
         let t = &self.totals;
         out.add(&SEGMENTS_REWRITTEN, t.destages + t.moves);

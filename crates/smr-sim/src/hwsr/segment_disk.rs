@@ -157,6 +157,11 @@ impl ShingledDisk for SegmentDisk {
         self.plan = plan;
     }
 
+    /// None: a block's place is computed (Eq. 5).
+    fn translation_table_bytes(&self) -> u64 {
+        0
+    }
+
     fn counters(&self, out: &mut Counters) {
         let t = &self.totals;
         out.add(&SEGMENTS_REWRITTEN, t.segments_rewritten);

@@ -185,6 +185,8 @@ pub struct IoCtx {
     flight: Option<Box<InFlight>>,
     /// Whether I/O is issued into chains rather than run at once (an overlapped replay).
     overlapped: bool,
+    /// Whether any device queues commands (its queue depth is above 1).
+    queueing: bool,
 }
 
 impl Default for IoCtx {
@@ -195,13 +197,14 @@ impl Default for IoCtx {
 
 impl IoCtx {
     pub fn new() -> Self {
-        IoCtx { now_ns: 0, media: Media { devices: Vec::new(), channels: Vec::new(), recorder: None }, flight: None, overlapped: false }
+        IoCtx { now_ns: 0, media: Media { devices: Vec::new(), channels: Vec::new(), recorder: None }, flight: None, overlapped: false, queueing: false }
     }
 
     /// Registers a medium under `name` (used in reports and as the file name in a recorded iolog).
     pub fn add_device(&mut self, name: &str, medium: Box<dyn Medium>) -> DeviceId {
         let devices = &mut self.media.devices;
         let queue_depth = medium.queue_depth().max(1);
+        self.queueing |= queue_depth > 1;
         devices.push(Device { name: name.to_string(), rotating: medium.rotating(), fixed_latency: medium.fixed_latency(), queue_depth, medium, last_end: 0 });
         DeviceId((devices.len() - 1) as u16)
     }
@@ -251,13 +254,20 @@ impl IoCtx {
     #[inline]
     pub fn io(&mut self, channel: ChannelId, op: Op, offset: u64, len: u64) -> u64 {
         if self.overlapped {
-            let (flight, media, now) = self.gathering();
-            flight.io(media, now, &Command::new(channel, op, offset, len));
+            self.issue(&Command::new(channel, op, offset, len));
             return 0;
         }
         let service = self.media.serve(channel, self.now_ns, op, offset, len);
         self.now_ns += service;
         service
+    }
+
+    /// `io` in an overlapped replay, out of line: the common path above stays small.
+    #[cold]
+    #[inline(never)]
+    fn issue(&mut self, command: &Command) {
+        let (flight, media, now) = self.gathering();
+        flight.io(media, now, command);
     }
 
     /// One I/O starting at `start_ns` without moving the clock: for I/O that overlaps other I/O
@@ -288,7 +298,7 @@ impl IoCtx {
             flight.batch(media, now, commands);
             return;
         }
-        if commands.iter().all(|c| self.media.queue_depth(c.channel) == 1) {
+        if !self.queueing || commands.iter().all(|c| self.media.queue_depth(c.channel) == 1) {
             for c in commands {
                 self.io(c.channel, c.op, c.offset, c.len);
             }

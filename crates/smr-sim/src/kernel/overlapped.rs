@@ -56,7 +56,9 @@ impl Overlapped {
     }
 
     /// Serves `req`, arriving at `arrival`: what completes before then is measured, then the
-    /// request's I/O is issued (`Replay::serve`) and background work offered.
+    /// request's I/O is issued (`Replay::serve`) and background work offered. Out of line, so
+    /// that the engine's loop for serial replays stays as compact as it was.
+    #[inline(never)]
     pub(super) fn serve(&mut self, replay: &mut Replay<'_>, system: &mut dyn System, ctx: &mut IoCtx, req: &Request, arrival: u64) -> Result<(), SimError> {
         self.run(replay, system, ctx, |_, ctx| ctx.next_event().is_some_and(|t| t <= arrival))?;
         ctx.advance_to(arrival);
