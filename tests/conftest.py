@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +44,18 @@ def demo(tmp_path_factory) -> tuple[str, Path]:
     proc = subprocess.run([sys.executable, "-m", "smrlab", "demo", "--out", "results"], cwd=folder, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, folder / "results"
+
+
+@pytest.fixture(scope="session")
+def quick_scorecard(tmp_path_factory) -> tuple[dict, Path]:
+    """``smrlab reproduce --quick`` run once for the whole session: its scorecard (the JSON
+    document) and the folder holding its results (``results/reproduce``, with the scorecard)."""
+    folder = tmp_path_factory.mktemp("reproduce")
+    results = folder / "results" / "reproduce"
+    proc = subprocess.run([sys.executable, "-m", "smrlab", "reproduce", "--quick", "--jobs", "2", "--results", str(results),
+                           "-o", str(results / "scorecard-quick.json")], cwd=folder, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads((results / "scorecard-quick.json").read_text()), results
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ import pytest
 from conftest import DATA, assert_parameter_errors, msr_line
 from smrlab import _core
 from smrlab.bundled import DEMO_TRACES
-from smrlab.cli.caches import PAPER_FACTORS, factor_rows, scale_geometry
+from smrlab.cli.caches import PAPER_FACTORS, factor_rows
+from smrlab.geometry import scale as scale_geometry
 
 
 def block_stream(cli, source, tmp_path, name):

@@ -119,7 +119,7 @@ def test_results_filters_pivots_and_prints_csv(cli, tmp_path):
     cli("run", exp, "--jobs", "2", check=True)
     csv = cli("results", "results", "--where", "buffer=1/64", "--columns", "label,trace,total_io_s", "--csv", check=True).stdout
     lines = csv.strip().splitlines()
-    assert lines[1] == "label,trace,total_io_s" and len(lines) == 2 + 4
+    assert lines[0] == "label,trace,total_io_s" and len(lines) == 1 + 4, "plain CSV: the header, then a row each"
     pivot = json.loads(cli("results", "results", "--where", "buffer=1/64", "--pivot", "trace:label:total_io_s", "--json", check=True).stdout)
     [table] = pivot["tables"]
     assert table["columns"] == ["trace", "dmsmr", "lru-band"] and len(table["rows"]) == 2

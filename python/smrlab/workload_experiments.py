@@ -60,7 +60,7 @@ def saturation(args: argparse.Namespace, offload_store: bool, offload: bool) -> 
     store = open_store(args, offload_store, offload)
     try:
         result = workload.run_ycsb(store, "a", insert_properties(1000), process="constant", rate=1e6,
-                                   duration=args.calibration_requests / 1e6, threads=1, seed=args.seed)
+                                   duration=args.calibration_requests / 1e6, threads=1, seed=args.seed, progress=True)
     finally:
         store.close()
     return result["summary"]["throughput"]
@@ -97,7 +97,7 @@ def run_fig_4_10(args: argparse.Namespace) -> int:
         store = open_store(args, offload_store=False)
         try:
             result = workload.run_ycsb(store, "a", insert_properties(args.records), process=name, rate=rate, duration=args.duration,
-                                       threads=args.threads, seed=args.seed, **extra)
+                                       threads=args.threads, seed=args.seed, progress=True, **extra)
         finally:
             store.close()
         rows.append(latency_row(name, result["summary"]))
@@ -120,7 +120,7 @@ def run_fig_5_8(args: argparse.Namespace) -> int:
         store = open_store(args, offload_store=True, offload=offload)
         try:
             result = workload.run_ycsb(store, "a", insert_properties(args.records), process="poisson", rate=rate,
-                                       duration=args.duration, threads=args.threads, seed=args.seed)
+                                       duration=args.duration, threads=args.threads, seed=args.seed, progress=True)
             stats = json.loads(store.stats())
         finally:
             store.close()
@@ -173,7 +173,7 @@ def run_table_5_1(args: argparse.Namespace) -> int:
             records = max(1, inserted)
             properties = insert_properties(records) if inserts_only else mixed_properties(records)
             result = workload.run_ycsb(store, "a", properties, process=process, rate=rate_here, duration=args.duration, threads=args.threads,
-                                       seed=args.seed + int(name), load=inserted == 0, **extra)
+                                       seed=args.seed + int(name), load=inserted == 0, progress=True, **extra)
             inserted = records + sum(l["count"] for op, l in result["summary"]["by_op"] if op == "insert")
             after = json.loads(store.stats())
             delta = {k: after[k] - before[k] for k in ("user_bytes", "compaction_bytes_read", "compaction_bytes_written", "offloaded_user_bytes",

@@ -51,6 +51,8 @@ fn arrival_schedule(py: Python<'_>, params: Vec<(String, String)>, seed: u64) ->
 #[pyclass(module = "smrlab._core")]
 pub struct WorkloadStore {
     store: Arc<SharedStore>,
+    /// Its calls wait for a paced disk model's time.
+    paced: bool,
 }
 
 #[pymethods]
@@ -93,9 +95,10 @@ impl WorkloadStore {
             quiet_interval: seconds("quiet_interval", quiet_interval, defaults.quiet_interval)?,
             ..defaults
         };
+        let paced = disk.is_some();
         let spec = StoreSpec { offload_store, path, paced_disk: disk, options, offload: offload_options };
         let store = py.allow_threads(|| run::open_store(&spec)).map_err(workload_error)?;
-        Ok(WorkloadStore { store })
+        Ok(WorkloadStore { store, paced })
     }
 
     /// The store's counters, as JSON text.
@@ -140,7 +143,7 @@ fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, 
 #[pyfunction]
 #[pyo3(signature = (store, address, max_bulk=16 << 20, sync_writes=false, threads=2))]
 fn serve(py: Python<'_>, store: &WorkloadStore, address: String, max_bulk: usize, sync_writes: bool, threads: usize) -> PyResult<String> {
-    let config = ServerConfig { address, limits: Limits { max_bulk, ..Limits::default() }, sync_writes, threads, ..ServerConfig::default() };
+    let config = ServerConfig { address, limits: Limits { max_bulk, ..Limits::default() }, sync_writes, store_waits: store.paced, threads, ..ServerConfig::default() };
     let shared = store.store.clone();
     let report = py
         .allow_threads(|| {

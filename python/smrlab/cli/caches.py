@@ -12,7 +12,7 @@ import argparse
 import math
 from pathlib import Path
 
-from smrlab import _core, experiment, options, plots, progress, systems
+from smrlab import experiment, geometry, live, options, plots, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import SimulationError, UsageError
 from smrlab.experiment.spec import SystemRun
@@ -39,34 +39,10 @@ SWEEPS = {
 }
 
 
-def geometry() -> dict[str, str | None]:
-    """The absolute sizes of the SMR geometry, which --geometry-scale multiplies: random band
-    sizes at dmsmr's defaults (PORE §V-A: 17-36 MB) and, when given, a fixed band size and the
-    PORE zone; the write buffer and cache are fractions of the trace already."""
-    band = systems.defaults("dmsmr")
-    return {"band_min": band["band_min"], "band_max": band["band_max"], "band_size": None, "zone": None}
-
-
-def scale_geometry(params: list[str], scale: float) -> list[str]:
-    """``params`` with band and zone sizes multiplied by ``scale`` (band sizes at their defaults
-    unless given), so a trace scaled down from the paper's keeps the paper's ratio of band and
-    zone size to write buffer and cache size."""
-    if scale == 1:
-        return params
-    if not (math.isfinite(scale) and scale > 0):
-        raise UsageError(f"--geometry-scale must be a positive number, got {scale}")
-    given = dict(p.split("=", 1) for p in params if "=" in p)
-    sizes = {key: given.get(key, default) for key, default in geometry().items()}
-    if "band_size" in given:
-        sizes["band_min"] = sizes["band_max"] = None
-    scaled = [f"{key}={max(4096, round(_core.parse_size(value) * scale))}" for key, value in sizes.items() if value is not None]
-    return [p for p in params if p.split("=", 1)[0] not in sizes] + scaled
-
-
 def cache_params(args: argparse.Namespace, overrides: dict[str, str] | None = None) -> list[str]:
     """The cache's parameters from the options, with ``overrides`` (a swept value) applied."""
     options = {"mode": args.mode, "cache": args.cache, "zone": args.zone, "period": args.period, **(overrides or {})}
-    return scale_geometry([f"{key}={value}" for key, value in options.items()] + list(args.param), args.geometry_scale)
+    return geometry.scale([f"{key}={value}" for key, value in options.items()] + list(args.param), args.geometry_scale)
 
 
 def lower_params(args: argparse.Namespace) -> list[str]:
@@ -99,9 +75,11 @@ def line_up_experiment(trace: str, args: argparse.Namespace, name: str, line_up=
     return experiment.Experiment(
         name=f"compare-caches-{name}-{args.mode}", title=f"SSD caches over drive-managed SMR: {name} ({args.mode}, cache {args.cache})",
         traces={name: Trace.open(trace, args.format, args.trace_option)}, systems=systems_run, seeds=[args.seed],
-        engine=engine_keywords(args), metrics=[time, "read_hit_rate", "write_hit_rate", "r_wa"],
+        engine=engine_keywords(args),
+        # Hit rates only where a cache runs (a line-up without one reports none).
+        metrics=[time, *(["read_hit_rate", "write_hit_rate"] if any(s == "cache" for _, s, _ in line_up) else []), "r_wa"],
         reproduces={"paper": "pore", "figure": "Figs. 11-13" if args.mode == "rw" else "Fig. 13"},
-        figure={"kind": "bars", "y": time, "normalise": "cmr-only", "ylabel": f"{time} / cmr-only", "logy": True},
+        figure={"kind": "bars", "y": time, "normalise": "cmr-only", "logy": True},
         paper=[entry for entry in paper if entry["label"] in labels and "pore-bl" in labels])
 
 
@@ -111,7 +89,7 @@ def run_line_up(exp: experiment.Experiment, args: argparse.Namespace, out_dir: P
     each cell with its result, in cell order. A failed cell stops the command with its error
     once the others have run and been stored."""
     summary = experiment.run(exp, out=out_dir, jobs=getattr(args, "jobs", None), resume=getattr(args, "resume", False),
-                             progress=progress.CellProgress(name))
+                             progress=live.CellProgress(name))
     for cell, outcome in summary.outcomes:
         if outcome.error:
             raise SimulationError(f"{name}/{cell.label}: {outcome.error}")
@@ -321,8 +299,8 @@ def register(commands) -> None:
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True,
                        help="zone (bytes), period (multiples of the SMR write buffer) or cache (percent)")
     sweep.add_argument("--values", help="comma-separated values (default: the paper's range)")
-    sweep.add_argument("--policy", choices=["lru", "fifo", "lru-band", "pore"], default="pore")
-    sweep.add_argument("--scheme", choices=["cf", "pf", "bl"], default="bl")
+    sweep.add_argument("--policy", choices=["lru", "fifo", "lru-band", "pore"], default="pore", help="the cache policy swept (default pore)")
+    sweep.add_argument("--scheme", choices=["cf", "pf", "bl"], default="bl", help="PORE's scheme (default bl)")
     sweep.add_argument("--out", default="results/cache-sweep", help="folder for the sweep's results folder (Parquet table, provenance, figure)")
     add_run_arguments(sweep)
     add_json_argument(sweep)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import experiment, options, progress, results
+from smrlab import experiment, live, options, results
+from smrlab.errors import UsageError
 from smrlab.tables import add_json_argument, note, print_table
 
 def run(args: argparse.Namespace) -> int:
     exp = experiment.load(args.file)
-    show = progress.CellProgress(exp.name)
+    show = live.CellProgress(exp.name)
     summary = experiment.run(exp, out=args.out, jobs=args.jobs, cluster=args.cluster, resume=args.resume,
                              share_paths=args.shared_paths, progress=show)
     frame = results.read(summary.table)
@@ -40,13 +41,32 @@ def _caption(exp: experiment.Experiment) -> str | None:
 def show_results(args: argparse.Namespace) -> int:
     frame = results.select(results.read(args.path), args.where)
     if args.pivot:
-        frame = results.pivot(frame, args.pivot)
+        frame, kept = results.pivot(frame, args.pivot)
         columns = list(frame.columns)
+        if kept:
+            note(f"pivot: rows differ in {', '.join(kept)} as well, so the table keeps {'it' if len(kept) == 1 else 'them'} "
+                 f"as part of each row instead of averaging them (pick one with --where {kept[0]}=VALUE)")
     else:
-        columns = args.columns.split(",") if args.columns else list(frame.columns)
+        if args.columns and args.all:
+            raise UsageError("--columns and --all: give one")
+        if args.columns:
+            columns = args.columns.split(",")
+        else:
+            columns = list(frame.columns) if args.all else results.default_columns(args.path, frame)
         results.check_columns(frame, columns)
     print_table(str(args.path), columns, results.table_rows(frame, columns))
     return 0
+
+
+def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where an experiment's cells run: local worker processes or a Dask cluster."""
+    parser.add_argument("--jobs", "-j", type=options.count, default=None, metavar="N",
+                        help="local worker processes (default: one per core; 1: run in this process)")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed")
+    parser.add_argument("--shared-paths", action="store_true",
+                        help="with --cluster: the workers read traces by path (a shared file system) instead of "
+                             "being sent traces up to 256 MiB")
 
 
 def register(commands) -> None:
@@ -57,13 +77,7 @@ def register(commands) -> None:
                     "with a JSON provenance sidecar (and the figure, if the file asks for one) into a new folder "
                     "RESULTS/NAME-DIGEST that no other run writes.")
     parser.add_argument("file", help="experiment TOML file")
-    parser.add_argument("--jobs", "-j", type=options.count, default=None, metavar="N",
-                        help="local worker processes (default: one per core; 1: run in this process)")
-    parser.add_argument("--cluster", metavar="ADDRESS",
-                        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed")
-    parser.add_argument("--shared-paths", action="store_true",
-                        help="with --cluster: the workers read traces by path (a shared file system) instead of "
-                             "being sent traces up to 256 MiB")
+    add_execution_arguments(parser)
     parser.add_argument("--resume", action="store_true",
                         help="go on in the latest folder of this experiment: cells already stored are not run again")
     parser.add_argument("--out", type=Path, default=Path("results"), help="folder for results folders (default results/)")
@@ -76,7 +90,10 @@ def register(commands) -> None:
     show.add_argument("path", type=Path, help="a .parquet file or a folder")
     show.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
                       help="keep rows whose COLUMN is VALUE (repeatable; all must hold)")
-    show.add_argument("--columns", metavar="A,B,...", help="the columns to print (default: all)")
+    show.add_argument("--columns", metavar="A,B,...",
+                      help="the columns to print (default: what identifies a row — label, trace, swept parameters — "
+                           "and the measures the experiment file names in 'metrics')")
+    show.add_argument("--all", action="store_true", help="print every column (every counter and measure of every row)")
     show.add_argument("--pivot", metavar="INDEX:COLUMNS:VALUES",
                       help="one row per INDEX value, one column per COLUMNS value, cells from VALUES (e.g. trace:label:total_io_s)")
     add_json_argument(show)

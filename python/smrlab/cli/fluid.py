@@ -2,20 +2,7 @@
 CMR/SMR partition, and its workloads as trace files.
 
 fluid-sweep FIGURE runs the schemes of ``--system fluid`` on generated traces (``smrlab.fluid_traces``)
-or on a trace of your own (``--trace``), and prints one table per figure:
-
-- ``schemes`` (Fig. 12): average latency of each scheme at usage 0.9 across the Table 1 traces;
-- ``usage`` (Fig. 13): the same per usage, on one trace (prn_1);
-- ``fixed`` (Figs. 14, 15): the fixed configurations fix-0.2 .. fix-0.8 against ``adapt``, the
-  latency over the whole run and from the fourth day on, and the CMR / SMR / cache zone counts
-  over time as a JSON series;
-- ``phases`` (Fig. 16): the four-phase workload, adaptive schemes against the fixed ones, with
-  the zone counts over time;
-- ``cache`` (Figs. 17, 18): the cache-policy ablation (format-adapt, imprv-lru, fifo, loop-back,
-  fluid-smr) and the policies alone (swapping and conversion off, a cache of 0.02 % of the SMR
-  area);
-- ``migration`` (Fig. 19): a space allocation during the run, its guard range replenished by
-  quantized migration at acceptable latency increases of 60 and 100 ms, and blocking.
+or on a trace of your own; ``SWEEP_HELP`` (its --help) says what each figure runs.
 
 Every number comes from the Rust core (``derived`` and ``gauge_series`` of each result); this
 module only chooses runs and formats. Not here: the system (``crates/smr-sim/src/fluid``).
@@ -27,11 +14,28 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import fluid_traces, progress
+from smrlab import fluid_traces, live
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
 from smrlab.errors import UsageError
-from smrlab.run import footprint, simulate, write_result
+from smrlab.run import measure, simulate, write_result
 from smrlab.tables import add_json_argument, note, print_table
+
+SWEEP_HELP = """Runs the schemes of --system fluid on the paper's workloads (generated on first use)
+or on a trace of your own (--trace), and prints one table per figure:
+
+- schemes (Fig. 12): average latency of each scheme at usage 0.9 across the Table 1 traces;
+- usage (Fig. 13): the same per usage, on one trace (prn_1);
+- fixed (Figs. 14, 15): the fixed configurations fix-0.2 .. fix-0.8 against adapt, the
+  latency over the whole run and from the fourth day on, and the CMR / SMR / cache zone counts
+  over time as a JSON series;
+- phases (Fig. 16): the four-phase workload, adaptive schemes against the fixed ones, with
+  the zone counts over time;
+- cache (Figs. 17, 18): the cache-policy ablation (format-adapt, imprv-lru, fifo, loop-back,
+  fluid-smr) and the policies alone (swapping and conversion off, a cache of 0.02 % of the SMR
+  area);
+- migration (Fig. 19): a space allocation during the run, its guard range replenished by
+  quantized migration at acceptable latency increases of 60 and 100 ms, and blocking.
+"""
 
 FIGURE_SCHEMES = ["swap-only", "+cache-fix", "format-adapt", "fluid-smr", "pure-cmr"]
 FIXED = ["fix-0.2", "fix-0.4", "fix-0.6", "fix-0.8"]
@@ -46,10 +50,12 @@ SERIES_SAMPLES = 200
 class Runner:
     """Runs fluid on traces with the sweep's shared options and keeps every result."""
 
-    def __init__(self, args: argparse.Namespace, figure: str):
+    def __init__(self, args: argparse.Namespace, figure: str, runs: live.Task):
         self.args = args
         self.out = Path(args.out) / figure
         self.footprints: dict[str, dict] = {}
+        self.requests: dict[str, int] = {}
+        self.runs = runs
 
     def trace(self, name: str) -> tuple[Path, list[str]]:
         """The trace for Table 1 name ``name`` (or the user's) and the zone size it goes with."""
@@ -61,14 +67,15 @@ class Runner:
     def run(self, label: str, trace: Path, params: list[str], samples: int = 0, warmup_ns: int = 0) -> dict:
         key = str(trace)
         if key not in self.footprints:
-            self.footprints[key] = footprint(trace)
+            self.footprints[key], self.requests[key] = measure(trace)
         engine = engine_from_args(self.args)
         if samples:
             engine["gauge_samples"] = max(engine["gauge_samples"], samples)
         engine["warmup_ns"] = max(engine["warmup_ns"], warmup_ns)
-        result = simulate("fluid", trace, [*params, *self.args.param], engine=engine, seed=self.args.seed,
-                          footprint=self.footprints[key], progress=progress.reporter(f"fluid {label}"))
-        progress.done()
+        with live.task(f"fluid {label}", self.requests[key], "requests") as show:
+            result = simulate("fluid", trace, [*params, *self.args.param], engine=engine, seed=self.args.seed,
+                              footprint=self.footprints[key], progress=show)
+        self.runs.advance()
         write_result(result, self.out / f"{label.replace(' ', '_').replace('+', 'plus-')}.json")
         return result
 
@@ -215,7 +222,8 @@ def sweep(args: argparse.Namespace) -> int:
         args.traces = DEFAULT_TRACES[args.figure]
     if not 0 < args.usage <= 1:
         raise UsageError(f"--usage must be above 0 and at most 1, got {args.usage}")
-    FIGURES[args.figure](Runner(args, args.figure), args)
+    with live.task(f"fluid-sweep {args.figure}", None, "runs done:") as runs:
+        FIGURES[args.figure](Runner(args, args.figure, runs), args)
     note(f"results written to {Path(args.out) / args.figure}/")
     return 0
 
@@ -235,7 +243,7 @@ def trace_command(args: argparse.Namespace) -> int:
 
 def register(commands) -> None:
     parser = commands.add("fluid-sweep", help="FluidSMR paper experiments on a hybrid CMR/SMR partition (Figs. 12-19)",
-                          description=__doc__)
+                          description=SWEEP_HELP)
     parser.add_argument("figure", choices=list(FIGURES), help="which experiment (see above)")
     parser.add_argument("--trace", help="a trace of your own instead of the generated ones")
     parser.add_argument("--traces", help="comma-separated Table 1 traces (default: the figure's)")
@@ -259,6 +267,6 @@ def register(commands) -> None:
     trace.add_argument("name", choices=[*fluid_traces.TABLE1, "four-phase"])
     trace.add_argument("--requests", type=int, help="scale to this many requests (default: full size)")
     trace.add_argument("--phase-hours", type=float, default=fluid_traces.PHASE_HOURS, help="four-phase: hours per phase")
-    trace.add_argument("--seed", type=int, default=0)
+    trace.add_argument("--seed", type=int, default=0, help="seed of the trace generator (default 0); the same seed gives the same trace")
     trace.add_argument("--out", default="results/traces", help="folder for the trace")
     trace.set_defaults(func=trace_command)

@@ -7,7 +7,8 @@ and the table and its provenance are written at the end. ``frame`` runs an exper
 storing anything and returns the DataFrame. Rows are in cell order whatever ran them, so the
 same experiment gives the same rows serially, on local workers and on a cluster.
 
-Modules: ``spec`` (the file and its cells), ``cells`` (one cell and how it runs),
+Modules: ``spec`` (the file and its cells), ``schema`` (its keys), ``check`` (its names,
+before the first cell runs), ``cells`` (one cell and how it runs),
 ``executors`` (where), ``store`` (results folders). Not here: tables on the terminal, plots,
 the report.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from smrlab.experiment import check
 from smrlab.experiment.cells import Cell, Outcome
 from smrlab.experiment.executors import execute
 from smrlab.experiment.spec import Experiment, load
@@ -38,6 +40,8 @@ class RunSummary:
 
 
 def _keyed_cells(experiment: Experiment) -> list[tuple[Cell, str]]:
+    """The cells with their keys, once the experiment's names are checked (``check``)."""
+    check.parameters(experiment)
     cells = experiment.cells()
     footprints = {}
     for cell in cells:
@@ -45,6 +49,7 @@ def _keyed_cells(experiment: Experiment) -> list[tuple[Cell, str]]:
             if cell.trace_name not in footprints:
                 footprints[cell.trace_name] = footprint(cell.trace)
             cell.footprint = footprints[cell.trace_name]
+    check.measures(experiment, cells)
     return [(cell, cell.key()) for cell in cells]
 
 
@@ -56,7 +61,7 @@ def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = 
         resume: bool = False, share_paths: bool = False, progress=None) -> RunSummary:
     """Runs ``experiment`` into a new folder under ``out`` (or, with ``resume``, the latest one
     of the same cells) and writes its table and provenance. ``progress`` (see
-    ``smrlab.progress.CellProgress``) is told of each cell."""
+    ``smrlab.live.CellProgress``) is told of each cell."""
     cells = _keyed_cells(experiment)
     folder = RunFolder.open(Path(out), experiment.name, [key for _, key in cells], resume)
     stored = folder.stored() if resume else {}

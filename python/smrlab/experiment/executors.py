@@ -12,9 +12,11 @@ run (``spec``) or what is kept of them (``store``).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
@@ -60,9 +62,29 @@ def _run_pair(pair: tuple[Cell, str]) -> Outcome:
     return run_cell(*pair)
 
 
+@contextlib.contextmanager
+def _caller_not_rerun():
+    """While workers start, hides the file of a plain script that called us (``python
+    script.py``: ``__main__`` has a ``__file__`` and no module spec), so that the spawned
+    workers do not run it again as ``__mp_main__`` — which, without an ``if __name__ ==
+    "__main__":`` guard, would start workers of their own without end. The workers need only
+    smrlab's modules; a module run with ``-m`` and a notebook are started as they are."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or getattr(main, "__spec__", None) is not None:
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
 def _on_local_workers(cells, done, jobs, started) -> None:
     context = multiprocessing.get_context("spawn")
-    pool = context.Pool(jobs, initializer=_ignore_interrupts)
+    with _caller_not_rerun():
+        pool = context.Pool(jobs, initializer=_ignore_interrupts)
     try:
         if started:
             started(jobs)

@@ -11,7 +11,9 @@
 //! warm-up), `idle` (background work until it arrives), `serve` (range check, then the
 //! system), `measure` (totals, histograms, series, gauge samples) and, after the last one,
 //! `finish` (the report, warm-up subtracted). The engine reads two requests ahead of the one it
-//! serves and names them to the system (`System::prefetch`), a hint that changes no result.
+//! serves and names them to the system (`System::prefetch`), a hint that changes no result. An
+//! open-loop replay also tells `saturation` which requests found the system idle and how long
+//! each measured one waited, for the report's verdict on whether the run was saturated.
 //! Systems whose requests may overlap are replayed overlapped in an open loop on devices that
 //! queue, and whenever they have background work (`overlapped`). Not here: building systems
 //! (`build`) or reading files.
@@ -26,6 +28,7 @@ use super::ioctx::{ChannelStats, IoCtx};
 use super::metrics::{Counters, Gauges};
 use super::overlapped::Overlapped;
 use super::report::{OpAccumulator, RunReport, SeriesPoint};
+use super::saturation::SaturationWatch;
 use super::system::System;
 
 /// How requests are issued.
@@ -189,6 +192,8 @@ pub(super) struct Replay<'c> {
     trace_offset: u64,
     /// Requests whose timestamp was before the previous request's.
     time_regressions: u64,
+    /// Open loop: what the saturation verdict needs.
+    saturation: Option<SaturationWatch>,
 }
 
 impl<'c> Replay<'c> {
@@ -216,6 +221,7 @@ impl<'c> Replay<'c> {
             sampler: GaugeSampler::new(config.gauge_samples),
             trace_offset: 0,
             time_regressions: 0,
+            saturation: speedup.map(|_| SaturationWatch::new()),
         })
     }
 
@@ -264,7 +270,13 @@ impl<'c> Replay<'c> {
     /// the clock to the arrival.
     #[inline]
     fn idle(&mut self, system: &mut dyn System, ctx: &mut IoCtx, arrival: u64) -> Result<(), SimError> {
-        if self.speedup.is_none() || ctx.now() >= arrival {
+        if self.speedup.is_none() || ctx.now() > arrival {
+            return Ok(());
+        }
+        if let Some(watch) = self.saturation.as_mut() {
+            watch.found_idle(self.seen);
+        }
+        if ctx.now() == arrival {
             return Ok(());
         }
         if self.config.idle_work {
@@ -278,6 +290,14 @@ impl<'c> Replay<'c> {
         }
         ctx.advance_to(arrival);
         Ok(())
+    }
+
+    /// Request `index` (from 0, warm-up included) arrived to find no request queued or in
+    /// service: what an overlapped replay, which checks this itself, tells the saturation watch.
+    pub(super) fn found_idle(&mut self, index: u64) {
+        if let Some(watch) = self.saturation.as_mut() {
+            watch.found_idle(index);
+        }
     }
 
     /// Checks that `req` lies inside the system and, unless it is empty, hands it over.
@@ -304,6 +324,9 @@ impl<'c> Replay<'c> {
         }
         let service = end - start;
         let response = end - arrival;
+        if let Some(watch) = self.saturation.as_mut() {
+            watch.waited(start - arrival);
+        }
         self.ops[req.op as usize].add(req.len, service, response, self.speedup.is_some());
         if let Some(slot) = end.checked_div(self.config.series_interval_ns) {
             if slot >= MAX_SERIES_POINTS {
@@ -363,6 +386,7 @@ impl<'c> Replay<'c> {
             series: self.series,
             cancelled: self.cancelled,
             time_regressions: self.time_regressions,
+            saturation: self.saturation.map(|watch| watch.verdict(self.seen - measured, measured)),
             ..Default::default()
         };
         report.add_measures(&counters.since(&base.counters), &gauges, gauge_series);

@@ -6,7 +6,8 @@
 //! - running: `IoCtx` (media, channels, the clock; `ioctx`, with fio iolog recording in
 //!   `recorder` and the commands in flight on devices that queue in `inflight`), the `Engine`
 //!   (`engine`, and its overlapped replay of requests and background work in `overlapped`),
-//!   what it reports (`report`, `metrics`, `gauge_series`), the error type (`error`);
+//!   what it reports (`report`, `metrics`, `gauge_series`, and whether an open-loop run was
+//!   saturated: `saturation`), the error type (`error`);
 //! - the parts systems share: slot pools (`slots`), recency lists (`lists`), coalescing blocks
 //!   into runs (`runs`), band layouts (`bands`), garbage-collection accounting (`gc`), a
 //!   zoned disk under the zone rules (`zoned_disk`), and a prefetch hint (`prefetch`).
@@ -32,6 +33,7 @@ pub mod params;
 pub mod recorder;
 pub mod report;
 pub mod runs;
+pub mod saturation;
 pub mod slots;
 pub mod system;
 pub mod zoned_disk;
@@ -44,4 +46,5 @@ pub use ioctx::{Background, ChannelId, Command, IoCtx};
 pub use metrics::{Counters, Gauges, Metric, Ratio, Unit};
 pub use params::{Kind, ParamList, ParamSpec};
 pub use report::RunReport;
+pub use saturation::Saturation;
 pub use system::{Bands, Concurrency, System};

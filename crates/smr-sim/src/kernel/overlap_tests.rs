@@ -304,3 +304,17 @@ fn overlapped_replays_are_deterministic() {
     assert_eq!(a, b);
     assert_eq!(a.requests, 400);
 }
+
+/// The saturation verdict of an overlapped replay: requests every 20 µs to an SSD that takes
+/// 58 µs each pile up for the whole replay; every 100 µs they find it idle.
+#[test]
+fn an_overlapped_replay_is_judged_saturated_when_its_queue_grows_throughout() {
+    let saturated = |gap_ns: u64| {
+        let requests: Vec<Request> = (0..2_000u64).map(|i| Request::new(i * gap_ns, Op::Read, ON_SSD + i * 4096, 4096)).collect();
+        let (mut toy, mut ctx) = Toy::new(8, true, 0);
+        let r = Engine::new(open()).run(&mut toy, &mut ctx, ok_requests(&requests)).unwrap();
+        r.saturation.expect("an open-loop replay has a verdict").saturated
+    };
+    assert!(saturated(20_000));
+    assert!(!saturated(100_000));
+}

@@ -6,7 +6,8 @@
 //! Each request's I/O is issued at its arrival as a chain of commands (`IoCtx`, `inflight`);
 //! between arrivals the completions are taken in time order, each completed request measured
 //! (response: arrival to the end of its last command; service: from when its first command
-//! started), and the system offered background work after each request is issued, when
+//! started; a request that arrives with no other in flight found the system idle, for the
+//! saturation verdict), and the system offered background work after each request is issued, when
 //! background work finishes and when a device runs out of commands (`System::background`). In
 //! a closed loop the next request arrives when the one before it completes. `System::idle` is
 //! not offered: an overlapped system's background work is `System::background`.
@@ -64,6 +65,9 @@ impl Overlapped {
         ctx.advance_to(arrival);
         let seq = self.next_seq;
         self.next_seq += 1;
+        if self.pending.is_empty() {
+            replay.found_idle(seq);
+        }
         ctx.begin_request(seq);
         let served = replay.serve(system, ctx, req);
         ctx.end_request();
