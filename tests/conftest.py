@@ -12,8 +12,32 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "data"
 
+# A small experiment: 2 traces x 2 seeds x 2 systems x 2 buffer sizes, 16 cells.
+SMALL = f"""
+name = "small"
+title = "a small grid"
+metrics = ["total_io_s", "r_wa"]
+traces = ["{DATA / 'wdev.csv.gz'}", "bundled:ts"]
+seeds = [0, 7]
+[params]
+buffer = ["1/512", "1/64"]
+[[systems]]
+system = "dmsmr"
+[[systems]]
+label = "lru-band"
+system = "cache"
+params = {{ policy = "lru-band", cache = "1%" }}
+"""
+
 # 100 ns ticks of Windows FILETIME, as in the MSR Cambridge traces.
 MSR_T0 = 128166372000000000
+
+
+def write(folder: Path, text: str, name: str = "exp.toml") -> Path:
+    """``text`` written to ``folder/name`` (an experiment file, by default)."""
+    path = folder / name
+    path.write_text(text)
+    return path
 
 
 def msr_line(tick: int, op: str, offset: int, size: int) -> str:

@@ -14,29 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import smrlab
-from conftest import DATA
-
-SMALL = f"""
-name = "small"
-title = "a small grid"
-metrics = ["total_io_s", "r_wa"]
-traces = ["{DATA / 'wdev.csv.gz'}", "bundled:ts"]
-seeds = [0, 7]
-[params]
-buffer = ["1/512", "1/64"]
-[[systems]]
-system = "dmsmr"
-[[systems]]
-label = "lru-band"
-system = "cache"
-params = {{ policy = "lru-band", cache = "1%" }}
-"""
-
-
-def write(tmp_path, text, name="exp.toml"):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
+from conftest import DATA, SMALL, write
 
 
 def tables(folder):

@@ -2,17 +2,17 @@
 ``data/`` links to; made by ``smrlab trace synth``, see data/README.md), found by name whatever
 their format suffix, and the generated traces — the full-size PORE traces, too large to bundle,
 and the other papers' table traces — made on first use into smrlab's cache folder
-(``cache_folder``), never into the checkout or the installed package."""
+(``smrlab.cache``: ``$SMRLAB_CACHE``, else the platform's user cache folder), never into the
+checkout or the installed package."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Callable
 
-from smrlab import _core, outputs
+from smrlab import _core, cache, outputs
 from smrlab.errors import UsageError
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -20,18 +20,10 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def cache_folder() -> Path:
-    """Where generated traces are kept between runs: ``$SMRLAB_CACHE``, else
-    ``$XDG_CACHE_HOME/smrlab``, else ``~/.cache/smrlab``."""
-    if os.environ.get("SMRLAB_CACHE"):
-        return Path(os.environ["SMRLAB_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "smrlab"
-
-
 def traces_folder(folder: str | Path | None = None) -> Path:
-    """``folder``, or the generated traces' folder in the cache."""
-    return cache_folder() / "traces" if folder is None else Path(folder)
+    """``folder``, or the generated traces' folder in the cache (made if missing)."""
+    return cache.folder("traces") if folder is None else Path(folder)
+
 
 # The four MSR-like traces the PORE paper evaluates in detail (§V-C).
 DEMO_TRACES = ("wdev", "mds", "ts", "usr")

@@ -1,8 +1,8 @@
 """The traces of the HWSR paper's Table 3 as synthesizer recipes: Financial1 and Financial2 (SPC
 traces of OLTP applications) and ten MSR Cambridge traces, each shaped by its row — request
 count, unique data, average read and write length, updates and write percent — and generated on
-first use into smrlab's cache folder (``bundled.traces_folder``) (the Financial ones in SPC format, read back through the SPC
-reader; the MSR ones in smrlab's binary format).
+first use into smrlab's cache folder (``bundled.traces_folder``; the Financial ones in SPC
+format, read back through the SPC reader; the MSR ones in smrlab's binary format).
 
 How a row becomes parameters (``recipe``). Sizes are 512-byte multiples (``size_unit=512``):
 writes and reads each draw from two sizes whose weighted mean is the row's average length. A

@@ -113,7 +113,7 @@ class DB:
     tuning       max_key_len, max_value_len, block_size, bloom_bits_per_key, histogram_bytes,
                  log_buffer, l0_compaction_trigger, l0_slowdown_trigger, l0_stop_trigger,
                  slowdown_micros, l0_max_inputs, l1_overlap_trigger, levels, l1_bands,
-                 level_ratio
+                 level_ratio, write_log (False: no log, no synced writes; Fig. 3.10)
 
     Recorded parameters left as None are taken from an existing store; given, they must match.
     """

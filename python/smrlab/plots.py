@@ -266,6 +266,24 @@ def figure(experiment, frame):
     return fig
 
 
+def warm_up() -> None:
+    """Loads what drawing a figure needs (matplotlib, its backends, the fonts) by drawing a
+    small one in the figures' style to PNG and SVG; ``smrlab run`` does it in the background
+    while cells run, so that the figure at the end is drawn at once."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(1.0, 1.0), layout="constrained")
+        axes = fig.add_subplot()
+        axes.bar([0, 1], [1, 10], color=SHADES[0], hatch=HATCHES[1], label="x")
+        axes.set_yscale("log")
+        axes.set_title("x", fontsize=8)
+        axes.legend(fontsize=6, frameon=False)
+    for fmt in ("png", "svg"):
+        render(fig, fmt)
+
+
 def render(fig, fmt: str) -> bytes:
     """The figure as ``fmt`` (pdf, svg or png), the same bytes for the same figure (no dates)."""
     import matplotlib

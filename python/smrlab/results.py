@@ -1,5 +1,6 @@
 """Reading results tables back: a Parquet file written by ``smrlab run`` (or every one under a
-folder), filtered by column values and pivoted, as pandas DataFrames and table rows.
+folder), with what each cell cost from the provenance beside it when asked (``timing``),
+filtered by column values and pivoted, as pandas DataFrames and table rows.
 
 Each bad request (no table there, an unknown column, a filter or pivot that is not
 ``COLUMN=VALUE`` / ``INDEX:COLUMNS:VALUES``) is one ``UsageError``. Not here: writing tables
@@ -12,7 +13,7 @@ import json
 from pathlib import Path
 
 from smrlab.errors import UsageError
-from smrlab.experiment.store import to_pandas
+from smrlab.experiment.store import TIMING_COLUMNS, timing_rows, to_pandas
 
 
 def tables_under(path: Path) -> list[Path]:
@@ -24,9 +25,11 @@ def tables_under(path: Path) -> list[Path]:
     raise UsageError(f"{path}: no such file or folder")
 
 
-def read(path: str | Path):
+def read(path: str | Path, timing: bool = False):
     """The rows of the table(s) at ``path``; several tables are joined with a ``run`` column
-    (their folder's name)."""
+    (their folder's name). With ``timing``, each row also has what its cell cost
+    (``timing.NAME`` columns, ``smrlab.experiment.store.timing_rows``), from the table's
+    provenance sidecar."""
     import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -41,10 +44,21 @@ def read(path: str | Path):
             frame = to_pandas(pq.read_table(table))
         except (OSError, pa.ArrowInvalid) as error:
             raise UsageError(f"{table}: not a readable Parquet table ({error})") from None
+        if timing:
+            frame = _with_timing(frame, table)
         if len(found) > 1:
             frame.insert(0, "run", table.parent.name)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def _with_timing(frame, table: Path):
+    """``frame`` with the ``timing.NAME`` columns of its sidecar, matched on the cell's key."""
+    import pandas as pd
+    if "cell" not in frame.columns:
+        raise UsageError(f"{table}: has no 'cell' column to match costs to (not a table of smrlab run)")
+    costs = pd.DataFrame(timing_rows(provenance(table)), columns=["cell", *(f"timing.{name}" for name in TIMING_COLUMNS)])
+    return frame.merge(costs.drop_duplicates("cell"), on="cell", how="left")
 
 
 def provenance(table: str | Path) -> dict:

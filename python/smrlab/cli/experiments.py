@@ -13,20 +13,22 @@ from pathlib import Path
 
 from smrlab import experiment, live, options, results
 from smrlab.errors import UsageError
+from smrlab.experiment.executors import MAX_JOBS
 from smrlab.tables import add_json_argument, note, print_table
 
 def run(args: argparse.Namespace) -> int:
-    exp = experiment.load(args.file)
+    from smrlab.experiment.stopwatch import Phases
+    phases = Phases()
+    with phases("load"):  # generates the experiment's traces on first use
+        exp = experiment.load(args.file)
     show = live.CellProgress(exp.name)
     summary = experiment.run(exp, out=args.out, jobs=args.jobs, cluster=args.cluster, resume=args.resume,
-                             share_paths=args.shared_paths, progress=show)
+                             share_paths=args.shared_paths, progress=show, figures=True, phases=phases)
     frame = results.read(summary.table)
     print_table(exp.title or exp.name, results.shown_columns(frame, exp), results.table_rows(frame, results.shown_columns(frame, exp)),
                 caption=_caption(exp))
-    if exp.figure:
-        from smrlab import plots
-        for path in plots.save(exp, frame, summary.folder):
-            note(f"figure written to {path}")
+    for path in summary.figures:
+        note(f"figure written to {path}")
     note(f"{summary.ran} cells run, {summary.reused} reused, {summary.failed} failed; table: {summary.table}")
     return 1 if summary.failed else 0
 
@@ -39,7 +41,7 @@ def _caption(exp: experiment.Experiment) -> str | None:
 
 
 def show_results(args: argparse.Namespace) -> int:
-    frame = results.select(results.read(args.path), args.where)
+    frame = results.select(results.read(args.path, timing=args.timing), args.where)
     if args.pivot:
         frame, kept = results.pivot(frame, args.pivot)
         columns = list(frame.columns)
@@ -53,6 +55,8 @@ def show_results(args: argparse.Namespace) -> int:
             columns = args.columns.split(",")
         else:
             columns = list(frame.columns) if args.all else results.default_columns(args.path, frame)
+            if args.timing and not args.all:
+                columns += [f"timing.{name}" for name in ("wall_s", "cpu_s", "peak_rss_bytes", "worker", "wait_s", "attempts")]
         results.check_columns(frame, columns)
     print_table(str(args.path), columns, results.table_rows(frame, columns))
     return 0
@@ -60,13 +64,15 @@ def show_results(args: argparse.Namespace) -> int:
 
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     """Where an experiment's cells run: local worker processes or a Dask cluster."""
-    parser.add_argument("--jobs", "-j", type=options.count, default=None, metavar="N",
-                        help="local worker processes (default: one per core; 1: run in this process)")
+    parser.add_argument("--jobs", "-j", type=options.bounded_whole(1, MAX_JOBS), default=None, metavar="N",
+                        help=f"local worker processes, 1 to {MAX_JOBS} (default: one per core; 1: run in this process)")
     parser.add_argument("--cluster", metavar="ADDRESS",
-                        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed")
+                        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed "
+                             "(docs/cluster.md)")
     parser.add_argument("--shared-paths", action="store_true",
-                        help="with --cluster: the workers read traces by path (a shared file system) instead of "
-                             "being sent traces up to 256 MiB")
+                        help="with --cluster: the workers read traces at the paths the parent sees (a shared file "
+                             "system) and no trace is sent; otherwise each worker is sent each trace it needs once "
+                             "and keeps it in its cache folder (SMRLAB_CACHE)")
 
 
 def register(commands) -> None:
@@ -96,5 +102,9 @@ def register(commands) -> None:
     show.add_argument("--all", action="store_true", help="print every column (every counter and measure of every row)")
     show.add_argument("--pivot", metavar="INDEX:COLUMNS:VALUES",
                       help="one row per INDEX value, one column per COLUMNS value, cells from VALUES (e.g. trace:label:total_io_s)")
+    show.add_argument("--timing", action="store_true",
+                      help="add what each cell cost, from the provenance beside each table: timing.wall_s and "
+                           "timing.cpu_s (seconds), timing.peak_rss_bytes, timing.worker, timing.wait_s (seconds from "
+                           "submission to start), timing.attempts and more; wall-clock, never part of the results")
     add_json_argument(show)
     show.set_defaults(func=show_results)

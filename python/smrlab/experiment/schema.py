@@ -129,11 +129,15 @@ def _object(keys: dict[str, tuple[dict, str]], required: list[str] = ()) -> dict
 
 
 def json_schema() -> dict:
-    """The JSON Schema (draft 2020-12) of an experiment file (TOML read as JSON)."""
+    """The JSON Schema (draft 2020-12) of an experiment file (TOML read as JSON); a file whose
+    ``kind`` is ``"kv"`` is a key-value experiment (``smrlab.experiment.kv.schema``)."""
+    from smrlab.experiment.kv import schema as kv
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "title": "smrlab experiment file",
             "description": "One reproduced figure or table: traces x systems x parameters x seeds (experiments/*.toml).",
-            **_object(top_keys(), required=["name", "traces", "systems"])}
+            "if": {"properties": {"kind": {"const": "kv"}}, "required": ["kind"]},
+            "then": kv.json_schema(),
+            "else": _object(top_keys(), required=["name", "traces", "systems"])}
 
 
 def nearest(word: str, known: Any) -> str:

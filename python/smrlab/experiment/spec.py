@@ -237,15 +237,11 @@ def load(path: str | Path, quick: bool = False, trace_source=None) -> Experiment
     return parse(text, source, quick=quick, trace_source=trace_source)
 
 
-def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None) -> Experiment:
-    """The experiment in ``text`` (read from ``source``); without its traces (none opened or
-    generated) when ``with_traces`` is false, to describe a stored run."""
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise UsageError(f"{source}: not valid TOML: {error}") from None
-    document = _table(source, "the file", document, TOP_KEYS)
-    replaced = _table(source, "quick", document.pop("quick", {}), QUICK_KEYS)
+def top_level(source: Path, document: dict, keys: set[str], quick_keys: set[str], quick: bool) -> dict:
+    """The file's top-level table, checked (known keys, name, traces and systems present), with
+    the ``[quick]`` table's keys in place of its own when ``quick``."""
+    document = _table(source, "the file", dict(document), keys)
+    replaced = _table(source, "quick", document.pop("quick", {}), quick_keys)
     if quick:
         document.update(replaced)
     for key in ("name", "traces", "systems"):
@@ -255,6 +251,20 @@ def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False
         raise _fail(source, "traces must be a non-empty list")
     if not isinstance(document["systems"], list) or not document["systems"]:
         raise _fail(source, "systems must be a non-empty list of tables ([[systems]])")
+    return document
+
+
+def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None) -> Experiment:
+    """The experiment in ``text`` (read from ``source``); without its traces (none opened or
+    generated) when ``with_traces`` is false, to describe a stored run."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise UsageError(f"{source}: not valid TOML: {error}") from None
+    if document.get("kind") == "kv":
+        from smrlab.experiment.kv.spec import parse as parse_kv
+        return parse_kv(document, source, quick)
+    document = top_level(source, document, TOP_KEYS, QUICK_KEYS, quick)
     known = set(_core_system_names())
     runs = []
     for entry in document["systems"]:
