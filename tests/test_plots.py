@@ -1,7 +1,7 @@
 """Figures fit for a paper: no title inside, units on the axes, plain log ticks, values on a log
-axis drawn as points (a bar's height means nothing there), the paper's values drawn beside
-ours, colour-blind-safe colours, vector output; and the comparison table marks a ratio that
-points the other way from the paper's and says which statistic ours is."""
+axis drawn as points (a bar's height means nothing there), the paper's values (its claims)
+drawn beside ours, colour-blind-safe colours, vector output; and the comparison table judges a
+ratio that points the other way from the paper's as failing and says which statistic ours is."""
 
 from __future__ import annotations
 
@@ -13,9 +13,30 @@ from smrlab import paper, plots
 from smrlab.experiment.spec import Experiment, SystemRun
 
 
-def experiment(figure, entries=()):
-    return Experiment(name="fig", traces={}, systems=[SystemRun("lru", "cache"), SystemRun("pore-bl", "cache")],
-                      figure=figure, paper=list(entries), title="a title that must not be drawn")
+def experiment(figure, claims_text: str = "", folder=None):
+    """An experiment named "fig" with the figure ``figure``; with ``claims_text``, its paper's
+    claims file (claims/pore.toml beside it in ``folder``) holds those claims."""
+    source = None
+    if claims_text:
+        (folder / "claims").mkdir(exist_ok=True)
+        (folder / "claims" / "pore.toml").write_text('paper = "pore"\n' + claims_text)
+        source = folder / "fig.toml"
+    systems = [SystemRun(label, "cache") for label in ("lru", "lru-band", "pore-bl")]
+    return Experiment(name="fig", traces={}, systems=systems,
+                      figure=figure, title="a title that must not be drawn", reproduces={"paper": "pore"}, source=source)
+
+
+def claim(**keys) -> str:
+    """A [[claim]] table of the experiment "fig", each key's value written as TOML (text, a
+    number, a list of text or a table of text)."""
+    def toml(value) -> str:
+        if isinstance(value, dict):
+            return "{ " + ", ".join(f'{k} = "{v}"' for k, v in value.items()) + " }"
+        if isinstance(value, list):
+            return "[" + ", ".join(f'"{v}"' for v in value) + "]"
+        return repr(value) if isinstance(value, (int, float)) else f'"{value}"'
+    given = {"where": "§1", "quote": "q", "claim": "c", "experiment": "fig", **keys}
+    return "[[claim]]\n" + "".join(f"{k} = {toml(v)}\n" for k, v in given.items())
 
 
 FRAME = pd.DataFrame({
@@ -51,9 +72,11 @@ def test_bars_start_at_zero_in_colour_blind_safe_colours():
     assert used <= {c.upper() for c in plots.COLOURS}
 
 
-def test_the_papers_values_are_drawn_beside_ours_in_milliseconds():
-    entries = [{"label": "pore-bl", "metric": "response_mean_ns", "where": {"cache": "2%"}, "value": 1.2e6, "statistic": "median"}]
-    fig = plots.figure(experiment({"kind": "lines", "x": "cache", "y": "response_mean_ns", "ylabel": "mean response (ns)"}, entries), FRAME)
+def test_the_papers_values_are_drawn_beside_ours_in_milliseconds(tmp_path):
+    claims = claim(id="a", kind="value", metric="response_mean_ns", of={"label": "pore-bl", "cache": "2%"}, paper_value=1.2e6,
+                   per="median")
+    fig = plots.figure(experiment({"kind": "lines", "x": "cache", "y": "response_mean_ns", "ylabel": "mean response (ns)"}, claims,
+                                  tmp_path), FRAME)
     axes = fig.axes[0]
     [marks] = [line for line in axes.get_lines() if line.get_label().startswith("paper")]
     assert marks.get_label() == "paper (median of its traces)"
@@ -67,13 +90,13 @@ def test_vector_output(fmt, start):
     assert made[0].startswith(start) and made[0] == made[1], "the same bytes for the same figure"
 
 
-def test_a_ratio_on_the_other_side_of_one_is_marked_reversed_and_the_statistic_named():
+def test_a_ratio_on_the_other_side_of_one_fails_and_the_statistic_is_named(tmp_path):
     # PORE Fig. 16 at 5 %: PORE-BL's write time over LRU-band's, 0.181 in the paper, 1.64 here.
-    frame = pd.DataFrame({"label": ["pore-bl", "lru-band"], "trace": ["wdev", "wdev"], "seed": [0, 0], "cache": ["5%", "5%"],
-                          "write_io_s": [877.0, 534.0]})
-    entry = {"label": "pore-bl", "over": "lru-band", "metric": "write_io_s", "where": {"cache": "5%"}, "value": 0.181}
-    [row] = paper.comparison_rows(experiment({}, [entry]), frame)
-    what, value, ours, how, ratio, direction, note = row
-    assert ours == pytest.approx(877 / 534) and direction == paper.REVERSED and how == "one row (wdev)"
-    assert paper.direction({**entry, "value": 0.437}, 0.706) == "same"
-    assert paper.combine([0.96, 0.70], "median") == pytest.approx(0.83) and paper.combine([1.0, 4.0], "geomean") == 2.0
+    frame = pd.DataFrame({"label": ["pore-bl", "lru-band"] * 2, "trace": ["wdev", "wdev", "usr", "usr"], "seed": [0] * 4,
+                          "cache": ["5%"] * 4, "write_io_s": [877.0, 534.0, 100.0, 1000.0]})
+    claims = claim(id="reversed", kind="ratio", metric="write_io_s", of={"label": "pore-bl", "cache": "5%"},
+                   over={"label": "lru-band", "cache": "5%"}, paper_value=0.181, per="each", traces=["wdev"])
+    claims += claim(id="median", kind="ratio", metric="write_io_s", of="pore-bl", over="lru-band", paper_value=0.8, per="median")
+    reversed_row, median_row = paper.comparison_rows(experiment({}, claims, tmp_path), frame)
+    assert reversed_row[0].startswith("reversed:") and reversed_row[4] == "1.642" and reversed_row[6] == "fails"
+    assert median_row[4] == f"{(877 / 534 + 100 / 1000) / 2:.4g} (median of 2)" and median_row[6] == "holds"

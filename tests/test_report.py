@@ -27,10 +27,6 @@ EXPERIMENTS = sorted((REPO / "experiments").glob("*.toml"))
 def test_experiment_file_is_consistent(path):
     experiment = parse(path.read_text(), path, with_traces=False)
     assert experiment.name == path.stem and experiment.reproduces.get("paper") in PAPERS
-    labels = {run.label for run in experiment.systems}
-    for entry in experiment.paper:
-        assert entry["label"] in labels and entry.get("over", entry["label"]) in labels, entry
-        assert set(entry.get("where", {})) <= set(experiment.swept()), entry
     x = experiment.figure.get("x", "trace")
     assert x in {"trace", "label"} | set(experiment.swept()), x
     # No trace is opened or generated here: their names are checked instead (a key-value
@@ -73,15 +69,15 @@ def test_report_is_self_contained_and_cites(report):
     assert sources and all(s.startswith("data:image/svg+xml;base64,") for s in sources)
     assert "href=" not in page and "<link" not in page
     assert "uCache: a mutable cache for SMR translation layer" in page and "References" in page
-    # Table III: the paper's median at 256 KiB beside ours, with the ratio.
-    row = re.search(r"<tr><td[^>]*>ucache bucket_write_hit_ratio where bucket=256KiB</td><td>([^<]*)</td><td>([^<]*)</td>"
-                    r'<td class="text">([^<]*)</td><td>([^<]*)</td>', page)
+    # Table III: the paper's median at 256 KiB beside ours (from its claims file), with the ratio
+    # and the statistic ours is.
+    row = re.search(r"<tr><td[^>]*>table3-hit-256k: [^<]*</td>(?:<td[^>]*>[^<]*</td>){2}<td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>"
+                    r"<td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>", page)
     assert row, "the paper's row for 256 KiB buckets"
-    paper, ours, how, ratio = row.groups()
-    paper, ours, ratio = float(paper), float(ours), float(ratio)
-    assert paper == 0.97 and abs(ours / paper - ratio) < 0.01 * ratio
-    # The paper's statistic (a median over its traces), said: ours is the median of our two.
-    assert how == "median of 2 (vm-local, vm-scatter)"
+    paper, ours, ratio, verdict = row.groups()
+    value = float(ours.split()[0])
+    assert float(paper) == 0.97 and abs(value / 0.97 - float(ratio)) < 0.01 and ours.endswith("(median of 2)")
+    assert verdict in ("holds", "fails")
 
 
 def test_citation_file_and_readme_cite_every_paper():

@@ -31,7 +31,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from smrlab import outputs
+from smrlab import outputs, paper
 from smrlab.errors import UsageError
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under protanopia,
@@ -91,21 +91,23 @@ def axis_label(y: str, given: str | None, base: str | None = None) -> str:
 
 
 def _paper_points(experiment, x: str, y: str, base: str | None) -> list[tuple[str, str, float]]:
-    """(label, x value, value) of each of the paper's numbers that is a point of this figure:
-    its measure is ``y``, divided by the same label as the figure's (or by none), at one x."""
+    """(label, x value, value) of each of the paper's numbers that is a point of this figure: a
+    claim of the experiment (``smrlab.paper.claims_of``) on measure ``y`` with a number, a value
+    or a ratio over the same label the figure divides by (or none), at one x."""
     points = []
-    for entry in experiment.paper:
-        if entry["metric"] != y or entry.get("over") != base:
+    for claim in paper.claims_of(experiment):
+        over = claim.over.get("label") if claim.kind == "ratio" else None
+        if claim.metric != y or claim.paper_value is None or over != base:
             continue
-        at = entry.get("trace") if x == "trace" else entry.get("where", {}).get(x)
-        if at is not None:
-            points.append((entry["label"], str(at), float(entry["value"]) * _scale(y)))
+        at = (claim.traces[0] if len(claim.traces) == 1 else claim.of.get("trace")) if x == "trace" else claim.of.get(x)
+        if at is not None and "label" in claim.of:
+            points.append((claim.of["label"], str(at), claim.paper_value * _scale(y)))
     return points
 
 
 def _paper_legend(experiment) -> str:
     """The paper's markers in the legend, with the statistic its values are (when not a mean)."""
-    statistics = {entry.get("statistic", "mean") for entry in experiment.paper} - {"mean"}
+    statistics = {claim.per for claim in paper.claims_of(experiment)} - {"mean", "each", "all"}
     return f"paper ({', '.join(sorted(statistics))} of its traces)" if statistics else "paper"
 
 

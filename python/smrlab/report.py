@@ -25,12 +25,12 @@ h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc
 table { border-collapse: collapse; font-size: 0.8rem; margin: 0.6rem 0; }
 th, td { border: 1px solid #ddd; padding: 0.15rem 0.45rem; text-align: right; } th { background: #f3f3f3; }
 td:first-child, th:first-child { text-align: left; }
-.scorecard td { text-align: left; } .verdict-holds { background: #dcefdc; } .verdict-direction-only { background: #f6ecc8; }
+.verdict-holds { background: #dcefdc; } .verdict-direction-only { background: #f6ecc8; }
 .verdict-fails { background: #f4d3d3; } .verdict-not-comparable, .verdict-not-run { background: #e6e6e6; }
 pre { background: #f7f7f7; padding: 0.6rem; font-size: 0.75rem; overflow-x: auto; }
 figure { margin: 0.8rem 0; } figure img { width: 100%; max-width: 46rem; } .broken { color: #b00; font-weight: bold; }
 td.text { text-align: left; }
-.cite { font-size: 0.85rem; color: #444; } td.reversed { color: #b00; font-weight: bold; }
+.cite { font-size: 0.85rem; color: #444; }
 """
 
 # Marks figures that did not render and counts those that did, once the page has loaded.
@@ -48,15 +48,18 @@ window.addEventListener('load', () => {
 
 
 def _cell(value) -> str:
-    """A cell: numbers right-aligned, words left, a reversed direction marked."""
-    if value == paper.REVERSED:
-        return f'<td class="reversed">{html.escape(value)}</td>'
+    """A cell: numbers right-aligned, words left, a claim's verdict marked by its class
+    (``verdict-holds``, ``verdict-fails``...)."""
+    from smrlab.reproduce.verdict import VERDICTS
+    if value in VERDICTS:
+        return f'<td class="verdict-{value.replace(" ", "-")}">{html.escape(value)}</td>'
     if isinstance(value, str) and len(value) > 12:
         return f'<td class="text">{html.escape(value)}</td>'
     return f"<td>{html.escape(fmt(value))}</td>"
 
 
-def _table(columns: list[str], rows: list[tuple]) -> str:
+def html_table(columns: list[str], rows: list[tuple]) -> str:
+    """An HTML table of ``rows`` under ``columns``."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(_cell(cell) for cell in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -86,17 +89,18 @@ def section(table: Path) -> tuple[str, str | None]:
     if experiment.description:
         parts.append(f"<p>{html.escape(experiment.description)}</p>")
     parts.append(_figure(experiment, frame))
-    parts.append(_table(columns, results.table_rows(frame, columns)))
-    if experiment.paper:
+    parts.append(html_table(columns, results.table_rows(frame, columns)))
+    beside = paper.comparison_rows(experiment, frame)
+    if beside:
         parts.append(f"<h3>Beside the paper ({html.escape(paper.caption(experiment))})</h3>")
-        parts.append(_table(paper.COLUMNS, paper.comparison_rows(experiment, frame)))
+        parts.append(html_table(paper.COLUMNS, beside))
     stamp = sidecar["smrlab"]
     traces = [(name, t["checksum"]) for name, t in sidecar["traces"].items()]
     parts.append("<details><summary>Experiment file and provenance</summary>"
                  f"<pre>{html.escape(text)}</pre>"
                  f"<p>smrlab {html.escape(stamp['version'])}, commit {html.escape(stamp['git_commit'])}, "
                  f"host {html.escape(sidecar['host']['name'])}; {len(sidecar['cells'])} cells, {sidecar['failed']} failed; "
-                 f"table {html.escape(str(table))}</p>" + _table(["trace", "checksum"], traces) + "</details>")
+                 f"table {html.escape(str(table))}</p>" + html_table(["trace", "checksum"], traces) + "</details>")
     return "\n".join(parts), key
 
 

@@ -72,7 +72,8 @@ def named_measures(experiment) -> list[tuple[str, str]]:
     named = [("metrics", metric) for metric in experiment.metrics]
     if experiment.figure.get("y"):
         named.append(("figure.y", experiment.figure["y"]))
-    named += [(f"[[paper]] {entry['label']}", entry["metric"]) for entry in experiment.paper]
+    from smrlab.paper import claims_of
+    named += [(f"claim {claim.id}", claim.metric) for claim in claims_of(experiment)]
     return named
 
 

@@ -15,7 +15,6 @@ import difflib
 import inspect
 from typing import Any
 
-from smrlab import paper
 
 TEXT = {"type": "string"}
 NUMBER = {"type": "number"}
@@ -35,6 +34,7 @@ TRACE = {
 
 REPRODUCES = {
     "paper": (TEXT, "the paper: a key of smrlab.citations.PAPERS (pore, ucache, hwsr, fluidsmr, smrdb)"),
+    "claims": (TEXT, "the experiment whose claims (experiments/claims/PAPER.toml) this one's rows are judged by (default: its own name)"),
     "figure": (TEXT, "the figure or table it reproduces, e.g. 'Fig. 11'"),
     "note": (TEXT, "anything a reader should know about how it reproduces it"),
 }
@@ -47,19 +47,6 @@ FIGURE = {
     "xlabel": (TEXT, "the x axis label, with its unit"),
     "logy": ({"type": "boolean"}, "y on a log scale (points, not bars: a bar's height means nothing on a log scale)"),
 }
-
-PAPER = {
-    "label": (TEXT, "the label whose rows give our value"),
-    "trace": (TEXT, "only this trace's rows"),
-    "metric": (METRIC, "the measure compared"),
-    "over": (TEXT, "divide by this label's value on the same trace, seed and swept values (a ratio)"),
-    "value": (NUMBER, "the paper's value, in the same form as ours"),
-    "where": ({"type": "object", "additionalProperties": VALUE}, "only rows whose columns have these values, e.g. { cache = \"1%\" }"),
-    "statistic": ({"enum": list(paper.STATISTICS)},
-                  "how our per-trace values are combined into one, as the paper combines its own (default mean)"),
-    "note": (TEXT, "where the paper gives it (section, figure) and how it was read"),
-}
-
 
 def figure_keys() -> dict[str, tuple[dict, str]]:
     """The keys of [figure]: ``kind``, one of the figures ``smrlab.plots`` draws, and ``FIGURE``."""
@@ -116,7 +103,6 @@ def _file_keys() -> dict[str, tuple[dict, str]]:
         "params": (PARAMS, "parameters for every system that declares them (or stacks over one that does); a list is a grid axis"),
         "systems": ({"type": "array", "minItems": 1, "items": _object(system_keys(), required=["system"])}, "the line-up"),
         "figure": (_object(figure_keys()), "the figure drawn from the results"),
-        "paper": ({"type": "array", "items": _object(PAPER, required=["label", "metric", "value"])}, "the paper's numbers beside ours"),
     }
 
 

@@ -23,7 +23,6 @@ An experiment file::
     params = { policy = "pore", scheme = "bl" }     # this system's own; lists are its own axes
     engine = { gauge_samples = 200 }                # this system's engine overrides
     [figure]                            # smrlab.plots: kind = bars | lines | curve
-    [[paper]]                           # the paper's numbers (smrlab.paper)
     [quick]                             # keys that replace the file's own in a quick run
     traces = ["hwsr-table3:financial1@20000"]   # (smrlab reproduce --quick)
 
@@ -58,7 +57,6 @@ QUICK_KEYS = set(schema.QUICK)
 SYSTEM_KEYS = set(schema.system_keys())
 TRACE_KEYS = set(schema.TRACE)
 ENGINE_KEYS = set(schema.engine_keys())
-PAPER_KEYS = set(schema.PAPER)
 REPRODUCES_KEYS = set(schema.REPRODUCES)
 # Each generator takes the trace's name and a request count (None: its own size); those that
 # cannot be scaled refuse a count.
@@ -134,7 +132,6 @@ class Experiment:
     metrics: list[str] = field(default_factory=list)
     reproduces: dict[str, str] = field(default_factory=dict)
     figure: dict[str, Any] = field(default_factory=dict)
-    paper: list[dict[str, Any]] = field(default_factory=list)
     source: Path | None = None
 
     def cells(self) -> list[Cell]:
@@ -158,6 +155,17 @@ class Experiment:
         for entry in self.systems:
             axes += [key for key, value in entry.params.items() if isinstance(value, list) and len(value) > 1 and key not in axes]
         return axes
+
+    def axes(self) -> dict[str, list[str]]:
+        """Each parameter given as a list, with its values as text in the order the file lists
+        them (a system's own list after the shared one's): the order a trend runs along."""
+        found: dict[str, list[str]] = {}
+        for params in [self.params] + [s.params for s in self.systems]:
+            for key, value in params.items():
+                if isinstance(value, list):
+                    known = found.setdefault(key, [])
+                    known += [v for v in map(param_text, value) if v not in known]
+        return found
 
 
 def takes(system: str, key: str, params: dict[str, Any]) -> bool:
@@ -299,7 +307,6 @@ def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False
         metrics=[str(m) for m in document.get("metrics", [])],
         reproduces=_table(source, "reproduces", document.get("reproduces", {}), REPRODUCES_KEYS),
         figure=_figure(source, document.get("figure", {})),
-        paper=[_paper_entry(source, p) for p in document.get("paper", [])],
         source=source,
     )
 
@@ -311,19 +318,6 @@ def _figure(source: Path, entry: Any) -> dict:
     if figure and figure.get("kind", "bars") not in kinds:
         raise _fail(source, f"figure: kind '{figure['kind']}' is none of {', '.join(kinds)}{schema.nearest(figure['kind'], kinds)}")
     return figure
-
-
-def _paper_entry(source: Path, entry: Any) -> dict:
-    entry = _table(source, "a [[paper]] entry", entry, PAPER_KEYS)
-    for key in ("label", "metric", "value"):
-        if key not in entry:
-            raise _fail(source, f"a [[paper]] entry needs '{key}'")
-    if not isinstance(entry["value"], (int, float)) or isinstance(entry["value"], bool):
-        raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: value must be a number")
-    statistics = schema.PAPER["statistic"][0]["enum"]
-    if entry.get("statistic", "mean") not in statistics:
-        raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: statistic '{entry['statistic']}' is none of {', '.join(statistics)}")
-    return entry
 
 
 def _name(source: Path, name: Any) -> str:

@@ -98,6 +98,11 @@ class Claim:
     reason: str = ""
     note: str = ""
 
+    def labels(self) -> set[str]:
+        """The labels of the cells the claim compares."""
+        selectors = [self.of, self.over] + [s for tier in self.order for s in tier]
+        return {s["label"] for s in selectors if "label" in s}
+
     def paper_text(self) -> str:
         """The paper's side of the claim, as a table shows it."""
         if self.paper_value is not None:

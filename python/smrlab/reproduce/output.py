@@ -133,29 +133,19 @@ def markdown(card: Scorecard) -> str:
 def html_section(document: dict) -> str:
     """The scorecard (as ``Scorecard.as_dict`` wrote it) as a section of the HTML report: the
     counts, then each row with its verdict marked by class (``verdict-holds`` ...)."""
-    import html as h
-    esc = lambda v: h.escape("" if v is None else str(v))  # noqa: E731
-    head = "".join(f"<th>{esc(c)}</th>" for c in COLUMNS)
-    body = []
-    for row in document["rows"]:
-        cells = [row["paper"], row["id"], row["where"], row["trace"], row["paper_value"], row["ours_text"],
-                 "" if row["ratio"] is None else fmt(row["ratio"], 3)]
-        tds = "".join(f"<td>{esc(c)}</td>" for c in cells)
-        verdict = row["verdict"]
-        body.append(f'<tr>{tds}<td class="verdict-{verdict.replace(" ", "-")}">{esc(verdict)}</td><td>{esc(row["traces_kind"])}</td>'
-                    f'<td>{esc(row["reason"])}</td></tr>')
-    counts = "".join(f"<li>{esc(p)}: " + ", ".join(f"{n} {esc(v)}" for v, n in c.items() if n) + "</li>"
+    import html
+    from smrlab.report import html_table
+    rows = [(r["paper"], r["id"], r["where"], r["trace"], r["paper_value"], r["ours_text"],
+             None if r["ratio"] is None else round(r["ratio"], 3), r["verdict"], r["traces_kind"], r["reason"]) for r in document["rows"]]
+    counts = "".join(f"<li>{html.escape(p)}: " + ", ".join(f"{n} {html.escape(v)}" for v, n in c.items() if n) + "</li>"
                      for p, c in document["counts"].items())
-    parts = [f'<h2 id="scorecard">Reproduction scorecard ({esc(document["mode"])})</h2>',
-             f"<p>Traces: {esc(document['traces'])}. Every claim of the papers, ours beside theirs (docs/reproduction.md "
-             "says how each verdict is decided).</p>", f"<ul>{counts}</ul>",
-             f'<table class="scorecard"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>']
+    parts = [f'<h2 id="scorecard">Reproduction scorecard ({html.escape(document["mode"])})</h2>',
+             f"<p>Traces: {html.escape(document['traces'])}. Every claim of the papers, ours beside theirs (docs/reproduction.md "
+             "says how each verdict is decided).</p>", f"<ul>{counts}</ul>", html_table(COLUMNS, rows)]
     if document.get("sensitivity"):
-        rows = "".join(f"<tr><td>{esc(r['paper'])}</td><td>{esc(r['param'])}</td><td>{esc(r['claim'])}</td>"
-                       f"<td>{esc(_verdicts_text(r['verdicts']))}</td><td>{'yes' if r['changes'] else 'no'}</td></tr>"
-                       for r in document["sensitivity"])
-        parts.append("<h3>Sensitivity to the open choices</h3><table><thead><tr>"
-                     + "".join(f"<th>{esc(c)}</th>" for c in SENSITIVITY_COLUMNS) + f"</tr></thead><tbody>{rows}</tbody></table>")
+        parts.append("<h3>Sensitivity to the open choices</h3>" + html_table(
+            SENSITIVITY_COLUMNS, [(r["paper"], r["param"], r["claim"], _verdicts_text(r["verdicts"]), "yes" if r["changes"] else "no")
+                                  for r in document["sensitivity"]]))
     return "\n".join(parts)
 
 

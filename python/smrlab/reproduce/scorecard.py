@@ -158,17 +158,6 @@ def baseline_value(exp: Experiment, param: str) -> str | None:
     return None
 
 
-def axes(exp: Experiment) -> dict[str, list[str]]:
-    """Each swept parameter's values in the order the experiment lists them."""
-    found: dict[str, list[str]] = {}
-    for params in [exp.params] + [s.params for s in exp.systems]:
-        for key, value in params.items():
-            if isinstance(value, list):
-                found.setdefault(key, [])
-                found[key] += [param_text(v) for v in value if param_text(v) not in found[key]]
-    return found
-
-
 def traces_kind(exp: Experiment, real_traces: realtraces.RealTraces | None) -> str:
     """What the experiment's traces are: real (from the traces folder), synthetic, or both."""
     real = [name for name, trace in exp.traces.items() if real_traces is not None and real_traces.is_real(trace.path)]
@@ -189,7 +178,7 @@ def judge(paper_claims: claims_files.ClaimsFile, runner: Runner, override: tuple
             rows += Evaluation(None, {}, "").rows(paper_claims.paper, claim, left_out)
             continue
         frame, exp = runner.frame(claim.experiment, override)
-        rows += Evaluation(frame, axes(exp), traces_kind(exp, runner.real)).rows(paper_claims.paper, claim)
+        rows += Evaluation(frame, exp.axes(), traces_kind(exp, runner.real)).rows(paper_claims.paper, claim)
     return rows
 
 

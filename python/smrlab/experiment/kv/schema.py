@@ -7,7 +7,7 @@ Not here: reading a file (``spec``) or what a store does with its parameters (``
 
 from __future__ import annotations
 
-from smrlab.experiment.schema import PAPER, PARAMS, REPRODUCES, TEXT, _file_keys, _object, figure_keys
+from smrlab.experiment.schema import PARAMS, REPRODUCES, TEXT, _file_keys, _object, figure_keys
 
 WHOLE = {"type": "integer", "minimum": 1}
 STEP = {
@@ -50,7 +50,6 @@ def top_keys() -> dict[str, tuple[dict, str]]:
         "params": (PARAMS, "parameters for every store that takes them (setting, threads, sync, band_size, ...); a list is a grid axis"),
         "systems": ({"type": "array", "minItems": 1, "items": _object(SYSTEM, required=["system"])}, "the stores"),
         "figure": (_object(figure_keys()), "the figure drawn from the results"),
-        "paper": ({"type": "array", "items": _object(PAPER, required=["label", "metric", "value"])}, "the paper's numbers beside ours"),
     }
     keys["quick"] = (_object({k: keys[k] for k in QUICK}), "keys that replace the file's own in a quick run: smaller workloads")
     return keys

@@ -45,7 +45,7 @@ from smrlab.errors import UsageError
 
 from smrlab.experiment.kv import schema, stores
 from smrlab.experiment.kv.cell import KvCell, Workload
-from smrlab.experiment.spec import REPRODUCES_KEYS, Experiment, SystemRun, _fail, _figure, _name, _paper_entry, _table, grid, top_level
+from smrlab.experiment.spec import REPRODUCES_KEYS, Experiment, SystemRun, _fail, _figure, _name, _table, grid, top_level
 from smrlab.experiment.spec import _values as values
 
 TOP_KEYS = set(schema.top_keys())
@@ -157,6 +157,5 @@ def parse(document: dict, source: Path, quick: bool = False) -> KvExperiment:
         metrics=[str(m) for m in document.get("metrics", [])],
         reproduces=_table(source, "reproduces", document.get("reproduces", {}), REPRODUCES_KEYS),
         figure=_figure(source, document.get("figure", {})),
-        paper=[_paper_entry(source, p) for p in document.get("paper", [])],
         source=source,
     )
