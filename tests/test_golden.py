@@ -29,8 +29,14 @@ RECORD = os.environ.get("SMRLAB_RECORD_GOLDEN") == "1"
 # The uCache experiments' drive, sized for the bundled samples (tests/test_ucache_cli.py).
 SMALL_DRIVE = ["zone_size=64MiB", "conventional=192MiB"]
 
+# HWSR's and S-block's defaults before the drive queued commands and cached writes and the disk
+# started empty: the runs that pin them must give what they gave then.
+HWSR_BEFORE_QUEUEING = ["fill=full", "disk_write_cache=false", "disk_queue_depth=1"]
+
 # (name, system, params, engine options) run on each of TRACES: every system, every cache
-# policy and PORE scheme, both buffer placements, both promotions, and the open loop.
+# policy and PORE scheme, both buffer placements, both promotions, HWSR and S-block with MEM
+# buffers small enough to evict (as before the drive queued, and overlapped at a queueing drive,
+# with synchronous and background destaging), and the open loop.
 RUNS = [
     ("cmr", "cmr", [], {}),
     ("dmsmr", "dmsmr", [], {}),
@@ -48,6 +54,13 @@ RUNS = [
     ("ucache-map", "ucache", [*SMALL_DRIVE, "promote=map", "bucket=1MiB"], {}),
     ("eregion", "eregion", [*SMALL_DRIVE], {"gauge_samples": 50}),
     ("zonemap", "zonemap", ["zone_size=16MiB", "conventional=192MiB"], {}),
+    ("hwsr", "hwsr", ["mem=4MiB", "ssd=8MiB", *HWSR_BEFORE_QUEUEING], {"mode": "open"}),
+    ("hwsr-nocache", "hwsr", ["mem=none", "ssd=none", *HWSR_BEFORE_QUEUEING, "fill=empty"], {}),
+    ("sblock", "sblock", ["mem=4MiB", "ssd=8MiB", *HWSR_BEFORE_QUEUEING], {"mode": "open"}),
+    ("hwsr-queued", "hwsr", ["mem=4MiB", "ssd=8MiB"], {"mode": "open"}),
+    ("hwsr-background", "hwsr", ["mem=4MiB", "ssd=8MiB", "destage=background"], {"mode": "open"}),
+    ("sblock-queued", "sblock", ["mem=4MiB", "ssd=8MiB"], {"mode": "open"}),
+    ("cmr-queued", "cmr", ["disk=desktop7200", "disk_queue_depth=32", "disk_write_cache=true"], {"mode": "open"}),
 ]
 TRACES = ["wdev", "vm-local"]
 

@@ -47,7 +47,9 @@ def compare(cli, *extra):
 
 
 def test_shingled_disks_without_caches_are_slower_than_a_plain_disk_and_the_ssd_feeds_hwsr_rewrites(cli, tmp_path):
-    rows = compare(cli, "--only", "cmr,hwsr no-cache,sblock no-cache,hwsr ssd-only,sblock ssd-only")
+    # Closed loop: without a MEM buffer every write is a rewrite, more than the disk can serve
+    # at Financial1's arrival rate, and an open-loop queue would hide what one rewrite costs.
+    rows = compare(cli, "--only", "cmr,hwsr no-cache,sblock no-cache,hwsr ssd-only,sblock ssd-only", "--replay", "closed")
     for system in ("hwsr no-cache", "sblock no-cache"):
         assert rows[system]["mean ms"] > 2 * rows["cmr"]["mean ms"], rows[system]
     # §5.4: the SSD serves part of each segment rewrite's reads, so HWSR's writes get faster.
@@ -84,7 +86,13 @@ def test_runs_are_deterministic(cli, small_msr_trace):
 def test_bad_input_is_one_line_naming_the_option(cli, small_msr_trace, tmp_path):
     assert_parameter_errors(cli, "hwsr", small_msr_trace, (
         ("--block=96KiB", "block"), ("--segments=3", "segments"), ("--mem=0", "mem"), ("--ssd=0", "ssd"), ("--policy=fifo", "policy"),
+        ("--disk_queue_depth=0", "disk_queue_depth"), ("--disk_queue_depth=257", "disk_queue_depth"),
+        ("--destage_low=95%", "destage_low"), ("--destage_high=150%", "destage_high"), ("--destage=never", "destage"),
     ))
+    assert_parameter_errors(cli, "cmr", small_msr_trace, (("--disk_queue_depth=300", "disk_queue_depth"),))
+    # A system that times its own overlapped I/O cannot queue its requests at the drive.
+    proc = cli("sim", "--system", "dmsmr", "--trace", small_msr_trace, "--replay", "open", "--disk_queue_depth=8")
+    assert proc.returncode == 2 and "'disk_queue_depth'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert_parameter_errors(cli, "sblock", small_msr_trace, (("--spare=0", "spare"), ("--block=1000", "block")))
     far = tmp_path / "far.csv"
     far.write_text(msr_line(0, "Write", 0, 4096) + "\n" + msr_line(10, "Write", 990 * 10**9, 4096) + "\n")

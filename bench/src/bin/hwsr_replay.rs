@@ -3,6 +3,10 @@
 //! cached block of HWSR's MEM buffer and SSD cache (each filled with a million distinct blocks
 //! and made to evict; the block map and LWA's scratch included). Targets (issue 13): hwsr >= 2 M
 //! requests/s on one core, <= 64 bytes per cached block.
+//!
+//! Arguments `key=value` are parameters for the `hwsr` and `sblock` replays: e.g.
+//! `fill=full disk_write_cache=false disk_queue_depth=1`, the defaults before the drive queued,
+//! to time the replay without queueing against a build from before.
 
 use smr_core::trace::synth::{Synth, SynthConfig};
 use smr_core::trace::{Footprint, TraceStats};
@@ -60,10 +64,11 @@ fn main() {
     let requests: Vec<Request> = once.iter().copied().chain(once.iter().map(|r| Request { time_ns: r.time_ns + span, ..*r })).collect();
     let footprint = TraceStats::compute(ok_requests(&requests)).expect("stats").into_footprint();
     let open = EngineConfig { mode: ReplayMode::Open { speedup: 1.0 }, progress_every: 0, ..EngineConfig::default() };
+    let given: Vec<String> = std::env::args().skip(1).collect();
     for system in ["hwsr", "sblock", "dmsmr"] {
         let (seconds, rewritten) = best_of(3, || {
             let mut ctx = IoCtx::new();
-            let mut p = Params::new();
+            let mut p = if system == "dmsmr" { Params::new() } else { Params::parse(&given).expect("key=value parameters") };
             let mut sys = build(system, &mut p, footprint.clone(), 0, &mut ctx).expect("build");
             let r = Engine::new(open.clone()).run(sys.as_mut(), &mut ctx, ok_requests(&requests)).expect("replay");
             r.counters.get("segments_rewritten") + r.counters.get("band_cleanings")

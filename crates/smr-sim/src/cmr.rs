@@ -4,7 +4,7 @@
 use smr_core::Request;
 
 use crate::kernel::disk::{disk, DISK_PARAMS};
-use crate::kernel::{BuildContext, ChannelId, Counters, IoCtx, ParamList, SimError, System, SystemEntry};
+use crate::kernel::{BuildContext, ChannelId, Concurrency, Counters, IoCtx, ParamList, SimError, System, SystemEntry};
 
 pub const PARAMS: ParamList = &[&DISK_PARAMS];
 
@@ -29,6 +29,11 @@ impl System for Cmr {
     fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
         ctx.io(self.disk, req.op, req.offset, req.len);
         Ok(())
+    }
+
+    /// Each request is one disk access and nothing else: requests may overlap at the drive.
+    fn concurrency(&self) -> Concurrency {
+        Concurrency::Overlapped { background: false }
     }
 
     fn capacity(&self) -> u64 {

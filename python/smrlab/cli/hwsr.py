@@ -41,6 +41,8 @@ LINE_UP = [
     ("hwsr lru-block", "hwsr", ["policy=lru-block"]),
     ("hwsr lru-segment", "hwsr", ["policy=lru-segment"]),
 ]
+# The plain disk is the drive HWSR's shingled disk is emulated on: these of HWSR's defaults.
+DRIVE = ("disk", "disk_queue_depth", "disk_write_cache")
 BLOCK_SECTORS = [16, 32, 64, 128, 256, 512]
 REGION_TRACKS = [8, 16, 32, 64]
 # The most block sizes and region sizes a sweep takes (a grid of at most 16 x 16 runs), and
@@ -123,8 +125,9 @@ def run_compare(args: argparse.Namespace) -> int:
             # A case's own settings win over --param (e.g. mem=none over a given mem size).
             own = {p.split("=", 1)[0] for p in params}
             given = [p for p in systems.declared_by(list(args.param), system) if p.split("=", 1)[0] not in own]
+            drive = [f"{key}={systems.defaults('hwsr')[key]}" for key in DRIVE] if system == "cmr" else []
             with live.task(f"{name}/{label}", requests, "requests") as show:
-                result = simulate(system, trace, given + params, engine=engine_from_args(args), seed=args.seed,
+                result = simulate(system, trace, drive + given + params, engine=engine_from_args(args), seed=args.seed,
                                   footprint=fp, progress=show)
             write_result(result, out / f"{name}-{label.replace(' ', '-')}.json", inputs=[trace])
             rows.append(result_row(label, result))

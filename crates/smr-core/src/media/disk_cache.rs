@@ -151,6 +151,12 @@ impl SegmentCache {
         end
     }
 
+    /// Whether one run holds every sector of `[first, end)`, as last brought up to date (a
+    /// read-ahead since then not counted); changes nothing, not even the recency order.
+    pub fn holds(&self, first: u64, end: u64) -> bool {
+        self.overlaps_any(first, first + 1) && self.starts.iter().zip(&self.ends).any(|(&start, &stop)| start <= first && end <= stop)
+    }
+
     /// After the media read `[first, end)` finished at `done_ns`: its sectors fill a segment,
     /// and read-ahead starts at `end`, a sector every `ns_per_sector`, at most to `track_end`
     /// (for `ReadAhead::TrackEnd`) or `disk_end`.
@@ -266,11 +272,16 @@ impl WriteBack {
         self.pending_sectors += sectors;
     }
 
-    /// The oldest pending write, taken off the queue.
-    pub fn pop(&mut self) -> Option<(u64, u64)> {
-        let oldest = self.pending.pop_front()?;
-        self.pending_sectors -= oldest.1;
-        Some(oldest)
+    /// The `age`-th oldest pending write (0: the oldest), taken off the queue.
+    pub fn take(&mut self, age: usize) -> Option<(u64, u64)> {
+        let write = self.pending.remove(age)?;
+        self.pending_sectors -= write.1;
+        Some(write)
+    }
+
+    /// The `n` oldest pending writes, oldest first.
+    pub fn oldest(&self, n: usize) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.pending.iter().take(n).copied()
     }
 }
 
@@ -369,7 +380,7 @@ mod tests {
         let mut w = WriteBack::new(10);
         w.push(0, 6);
         assert!(!w.has_room(5) && w.has_room(4));
-        assert_eq!(w.pop(), Some((0, 6)));
+        assert_eq!(w.take(0), Some((0, 6)));
         assert!(w.has_room(10));
     }
 }

@@ -26,12 +26,20 @@
 //! The drive's cache (`disk_cache`): reads of sectors it holds, read earlier, written earlier or
 //! read ahead while the head was free, are served at interface speed; the rest of a read comes
 //! from the media, continuing where the read-ahead stopped. A read-ahead runs until a command
-//! needs the head. Writes go through to the media unless write-back caching is on. Not
-//! modelled: command overhead, queueing (the engine's job).
+//! needs the head. Writes go through to the media unless write-back caching is on.
+//!
+//! Command queueing. A drive with a queue depth above 1 holds several commands and serves next
+//! the one it can reach soonest: shortest positioning time first (seek plus rotational wait,
+//! from where the head is and the angle the platter has turned to), the scheduling of
+//! Jacobson & Wilkes (HP Labs TR HPL-CSP-91-7, 1991) and Seltzer, Chen & Ousterhout (USENIX
+//! Winter 1990) that drives implement as rotational position ordering; a command the cache
+//! answers (a read it holds, a write it has room for) needs no positioning. Ties go to the
+//! oldest. Cached writes are written back the same way, the soonest reached of the oldest
+//! queue-depth ones. Not modelled: aging of passed-over commands, command overhead.
 
 use super::disk_cache::{CacheConfig, ReadAhead, SegmentCache, WriteBack};
 use super::seek::SeekCurve;
-use super::{exact_f64, Medium};
+use super::{exact_f64, Access, Medium};
 use crate::request::Op;
 use crate::stretch_index::StretchIndex;
 use crate::units::{NS_PER_S, SECTOR};
@@ -105,6 +113,17 @@ fn fraction_of_turn(turns: f64) -> f64 {
     turns - (turns as i64) as f64
 }
 
+/// The place of the smallest of `positioning` times; ties to the first (the oldest command).
+fn soonest(positioning: impl Iterator<Item = f64>) -> usize {
+    let mut best = (0, f64::INFINITY);
+    for (i, t) in positioning.enumerate() {
+        if t < best.1 {
+            best = (i, t);
+        }
+    }
+    best.0
+}
+
 /// How many sequential streams the drive follows at once (its cache segments).
 const STREAMS: usize = 8;
 
@@ -149,6 +168,8 @@ pub struct Hdd {
     write_back: Option<WriteBack>,
     /// Where the last media access ended: its zone and the end of its last track, in sectors.
     last_track_end: (usize, u64),
+    /// Commands the drive holds at once (`Medium::queue_depth`).
+    queue_depth: u32,
 }
 
 impl Hdd {
@@ -224,7 +245,15 @@ impl Hdd {
             cache: segments,
             write_back,
             last_track_end: (0, 0),
+            queue_depth: 1,
         }
+    }
+
+    /// The drive holding up to `depth` commands at once and choosing among them (see the module
+    /// documentation); 1, as built, serves them in order.
+    pub fn with_queue_depth(mut self, depth: u32) -> Self {
+        self.queue_depth = depth.max(1);
+        self
     }
 
     pub fn spec(&self) -> &HddSpec {
@@ -310,22 +339,8 @@ impl Hdd {
     fn media(&mut self, start_ns: f64, op: Op, first: u64, total: u64) -> f64 {
         let place = self.place(first);
         self.accesses += 1;
-        // A write continues any followed stream while the drive has its cache (which combines
-        // writes); a read, or any access without the cache, only what the head has just done
-        // (what a read-ahead saves is the cache's business).
-        let last = self.accesses - 1;
-        let combining = op == Op::Write && self.cache.is_some();
-        let stream = self.streams.iter().position(|s| s.next_sector == first && s.op == op && (combining || s.last_use == last));
-        // A continued stream starts from where it ended, in track and in rotational phase:
-        // `phase_ns` shifts the platter's angle so that it stands where the stream left it.
-        let (from_track, phase_ns) = match stream {
-            Some(i) => {
-                let s = &self.streams[i];
-                let behind = s.angle - fraction_of_turn(start_ns * self.turns_per_ns);
-                (s.track, if behind < 0.0 { behind + 1.0 } else { behind } * self.rev_ns)
-            }
-            None => (self.track, 0.0),
-        };
+        let stream = self.continued_stream(first, op, self.accesses - 1);
+        let (from_track, phase_ns) = self.resume(stream, start_ns);
         let t = start_ns + self.positioning(from_track, place.track, op);
         // Most accesses stay within their first track; a longer one goes on across tracks, out
         // of line, so that the common path keeps its values in registers.
@@ -343,6 +358,55 @@ impl Hdd {
         }
         self.last_track_end = (place.zone, self.track_end(place));
         t
+    }
+
+    /// The followed stream an access of `op` from sector `first` continues, the access before
+    /// it being number `last_access`. A write continues any followed stream while the drive
+    /// has its cache (which combines writes); a read, or any access without the cache, only
+    /// what the head has just done (what a read-ahead saves is the cache's business).
+    #[inline(always)]
+    fn continued_stream(&self, first: u64, op: Op, last_access: u64) -> Option<usize> {
+        let combining = op == Op::Write && self.cache.is_some();
+        self.streams.iter().position(|s| s.next_sector == first && s.op == op && (combining || s.last_use == last_access))
+    }
+
+    /// Where an access starting at `start_ns` positions from: the head's track, or a continued
+    /// stream's, in track and in rotational phase (`phase_ns` shifts the platter's angle so that
+    /// it stands where the stream left it).
+    #[inline(always)]
+    fn resume(&self, stream: Option<usize>, start_ns: f64) -> (u64, f64) {
+        match stream {
+            Some(i) => {
+                let s = &self.streams[i];
+                let behind = s.angle - fraction_of_turn(start_ns * self.turns_per_ns);
+                (s.track, if behind < 0.0 { behind + 1.0 } else { behind } * self.rev_ns)
+            }
+            None => (self.track, 0.0),
+        }
+    }
+
+    /// How long after `now_ns` the first sector of a media access of `op` from sector `first`
+    /// would pass under the head: the seek or head switch (and write settle), then the
+    /// rotational wait. The head stands where the last media access left it.
+    fn media_positioning_ns(&self, now_ns: f64, op: Op, first: u64) -> f64 {
+        let place = self.place(first);
+        let (from_track, phase_ns) = self.resume(self.continued_stream(first, op, self.accesses), now_ns);
+        let t = now_ns + self.positioning(from_track, place.track, op);
+        let angle = exact_f64(self.angle_index(place.zone, place.track, place.sector)) * self.zones[place.zone].turns_per_sector;
+        t + self.rotational_wait(t + phase_ns, angle) - now_ns
+    }
+
+    /// `media_positioning_ns` for a queued command, or none when the cache answers it: a read
+    /// of sectors it holds, a write it has room for.
+    fn positioning_ns(&self, now_ns: f64, a: &Access) -> f64 {
+        let (first, end) = (a.offset / SECTOR, (a.offset + a.len).div_ceil(SECTOR));
+        let answered = match a.op {
+            _ if a.len == 0 => true,
+            Op::Trim => true,
+            Op::Read => self.cache.as_ref().is_some_and(|c| c.holds(first, end)),
+            Op::Write => self.write_back.as_ref().is_some_and(|wb| wb.has_room(end - first)),
+        };
+        if answered { 0.0 } else { self.media_positioning_ns(now_ns, a.op, first) }
     }
 
     /// The sector after the last one of `place`'s track.
@@ -438,10 +502,23 @@ impl Hdd {
             if start >= now_ns {
                 return start;
             }
-            let Some((first, sectors)) = wb.pop() else { return now_ns };
+            let Some((first, sectors)) = self.next_write_back(start) else { return now_ns };
             self.stop_read_ahead(start);
             self.media(start, Op::Write, first, sectors);
         }
+    }
+
+    /// The cached write the drive writes back next from `now_ns`, taken off the cache's queue:
+    /// the oldest, or with a queue depth above 1 the soonest reached of the oldest
+    /// `queue_depth`.
+    fn next_write_back(&mut self, now_ns: f64) -> Option<(u64, u64)> {
+        let wb = self.write_back.as_ref()?;
+        let pick = if self.queue_depth > 1 {
+            soonest(wb.oldest(self.queue_depth as usize).map(|(first, _)| self.media_positioning_ns(now_ns, Op::Write, first)))
+        } else {
+            0
+        };
+        self.write_back.as_mut()?.take(pick)
     }
 
     /// A read through the cache: what it holds at interface speed, the rest from the media once
@@ -476,9 +553,9 @@ impl Hdd {
             Some(true) => now_ns,
             Some(false) => {
                 let mut t = free_ns;
-                while let Some((oldest, n)) = self.write_back.as_mut().filter(|wb| !wb.has_room(sectors)).and_then(WriteBack::pop) {
+                while let Some((first, n)) = self.write_back.as_ref().is_some_and(|wb| !wb.has_room(sectors)).then(|| self.next_write_back(t)).flatten() {
                     self.stop_read_ahead(t);
-                    t = self.media(t, Op::Write, oldest, n);
+                    t = self.media(t, Op::Write, first, n);
                 }
                 t
             }
@@ -517,6 +594,16 @@ impl Medium for Hdd {
 
     fn rotating(&self) -> bool {
         true
+    }
+
+    fn queue_depth(&self) -> u32 {
+        self.queue_depth
+    }
+
+    /// Shortest positioning time first (see the module documentation).
+    fn choose(&self, now_ns: u64, queued: &[Access]) -> usize {
+        let now = now_ns as f64;
+        soonest(queued.iter().map(|a| self.positioning_ns(now, a)))
     }
 
     fn describe(&self) -> String {

@@ -262,3 +262,29 @@ fn without_stream_cache_a_returning_stream_pays_its_positioning() {
     let uncached = run(Hdd::with_cache(FLUID10K, super::CacheConfig::OFF));
     assert!(uncached > cached + FLUID10K.track_to_track_ns, "cache off {uncached} ns, on {cached} ns");
 }
+
+/// With a command queue the drive writes its cached writes back soonest-reached first: sixteen
+/// 4 KiB writes scattered over one track fill a 64 KiB cache; a 64 KiB write after them must
+/// wait until they are all on the media, which takes about a turn at depth 16, where written
+/// back oldest first they take about half a turn each.
+#[test]
+fn queued_drive_writes_back_its_cache_in_positioning_order() {
+    let spec = DESKTOP7200;
+    let cache = super::CacheConfig { bytes: 64 << 10, segments: 1, write_back: true, ..spec.default_cache() };
+    let spt = Hdd::new(spec.clone()).sectors_per_track_at(0);
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let slots = rand::seq::index::sample(&mut rng, (spt / 8) as usize, 16);
+    let waited = |depth: u32| {
+        let mut d = Hdd::with_cache(spec.clone(), cache).with_queue_depth(depth);
+        // Reading the track's first sector puts the head on it.
+        let mut t = d.access(0, Op::Read, 20 * spt * SECTOR, SECTOR);
+        for slot in slots.iter() {
+            t += d.access(t, Op::Write, (20 * spt + slot as u64 * 8) * SECTOR, 8 * SECTOR);
+        }
+        d.access(t, Op::Write, 20 * spt * SECTOR, 64 << 10) as f64
+    };
+    let rev = Hdd::new(spec.clone()).revolution_ns();
+    let (queued, in_order) = (waited(16), waited(1));
+    assert!(queued < 1.5 * rev, "depth 16: {queued} ns, a turn is {rev}");
+    assert!(in_order > 4.0 * rev, "depth 1: {in_order} ns");
+}

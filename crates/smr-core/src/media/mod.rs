@@ -2,18 +2,22 @@
 //!
 //! A `Medium` is stateful (a disk's head position and rotational angle move with simulated time)
 //! and deterministic: the same sequence of `access` calls gives the same service times. It models
-//! time only; data and mapping belong to the systems in `smr-sim`.
+//! time only; data and mapping belong to the systems in `smr-sim`. A medium may hold several
+//! commands at once and choose which to serve next (`Medium::queue_depth`, `Medium::choose`);
+//! `queue` keeps such a command queue for one device.
 
 mod disk_cache;
 mod flash;
 mod hdd;
 mod presets;
+mod queue;
 mod seek;
 
 pub use disk_cache::{CacheConfig, ReadAhead};
 pub use flash::{FixedLatencyMedium, FixedTiming, LatencyProfile};
 pub use hdd::{Hdd, HddSpec};
 pub use presets::{disk_preset, preset_spec, DESKTOP7200, FLUID10K, PRESETS, PRESET_NAMES, ST5000AS0011};
+pub use queue::{serve_batch, DeviceQueue, MAX_QUEUE_DEPTH};
 pub use seek::SeekCurve;
 
 use crate::request::Op;
@@ -37,6 +41,14 @@ pub(crate) fn truncated_u64(t: f64) -> u64 {
 }
 
 const TWO_TO_THE_63: f64 = (1u64 << 63) as f64;
+
+/// One command as a medium's queue holds it: what `Medium::access` takes besides the time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+}
 
 /// A timing model of one storage medium.
 pub trait Medium: Send {
@@ -63,6 +75,20 @@ pub trait Medium: Send {
     /// called.
     fn fixed_latency(&self) -> Option<FixedTiming> {
         None
+    }
+
+    /// How many commands the medium holds at once and may serve in an order of its own (its
+    /// command queue: SATA's native command queueing holds up to 32); 1 = one at a time, in
+    /// the order they come.
+    fn queue_depth(&self) -> u32 {
+        1
+    }
+
+    /// Which of `queued` (the commands the medium holds, oldest first, at most `queue_depth`)
+    /// it serves next when it is free at `now_ns`: the oldest, unless the medium schedules.
+    /// Changes no state.
+    fn choose(&self, _now_ns: u64, _queued: &[Access]) -> usize {
+        0
     }
 }
 

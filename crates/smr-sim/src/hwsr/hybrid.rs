@@ -6,7 +6,14 @@
 //! Writes go to the MEM buffer and are acknowledged from it (one DRAM write). A write to a
 //! block held by the SSD removes it there. When the buffer is full, the policy's victims — all
 //! of one segment — are written to the disk together (one segment rewrite, or one S-block
-//! destage) and leave the buffer. Without a MEM buffer every host write is that disk write.
+//! destage) and leave the buffer, and the write waits for that (`Destage::Sync`, the paper's).
+//! With `Destage::Background` a flusher does this as background work (`System::background`),
+//! one destage at a time, from when the buffer holds the high watermark (or more than the low
+//! one while the disk is idle) until it holds the low one; the victims leave the buffer when
+//! their destage is issued, their slots when it ends, and a write waits only when it finds
+//! the buffer full, for the destage in flight (or, if none is, for one of its own). A block
+//! whose destage is in flight is read from the disk. Without a MEM buffer every host write
+//! is that disk write.
 //! Reads look in the MEM buffer (a hit only if the host wrote every unit the read touches),
 //! then the SSD, then the disk, which is read in whole blocks (the smallest unit sent to it,
 //! §4.1), one I/O per run of blocks that lie side by side there; blocks read from the disk
@@ -21,7 +28,7 @@ use super::membuffer::{MemBuffer, Units};
 use super::ssdcache::SsdCache;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use crate::kernel::runs::coalesce;
-use crate::kernel::{ChannelId, IoCtx, SimError, System};
+use crate::kernel::{Background, ChannelId, Command, Concurrency, IoCtx, SimError, System};
 
 pub static HOST_REQUESTS: Metric = Metric::new("host_requests", Unit::Count, "host reads and writes served");
 pub static BLOCK_ACCESSES: Metric = Metric::new("block_accesses", Unit::Count, "cache blocks that host reads and writes touched (looked up in MEM and SSD)");
@@ -30,6 +37,10 @@ pub static SSD_HITS: Metric = Metric::new("ssd_hits", Unit::Count, "block reads 
 pub static DISK_BLOCK_READS: Metric = Metric::new("disk_block_reads", Unit::Count, "blocks host reads fetched from the disk");
 pub static MEM_EVICTIONS: Metric = Metric::new("mem_evictions", Unit::Count, "times the full MEM buffer evicted (each one segment rewrite or S-block destage)");
 pub static MEM_BLOCKS_EVICTED: Metric = Metric::new("mem_blocks_evicted", Unit::Blocks, "blocks written from the MEM buffer to the disk");
+pub static FLUSHER_EVICTIONS: Metric =
+    Metric::new("flusher_evictions", Unit::Count, "MEM buffer evictions the background flusher started (destage=background; counted in mem_evictions too)");
+pub static FULL_BUFFER_WAITS: Metric =
+    Metric::new("full_buffer_waits", Unit::Count, "host block writes that found the MEM buffer full and waited for a destage (with destage=sync, each one it started)");
 pub static SSD_FILLS: Metric = Metric::new("ssd_fills", Unit::Blocks, "blocks put in the SSD cache by read misses");
 pub static SSD_INVALIDATIONS: Metric = Metric::new("ssd_invalidations", Unit::Blocks, "SSD blocks dropped because the host wrote them");
 pub static REWRITE_READS_MEM: Metric = Metric::new("rewrite_reads_mem", Unit::Blocks, "blocks a disk rewrite read from the MEM buffer");
@@ -55,6 +66,16 @@ pub static SEGMENTS_PER_REQUEST: Ratio = Ratio::new(
     &HOST_REQUESTS,
 );
 pub static REGIONS: Metric = Metric::new("regions", Unit::Count, "regions on the shingled disk");
+pub static CAPACITY: Metric = Metric::new(
+    "capacity_bytes",
+    Unit::Bytes,
+    "host bytes the shingled disk holds: whole regions with their guard bands (wave-like for HWSR, one per region and an internal one for S-block) less S-block's spare share (§3.2)",
+);
+pub static TRANSLATION_TABLE: Metric = Metric::new(
+    "translation_table_bytes_per_tb",
+    Unit::Bytes,
+    "logical-to-physical table the shingled layout keeps for the whole disk, per TB (10^12 bytes) it holds: none for HWSR, whose places Eq. 5 computes; 4 bytes per logical S-block and per slot for S-block (§3.3)",
+);
 pub static MEM_BLOCKS: Metric = Metric::new("mem_blocks", Unit::Blocks, "MEM buffer size, in cache blocks");
 pub static MEM_OCCUPANCY: Metric = Metric::new("mem_occupancy_blocks", Unit::Blocks, "cache blocks held in the MEM buffer");
 pub static SSD_BLOCKS: Metric = Metric::new("ssd_blocks", Unit::Blocks, "SSD cache size, in cache blocks");
@@ -90,9 +111,10 @@ pub enum Base {
 
 /// What a shingled disk may ask of the caches while it writes a segment.
 pub trait Sources {
-    /// Reads `block` from the MEM buffer (if `mem` and it holds every unit) or from the SSD,
-    /// timing the read; `None` if neither holds it and the disk must be read.
-    fn read_cached(&mut self, ctx: &mut IoCtx, block: u64, mem: bool) -> Option<Source>;
+    /// Where `block` can be read from other than the disk: the MEM buffer (if `mem` and it
+    /// holds every unit) or the SSD, with that read pushed onto `reads`; `None` if neither
+    /// holds it and the disk must be read.
+    fn read_cached(&mut self, block: u64, mem: bool, reads: &mut Vec<Command>) -> Option<Source>;
 
     /// Bookkeeping for the data-loss checks: `block`'s copy at disk byte `to` now holds what
     /// came from `from`. Costs nothing outside tests.
@@ -123,6 +145,8 @@ pub trait ShingledDisk {
     /// Writes new data for the `fresh` blocks (ascending by index) of `segment`, with all the
     /// reading and writing the layout makes that cost.
     fn write_segment<S: Sources>(&mut self, ctx: &mut IoCtx, segment: u64, fresh: &[Fresh], sources: &mut S);
+    /// Bytes of the logical-to-physical table the layout keeps for the whole disk.
+    fn translation_table_bytes(&self) -> u64;
     fn counters(&self, out: &mut Counters);
     fn gauges(&self, _out: &mut Gauges) {}
 }
@@ -143,6 +167,8 @@ struct Totals {
     ssd_invalidations: u64,
     rewrite_reads_mem: u64,
     rewrite_reads_ssd: u64,
+    flusher_evictions: u64,
+    full_buffer_waits: u64,
 }
 
 /// The MEM buffer, the SSD cache and the map: what a disk rewrite may read from.
@@ -160,18 +186,18 @@ pub struct Front {
 }
 
 impl Sources for Front {
-    fn read_cached(&mut self, ctx: &mut IoCtx, block: u64, mem: bool) -> Option<Source> {
+    fn read_cached(&mut self, block: u64, mem: bool, reads: &mut Vec<Command>) -> Option<Source> {
         let &place = self.map.get(&block)?;
         if place & MEM != 0 {
             let buffer = self.mem.as_ref().expect("MEM slots exist only with a MEM buffer");
             if !mem || buffer.written(place & !MEM) != self.units.all() {
                 return None;
             }
-            ctx.io(self.mem_ch, Op::Read, 0, self.block_bytes);
+            reads.push(Command::new(self.mem_ch, Op::Read, 0, self.block_bytes));
             self.totals.rewrite_reads_mem += 1;
             return Some(Source::Mem);
         }
-        ctx.io(self.ssd_ch, Op::Read, place as u64 * self.block_bytes, self.block_bytes);
+        reads.push(Command::new(self.ssd_ch, Op::Read, place as u64 * self.block_bytes, self.block_bytes));
         self.totals.rewrite_reads_ssd += 1;
         Some(Source::Ssd)
     }
@@ -189,10 +215,38 @@ pub struct FrontSizes {
     pub block_bytes: u64,
 }
 
+/// When the MEM buffer writes its victims to the disk (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Destage {
+    /// In the write that finds the buffer full, which waits for it (§2.1, §4.3).
+    Sync,
+    /// From a flusher, between watermarks in blocks held: it starts at `high`, or above `low`
+    /// while the disk is idle, and stops at `low`.
+    Background { high: usize, low: usize },
+}
+
+impl Destage {
+    pub fn background(high: usize, low: usize) -> Self {
+        debug_assert!(low < high, "the flusher stops below where it starts");
+        Destage::Background { high, low }
+    }
+}
+
+/// The background flusher's state.
+#[derive(Default)]
+struct Flusher {
+    /// The destage in flight and the buffer slots it keeps until it ends.
+    in_flight: Option<(Background, usize)>,
+    /// Between a start and the low watermark.
+    flushing: bool,
+}
+
 /// HWSR or S-block: the front over a shingled disk.
 pub struct Hybrid<D> {
     front: Front,
     disk: D,
+    destage: Destage,
+    flusher: Flusher,
     /// Scratch lists kept between requests.
     victims: Vec<u32>,
     fresh: Vec<Fresh>,
@@ -201,8 +255,8 @@ pub struct Hybrid<D> {
 
 impl<D: ShingledDisk> Hybrid<D> {
     /// The front with its media registered in `ctx`: the MEM buffer in DRAM, the SSD cache on
-    /// an SSD; `policy` orders the MEM buffer.
-    pub fn new(disk: D, sizes: FrontSizes, policy: super::membuffer::Policy, ctx: &mut IoCtx) -> Self {
+    /// an SSD; `policy` orders the MEM buffer, `destage` says when it writes to the disk.
+    pub fn new(disk: D, sizes: FrontSizes, policy: super::membuffer::Policy, destage: Destage, ctx: &mut IoCtx) -> Self {
         use smr_core::media::FixedLatencyMedium;
         let bytes = |blocks: Option<usize>| blocks.unwrap_or(1) as u64 * sizes.block_bytes;
         let dram = ctx.add_device("mem", Box::new(FixedLatencyMedium::dram(bytes(sizes.mem_blocks))));
@@ -219,7 +273,7 @@ impl<D: ShingledDisk> Hybrid<D> {
             #[cfg(test)]
             ledger: Default::default(),
         };
-        Hybrid { front, disk, victims: Vec::new(), fresh: Vec::new(), misses: Vec::new() }
+        Hybrid { front, disk, destage, flusher: Flusher::default(), victims: Vec::new(), fresh: Vec::new(), misses: Vec::new() }
     }
 
     /// The byte range `[from, to)` inside block `block` that `req` covers.
@@ -242,8 +296,9 @@ impl<D: ShingledDisk> Hybrid<D> {
         }
     }
 
-    /// Writes one segment's victims from the MEM buffer to the disk and frees their slots.
-    fn evict(&mut self, ctx: &mut IoCtx) -> Result<(), SimError> {
+    /// Writes one segment's victims from the MEM buffer to the disk and frees their slots;
+    /// returns how many there were.
+    fn evict(&mut self, ctx: &mut IoCtx) -> Result<usize, SimError> {
         let mut victims = std::mem::take(&mut self.victims);
         victims.clear();
         let mem = self.front.mem.as_mut().expect("evicting needs a MEM buffer");
@@ -269,8 +324,52 @@ impl<D: ShingledDisk> Hybrid<D> {
         }
         f.totals.mem_evictions += 1;
         f.totals.mem_blocks_evicted += victims.len() as u64;
+        let evicted = victims.len();
         self.victims = victims;
+        Ok(evicted)
+    }
+
+    /// Whether the MEM buffer has no slot for another block: all hold blocks or wait for the
+    /// destage in flight to end.
+    fn mem_full(&self) -> bool {
+        let reserved = self.flusher.in_flight.map_or(0, |(_, slots)| slots);
+        self.front.mem.as_ref().is_some_and(|m| m.held() + reserved >= m.capacity())
+    }
+
+    /// Makes room in the full MEM buffer for a write: it waits for the destage in flight, or
+    /// evicts (and waits for that).
+    fn make_room(&mut self, ctx: &mut IoCtx) -> Result<(), SimError> {
+        self.front.totals.full_buffer_waits += 1;
+        while self.mem_full() {
+            match self.flusher.in_flight.take() {
+                Some((work, _)) => ctx.wait_for(work),
+                None => {
+                    self.evict(ctx)?;
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The background flusher (`Destage::Background`): ends the destage in flight if it has
+    /// finished; if none is in flight and the buffer is to be destaged, issues one.
+    fn flush(&mut self, ctx: &mut IoCtx, high: usize, low: usize) -> Result<bool, SimError> {
+        if let Some((work, _)) = self.flusher.in_flight {
+            if !ctx.finished(work) {
+                return Ok(false);
+            }
+            self.flusher.in_flight = None;
+        }
+        let held = self.mem_len();
+        let idle = ctx.device_idle(self.disk.channel());
+        self.flusher.flushing = held > low && (self.flusher.flushing || held >= high || idle);
+        if !self.flusher.flushing {
+            return Ok(false);
+        }
+        let (work, evicted) = ctx.background(|ctx| self.evict(ctx));
+        self.flusher.in_flight = Some((work, evicted?));
+        self.front.totals.flusher_evictions += 1;
+        Ok(true)
     }
 
     fn write(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
@@ -292,8 +391,8 @@ impl<D: ShingledDisk> Hybrid<D> {
                 Some(_) => self.invalidate_ssd(block),
                 None => {}
             }
-            while self.front.mem.as_ref().is_some_and(MemBuffer::is_full) {
-                self.evict(ctx)?;
+            if self.mem_full() {
+                self.make_room(ctx)?;
             }
             let slot = self.front.mem.as_mut().expect("a MEM buffer").insert(block, written);
             self.front.map.insert(block, slot | MEM);
@@ -395,7 +494,7 @@ impl<D: ShingledDisk> Hybrid<D> {
         }
         f.map.insert(block, slot);
         f.totals.ssd_fills += 1;
-        ctx.io_at(f.ssd_ch, ctx.now(), Op::Write, slot as u64 * f.block_bytes, f.block_bytes);
+        ctx.io_behind(f.ssd_ch, Op::Write, slot as u64 * f.block_bytes, f.block_bytes);
         #[cfg(test)]
         f.ledger.filled_ssd(block, self.disk.block_offset(block));
     }
@@ -450,6 +549,17 @@ impl<D: ShingledDisk> System for Hybrid<D> {
         }
     }
 
+    fn concurrency(&self) -> Concurrency {
+        Concurrency::Overlapped { background: matches!(self.destage, Destage::Background { .. }) }
+    }
+
+    fn background(&mut self, ctx: &mut IoCtx) -> Result<bool, SimError> {
+        match self.destage {
+            Destage::Background { high, low } => self.flush(ctx, high, low),
+            Destage::Sync => Ok(false),
+        }
+    }
+
     fn capacity(&self) -> u64 {
         self.disk.capacity()
     }
@@ -467,6 +577,8 @@ impl<D: ShingledDisk> System for Hybrid<D> {
         out.add(&SSD_INVALIDATIONS, t.ssd_invalidations);
         out.add(&REWRITE_READS_MEM, t.rewrite_reads_mem);
         out.add(&REWRITE_READS_SSD, t.rewrite_reads_ssd);
+        out.add(&FLUSHER_EVICTIONS, t.flusher_evictions);
+        out.add(&FULL_BUFFER_WAITS, t.full_buffer_waits);
         out.declare(&MEM_HIT_RATIO);
         out.declare(&SSD_HIT_RATIO);
         out.declare(&SEGMENTS_PER_REQUEST);
@@ -479,6 +591,9 @@ impl<D: ShingledDisk> System for Hybrid<D> {
         out.set(&MEM_OCCUPANCY, self.mem_len() as f64);
         out.set(&SSD_BLOCKS, f.ssd.as_ref().map_or(0, SsdCache::capacity) as f64);
         out.set(&SSD_OCCUPANCY, self.ssd_len() as f64);
+        let capacity = self.disk.capacity();
+        out.set(&CAPACITY, capacity as f64);
+        out.set(&TRANSLATION_TABLE, self.disk.translation_table_bytes() as f64 * 1e12 / capacity.max(1) as f64);
         self.disk.gauges(out);
     }
 }

@@ -14,20 +14,34 @@
 //! (4 MiB) laid on an `Hdd`'s address space, so a segment's consecutive blocks lie 4 MiB apart
 //! on the timing model and cost the seeks and rotations that distance costs. Defaults are the
 //! paper's (§5.1, Table 2): regions of 32 tracks, blocks of 128 sectors, a 64 MB MEM buffer, a
-//! 128 MB SSD cache, on the 7200 RPM 1 TB preset.
+//! 128 MB SSD cache, on the 7200 RPM 1 TB preset; the MEM buffer evicts in the write that finds
+//! it full (§2.1: "When MEM buffer is full, MEM buffer evicts out some cold data"; §4.3: the
+//! victims are chosen "during a miss").
 //!
-//! Choices where the paper is silent, all documented beside their code:
+//! The prototype was a kernel block device that blktrace replayed traces to (§4.1, §5.2), with
+//! many requests in flight, on a SATA drive (Table 2). Both systems therefore say their requests
+//! may overlap (`Concurrency::Overlapped`): in an open-loop replay on a drive that queues, a
+//! request arriving while others are in service is issued at once and its disk commands queue
+//! with theirs. A segment rewrite issues its reads as one batch and its writes as another
+//! (`IoCtx::batch`), an S-block destage its reads and writes as one batch, each move's write
+//! after its read, so a queueing drive orders them by position; both shingled layouts are
+//! emulated on a conventional drive, as the prototype's were, so the drive may reorder writes.
+//!
+//! Choices where the paper is silent, declared open (`ParamSpec::open`) or documented beside
+//! their code:
 //! - kappa (tracks a shingled write overlaps, the guard band's width) is 3, as in Fig. 7a; the
 //!   S-block spare rate beta is 0.1, as in Fig. 7b;
-//! - LWA's lookup window is 25 % of the MEM buffer;
-//! - the disk starts full of data (`fill=full`), as under a trace recorded on a live system;
-//! - a segment's blocks are read one track at a time before it is written back in order;
-//!   S-block reads an S-block whole from the disk, not around blocks the SSD holds;
+//! - LWA's lookup window (open) is 25 % of the MEM buffer;
+//! - the disk starts empty (`fill`, open): each trace was replayed to a newly created device;
+//! - the drive queues 32 commands (`disk_queue_depth`, open: SATA's native command queueing)
+//!   and caches writes (`disk_write_cache`, open: how such drives ship);
+//! - with `destage=background` (not the paper's), a flusher writes the MEM buffer back between
+//!   two watermarks (open) and while the disk is idle;
+//! - S-block reads an S-block whole from the disk, not around blocks the SSD holds;
 //! - MEM buffer hits (reads too) make a block most recently used; what the host wrote of a
 //!   buffered block is kept in 64 units and a partly written block is merged with its older
 //!   version when evicted (read from the SSD or the disk);
-//! - evictions happen in the write that needs room (no background destaging in idle time);
-//!   MEM is DRAM, the SSD the `FixedLatencyMedium::ssd` profile; SSD fills are written behind
+//! - MEM is DRAM, the SSD the `FixedLatencyMedium::ssd` profile; SSD fills are written behind
 //!   the read; trims cost nothing.
 
 pub mod capacity;
@@ -46,9 +60,9 @@ mod tests;
 use smr_core::media::PRESET_NAMES;
 use smr_core::units::SECTOR;
 
-use crate::kernel::disk::{disk_named, DISK_CACHE_PARAMS};
+use crate::kernel::disk::{disk_with, DiskSpecs, DISK_CACHE_PARAMS};
 use crate::kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
-use hybrid::{FrontSizes, Hybrid};
+use hybrid::{Destage, FrontSizes, Hybrid};
 use layout::Geometry;
 use membuffer::Policy;
 use sblock::{LogGeometry, SblockDisk};
@@ -72,19 +86,55 @@ pub const REGION: ParamSpec = ParamSpec::new("region", Kind::Count, "32", "S_reg
 pub const KAPPA: ParamSpec = ParamSpec::new("kappa", Kind::Count, "3", "kappa: tracks a shingled write overlaps, the width of a guard band (Fig. 7a: 3)");
 pub const MEM: ParamSpec = ParamSpec::new("mem", Kind::Size, "64MiB", "MEM write buffer size, or none (the paper: 64 MB)");
 pub const SSD: ParamSpec = ParamSpec::new("ssd", Kind::Size, "128MiB", "SSD read cache size, or none (the paper: 128 MB)");
-pub const FILL: ParamSpec =
-    ParamSpec::new("fill", Kind::Choice(&["full", "empty"]), "full", "what the disk holds before the trace: full (every block holds data) or empty");
+pub const FILL: ParamSpec = ParamSpec::new("fill", Kind::Choice(&["full", "empty"]), "empty", "what the disk holds before the trace: full (every block holds data) or empty")
+    .open("the prototype's disk was a block device created by inserting the module, to which each trace was replayed (§4.1, §5.2), so only what the trace wrote holds data; the paper does not say it was filled first");
 pub const POLICY: ParamSpec = ParamSpec::new(
     "policy",
     Kind::Choice(&["lwa", "lru-block", "lru-segment"]),
     "lwa",
     "MEM buffer replacement: lwa (least write amplification), lru-block, lru-segment (§2.3)",
 );
-pub const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Share { of: "the MEM buffer" }, "25%", "LWA's lookup window at the LRU tail (Fig. 10)");
+pub const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Share { of: "the MEM buffer" }, "25%", "LWA's lookup window at the LRU tail (Fig. 10)")
+    .open("the paper gives the window no size (§4.3: \"a predefined lookup window\"); Fig. 5 keeps a working region of hot blocks ahead of it, so it is less than the whole buffer: a quarter");
 pub const SPARE: ParamSpec = ParamSpec::new("spare", Kind::Fraction, "0.1", "beta: spare share of each region's S-block slots (Fig. 7b: 0.1)");
+pub const DESTAGE: ParamSpec = ParamSpec::new(
+    "destage",
+    Kind::Choice(&["sync", "background"]),
+    "sync",
+    "when the MEM buffer writes to the disk: sync, in the write that finds it full, which waits for it (§2.1, §4.3); background, from a flusher that starts at destage_high or when the disk is idle and stops at destage_low, a write waiting only when the buffer is full",
+)
+.open("§2.1 and §4.3 evict when the buffer is full, during a miss, as sync does; whether the prototype's write waited for the disk, or a kernel thread wrote the victims back while it went on, the paper does not say");
+pub const DESTAGE_HIGH: ParamSpec = ParamSpec::new("destage_high", Kind::Share { of: "the MEM buffer" }, "90%", "with destage=background: the flusher starts when the MEM buffer holds this much")
+    .open("the paper destages only when the buffer is full; a flusher's watermarks are a choice of the system (Linux's page cache starts its flusher at a share of memory, dirty_background_ratio): 90 % leaves a tenth for bursts");
+pub const DESTAGE_LOW: ParamSpec = ParamSpec::new(
+    "destage_low",
+    Kind::Share { of: "the MEM buffer" },
+    "75%",
+    "with destage=background: the flusher stops when the MEM buffer holds this much or less, and the disk being idle starts it above this",
+)
+.open("not in the paper: a gap below destage_high so that one start writes several segments back, and the buffer keeps three quarters of what it holds for hits");
+pub const WRITE_CACHE: ParamSpec = ParamSpec::new(
+    "disk_write_cache",
+    Kind::Bool,
+    "true",
+    "write-back caching: writes acknowledged from the drive's cache and written in idle time",
+)
+.open("the paper does not say the drive's write cache was turned off; Table 2's WD SATA drive (64 MB cache) ships with it on, and Linux leaves it on");
+pub const QUEUE_DEPTH: ParamSpec = ParamSpec::new(
+    "disk_queue_depth",
+    Kind::Count,
+    "32",
+    "commands the drive holds at once, served shortest positioning time first (1 to 256; 1: one at a time, in order)",
+)
+.open("the paper does not give it; Table 2's drive is a SATA drive, whose native command queueing holds 32 commands, and blktrace's replay keeps many requests in flight");
 
-pub const HWSR_PARAMS: ParamList = &[&[DISK, TRACK, BLOCK, SEGMENTS, REGION, KAPPA, MEM, SSD, POLICY, WINDOW, FILL], &DISK_CACHE_PARAMS];
-pub const SBLOCK_PARAMS: ParamList = &[&[DISK, TRACK, BLOCK, SEGMENTS, REGION, KAPPA, MEM, SSD, SPARE, FILL], &DISK_CACHE_PARAMS];
+/// The drive, read through HWSR's own defaults.
+const DISK_SPECS: DiskSpecs = DiskSpecs { preset: &DISK, write_cache: &WRITE_CACHE, queue_depth: &QUEUE_DEPTH };
+
+pub const HWSR_PARAMS: ParamList =
+    &[&[DISK, TRACK, BLOCK, SEGMENTS, REGION, KAPPA, MEM, SSD, POLICY, WINDOW, FILL, DESTAGE, DESTAGE_HIGH, DESTAGE_LOW, WRITE_CACHE, QUEUE_DEPTH], &DISK_CACHE_PARAMS];
+pub const SBLOCK_PARAMS: ParamList =
+    &[&[DISK, TRACK, BLOCK, SEGMENTS, REGION, KAPPA, MEM, SSD, SPARE, FILL, DESTAGE, DESTAGE_HIGH, DESTAGE_LOW, WRITE_CACHE, QUEUE_DEPTH], &DISK_CACHE_PARAMS];
 
 pub const HWSR: SystemEntry = SystemEntry::new(
     "hwsr",
@@ -156,23 +206,54 @@ fn cache_blocks(b: &mut BuildContext<'_>, spec: &ParamSpec, block_bytes: u64) ->
     Ok(Some(blocks as usize))
 }
 
-/// What both systems build alike: the disk medium and its channel, the front's sizes, `fill`.
+/// What both systems build alike: the disk medium and its channel, the front's sizes, `fill`,
+/// and when the MEM buffer destages.
 struct Common {
     disk_bytes: u64,
     channel: crate::kernel::ChannelId,
     sizes: FrontSizes,
     starts_full: bool,
+    destage: Destage,
 }
 
 fn common(b: &mut BuildContext<'_>, geometry: &Geometry) -> Result<Common, SimError> {
-    let medium = disk_named(b, &DISK, 0)?;
+    let medium = disk_with(b, &DISK_SPECS, 0)?;
     let disk_bytes = medium.capacity();
     let mem_blocks = cache_blocks(b, &MEM, geometry.block_bytes())?;
     let ssd_blocks = cache_blocks(b, &SSD, geometry.block_bytes())?;
     let starts_full = b.params.choice(&FILL)? == "full";
+    let destage = destage(b, mem_blocks, geometry.block_bytes())?;
     let device = b.ctx.add_device("disk", medium);
     let channel = b.ctx.channel(device, "disk");
-    Ok(Common { disk_bytes, channel, sizes: FrontSizes { mem_blocks, ssd_blocks, block_bytes: geometry.block_bytes() }, starts_full })
+    Ok(Common { disk_bytes, channel, sizes: FrontSizes { mem_blocks, ssd_blocks, block_bytes: geometry.block_bytes() }, starts_full, destage })
+}
+
+/// When the MEM buffer destages, with the watermarks in blocks: each inside the buffer, the low
+/// one below the high one (a default low watermark that rounds to the high one on a buffer of
+/// a few blocks is taken one block lower). The watermarks are checked with `destage=sync` too,
+/// and read, unused, without a MEM buffer.
+fn destage(b: &mut BuildContext<'_>, mem_blocks: Option<usize>, block_bytes: u64) -> Result<Destage, SimError> {
+    let background = b.params.choice(&DESTAGE)? == "background";
+    let Some(blocks) = mem_blocks else {
+        b.params.text(&DESTAGE_HIGH)?;
+        b.params.text(&DESTAGE_LOW)?;
+        return Ok(Destage::Sync);
+    };
+    let buffer = blocks as u64 * block_bytes;
+    let mut watermark = |spec: &ParamSpec| match b.params.share(spec, buffer, block_bytes) {
+        Ok(bytes) => Ok(bytes / block_bytes),
+        Err(_) if !b.params.given(spec) => Ok(0),
+        Err(e) => Err(e),
+    };
+    let (high, mut low) = (watermark(&DESTAGE_HIGH)?.max(1), watermark(&DESTAGE_LOW)?);
+    if low >= high {
+        if b.params.given(&DESTAGE_LOW) || b.params.given(&DESTAGE_HIGH) {
+            let message = format!("is {low} of the MEM buffer's {blocks} blocks, not below destage_high's {high}: the flusher would stop before it starts");
+            return Err(b.params.error(&DESTAGE_LOW, message).into());
+        }
+        low = high - 1;
+    }
+    Ok(if background { Destage::background(high as usize, low as usize) } else { Destage::Sync })
 }
 
 /// An error naming `disk` if the trace reaches beyond what the shingled disk holds.
@@ -209,7 +290,7 @@ pub fn build_hwsr(b: &mut BuildContext<'_>) -> Result<Hwsr, SimError> {
     };
     let disk = SegmentDisk::new(geometry, c.disk_bytes, c.channel, c.starts_full);
     check_fits(b, hybrid::ShingledDisk::capacity(&disk), "HWSR")?;
-    Ok(Hybrid::new(disk, c.sizes, policy, b.ctx))
+    Ok(Hybrid::new(disk, c.sizes, policy, c.destage, b.ctx))
 }
 
 pub fn build_sblock(b: &mut BuildContext<'_>) -> Result<Sblock, SimError> {
@@ -222,5 +303,5 @@ pub fn build_sblock(b: &mut BuildContext<'_>) -> Result<Sblock, SimError> {
     let c = common(b, &geometry)?;
     let disk = SblockDisk::new(logs, c.disk_bytes, c.channel, c.starts_full);
     check_fits(b, hybrid::ShingledDisk::capacity(&disk), "S-block")?;
-    Ok(Hybrid::new(disk, c.sizes, Policy::MostBlocks, b.ctx))
+    Ok(Hybrid::new(disk, c.sizes, Policy::MostBlocks, c.destage, b.ctx))
 }

@@ -12,7 +12,9 @@
 //! invalid. Before the append, garbage collection frees slots until the head stays the internal
 //! guard band away from the tail: an invalid slot at the tail is reclaimed, a valid one is read
 //! and appended at the head (moved). A log starts full (`fill=full`: the logical S-blocks in
-//! order from the first slot) or empty (`fill=empty`).
+//! order from the first slot) or empty (`fill=empty`). A destage's reads and writes go to the
+//! disk as one batch (`IoCtx::batch`), in that order, each write after the read of what it
+//! writes: a drive that queues reorders them by position, one that does not serves them so.
 //!
 //! Not modelled: Cassuto's per-log cache buffer of incoming writes (HWSR §5.4 mentions it);
 //! here without a MEM buffer each host write is its own destage.
@@ -24,7 +26,7 @@ use super::hybrid::{Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FR
 use super::layout::Geometry;
 use crate::kernel::gc::GcCost;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
-use crate::kernel::{ChannelId, IoCtx};
+use crate::kernel::{ChannelId, Command, IoCtx};
 
 pub static DESTAGES: Metric = Metric::new("sblock_destages", Unit::Count, "S-blocks written with new data (group destages, or host writes without a MEM buffer)");
 pub static GC_MOVES: Metric = Metric::new("gc_sblocks_moved", Unit::Count, "valid S-blocks garbage collection moved from tail to head");
@@ -124,13 +126,16 @@ pub struct SblockDisk {
     starts_full: bool,
     logs: Vec<Option<Box<Log>>>,
     gc: GcCost,
+    /// The destage's disk I/O, kept between destages.
+    batch: Vec<Command>,
     totals: Totals,
 }
 
 impl SblockDisk {
     pub fn new(g: LogGeometry, disk_bytes: u64, channel: ChannelId, starts_full: bool) -> Self {
         let regions = g.regions_on(disk_bytes);
-        SblockDisk { g, regions, channel, starts_full, logs: (0..regions).map(|_| None).collect(), gc: GcCost::default(), totals: Totals::default() }
+        let logs = (0..regions).map(|_| None).collect();
+        SblockDisk { g, regions, channel, starts_full, logs, gc: GcCost::default(), batch: Vec::new(), totals: Totals::default() }
     }
 
     fn sblock_bytes(&self) -> u64 {
@@ -151,8 +156,8 @@ impl SblockDisk {
     }
 
     /// Frees slots at the tail of `region`'s log until one can be appended with the internal
-    /// guard band kept.
-    fn make_room<S: Sources>(&mut self, ctx: &mut IoCtx, region: u64, sources: &mut S) {
+    /// guard band kept; each move's read and write go onto `batch`, the write after the read.
+    fn make_room<S: Sources>(&mut self, batch: &mut Vec<Command>, region: u64, sources: &mut S) {
         let (slots, guard) = (self.g.slots as u32, self.g.guard_slots as u32);
         let bytes = self.sblock_bytes();
         let per_sblock = self.g.geometry.region_tracks;
@@ -172,8 +177,8 @@ impl SblockDisk {
             }
             let to = log.append(owner, slots);
             let (from_offset, to_offset) = (self.slot_offset(region, tail as u64), self.slot_offset(region, to as u64));
-            ctx.io(self.channel, Op::Read, from_offset, bytes);
-            ctx.io(self.channel, Op::Write, to_offset, bytes);
+            batch.push(Command::new(self.channel, Op::Read, from_offset, bytes));
+            batch.push(Command::new(self.channel, Op::Write, to_offset, bytes).after(batch.len() - 1));
             let first_block = (region * self.g.logical + owner as u64) * per_sblock;
             for i in 0..per_sblock {
                 let step = i * self.g.geometry.block_bytes();
@@ -228,15 +233,21 @@ impl ShingledDisk for SblockDisk {
         }
         let old_offset = (old != EMPTY).then(|| self.slot_offset(region, old as u64));
         let keeps_old_data = fresh.len() < per_sblock as usize || fresh.iter().any(|f| !f.complete);
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.clear();
         if let (Some(offset), true) = (old_offset, keeps_old_data) {
-            ctx.io(self.channel, Op::Read, offset, bytes);
+            batch.push(Command::new(self.channel, Op::Read, offset, bytes));
             self.totals.disk_reads += 1;
         }
-        self.make_room(ctx, region, sources);
+        let merged = !batch.is_empty();
+        self.make_room(&mut batch, region, sources);
         let log = self.logs[region as usize].as_mut().expect("the region's log exists");
         let slot = log.append(within as u32, self.g.slots as u32);
         let new_offset = self.slot_offset(region, slot as u64);
-        ctx.io(self.channel, Op::Write, new_offset, bytes);
+        let write = Command::new(self.channel, Op::Write, new_offset, bytes);
+        batch.push(if merged { write.after(0) } else { write });
+        ctx.batch(&batch);
+        self.batch = batch;
         let mut next_fresh = fresh.iter().peekable();
         let block_bytes = self.g.geometry.block_bytes();
         for index in 0..per_sblock {
@@ -255,6 +266,12 @@ impl ShingledDisk for SblockDisk {
         if old_offset.is_some() {
             self.totals.blocks_moved += per_sblock - fresh.len() as u64;
         }
+    }
+
+    /// Each region's map from logical S-block to slot and from slot to logical S-block, 4
+    /// bytes an entry (`Log`).
+    fn translation_table_bytes(&self) -> u64 {
+        self.regions * (self.g.logical + self.g.slots) * 4
     }
 
     fn counters(&self, out: &mut Counters) {

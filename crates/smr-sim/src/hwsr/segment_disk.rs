@@ -2,9 +2,11 @@
 //! to a block of a segment shingles over the blocks after it in that segment. Writing new data
 //! to blocks of a segment therefore rewrites the segment from its first new block to its last
 //! block holding data: the blocks in between that are not new are read (from the MEM buffer or
-//! the SSD where they are, else from the disk, one track at a time), then every block is
-//! written back in order, one I/O per track. A block written only in part is merged with its
-//! older version, read likewise (not from the MEM buffer, which holds the new part).
+//! the SSD where they are, else from the disk, one I/O per track), then every block is written
+//! back, one I/O per track. A block written only in part is merged with its older version, read
+//! likewise (not from the MEM buffer, which holds the new part). The reads are issued as one
+//! batch and the writes, after them, as another (`IoCtx::batch`): a drive that queues serves
+//! each batch in the order it reaches the blocks, one that does not in block order.
 //!
 //! The cascade stops at the last block holding data (§5.5). The disk starts either full — every
 //! block holds data, as an aged disk under a trace recorded on a live system (`fill=full`, the
@@ -17,7 +19,7 @@ use smr_core::Op;
 use super::hybrid::{Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FRESH_BLOCKS_WRITTEN, REGIONS, REWRITE_DISK_READS, SEGMENTS_REWRITTEN};
 use super::layout::Geometry;
 use crate::kernel::metrics::{Counters, Gauges};
-use crate::kernel::{ChannelId, IoCtx};
+use crate::kernel::{ChannelId, Command, IoCtx};
 
 #[derive(Default, Clone, Copy)]
 struct Totals {
@@ -37,6 +39,9 @@ pub struct SegmentDisk {
     words_per_segment: u64,
     /// The blocks of the segment being rewritten and where their data comes from.
     plan: Vec<(u64, Source)>,
+    /// The rewrite's reads and writes.
+    reads: Vec<Command>,
+    writes: Vec<Command>,
     totals: Totals,
 }
 
@@ -50,6 +55,8 @@ impl SegmentDisk {
             filled: (!starts_full).then(FxHashMap::default),
             words_per_segment: geometry.region_tracks.div_ceil(64),
             plan: Vec::new(),
+            reads: Vec::new(),
+            writes: Vec::new(),
             totals: Totals::default(),
         }
     }
@@ -97,7 +104,11 @@ impl ShingledDisk for SegmentDisk {
         let end = had_data.max(last.index + 1);
         let block_bytes = self.geometry.block_bytes();
         let mut plan = std::mem::take(&mut self.plan);
+        let (mut reads, mut writes) = (std::mem::take(&mut self.reads), std::mem::take(&mut self.writes));
         plan.clear();
+        reads.clear();
+        writes.clear();
+        let disk_read = |reads: &mut Vec<Command>, offset| reads.push(Command::new(self.channel, Op::Read, offset, block_bytes));
         let mut next_fresh = fresh.iter().peekable();
         for index in first.index..end {
             let block = segment * per_segment + index;
@@ -106,10 +117,10 @@ impl ShingledDisk for SegmentDisk {
             let source = match is_fresh {
                 Some(f) if f.complete || !self.holds(segment, index) => Source::Fresh { base: None },
                 Some(_) => {
-                    let base = match sources.read_cached(ctx, block, false) {
+                    let base = match sources.read_cached(block, false, &mut reads) {
                         Some(_) => Base::Ssd,
                         None => {
-                            ctx.io(self.channel, Op::Read, offset, block_bytes);
+                            disk_read(&mut reads, offset);
                             self.totals.disk_reads += 1;
                             Base::Disk(offset)
                         }
@@ -119,8 +130,8 @@ impl ShingledDisk for SegmentDisk {
                 None if !self.holds(segment, index) => continue,
                 None => {
                     self.totals.blocks_moved += 1;
-                    sources.read_cached(ctx, block, true).unwrap_or_else(|| {
-                        ctx.io(self.channel, Op::Read, offset, block_bytes);
+                    sources.read_cached(block, true, &mut reads).unwrap_or_else(|| {
+                        disk_read(&mut reads, offset);
                         self.totals.disk_reads += 1;
                         Source::Disk(offset)
                     })
@@ -128,11 +139,14 @@ impl ShingledDisk for SegmentDisk {
             };
             plan.push((block, source));
         }
+        ctx.batch(&reads);
         for &(block, source) in &plan {
             let offset = self.block_offset(block);
-            ctx.io(self.channel, Op::Write, offset, block_bytes);
+            writes.push(Command::new(self.channel, Op::Write, offset, block_bytes));
             sources.landed(block, source, offset);
         }
+        ctx.batch(&writes);
+        (self.reads, self.writes) = (reads, writes);
         if let Some(map) = self.filled.as_mut() {
             for f in fresh {
                 *map.entry(segment * self.words_per_segment + f.index / 64).or_insert(0) |= 1 << (f.index % 64);
@@ -141,6 +155,11 @@ impl ShingledDisk for SegmentDisk {
         self.totals.segments_rewritten += 1;
         self.totals.fresh_blocks += fresh.len() as u64;
         self.plan = plan;
+    }
+
+    /// None: a block's place is computed (Eq. 5).
+    fn translation_table_bytes(&self) -> u64 {
+        0
     }
 
     fn counters(&self, out: &mut Counters) {

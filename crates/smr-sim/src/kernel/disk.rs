@@ -1,8 +1,10 @@
-//! The disk parameters every disk-based system accepts: which HDD timing preset it runs on, and
-//! how the drive's own cache behaves (its size and segments default to the preset's data sheet;
-//! read-ahead fills a segment; writes go through to the media, as in the papers' experiments).
+//! The disk parameters every disk-based system accepts: which HDD timing preset it runs on, how
+//! the drive's own cache behaves (its size and segments default to the preset's data sheet;
+//! read-ahead fills a segment; writes go through to the media unless write-back caching is
+//! asked for), and how many commands the drive queues. A system may declare its own preset,
+//! write-cache and queue-depth defaults (`DiskSpecs`).
 
-use smr_core::media::{preset_spec, CacheConfig, Hdd, Medium, ReadAhead, PRESET_NAMES};
+use smr_core::media::{preset_spec, CacheConfig, Hdd, Medium, ReadAhead, MAX_QUEUE_DEPTH, PRESET_NAMES};
 use smr_core::units::SECTOR;
 use smr_core::values;
 
@@ -38,15 +40,35 @@ pub const DISK_WRITE_CACHE: ParamSpec = ParamSpec::new(
     "disk_write_cache",
     Kind::Bool,
     "false",
-    "write-back caching: writes acknowledged from the drive's cache and written in idle time (the papers disable it)",
-);
+    "write-back caching: writes acknowledged from the drive's cache and written in idle time",
+)
+.open("FluidSMR §7.1 turns the drive's caches off; the PORE and uCache papers do not say, and with write-back off each write's media time shows in its response");
+pub const DISK_QUEUE_DEPTH: ParamSpec = ParamSpec::new(
+    "disk_queue_depth",
+    Kind::Count,
+    "1",
+    "commands the drive holds at once, served shortest positioning time first (1 to 256; 1: one at a time, in order); above 1, requests of an open-loop replay that arrive while others are in service queue at the drive together",
+)
+.open("FluidSMR §7.1 sets the queue size to one; the PORE and uCache papers do not say");
 
-/// The parameters of the drive's cache, for a system that declares its own `disk` (with
-/// another default preset) and reads it with `disk_named`.
-pub const DISK_CACHE_PARAMS: [ParamSpec; 4] = [DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD, DISK_WRITE_CACHE];
+/// The parameters of the drive's cache apart from write-back, for a system that declares its
+/// own `disk`, `disk_write_cache` and `disk_queue_depth` and reads them with `disk_with`.
+pub const DISK_CACHE_PARAMS: [ParamSpec; 3] = [DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD];
 
 /// Every disk parameter, for a system's list of declared parameters.
-pub const DISK_PARAMS: [ParamSpec; 5] = [DISK, DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD, DISK_WRITE_CACHE];
+pub const DISK_PARAMS: [ParamSpec; 6] = [DISK, DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD, DISK_WRITE_CACHE, DISK_QUEUE_DEPTH];
+
+/// The declarations a disk is read through: the preset, write-back caching and the queue depth,
+/// each of kind and key as `DISK`, `DISK_WRITE_CACHE` and `DISK_QUEUE_DEPTH` (a system may give
+/// them its own defaults), and the cache's shape (`DISK_CACHE_PARAMS`).
+pub struct DiskSpecs {
+    pub preset: &'static ParamSpec,
+    pub write_cache: &'static ParamSpec,
+    pub queue_depth: &'static ParamSpec,
+}
+
+/// The shared declarations.
+pub const DISK_SPECS: DiskSpecs = DiskSpecs { preset: &DISK, write_cache: &DISK_WRITE_CACHE, queue_depth: &DISK_QUEUE_DEPTH };
 
 /// The most entries of a table a system sizes from a geometry parameter (one per band, zone or
 /// bucket): 2^23. Past it a band or zone is far smaller than the space it tiles, and the run is
@@ -72,19 +94,22 @@ pub fn check_capacity(b: &mut BuildContext<'_>, bytes: u64) -> Result<(), SimErr
 /// The disk the disk parameters describe; an error naming the parameter if it cannot hold
 /// `min_capacity` bytes or a value is bad.
 pub fn disk(b: &mut BuildContext<'_>, min_capacity: u64) -> Result<Box<dyn Medium>, SimError> {
-    disk_named(b, &DISK, min_capacity)
+    disk_with(b, &DISK_SPECS, min_capacity)
 }
 
-/// `disk`, with the preset named by `preset` (a system's own `disk` declaration, of kind
-/// `Choice(PRESET_NAMES)`) and the cache by `DISK_CACHE_PARAMS`.
-pub fn disk_named(b: &mut BuildContext<'_>, preset: &ParamSpec, min_capacity: u64) -> Result<Box<dyn Medium>, SimError> {
-    let name = b.params.choice(preset)?;
-    let spec = preset_spec(name, min_capacity).map_err(|message| b.params.error(preset, message))?;
-    let cache = cache_config(b, &spec.default_cache())?;
-    Ok(Box::new(Hdd::with_cache(spec, cache)))
+/// `disk`, read through `specs` (a system's own declarations).
+pub fn disk_with(b: &mut BuildContext<'_>, specs: &DiskSpecs, min_capacity: u64) -> Result<Box<dyn Medium>, SimError> {
+    let name = b.params.choice(specs.preset)?;
+    let spec = preset_spec(name, min_capacity).map_err(|message| b.params.error(specs.preset, message))?;
+    let cache = cache_config(b, &spec.default_cache(), specs.write_cache)?;
+    let depth = b.params.count(specs.queue_depth)?;
+    if depth > u64::from(MAX_QUEUE_DEPTH) {
+        return Err(b.params.error(specs.queue_depth, format!("{depth} commands are more than the {MAX_QUEUE_DEPTH} a drive's queue holds (SCSI tagged queueing; SATA's holds 32)")).into());
+    }
+    Ok(Box::new(Hdd::with_cache(spec, cache).with_queue_depth(depth as u32)))
 }
 
-fn cache_config(b: &mut BuildContext<'_>, preset: &CacheConfig) -> Result<CacheConfig, SimError> {
+fn cache_config(b: &mut BuildContext<'_>, preset: &CacheConfig, write_cache: &ParamSpec) -> Result<CacheConfig, SimError> {
     let bytes = match b.params.text(&DISK_CACHE)?.as_str() {
         "preset" => preset.bytes,
         "off" | "0" => 0,
@@ -102,9 +127,9 @@ fn cache_config(b: &mut BuildContext<'_>, preset: &CacheConfig) -> Result<CacheC
         "track" => ReadAhead::TrackEnd,
         text => ReadAhead::Sectors(values::size(text).map_err(|m| b.params.error(&DISK_READ_AHEAD, m))? / SECTOR),
     };
-    let write_back = b.params.bool(&DISK_WRITE_CACHE)?;
+    let write_back = b.params.bool(write_cache)?;
     if write_back && bytes == 0 {
-        return Err(b.params.error(&DISK_WRITE_CACHE, "write-back caching needs a cache (disk_cache is off)").into());
+        return Err(b.params.error(write_cache, "write-back caching needs a cache (disk_cache is off)").into());
     }
     Ok(CacheConfig { bytes, segments, read_ahead, write_back })
 }

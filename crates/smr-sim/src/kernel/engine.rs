@@ -14,7 +14,9 @@
 //! serves and names them to the system (`System::prefetch`), a hint that changes no result. An
 //! open-loop replay also tells `saturation` which requests found the system idle and how long
 //! each measured one waited, for the report's verdict on whether the run was saturated.
-//! Not here: building systems (`build`) or reading files.
+//! Systems whose requests may overlap are replayed overlapped in an open loop on devices that
+//! queue, and whenever they have background work (`overlapped`). Not here: building systems
+//! (`build`) or reading files.
 
 use serde::{Deserialize, Serialize};
 use smr_core::trace::TraceError;
@@ -24,6 +26,7 @@ use super::error::SimError;
 use super::gauge_series::GaugeSampler;
 use super::ioctx::{ChannelStats, IoCtx};
 use super::metrics::{Counters, Gauges};
+use super::overlapped::Overlapped;
 use super::report::{OpAccumulator, RunReport, SeriesPoint};
 use super::saturation::SaturationWatch;
 use super::system::System;
@@ -120,6 +123,7 @@ impl<'p> Engine<'p> {
         I: IntoIterator<Item = Result<Request, TraceError>>,
     {
         let mut replay = Replay::new(&self.config, system.capacity())?;
+        let mut overlapped = Overlapped::wanted(&*system, ctx, &self.config)?;
         // Counts down to the next progress call (no division per request).
         let mut until_progress = self.config.progress_every;
         // Two requests read ahead, so the system can prefetch for them while it serves this one.
@@ -135,10 +139,14 @@ impl<'p> Engine<'p> {
                 system.prefetch(later, 1);
             }
             let arrival = replay.arrive(&req, &*system, ctx)?;
-            replay.idle(system, ctx, arrival)?;
-            let start = ctx.now();
-            replay.serve(system, ctx, &req)?;
-            replay.measure(&*system, &req, arrival, start, ctx.now())?;
+            if let Some(o) = overlapped.as_mut() {
+                o.serve(&mut replay, system, ctx, &req, arrival)?;
+            } else {
+                replay.idle(system, ctx, arrival)?;
+                let start = ctx.now();
+                replay.serve(system, ctx, &req)?;
+                replay.measure(&*system, &req, arrival, start, ctx.now())?;
+            }
             until_progress = until_progress.wrapping_sub(1);
             if until_progress == 0 {
                 until_progress = self.config.progress_every;
@@ -149,6 +157,9 @@ impl<'p> Engine<'p> {
                     }
                 }
             }
+        }
+        if let Some(o) = overlapped {
+            o.finish(&mut replay, system, ctx)?;
         }
         let report = replay.finish(&*system, ctx);
         if report.requests == 0 && report.warmup_requests > 0 && !report.cancelled {
@@ -164,7 +175,7 @@ impl<'p> Engine<'p> {
 }
 
 /// The state of one replay between its steps.
-struct Replay<'c> {
+pub(super) struct Replay<'c> {
     config: &'c EngineConfig,
     speedup: Option<f64>,
     capacity: u64,
@@ -281,9 +292,17 @@ impl<'c> Replay<'c> {
         Ok(())
     }
 
+    /// Request `index` (from 0, warm-up included) arrived to find no request queued or in
+    /// service: what an overlapped replay, which checks this itself, tells the saturation watch.
+    pub(super) fn found_idle(&mut self, index: u64) {
+        if let Some(watch) = self.saturation.as_mut() {
+            watch.found_idle(index);
+        }
+    }
+
     /// Checks that `req` lies inside the system and, unless it is empty, hands it over.
     #[inline]
-    fn serve(&mut self, system: &mut dyn System, ctx: &mut IoCtx, req: &Request) -> Result<(), SimError> {
+    pub(super) fn serve(&mut self, system: &mut dyn System, ctx: &mut IoCtx, req: &Request) -> Result<(), SimError> {
         if req.offset.checked_add(req.len).is_none_or(|end| end > self.capacity) {
             return Err(SimError::OutOfRange { index: self.seen + 1, offset: req.offset, len: req.len, capacity: self.capacity });
         }
@@ -295,7 +314,7 @@ impl<'c> Replay<'c> {
 
     /// Counts the request served from `start` to `end`; measures it once warm-up is over.
     #[inline]
-    fn measure(&mut self, system: &dyn System, req: &Request, arrival: u64, start: u64, end: u64) -> Result<(), SimError> {
+    pub(super) fn measure(&mut self, system: &dyn System, req: &Request, arrival: u64, start: u64, end: u64) -> Result<(), SimError> {
         self.seen += 1;
         if let Some(s) = self.sampler.as_mut() {
             s.after_request(system, self.seen, end, self.trace_offset);

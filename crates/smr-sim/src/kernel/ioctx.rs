@@ -4,12 +4,23 @@
 //! A *device* is one `Medium` (one head, one rotational phase). A *channel* is a named use of a
 //! device ("band", "write-buffer", "ssd", ...): several channels may share a device, so a disk's
 //! outer-track write buffer and its bands share one head while their times are reported apart.
-//! Not here: any policy; a system decides which I/Os to issue, `IoCtx` only executes them.
+//!
+//! One I/O at a time (`io`) runs at once and moves the clock. A batch (`batch`) is issued all
+//! at once: a device whose medium queues commands (`Medium::queue_depth` above 1) holds several
+//! and chooses their order, devices work side by side, and the clock moves to the end of the
+//! last; where every device of the batch takes one command at a time it is the same as its
+//! I/Os one by one. In an overlapped replay (the engine's `overlapped`) nothing runs at once:
+//! each request's I/Os, and background work (`background`), are issued as chains of commands
+//! that wait for one another and share the devices' queues (`inflight`), and the engine takes
+//! their completions in time order. Not here: any policy; a system decides which I/Os to issue,
+//! `IoCtx` only executes them.
 
 use serde::{Deserialize, Serialize};
 use smr_core::media::{FixedTiming, Medium};
 use smr_core::Op;
 
+pub use super::inflight::Background;
+use super::inflight::{Completed, InFlight};
 use super::recorder::IologRecorder;
 
 /// Index of a channel registered with `IoCtx::channel`.
@@ -71,6 +82,8 @@ struct Device {
     /// `medium.fixed_latency()`, asked once: such a medium's I/O is timed here, inlined,
     /// instead of by a dynamic call (an SSD cache makes about three per request).
     fixed_latency: Option<FixedTiming>,
+    /// `medium.queue_depth()`, asked once.
+    queue_depth: u32,
     /// Where the previous I/O on this device ended.
     last_end: u64,
 }
@@ -81,76 +94,41 @@ struct Channel {
     stats: ChannelStats,
 }
 
-/// The simulated clock plus the media a system runs on.
-pub struct IoCtx {
-    now_ns: u64,
+/// One media I/O of a batch (`IoCtx::batch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Command {
+    pub channel: ChannelId,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+    /// An earlier command of the same batch this one waits for (e.g. the read of what it
+    /// writes), by its place in the batch.
+    pub after: Option<u32>,
+}
+
+impl Command {
+    pub fn new(channel: ChannelId, op: Op, offset: u64, len: u64) -> Self {
+        Command { channel, op, offset, len, after: None }
+    }
+
+    /// The command, waiting for the batch's command at `index` (an earlier one).
+    pub fn after(self, index: usize) -> Self {
+        Command { after: Some(index as u32), ..self }
+    }
+}
+
+/// The devices and channels: where each I/O is timed and counted.
+pub(super) struct Media {
     devices: Vec<Device>,
     channels: Vec<Channel>,
     recorder: Option<IologRecorder>,
 }
 
-impl Default for IoCtx {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl IoCtx {
-    pub fn new() -> Self {
-        IoCtx { now_ns: 0, devices: Vec::new(), channels: Vec::new(), recorder: None }
-    }
-
-    /// Registers a medium under `name` (used in reports and as the file name in a recorded iolog).
-    pub fn add_device(&mut self, name: &str, medium: Box<dyn Medium>) -> DeviceId {
-        self.devices.push(Device { name: name.to_string(), rotating: medium.rotating(), fixed_latency: medium.fixed_latency(), medium, last_end: 0 });
-        DeviceId((self.devices.len() - 1) as u16)
-    }
-
-    /// Registers a named channel on `device`; I/O through it is timed on that device's medium.
-    pub fn channel(&mut self, device: DeviceId, name: &str) -> ChannelId {
-        self.channels.push(Channel { name: name.to_string(), device, stats: ChannelStats::default() });
-        ChannelId((self.channels.len() - 1) as u16)
-    }
-
-    pub fn device_capacity(&self, device: DeviceId) -> u64 {
-        self.devices[device.0 as usize].medium.capacity()
-    }
-
-    pub fn device_of(&self, channel: ChannelId) -> DeviceId {
-        self.channels[channel.0 as usize].device
-    }
-
-    /// Starts recording every media I/O into `recorder`.
-    pub fn record_to(&mut self, recorder: IologRecorder) {
-        self.recorder = Some(recorder);
-    }
-
-    /// Stops recording and hands the recorder back (to flush and close it).
-    pub fn take_recorder(&mut self) -> Option<IologRecorder> {
-        self.recorder.take()
-    }
-
-    /// Current simulated time in nanoseconds.
-    pub fn now(&self) -> u64 {
-        self.now_ns
-    }
-
-    /// Moves the clock forward to `t_ns` (never backwards).
-    pub fn advance_to(&mut self, t_ns: u64) {
-        self.now_ns = self.now_ns.max(t_ns);
-    }
-
-    /// One I/O starting now; the clock advances by its service time, which is returned.
-    pub fn io(&mut self, channel: ChannelId, op: Op, offset: u64, len: u64) -> u64 {
-        let service = self.io_at(channel, self.now_ns, op, offset, len);
-        self.now_ns += service;
-        service
-    }
-
-    /// One I/O starting at `start_ns` without moving the clock: for I/O that overlaps other I/O
-    /// (e.g. a write buffer on its own SSD working while the disk rewrites a band). The caller
-    /// advances the clock to the end of the overlapped work with `advance_to`.
-    pub fn io_at(&mut self, channel: ChannelId, start_ns: u64, op: Op, offset: u64, len: u64) -> u64 {
+impl Media {
+    /// Times and counts one I/O on `channel`'s device starting at `start_ns`; returns its
+    /// service time.
+    #[inline]
+    pub fn serve(&mut self, channel: ChannelId, start_ns: u64, op: Op, offset: u64, len: u64) -> u64 {
         let ch = &mut self.channels[channel.0 as usize];
         let device = &mut self.devices[ch.device.0 as usize];
         let service = match &device.fixed_latency {
@@ -184,13 +162,253 @@ impl IoCtx {
         service
     }
 
+    /// The index of `channel`'s device.
+    #[inline]
+    pub fn device_index(&self, channel: ChannelId) -> usize {
+        self.channels[channel.0 as usize].device.0 as usize
+    }
+
+    pub fn medium(&self, device: usize) -> &dyn Medium {
+        self.devices[device].medium.as_ref()
+    }
+
+    fn queue_depth(&self, channel: ChannelId) -> u32 {
+        self.devices[self.device_index(channel)].queue_depth
+    }
+}
+
+/// The simulated clock plus the media a system runs on.
+pub struct IoCtx {
+    now_ns: u64,
+    media: Media,
+    /// Commands in flight: kept between batches that queue, and through an overlapped replay.
+    flight: Option<Box<InFlight>>,
+    /// Whether I/O is issued into chains rather than run at once (an overlapped replay).
+    overlapped: bool,
+    /// Whether any device queues commands (its queue depth is above 1).
+    queueing: bool,
+}
+
+impl Default for IoCtx {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl IoCtx {
+    pub fn new() -> Self {
+        IoCtx { now_ns: 0, media: Media { devices: Vec::new(), channels: Vec::new(), recorder: None }, flight: None, overlapped: false, queueing: false }
+    }
+
+    /// Registers a medium under `name` (used in reports and as the file name in a recorded iolog).
+    pub fn add_device(&mut self, name: &str, medium: Box<dyn Medium>) -> DeviceId {
+        let devices = &mut self.media.devices;
+        let queue_depth = medium.queue_depth().max(1);
+        self.queueing |= queue_depth > 1;
+        devices.push(Device { name: name.to_string(), rotating: medium.rotating(), fixed_latency: medium.fixed_latency(), queue_depth, medium, last_end: 0 });
+        DeviceId((devices.len() - 1) as u16)
+    }
+
+    /// Registers a named channel on `device`; I/O through it is timed on that device's medium.
+    pub fn channel(&mut self, device: DeviceId, name: &str) -> ChannelId {
+        let channels = &mut self.media.channels;
+        channels.push(Channel { name: name.to_string(), device, stats: ChannelStats::default() });
+        ChannelId((channels.len() - 1) as u16)
+    }
+
+    pub fn device_capacity(&self, device: DeviceId) -> u64 {
+        self.media.devices[device.0 as usize].medium.capacity()
+    }
+
+    pub fn device_of(&self, channel: ChannelId) -> DeviceId {
+        self.media.channels[channel.0 as usize].device
+    }
+
+    /// The deepest command queue of any device (1 when none queues).
+    pub fn max_queue_depth(&self) -> u32 {
+        self.media.devices.iter().map(|d| d.queue_depth).max().unwrap_or(1)
+    }
+
+    /// Starts recording every media I/O into `recorder`.
+    pub fn record_to(&mut self, recorder: IologRecorder) {
+        self.media.recorder = Some(recorder);
+    }
+
+    /// Stops recording and hands the recorder back (to flush and close it).
+    pub fn take_recorder(&mut self) -> Option<IologRecorder> {
+        self.media.recorder.take()
+    }
+
+    /// Current simulated time in nanoseconds.
+    pub fn now(&self) -> u64 {
+        self.now_ns
+    }
+
+    /// Moves the clock forward to `t_ns` (never backwards).
+    pub fn advance_to(&mut self, t_ns: u64) {
+        self.now_ns = self.now_ns.max(t_ns);
+    }
+
+    /// One I/O starting now; the clock advances by its service time, which is returned. In an
+    /// overlapped replay it is issued after what the request issued before it, and 0 returned.
+    #[inline]
+    pub fn io(&mut self, channel: ChannelId, op: Op, offset: u64, len: u64) -> u64 {
+        if self.overlapped {
+            self.issue(&Command::new(channel, op, offset, len));
+            return 0;
+        }
+        let service = self.media.serve(channel, self.now_ns, op, offset, len);
+        self.now_ns += service;
+        service
+    }
+
+    /// `io` in an overlapped replay, out of line: the common path above stays small.
+    #[cold]
+    #[inline(never)]
+    fn issue(&mut self, command: &Command) {
+        let (flight, media, now) = self.gathering();
+        flight.io(media, now, command);
+    }
+
+    /// One I/O starting at `start_ns` without moving the clock: for I/O that overlaps other I/O
+    /// (e.g. a write buffer on its own SSD working while the disk rewrites a band). The caller
+    /// advances the clock to the end of the overlapped work with `advance_to`. Not for systems
+    /// replayed overlapped (`System::concurrency`), whose I/O the engine times.
+    pub fn io_at(&mut self, channel: ChannelId, start_ns: u64, op: Op, offset: u64, len: u64) -> u64 {
+        self.media.serve(channel, start_ns, op, offset, len)
+    }
+
+    /// One I/O after everything issued so far, which nothing waits for (e.g. filling a cache
+    /// with what a read brought): it starts now without moving the clock, or in an overlapped
+    /// replay once what the request issued before it is done.
+    pub fn io_behind(&mut self, channel: ChannelId, op: Op, offset: u64, len: u64) {
+        if self.overlapped {
+            let (flight, media, now) = self.gathering();
+            flight.behind(media, now, &Command::new(channel, op, offset, len));
+        } else {
+            self.media.serve(channel, self.now_ns, op, offset, len);
+        }
+    }
+
+    /// `commands`, issued at once (see the module documentation): the clock moves to when the
+    /// last ends; in an overlapped replay what the request issues next waits for all of them.
+    pub fn batch(&mut self, commands: &[Command]) {
+        if self.overlapped {
+            let (flight, media, now) = self.gathering();
+            flight.batch(media, now, commands);
+            return;
+        }
+        if !self.queueing || commands.iter().all(|c| self.media.queue_depth(c.channel) == 1) {
+            for c in commands {
+                self.io(c.channel, c.op, c.offset, c.len);
+            }
+            return;
+        }
+        let now = self.now_ns;
+        let flight = self.flight.get_or_insert_with(Box::default);
+        flight.begin_batch();
+        flight.batch(&mut self.media, now, commands);
+        flight.end(now);
+        self.now_ns = flight.drain(&mut self.media, now);
+    }
+
+    /// Background work: what `work` issues through the context goes in flight on its own chain,
+    /// which the request being served (if any) does not wait for; the handle says when it has
+    /// finished. Outside an overlapped replay the work runs at once, moving the clock, and is
+    /// finished when this returns.
+    pub fn background<R>(&mut self, work: impl FnOnce(&mut Self) -> R) -> (Background, R) {
+        if !self.overlapped {
+            let result = work(self);
+            return (self.in_flight().finished_handle(), result);
+        }
+        self.in_flight().begin_background();
+        let result = work(self);
+        let now = self.now_ns;
+        let handle = self.in_flight().end(now).expect("background work has a handle");
+        (handle, result)
+    }
+
+    /// What the request issues next waits until background work `work` has finished.
+    pub fn wait_for(&mut self, work: Background) {
+        if self.overlapped {
+            self.in_flight().wait_for(work);
+        }
+    }
+
+    /// Whether background work `work` has finished.
+    pub fn finished(&self, work: Background) -> bool {
+        self.flight.as_ref().is_none_or(|f| f.finished(work))
+    }
+
+    /// Whether `channel`'s device has no command in flight.
+    pub fn device_idle(&self, channel: ChannelId) -> bool {
+        self.flight.as_ref().is_none_or(|f| f.device_idle(self.media.device_index(channel)))
+    }
+
+    fn in_flight(&mut self) -> &mut InFlight {
+        self.flight.get_or_insert_with(Box::default)
+    }
+
+    /// The commands in flight, the media and the clock, to issue into chains.
+    fn gathering(&mut self) -> (&mut InFlight, &mut Media, u64) {
+        (self.flight.get_or_insert_with(Box::default), &mut self.media, self.now_ns)
+    }
+
+    /// From now on I/O is issued into chains (an overlapped replay: the engine's `overlapped`).
+    pub(super) fn overlap(&mut self) {
+        self.overlapped = true;
+        self.in_flight();
+    }
+
+    /// Starts issuing the chain of request `seq`, arriving now.
+    pub(super) fn begin_request(&mut self, seq: u64) {
+        self.in_flight().begin_request(seq);
+    }
+
+    /// Ends the chain of the request being issued.
+    pub(super) fn end_request(&mut self) {
+        let now = self.now_ns;
+        self.in_flight().end(now);
+    }
+
+    /// When the next command in flight completes.
+    pub(super) fn next_event(&self) -> Option<u64> {
+        self.flight.as_ref().and_then(|f| f.next_event())
+    }
+
+    /// Takes the next completion (`next_event`), moving the clock to it.
+    pub(super) fn step(&mut self) {
+        let flight = self.flight.as_mut().expect("commands in flight");
+        let t = flight.step(&mut self.media);
+        self.advance_to(t);
+    }
+
+    /// Moves requests completed since last asked onto `into`, in the order they completed.
+    pub(super) fn take_completed(&mut self, into: &mut Vec<Completed>) {
+        if let Some(f) = self.flight.as_mut() {
+            f.take_completed(into);
+        }
+    }
+
+    /// Whether, since last asked, background work finished or a device ran out of commands.
+    pub(super) fn take_background_cue(&mut self) -> bool {
+        self.flight.as_mut().is_some_and(|f| std::mem::take(&mut f.background_finished) | std::mem::take(&mut f.went_idle))
+    }
+
+    /// Every command the device queues served: device, command, start and end.
+    #[cfg(test)]
+    pub(super) fn served(&self) -> &[(usize, smr_core::media::Access, u64, u64)] {
+        self.flight.as_ref().map_or(&[], |f| &f.served)
+    }
+
     /// Every channel's totals, in registration order.
     pub fn channel_reports(&self) -> Vec<ChannelReport> {
-        self.channels
+        let m = &self.media;
+        m.channels
             .iter()
             .map(|c| ChannelReport {
                 channel: c.name.clone(),
-                device: self.devices[c.device.0 as usize].name.clone(),
+                device: m.devices[c.device.0 as usize].name.clone(),
                 stats: c.stats,
             })
             .collect()
@@ -198,7 +416,7 @@ impl IoCtx {
 
     /// Descriptions of every device's medium, for result files.
     pub fn device_descriptions(&self) -> Vec<(String, String)> {
-        self.devices.iter().map(|d| (d.name.clone(), d.medium.describe())).collect()
+        self.media.devices.iter().map(|d| (d.name.clone(), d.medium.describe())).collect()
     }
 }
 

@@ -4,9 +4,10 @@
 //! - the interface: `System` (`system`), `SystemEntry` and `BuildContext` (`build`), typed
 //!   parameter declarations (`params`, and the shared `disk` parameter in `disk`);
 //! - running: `IoCtx` (media, channels, the clock; `ioctx`, with fio iolog recording in
-//!   `recorder`), the `Engine` (`engine`), what it reports (`report`, `metrics`,
-//!   `gauge_series`, and whether an open-loop run was saturated: `saturation`), the error type
-//!   (`error`);
+//!   `recorder` and the commands in flight on devices that queue in `inflight`), the `Engine`
+//!   (`engine`, and its overlapped replay of requests and background work in `overlapped`),
+//!   what it reports (`report`, `metrics`, `gauge_series`, and whether an open-loop run was
+//!   saturated: `saturation`), the error type (`error`);
 //! - the parts systems share: slot pools (`slots`), recency lists (`lists`), coalescing blocks
 //!   into runs (`runs`), band layouts (`bands`), garbage-collection accounting (`gc`), a
 //!   zoned disk under the zone rules (`zoned_disk`), and a prefetch hint (`prefetch`).
@@ -21,9 +22,13 @@ pub mod engine;
 pub mod error;
 pub mod gauge_series;
 pub mod gc;
+mod inflight;
 pub mod ioctx;
 pub mod lists;
 pub mod metrics;
+mod overlapped;
+#[cfg(test)]
+mod overlap_tests;
 pub mod params;
 pub mod recorder;
 pub mod report;
@@ -37,9 +42,9 @@ pub use bands::{BandCursor, BandLayout};
 pub use build::{BuildContext, SystemEntry};
 pub use engine::{ok_requests, Engine, EngineConfig, Progress, ReplayMode};
 pub use error::SimError;
-pub use ioctx::{ChannelId, IoCtx};
+pub use ioctx::{Background, ChannelId, Command, IoCtx};
 pub use metrics::{Counters, Gauges, Metric, Ratio, Unit};
 pub use params::{Kind, ParamList, ParamSpec};
 pub use report::RunReport;
 pub use saturation::Saturation;
-pub use system::{Bands, System};
+pub use system::{Bands, Concurrency, System};

@@ -34,6 +34,20 @@ pub trait System {
         Ok(false)
     }
 
+    /// Whether the engine may overlap the system's requests (see `Concurrency`); serial unless
+    /// the system says otherwise.
+    fn concurrency(&self) -> Concurrency {
+        Concurrency::Serial
+    }
+
+    /// In an overlapped replay, issues at most one piece of background work at `ctx.now()`
+    /// through `IoCtx::background` (a write buffer's flusher, say). The engine calls it after
+    /// each request is issued, when background work finishes and when a device runs out of
+    /// commands. Returns whether it issued any.
+    fn background(&mut self, _ctx: &mut IoCtx) -> Result<bool, SimError> {
+        Ok(false)
+    }
+
     /// Bytes of host address space the system serves; the engine refuses requests beyond it.
     fn capacity(&self) -> u64;
 
@@ -58,4 +72,18 @@ pub struct Bands<'a> {
     pub layout: &'a BandLayout,
     /// Size of its persistent write buffer (media cache), bytes.
     pub write_buffer_bytes: u64,
+}
+
+/// How the engine may replay a system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Concurrency {
+    /// One request at a time, each served whole before the next: the system may time
+    /// overlapped I/O itself (`IoCtx::io_at`, `IoCtx::advance_to`).
+    Serial,
+    /// Requests may overlap: `submit` only issues I/O (through `io`, `io_behind`, `batch`,
+    /// `background`, `wait_for`) and never reads how long it took, so the engine can issue the
+    /// I/O of requests that arrive while others are in service to the same device queues. The
+    /// engine does so in an open-loop replay on devices that queue, and whenever `background`
+    /// is set: the system has background work for `System::background`.
+    Overlapped { background: bool },
 }

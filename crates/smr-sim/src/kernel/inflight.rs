@@ -1,0 +1,405 @@
+//! Media commands in flight: what an I/O context keeps when commands overlap, because a batch
+//! reached a device that queues (`IoCtx::batch`) or the engine overlaps requests and background
+//! work (`overlapped`).
+//!
+//! Commands form chains, one per request or piece of background work: each command waits for
+//! what its chain issued before it (`io`), the commands of a batch wait together and what comes
+//! after waits for all of them (`batch`), a command may also wait for an earlier one of its
+//! batch (`Command::after`), and a chain may wait for a piece of background work (`wait_for`).
+//! A command whose wait is over joins its device's queue (`smr_core::media::DeviceQueue`); each
+//! device serves one command at a time, chosen among those it holds, and its completion is an
+//! event. Events are taken in time order (ties in the order they were made), so the run is
+//! deterministic. A chain ends when its last command does: a request's end is its completion,
+//! a background chain's end makes its handle finished.
+//!
+//! This module keeps the graph, the queues and the events; `Media` (in `ioctx`) times and counts
+//! each command when it starts. Not here: which commands a system issues, or when requests arrive.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+use smr_core::media::{Access, DeviceQueue};
+
+use super::ioctx::{ChannelId, Command, Media};
+
+const NONE: u32 = u32::MAX;
+
+/// A piece of background work in flight (`IoCtx::background`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Background(u64);
+
+/// Whom a chain's end concerns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Owner {
+    /// The engine's request of this sequence number.
+    Request(u64),
+    Background(Background),
+    /// A batch run to its end outside an overlapped replay.
+    Batch,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Work {
+    Command { channel: ChannelId, access: Access },
+    /// Nothing to do: done once what it waits for is.
+    Join,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    work: Work,
+    /// Commands and joins it still waits for.
+    waiting: u32,
+    /// First of the nodes waiting for it (`edges`).
+    first_edge: u32,
+    /// Its chain, or `NONE` (a command issued behind a request, which nobody waits for).
+    chain: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    to: u32,
+    next: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Chain {
+    owner: Owner,
+    /// When its first command started, if one has.
+    started: Option<u64>,
+    /// The node whose completion ends it (`NONE` while it is being issued).
+    end: u32,
+}
+
+/// A chain being issued: its id and the node what it issues next waits for.
+#[derive(Clone, Copy, Debug)]
+struct Builder {
+    chain: u32,
+    frontier: Option<u32>,
+}
+
+/// A request whose chain ended: when its first command started and when it completed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Completed {
+    pub seq: u64,
+    pub started: u64,
+    pub ended: u64,
+}
+
+/// Puts `item` in a free place of `items` (one of `free`, else a new one); returns its index.
+fn place<T>(items: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
+    match free.pop() {
+        Some(id) => {
+            items[id as usize] = item;
+            id
+        }
+        None => {
+            items.push(item);
+            (items.len() - 1) as u32
+        }
+    }
+}
+
+/// The graph of commands in flight, the devices' queues and the pending completions.
+#[derive(Default)]
+pub(super) struct InFlight {
+    nodes: Vec<Node>,
+    free_nodes: Vec<u32>,
+    edges: Vec<Edge>,
+    free_edges: Vec<u32>,
+    chains: Vec<Chain>,
+    free_chains: Vec<u32>,
+    /// Chains being issued, innermost last (background work issued while a request is).
+    building: Vec<Builder>,
+    /// Per device: its queue, and the command it is serving.
+    queues: Vec<DeviceQueue<u32>>,
+    serving: Vec<Option<u32>>,
+    /// Devices that may have become able to start a command.
+    to_start: Vec<usize>,
+    /// (completion time, order made, device) of every command being served.
+    events: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    made: u64,
+    /// Background work in flight: its end node.
+    background: FxHashMap<Background, u32>,
+    next_background: u64,
+    /// Requests completed and not yet taken (`take_completed`).
+    completed: Vec<Completed>,
+    /// Whether, since last asked, background work finished or a device ran out of commands.
+    pub(super) background_finished: bool,
+    pub(super) went_idle: bool,
+    /// Every command as served: its device, what it did, when it started and ended.
+    #[cfg(test)]
+    pub(super) served: Vec<(usize, Access, u64, u64)>,
+}
+
+impl InFlight {
+    fn node(&mut self, work: Work, chain: u32) -> u32 {
+        place(&mut self.nodes, &mut self.free_nodes, Node { work, waiting: 0, first_edge: NONE, chain })
+    }
+
+    /// `to` waits for `from` as well.
+    fn edge(&mut self, from: u32, to: u32) {
+        let id = place(&mut self.edges, &mut self.free_edges, Edge { to, next: self.nodes[from as usize].first_edge });
+        self.nodes[from as usize].first_edge = id;
+        self.nodes[to as usize].waiting += 1;
+    }
+
+    fn chain(&mut self, owner: Owner) -> u32 {
+        place(&mut self.chains, &mut self.free_chains, Chain { owner, started: None, end: NONE })
+    }
+
+    /// Starts issuing a chain for `owner`: what follows belongs to it until `end`.
+    fn begin(&mut self, owner: Owner) {
+        let chain = self.chain(owner);
+        self.building.push(Builder { chain, frontier: None });
+    }
+
+    /// Starts issuing request `seq`'s chain.
+    pub(super) fn begin_request(&mut self, seq: u64) {
+        self.begin(Owner::Request(seq));
+    }
+
+    /// Starts issuing background work; `end_background` gives its handle.
+    pub(super) fn begin_background(&mut self) {
+        let handle = Background(self.next_background);
+        self.next_background += 1;
+        self.begin(Owner::Background(handle));
+    }
+
+    fn builder(&self) -> Option<Builder> {
+        self.building.last().copied()
+    }
+
+    fn set_frontier(&mut self, frontier: Option<u32>) {
+        if let Some(b) = self.building.last_mut() {
+            b.frontier = frontier;
+        }
+    }
+
+    /// A command of the chain being issued (detached when none is), waiting for `waits`.
+    fn command(&mut self, media: &mut Media, now: u64, command: &Command, chain: u32, waits: &[Option<u32>]) -> u32 {
+        let work = Work::Command { channel: command.channel, access: Access { op: command.op, offset: command.offset, len: command.len } };
+        let node = self.node(work, chain);
+        for &from in waits.iter().flatten() {
+            self.edge(from, node);
+        }
+        if self.nodes[node as usize].waiting == 0 {
+            self.ready(media, node, now);
+        }
+        node
+    }
+
+    /// One command after everything the chain issued before it.
+    pub(super) fn io(&mut self, media: &mut Media, now: u64, command: &Command) {
+        let b = self.builder();
+        let (chain, frontier) = b.map_or((NONE, None), |b| (b.chain, b.frontier));
+        let node = self.command(media, now, command, chain, &[frontier]);
+        self.set_frontier(Some(node));
+        self.start_devices(media, now);
+    }
+
+    /// One command after everything the chain issued before it, which the chain does not wait
+    /// for.
+    pub(super) fn behind(&mut self, media: &mut Media, now: u64, command: &Command) {
+        let frontier = self.builder().and_then(|b| b.frontier);
+        self.command(media, now, command, NONE, &[frontier]);
+        self.start_devices(media, now);
+    }
+
+    /// `commands`, issued together after everything the chain issued before them, each also
+    /// after the earlier command of the batch it names; what the chain issues next waits for all.
+    pub(super) fn batch(&mut self, media: &mut Media, now: u64, commands: &[Command]) {
+        let b = self.builder();
+        let (chain, frontier) = b.map_or((NONE, None), |b| (b.chain, b.frontier));
+        let join = self.node(Work::Join, chain);
+        let mut ids = Vec::with_capacity(commands.len());
+        for (i, command) in commands.iter().enumerate() {
+            let after = command.after.map(|a| {
+                assert!((a as usize) < i, "a command of a batch waits for an earlier one");
+                ids[a as usize]
+            });
+            let node = self.command(media, now, command, chain, &[frontier, after]);
+            self.edge(node, join);
+            ids.push(node);
+        }
+        self.set_frontier(if commands.is_empty() { frontier } else { Some(join) });
+        if commands.is_empty() {
+            self.release(join);
+        }
+        self.start_devices(media, now);
+    }
+
+    /// What the chain issues next waits for `work` as well (nothing if it has finished).
+    pub(super) fn wait_for(&mut self, work: Background) {
+        let Some(&end) = self.background.get(&work) else { return };
+        let Some(b) = self.builder() else { return };
+        let join = self.node(Work::Join, b.chain);
+        if let Some(frontier) = b.frontier {
+            self.edge(frontier, join);
+        }
+        self.edge(end, join);
+        self.set_frontier(Some(join));
+    }
+
+    /// A handle of background work that is already finished (work run at once).
+    pub(super) fn finished_handle(&mut self) -> Background {
+        self.next_background += 1;
+        Background(self.next_background - 1)
+    }
+
+    pub(super) fn finished(&self, work: Background) -> bool {
+        !self.background.contains_key(&work)
+    }
+
+    /// Ends the chain being issued at `now`: a request whose chain issued nothing completes at
+    /// once, background work that issued nothing is finished. Returns the handle of background
+    /// work.
+    pub(super) fn end(&mut self, now: u64) -> Option<Background> {
+        let b = self.building.pop().expect("a chain is being issued");
+        let owner = self.chains[b.chain as usize].owner;
+        match b.frontier {
+            Some(end) => {
+                self.chains[b.chain as usize].end = end;
+                if let Owner::Background(handle) = owner {
+                    self.background.insert(handle, end);
+                }
+            }
+            None => self.chain_done(b.chain, now),
+        }
+        match owner {
+            Owner::Background(handle) => Some(handle),
+            _ => None,
+        }
+    }
+
+    /// Starts issuing a batch that is run to its end on its own.
+    pub(super) fn begin_batch(&mut self) {
+        self.begin(Owner::Batch);
+    }
+
+    /// Whether device `device` has nothing in flight.
+    pub(super) fn device_idle(&self, device: usize) -> bool {
+        self.serving.get(device).is_none_or(Option::is_none) && self.queues.get(device).is_none_or(DeviceQueue::is_empty)
+    }
+
+    /// When the next command completes, if any is being served.
+    pub(super) fn next_event(&self) -> Option<u64> {
+        self.events.peek().map(|Reverse((t, _, _))| *t)
+    }
+
+    /// Takes the next completion (`next_event`): its command is done, what waited for it may
+    /// go on, and the devices free by then start their next commands. Returns its time.
+    pub(super) fn step(&mut self, media: &mut Media) -> u64 {
+        let Reverse((t, _, device)) = self.events.pop().expect("an event to take");
+        let node = self.serving[device].take().expect("the device serves the command whose completion this is");
+        self.complete(media, node, t);
+        self.to_start.push(device);
+        self.start_devices(media, t);
+        if self.device_idle(device) {
+            self.went_idle = true;
+        }
+        t
+    }
+
+    /// Runs every command in flight to its end; returns the time the last one ended (`now`
+    /// if none was in flight).
+    pub(super) fn drain(&mut self, media: &mut Media, now: u64) -> u64 {
+        let mut t = now;
+        while self.next_event().is_some() {
+            t = self.step(media);
+        }
+        t
+    }
+
+    /// Requests completed since last asked, in the order they completed.
+    pub(super) fn take_completed(&mut self, into: &mut Vec<Completed>) {
+        into.append(&mut self.completed);
+    }
+
+    /// `node` may go on at `now`: a command joins its device's queue, a join is done.
+    fn ready(&mut self, media: &mut Media, node: u32, now: u64) {
+        match self.nodes[node as usize].work {
+            Work::Command { channel, access } => {
+                let device = media.device_index(channel);
+                if self.queues.len() <= device {
+                    self.queues.resize_with(device + 1, DeviceQueue::default);
+                    self.serving.resize(device + 1, None);
+                }
+                self.queues[device].push(node, access);
+                self.to_start.push(device);
+            }
+            Work::Join => self.complete(media, node, now),
+        }
+    }
+
+    /// `node` is done at `now`, and so is every join that then has nothing left to wait for.
+    fn complete(&mut self, media: &mut Media, node: u32, now: u64) {
+        let mut joins = vec![node];
+        while let Some(n) = joins.pop() {
+            self.finish_node(media, n, now, &mut joins);
+        }
+    }
+
+    /// `node` is done at `now`: its chain may end, and what waited for it goes on (joins onto
+    /// `joins`, to be finished in the same instant).
+    fn finish_node(&mut self, media: &mut Media, node: u32, now: u64, joins: &mut Vec<u32>) {
+        let chain = self.nodes[node as usize].chain;
+        if chain != NONE && self.chains[chain as usize].end == node {
+            self.chain_done(chain, now);
+        }
+        let mut edge = self.nodes[node as usize].first_edge;
+        while edge != NONE {
+            let Edge { to, next } = self.edges[edge as usize];
+            self.free_edges.push(edge);
+            let waiter = &mut self.nodes[to as usize];
+            waiter.waiting -= 1;
+            if waiter.waiting == 0 {
+                match waiter.work {
+                    Work::Join => joins.push(to),
+                    Work::Command { .. } => self.ready(media, to, now),
+                }
+            }
+            edge = next;
+        }
+        self.release(node);
+    }
+
+    fn release(&mut self, node: u32) {
+        self.free_nodes.push(node);
+    }
+
+    fn chain_done(&mut self, chain: u32, now: u64) {
+        let c = self.chains[chain as usize];
+        match c.owner {
+            Owner::Request(seq) => self.completed.push(Completed { seq, started: c.started.unwrap_or(now), ended: now }),
+            Owner::Background(handle) => {
+                self.background.remove(&handle);
+                self.background_finished = true;
+            }
+            Owner::Batch => {}
+        }
+        self.free_chains.push(chain);
+    }
+
+    /// Every device named in `to_start` that is free starts its next command at `now`.
+    fn start_devices(&mut self, media: &mut Media, now: u64) {
+        while let Some(device) = self.to_start.pop() {
+            if self.serving[device].is_some() {
+                continue;
+            }
+            let Some((node, access)) = self.queues[device].next(media.medium(device), now) else { continue };
+            let Work::Command { channel, .. } = self.nodes[node as usize].work else { unreachable!("only commands are queued") };
+            let service = media.serve(channel, now, access.op, access.offset, access.len);
+            self.serving[device] = Some(node);
+            #[cfg(test)]
+            self.served.push((device, access, now, now + service));
+            self.events.push(Reverse((now + service, self.made, device)));
+            self.made += 1;
+            let chain = self.nodes[node as usize].chain;
+            if chain != NONE {
+                self.chains[chain as usize].started.get_or_insert(now);
+            }
+        }
+    }
+}
