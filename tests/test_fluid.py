@@ -119,16 +119,19 @@ def test_no_scheme_panics_on_the_tiny_partition_of_issue_42(cli):
         assert "Traceback" not in proc.stderr and "panicked" not in proc.stderr
 
 
-def test_spread_moves_whole_chunks_by_a_seeded_permutation():
-    chunk = 10
-    offsets = np.array([0, 5, 10, 19, 20, 29, 30, 35], dtype=np.uint64)
-    moved = fluid_traces.spread(offsets, chunk, seed=3)
-    whole = 3  # chunks 0-2; 30 and 35 lie in the last, partial chunk
-    assert (moved % chunk == offsets % chunk).all(), "a request keeps its place in its chunk"
-    assert sorted(set((moved[:6] // chunk).tolist())) == list(range(whole)), "whole chunks map onto whole chunks, one to one"
-    assert (moved[6:] == offsets[6:]).all(), "the partial chunk stays"
-    assert (fluid_traces.spread(offsets, chunk, seed=3) == moved).all(), "seeded"
-    assert any((fluid_traces.spread(offsets, chunk, seed=s) != moved).any() for s in range(4, 10)), "another seed, another order"
+def test_spread_moves_whole_chunks_by_a_seeded_permutation_and_pins_the_range():
+    chunk, end = 10 * 4096, 36 * 4096
+    offsets = np.array([0, 5, 10, 19, 20, 29, 30, 33, 40], dtype=np.uint64) * 4096
+    lengths = np.array([1, 1, 1, 1, 1, 1, 1, 2, 1], dtype=np.uint64) * 4096
+    moved = fluid_traces.spread(offsets, lengths, chunk, end, seed=3)
+    chunks = 3  # chunks 0-2; 30-35 is the last, partial one
+    assert (moved[:6] % chunk == offsets[:6] % chunk).all(), "a request keeps its place in its chunk"
+    assert sorted(set((moved[:6] // chunk).tolist())) == list(range(chunks)), "whole chunks map onto whole chunks, one to one"
+    assert moved[6] == offsets[6], "the partial chunk stays"
+    assert moved[8] < end - 4096 and moved[8] % 4096 == 0, "a request past the range is folded back into it, in whole blocks"
+    assert moved[7] + lengths[7] == end, "the request ending highest ends at the range's end"
+    assert (fluid_traces.spread(offsets, lengths, chunk, end, seed=3) == moved).all(), "seeded"
+    assert any((fluid_traces.spread(offsets, lengths, chunk, end, seed=s) != moved).any() for s in range(4, 10)), "another seed, another order"
 
 
 def test_the_spread_placement_keeps_the_footprint_and_takes_the_hot_data_out_of_the_cmr_zones(tmp_path, hm_0):
@@ -137,8 +140,8 @@ def test_the_spread_placement_keeps_the_footprint_and_takes_the_hot_data_out_of_
     runs = {name: simulate("fluid", path, ["scheme=swap-only", f"zone_size={zone}", "swapping=none"])
             for name, path in (("front", front), ("spread", spread))}
     fp = {name: r["trace"]["footprint"] for name, r in runs.items()}
-    chunk = fluid_traces.chunk_bytes("hm_0", 20000, fluid_traces.HOT_RANGES)
-    assert abs(fp["spread"]["max_end"] - fp["front"]["max_end"]) < chunk, "the same address range, to within a chunk"
+    assert fp["spread"]["max_end"] == fluid_traces.max_offset("hm_0", 20000), "Table 1's range, exactly"
+    assert abs(fp["front"]["max_end"] - fp["spread"]["max_end"]) < 0.03 * fp["spread"]["max_end"], "the recipe before came near it"
     written = {name: r["report"]["write"]["bytes"] for name, r in runs.items()}
     assert written["spread"] == pytest.approx(written["front"], rel=0.05), "the same bytes written (fewer sparse single blocks)"
     share = {name: r["derived"]["cmr_write_share"] for name, r in runs.items()}

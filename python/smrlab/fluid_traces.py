@@ -17,8 +17,14 @@ CMR and barely reach the SMR area; the MSR traces' hot data is not at LBA 0. Wit
 the core becomes 16 hot ranges), and the chunks are shuffled by a permutation seeded with the
 trace's seed (the last, partial chunk stays last); each request moves with the chunk of its
 first byte. The hot ranges so land at seeded places across the whole range, in CMR and SMR
-zones alike, and the footprint, the request sizes and the maximum offset are unchanged.
-``front`` keeps the synthesizer's layout (the recipe before).
+zones alike, and the request stream and sizes are unchanged. Table 1's maximum offset is an
+extent of addresses, not a written range: ``spread`` reaches it with ``SPARSE_WRITES`` (100)
+single-block writes over the rest of the range, and pins it: the synthesizer's core can end a
+little past it, so a request ending past it is folded back into the range, and the request
+ending highest is moved to end there (the partition's size is then Table 1's, which matters
+at usages of 0.99 and above, where a zone more or less decides whether there is a cache).
+``front`` keeps the synthesizer's layout and 5 % of the writes as sparse ones over the range
+(the recipe before).
 
 A scaled trace (``requests`` below the table's) scales every size by the same factor, zone size
 included (``zone_size``), so the partition keeps its number of zones.
@@ -138,22 +144,37 @@ def chunk_bytes(name: str, requests: int | None, hot_ranges: int) -> int:
     if not 1 <= hot_ranges <= MAX_HOT_RANGES:
         raise UsageError(f"--hot-ranges must be from 1 to {MAX_HOT_RANGES}, got {hot_ranges}")
     chunk = core_bytes(name, requests) // hot_ranges // BLOCK * BLOCK
-    span = preset(name)[3] * GIB * scale_of(name, requests)
+    span = max_offset(name, requests)
     if chunk < LARGE * 1024 or span // chunk < 2:
         raise UsageError(f"{hot_ranges} hot ranges do not fit {name} at {requests_of(name, requests):,} requests: each would be "
                          f"{chunk:,} bytes of a {round(span):,}-byte range (at least {LARGE} KiB each, and two in the range)")
     return chunk
 
 
-def spread(offsets: np.ndarray, chunk: int, seed: int) -> np.ndarray:
-    """``offsets`` moved by the ``spread`` rule: whole chunks of ``chunk`` bytes shuffled by a
-    permutation seeded with ``seed``, the last partial chunk (and anything past it) in place."""
-    whole = int(offsets.max()) // chunk if offsets.size else 0
+def max_offset(name: str, requests: int | None = None) -> int:
+    """Table 1's maximum offset of ``name``, scaled to ``requests``, in whole 4 KiB blocks."""
+    return round(preset(name)[3] * GIB * scale_of(name, requests)) // BLOCK * BLOCK
+
+
+def spread(offsets: np.ndarray, lengths: np.ndarray, chunk: int, end: int, seed: int) -> np.ndarray:
+    """``offsets`` (of requests of ``lengths``) moved by the ``spread`` rule over the range
+    ``0..end``: whole chunks of ``chunk`` bytes shuffled by a permutation seeded with ``seed``,
+    the last partial chunk in place; a request ending past ``end`` folded back into the range
+    (its offset modulo the room left for it, in whole blocks), and the request ending highest
+    moved to end at ``end``, so the range is exactly Table 1's."""
+    chunk64, block = np.uint64(chunk), np.uint64(BLOCK)
+    whole = end // chunk
     order = np.random.default_rng(seed).permutation(whole).astype(np.uint64)
-    index = offsets // np.uint64(chunk)
+    index = offsets // chunk64
     inside = index < whole
     moved = offsets.copy()
-    moved[inside] = order[index[inside]] * np.uint64(chunk) + offsets[inside] % np.uint64(chunk)
+    moved[inside] = order[index[inside]] * chunk64 + offsets[inside] % chunk64
+    beyond = moved + lengths > np.uint64(end)
+    room = np.uint64(end) - np.minimum(lengths[beyond], np.uint64(end))
+    moved[beyond] = moved[beyond] % np.maximum(room, block) // block * block
+    if moved.size:
+        top = int(np.argmax(moved + lengths))
+        moved[top] = end - min(int(lengths[top]), end)
     return moved
 
 
@@ -167,19 +188,20 @@ def table1_trace(name: str, requests: int | None = None, folder: Path | None = N
     if placement == "front":
         return generated_trace(pipeline, f"fluid-{name}", folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None))
     chunk = chunk_bytes(name, requests, hot_ranges)
-    recipe = {**pipeline, "placement": placement, "chunk": chunk}
-    return generated_trace(recipe, f"fluid-{name}-{placement}", folder, lambda path: write_spread(pipeline, chunk, seed, path))
+    end = max_offset(name, requests)
+    recipe = {**pipeline, "placement": placement, "chunk": chunk, "end": end}
+    return generated_trace(recipe, f"fluid-{name}-{placement}", folder, lambda path: write_spread(pipeline, chunk, end, seed, path))
 
 
-def write_spread(pipeline: dict, chunk: int, seed: int, path: Path) -> None:
-    """Synthesizes ``pipeline``, spreads it (``spread``) and writes it to ``path``, through a
-    CSV of numeric columns beside it."""
+def write_spread(pipeline: dict, chunk: int, end: int, seed: int, path: Path) -> None:
+    """Synthesizes ``pipeline``, spreads it over ``0..end`` (``spread``) and writes it to
+    ``path``, through a CSV of numeric columns beside it."""
     import pyarrow as pa  # only here: the command line loads without it
     import pyarrow.csv as pa_csv
 
     time_ns, op, offset, length = (np.frombuffer(c, dtype=d) for c, d in
                                    zip(_core.trace_columns(json.dumps(pipeline)), ("<u8", "u1", "<u8", "<u8")))
-    table = pa.table({"time_ns": time_ns, "op": op, "offset": spread(offset, chunk, seed), "len": length})
+    table = pa.table({"time_ns": time_ns, "op": op, "offset": spread(offset, length, chunk, end, seed), "len": length})
     csv = path.with_name(path.name + ".csv")
     try:
         pa_csv.write_csv(table, csv, pa_csv.WriteOptions(include_header=False))
