@@ -68,7 +68,7 @@ use self::mapping::ZoneMap;
 use self::migration::Migration;
 use self::nsw::NswTracker;
 use self::occupancy::OccupancySwap;
-use self::scaling::{Amount, Scaling};
+use self::scaling::Scaling;
 use self::scheme::{Policy, Scheme, Swapping};
 use crate::kernel::lists::RecencyList;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
@@ -92,13 +92,13 @@ pub const ADAPT: ParamSpec = ParamSpec::new("adapt", Kind::Choice(&["scheme", "o
 pub const OCCUPANCY_SWAP: ParamSpec = ParamSpec::new("occupancy_swap", Kind::Choice(&["scheme", "on", "off"]), "scheme", "occupancy-based swapping (§6.2), instead of the scheme's");
 pub const CACHE_LIMIT: ParamSpec = ParamSpec::new(
     "cache_limit",
-    Kind::Custom { unit: "bytes, or a share of the partition's pure-SMR capacity such as 0.02%" },
+    Kind::Share { of: "the partition's pure-SMR capacity" },
     NONE,
     "use at most this much of the cache zones (§7.4's cache is 0.02% of the SMR area)",
 );
 pub const MAP_QUOTA: ParamSpec = ParamSpec::new(
     "map_quota",
-    Kind::Custom { unit: "bytes, or a share of the partition's pure-SMR capacity" },
+    Kind::Share { of: "the partition's pure-SMR capacity" },
     NONE,
     "the cache mapping table's quota, instead of 25 MB per TB of partition (§6.1)",
 );
@@ -199,12 +199,12 @@ pub struct Fluid {
     allocate: Option<(u64, u64)>,
 }
 
-/// A Custom parameter `spec` given as bytes or a share, if given.
-fn amount(b: &mut BuildContext<'_>, spec: &ParamSpec) -> Result<Option<Amount>, SimError> {
-    match b.params.text(spec)?.trim() {
-        NONE => Ok(None),
-        text => Amount::parse(text).map(Some).map_err(|m| b.params.error(spec, m).into()),
+/// A share parameter `spec` of `whole` bytes in whole `block`s, if given.
+fn optional_share(b: &mut BuildContext<'_>, spec: &ParamSpec, whole: u64, block: u64) -> Result<Option<u64>, SimError> {
+    if b.params.text(spec)?.trim() == NONE {
+        return Ok(None);
     }
+    Ok(Some(b.params.share(spec, whole, block)?))
 }
 
 /// The number a Custom parameter `spec` is given as.
@@ -280,8 +280,6 @@ impl Fluid {
         }
         scheme.adapt = switch(b, &ADAPT, scheme.adapt)?;
         scheme.occupancy_swap = switch(b, &OCCUPANCY_SWAP, scheme.occupancy_swap)?;
-        let cache_limit = amount(b, &CACHE_LIMIT)?;
-        let map_quota = amount(b, &MAP_QUOTA)?;
         let entry_bytes = b.params.size(&MAP_ENTRY)?;
         if !(1..=MAX_ENTRY_BYTES).contains(&entry_bytes) {
             return Err(b.params.error(&MAP_ENTRY, format!("must be from 1 to {MAX_ENTRY_BYTES} bytes")).into());
@@ -337,7 +335,10 @@ impl Fluid {
             migrate: drive.channel(b.ctx, "migrate"),
         };
         let mut map = ZoneMap::new(geo.smr_zones());
-        let scaling = Scaling::new(zone_size, geo.smr_zones() * zone_size, map_quota, cache_limit);
+        let partition_bytes = geo.smr_zones() * zone_size;
+        let map_quota = optional_share(b, &MAP_QUOTA, partition_bytes, 1)?;
+        let cache_limit = optional_share(b, &CACHE_LIMIT, partition_bytes, BLOCK)?;
+        let scaling = Scaling::new(zone_size, partition_bytes, map_quota, cache_limit);
         let mut cache = clean::new_cache(scheme.policy, &geo, scaling.cache_limit.map(|bytes| bytes.div_ceil(BLOCK)), scaling.quota_bytes, entry_bytes);
         layout.apply(&mut drive, &mut map, cache.as_mut())?;
         let occupancy = scheme.occupancy_swap.then(|| OccupancySwap::new((occupancy * geo.blocks_per_zone() as f64) as u64, users as u32));

@@ -26,35 +26,6 @@ pub fn per_tb(per_tb: u64, bytes: u64) -> u64 {
     (bytes as u128 * per_tb as u128 / TB) as u64
 }
 
-/// A size given as bytes or as a share of something (`0.02%`, `0.5`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Amount {
-    Bytes(u64),
-    Share(f64),
-}
-
-impl Amount {
-    /// `text` as a share (a number with `%`, or a plain number from 0 to 1) or a size.
-    pub fn parse(text: &str) -> Result<Amount, String> {
-        let text = text.trim();
-        if let Some(percent) = text.strip_suffix('%') {
-            return match percent.trim().parse::<f64>() {
-                Ok(p) if p > 0.0 && p <= 100.0 => Ok(Amount::Share(p / 100.0)),
-                _ => Err(format!("{} is not a share above 0 % and at most 100 %", smr_core::quote(text))),
-            };
-        }
-        smr_core::units::parse_size(text).map(Amount::Bytes)
-    }
-
-    /// The bytes this is of `whole`.
-    pub fn of(self, whole: u64) -> u64 {
-        match self {
-            Amount::Bytes(b) => b,
-            Amount::Share(s) => (whole as f64 * s) as u64,
-        }
-    }
-}
-
 /// The sizes a run took from the rule, reported with it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scaling {
@@ -66,13 +37,10 @@ pub struct Scaling {
 
 impl Scaling {
     /// For a partition of `partition` bytes of pure-SMR capacity: the quota (`map_quota`, or 25
-    /// MB per TB of it) and the cache limit (`cache_limit` as bytes or a share of it).
-    pub fn new(zone_size: u64, partition: u64, map_quota: Option<Amount>, cache_limit: Option<Amount>) -> Scaling {
-        Scaling {
-            zone_size,
-            quota_bytes: map_quota.map_or_else(|| per_tb(MAP_QUOTA_PER_TB, partition), |q| q.of(partition)),
-            cache_limit: cache_limit.map(|l| l.of(partition)),
-        }
+    /// MB per TB of it) and the cache limit, both in bytes (given as shares of the partition,
+    /// they were read as `Kind::Share`s of it).
+    pub fn new(zone_size: u64, partition: u64, map_quota: Option<u64>, cache_limit: Option<u64>) -> Scaling {
+        Scaling { zone_size, quota_bytes: map_quota.unwrap_or_else(|| per_tb(MAP_QUOTA_PER_TB, partition)), cache_limit }
     }
 
     pub fn scale(&self) -> f64 {
@@ -95,18 +63,8 @@ mod tests {
     fn the_quota_is_25_mb_per_tb_of_the_partition_scaled_or_not() {
         let full = Scaling::new(PAPER_ZONE, 460 << 30, None, None);
         assert_eq!(full.quota_bytes, 460 * 25 * 1024, "25 MiB per TiB of 460 GiB: §7.1's 11.5 MB");
-        let quarter = Scaling::new(PAPER_ZONE / 4, 115 << 30, None, Some(Amount::Share(0.0002)));
+        let quarter = Scaling::new(PAPER_ZONE / 4, 115 << 30, None, None);
         assert_eq!((quarter.scale(), quarter.quota_bytes * 4), (0.25, full.quota_bytes));
-        assert_eq!(quarter.cache_limit, Some(((115u64 << 30) as f64 * 0.0002) as u64), "§7.4: 0.02 % of the partition");
-    }
-
-    #[test]
-    fn amounts_are_bytes_or_shares() {
-        assert_eq!(Amount::parse("0.02%"), Ok(Amount::Share(0.0002)));
-        assert_eq!(Amount::parse("1MiB"), Ok(Amount::Bytes(1 << 20)));
-        assert_eq!(Amount::parse("50 %").map(|a| a.of(1000)), Ok(500));
-        for bad in ["0%", "101%", "x%", "-1%"] {
-            assert!(Amount::parse(bad).is_err(), "{bad}");
-        }
+        assert_eq!(Scaling::new(PAPER_ZONE, 460 << 30, Some(1 << 20), Some(4096)).quota_bytes, 1 << 20, "given, it is taken as it is");
     }
 }
