@@ -12,10 +12,13 @@ BUILD_STAMP := $(VENV)/.built
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 # Commands the tests drive, each as COMMAND:DEBIAN-PACKAGE: fio replays translated traces,
-# redis-tools' redis-benchmark and redis-cli talk to `smrlab kv serve`, chromium renders the
-# HTML report headless.
-SYSTEM_TOOLS := fio:fio redis-benchmark:redis-tools redis-cli:redis-tools chromium:chromium
-BENCH_TOOLS := valgrind:valgrind
+# redis-tools' redis-benchmark and redis-cli talk to `smrlab kv serve`, redis-server answers
+# the same commands for comparison, chromium renders the HTML report headless.
+SYSTEM_TOOLS := fio:fio redis-benchmark:redis-tools redis-cli:redis-tools redis-server:redis-server chromium:chromium
+# Commands the benchmarks drive: valgrind's cachegrind counts cache misses for bench/bounds.py
+# where the machine has no hardware counters; bench/server_vs_redis.py runs redis-benchmark
+# against `smrlab kv serve` and redis-server.
+BENCH_TOOLS := valgrind:valgrind redis-benchmark:redis-tools redis-server:redis-server
 
 .PHONY: demo test test-long rust-test py-test venv build dev system-deps bench-deps bench
 
@@ -87,7 +90,6 @@ endef
 system-deps:
 	$(call install_missing,$(SYSTEM_TOOLS))
 
-# bench/bounds.py counts cache misses with cachegrind where the machine has no hardware counters.
 bench-deps:
 	$(call install_missing,$(BENCH_TOOLS))
 

@@ -19,7 +19,8 @@ compaction reads from LevelDB's "leveldb.stats" (it reads tables through mmap, w
 not see) and from rchar for RocksDB (it reads with pread).
 
 Memtables: SMRDB's is one band; LevelDB's and RocksDB's write buffer is set to the same size
-(the thesis levelled the field the same way, §3.3.2). Quick mode: 4 MiB bands and buffers and a
+(the thesis levelled the field the same way, §3.3.2); the peers are opened as the key-value
+experiments open them (``smrlab.experiment.kv.stores``: 8 MiB block cache, no compression). Quick mode: 4 MiB bands and buffers and a
 few minutes in all; --big: 64 MiB and ten times the data.
 
     python bench/kv_vs_peers.py            # quick
@@ -40,10 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import plyvel
-from rocksdict import Options as RocksOptions
-from rocksdict import Rdict, WriteOptions
-
+from smrlab.experiment.kv.stores import BLOCK_CACHE, LevelDbAdapter, RocksDbAdapter
 from smrlab.kv import DB, SmrdbAdapter, folder_bytes, run_workload
 
 
@@ -52,59 +50,12 @@ def proc_io() -> dict[str, int]:
         return {k: int(v) for k, v in (line.split(":") for line in f)}
 
 
-class LevelAdapter:
-    def __init__(self, path: Path, buffer: int):
-        self.db = plyvel.DB(str(path), create_if_missing=True, write_buffer_size=buffer)
-
-    def put(self, key, value, sync):
-        self.db.put(key, value, sync=sync)
-
-    def get(self, key):
-        return self.db.get(key)
-
-    def readseq(self) -> int:
-        # plyvel's fastest: its iterator in a plain loop (a pair, key and value bytes, per step).
-        n = 0
-        for _ in self.db.iterator():
-            n += 1
-        return n
-
-    def compaction_read(self) -> int:
-        stats = self.db.get_property(b"leveldb.stats").decode()
-        rows = [line.split() for line in stats.splitlines() if re.match(r"\s*\d+\s", line)]
-        return int(sum(float(row[4]) for row in rows) * 1048576)
-
-    def close(self):
-        self.db.close()
-
-
-class RocksAdapter:
-    def __init__(self, path: Path, buffer: int):
-        options = RocksOptions(raw_mode=True)
-        options.set_write_buffer_size(buffer)
-        self.db = Rdict(str(path), options)
-        self.synced = WriteOptions()
-        self.synced.sync = True
-        self.plain = WriteOptions()
-
-    def put(self, key, value, sync):
-        self.db.put(key, value, self.synced if sync else self.plain)
-
-    def get(self, key):
-        return self.db.get(key)
-
-    def readseq(self) -> int:
-        # rocksdict's dict-like iteration: a (key, value) pair of bytes per step.
-        n = 0
-        for _ in self.db.items():
-            n += 1
-        return n
-
-    def compaction_read(self) -> None:
-        return None
-
-    def close(self):
-        self.db.close()
+def leveldb_compaction_read(db) -> int:
+    """Bytes LevelDB's compactions read, from its "leveldb.stats" property (it reads tables
+    through mmap, which rchar does not see)."""
+    stats = db.get_property(b"leveldb.stats").decode()
+    rows = [line.split() for line in stats.splitlines() if re.match(r"\s*\d+\s", line)]
+    return int(sum(float(row[4]) for row in rows) * 1048576)
 
 
 class SmrdbStore:
@@ -139,9 +90,9 @@ def run_system(system: str, root: Path, value_size: int, count: int, band: int, 
         store = SmrdbStore(path, band, system.split("-")[1])
         adapter = store.adapter
     elif system == "leveldb":
-        store = adapter = LevelAdapter(path, band)
+        store = adapter = LevelDbAdapter(path, band, BLOCK_CACHE)
     else:
-        store = adapter = RocksAdapter(path, band)
+        store = adapter = RocksDbAdapter(path, band, BLOCK_CACHE)
     try:
         before_io = proc_io()
         before = store.db.stats() if system.startswith("smrdb") else None
@@ -155,9 +106,8 @@ def run_system(system: str, root: Path, value_size: int, count: int, band: int, 
             settle()
             after_io = proc_io()
             written = after_io["wchar"] - before_io["wchar"]
-            compaction_read = adapter.compaction_read()
-            if compaction_read is None:
-                compaction_read = after_io["rchar"] - before_io["rchar"]
+            # RocksDB reads with pread, which rchar counts.
+            compaction_read = leveldb_compaction_read(adapter.db) if system == "leveldb" else after_io["rchar"] - before_io["rchar"]
         tag = f"kv/{system}/{fill}/{value_size}B/sync{sync_every or 'never'}"
         figure = {"bench": tag, "items": result.ops, "seconds": result.seconds, "per_second": result.ops_per_second,
                   "mb_per_s": round(result.mb_per_second, 2), "write_amplification": round(written / result.user_bytes, 3),

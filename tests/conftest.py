@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +12,32 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "data"
 
+# A small experiment: 2 traces x 2 seeds x 2 systems x 2 buffer sizes, 16 cells.
+SMALL = f"""
+name = "small"
+title = "a small grid"
+metrics = ["total_io_s", "r_wa"]
+traces = ["{DATA / 'wdev.csv.gz'}", "bundled:ts"]
+seeds = [0, 7]
+[params]
+buffer = ["1/512", "1/64"]
+[[systems]]
+system = "dmsmr"
+[[systems]]
+label = "lru-band"
+system = "cache"
+params = {{ policy = "lru-band", cache = "1%" }}
+"""
+
 # 100 ns ticks of Windows FILETIME, as in the MSR Cambridge traces.
 MSR_T0 = 128166372000000000
+
+
+def write(folder: Path, text: str, name: str = "exp.toml") -> Path:
+    """``text`` written to ``folder/name`` (an experiment file, by default)."""
+    path = folder / name
+    path.write_text(text)
+    return path
 
 
 def msr_line(tick: int, op: str, offset: int, size: int) -> str:
@@ -43,6 +68,18 @@ def demo(tmp_path_factory) -> tuple[str, Path]:
     proc = subprocess.run([sys.executable, "-m", "smrlab", "demo", "--out", "results"], cwd=folder, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, folder / "results"
+
+
+@pytest.fixture(scope="session")
+def quick_scorecard(tmp_path_factory) -> tuple[dict, Path]:
+    """``smrlab reproduce --quick`` run once for the whole session: its scorecard (the JSON
+    document) and the folder holding its results (``results/reproduce``, with the scorecard)."""
+    folder = tmp_path_factory.mktemp("reproduce")
+    results = folder / "results" / "reproduce"
+    proc = subprocess.run([sys.executable, "-m", "smrlab", "reproduce", "--quick", "--jobs", "2", "--results", str(results),
+                           "-o", str(results / "scorecard-quick.json")], cwd=folder, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads((results / "scorecard-quick.json").read_text()), results
 
 
 @pytest.fixture

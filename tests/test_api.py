@@ -91,3 +91,39 @@ def test_bad_input_raises_typed_errors(wdev):
     frame = smrlab.compare({"ok": "cmr", "bad": {"system": "cmr", "disk": "no-such-disk"}}, wdev)
     assert frame.set_index("label")["error"].isna().to_dict() == {"ok": True, "bad": False}
     assert "no-such-disk" in frame.set_index("label").loc["bad", "error"]
+
+
+def test_the_mean_response_is_exact_past_2_64_ns():
+    # 60,000 requests of 4 GiB - 4 KiB all arriving at time 0, reads and writes alternating: each
+    # waits for all before it (about 25 s of service each), so the reads' responses and the
+    # writes' each add up to about 2 * 10^19 ns, past 2^64 - 1, where the core's sum_ns stops.
+    # The mean over both must come from the exact per-op means: it lies between them, weighted
+    # by their counts (the clamped sums gave a mean below both).
+    count, length = 60_000, (1 << 32) - 4096
+    requests = np.zeros(count, dtype=smrlab.REQUEST_DTYPE)
+    requests["op"] = np.where(np.arange(count) % 2, smrlab.WRITE, smrlab.READ)
+    requests["len"] = length
+    result = smrlab.simulate("cmr", requests, engine={"mode": "open"})
+    report = result.to_dict()["report"]
+    read, write = report["read"]["response"], report["write"]["response"]
+    assert read["mean_ns"] * read["count"] + write["mean_ns"] * write["count"] > 2**64
+    assert read["sum_ns"] == write["sum_ns"] == 2**64 - 1, "the run reaches the clamp"
+    mean = result.row()["response_mean_ns"]
+    assert min(read["mean_ns"], write["mean_ns"]) <= mean <= max(read["mean_ns"], write["mean_ns"])
+    assert mean == pytest.approx((read["mean_ns"] * read["count"] + write["mean_ns"] * write["count"]) / count, rel=1e-12)
+
+
+def test_sweep_from_a_plain_script_without_a_main_guard(tmp_path):
+    # The README's sweep with jobs=None in a script that has no `if __name__ == "__main__":`:
+    # the workers must not run the script again (which started workers of their own, without end).
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import smrlab\n"
+        f"frame = smrlab.sweep('dmsmr', {str(DATA / 'wdev.csv.gz')!r}, vary={{'buffer': ['1/512', '1/256', '1/64']}}, jobs=None)\n"
+        "print('rows', len(frame), list(frame['buffer']))\n")
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.count("rows") == 1 and "rows 3 ['1/512', '1/256', '1/64']" in proc.stdout
+    assert "Traceback" not in proc.stderr

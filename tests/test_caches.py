@@ -11,7 +11,8 @@ import pytest
 from conftest import DATA, assert_parameter_errors, msr_line
 from smrlab import _core
 from smrlab.bundled import DEMO_TRACES
-from smrlab.cli.caches import PAPER_FACTORS, factor_rows, scale_geometry
+from smrlab.cli.caches import factor_rows, paper_factors
+from smrlab.geometry import scale as scale_geometry
 
 
 def block_stream(cli, source, tmp_path, name):
@@ -156,7 +157,9 @@ def test_factors_against_pore_bl_are_means_of_per_trace_ratios():
         return results
 
     rows = {row[0]: row for row in factor_rows([trace(1.0, 2.0, 10.0, 50.0), trace(2.0, 8.0, 5.0, 5.0)], "wo")}
-    assert rows["lru"] == ("lru", (2.0 + 4.0) / 2, PAPER_FACTORS["wo"]["lru"][0], (5.0 + 1.0) / 2, PAPER_FACTORS["wo"]["lru"][1])
+    # The paper's factors come from the PORE claims file (Fig. 13 (a) and (c)).
+    assert paper_factors("wo")["lru"] == (4.60, 6.75) and paper_factors("rw")["smr-only"] == (11.83, 3.92)
+    assert rows["lru"] == ("lru", (2.0 + 4.0) / 2, 4.60, (5.0 + 1.0) / 2, 6.75)
     assert rows["cmr-only"][1] == 2.0 and rows["cmr-only"][3] is None
     assert rows["lru-band"] == ("lru-band", (1.0 + 0.5) / 2, 2.02, (0.1 + 0.2) / 2, 2.83)
     read_write = {row[0]: row for row in factor_rows([trace(1.0, 2.0, 10.0, 50.0)], "rw")}

@@ -135,3 +135,17 @@ def test_a_long_run_shows_percent_and_eta_as_plain_lines_when_piped(cli, tmp_pat
     # At the default interval a run this short prints none.
     monkeypatch.delenv("SMRLAB_PROGRESS_SECONDS")
     assert "%" not in cli("sim", "--system", "cmr", "--trace", "t.smrbin", "--out", "r2.json", check=True).stderr
+
+
+def test_sim_never_replaces_a_different_runs_result(cli, small_msr_trace, tmp_path):
+    cli("sim", "--system", "dmsmr", "--trace", small_msr_trace, check=True)
+    cli("sim", "--system", "dmsmr", "--trace", small_msr_trace, "--buffer", "1/64", check=True)
+    cli("sim", "--system", "dmsmr", "--trace", small_msr_trace, "--seed", "3", check=True)
+    written = sorted((tmp_path / "results").glob("sim-dmsmr-small-*.json"))
+    assert len(written) == 3, written
+    configs = [json.loads(path.read_text())["config"] for path in written]
+    assert len({json.dumps(config, sort_keys=True) for config in configs}) == 3
+    # The same run again finds its own file (and says so), and writes nothing new.
+    proc = cli("sim", "--system", "dmsmr", "--trace", small_msr_trace, "--buffer", "1/256", check=True)  # the default buffer
+    assert len(list((tmp_path / "results").glob("sim-dmsmr-small-*.json"))) == 3
+    assert any(f"result written to results/{path.name}" in proc.stderr for path in written), proc.stderr

@@ -14,29 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import smrlab
-from conftest import DATA
-
-SMALL = f"""
-name = "small"
-title = "a small grid"
-metrics = ["total_io_s", "r_wa"]
-traces = ["{DATA / 'wdev.csv.gz'}", "bundled:ts"]
-seeds = [0, 7]
-[params]
-buffer = ["1/512", "1/64"]
-[[systems]]
-system = "dmsmr"
-[[systems]]
-label = "lru-band"
-system = "cache"
-params = {{ policy = "lru-band", cache = "1%" }}
-"""
-
-
-def write(tmp_path, text, name="exp.toml"):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
+from conftest import DATA, SMALL, write
 
 
 def tables(folder):
@@ -119,7 +97,7 @@ def test_results_filters_pivots_and_prints_csv(cli, tmp_path):
     cli("run", exp, "--jobs", "2", check=True)
     csv = cli("results", "results", "--where", "buffer=1/64", "--columns", "label,trace,total_io_s", "--csv", check=True).stdout
     lines = csv.strip().splitlines()
-    assert lines[1] == "label,trace,total_io_s" and len(lines) == 2 + 4
+    assert lines[0] == "label,trace,total_io_s" and len(lines) == 1 + 4, "plain CSV: the header, then a row each"
     pivot = json.loads(cli("results", "results", "--where", "buffer=1/64", "--pivot", "trace:label:total_io_s", "--json", check=True).stdout)
     [table] = pivot["tables"]
     assert table["columns"] == ["trace", "dmsmr", "lru-band"] and len(table["rows"]) == 2

@@ -195,8 +195,8 @@ def test_user_errors_are_typed_and_lose_nothing(tmp_path):
         assert db.get(b"a") is None, "a refused batch stores nothing"
         with pytest.raises(KvLockedError, match="LOCK"):
             DB(path)
-        with pytest.raises(TypeError, match="key must be bytes"):
-            db.put("text", b"v")
+        with pytest.raises(TypeError, match="key must be bytes or str"):
+            db.put(1, b"v")
     with pytest.raises(KvParameterError, match="band_size = 65536, not 131072"):
         DB(path, band_size="128KiB")
     with pytest.raises(KvParameterError, match="compaction = soc, not loc"):
@@ -240,3 +240,28 @@ def test_damage_is_reported_by_band_and_the_rest_stays_readable(tmp_path):
                 errors.append(str(error))
     assert errors and f"band {band}" in errors[0] and "checksum" in errors[0]
     assert readable > 2900
+
+
+def test_a_store_reads_as_a_mapping_with_text_keys_as_plyvel_and_shelve_users_expect(tmp_path):
+    # The same operations on a dict and on the store, str keys and values encoded as UTF-8.
+    model: dict[bytes, bytes] = {}
+    with DB(tmp_path / "store", **SMALL) as db:
+        for index in range(300):
+            key, value = f"clé-{index % 97}", f"valeur-{index}"
+            db[key] = value
+            model[key.encode()] = value.encode()
+            if index % 7 == 0:
+                del db[f"clé-{index % 97}"]
+                del model[f"clé-{index % 97}".encode()]
+        assert all((f"clé-{i}" in db) == (f"clé-{i}".encode() in model) for i in range(97)) and "nothing" not in db
+        assert b"cl\xc3\xa9-5" in db
+        assert db["clé-5"] == model["clé-5".encode()]
+        with pytest.raises(KeyError):
+            db["nothing"]
+        with pytest.raises(KeyError):
+            del db["nothing"]
+        assert list(db) == sorted(model) and list(db.keys()) == sorted(model)
+        assert list(db.items()) == sorted(model.items()) and list(db.values()) == [model[k] for k in sorted(model)]
+    assert db.closed
+    with DB(tmp_path / "store", **SMALL) as db:
+        assert dict(db.items()) == model

@@ -4,6 +4,7 @@ exit code 2 for every user error."""
 from __future__ import annotations
 
 import json
+import re
 
 STORE = ["--band-size", "1MiB", "--capacity", "64MiB"]
 
@@ -62,3 +63,16 @@ def test_user_errors_are_one_line_with_exit_code_2(cli, tmp_path):
 def test_help_explains_units(cli):
     text = cli("kv", "bench", "--help").stdout
     assert "MB/s" in text and "powers of 1024" in text and "write amplification" in text
+
+
+def test_stats_says_the_device_file_is_sparse_and_what_it_takes(cli, tmp_path):
+    # A store of one key: its device file is as long as the whole default device (64 GiB), which
+    # `ls` shows; kv stats says so and gives the bytes it takes on disk, a few blocks.
+    cli("kv", "put", "one", "apple", "red", check=True)
+    length = (tmp_path / "one" / "bands").stat().st_size
+    on_disk = (tmp_path / "one" / "bands").stat().st_blocks * 512
+    shown = " ".join(cli("kv", "stats", "one", check=True).stdout.split())
+    assert length // (64 * 2**20) == 1024 and on_disk < 2**20
+    assert f"Its device file is {length:,} bytes long (the whole device) but sparse" in shown
+    taken = int(re.search(r"it takes ([0-9,]+) bytes on disk", shown).group(1).replace(",", ""))
+    assert 0 < taken < 2**20

@@ -53,13 +53,26 @@ def test_nvram_lifetime_follows_fig_5_3():
 
 def test_table_5_1_runs_its_eight_workloads_in_order(cli):
     proc = cli("workload", "table5.1", "--duration", "0.5", "--rate-scale", "0.2", "--band-size", "1MiB", "--capacity", "1GiB",
-               "--buffer-bands", "2", "2", "4", "--quiet-interval", "0.2", "--check-interval", "0.05", "--json", check=True)
+               "--buffer-bands", "2", "2", "4", "--quiet-interval", "0.2", "--check-interval", "0.05", "--disk", "none", "--json", check=True)
     rows = json.loads(proc.stdout)
     assert [r["workload"] for r in rows] == [str(i) for i in range(1, 9)]
     assert [r["process"] for r in rows] == ["selfsimilar"] * 4 + ["diurnal"] * 4
     assert all(r["failed"] == 0 for r in rows)
     assert rows[0]["written_mb"] == pytest.approx(0.5, rel=0.2), "500 1-KB inserts"
     assert rows[0]["rate"] == pytest.approx(1000) and rows[7]["modulation"] == pytest.approx(980)
+    assert all(r["unissued_pct"] == 0 for r in rows), "in memory at full speed every request is issued"
+
+
+def test_table_5_1_on_the_paced_disk_stops_each_workload_at_its_limit(cli):
+    # Paced on the 7200 rpm model (the default), a workload issues nothing after --stop-after
+    # seconds; the table says what share of its schedule it never issued.
+    proc = cli("workload", "table5.1", "--duration", "0.4", "--stop-after", "0.3", "--rate-scale", "0.2", "--band-size", "1MiB",
+               "--capacity", "1GiB", "--buffer-bands", "2", "2", "4", "--quiet-interval", "0.2", "--check-interval", "0.05", "--json", check=True)
+    rows = json.loads(proc.stdout)
+    assert len(rows) == 8 and all(r["failed"] == 0 for r in rows)
+    # The b-model gives the last quarter of the schedule at least 0.35^2 of its requests.
+    assert rows[0]["unissued_pct"] > 5, "a 0.4 s schedule stopped at 0.3 s leaves its last quarter unissued"
+    assert all(0 <= r["unissued_pct"] <= 100 for r in rows)
 
 
 def test_latency_experiments_run_end_to_end(cli):

@@ -2,56 +2,28 @@
 SET/GET run) and redis-cli, the PyPI ``redis`` client, pipelining, data read back after a
 restart (graceful, and after SIGKILL with --sync), and bad protocol input: truncated frames,
 huge bulk lengths, binary garbage and a client that leaves mid-command get an error or a closed
-connection, and the server keeps serving."""
+connection, and the server keeps serving. Client libraries at both protocol versions:
+test_server_clients.py; replies compared with Redis's: test_server_vs_redis.py."""
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 
 import pytest
-import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from redis_peers import SmrlabServer as Server
+from redis_peers import require
 
 
 @pytest.fixture(autouse=True, scope="module")
 def redis_tools():
-    """The real clients these tests drive: missing is a failure, never a silent skip."""
-    missing = [tool for tool in ("redis-benchmark", "redis-cli") if shutil.which(tool) is None]
-    assert not missing, f"{', '.join(missing)} missing: `make test` installs them (Debian package redis-tools)"
-
-
-class Server:
-    """A `smrlab kv serve` process on a free port."""
-
-    def __init__(self, path, *extra: str):
-        self.proc = subprocess.Popen([sys.executable, "-m", "smrlab", "kv", "serve", "--path", str(path), "--port", "0",
-                                      "--band-size", "1MiB", "--capacity", "256MiB", *extra],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        match = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-        assert match, (line, self.proc.stderr.read() if self.proc.poll() is not None else "")
-        self.port = int(match.group(1))
-
-    def client(self) -> redis.Redis:
-        # redis-py 8 asks for RESP3 unless told; the server speaks RESP2.
-        return redis.Redis(port=self.port, socket_timeout=30, protocol=2)
-
-    def stop(self, sig=signal.SIGTERM) -> tuple[int, str]:
-        self.proc.send_signal(sig)
-        try:
-            _, err = self.proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise
-        return self.proc.returncode, err
+    require("redis-benchmark", "redis-cli")
 
 
 @pytest.fixture
@@ -82,7 +54,9 @@ def test_redis_cli_speaks_to_it(server):
     assert sorted(cli("--scan", "--pattern", "fruit:*").stdout.split()) == ["fruit:apple", "fruit:pear"]
     assert "total_commands_processed" in cli("INFO").stdout
     assert cli("DEL", "fruit:apple", "nosuch").stdout.strip() == "1"
-    assert "unknown command" in cli("HSET", "h", "f", "v").stdout
+    assert cli("HSET", "h", "f", "v", "g", "w").stdout.strip() == "2"
+    assert cli("HGETALL", "h").stdout.split() == ["f", "v", "g", "w"]
+    assert "unknown command" in cli("LPUSH", "l", "x").stdout
 
 
 def test_the_redis_client_library_works_with_pipelines(server):

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from smrlab import experiment, run
+from smrlab.experiment import check
 from smrlab.errors import ParameterError
 from smrlab.experiment.spec import Experiment, SystemRun, param_text
 from smrlab.result import Result
@@ -72,6 +73,7 @@ def simulate(system: str, trace: Any, *, seed: int = 0, engine: dict | None = No
     (1000, True)
     """
     given = {key: param_text(value) for key, value in params.items()}
+    check.system_parameters(system, [f"{k}={v}" for k, v in given.items()])
     output = run.simulate(system, as_trace(trace), [f"{k}={v}" for k, v in given.items()],
                           engine=run.engine_config(**(engine or {})), seed=seed, progress=progress)
     return Result(output, system, given)

@@ -1,6 +1,9 @@
-"""The sample traces bundled in the repository's ``data/`` folder (made by ``smrlab trace synth``;
-see data/README.md), found by name whatever their format suffix, and the full-size PORE traces,
-which are too large to bundle and are generated on first use instead."""
+"""The sample traces bundled with smrlab (package data in ``smrlab/data``, which the repository's
+``data/`` links to; made by ``smrlab trace synth``, see data/README.md), found by name whatever
+their format suffix, and the generated traces — the full-size PORE traces, too large to bundle,
+and the other papers' table traces — made on first use into smrlab's cache folder
+(``smrlab.cache``: ``$SMRLAB_CACHE``, else the platform's user cache folder), never into the
+checkout or the installed package."""
 
 from __future__ import annotations
 
@@ -9,11 +12,18 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from smrlab import _core, outputs
+from smrlab import _core, cache, outputs
 from smrlab.errors import UsageError
 
+DATA_DIR = Path(__file__).resolve().parent / "data"
+# The checkout smrlab runs from, where it does (its experiments/ folder).
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DATA_DIR = REPO_ROOT / "data"
+
+
+def traces_folder(folder: str | Path | None = None) -> Path:
+    """``folder``, or the generated traces' folder in the cache (made if missing)."""
+    return cache.folder("traces") if folder is None else Path(folder)
+
 
 # The four MSR-like traces the PORE paper evaluates in detail (§V-C).
 DEMO_TRACES = ("wdev", "mds", "ts", "usr")
@@ -62,11 +72,10 @@ def full_size_params(name: str) -> list[str]:
 
 def generated_trace(recipe: dict, stem: str, folder: Path | None, make: Callable[[Path], None]) -> Path:
     """A generated trace in smrlab's binary format, made by ``make(path)`` into ``folder``
-    (default: ``results/traces/`` in the repository) on first use, under a name that carries a
+    (default: the cache's, ``traces_folder``) on first use, under a name that carries a
     digest of ``recipe``, so a changed recipe never reuses an old file."""
     digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
-    folder = REPO_ROOT / "results" / "traces" if folder is None else Path(folder)
-    path = folder / f"{stem}-{digest}.smrbin"
+    path = traces_folder(folder) / f"{stem}-{digest}.smrbin"
     if not path.exists():
         with outputs.output_file(path, make_folder=True) as temporary:
             make(temporary)

@@ -1,7 +1,7 @@
 """The workloads of the FluidSMR paper as generated traces: the twelve MSR Cambridge traces of its
 Table 1, shaped by the table's figures (operations, writes, bytes written, maximum offset), and
 the four-phase write workload of its Fig. 16. Both scale with a request count and are cached
-under ``results/traces/`` by a digest of their recipe, like ``bundled.full_size_trace``.
+in smrlab's cache folder by a digest of their recipe, like ``bundled.full_size_trace``.
 
 Table 1 gives no footprint or locality, so the recipe chooses them (and says so). The
 synthesizer writes a core of a quarter of the bytes written (each written block is written

@@ -1,8 +1,8 @@
 """The traces of the HWSR paper's Table 3 as synthesizer recipes: Financial1 and Financial2 (SPC
 traces of OLTP applications) and ten MSR Cambridge traces, each shaped by its row — request
 count, unique data, average read and write length, updates and write percent — and generated on
-first use into ``results/traces/`` (the Financial ones in SPC format, read back through the SPC
-reader; the MSR ones in smrlab's binary format).
+first use into smrlab's cache folder (``bundled.traces_folder``; the Financial ones in SPC
+format, read back through the SPC reader; the MSR ones in smrlab's binary format).
 
 How a row becomes parameters (``recipe``). Sizes are 512-byte multiples (``size_unit=512``):
 writes and reads each draw from two sizes whose weighted mean is the row's average length. A
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smrlab import _core
-from smrlab.bundled import REPO_ROOT
+from smrlab.bundled import traces_folder
 from smrlab.errors import UsageError
 
 
@@ -132,11 +132,11 @@ def recipe(name: str, requests: int | None = None, seed: int = 0, fit: tuple[flo
 
 
 def trace(name: str, requests: int | None = None, folder: Path | None = None, seed: int = 0) -> Path:
-    """The Table 3 trace ``name``, generated into ``folder`` (default ``results/traces/``) on
+    """The Table 3 trace ``name``, generated into ``folder`` (default: the cache's) on
     first use under a name carrying a digest of its recipe."""
     params = recipe(name, requests, seed)
     digest = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:12]
-    folder = REPO_ROOT / "results" / "traces" if folder is None else Path(folder)
+    folder = traces_folder(folder)
     suffix = "spc" if row(name).spc else "smrbin"
     path = folder / f"{name}-{requests or row(name).requests}-{digest}.{suffix}"
     if not path.exists():

@@ -2,7 +2,9 @@
 
 ``DB(path)`` opens or creates a store in the folder ``path`` (a sparse file ``bands`` holding
 the zoned device, and a lock file ``LOCK``); ``DB(None)`` keeps one in memory. Keys and values
-are bytes. Every call that may touch the device releases the GIL. The store itself, its formats
+are bytes (text is encoded as UTF-8), and a store reads as a mapping: ``db[key]``,
+``db[key] = value``, ``del db[key]``, ``key in db``, iteration over its keys in order,
+``items()``. Every call that may touch the device releases the GIL. The store itself, its formats
 and its guarantees are described in ``docs/smrdb.md``; the Rust crate ``smrdb`` implements it.
 
     from smrlab.kv import DB
@@ -86,11 +88,14 @@ def size(value: int | str | None, name: str) -> int | None:
 
 
 def _bytes(value, what: str) -> bytes:
+    """Bytes as they are; text encoded as UTF-8 (as plyvel, rocksdict and shelve users expect)."""
     if isinstance(value, bytes):
         return value
+    if isinstance(value, str):
+        return value.encode()
     if isinstance(value, (bytearray, memoryview)):
         return bytes(value)
-    raise TypeError(f"{what} must be bytes, not {type(value).__name__}")
+    raise TypeError(f"{what} must be bytes or str, not {type(value).__name__}")
 
 
 class DB:
@@ -108,7 +113,7 @@ class DB:
     tuning       max_key_len, max_value_len, block_size, bloom_bits_per_key, histogram_bytes,
                  log_buffer, l0_compaction_trigger, l0_slowdown_trigger, l0_stop_trigger,
                  slowdown_micros, l0_max_inputs, l1_overlap_trigger, levels, l1_bands,
-                 level_ratio
+                 level_ratio, write_log (False: no log, no synced writes; Fig. 3.10)
 
     Recorded parameters left as None are taken from an existing store; given, they must match.
     """
@@ -199,6 +204,39 @@ class DB:
     @property
     def closed(self) -> bool:
         return self._store.closed
+
+    # A store reads as a mapping of bytes to bytes: db[key], db[key] = value, del db[key],
+    # key in db, iteration over the keys in order, len() is not offered (it would scan).
+    def __getitem__(self, key: bytes | str) -> bytes:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key: bytes | str, value: bytes | str) -> None:
+        self.put(key, value)
+
+    def __delitem__(self, key: bytes | str) -> None:
+        if self.get(key) is None:
+            raise KeyError(key)
+        self.delete(key)
+
+    def __contains__(self, key: bytes | str) -> bool:
+        return self.get(key) is not None
+
+    def __iter__(self) -> Iterator[bytes]:
+        """The keys, in order, as of this call."""
+        return (key for key, _ in self.scan())
+
+    def keys(self) -> Iterator[bytes]:
+        return iter(self)
+
+    def items(self) -> Iterator[tuple[bytes, bytes]]:
+        """``(key, value)`` pairs in key order, as of this call (``scan()``)."""
+        return self.scan()
+
+    def values(self) -> Iterator[bytes]:
+        return (value for _, value in self.scan())
 
     def __enter__(self) -> "DB":
         return self

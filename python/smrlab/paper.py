@@ -1,67 +1,61 @@
-"""A reproduced figure's numbers beside the paper's: each ``[[paper]]`` entry of an experiment
-file names a measure of a label's rows (optionally on one trace, or where other columns have
-given values), optionally divided by another label's on the same trace, seed and swept values,
-and the value the paper gives for it. Ours is the mean over the matching rows (of the per-row
-ratios), then ``ours / paper``.
+"""A reproduced figure's numbers beside the paper's. The paper's numbers live in one place, its
+claims file (experiments/claims/PAPER.toml, beside the experiment files): the claims that name
+an experiment are its paper numbers, judged on its rows as the reproduction scorecard judges
+them (``smrlab.reproduce.verdict``), for the report's table and the figure's markers.
 
-An entry: ``{ label = "smr-only", over = "pore-bl", metric = "write_io_s", value = 34.9,
-note = "§V-C2, mean over wdev, mds, ts, usr" }``. Not here: running, plotting, HTML.
+Not here: running, plotting, HTML, the scorecard of every claim (``smrlab.reproduce``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
 
 from smrlab.citations import short
 
-COLUMNS = ["what", "paper", "ours", "ours / paper", "note"]
+COLUMNS = ["claim", "where", "trace", "paper's", "ours", "ours / paper", "verdict"]
 
 
-def _matching(frame, entry: dict[str, Any], label: str):
-    rows = frame[frame["label"] == label]
-    if "trace" in entry:
-        rows = rows[rows["trace"] == entry["trace"]]
-    for column, value in entry.get("where", {}).items():
-        if column in rows:
-            rows = rows[rows[column].astype(str) == str(value)]
-    return rows
-
-
-def ours(frame, entry: dict[str, Any]) -> float | None:
-    """Our value for one paper entry, or None when no row has it."""
-    metric = entry["metric"]
-    if metric not in frame:
+def claims_file(experiment) -> Path | None:
+    """The claims file of the paper ``experiment`` reproduces: ``claims/PAPER.toml`` beside the
+    experiment's file, else smrlab's own (for an experiment made in code, or read back from a
+    results folder); None where there is none (an installed package without its experiment
+    files, or a paper without claims)."""
+    from smrlab.errors import UsageError
+    from smrlab.reproduce.scorecard import experiments_root
+    paper = experiment.reproduces.get("paper")
+    if not paper:
         return None
-    rows = _matching(frame, entry, entry["label"])
-    if "over" not in entry:
-        values = rows[metric].dropna()
-        return float(values.mean()) if len(values) else None
-    base = _matching(frame, entry, entry["over"])
-    keys = [c for c in ("trace", "seed") if c in frame]
-    joined = rows[keys + [metric]].merge(base[keys + [metric]], on=keys, suffixes=("", "_base")).dropna()
-    joined = joined[joined[f"{metric}_base"] != 0]
-    ratios = joined[metric].astype(float) / joined[f"{metric}_base"].astype(float)
-    return float(ratios.mean()) if len(ratios) else None
+    folders = [Path(experiment.source).parent] if experiment.source is not None else []
+    try:
+        folders.append(experiments_root() / "experiments")
+    except UsageError:
+        pass
+    return next((f / "claims" / f"{paper}.toml" for f in folders if (f / "claims" / f"{paper}.toml").is_file()), None)
 
 
-def describe(entry: dict[str, Any]) -> str:
-    text = f"{entry['label']} {entry['metric']}"
-    if "over" in entry:
-        text += f" / {entry['over']}'s"
-    if "trace" in entry:
-        text += f" on {entry['trace']}"
-    if entry.get("where"):
-        text += " where " + ", ".join(f"{k}={v}" for k, v in entry["where"].items())
-    return text
+def claims_of(experiment) -> list:
+    """The paper's claims judged on ``experiment``'s rows: those that name it (or the experiment
+    its ``[reproduces] claims`` names), can run, and compare only labels of its line-up (a
+    line-up run without some of its systems skips the claims on them)."""
+    from smrlab.reproduce.claims import load
+    path = claims_file(experiment)
+    if path is None:
+        return []
+    name = experiment.reproduces.get("claims", experiment.name)
+    labels = {run.label for run in experiment.systems}
+    return [c for c in load(path).claims if c.experiment == name and c.kind != "not-run" and c.labels() <= labels]
 
 
 def comparison_rows(experiment, frame) -> list[tuple]:
-    """(what, paper, ours, ours / paper, note) for each paper entry of the experiment."""
+    """(claim, where, trace, paper's, ours, ours / paper, verdict) for each of the experiment's
+    claims, judged on ``frame``."""
+    from smrlab.reproduce.verdict import Evaluation
+    evaluation = Evaluation(frame, experiment.axes(), "")
     rows = []
-    for entry in experiment.paper:
-        value = ours(frame, entry)
-        paper = float(entry["value"])
-        rows.append((describe(entry), paper, value, None if value is None or paper == 0 else value / paper, entry.get("note", "")))
+    for claim in claims_of(experiment):
+        for row in evaluation.rows(experiment.reproduces["paper"], claim):
+            rows.append((f"{row.id}: {row.claim}", row.where, row.trace, row.paper_value, row.ours_text,
+                         None if row.ratio is None else round(row.ratio, 3), row.verdict))
     return rows
 
 

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import subprocess
 from pathlib import Path
 
-from smrlab import __version__
+from smrlab import __version__, cache
 
 _CHUNK = 1 << 20
+_HEX64 = re.compile("[0-9a-f]{64}")
+# Trace files from this size on have their checksums remembered (hashing one takes 30 ms or more).
+REMEMBER_FROM = 16 << 20
 
 
 @functools.lru_cache(maxsize=None)
@@ -36,8 +40,7 @@ def git_commit() -> str:
     return commit + ("-dirty" if dirty else "")
 
 
-@functools.lru_cache(maxsize=64)
-def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+def _file_sha256(path: str) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):
@@ -46,9 +49,18 @@ def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
 
 
 def trace_checksum(path: str | Path) -> str:
-    """SHA-256 of the trace file's bytes as stored (compressed files are hashed compressed)."""
-    stat = Path(path).stat()
-    return "sha256:" + _file_sha256(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+    """SHA-256 of the trace file's bytes as stored (compressed files are hashed compressed).
+
+    A file hashed before, and not changed since, is not read again: its checksum is kept under
+    the file's path, size, modification and change times and inode, as git's index keeps its
+    files' hashes (a file rewritten in any way gets a new change time, which no program can set
+    back), in this process and, for files of ``REMEMBER_FROM`` bytes or more, in smrlab's cache
+    folder (``checksums``)."""
+    resolved = Path(path).resolve()
+    stat = resolved.stat()
+    identity = (str(resolved), stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+    return "sha256:" + cache.remembered("checksums", identity, lambda: _file_sha256(str(resolved)), _HEX64.fullmatch,
+                                        keep=stat.st_size >= REMEMBER_FROM)
 
 
 def stamp() -> dict:

@@ -1,7 +1,8 @@
-"""The reproduction report: one self-contained HTML page (figures inlined as PNG data, no
+"""The reproduction report: one self-contained HTML page (figures inlined as SVG data, no
 file or network fetched) with, per results table, the experiment's figure, its rows, the
-paper's numbers beside ours with the ratio and the citation, the experiment file and the
-provenance; the references at the end.
+paper's numbers beside ours with the ratio, how ours was combined, a mark where ours points
+the other way, and the citation, the experiment file and the provenance; the references at
+the end.
 
 The page checks itself in the browser: a figure that fails to render is marked on the page and
 counted in the body's ``data-figures`` attribute (rendered/total), which the headless-Chromium
@@ -16,7 +17,6 @@ import html
 from pathlib import Path
 
 from smrlab import citations, paper, plots, results
-from smrlab.experiment.spec import parse
 from smrlab.tables import fmt
 
 STYLE = """
@@ -25,8 +25,11 @@ h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc
 table { border-collapse: collapse; font-size: 0.8rem; margin: 0.6rem 0; }
 th, td { border: 1px solid #ddd; padding: 0.15rem 0.45rem; text-align: right; } th { background: #f3f3f3; }
 td:first-child, th:first-child { text-align: left; }
+.verdict-holds { background: #dcefdc; } .verdict-direction-only { background: #f6ecc8; }
+.verdict-fails { background: #f4d3d3; } .verdict-not-comparable, .verdict-not-run { background: #e6e6e6; }
 pre { background: #f7f7f7; padding: 0.6rem; font-size: 0.75rem; overflow-x: auto; }
-figure { margin: 0.8rem 0; } figure img { max-width: 100%; } .broken { color: #b00; font-weight: bold; }
+figure { margin: 0.8rem 0; } figure img { width: 100%; max-width: 46rem; } .broken { color: #b00; font-weight: bold; }
+td.text { text-align: left; }
 .cite { font-size: 0.85rem; color: #444; }
 """
 
@@ -44,18 +47,31 @@ window.addEventListener('load', () => {
 """
 
 
-def _table(columns: list[str], rows: list[tuple]) -> str:
+def _cell(value) -> str:
+    """A cell: numbers right-aligned, words left, a claim's verdict marked by its class
+    (``verdict-holds``, ``verdict-fails``...)."""
+    from smrlab.reproduce.verdict import VERDICTS
+    if value in VERDICTS:
+        return f'<td class="verdict-{value.replace(" ", "-")}">{html.escape(value)}</td>'
+    if isinstance(value, str) and len(value) > 12:
+        return f'<td class="text">{html.escape(value)}</td>'
+    return f"<td>{html.escape(fmt(value))}</td>"
+
+
+def html_table(columns: list[str], rows: list[tuple]) -> str:
+    """An HTML table of ``rows`` under ``columns``."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(fmt(cell))}</td>" for cell in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(_cell(cell) for cell in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _figure(experiment, frame) -> str:
+    """The figure as an inline SVG image (vector: sharp at any zoom and in print)."""
     if not experiment.figure:
         return ""
-    png = base64.b64encode(plots.render(plots.figure(experiment, frame), "png")).decode()
+    svg = base64.b64encode(plots.render(plots.figure(experiment, frame), "svg")).decode()
     alt = html.escape(experiment.title or experiment.name)
-    return f'<figure><img alt="{alt}" src="data:image/png;base64,{png}"></figure>'
+    return f'<figure><img alt="{alt}" src="data:image/svg+xml;base64,{svg}"></figure>'
 
 
 def section(table: Path) -> tuple[str, str | None]:
@@ -63,7 +79,7 @@ def section(table: Path) -> tuple[str, str | None]:
     frame = results.read(table)
     sidecar = results.provenance(table)
     text = sidecar["experiment"]["text"] or ""
-    experiment = parse(text, Path(sidecar["experiment"]["file"] or table), with_traces=False)
+    experiment = results.experiment_of(table)
     columns = results.shown_columns(frame, experiment)
     parts = [f"<h2>{html.escape(experiment.title or experiment.name)}</h2>"]
     key = experiment.reproduces.get("paper")
@@ -73,23 +89,28 @@ def section(table: Path) -> tuple[str, str | None]:
     if experiment.description:
         parts.append(f"<p>{html.escape(experiment.description)}</p>")
     parts.append(_figure(experiment, frame))
-    parts.append(_table(columns, results.table_rows(frame, columns)))
-    if experiment.paper:
+    parts.append(html_table(columns, results.table_rows(frame, columns)))
+    beside = paper.comparison_rows(experiment, frame)
+    if beside:
         parts.append(f"<h3>Beside the paper ({html.escape(paper.caption(experiment))})</h3>")
-        parts.append(_table(paper.COLUMNS, paper.comparison_rows(experiment, frame)))
+        parts.append(html_table(paper.COLUMNS, beside))
     stamp = sidecar["smrlab"]
     traces = [(name, t["checksum"]) for name, t in sidecar["traces"].items()]
     parts.append("<details><summary>Experiment file and provenance</summary>"
                  f"<pre>{html.escape(text)}</pre>"
                  f"<p>smrlab {html.escape(stamp['version'])}, commit {html.escape(stamp['git_commit'])}, "
                  f"host {html.escape(sidecar['host']['name'])}; {len(sidecar['cells'])} cells, {sidecar['failed']} failed; "
-                 f"table {html.escape(str(table))}</p>" + _table(["trace", "checksum"], traces) + "</details>")
+                 f"table {html.escape(str(table))}</p>" + html_table(["trace", "checksum"], traces) + "</details>")
     return "\n".join(parts), key
 
 
-def page(tables: list[Path], title: str = "smrlab reproduction report") -> str:
-    """The whole report for ``tables`` (Parquet files written by ``smrlab run``)."""
-    sections, cited = [], []
+def page(tables: list[Path], title: str = "smrlab reproduction report", scorecards: list[dict] = ()) -> str:
+    """The whole report for ``tables`` (Parquet files written by ``smrlab run``), led by the
+    reproduction scorecards given (documents written by ``smrlab reproduce``)."""
+    from smrlab.reproduce.output import html_section
+    sections, cited = [html_section(card) for card in scorecards], []
+    for card in scorecards:
+        cited += [p for p in card.get("papers", []) if p not in cited]
     for table in tables:
         body, key = section(table)
         sections.append(body)

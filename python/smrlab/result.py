@@ -5,7 +5,8 @@ times, and the gauges sampled over the run as list columns) — the row that Dat
 files and plots are made of.
 
 The numbers are the core's; the one combined here is the mean response over reads and
-writes, from the core's sums and counts. Not here: running (``smrlab.run``,
+writes, from the core's exact means and counts (its ``sum_ns`` stops at 2^64 - 1 ns, about
+585 years, which a saturated open-loop replay's waiting passes). Not here: running (``smrlab.run``,
 ``smrlab.api``), many rows at once (``smrlab.experiment``).
 """
 
@@ -22,7 +23,8 @@ RUN_COLUMNS = ("label", "system", "trace", "seed")
 def measures(result: dict) -> dict[str, Any]:
     """Requests measured, then every derived value, counter and final gauge of a result dict."""
     report = result["report"]
-    row: dict[str, Any] = {"requests": report["requests"], "cancelled": report.get("cancelled", False)}
+    row: dict[str, Any] = {"requests": report["requests"], "cancelled": report.get("cancelled", False),
+                           "saturated": saturated(report)}
     row.update(result["derived"])
     row.update(report["counters"])
     row.update(dict(report["gauges"]))
@@ -30,18 +32,33 @@ def measures(result: dict) -> dict[str, Any]:
     return row
 
 
+def saturated(report: dict) -> bool:
+    """The core's verdict on an open-loop run: its queue grew for the whole replay, so its
+    response times measure the trace's length rather than the system (never in closed loop)."""
+    return bool((report.get("saturation") or {}).get("saturated", False))
+
+
 def response_times(report: dict) -> dict[str, float]:
     """The core's response-time means and 99th percentiles of reads and of writes (ns, from the
     scheduled arrival), and their mean over both, weighted by count (the HWSR paper's "average
     response time")."""
     read, write = report["read"]["response"], report["write"]["response"]
-    count = read["count"] + write["count"]
     return {
-        "response_mean_ns": (read["sum_ns"] + write["sum_ns"]) / count if count else None,
+        "response_mean_ns": mean_response_ns(report),
         "read_response_mean_ns": read["mean_ns"] if read["count"] else None,
         "write_response_mean_ns": write["mean_ns"] if write["count"] else None,
         "write_response_p99_ns": write["p99_ns"] if write["count"] else None,
     }
+
+
+def mean_response_ns(report: dict) -> float | None:
+    """The mean response time over reads and writes, weighted by count, from the core's exact
+    per-op means (never from ``sum_ns``, which is clamped at 2^64 - 1); None without either."""
+    read, write = report["read"]["response"], report["write"]["response"]
+    count = read["count"] + write["count"]
+    if not count:
+        return None
+    return (read["mean_ns"] * read["count"] + write["mean_ns"] * write["count"]) / count
 
 
 def tidy_row(result: dict, label: str, given: dict[str, str]) -> dict[str, Any]:

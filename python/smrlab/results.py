@@ -1,5 +1,6 @@
 """Reading results tables back: a Parquet file written by ``smrlab run`` (or every one under a
-folder), filtered by column values and pivoted, as pandas DataFrames and table rows.
+folder), with what each cell cost from the provenance beside it when asked (``timing``),
+filtered by column values and pivoted, as pandas DataFrames and table rows.
 
 Each bad request (no table there, an unknown column, a filter or pivot that is not
 ``COLUMN=VALUE`` / ``INDEX:COLUMNS:VALUES``) is one ``UsageError``. Not here: writing tables
@@ -12,7 +13,7 @@ import json
 from pathlib import Path
 
 from smrlab.errors import UsageError
-from smrlab.experiment.store import to_pandas
+from smrlab.experiment.store import TIMING_COLUMNS, timing_rows, to_pandas
 
 
 def tables_under(path: Path) -> list[Path]:
@@ -24,9 +25,11 @@ def tables_under(path: Path) -> list[Path]:
     raise UsageError(f"{path}: no such file or folder")
 
 
-def read(path: str | Path):
+def read(path: str | Path, timing: bool = False):
     """The rows of the table(s) at ``path``; several tables are joined with a ``run`` column
-    (their folder's name)."""
+    (their folder's name). With ``timing``, each row also has what its cell cost
+    (``timing.NAME`` columns, ``smrlab.experiment.store.timing_rows``), from the table's
+    provenance sidecar."""
     import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -41,10 +44,21 @@ def read(path: str | Path):
             frame = to_pandas(pq.read_table(table))
         except (OSError, pa.ArrowInvalid) as error:
             raise UsageError(f"{table}: not a readable Parquet table ({error})") from None
+        if timing:
+            frame = _with_timing(frame, table)
         if len(found) > 1:
             frame.insert(0, "run", table.parent.name)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def _with_timing(frame, table: Path):
+    """``frame`` with the ``timing.NAME`` columns of its sidecar, matched on the cell's key."""
+    import pandas as pd
+    if "cell" not in frame.columns:
+        raise UsageError(f"{table}: has no 'cell' column to match costs to (not a table of smrlab run)")
+    costs = pd.DataFrame(timing_rows(provenance(table)), columns=["cell", *(f"timing.{name}" for name in TIMING_COLUMNS)])
+    return frame.merge(costs.drop_duplicates("cell"), on="cell", how="left")
 
 
 def provenance(table: str | Path) -> dict:
@@ -73,16 +87,31 @@ def select(frame, where: list[str]):
     return frame
 
 
-def pivot(frame, spec: str):
-    """``INDEX:COLUMNS:VALUES``: one row per INDEX value, one column per COLUMNS value."""
+def key_columns(frame) -> list[str]:
+    """The columns that say what a row ran (label, system, trace, seed, the run's folder, the
+    given parameters: text columns), as opposed to what it measured."""
+    from pandas.api.types import is_numeric_dtype
+    return [c for c in frame.columns if c not in ("cell", "error") and not str(c).startswith("series.")
+            and (c in ("seed", "run") or not is_numeric_dtype(frame[c]))]
+
+
+def pivot(frame, spec: str) -> tuple[object, list[str]]:
+    """``INDEX:COLUMNS:VALUES`` (INDEX may be several columns, ``a,b``): one row per INDEX
+    value, one column per COLUMNS value. Rows are never averaged together: a column that says
+    what ran (``key_columns``) and differs between rows that would share a cell is kept in the
+    index, and returned, so the caller can say so."""
     parts = spec.split(":")
-    if len(parts) != 3:
+    if len(parts) != 3 or not all(parts):
         raise UsageError(f"--pivot '{spec}' is not INDEX:COLUMNS:VALUES (e.g. trace:label:total_io_s)")
-    check_columns(frame, parts)
-    index, columns, values = parts
-    table = frame.pivot_table(index=index, columns=columns, values=values, aggfunc="mean", sort=False)
+    index, columns, values = parts[0].split(","), parts[1], parts[2]
+    check_columns(frame, [*index, columns, values])
+    kept = [c for c in key_columns(frame) if c not in (*index, columns)
+            and (frame.groupby([*index, columns], sort=False, dropna=False)[c].nunique(dropna=False) > 1).any()]
+    # A parameter some systems do not take is missing from their rows: shown as "-", not dropped.
+    frame = frame.assign(**{c: frame[c].astype(object).where(frame[c].notna(), "-") for c in [*index, *kept, columns]})
+    table = frame.pivot_table(index=[*index, *kept], columns=columns, values=values, aggfunc="first", sort=False)
     table.columns = [str(c) for c in table.columns]
-    return table.reset_index()
+    return table.reset_index(), kept
 
 
 def table_rows(frame, columns: list[str]) -> list[tuple]:
@@ -99,11 +128,45 @@ def table_rows(frame, columns: list[str]) -> list[tuple]:
 DEFAULT_METRICS = ["total_io_s"]
 
 
+def any_saturated(frame) -> bool:
+    """Whether a row of ``frame`` is of a saturated run (its queue grew for the whole replay:
+    ``smrlab.result.saturated``)."""
+    return "saturated" in frame and bool(frame["saturated"].fillna(False).astype(bool).any())
+
+
+def saturation_columns(frame) -> list[str]:
+    """``["saturated"]`` when a row of ``frame`` is of a saturated run: every table that shows
+    such a row shows the mark beside its numbers."""
+    return ["saturated"] if any_saturated(frame) else []
+
+
 def shown_columns(frame, experiment) -> list[str]:
     """The columns an experiment's table shows: what identifies a row (label, trace, seed when
-    several, the swept parameters), the experiment's measures, and the error when a cell failed."""
+    several, the swept parameters), the experiment's measures, the saturation mark when a row
+    has it, and the error when a cell failed."""
     columns = ["label", "trace"] + (["seed"] if len(experiment.seeds) > 1 else []) + experiment.swept()
     columns += experiment.metrics or DEFAULT_METRICS
+    columns += saturation_columns(frame)
     if "error" in frame and frame["error"].notna().any():
         columns.append("error")
     return [c for c in dict.fromkeys(columns) if c in frame.columns]
+
+
+def experiment_of(table: Path):
+    """The experiment a results table was run from, read back from its provenance sidecar
+    (without opening its traces)."""
+    from smrlab.experiment.spec import parse
+    sidecar = provenance(table)
+    return parse(sidecar["experiment"]["text"] or "", Path(sidecar["experiment"]["file"] or table), with_traces=False)
+
+
+def default_columns(path: str | Path, frame) -> list[str]:
+    """What ``smrlab results`` shows unless asked for more: each table's identifying columns
+    and the measures its experiment names (``shown_columns``), after ``run`` when several
+    tables are joined."""
+    found = tables_under(Path(path))
+    columns = ["run"] if len(found) > 1 else []
+    for table in found:
+        columns += shown_columns(frame, experiment_of(table))
+    return [c for c in dict.fromkeys(columns) if c in frame.columns]
+

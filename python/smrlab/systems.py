@@ -25,3 +25,34 @@ def declared_by(params: list[str], system: str) -> list[str]:
     """The ``key=value`` parameters whose key ``system`` declares."""
     keys = defaults(system)
     return [p for p in params if p.split("=", 1)[0] in keys]
+
+
+def _stacked_below(system: str, params: dict[str, object]) -> list[str]:
+    """The systems ``system`` may build below itself: each value given for ``below`` (a list is
+    a grid axis), or its default; none for a system that does not stack."""
+    declared = defaults(system)
+    if "below" not in declared:
+        return []
+    given = params.get("below", declared["below"])
+    return [str(v) for v in (given if isinstance(given, list) else [given])]
+
+
+def accepted(system: str, params: dict[str, object] | None = None, _above: tuple[dict, ...] = ()) -> set[str] | None:
+    """Every key ``system`` reads, given ``params``: its own, and those of each system it stacks
+    over (``below``), as the core names them — ``KEY``, or ``NAME.KEY`` when a system above
+    declares the same key. None when ``system`` is not a registry name (an alias, or unknown):
+    the core then judges alone."""
+    params = params or {}
+    try:
+        own = defaults(system)
+    except KeyError:
+        return None
+    keys = {f"{system}.{key}" if any(key in upper for upper in _above) else key for key in own}
+    for lower in _stacked_below(system, params):
+        if lower == system:
+            continue
+        below = accepted(lower, params, (*_above, own))
+        if below is None:
+            return None
+        keys |= below
+    return keys

@@ -3,7 +3,8 @@
 Every command prints through here so that tables look alike and ``--json`` and ``--csv`` mean
 the same everywhere: a command that prints tables takes both (``add_json_argument``); ``--json``
 prints one JSON document, ``{"tables": [{"title", "caption", "columns", "rows"}, ...]}``, and
-``--csv`` each table as CSV after a ``# title`` line, the values unrounded. Not here: computing
+``--csv`` plain CSV, the values unrounded: one table as it is, several as one table whose
+first column, ``table``, names the table each row belongs to (its title). Not here: computing
 what goes into the tables.
 """
 
@@ -11,14 +12,18 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
 from typing import Any, Sequence
 
 from rich.console import Console
 from rich.table import Table
 
-# Piped output (a file, CI logs) gets wide tables instead of rich's 80-column default.
-_console = Console(stderr=False, highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+# A terminal's tables fit its width; piped output (a file, CI logs) is as wide as each table
+# needs (COLUMNS, where set, limits it), never squeezed into rich's 80-column default.
+UNLIMITED = 100_000
+_console = Console(stderr=False, highlight=False, soft_wrap=True,
+                   width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else UNLIMITED)
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -42,8 +47,8 @@ def fmt(value: Any, digits: int = 3) -> str:
 _json_tables: list[dict] | None = None
 
 
-# Whether tables are printed as CSV (``--csv``) instead of drawn.
-_csv = False
+# Tables gathered for CSV while a command runs with --csv (None: draw them).
+_csv_tables: list[dict] | None = None
 
 
 def add_json_argument(parser) -> None:
@@ -51,27 +56,45 @@ def add_json_argument(parser) -> None:
     parser.add_argument("--json", dest="tables_json", action="store_true",
                         help="print the tables as one JSON document (title, caption, columns, rows) instead of drawing them")
     parser.add_argument("--csv", dest="tables_csv", action="store_true",
-                        help="print each table as CSV (after a '# title' line) instead of drawing it")
+                        help="print the tables as CSV: one table as it is; several as one, whose first column "
+                             "'table' names each row's table")
 
 
-def print_csv() -> None:
-    """From now on, tables are printed as CSV."""
-    global _csv
-    _csv = True
+def gather_csv() -> None:
+    """From now on, tables are gathered for CSV instead of drawn, until ``flush``."""
+    global _csv_tables
+    _csv_tables = []
 
 
 def gather_json() -> None:
-    """From now on, tables are gathered instead of drawn, until ``flush_json``."""
+    """From now on, tables are gathered instead of drawn, until ``flush``."""
     global _json_tables
     _json_tables = []
 
 
-def flush_json() -> None:
-    """Prints the gathered tables as one JSON document."""
-    global _json_tables
+def flush() -> None:
+    """Prints the gathered tables: as one JSON document, or as CSV."""
+    global _json_tables, _csv_tables
     if _json_tables is not None:
         print_json({"tables": _json_tables})
         _json_tables = None
+    if _csv_tables is not None:
+        gathered, _csv_tables = _csv_tables, None
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        if len(gathered) == 1:
+            writer.writerow(gathered[0]["columns"])
+            writer.writerows(_csv_row(row) for row in gathered[0]["rows"])
+            return
+        columns = list(dict.fromkeys(column for table in gathered for column in table["columns"]))
+        writer.writerow(["table", *columns])
+        for table in gathered:
+            for row in table["rows"]:
+                cells = dict(zip(table["columns"], _csv_row(row)))
+                writer.writerow([table["title"], *(cells.get(column, "") for column in columns)])
+
+
+def _csv_row(row) -> list:
+    return ["" if cell is None else cell for cell in row]
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None) -> None:
@@ -79,11 +102,8 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
     if _json_tables is not None:
         _json_tables.append({"title": title, "caption": caption, "columns": list(columns), "rows": [list(r) for r in rows]})
         return
-    if _csv:
-        print(f"# {title}")
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(["" if cell is None else cell for cell in row] for row in rows)
+    if _csv_tables is not None:
+        _csv_tables.append({"title": title, "columns": list(columns), "rows": [list(r) for r in rows]})
         return
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     for index, column in enumerate(columns):

@@ -146,16 +146,26 @@ def read_series(path: str | PathLike) -> tuple[np.ndarray, dict]:
 
 def run_ycsb(endpoint, workload: str = "a", properties: dict | None = None, *, process: str = "constant",
              rate: float = 1000, duration: float = 10, threads: int = 8, seed: int = 1, load: bool = True,
-             log_path: str | PathLike | None = None, sync: bool = False, **arrival_options) -> dict:
+             log_path: str | PathLike | None = None, sync: bool = False, stop_after: float | None = None,
+             progress: bool = False, **arrival_options) -> dict:
     """One YCSB run: ``endpoint`` a ``WorkloadStore`` or ``"host:port"``; ``workload`` a letter
     a-f; ``properties`` YCSB properties (recordcount, requestdistribution, ...). Returns the
     result (``summary``: latency percentiles from the scheduled times, per operation, the
     executor's scheduling error, throughput; ``arrivals``; ``load_seconds``) with the
-    per-request ``latencies_ns`` and ``scheduled_ns`` as arrays."""
+    per-request ``latencies_ns`` and ``scheduled_ns`` as arrays. ``stop_after``: issue nothing
+    after that many seconds (``summary["unissued"]`` counts the requests left). ``progress``
+    shows the run's seconds on stderr while it runs (``smrlab.live``; the command line does)."""
+    import contextlib
+
+    from smrlab import live
+
     props = [("workload", workload)] + [(str(k), str(v)) for k, v in (properties or {}).items()]
-    text, latencies, scheduled = _core.run_ycsb(
-        endpoint, props, arrival_params(process, rate, duration, **arrival_options), threads=_whole(threads, "threads", 1, MAX_THREADS),
-        seed=_whole(seed, "seed", 0, SEED_MAX), load=bool(load), log_path=None if log_path is None else str(log_path), sync=bool(sync))
+    shown = live.timed(f"YCSB workload {workload}, {process} arrivals", float(duration)) if progress else contextlib.nullcontext()
+    with shown:
+        text, latencies, scheduled = _core.run_ycsb(
+            endpoint, props, arrival_params(process, rate, duration, **arrival_options), threads=_whole(threads, "threads", 1, MAX_THREADS),
+            seed=_whole(seed, "seed", 0, SEED_MAX), load=bool(load), log_path=None if log_path is None else str(log_path), sync=bool(sync),
+            stop_after_s=None if stop_after is None else float(stop_after))
     result = json.loads(text)
     result["latencies_ns"] = np.frombuffer(latencies, dtype="<u8").astype(np.int64)
     result["scheduled_ns"] = np.frombuffer(scheduled, dtype="<u8").astype(np.int64)

@@ -106,6 +106,8 @@ pub struct RunSpec {
     pub load: bool,
     /// Write the per-request log here, as CSV.
     pub log_path: Option<PathBuf>,
+    /// Issue nothing after this many seconds of the run (the rest is counted as not issued).
+    pub stop_after_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -148,7 +150,7 @@ pub fn run(endpoint: &Endpoint, spec: &RunSpec) -> Result<RunResult> {
     }
     let load_seconds = load_started.elapsed().as_secs_f64();
     let targets = (0..spec.threads).map(|_| endpoint.target()).collect::<Result<Vec<_>>>()?;
-    let log = executor::run(&schedule, &mut ops, targets, ExecutorConfig { value_seed: spec.seed, ..ExecutorConfig::default() })?;
+    let log = executor::run(&schedule, &mut ops, targets, ExecutorConfig { value_seed: spec.seed, stop_after_ns: spec.stop_after_s.map(|s| (s * 1e9) as u64), ..ExecutorConfig::default() })?;
     if let Some(path) = &spec.log_path {
         log.write_csv(path)?;
     }

@@ -27,13 +27,13 @@ use crate::iter::{DbIter, Merge, MemSource, Source};
 use crate::key::Found;
 use crate::lock::LockFile;
 use crate::log::writer::LogWriter;
-use crate::log::FRAME_HEADER;
+use crate::log::{FRAME_HEADER, MAX_PADDING};
 use crate::manifest::Manifest;
 use crate::memtable::MemTable;
 use crate::options::{Geometry, Limits, Options};
 use crate::table::builder::TableShape;
 use crate::table::format::{estimated_entry_bytes, FOOTER_LEN};
-use crate::table::iter::{ReadPurpose, TableIter};
+use crate::table::iter::LazyTableIter;
 use crate::version::Version;
 
 pub(crate) struct Writer {
@@ -118,6 +118,11 @@ pub struct DbStats {
     pub metadata_bytes_written: u64,
     pub device_bytes_written: u64,
     pub read_bytes: u64,
+    /// Gets that reached the tables, the tables whose key range held the key (Bloom filter
+    /// consulted), and of those the ones whose filter passed it (a data block read).
+    pub table_gets: u64,
+    pub get_tables_searched: u64,
+    pub get_blocks_read: u64,
     pub flushes: u64,
     pub compactions: u64,
     pub moves: u64,
@@ -221,7 +226,10 @@ impl Db {
             Some((f, _)) => Some(f),
             None => match imm.as_ref().and_then(|m| m.get(key, snapshot)) {
                 Some((f, _)) => Some(f),
-                None => version.get(key, snapshot)?,
+                None => {
+                    Stats::add(&self.inner.env.stats.table_gets, 1);
+                    version.get(key, snapshot)?
+                }
             },
         };
         Ok(match found {
@@ -242,10 +250,10 @@ impl Db {
         for (_, t) in version.tables() {
             let reaches = t.meta.largest.as_slice() >= start && end.is_none_or(|e| t.meta.smallest.as_slice() < e);
             if reaches {
-                sources.push(Box::new(TableIter::new(t.clone(), start, ReadPurpose::User)?));
+                sources.push(Box::new(LazyTableIter::new(t.clone(), start)));
             }
         }
-        Ok(DbIter::new(Merge::new(sources), snapshot, end.map(|e| e.to_vec())))
+        Ok(DbIter::new(Merge::lazy(sources)?, snapshot, end.map(|e| e.to_vec())))
     }
 
     /// Flushes the memtable and merges every table into one sorted run without overlapping
@@ -259,6 +267,7 @@ impl Db {
     /// Makes every write so far durable.
     pub fn sync(&self) -> Result<()> {
         self.check_open()?;
+        self.inner.refuse_sync_without_log()?;
         let mut w = lock(&self.inner.writer);
         w.log.sync(&self.inner.env)
     }
@@ -319,6 +328,14 @@ impl Inner {
         band - FOOTER_LEN - 2 * self.options.block_size as u64 - band / 64
     }
 
+    /// A store that writes no log cannot make a write durable: a sync is refused.
+    fn refuse_sync_without_log(&self) -> Result<()> {
+        if self.options.write_log {
+            return Ok(());
+        }
+        Err(Error::InvalidOption { option: "write_log", problem: "a store without a log cannot make writes durable: the sync was refused".into() })
+    }
+
     fn validate(&self, batch: &WriteBatch) -> Result<()> {
         check_batch(&self.limits, self.geometry.band_size, batch)
     }
@@ -339,6 +356,9 @@ impl Inner {
 
     fn write(&self, batch: &WriteBatch, sync: bool) -> Result<()> {
         self.validate(batch)?;
+        if sync {
+            self.refuse_sync_without_log()?;
+        }
         if batch.is_empty() {
             return Ok(());
         }
@@ -353,7 +373,7 @@ impl Inner {
         }
         let first = w.last_sequence + 1;
         let payload = batch.encode(first);
-        let logged = w.log.add(&self.env, &payload).and_then(|()| if sync { w.log.sync(&self.env) } else { Ok(()) });
+        let logged = if self.options.write_log { w.log.add(&self.env, &payload).and_then(|()| if sync { w.log.sync(&self.env) } else { Ok(()) }) } else { Ok(()) };
         if let Err(e) = logged {
             w.failed = Some(format!("a log write failed: {e}"));
             return Err(e);
@@ -493,6 +513,9 @@ impl Inner {
             metadata_bytes_written: s.metadata_bytes_written.load(Relaxed),
             device_bytes_written: s.device_bytes_written(),
             read_bytes: s.read_bytes.load(Relaxed),
+            table_gets: s.table_gets.load(Relaxed),
+            get_tables_searched: s.get_tables_searched.load(Relaxed),
+            get_blocks_read: s.get_blocks_read.load(Relaxed),
             flushes: s.flushes.load(Relaxed),
             compactions: s.compactions.load(Relaxed),
             moves: s.moves.load(Relaxed),
@@ -515,7 +538,7 @@ pub(crate) fn check_batch(limits: &Limits, band_size: u64, batch: &WriteBatch) -
             return Err(Error::ValueTooLarge { len: value.len(), max: limits.max_value_len });
         }
     }
-    let max = band_size - FRAME_HEADER;
+    let max = band_size - FRAME_HEADER - MAX_PADDING;
     if batch.encoded_len() > max {
         return Err(Error::BatchTooLarge { len: batch.encoded_len(), max });
     }

@@ -285,3 +285,38 @@ fn inline_mode_takes_writes_from_several_threads() {
     assert_eq!(pairs.len(), 6000, "every write once, none lost or doubled by two threads flushing the same memtable");
     assert!(db.stats().flushes > 10);
 }
+
+#[test]
+fn a_store_without_a_log_writes_only_tables_and_refuses_to_sync() {
+    let db = Db::open_in_memory(Options { write_log: false, ..small(Scheme::Soc, false) }, None).unwrap();
+    for i in 0..2000u64 {
+        db.put(&key(i), &[7u8; 200]).unwrap();
+    }
+    let s = db.stats();
+    assert_eq!(s.log_bytes_written, 0, "nothing went to a log");
+    assert!(s.flush_bytes_written > 2000 * 200, "the memtables were flushed as tables");
+    db.put(&key(1), b"x").unwrap();
+    let mut b = WriteBatch::new();
+    b.put(&key(1), b"y");
+    assert!(matches!(db.write(&b, true), Err(Error::InvalidOption { option: "write_log", .. })));
+    assert!(matches!(db.sync(), Err(Error::InvalidOption { option: "write_log", .. })));
+    assert_eq!(db.get(&key(1)).unwrap(), Some(b"x".to_vec()), "the refused write changed nothing");
+    assert_eq!(db.get(&key(1999)).unwrap(), Some(vec![7u8; 200]));
+}
+
+#[test]
+fn a_short_scan_reads_only_the_tables_its_keys_are_in() {
+    let db = Db::open_in_memory(small(Scheme::Loc, false), None).unwrap();
+    for i in 0..6000u64 {
+        db.put(&key(i), &[3u8; 300]).unwrap();
+    }
+    db.compact().unwrap();
+    let tables = db.tables().len();
+    assert!(tables > 20, "one sorted run over many bands: {tables}");
+    let before = db.stats().read_bytes;
+    let got = db.scan(Some(&key(3000)), None).unwrap().next_batch(5, usize::MAX).unwrap();
+    assert_eq!(got.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(), (3000..3005).map(key).collect::<Vec<_>>());
+    let read = db.stats().read_bytes - before;
+    // The bands after the start hold about half the data; the scan needs one, perhaps two.
+    assert!(read > 0 && read <= 2 * 64 * 1024, "read {read} bytes of {tables} bands");
+}

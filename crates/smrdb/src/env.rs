@@ -25,6 +25,12 @@ pub struct Stats {
     pub compaction_bytes_read: AtomicU64,
     pub metadata_bytes_written: AtomicU64,
     pub read_bytes: AtomicU64,
+    /// Gets that reached the tables (not answered by a memtable).
+    pub table_gets: AtomicU64,
+    /// Tables whose key range held a get's key, so its Bloom filter was consulted.
+    pub get_tables_searched: AtomicU64,
+    /// Of those, the tables whose filter let the key through, so a data block was read.
+    pub get_blocks_read: AtomicU64,
     pub flushes: AtomicU64,
     pub compactions: AtomicU64,
     pub moves: AtomicU64,

@@ -15,6 +15,11 @@ pub trait Source {
     /// The current entry; `None` at the end.
     fn current(&self) -> Option<EntryRef<'_>>;
     fn advance(&mut self) -> Result<()>;
+    /// Whether `current` is only a placeholder at a lower bound of the source's entries (a
+    /// table not read yet); `advance` then reads the source and shows its first real entry.
+    fn pending(&self) -> bool {
+        false
+    }
 }
 
 /// A memtable's entries from a start key, copied out a run at a time.
@@ -78,6 +83,29 @@ impl Merge {
         m
     }
 
+    /// A merge of sources some of which may be pending (read only once the merge reaches
+    /// them, so a short scan reads only the tables its keys are in).
+    pub fn lazy(sources: Vec<Box<dyn Source + Send>>) -> Result<Self> {
+        let mut m = Self::new(sources);
+        m.settle()?;
+        Ok(m)
+    }
+
+    /// Reads pending sources while one is the smallest, so `current` is always a real entry.
+    fn settle(&mut self) -> Result<()> {
+        while let Some(&top) = self.heap.first() {
+            if !self.sources[top].pending() {
+                return Ok(());
+            }
+            self.sources[top].advance()?;
+            if self.sources[top].current().is_none() {
+                self.heap.swap_remove(0);
+            }
+            self.sift_down(0);
+        }
+        Ok(())
+    }
+
     /// Whether source `a`'s current entry sorts before source `b`'s (both are in the heap, so
     /// both have one).
     fn before(&self, a: usize, b: usize) -> bool {
@@ -118,7 +146,7 @@ impl Source for Merge {
             self.heap.swap_remove(0);
         }
         self.sift_down(0);
-        Ok(())
+        self.settle()
     }
 }
 

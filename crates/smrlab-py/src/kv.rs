@@ -46,7 +46,7 @@ fn disk(name: &str) -> PyResult<Box<dyn Medium>> {
     Ok(Box::new(Hdd::new(spec.clone())))
 }
 
-/// Applies `name=value` tuning options (integers, or booleans for `background` and `sync`).
+/// Applies `name=value` tuning options (integers, or booleans for `background` and `write_log`).
 pub(crate) fn tune(options: &mut Options, tuning: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
     let Some(tuning) = tuning else { return Ok(()) };
     for (name, value) in tuning.iter() {
@@ -69,6 +69,7 @@ pub(crate) fn tune(options: &mut Options, tuning: Option<&Bound<'_, PyDict>>) ->
             "l1_bands" => options.l1_bands = number()?,
             "level_ratio" => options.level_ratio = number()?,
             "background" => options.background = value.extract()?,
+            "write_log" => options.write_log = value.extract()?,
             other => return Err(KvParameterError::new_err(format!("unknown option {other}"))),
         }
     }
@@ -197,6 +198,9 @@ impl KvStore {
             ("metadata_bytes_written", s.metadata_bytes_written),
             ("device_bytes_written", s.device_bytes_written),
             ("read_bytes", s.read_bytes),
+            ("table_gets", s.table_gets),
+            ("get_tables_searched", s.get_tables_searched),
+            ("get_blocks_read", s.get_blocks_read),
             ("flushes", s.flushes),
             ("compactions", s.compactions),
             ("moves", s.moves),

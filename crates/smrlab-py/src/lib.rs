@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 
+mod disk;
 mod errors;
 mod estimate;
 mod hwsr;
@@ -20,6 +21,7 @@ mod workload;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    disk::register(m)?;
     errors::register(m)?;
     estimate::register(m)?;
     hwsr::register(m)?;

@@ -15,7 +15,7 @@ use smr_workload::resp::Limits;
 use smr_workload::run::{self, Endpoint, RunSpec, StoreSpec};
 use smr_workload::server::{self, ServerConfig, Stop};
 use smr_workload::target::SharedStore;
-use smr_workload::ycsb::CoreWorkload;
+use smr_workload::ycsb::{CoreWorkload, OpKind, OperationStream};
 use smr_workload::WorkloadError as Error;
 use smrdb::offload::OffloadOptions;
 use smrdb::{Options, Scheme};
@@ -51,6 +51,8 @@ fn arrival_schedule(py: Python<'_>, params: Vec<(String, String)>, seed: u64) ->
 #[pyclass(module = "smrlab._core")]
 pub struct WorkloadStore {
     store: Arc<SharedStore>,
+    /// Its calls wait for a paced disk model's time.
+    paced: bool,
 }
 
 #[pymethods]
@@ -93,9 +95,10 @@ impl WorkloadStore {
             quiet_interval: seconds("quiet_interval", quiet_interval, defaults.quiet_interval)?,
             ..defaults
         };
+        let paced = disk.is_some();
         let spec = StoreSpec { offload_store, path, paced_disk: disk, options, offload: offload_options };
         let store = py.allow_threads(|| run::open_store(&spec)).map_err(workload_error)?;
-        Ok(WorkloadStore { store })
+        Ok(WorkloadStore { store, paced })
     }
 
     /// The store's counters, as JSON text.
@@ -116,8 +119,11 @@ impl WorkloadStore {
 /// packed u64s.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python function
-#[pyo3(signature = (endpoint, workload, arrival, threads=8, seed=1, load=true, log_path=None, sync=false))]
-fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, String)>, arrival: Vec<(String, String)>, threads: usize, seed: u64, load: bool, log_path: Option<PathBuf>, sync: bool) -> PyResult<(String, Py<PyBytes>, Py<PyBytes>)> {
+#[pyo3(signature = (endpoint, workload, arrival, threads=8, seed=1, load=true, log_path=None, sync=false, stop_after_s=None))]
+fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, String)>, arrival: Vec<(String, String)>, threads: usize, seed: u64, load: bool, log_path: Option<PathBuf>, sync: bool, stop_after_s: Option<f64>) -> PyResult<(String, Py<PyBytes>, Py<PyBytes>)> {
+    if stop_after_s.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
+        return Err(ParameterError::new_err(format!("stop_after_s must be positive seconds, not {stop_after_s:?}")));
+    }
     let endpoint = match endpoint.downcast::<WorkloadStore>() {
         Ok(store) => Endpoint::Embedded { store: store.borrow().store.clone(), sync },
         Err(_) => Endpoint::Server(endpoint.extract::<String>().map_err(|_| ParameterError::new_err("the endpoint is a WorkloadStore or a 'host:port' string"))?),
@@ -129,10 +135,45 @@ fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, 
     for (k, v) in workload.iter().filter(|(k, _)| k != "workload") {
         w.set(k, v).map_err(workload_error)?;
     }
-    let spec = RunSpec { workload: w, arrival: ArrivalSpec::from_params(&arrival).map_err(workload_error)?, threads, seed, load, log_path };
+    let spec = RunSpec { workload: w, arrival: ArrivalSpec::from_params(&arrival).map_err(workload_error)?, threads, seed, load, log_path, stop_after_s };
     let result = py.allow_threads(|| run::run(&endpoint, &spec)).map_err(workload_error)?;
     let text = serde_json::to_string(&result).map_err(|e| WorkloadError::new_err(e.to_string()))?;
     Ok((text, packed(py, &result.latencies_ns), packed(py, &result.scheduled_ns)))
+}
+
+/// The YCSB core workload `letter` with `properties` (YCSB's names) set.
+fn core_workload(letter: &str, properties: &[(String, String)]) -> PyResult<CoreWorkload> {
+    let mut w = CoreWorkload::preset(letter).map_err(workload_error)?;
+    for (k, v) in properties {
+        w.set(k, v).map_err(workload_error)?;
+    }
+    w.validate().map_err(workload_error)?;
+    Ok(w)
+}
+
+/// Operation kinds, keys and scan lengths, as `ycsb_operations` returns them.
+type Operations<'py> = (Py<PyBytes>, Vec<Bound<'py, PyBytes>>, Py<PyBytes>);
+
+/// The first `operationcount` operations of YCSB workload `letter` (with `properties` set) from
+/// `seed`, for drivers outside this crate: each operation's kind (its index in YCSB's read,
+/// update, insert, scan, read-modify-write order, one byte each), its record's key, and its scan
+/// length (u32s, 0 for other operations).
+#[pyfunction]
+fn ycsb_operations<'py>(py: Python<'py>, letter: &str, properties: Vec<(String, String)>, seed: u64) -> PyResult<Operations<'py>> {
+    let w = core_workload(letter, &properties)?;
+    let mut stream = OperationStream::new(&w, seed).map_err(workload_error)?;
+    let ops: Vec<_> = (0..w.operation_count).map(|_| stream.next_op()).collect();
+    let kinds: Vec<u8> = ops.iter().map(|o| OpKind::ALL.iter().position(|k| *k == o.kind).unwrap_or(0) as u8).collect();
+    let lengths: Vec<u8> = ops.iter().flat_map(|o| o.scan_length.to_le_bytes()).collect();
+    let keys = ops.iter().map(|o| PyBytes::new(py, w.key(o.record).as_bytes())).collect();
+    Ok((PyBytes::new(py, &kinds).unbind(), keys, PyBytes::new(py, &lengths).unbind()))
+}
+
+/// The keys of records `start..end` of YCSB workload `letter` with `properties` (its load).
+#[pyfunction]
+fn ycsb_keys<'py>(py: Python<'py>, letter: &str, properties: Vec<(String, String)>, start: u64, end: u64) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let w = core_workload(letter, &properties)?;
+    Ok((start..end).map(|r| PyBytes::new(py, w.key(r).as_bytes())).collect())
 }
 
 /// Serves `store` over the Redis protocol on `address` until SIGTERM or SIGINT; prints one line
@@ -140,7 +181,7 @@ fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, 
 #[pyfunction]
 #[pyo3(signature = (store, address, max_bulk=16 << 20, sync_writes=false, threads=2))]
 fn serve(py: Python<'_>, store: &WorkloadStore, address: String, max_bulk: usize, sync_writes: bool, threads: usize) -> PyResult<String> {
-    let config = ServerConfig { address, limits: Limits { max_bulk, ..Limits::default() }, sync_writes, threads, ..ServerConfig::default() };
+    let config = ServerConfig { address, limits: Limits { max_bulk, ..Limits::default() }, sync_writes, store_waits: store.paced, threads, ..ServerConfig::default() };
     let shared = store.store.clone();
     let report = py
         .allow_threads(|| {
@@ -158,6 +199,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WorkloadStore>()?;
     m.add_function(wrap_pyfunction!(arrival_schedule, m)?)?;
     m.add_function(wrap_pyfunction!(run_ycsb, m)?)?;
+    m.add_function(wrap_pyfunction!(ycsb_operations, m)?)?;
+    m.add_function(wrap_pyfunction!(ycsb_keys, m)?)?;
     m.add_function(wrap_pyfunction!(serve, m)?)?;
     m.add("WorkloadError", m.py().get_type::<WorkloadError>())?;
     m.add("MAX_THREADS", run::MAX_THREADS)?;

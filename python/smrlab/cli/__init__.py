@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from smrlab import __version__, tables
@@ -35,13 +36,19 @@ COMMAND_MODULES = [
     "smrlab.cli.workload",
     "smrlab.cli.demo",
     "smrlab.cli.experiments",
+    "smrlab.cli.reproduce",
     "smrlab.cli.report",
 ]
 
 
 class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line (no usage block), with the user's text
-    cut short and non-printable characters escaped."""
+    cut short and non-printable characters escaped. It keeps the words it was given
+    (``words``), so an action can look at the whole command line (``sim --system X --help``)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.words = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str):
         message = "".join(c if c.isprintable() else "?" for c in message)
@@ -50,20 +57,39 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+def for_users(text: str) -> str:
+    """A command's description as its --help shows it: a module's documentation without its
+    reST quotes (````name````) and without what is written for the project's developers (a
+    paragraph's sentences from "Not here:" on)."""
+    text = re.sub(r"``([^`]*)``", r"\1", text)
+    return re.sub(r"\s*Not here:[^\n]*(\n(?!\s*\n)[^\n]*)*", "", text).strip() + "\n"
+
+
 class CommandGroup:
     """A level of subcommands (the top level, or a group such as ``trace``)."""
 
     def __init__(self, subparsers: argparse._SubParsersAction, registry: dict):
         self._subparsers = subparsers
         self._groups = registry
+        self.names: list[str] = []
 
-    def add(self, name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
+    def add(self, name: str, help: str, description: str | None = None, add_help: bool = True) -> argparse.ArgumentParser:
+        self.names.append(name)
         return self._subparsers.add_parser(
             name,
             help=help,
-            description=description or help,
+            description=for_users(description or help),
             formatter_class=argparse.RawDescriptionHelpFormatter,
+            add_help=add_help,
         )
+
+    def summarise(self, name: str, what: str) -> None:
+        """Sets the one-line help of group ``name`` to ``what`` followed by its subcommands, in
+        the order they were added (so the summary never omits one)."""
+        group = self._groups[name]
+        for choice in self._subparsers._choices_actions:
+            if choice.dest == name:
+                choice.help = f"{what}: {', '.join(group.names)}"
 
     def group(self, name: str, help: str = "") -> "CommandGroup":
         if name not in self._groups:
@@ -130,11 +156,11 @@ def run_command(argv: list[str] | None) -> int:
     if getattr(args, "tables_json", False):
         tables.gather_json()
     if getattr(args, "tables_csv", False):
-        tables.print_csv()
+        tables.gather_csv()
     raise_on_ctrl_c()
     try:
         code = int(args.func(args) or 0)
-        tables.flush_json()
+        tables.flush()
         return code
     except SmrlabError as error:
         print(f"smrlab: error: {error}", file=sys.stderr)

@@ -12,7 +12,7 @@ import argparse
 import math
 from pathlib import Path
 
-from smrlab import _core, experiment, options, plots, progress, systems
+from smrlab import experiment, geometry, live, options, plots, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import SimulationError, UsageError
 from smrlab.experiment.spec import SystemRun
@@ -39,34 +39,10 @@ SWEEPS = {
 }
 
 
-def geometry() -> dict[str, str | None]:
-    """The absolute sizes of the SMR geometry, which --geometry-scale multiplies: random band
-    sizes at dmsmr's defaults (PORE §V-A: 17-36 MB) and, when given, a fixed band size and the
-    PORE zone; the write buffer and cache are fractions of the trace already."""
-    band = systems.defaults("dmsmr")
-    return {"band_min": band["band_min"], "band_max": band["band_max"], "band_size": None, "zone": None}
-
-
-def scale_geometry(params: list[str], scale: float) -> list[str]:
-    """``params`` with band and zone sizes multiplied by ``scale`` (band sizes at their defaults
-    unless given), so a trace scaled down from the paper's keeps the paper's ratio of band and
-    zone size to write buffer and cache size."""
-    if scale == 1:
-        return params
-    if not (math.isfinite(scale) and scale > 0):
-        raise UsageError(f"--geometry-scale must be a positive number, got {scale}")
-    given = dict(p.split("=", 1) for p in params if "=" in p)
-    sizes = {key: given.get(key, default) for key, default in geometry().items()}
-    if "band_size" in given:
-        sizes["band_min"] = sizes["band_max"] = None
-    scaled = [f"{key}={max(4096, round(_core.parse_size(value) * scale))}" for key, value in sizes.items() if value is not None]
-    return [p for p in params if p.split("=", 1)[0] not in sizes] + scaled
-
-
 def cache_params(args: argparse.Namespace, overrides: dict[str, str] | None = None) -> list[str]:
     """The cache's parameters from the options, with ``overrides`` (a swept value) applied."""
     options = {"mode": args.mode, "cache": args.cache, "zone": args.zone, "period": args.period, **(overrides or {})}
-    return scale_geometry([f"{key}={value}" for key, value in options.items()] + list(args.param), args.geometry_scale)
+    return geometry.scale([f"{key}={value}" for key, value in options.items()] + list(args.param), args.geometry_scale)
 
 
 def lower_params(args: argparse.Namespace) -> list[str]:
@@ -92,17 +68,15 @@ def line_up_experiment(trace: str, args: argparse.Namespace, name: str, line_up=
         params = {"cache": cache_params(args) + extra, "dmsmr": lower_params(args)}.get(system, disk_params(args))
         systems_run.append(SystemRun(label, system, dict(p.split("=", 1) for p in params)))
     time = TIME_COMPARED[args.mode]
-    paper = [{"label": label, "over": "pore-bl", "metric": metric, "value": value, "note": "PORE §V-C"}
-             for label, factors in PAPER_FACTORS[args.mode].items()
-             for metric, value in zip((time, "r_wa"), factors) if value is not None]
-    labels = {label for label, _, _ in line_up}
     return experiment.Experiment(
         name=f"compare-caches-{name}-{args.mode}", title=f"SSD caches over drive-managed SMR: {name} ({args.mode}, cache {args.cache})",
         traces={name: Trace.open(trace, args.format, args.trace_option)}, systems=systems_run, seeds=[args.seed],
-        engine=engine_keywords(args), metrics=[time, "read_hit_rate", "write_hit_rate", "r_wa"],
-        reproduces={"paper": "pore", "figure": "Figs. 11-13" if args.mode == "rw" else "Fig. 13"},
-        figure={"kind": "bars", "y": time, "normalise": "cmr-only", "ylabel": f"{time} / cmr-only", "logy": True},
-        paper=[entry for entry in paper if entry["label"] in labels and "pore-bl" in labels])
+        engine=engine_keywords(args),
+        # Hit rates only where a cache runs (a line-up without one reports none).
+        metrics=[time, *(["read_hit_rate", "write_hit_rate"] if any(s == "cache" for _, s, _ in line_up) else []), "r_wa"],
+        reproduces={"paper": "pore", "figure": "Figs. 11-13" if args.mode == "rw" else "Fig. 13",
+                    "claims": "pore-fig11" if args.mode == "rw" else "pore-fig13"},
+        figure={"kind": "bars", "y": time, "normalise": "cmr-only", "logy": True})
 
 
 def run_line_up(exp: experiment.Experiment, args: argparse.Namespace, out_dir: Path, name: str) -> list[tuple]:
@@ -111,7 +85,7 @@ def run_line_up(exp: experiment.Experiment, args: argparse.Namespace, out_dir: P
     each cell with its result, in cell order. A failed cell stops the command with its error
     once the others have run and been stored."""
     summary = experiment.run(exp, out=out_dir, jobs=getattr(args, "jobs", None), resume=getattr(args, "resume", False),
-                             progress=progress.CellProgress(name))
+                             progress=live.CellProgress(name))
     for cell, outcome in summary.outcomes:
         if outcome.error:
             raise SimulationError(f"{name}/{cell.label}: {outcome.error}")
@@ -188,13 +162,30 @@ def print_comparison(title: str, results: dict[str, dict], mode: str) -> None:
                 + "; hits per cache-block lookup (4 KiB by default), not per request"
                 + "; R_wa = band bytes / bytes evicted from the SMR write buffer (PORE Figs. 11-14)")
 
-# How many times PORE (BL) cut the total I/O time and R_wa of each competitor, as the PORE paper
-# reports them (§V-C): I/O time over wdev, mds, ts and usr (Figs. 11 and 13 (a)), R_wa over all
-# nine traces (Figs. 12 (c) and 13 (c)); the paper gives no R_wa for cmr-only, which has none.
-PAPER_FACTORS = {
-    "wo": {"smr-only": (34.9, 5.88), "cmr-only": (10.2, None), "lru": (4.60, 6.75), "lru-band": (2.02, 2.83)},
-    "rw": {"smr-only": (11.83, 3.92), "cmr-only": (3.26, None), "lru": (2.84, 4.82), "lru-band": (1.63, 2.31)},
-}
+# The competitors PORE-BL's factors are given against, and the experiments whose claims hold the
+# paper's factors: I/O time over wdev, mds, ts and usr (Figs. 11 and 13 (a)), R_wa over all nine
+# traces (Figs. 12 (c) and 13 (c)); the paper gives no R_wa for cmr-only, which has none.
+COMPETITORS = ("smr-only", "cmr-only", "lru", "lru-band")
+FACTOR_EXPERIMENTS = {"rw": ("pore-fig11", "pore-fig12"), "wo": ("pore-fig13",)}
+
+
+def paper_factors(mode: str) -> dict[str, tuple[float | None, float | None]]:
+    """How many times PORE-BL cut each competitor's I/O time and R_wa, as the PORE paper says:
+    read from its claims (experiments/claims/pore.toml), the one place its numbers live; none
+    where smrlab runs without the experiment files (an installed package)."""
+    from smrlab.reproduce import claims, scorecard
+    try:
+        stated = claims.load(claims.claims_path("pore", scorecard.experiments_root())).claims
+    except UsageError:
+        return {}
+
+    def factor(label: str, metric: str) -> float | None:
+        return next((c.paper_value for c in stated if c.kind == "ratio" and c.experiment in FACTOR_EXPERIMENTS[mode]
+                     and c.metric == metric and c.of == {"label": label} and c.over == {"label": "pore-bl"}), None)
+
+    return {label: (factor(label, TIME_COMPARED[mode]), factor(label, "r_wa")) for label in COMPETITORS}
+
+
 FACTOR_COLUMNS = ["pore-bl vs", "time factor", "paper", "R_wa factor", "paper"]
 # The time the paper compares: in its write-only experiments it dismisses the traces' reads
 # (§V-C2), so its I/O times are write times; here reads bypass a write-only cache and their
@@ -212,8 +203,12 @@ def factor_rows(per_trace: list[dict[str, dict]], mode: str) -> list[tuple]:
         factors = [results[label]["derived"][metric] / results["pore-bl"]["derived"][metric] for results in per_trace]
         return sum(factors) / len(factors)
 
-    return [(label, mean_factor(label, TIME_COMPARED[mode]), paper_time, mean_factor(label, "r_wa"), paper_r_wa)
-            for label, (paper_time, paper_r_wa) in PAPER_FACTORS[mode].items()]
+    stated = paper_factors(mode)
+    rows = []
+    for label in COMPETITORS:
+        paper_time, paper_r_wa = stated.get(label, (None, None))
+        rows.append((label, mean_factor(label, TIME_COMPARED[mode]), paper_time, mean_factor(label, "r_wa"), paper_r_wa))
+    return rows
 
 
 def print_factors(per_trace: list[dict[str, dict]], mode: str, traces: str) -> None:
@@ -321,8 +316,8 @@ def register(commands) -> None:
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True,
                        help="zone (bytes), period (multiples of the SMR write buffer) or cache (percent)")
     sweep.add_argument("--values", help="comma-separated values (default: the paper's range)")
-    sweep.add_argument("--policy", choices=["lru", "fifo", "lru-band", "pore"], default="pore")
-    sweep.add_argument("--scheme", choices=["cf", "pf", "bl"], default="bl")
+    sweep.add_argument("--policy", choices=["lru", "fifo", "lru-band", "pore"], default="pore", help="the cache policy swept (default pore)")
+    sweep.add_argument("--scheme", choices=["cf", "pf", "bl"], default="bl", help="PORE's scheme (default bl)")
     sweep.add_argument("--out", default="results/cache-sweep", help="folder for the sweep's results folder (Parquet table, provenance, figure)")
     add_run_arguments(sweep)
     add_json_argument(sweep)

@@ -20,20 +20,20 @@ import argparse
 import copy
 from pathlib import Path
 
-from smrlab import outputs, progress, report, results
+from smrlab import live, outputs, report, results
 from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace, sample_scale
 from smrlab.cli import caches
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
-from smrlab.run import footprint, note_caveats, simulate, write_result
+from smrlab.run import measure, note_caveats, simulate, write_result
 from smrlab.tables import note, print_table
 
 
 def register(commands) -> None:
     parser = commands.add("demo", help="compare a plain disk with a drive-managed SMR disk on the bundled traces")
-    parser.add_argument("--data", type=Path, default=DATA_DIR, help="folder with the bundled traces (default: data/)")
+    parser.add_argument("--data", type=Path, default=DATA_DIR, help="folder with the bundled traces (default: the samples installed with smrlab)")
     parser.add_argument("--out", type=Path, default=Path("results/demo"), help="folder for the JSON results")
     parser.add_argument("--traces", type=Path, default=None,
-                        help="folder for the generated full-size PORE traces (default: results/traces/ in the repository)")
+                        help="folder for the generated full-size PORE traces (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)")
     caches.add_cache_arguments(parser)
     caches.add_run_arguments(parser)
     add_engine_arguments(parser)
@@ -43,12 +43,12 @@ def register(commands) -> None:
 def smr_vs_cmr(traces: dict[str, tuple[Path, argparse.Namespace]], out: Path) -> None:
     rows = []
     for name, (path, args) in traces.items():
-        fp = footprint(path)
+        fp, requests = measure(path)
         results = {}
         for system, params in (("cmr", caches.disk_params(args)), ("dmsmr", caches.lower_params(args))):
-            results[system] = simulate(system, path, params, seed=args.seed, footprint=fp, engine=engine_from_args(args),
-                                       progress=progress.reporter(f"{name}/{system}"))
-            progress.done()
+            with live.task(f"{name}/{system}", requests, "requests") as show:
+                results[system] = simulate(system, path, params, seed=args.seed, footprint=fp, engine=engine_from_args(args),
+                                           progress=show)
             note_caveats(results[system], f"{name}/{system}")
             write_result(results[system], out / f"{name}-{system}.json")
         cmr, smr = results["cmr"]["derived"], results["dmsmr"]

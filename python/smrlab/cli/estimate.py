@@ -7,20 +7,30 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import _core, options, systems
+from smrlab import _core, geometry, options, systems
 from smrlab.errors import UsageError
 from smrlab.cli.trace import add_input_arguments
-from smrlab.tables import print_json, print_table
+from smrlab.tables import note, print_json, print_table
 
 
 def run(args: argparse.Namespace) -> int:
     if not Path(args.file).exists():
         raise UsageError(f"{args.file}: no such trace file")
+    params = geometry.scale(args.param, args.geometry_scale, set(ESTIMATE_PARAMS))
     spec = {"system": "dmsmr", "trace": args.file, "format": args.format, "trace_options": args.trace_option,
-            "params": args.param, "seed": args.seed}
+            "params": params, "seed": args.seed}
     result = json.loads(_core.smr_estimate(json.dumps(spec)))
+    band = {**{key: value for key, value in systems.defaults("dmsmr").items() if key in ESTIMATE_PARAMS},
+            **dict(p.split("=", 1) for p in params if "=" in p)}
+    if band.get("band_size") in ("", "none"):
+        del band["band_size"]
+    mean_band = (_core.parse_size(band["band_size"]) if "band_size" in band
+                 else (_core.parse_size(band["band_min"]) + _core.parse_size(band["band_max"])) / 2)
+    bands = result["written_range_bytes"] / mean_band
+    geometry_lines = geometry.describe({k: v for k, v in band.items() if k != "buffer"}, bands, "in the written range (from its size and the mean band size)",
+                                       args.geometry_scale, args.param)
     if args.json:
-        print_json(result)
+        print_json({**result, "geometry": geometry_lines})
         return 0
     rows = [
         ("written range: capacity of the bands written (GB)", result["written_range_bytes"] / 1e9),
@@ -33,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         ("estimated R_wa", result["r_wa"] if result["r_wa"] is not None else "not applicable: no writes"),
     ]
     print_table(f"SMR write-amplification estimate (PORE §III-A): {args.file}", ["", "value"], rows)
+    for line in geometry_lines:
+        note(line)
     return 0
 
 
@@ -57,5 +69,8 @@ def register(commands) -> None:
                         help=f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the written range; band sizes in "
                              "bytes (band_size: fixed bands)")
     parser.add_argument("--seed", type=options.seed, default=0, help="seed of the band layout (default 0)")
+    parser.add_argument("--geometry-scale", type=options.positive, default=1.0, metavar="F",
+                        help="multiply the band sizes by F, for a trace that is a sample of a larger one "
+                             "(F = its requests / the original's), as sim and compare-caches do")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run)

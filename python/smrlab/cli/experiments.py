@@ -11,21 +11,24 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import experiment, options, progress, results
+from smrlab import experiment, live, options, results
+from smrlab.errors import UsageError
+from smrlab.experiment.executors import MAX_JOBS
 from smrlab.tables import add_json_argument, note, print_table
 
 def run(args: argparse.Namespace) -> int:
-    exp = experiment.load(args.file)
-    show = progress.CellProgress(exp.name)
+    from smrlab.experiment.stopwatch import Phases
+    phases = Phases()
+    with phases("load"):  # generates the experiment's traces on first use
+        exp = experiment.load(args.file)
+    show = live.CellProgress(exp.name)
     summary = experiment.run(exp, out=args.out, jobs=args.jobs, cluster=args.cluster, resume=args.resume,
-                             share_paths=args.shared_paths, progress=show)
+                             share_paths=args.shared_paths, progress=show, figures=True, phases=phases)
     frame = results.read(summary.table)
     print_table(exp.title or exp.name, results.shown_columns(frame, exp), results.table_rows(frame, results.shown_columns(frame, exp)),
                 caption=_caption(exp))
-    if exp.figure:
-        from smrlab import plots
-        for path in plots.save(exp, frame, summary.folder):
-            note(f"figure written to {path}")
+    for path in summary.figures:
+        note(f"figure written to {path}")
     note(f"{summary.ran} cells run, {summary.reused} reused, {summary.failed} failed; table: {summary.table}")
     return 1 if summary.failed else 0
 
@@ -38,15 +41,38 @@ def _caption(exp: experiment.Experiment) -> str | None:
 
 
 def show_results(args: argparse.Namespace) -> int:
-    frame = results.select(results.read(args.path), args.where)
+    frame = results.select(results.read(args.path, timing=args.timing), args.where)
     if args.pivot:
-        frame = results.pivot(frame, args.pivot)
+        frame, kept = results.pivot(frame, args.pivot)
         columns = list(frame.columns)
+        if kept:
+            note(f"pivot: rows differ in {', '.join(kept)} as well, so the table keeps {'it' if len(kept) == 1 else 'them'} "
+                 f"as part of each row instead of averaging them (pick one with --where {kept[0]}=VALUE)")
     else:
-        columns = args.columns.split(",") if args.columns else list(frame.columns)
+        if args.columns and args.all:
+            raise UsageError("--columns and --all: give one")
+        if args.columns:
+            columns = args.columns.split(",")
+        else:
+            columns = list(frame.columns) if args.all else results.default_columns(args.path, frame)
+            if args.timing and not args.all:
+                columns += [f"timing.{name}" for name in ("wall_s", "cpu_s", "peak_rss_bytes", "worker", "wait_s", "attempts")]
         results.check_columns(frame, columns)
     print_table(str(args.path), columns, results.table_rows(frame, columns))
     return 0
+
+
+def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where an experiment's cells run: local worker processes or a Dask cluster."""
+    parser.add_argument("--jobs", "-j", type=options.bounded_whole(1, MAX_JOBS), default=None, metavar="N",
+                        help=f"local worker processes, 1 to {MAX_JOBS} (default: one per core; 1: run in this process)")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed "
+                             "(docs/cluster.md)")
+    parser.add_argument("--shared-paths", action="store_true",
+                        help="with --cluster: the workers read traces at the paths the parent sees (a shared file "
+                             "system) and no trace is sent; otherwise each worker is sent each trace it needs once "
+                             "and keeps it in its cache folder (SMRLAB_CACHE)")
 
 
 def register(commands) -> None:
@@ -57,13 +83,7 @@ def register(commands) -> None:
                     "with a JSON provenance sidecar (and the figure, if the file asks for one) into a new folder "
                     "RESULTS/NAME-DIGEST that no other run writes.")
     parser.add_argument("file", help="experiment TOML file")
-    parser.add_argument("--jobs", "-j", type=options.count, default=None, metavar="N",
-                        help="local worker processes (default: one per core; 1: run in this process)")
-    parser.add_argument("--cluster", metavar="ADDRESS",
-                        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed")
-    parser.add_argument("--shared-paths", action="store_true",
-                        help="with --cluster: the workers read traces by path (a shared file system) instead of "
-                             "being sent traces up to 256 MiB")
+    add_execution_arguments(parser)
     parser.add_argument("--resume", action="store_true",
                         help="go on in the latest folder of this experiment: cells already stored are not run again")
     parser.add_argument("--out", type=Path, default=Path("results"), help="folder for results folders (default results/)")
@@ -76,8 +96,15 @@ def register(commands) -> None:
     show.add_argument("path", type=Path, help="a .parquet file or a folder")
     show.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
                       help="keep rows whose COLUMN is VALUE (repeatable; all must hold)")
-    show.add_argument("--columns", metavar="A,B,...", help="the columns to print (default: all)")
+    show.add_argument("--columns", metavar="A,B,...",
+                      help="the columns to print (default: what identifies a row — label, trace, swept parameters — "
+                           "and the measures the experiment file names in 'metrics')")
+    show.add_argument("--all", action="store_true", help="print every column (every counter and measure of every row)")
     show.add_argument("--pivot", metavar="INDEX:COLUMNS:VALUES",
                       help="one row per INDEX value, one column per COLUMNS value, cells from VALUES (e.g. trace:label:total_io_s)")
+    show.add_argument("--timing", action="store_true",
+                      help="add what each cell cost, from the provenance beside each table: timing.wall_s and "
+                           "timing.cpu_s (seconds), timing.peak_rss_bytes, timing.worker, timing.wait_s (seconds from "
+                           "submission to start), timing.attempts and more; wall-clock, never part of the results")
     add_json_argument(show)
     show.set_defaults(func=show_results)

@@ -2,25 +2,7 @@
 CMR/SMR partition, and its workloads as trace files.
 
 fluid-sweep FIGURE runs the schemes of ``--system fluid`` on generated traces (``smrlab.fluid_traces``)
-or on traces of your own (``--trace FILE``, repeated; the MSR Cambridge traces as published, e.g.
-hm_0.csv.gz, are read as they are, at full size), and prints one table per figure:
-
-- ``prelim`` (§2.4, Fig. 3): the swapping baselines (recency, frequency, NSW-frequency) on ts_0
-  at usage 0.9, and swap-only against pure CMR per usage;
-- ``schemes`` (Fig. 12): average latency of each scheme at usage 0.9 across the Table 1 traces,
-  with each trace's share of writes that found their zone in CMR and the occupancy swaps of
-  fluid-smr;
-- ``usage`` (Fig. 13): the same per usage, on one trace (prn_1);
-- ``fixed`` (Figs. 14, 15): the fixed configurations fix-0.2 .. fix-0.8 against ``adapt``, the
-  latency over the whole run and from the fourth day on, and the CMR / SMR / cache zone counts
-  over time as a JSON series;
-- ``phases`` (Fig. 16): the four-phase workload, adaptive schemes against the fixed ones, with
-  the zone counts over time;
-- ``cache`` (Figs. 17, 18): the cache-policy ablation (format-adapt, imprv-lru, fifo, loop-back,
-  fluid-smr) at usage 0.999, and the policies alone (swapping and conversion off, a cache of
-  0.02 % of the SMR area) at usage 0.99;
-- ``migration`` (Fig. 19): a space allocation during the run, its guard range replenished by
-  quantized migration at acceptable latency increases of 60 and 100 ms, and blocking.
+or on traces of your own (``--trace FILE``, repeated); ``SWEEP_HELP`` (its --help) says what each figure runs.
 
 A generated trace scaled to fewer requests (``--requests``) comes with a zone size scaled by the
 same factor; every size the paper states per TB or as a share follows the partition
@@ -35,11 +17,33 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import fluid_traces, progress
+from smrlab import fluid_traces, live
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
 from smrlab.errors import UsageError
-from smrlab.run import footprint, simulate, write_result
+from smrlab.run import measure, simulate, write_result
 from smrlab.tables import add_json_argument, note, print_table
+
+SWEEP_HELP = """Runs the schemes of --system fluid on the paper's workloads (generated on first use)
+or on traces of your own (--trace FILE, repeated; the MSR Cambridge traces as published, e.g.
+hm_0.csv.gz, are read as they are, at full size), and prints one table per figure:
+
+- prelim (§2.4, Fig. 3): the swapping baselines (recency, frequency, NSW-frequency) on ts_0
+  at usage 0.9, and swap-only against pure CMR per usage;
+- schemes (Fig. 12): average latency of each scheme at usage 0.9 across the Table 1 traces,
+  with each trace's share of writes that found their zone in CMR and the occupancy swaps of
+  fluid-smr;
+- usage (Fig. 13): the same per usage, on one trace (prn_1);
+- fixed (Figs. 14, 15): the fixed configurations fix-0.2 .. fix-0.8 against adapt, the
+  latency over the whole run and from the fourth day on, and the CMR / SMR / cache zone counts
+  over time as a JSON series;
+- phases (Fig. 16): the four-phase workload, adaptive schemes against the fixed ones, with
+  the zone counts over time;
+- cache (Figs. 17, 18): the cache-policy ablation (format-adapt, imprv-lru, fifo, loop-back,
+  fluid-smr) at usage 0.999, and the policies alone (swapping and conversion off, a cache of
+  0.02 % of the SMR area) at usage 0.99;
+- migration (Fig. 19): a space allocation during the run, its guard range replenished by
+  quantized migration at acceptable latency increases of 60 and 100 ms, and blocking.
+"""
 
 FIGURE_SCHEMES = ["swap-only", "+cache-fix", "format-adapt", "fluid-smr", "pure-cmr"]
 BASELINES = ["recency", "frequency", "swap-only"]
@@ -67,11 +71,13 @@ def trace_label(name: str) -> str:
 class Runner:
     """Runs fluid on traces with the sweep's shared options and keeps every result."""
 
-    def __init__(self, args: argparse.Namespace, figure: str):
+    def __init__(self, args: argparse.Namespace, figure: str, runs: live.Task):
         self.args = args
         self.out = Path(args.out) / figure
         self.footprints: dict[str, dict] = {}
-        self.scaled: dict[str, dict] = {}
+        self.requests: dict[str, int] = {}
+        self.runs = runs
+        self.scaled: dict[str, list[dict]] = {}
 
     def names(self) -> list[str]:
         """The traces of the figure: the user's files, or Table 1 names."""
@@ -90,14 +96,15 @@ class Runner:
     def run(self, label: str, trace: Path, params: list[str], samples: int = 0, warmup_ns: int = 0) -> dict:
         key = str(trace)
         if key not in self.footprints:
-            self.footprints[key] = footprint(trace)
+            self.footprints[key], self.requests[key] = measure(trace)
         engine = engine_from_args(self.args)
         if samples:
             engine["gauge_samples"] = max(engine["gauge_samples"], samples)
         engine["warmup_ns"] = max(engine["warmup_ns"], warmup_ns)
-        result = simulate("fluid", trace, [*params, *self.args.param], engine=engine, seed=self.args.seed,
-                          footprint=self.footprints[key], progress=progress.reporter(f"fluid {label}"))
-        progress.done()
+        with live.task(f"fluid {label}", self.requests[key], "requests") as show:
+            result = simulate("fluid", trace, [*params, *self.args.param], engine=engine, seed=self.args.seed,
+                              footprint=self.footprints[key], progress=show)
+        self.runs.advance()
         write_result(result, self.out / f"{label.replace(' ', '_').replace('+', 'plus-')}.json")
         self.scaled.setdefault(trace.name, []).append(result)
         return result
@@ -287,8 +294,9 @@ def sweep(args: argparse.Namespace) -> int:
         raise UsageError(f"--policy-usage must be above 0 and at most 1, got {args.policy_usage}")
     if args.trace and args.requests:
         note("--requests scales the generated traces; the --trace files run as they are")
-    runner = Runner(args, args.figure)
-    FIGURES[args.figure](runner, args)
+    with live.task(f"fluid-sweep {args.figure}", None, "runs done:") as runs:
+        runner = Runner(args, args.figure, runs)
+        FIGURES[args.figure](runner, args)
     runner.scaling_note()
     note(f"results written to {Path(args.out) / args.figure}/")
     return 0
@@ -319,7 +327,7 @@ def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
 
 def register(commands) -> None:
     parser = commands.add("fluid-sweep", help="FluidSMR paper experiments on a hybrid CMR/SMR partition (Figs. 12-19)",
-                          description=__doc__)
+                          description=SWEEP_HELP)
     parser.add_argument("figure", choices=list(FIGURES), help="which experiment (see above)")
     parser.add_argument("--trace", action="append", metavar="FILE",
                         help="a trace of your own instead of the generated ones (repeat for several; an MSR Cambridge trace "
@@ -348,6 +356,6 @@ def register(commands) -> None:
     trace.add_argument("--requests", type=int, help="scale to this many requests (default: full size)")
     trace.add_argument("--phase-hours", type=float, default=fluid_traces.PHASE_HOURS, help="four-phase: hours per phase")
     add_placement_arguments(trace)
-    trace.add_argument("--seed", type=int, default=0)
+    trace.add_argument("--seed", type=int, default=0, help="seed of the trace generator (default 0); the same seed gives the same trace")
     trace.add_argument("--out", default="results/traces", help="folder for the trace")
     trace.set_defaults(func=trace_command)

@@ -17,10 +17,11 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import _core, hwsr_traces, progress, systems
+from smrlab import _core, hwsr_traces, live, systems
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
 from smrlab.errors import UsageError
-from smrlab.run import footprint, simulate, write_result
+from smrlab.result import mean_response_ns
+from smrlab.run import measure, simulate, write_result
 from smrlab.tables import add_json_argument, note, print_table
 
 # (label, system, parameters) of the comparison: Figs. 13-14 (both caches), 15-16 (neither),
@@ -84,8 +85,7 @@ def response_ms(summary: dict) -> float:
 
 def result_row(label: str, result: dict) -> tuple:
     report, derived = result["report"], result["derived"]
-    requests = report["read"]["requests"] + report["write"]["requests"]
-    mean = (report["read"]["response"]["sum_ns"] + report["write"]["response"]["sum_ns"]) / max(requests, 1) / MS
+    mean = (mean_response_ns(report) or 0.0) / MS
     per_request = derived.get("segments_rewritten_per_request")
     return (label, mean, response_ms(report["read"]["response"]), response_ms(report["write"]["response"]),
             report["write"]["response"]["p99_ns"] / MS, response_ms(report["write"]["service"]),
@@ -98,22 +98,23 @@ COLUMNS = ["system", "mean ms", "read ms", "write ms", "write p99 ms", "write se
 
 def run_compare(args: argparse.Namespace) -> int:
     trace = trace_of(args)
-    fp = footprint(trace)
+    fp, requests = measure(trace)
     out = Path(args.out)
     name = trace.name.split(".")[0]
     wanted = set(args.only.split(",")) if args.only else None
     rows = []
-    for label, system, params in LINE_UP:
-        if wanted is not None and label not in wanted:
-            continue
-        # A case's own settings win over --param (e.g. mem=none over a given mem size).
-        own = {p.split("=", 1)[0] for p in params}
-        given = [p for p in systems.declared_by(list(args.param), system) if p.split("=", 1)[0] not in own]
-        result = simulate(system, trace, given + params, engine=engine_from_args(args), seed=args.seed,
-                          footprint=fp, progress=progress.reporter(f"{name}/{label}"))
-        progress.done()
-        write_result(result, out / f"{name}-{label.replace(' ', '-')}.json")
-        rows.append(result_row(label, result))
+    line_up = [case for case in LINE_UP if wanted is None or case[0] in wanted]
+    with live.task(f"hwsr compare on {name}", len(line_up), "runs") as runs:
+        for label, system, params in line_up:
+            # A case's own settings win over --param (e.g. mem=none over a given mem size).
+            own = {p.split("=", 1)[0] for p in params}
+            given = [p for p in systems.declared_by(list(args.param), system) if p.split("=", 1)[0] not in own]
+            with live.task(f"{name}/{label}", requests, "requests") as show:
+                result = simulate(system, trace, given + params, engine=engine_from_args(args), seed=args.seed,
+                                  footprint=fp, progress=show)
+            write_result(result, out / f"{name}-{label.replace(' ', '-')}.json")
+            rows.append(result_row(label, result))
+            runs.advance()
     print_table(f"HWSR, S-block and a plain disk on {trace.name}", COLUMNS, rows,
                 caption="response = waiting + service (open loop at trace time unless --replay closed); "
                         "HWSR Figs. 13 (response), 14 (segments rewritten), 12c (hit ratios), 15-19 (without MEM or SSD)")
@@ -123,20 +124,21 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def run_sweep(args: argparse.Namespace) -> int:
     trace = trace_of(args)
-    fp = footprint(trace)
+    fp, requests = measure(trace)
     blocks = [int(b) for b in args.blocks.split(",")]
     regions = [int(r) for r in args.regions.split(",")]
     rows = []
-    for region in regions:
-        row = [region]
-        for block in blocks:
-            params = [f"block={block * 512}", f"region={region}", *args.param]
-            result = simulate("hwsr", trace, params, engine=engine_from_args(args), seed=args.seed, footprint=fp,
-                              progress=progress.reporter(f"block {block} region {region}"))
-            progress.done()
-            write_result(result, Path(args.out) / f"{trace.name.split('.')[0]}-b{block}-r{region}.json")
-            row.append(result_row("", result)[1])
-        rows.append(tuple(row))
+    with live.task(f"hwsr-sweep on {trace.name}", len(blocks) * len(regions), "runs") as runs:
+        for region in regions:
+            row = [region]
+            for block in blocks:
+                params = [f"block={block * 512}", f"region={region}", *args.param]
+                with live.task(f"block {block} region {region}", requests, "requests") as show:
+                    result = simulate("hwsr", trace, params, engine=engine_from_args(args), seed=args.seed, footprint=fp, progress=show)
+                write_result(result, Path(args.out) / f"{trace.name.split('.')[0]}-b{block}-r{region}.json")
+                row.append(result_row("", result)[1])
+                runs.advance()
+            rows.append(tuple(row))
     print_table(f"HWSR mean response time (ms) by block and region size on {trace.name} (Fig. 20)",
                 ["region tracks", *(f"block {b} sectors" for b in blocks)], rows)
     return 0
@@ -146,7 +148,7 @@ def add_trace_choice(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trace", help="block trace file")
     parser.add_argument("--preset", choices=list(hwsr_traces.ROWS), help="a Table 3 trace, generated on first use")
     parser.add_argument("--requests", type=int, metavar="N", help="with --preset: requests (default the table's 1,000,000)")
-    parser.add_argument("--traces", metavar="DIR", help="with --preset: where generated traces go (default results/traces)")
+    parser.add_argument("--traces", metavar="DIR", help="with --preset: where generated traces go (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)")
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                         help="parameters for every run that declares them (e.g. mem=2MiB, kappa=3, disk=desktop7200)")
 
@@ -160,24 +162,24 @@ def register(commands) -> None:
     traces = group.add("traces", help="generate the Table 3 traces and compare their columns with the table")
     traces.add_argument("--preset", action="append", choices=list(hwsr_traces.ROWS), help="only this trace (repeatable)")
     traces.add_argument("--requests", type=int, metavar="N", help="requests per trace (default 1,000,000; fewer scale ranges)")
-    traces.add_argument("--out", metavar="DIR", help="where traces go (default results/traces)")
+    traces.add_argument("--out", metavar="DIR", help="where traces go (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)")
     traces.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     add_json_argument(traces)
     traces.set_defaults(func=run_traces)
 
     compare = group.add("compare", help="HWSR, S-block and a plain disk, with and without MEM and SSD (Figs. 13-19)")
     add_trace_choice(compare)
-    add_engine_arguments(compare)
+    add_engine_arguments(compare, replay="open")
     compare.add_argument("--only", metavar="LABELS", help="comma-separated labels of the line-up to run (default all)")
     compare.add_argument("--out", default="results/hwsr", help="folder for the JSON results")
     add_json_argument(compare)
-    compare.set_defaults(func=run_compare, replay="open")
+    compare.set_defaults(func=run_compare)
 
     sweep = commands.add("hwsr-sweep", help="HWSR response time over block and region sizes (HWSR Fig. 20)")
     add_trace_choice(sweep)
-    add_engine_arguments(sweep)
+    add_engine_arguments(sweep, replay="open")
     sweep.add_argument("--blocks", default=",".join(map(str, BLOCK_SECTORS)), help="block sizes in sectors (default 16..512)")
     sweep.add_argument("--regions", default=",".join(map(str, REGION_TRACKS)), help="region sizes in tracks (default 8..64)")
     sweep.add_argument("--out", default="results/hwsr-sweep", help="folder for the JSON results")
     add_json_argument(sweep)
-    sweep.set_defaults(func=run_sweep, replay="open")
+    sweep.set_defaults(func=run_sweep)

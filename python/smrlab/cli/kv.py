@@ -96,9 +96,19 @@ def run_stats(args: argparse.Namespace) -> int:
     rows = [(f"L{level}", count, byte_count) for level, (count, byte_count) in enumerate(stats["levels"])]
     print_table(f"SMRDB store {args.store} ({stats['scheme']}, bands of {stats['band_size']:,} bytes)",
                 ["level", "tables (bands)", "bytes"], rows,
-                caption=f"{stats['bands']:,} bands, {stats['free_bands']:,} free; live {stats['live_bytes']:,} bytes, "
-                        f"file holds {stats['allocated_bytes'] or 0:,} bytes")
+                caption=f"{stats['bands']:,} bands, {stats['free_bands']:,} free; live {stats['live_bytes']:,} bytes. "
+                        + device_file_size(args.store, stats))
     return 0
+
+
+def device_file_size(store: str, stats: dict) -> str:
+    """The device file's length (the whole device: ``ls`` shows it) and what it takes on disk
+    (it is sparse: only what was written)."""
+    import os
+
+    length = os.stat(os.path.join(store, "bands")).st_size
+    return (f"Its device file is {length:,} bytes long (the whole device) but sparse: it takes "
+            f"{stats['allocated_bytes'] or 0:,} bytes on disk")
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -176,7 +186,7 @@ def run_ycsb(args: argparse.Namespace) -> int:
         with contextlib.ExitStack() as outputs:
             log_path = outputs.enter_context(output_file(args.log)) if args.log is not None else None
             result = workload.run_ycsb(endpoint, args.workload, properties, process=args.process, rate=args.rate, duration=args.duration,
-                                       threads=args.threads, seed=args.seed, load=not args.no_load, log_path=log_path, sync=args.sync,
+                                       threads=args.threads, seed=args.seed, load=not args.no_load, log_path=log_path, sync=args.sync, progress=True,
                                        **arrival_options(args))
         stats = json.loads(store.stats()) if store is not None else None
     finally:
@@ -200,7 +210,10 @@ def run_ycsb(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    args.store = args.path
+    if args.path is not None:
+        if args.store is not None:
+            raise UsageError("give the store folder once: as STORE (--path is its older spelling)")
+        args.store = args.path
     store = open_workload_store(args)
     report = json.loads(workload._core.serve(store, f"{args.host}:{args.port}", max_bulk=size(args.max_bulk, "--max-bulk"), sync_writes=args.sync, threads=args.threads))
     print(f"smrlab kv serve: stopped by {report['stopped_by']} after {report['connections']:,} connections and "
@@ -279,16 +292,21 @@ def register(commands) -> None:
     ycsb.set_defaults(func=run_ycsb)
     ycsb.epilog = PROCESS_HELP
 
-    serve = group.add("serve", help="serve a store over the Redis protocol (RESP2) until SIGTERM or SIGINT",
-                      description="Serves the store over the Redis protocol: GET, SET, DEL, EXISTS, MGET, MSET, SCAN (MATCH, "
-                                  "COUNT), RANGE start end [COUNT n] (a range scan in key order), PING, INFO, DBSIZE, FLUSHDB, "
-                                  "QUIT. Prints the address once listening; on SIGTERM or SIGINT stops accepting, lets "
-                                  "connections finish, syncs and closes the store.")
-    serve.add_argument("--path", help="store folder (created if missing)")
+    serve = group.add("serve", help="serve a store over the Redis protocol (RESP2, RESP3 after HELLO 3) until SIGTERM or SIGINT",
+                      description="Serves the store over the Redis protocol, RESP2 and RESP3 (after HELLO 3), as Redis 7 does: "
+                                  "strings (GET, SET with NX/XX/GET/EX/PX/EXAT/PXAT/KEEPTTL, MGET, MSET, INCR, INCRBY, DECR, "
+                                  "DECRBY), hashes (HSET, HMSET, HGET, HMGET, HGETALL, HDEL, HLEN, HEXISTS), keys (DEL, EXISTS, "
+                                  "TYPE, EXPIRE, PEXPIRE, TTL, PTTL, PERSIST, KEYS, SCAN, DBSIZE, FLUSHDB), MULTI/EXEC/DISCARD "
+                                  "transactions, HELLO, AUTH, CLIENT, INFO, PING, QUIT, and RANGE start end [COUNT n] (a range "
+                                  "scan in key order). Prints the address once listening; on SIGTERM or SIGINT stops accepting, "
+                                  "lets connections finish, syncs and closes the store.")
+    serve.add_argument("store", nargs="?", help="store folder (created if missing; not with --disk)")
+    serve.add_argument("--path", dest="path", help=argparse.SUPPRESS)  # the older spelling of STORE
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=bounded_whole(0, 65535), default=6379, help="port (default 6379; 0: any free port)")
     serve.add_argument("--max-bulk", default="16MiB", metavar="SIZE", help="largest key or value a client may send; larger is refused before it is read (default 16MiB)")
     serve.add_argument("--sync", action="store_true", help="sync every write before replying")
-    serve.add_argument("--threads", type=SERVER_THREADS, default=2, help="threads of the server's runtime (default 2)")
+    serve.add_argument("--threads", type=SERVER_THREADS, default=2, help="threads of the server's runtime, which run the commands (default 2)")
     add_workload_store_arguments(serve)
     serve.set_defaults(func=run_serve)
+    commands.summarise("kv", "SMRDB, the key-value store on zoned SMR bands")

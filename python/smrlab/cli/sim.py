@@ -11,7 +11,8 @@ import argparse
 import contextlib
 from pathlib import Path
 
-from smrlab import _core, options, outputs, progress
+from smrlab import _core, geometry, live, options, outputs, systems
+from smrlab.experiment import check
 from smrlab.errors import UsageError
 from smrlab.run import MAX_GAUGE_SAMPLES, engine_config, measure, note_caveats, simulate, write_result
 from smrlab.tables import fmt, note, print_json, print_table
@@ -26,10 +27,13 @@ UNITS_NOTE = (
 )
 
 
-def systems_epilog() -> str:
+def systems_epilog(only: str | None = None) -> str:
+    """The systems and their parameters for ``--help``: every one, or ``only`` this one."""
     lines = ["systems and their parameters: KEY [default] (unit): meaning; 'open choice' marks a value",
              "the system's paper does not state, with the reason for its default"]
     for name, summary, params in _core.systems():
+        if only is not None and name != only:
+            continue
         lines.append(f"  {name}: {summary}")
         for key, default, unit, help_text, open_reason in params:
             lines.append(f"      {key} [{default}] ({unit}): {help_text}")
@@ -38,12 +42,13 @@ def systems_epilog() -> str:
     return "\n".join(lines)
 
 
-def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
-    """Replay options shared by every command that runs simulations."""
+def add_engine_arguments(parser: argparse.ArgumentParser, replay: str = "closed") -> None:
+    """Replay options shared by every command that runs simulations; ``replay`` is the
+    command's default replay (its help shows it)."""
     group = parser.add_argument_group("replay")
-    group.add_argument("--replay", choices=["closed", "open"], default="closed",
-                       help="closed: back to back at queue depth 1, total I/O time (default); "
-                            "open: at trace timestamps, response time = waiting + service")
+    group.add_argument("--replay", choices=["closed", "open"], default=replay,
+                       help="closed: back to back at queue depth 1, total I/O time; "
+                            "open: at trace timestamps, response time = waiting + service (default %(default)s)")
     group.add_argument("--speedup", type=options.positive, default=None,
                        help="open loop: divide trace inter-arrival times by this factor (default 1)")
     group.add_argument("--warmup-requests", type=options.whole, default=0, metavar="N",
@@ -88,23 +93,43 @@ def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = True) 
                         help="reader option, e.g. action=D for blkparse (repeatable)")
 
 
+class SystemHelp(argparse.Action):
+    """``--help`` that lists only the parameters of the system named by ``--system`` (before or
+    after ``--help``), or of every system when none is named."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        words = getattr(parser, "words", [])
+        named = [w.split("=", 1)[1] for w in words if w.startswith("--system=")]
+        named += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--system"]
+        system = named[-1] if named and named[-1] in [name for name, *_ in _core.systems()] else None
+        parser.epilog = systems_epilog(system)
+        parser.print_help()
+        parser.exit()
+
+
 def register(commands) -> None:
     parser = commands.add(
         "sim",
+        add_help=False,
         help="replay a trace through one simulated system",
         description="Replay a block trace through one simulated system and report I/O time, latency "
                     "and the system's counters. " + UNITS_NOTE,
     )
     parser.epilog = systems_epilog()
+    parser.add_argument("-h", "--help", action=SystemHelp, nargs=0, help="show this help (with --system NAME: that system's parameters only)")
     parser.add_argument("--system", required=True, choices=_core.system_names(), help="which system (see below)")
     add_trace_arguments(parser)
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                         help="system parameter (repeatable); `--KEY VALUE` works too")
+    parser.add_argument("--geometry-scale", type=options.positive, default=1.0, metavar="F",
+                        help="multiply band sizes (default 17-36 MB) and a given PORE zone by F, for a trace that is a "
+                             "sample of a larger one (F = its requests / the original's), as compare-caches does")
     add_engine_arguments(parser)
     parser.add_argument("--iolog", metavar="FILE", help="also write every media I/O as a fio iolog v2 to FILE")
     parser.add_argument("--iolog-max-io", type=options.size, default=0, metavar="SIZE",
                         help="split recorded I/Os into pieces of at most SIZE bytes (e.g. 512KiB; 0: never)")
-    parser.add_argument("--out", metavar="FILE", help="result JSON (default: results/sim-SYSTEM-TRACE.json)")
+    parser.add_argument("--out", metavar="FILE", help="result JSON (default: results/sim-SYSTEM-TRACE-DIGEST.json, DIGEST of the "
+                             "configuration, seed and trace, so no other run's file is replaced)")
     parser.add_argument("--json", action="store_true", help="print the result JSON instead of tables")
     parser.set_defaults(func=run, extra_params=True)
 
@@ -133,21 +158,37 @@ def result_rows(result: dict) -> list[tuple[str, object]]:
     return rows
 
 
+def default_out(result: dict) -> Path:
+    """``results/sim-SYSTEM-TRACE-DIGEST.json``, DIGEST of what determines the run's numbers
+    (system, every parameter read, engine, seed, the trace's checksum, format and options): a
+    run never replaces the file of a different run, and the same run finds its own again."""
+    import hashlib
+    import json
+
+    trace = result["trace"]
+    determined = {"config": result["config"], "trace": [trace["checksum"], trace["format"], trace["options"]]}
+    digest = hashlib.sha256(json.dumps(determined, sort_keys=True).encode()).hexdigest()[:8]
+    return Path("results") / f"sim-{result['config']['system']}-{trace['name']}-{digest}.json"
+
+
 def run(args: argparse.Namespace) -> int:
     if 0 < args.iolog_max_io < MIN_IOLOG_PIECE:
         raise UsageError(f"--iolog-max-io must be 0 (never split) or at least one {MIN_IOLOG_PIECE}-byte sector, got {args.iolog_max_io}")
     engine = engine_from_args(args)
-    out = Path(args.out) if args.out else Path("results") / f"sim-{args.system}-{Path(args.trace).name.split('.')[0]}.json"
-    outputs.check_output(out, [args.trace])
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        outputs.check_output(out, [args.trace])
+    params = geometry.scale(args.param, args.geometry_scale, systems.accepted(args.system, dict(p.split("=", 1) for p in args.param)))
+    check.system_parameters(args.system, params)
     # The first pass (the footprint) also counts the requests, so the replay's progress has a total.
     fp, total = measure(args.trace, args.format, args.trace_option)
-    show = progress.reporter(f"{args.system} on {Path(args.trace).name}", total)
     with contextlib.ExitStack() as stack:
+        show = stack.enter_context(live.task(f"{args.system} on {Path(args.trace).name}", total, "requests"))
         iolog = stack.enter_context(outputs.output_file(args.iolog, [args.trace])) if args.iolog else None
         result = simulate(
             args.system,
             args.trace,
-            args.param,
+            params,
             fmt=args.format,
             trace_options=args.trace_option,
             engine=engine,
@@ -157,14 +198,16 @@ def run(args: argparse.Namespace) -> int:
             footprint=fp,
             progress=show,
         )
-        progress.done(show)
         note_caveats(result, args.system)
         if iolog is not None:
             result["iolog"]["path"] = str(args.iolog)
+        out = out or default_out(result)
         write_result(result, out)
     if args.json:
         print_json(result)
     else:
         print_table(f"{args.system} on {args.trace}", ["metric", "value"], result_rows(result))
         note(f"result written to {out}")
+    for line in geometry.notes(result, args.geometry_scale, args.param):
+        note(line)
     return 0

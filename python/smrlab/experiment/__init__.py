@@ -1,27 +1,35 @@
 """Experiments: many simulations described once (a TOML file or ``smrlab.compare``/``sweep``),
 expanded into cells, run where asked, and gathered into one tidy table.
 
-``run`` is what ``smrlab run`` does: cells already stored are skipped on ``resume``, the others
-run (serially, in local worker processes or on a Dask cluster), each is stored as it finishes,
-and the table and its provenance are written at the end. ``frame`` runs an experiment without
+``run`` is what ``smrlab run`` does: the workers start at once; cells already stored are
+skipped on ``resume``; the others start longest first (``schedule``, from what earlier runs of
+the experiment cost) serially, in local worker processes or on a Dask cluster; each is stored
+as it finishes; and the table, its figures and its provenance (with what every cell cost and
+the parent's own work by phase) are written at the end. ``frame`` runs an experiment without
 storing anything and returns the DataFrame. Rows are in cell order whatever ran them, so the
 same experiment gives the same rows serially, on local workers and on a cluster.
 
-Modules: ``spec`` (the file and its cells), ``cells`` (one cell and how it runs),
-``executors`` (where), ``store`` (results folders). Not here: tables on the terminal, plots,
-the report.
+Modules: ``spec`` (the file and its cells), ``schema`` (its keys), ``check`` (its names,
+before the first cell runs), ``cells`` (one cell, how it runs, what it cost), ``schedule`` (the
+order), ``pending`` (the cells still to start), ``executors`` (where: ``local`` processes, a
+``cluster``), ``store`` (results folders), ``stopwatch`` (the parent's phases). Not here:
+tables on the terminal, the report.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+import threading
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from smrlab.experiment import check, executors, schedule
 from smrlab.experiment.cells import Cell, Outcome
-from smrlab.experiment.executors import execute
+from smrlab.experiment.pending import Pending
 from smrlab.experiment.spec import Experiment, load
-from smrlab.experiment.store import RunFolder, sidecar
-from smrlab.run import footprint
+from smrlab.experiment.stopwatch import Phases
+from smrlab.experiment.store import RunFolder, arrow_table, sidecar, to_pandas
 
 __all__ = ["Experiment", "load", "run", "frame", "RunSummary"]
 
@@ -35,61 +43,174 @@ class RunSummary:
     reused: int
     failed: int
     outcomes: list[tuple[Cell, Outcome]]
-
-
-def _keyed_cells(experiment: Experiment) -> list[tuple[Cell, str]]:
-    cells = experiment.cells()
-    footprints = {}
-    for cell in cells:
-        if cell.trace.path is not None:
-            if cell.trace_name not in footprints:
-                footprints[cell.trace_name] = footprint(cell.trace)
-            cell.footprint = footprints[cell.trace_name]
-    return [(cell, cell.key()) for cell in cells]
+    figures: list[Path] = field(default_factory=list)
+    parent: dict = field(default_factory=dict)
 
 
 def _rows(cells: list[tuple[Cell, str]], outcomes: dict[int, Outcome]) -> list[dict]:
     return [outcomes[cell.index].row(cell) for cell, _ in cells]
 
 
-def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = None, cluster=None,
-        resume: bool = False, share_paths: bool = False, progress=None) -> RunSummary:
-    """Runs ``experiment`` into a new folder under ``out`` (or, with ``resume``, the latest one
-    of the same cells) and writes its table and provenance. ``progress`` (see
-    ``smrlab.progress.CellProgress``) is told of each cell."""
-    cells = _keyed_cells(experiment)
-    folder = RunFolder.open(Path(out), experiment.name, [key for _, key in cells], resume)
-    stored = folder.stored() if resume else {}
-    outcomes = {cell.index: Outcome(cell.index, key, stored[key], None) for cell, key in cells if key in stored}
-    todo = [(cell, key) for cell, key in cells if key not in stored]
-    by_index = {cell.index: cell for cell, _ in cells}
+def _warm_up(figures: bool) -> threading.Thread:
+    """Loads in a background thread, while the parent waits for cells, what it needs once they
+    are done: the table's libraries (pyarrow, pandas), the software provenance (git), and with
+    ``figures`` what drawing needs (``smrlab.plots.warm_up``); so that none of it is serial
+    time at the end. What fails here fails again, with its message, where it is used."""
+    def warm() -> None:
+        with contextlib.suppress(Exception):
+            import pandas  # noqa: F401
+            import pyarrow.parquet  # noqa: F401
+
+            from smrlab import provenance
+            provenance.stamp()
+            if figures:
+                from smrlab import plots
+                plots.warm_up()
+
+    thread = threading.Thread(target=warm, name="smrlab-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def serial_seconds(phases: Phases, ended: float, outcomes: list[Outcome]) -> float:
+    """The parent's serial time: from the run's start to the first cell's start, and from the
+    last cell's end to the run's end (all of it when no cell ran); the cells' clocks are their
+    workers' (on other machines, offset by the difference of the clocks)."""
+    timed = [outcome.timing for outcome in outcomes if outcome.timing and outcome.timing.wall_s > 0]
+    if not timed:
+        return ended - phases.begun
+    first, last = min(t.started_at for t in timed), max(t.ended_at for t in timed)
+    return max(0.0, first - phases.begun) + max(0.0, ended - last)
+
+
+@dataclass
+class _Plan:
+    """A run's cells with their keys, its folder, the outcomes stored already (``reused``) and
+    the cells to run in the order to start them, with what each is expected to cost."""
+
+    cells: list[tuple[Cell, str]]
+    folder: RunFolder
+    outcomes: dict[int, Outcome]
+    reused: set[int]
+    todo: list[tuple[Cell, str]]
+    expected: dict[int, float]
+
+
+def _simulated(experiment: Experiment) -> bool:
+    """Whether the experiment's cells are simulations (a key-value experiment checked its
+    stores' parameters as it was read, and has no block traces to probe)."""
+    return getattr(experiment, "kind", None) != "kv"
+
+
+def _checked(experiment: Experiment, every: list[Cell]) -> None:
+    """Refuses what ``check`` finds wrong, before any cell runs. It probes one cell of each
+    label, which needs that cell's trace footprint: measured here (once per trace) and handed
+    to the cell, which then does not measure it again. The cells probed are, where a label has
+    one, on a smrlab binary trace, whose footprint is read from its end rather than from a
+    pass over it."""
+    if not _simulated(experiment):
+        return
+    from smrlab.run import footprint
+    measured: dict[str, dict] = {}
+    probed = sorted(every, key=lambda cell: cell.trace.path is None or cell.trace.path.suffix != ".smrbin")
+    for label in dict.fromkeys(cell.label for cell in probed):
+        first = next(cell for cell in probed if cell.label == label)
+        if first.trace.path is not None:
+            if first.trace_checksum() not in measured:
+                measured[first.trace_checksum()] = footprint(first.trace)
+            first.footprint = measured[first.trace_checksum()]
+    check.measures(experiment, probed)
+
+
+def _plan(experiment: Experiment, every: list[Cell], out: Path, resume: bool, phases: Phases) -> _Plan:
+    with phases("check"):
+        _checked(experiment, every)
+    with phases("keys"):
+        cells = [(cell, cell.key()) for cell in every]
+    with phases("folder"):
+        folder = RunFolder.open(out, experiment.name, [key for _, key in cells], resume)
+        stored = folder.stored() if resume else {}
+    outcomes = {cell.index: Outcome(cell.index, key, stored[key][0], None, stored[key][1]) for cell, key in cells if key in stored}
+    with phases("order"):
+        todo, expected = schedule.longest_first([(c, k) for c, k in cells if k not in stored], schedule.learn(out, experiment.name))
+    return _Plan(cells, folder, outcomes, set(outcomes), todo, expected)
+
+
+def _run_cells(plan: _Plan, executor, progress, phases: Phases) -> None:
+    by_index = {cell.index: cell for cell, _ in plan.cells}
     if progress:
-        progress.begin(len(cells), len(outcomes))
+        progress.begin(len(plan.cells), len(plan.reused))
+        progress.running(min(executor.at_once, len(plan.todo)))
 
     def done(outcome: Outcome) -> None:
-        folder.save_cell(by_index[outcome.index], outcome)
-        outcomes[outcome.index] = outcome
+        with phases("store"):
+            plan.folder.save_cell(by_index[outcome.index], outcome)
+            plan.outcomes[outcome.index] = outcome
         if progress:
             progress.finished(outcome.error, by_index[outcome.index].label)
 
     try:
-        execute(todo, done, jobs=jobs, cluster=cluster, share_paths=share_paths,
-                started=progress.running if progress else None)
+        executor.run(Pending(plan.todo), done, phases)
     finally:
         if progress:
             progress.end()
-    rows = _rows(cells, outcomes)
-    table = folder.write(rows, sidecar(experiment, cells, outcomes))
-    failed = sum(1 for outcome in outcomes.values() if outcome.error)
-    return RunSummary(folder.folder, table, rows, len(todo), len(cells) - len(todo), failed,
-                      [(cell, outcomes[cell.index]) for cell, _ in cells])
+
+
+def _write(experiment: Experiment, plan: _Plan, executor: str, at_once: int, figures: bool, phases: Phases) -> tuple[list[dict], list[Path], dict]:
+    """The table, the figure (with ``figures``) and the sidecar: the rows, the figures' paths
+    and the parent's record."""
+    with phases("assemble"):
+        rows = _rows(plan.cells, plan.outcomes)
+    drawn: list[Path] = []
+    with plan.folder.writing(rows, phases):
+        if figures:
+            with phases("figures"):
+                from smrlab import plots
+                drawn = plots.save(experiment, to_pandas(arrow_table(rows)), plan.folder.folder)
+        ran = [outcome for index, outcome in plan.outcomes.items() if index not in plan.reused]
+        ended = time.time()
+        parent = {"phases_s": dict(phases.seconds), "counts": dict(phases.counts), "begun_at": phases.begun, "ended_at": ended,
+                  "serial_s": serial_seconds(phases, ended, ran), "cells_s": sum(o.timing.wall_s for o in ran if o.timing),
+                  "executor": executor, "at_once": at_once}
+        plan.folder.write_sidecar(sidecar(experiment, plan.cells, plan.outcomes, parent, plan.reused, plan.expected))
+    return rows, drawn, parent
+
+
+def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = None, cluster=None,
+        resume: bool = False, share_paths: bool = False, progress=None, figures: bool = False,
+        phases: Phases | None = None) -> RunSummary:
+    """Runs ``experiment`` into a new folder under ``out`` (or, with ``resume``, the latest one
+    of the same cells) and writes its table, its figure (with ``figures``, if it has one) and
+    provenance. ``progress`` (see ``smrlab.live.CellProgress``) is told of each cell;
+    ``phases`` holds what the caller timed before (e.g. loading the experiment). The workers
+    stop once all is written (their stopping is not part of the run's time)."""
+    phases = phases or Phases()
+    with phases("check"):
+        if _simulated(experiment):
+            check.parameters(experiment)
+    every = experiment.cells()
+    figures = figures and bool(experiment.figure)
+    with executors.started(len(every), jobs, cluster, share_paths, phases=phases) as executor:
+        plan = _plan(experiment, every, Path(out), resume, phases)
+        warming = _warm_up(figures)
+        _run_cells(plan, executor, progress, phases)
+        with phases("assemble"):
+            warming.join()
+        rows, drawn, parent = _write(experiment, plan, type(executor).__name__, executor.at_once, figures, phases)
+    failed = sum(1 for outcome in plan.outcomes.values() if outcome.error)
+    return RunSummary(plan.folder.folder, plan.folder.table_path, rows, len(plan.todo), len(plan.reused), failed,
+                      [(cell, plan.outcomes[cell.index]) for cell, _ in plan.cells], drawn, parent)
 
 
 def frame(experiment: Experiment, jobs: int | None = 1, cluster=None):
     """The experiment's rows as a pandas DataFrame, nothing stored (``smrlab.compare``,
     ``smrlab.sweep``)."""
-    from smrlab.experiment.store import arrow_table, to_pandas
-    cells = _keyed_cells(experiment)
+    if _simulated(experiment):
+        check.parameters(experiment)
+    every = experiment.cells()
+    _checked(experiment, every)
     outcomes: dict[int, Outcome] = {}
-    execute(cells, lambda outcome: outcomes.__setitem__(outcome.index, outcome), jobs=jobs, cluster=cluster)
+    with executors.started(len(every), jobs, cluster) as executor:
+        cells = [(cell, cell.key()) for cell in every]
+        executor.run(Pending(cells), lambda outcome: outcomes.__setitem__(outcome.index, outcome), Phases())
     return to_pandas(arrow_table(_rows(cells, outcomes)))

@@ -1,137 +1,83 @@
 """Where an experiment's cells run: one after another in this process (``jobs=1``), in local
-worker processes (the default: one per core), or on an existing Dask cluster
-(``cluster="tcp://HOST:8786"``, workers with smrlab installed).
+worker processes (the default: one per core; ``local``), or on an existing Dask cluster
+(``cluster="tcp://HOST:8786"``, workers with smrlab installed; ``cluster``).
 
-Every executor hands each finished cell to ``done(outcome)`` as it comes, in whatever order
-cells finish; the caller orders rows by cell index, so the rows do not depend on where cells
-ran. Traces go to a cluster by path when ``share_paths`` (workers see the same files) and are
-otherwise shipped to the workers once each (files up to ``SHIP_MAX`` bytes). Ctrl-C stops the
-local workers at once and cancels what a cluster has not finished. Not here: which cells to
-run (``spec``) or what is kept of them (``store``).
+``started`` starts the workers at once (before the parent keys and orders the cells, so that
+local workers load smrlab meanwhile) and gives an executor whose ``run(pending, done, phases)``
+starts the cells in the order of ``pending`` and hands each finished cell to ``done(outcome)``
+as it comes, in whatever order cells finish; the caller orders rows by cell index, so the rows
+do not depend on where cells ran. Ctrl-C stops the local workers at once and cancels what a
+cluster has not finished. Not here: which cells to run (``spec``), their order (``schedule``)
+or what is kept of them (``store``).
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
 import os
-import signal
-import tempfile
-from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterator
 
 from smrlab.errors import UsageError
-from smrlab.experiment.cells import Cell, Outcome, run_cell
-from smrlab.trace import Trace
+from smrlab.experiment.cells import Outcome, run_cell
+from smrlab.experiment.pending import Pending
+from smrlab.experiment.stopwatch import Phases
 
-# The largest trace file shipped to cluster workers instead of read from a shared path.
-SHIP_MAX = 256 << 20
+# The most local worker processes a run starts (--jobs).
+MAX_JOBS = 1024
 
 
 def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def execute(cells: list[tuple[Cell, str]], done: Callable[[Outcome], None], jobs: int | None = None,
-            cluster: str | object | None = None, share_paths: bool = False, started: Callable[[int], None] | None = None) -> None:
-    """Runs ``cells`` (each with its key); ``started(n)`` says how many run at once."""
-    if not cells:
-        return
-    if cluster is not None:
-        _on_dask(cells, done, cluster, share_paths, started)
-        return
+def checked_jobs(jobs: int | None) -> int:
+    """``jobs``, or one per core when None; a number outside 1 to ``MAX_JOBS`` is a ``UsageError``."""
     jobs = default_jobs() if jobs is None else jobs
-    if jobs < 1:
-        raise UsageError(f"--jobs must be at least 1, got {jobs}")
-    if jobs == 1 or len(cells) == 1:
-        for cell, key in cells:
-            if started:
-                started(1)
-            done(run_cell(cell, key))
-        return
-    _on_local_workers(cells, done, min(jobs, len(cells)), started)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise UsageError(f"--jobs must be a whole number from 1 to {MAX_JOBS}, got {jobs!r}")
+    return jobs
 
 
-def _ignore_interrupts() -> None:
-    # The parent notices Ctrl-C and stops the workers; they must not print tracebacks of their own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+class InThisProcess:
+    """Cells one after another in this process."""
+
+    at_once = 1
+
+    def __init__(self, run: Callable[..., Outcome] = run_cell):
+        self._run = run
+
+    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases) -> None:
+        while pending:
+            task = pending.next()
+            done(self._run(task.cell, task.key, task.submitted_at, task.attempts))
+
+    def close(self, interrupted: bool = False) -> None:
+        pass
 
 
-def _run_pair(pair: tuple[Cell, str]) -> Outcome:
-    return run_cell(*pair)
-
-
-def _on_local_workers(cells, done, jobs, started) -> None:
-    context = multiprocessing.get_context("spawn")
-    pool = context.Pool(jobs, initializer=_ignore_interrupts)
+@contextlib.contextmanager
+def started(cells: int, jobs: int | None = None, cluster=None, share_paths: bool = False,
+            run: Callable[..., Outcome] = run_cell, phases: Phases | None = None) -> Iterator:
+    """The executor for ``cells`` cells, started; stopped when the block ends (at once when it
+    ends by an error or Ctrl-C). ``run(cell, key, submitted_at, attempts, ...)`` runs one cell
+    (``run_cell``; a cluster's workers pass their address and the seconds the trace took to
+    reach them)."""
+    phases = phases or Phases()
+    with phases("workers"):
+        if cluster is not None:
+            from smrlab.experiment.cluster import OnCluster
+            executor = OnCluster(cluster, share_paths, run)
+        else:
+            jobs = min(checked_jobs(jobs), max(1, cells))
+            if jobs == 1:
+                executor = InThisProcess(run)
+            else:
+                from smrlab.experiment.local import LocalWorkers
+                executor = LocalWorkers(jobs, run)
     try:
-        if started:
-            started(jobs)
-        for outcome in pool.imap_unordered(_run_pair, cells):
-            done(outcome)
-        pool.close()
+        yield executor
     except BaseException:
-        pool.terminate()
+        executor.close(interrupted=True)
         raise
-    finally:
-        pool.join()
-
-
-def _shipped_file(name: str, checksum: str, data: bytes) -> str:
-    """On a worker: the shipped trace written once into its temporary folder (named by its
-    checksum, keeping the file name's suffixes for format detection)."""
-    folder = Path(tempfile.gettempdir()) / "smrlab-traces"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"{checksum.split(':')[-1][:16]}-{name}"
-    if not path.exists():
-        partial = path.with_name(f".{os.getpid()}-{path.name}")
-        partial.write_bytes(data)
-        os.replace(partial, path)
-    return str(path)
-
-
-def _run_shipped(cell: Cell, key: str, name: str, checksum: str, data: bytes | None) -> Outcome:
-    if data is not None:
-        cell.trace = Trace.open(_shipped_file(name, checksum, data), cell.trace.format, cell.trace.options)
-    return run_cell(cell, key)
-
-
-def _on_dask(cells, done, cluster, share_paths, started) -> None:
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise UsageError("--cluster needs dask.distributed (pip install 'dask[distributed]')") from None
-    try:
-        client = cluster if isinstance(cluster, Client) else Client(cluster, timeout="20s")
-    except (OSError, TimeoutError, ValueError) as error:
-        raise UsageError(f"cannot reach the Dask cluster at {cluster}: {error}") from None
-    try:
-        shipped = {} if share_paths else _ship(client, (cell.trace for cell, _ in cells))
-        futures = []
-        for cell, key in cells:
-            path = cell.trace.path
-            name, checksum, data = (path.name, cell.trace.checksum(), shipped.get(path)) if path else (None, None, None)
-            futures.append(client.submit(_run_shipped, cell, key, name, checksum, data, key=f"smrlab-{cell.index}-{key}", pure=False))
-        if started:
-            started(min(len(futures), max(1, len(client.scheduler_info().get("workers", {})))))
-        try:
-            for future in as_completed(futures):
-                done(future.result())
-        except BaseException:
-            client.cancel(futures)
-            raise
-    finally:
-        if client is not cluster:
-            client.close()
-
-
-def _ship(client, traces: Iterable[Trace]) -> dict:
-    """Each small trace file's bytes, scattered to every worker once; larger files are read by
-    path (the workers must share it)."""
-    shipped = {}
-    for trace in traces:
-        path = trace.path
-        if path is None or path in shipped:
-            continue
-        if path.stat().st_size <= SHIP_MAX:
-            [shipped[path]] = client.scatter([path.read_bytes()], broadcast=True)
-    return shipped
+    with phases("workers"):
+        executor.close()

@@ -23,10 +23,14 @@ An experiment file::
     params = { policy = "pore", scheme = "bl" }     # this system's own; lists are its own axes
     engine = { gauge_samples = 200 }                # this system's engine overrides
     [figure]                            # smrlab.plots: kind = bars | lines | curve
-    [[paper]]                           # the paper's numbers (smrlab.paper)
+    [quick]                             # keys that replace the file's own in a quick run
+    traces = ["hwsr-table3:financial1@20000"]   # (smrlab reproduce --quick)
 
 A trace is ``bundled:NAME`` (data/), ``pore-full:NAME`` or ``pore-full-writes:NAME`` (the
-full-size PORE traces, generated on first use) or a path relative to the experiment file.
+full-size PORE traces, generated on first use), a generated table trace (``hwsr-table3:NAME``,
+``fluid-table1:NAME``, ``fluid-phases:four-phase``; ``@N`` after the name scales it to N
+requests) or a path relative to the experiment file. A trace source given to ``load`` may
+supply a file for a generated name instead (``smrlab reproduce --traces DIR``: real traces).
 Every mistake is one ``UsageError`` naming the file and the key. Not here: running the cells
 (``executors``) or storing them (``store``).
 """
@@ -41,23 +45,32 @@ from typing import Any
 
 from smrlab import bundled, fluid_traces, hwsr_traces, systems
 from smrlab.errors import UsageError
+from smrlab.experiment import schema
 from smrlab.experiment.cells import Cell
 from smrlab.run import engine_config
 from smrlab.trace import Trace
 
-TOP_KEYS = {"name", "title", "description", "seeds", "metrics", "traces", "reproduces", "engine", "params",
-            "systems", "figure", "paper"}
-SYSTEM_KEYS = {"label", "system", "params", "engine"}
-TRACE_KEYS = {"name", "path", "format", "options"}
+# Each table's keys, declared once in ``schema`` (which also makes the published JSON Schema).
+TOP_KEYS = set(schema.top_keys())
+# What a [quick] table may replace.
+QUICK_KEYS = set(schema.QUICK)
+SYSTEM_KEYS = set(schema.system_keys())
+TRACE_KEYS = set(schema.TRACE)
+ENGINE_KEYS = set(schema.engine_keys())
+REPRODUCES_KEYS = set(schema.REPRODUCES)
+# Each generator takes the trace's name and a request count (None: its own size); those that
+# cannot be scaled refuse a count.
 GENERATED = {
-    "bundled": lambda name: bundled.bundled_trace(name),
-    "pore-full": lambda name: bundled.full_size_trace(name),
-    "pore-full-writes": lambda name: bundled.full_size_trace(name, writes_only=True),
+    "bundled": lambda name, requests: bundled.bundled_trace(_unscaled(name, requests, "bundled")),
+    "pore-full": lambda name, requests: bundled.full_size_trace(_unscaled(name, requests, "pore-full")),
+    "pore-full-writes": lambda name, requests: bundled.full_size_trace(_unscaled(name, requests, "pore-full-writes"), writes_only=True),
     # HWSR's Table 3 and FluidSMR's Table 1 traces at their full size, made on first use.
-    "hwsr-table3": lambda name: _table_trace(hwsr_traces.ROWS, hwsr_traces.trace, name, "HWSR's Table 3"),
-    "fluid-table1": lambda name: _table_trace(fluid_traces.TABLE1, fluid_traces.table1_trace, name, "FluidSMR's Table 1"),
+    "hwsr-table3": lambda name, requests: _table_trace(hwsr_traces.ROWS, lambda n: hwsr_traces.trace(n, requests), name, "HWSR's Table 3"),
+    "fluid-table1": lambda name, requests: _table_trace(fluid_traces.TABLE1, lambda n: fluid_traces.table1_trace(n, requests), name,
+                                                        "FluidSMR's Table 1"),
     # FluidSMR's Fig. 16 workload at full size (its one name: four-phase).
-    "fluid-phases": lambda name: _table_trace(["four-phase"], lambda _: fluid_traces.four_phase_trace(), name, "FluidSMR's Fig. 16 workloads"),
+    "fluid-phases": lambda name, requests: _table_trace(
+        ["four-phase"], lambda _: fluid_traces.four_phase_trace(*([requests] if requests else [])), name, "FluidSMR's Fig. 16 workloads"),
 }
 
 
@@ -65,6 +78,26 @@ def _table_trace(rows, make, name: str, table: str) -> Path:
     if name not in rows:
         raise UsageError(f"trace '{name}' is not one of {table} ({', '.join(rows)})")
     return make(name)
+
+
+def _unscaled(name: str, requests: int | None, scheme: str) -> str:
+    if requests is not None:
+        raise UsageError(f"{scheme}:{name}@{requests}: {scheme} traces are not scaled (drop '@{requests}')")
+    return name
+
+
+def generated_name(text: str) -> tuple[str, str, int | None] | None:
+    """``(scheme, name, requests)`` of a generated trace's spelling (``hwsr-table3:prn0@20000``),
+    or None for a path."""
+    scheme, colon, rest = text.partition(":")
+    if not colon or scheme not in GENERATED:
+        return None
+    name, at, count = rest.partition("@")
+    if not at:
+        return scheme, name, None
+    if not count.isdigit() or int(count) == 0:
+        raise UsageError(f"trace '{text}': '@' must be followed by a request count above 0")
+    return scheme, name, int(count)
 
 
 def param_text(value: Any) -> str:
@@ -99,7 +132,6 @@ class Experiment:
     metrics: list[str] = field(default_factory=list)
     reproduces: dict[str, str] = field(default_factory=dict)
     figure: dict[str, Any] = field(default_factory=dict)
-    paper: list[dict[str, Any]] = field(default_factory=list)
     source: Path | None = None
 
     def cells(self) -> list[Cell]:
@@ -109,7 +141,8 @@ class Experiment:
         for trace_name, trace in self.traces.items():
             for seed in self.seeds:
                 for entry in self.systems:
-                    params = {key: value for key, value in self.params.items() if takes(entry.system, key)}
+                    params = {key: value for key, value in self.params.items()
+                              if takes(entry.system, key, {**self.params, **entry.params})}
                     params.update(entry.params)
                     engine = engine_config(**{**self.engine, **entry.engine})
                     for given in grid(params):
@@ -123,12 +156,24 @@ class Experiment:
             axes += [key for key, value in entry.params.items() if isinstance(value, list) and len(value) > 1 and key not in axes]
         return axes
 
+    def axes(self) -> dict[str, list[str]]:
+        """Each parameter given as a list, with its values as text in the order the file lists
+        them (a system's own list after the shared one's): the order a trend runs along."""
+        found: dict[str, list[str]] = {}
+        for params in [self.params] + [s.params for s in self.systems]:
+            for key, value in params.items():
+                if isinstance(value, list):
+                    known = found.setdefault(key, [])
+                    known += [v for v in map(param_text, value) if v not in known]
+        return found
 
-def takes(system: str, key: str) -> bool:
-    """Whether a shared parameter goes to ``system``: it declares the key, or it stacks over
-    another system (declares ``below``), which reads what it does not."""
-    declared = systems.defaults(system)
-    return key in declared or "below" in declared
+
+def takes(system: str, key: str, params: dict[str, Any]) -> bool:
+    """Whether a shared parameter goes to ``system`` (with ``params``): it reads the key, itself
+    or through a system it stacks over (``below``). An alias of a system is given every key
+    (the core refuses those it does not read)."""
+    accepted = systems.accepted(system, params)
+    return accepted is None or key in accepted
 
 
 def grid(params: dict[str, Any]) -> list[dict[str, str]]:
@@ -147,20 +192,24 @@ def _table(source: Path, where: str, value: Any, allowed: set[str]) -> dict:
         raise _fail(source, f"{where} must be a table")
     unknown = sorted(set(value) - allowed)
     if unknown:
-        raise _fail(source, f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(allowed))})")
+        raise _fail(source, f"{where}: unknown key '{unknown[0]}'{schema.nearest(unknown[0], allowed)} (known: {', '.join(sorted(allowed))})")
     return value
 
 
-def _trace(source: Path, entry: Any) -> tuple[str, Trace]:
+def _trace(source: Path, entry: Any, trace_source=None) -> tuple[str, Trace]:
     if isinstance(entry, str):
         entry = {"path": entry}
     entry = _table(source, "a trace", entry, TRACE_KEYS)
     if "path" not in entry:
         raise _fail(source, "a trace needs a path (or bundled:NAME, pore-full:NAME, pore-full-writes:NAME)")
     text = str(entry["path"])
-    scheme, colon, name = text.partition(":")
-    if colon and scheme in GENERATED:
-        path = GENERATED[scheme](name)
+    try:
+        generated = generated_name(text)
+    except UsageError as error:
+        raise _fail(source, str(error)) from None
+    if generated:
+        scheme, name, requests = generated
+        path = (trace_source(scheme, name) if trace_source else None) or GENERATED[scheme](name, requests)
         label = name
     else:
         path = (source.parent / text) if not Path(text).is_absolute() else Path(text)
@@ -182,8 +231,10 @@ def _values(source: Path, where: str, params: Any) -> dict[str, Any]:
     return params
 
 
-def load(path: str | Path) -> Experiment:
-    """The experiment in the TOML file at ``path``."""
+def load(path: str | Path, quick: bool = False, trace_source=None) -> Experiment:
+    """The experiment in the TOML file at ``path``; with ``quick``, its ``[quick]`` keys in place
+    of its own. ``trace_source(scheme, name)`` may return a file to use for a generated trace
+    (None: generate it)."""
     source = Path(path)
     try:
         text = source.read_text()
@@ -191,17 +242,16 @@ def load(path: str | Path) -> Experiment:
         raise UsageError(f"{source}: no such experiment file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{source}: cannot read it ({error})") from None
-    return parse(text, source)
+    return parse(text, source, quick=quick, trace_source=trace_source)
 
 
-def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
-    """The experiment in ``text`` (read from ``source``); without its traces (none opened or
-    generated) when ``with_traces`` is false, to describe a stored run."""
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise UsageError(f"{source}: not valid TOML: {error}") from None
-    document = _table(source, "the file", document, TOP_KEYS)
+def top_level(source: Path, document: dict, keys: set[str], quick_keys: set[str], quick: bool) -> dict:
+    """The file's top-level table, checked (known keys, name, traces and systems present), with
+    the ``[quick]`` table's keys in place of its own when ``quick``."""
+    document = _table(source, "the file", dict(document), keys)
+    replaced = _table(source, "quick", document.pop("quick", {}), quick_keys)
+    if quick:
+        document.update(replaced)
     for key in ("name", "traces", "systems"):
         if key not in document:
             raise _fail(source, f"'{key}' is missing")
@@ -209,13 +259,27 @@ def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
         raise _fail(source, "traces must be a non-empty list")
     if not isinstance(document["systems"], list) or not document["systems"]:
         raise _fail(source, "systems must be a non-empty list of tables ([[systems]])")
+    return document
+
+
+def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None) -> Experiment:
+    """The experiment in ``text`` (read from ``source``); without its traces (none opened or
+    generated) when ``with_traces`` is false, to describe a stored run."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise UsageError(f"{source}: not valid TOML: {error}") from None
+    if document.get("kind") == "kv":
+        from smrlab.experiment.kv.spec import parse as parse_kv
+        return parse_kv(document, source, quick)
+    document = top_level(source, document, TOP_KEYS, QUICK_KEYS, quick)
     known = set(_core_system_names())
     runs = []
     for entry in document["systems"]:
         entry = _table(source, "a [[systems]] entry", entry, SYSTEM_KEYS)
         system = entry.get("system")
         if system not in known:
-            raise _fail(source, f"system '{system}' is none of {', '.join(sorted(known))}")
+            raise _fail(source, f"system '{system}' is none of {', '.join(sorted(known))}{schema.nearest(system, known)}")
         runs.append(SystemRun(str(entry.get("label", system)), system,
                               _values(source, f"systems.{system}.params", entry.get("params", {})),
                               _table(source, f"systems.{system}.engine", entry.get("engine", {}), ENGINE_KEYS)))
@@ -230,7 +294,7 @@ def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
         engine_config(**engine)
     except UsageError as error:
         raise _fail(source, f"engine: {error}") from None
-    traces = dict(_trace(source, entry) for entry in document["traces"]) if with_traces else {}
+    traces = dict(_trace(source, entry, trace_source) for entry in document["traces"]) if with_traces else {}
     return Experiment(
         name=_name(source, document["name"]),
         traces=traces,
@@ -241,26 +305,19 @@ def parse(text: str, source: Path, with_traces: bool = True) -> Experiment:
         title=str(document.get("title", "")),
         description=str(document.get("description", "")),
         metrics=[str(m) for m in document.get("metrics", [])],
-        reproduces=_table(source, "reproduces", document.get("reproduces", {}), {"paper", "figure", "note"}),
-        figure=_table(source, "figure", document.get("figure", {}), FIGURE_KEYS),
-        paper=[_paper_entry(source, p) for p in document.get("paper", [])],
+        reproduces=_table(source, "reproduces", document.get("reproduces", {}), REPRODUCES_KEYS),
+        figure=_figure(source, document.get("figure", {})),
         source=source,
     )
 
 
-def _paper_entry(source: Path, entry: Any) -> dict:
-    entry = _table(source, "a [[paper]] entry", entry, PAPER_KEYS)
-    for key in ("label", "metric", "value"):
-        if key not in entry:
-            raise _fail(source, f"a [[paper]] entry needs '{key}'")
-    if not isinstance(entry["value"], (int, float)) or isinstance(entry["value"], bool):
-        raise _fail(source, f"[[paper]] {entry['label']} {entry['metric']}: value must be a number")
-    return entry
-
-
-ENGINE_KEYS = {"mode", "speedup", "warmup_requests", "warmup_seconds", "idle_work", "series_interval_seconds", "gauge_samples"}
-FIGURE_KEYS = {"kind", "x", "y", "group", "normalise", "title", "ylabel", "xlabel", "logy"}
-PAPER_KEYS = {"label", "trace", "metric", "over", "value", "where", "note"}
+def _figure(source: Path, entry: Any) -> dict:
+    keys = schema.figure_keys()
+    figure = _table(source, "figure", entry, set(keys))
+    kinds = keys["kind"][0]["enum"]
+    if figure and figure.get("kind", "bars") not in kinds:
+        raise _fail(source, f"figure: kind '{figure['kind']}' is none of {', '.join(kinds)}{schema.nearest(figure['kind'], kinds)}")
+    return figure
 
 
 def _name(source: Path, name: Any) -> str:

@@ -4,31 +4,37 @@ interrupted one can go on.
 A run of experiment NAME gets its own folder ``ROOT/NAME-DIGEST`` (DIGEST: of its cells' keys;
 ``-2``, ``-3``... for a later run of the same cells unless resuming), holding:
 
-- ``cells/LABEL-TRACE-PARAMS-KEY.json``: each finished cell's whole result, written as it
-  finishes (``--resume`` skips cells found here; failed cells are not stored, so they run again);
+- ``cells/LABEL-TRACE-PARAMS-KEY.json``: each finished cell's whole result and what running it
+  cost, written as it finishes (``--resume`` skips cells found here; failed cells are not
+  stored, so they run again);
 - ``NAME-DIGEST.parquet``: one row per cell (``smrlab.result.tidy_row``, plus ``cell`` and
-  ``error``), written once every cell has run;
+  ``error``), written once every cell has run: simulated numbers only, the same wherever and
+  however fast the cells ran;
 - ``NAME-DIGEST.json``: the provenance sidecar: the experiment file's text, every cell's
-  resolved configuration (each parameter read, given or default), seed, trace checksums,
-  smrlab version, git commit and host.
+  resolved configuration (each parameter read, given or default), seed, trace checksums and
+  what running it cost (``timing``: wall and CPU time, peak memory, worker, wait, attempts;
+  its expected cost), smrlab version, git commit and host, and the parent's own work by phase
+  (``parent``). ``timing_rows`` reads the costs back as columns.
 
-Every file is written under a temporary name and renamed when complete (``smrlab.outputs``):
-Ctrl-C leaves the finished cells and nothing that looks like a finished table. Not here: running
-cells (``executors``) or reading tables back (``smrlab.results``).
+Every file is written under a temporary name and renamed when complete (``smrlab.outputs``);
+the table is renamed last, after its sidecar: Ctrl-C leaves the finished cells and nothing that
+looks like a finished table. Not here: running cells (``executors``) or reading tables back
+(``smrlab.results``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import platform
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from smrlab import outputs, provenance
-from smrlab.experiment.cells import Cell, Outcome
+from smrlab.experiment.cells import Cell, Outcome, Timing
 
 CELLS = "cells"
 # The longest part of a cell file's name that spells out its parameters.
@@ -61,16 +67,13 @@ class RunFolder:
         """A new folder (never one a previous run wrote), or with ``resume`` the latest one of
         the same cells."""
         stem = f"{name}-{digest(keys)}"
-        candidates = [root / stem] + [root / f"{stem}-{n}" for n in range(2, 10_000)]
-        existing = [c for c in candidates[:1] if c.exists()]
-        for candidate in candidates[1:]:
-            if not candidate.exists():
-                break
-            existing.append(candidate)
-        if resume and existing:
-            return cls(existing[-1], stem)
-        free = next(c for c in candidates if not c.exists())
-        return cls(free, stem)
+        first = root / stem
+        latest, n = (first if first.exists() else None), 2
+        while (root / f"{stem}-{n}").exists():
+            latest, n = root / f"{stem}-{n}", n + 1
+        if resume and latest is not None:
+            return cls(latest, stem)
+        return cls(first if not first.exists() else root / f"{stem}-{n}", stem)
 
     @property
     def table_path(self) -> Path:
@@ -80,36 +83,43 @@ class RunFolder:
     def provenance_path(self) -> Path:
         return self.folder / f"{self.stem}.json"
 
-    def stored(self) -> dict[str, dict]:
-        """The stored cells' results, by key."""
+    def stored(self) -> dict[str, tuple[dict, Timing | None]]:
+        """The stored cells' results and costs, by key."""
         found = {}
         for path in sorted((self.folder / CELLS).glob("*.json")):
             try:
                 document = json.loads(path.read_text())
-            except (OSError, ValueError):
+                timing = Timing.from_record(document["timing"]) if document.get("timing") else None
+            except (OSError, ValueError, TypeError, KeyError, AttributeError):
                 continue  # not one of ours, or unreadable: the cell runs again
             if isinstance(document, dict) and "key" in document and "result" in document:
-                found[document["key"]] = document["result"]
+                found[document["key"]] = (document["result"], timing)
         return found
 
     def save_cell(self, cell: Cell, outcome: Outcome) -> None:
         if outcome.result is None:
             return
-        document = {"key": outcome.key, "cell": cell.describe(), "result": outcome.result}
+        document = {"key": outcome.key, "cell": cell.describe(), "result": outcome.result,
+                    "timing": outcome.timing.record() if outcome.timing else None}
         outputs.write_text(self.folder / CELLS / cell_file_name(cell, outcome.key), json.dumps(document, indent=1, sort_keys=True) + "\n")
 
-    def write(self, rows: list[dict[str, Any]], sidecar: dict) -> Path:
-        """The table (Parquet) and its provenance sidecar, each whole or not at all."""
+    @contextlib.contextmanager
+    def writing(self, rows: list[dict[str, Any]], phases) -> Iterator[None]:
+        """Writes the table (Parquet) under a temporary name (timed in ``phases`` as "table"),
+        then the block (the figures, then the provenance sidecar: ``write_sidecar``), then
+        renames the table onto its name: each whole or not at all, the table last."""
+        with outputs.output_file(self.table_path, make_folder=True) as temporary:
+            with phases("table"):
+                _parquet(rows, temporary)
+            yield
+
+    def write_sidecar(self, sidecar: dict) -> None:
         outputs.write_text(self.provenance_path, json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
-        write_parquet(rows, self.table_path)
-        return self.table_path
 
 
-def write_parquet(rows: list[dict[str, Any]], path: Path) -> Path:
+def _parquet(rows: list[dict[str, Any]], path: Path) -> None:
     import pyarrow.parquet as pq
-    with outputs.output_file(path, make_folder=True) as temporary:
-        pq.write_table(arrow_table(rows), temporary)
-    return path
+    pq.write_table(arrow_table(rows), path)
 
 
 def arrow_table(rows: list[dict[str, Any]]):
@@ -129,15 +139,19 @@ def to_pandas(table):
     return table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype(), pa.uint64(): pd.UInt64Dtype()}.get)
 
 
-def sidecar(experiment, cells: list[tuple[Cell, str]], outcomes: dict[int, Outcome]) -> dict:
-    """The provenance of a run: everything needed to reproduce each of its rows."""
+def sidecar(experiment, cells: list[tuple[Cell, str]], outcomes: dict[int, Outcome], parent: dict,
+            reused: set[int] = frozenset(), expected: dict[int, float] | None = None) -> dict:
+    """The provenance of a run: everything needed to reproduce each of its rows, what each
+    cost (``reused`` cells: in the run that stored them) and the parent's work (``parent``)."""
     from smrlab.experiment.totoml import render
 
     source = experiment.source
     described = []
     for cell, key in cells:
         outcome = outcomes[cell.index]
-        entry = {"key": key, **cell.describe(), "error": outcome.error}
+        entry = {"key": key, **cell.describe(), "error": outcome.error,
+                 "timing": outcome.timing.record() if outcome.timing else None, "reused": cell.index in reused,
+                 "expected_s": (expected or {}).get(cell.index)}
         if outcome.result is not None:
             entry["resolved_params"] = outcome.result["config"]["params"]
             entry["trace"]["footprint"] = outcome.result["trace"]["footprint"]
@@ -155,4 +169,21 @@ def sidecar(experiment, cells: list[tuple[Cell, str]], outcomes: dict[int, Outco
         "traces": {name: {"path": str(t.path) if t.path else None, "checksum": t.checksum()} for name, t in experiment.traces.items()},
         "cells": described,
         "failed": sum(1 for o in outcomes.values() if o.error),
+        "parent": parent,
     }
+
+
+# The columns of ``timing_rows`` after ``cell``, as ``timing.NAME``.
+TIMING_COLUMNS = ("worker", "wall_s", "cpu_s", "peak_rss_bytes", "wait_s", "attempts", "footprint_s", "fetch_s",
+                  "requests", "started_at", "expected_s", "reused")
+
+
+def timing_rows(sidecar: dict) -> list[dict[str, Any]]:
+    """What each cell of a run cost, from its sidecar: one row per cell with its key (``cell``)
+    and ``timing.NAME`` columns (``TIMING_COLUMNS``); None where a cell has no record (a run
+    from before costs were kept)."""
+    rows = []
+    for entry in sidecar.get("cells", []):
+        record = {**(entry.get("timing") or {}), "expected_s": entry.get("expected_s"), "reused": entry.get("reused")}
+        rows.append({"cell": entry.get("key"), **{f"timing.{name}": record.get(name) for name in TIMING_COLUMNS}})
+    return rows

@@ -42,6 +42,4 @@ def render(experiment) -> str:
         lines += [f"engine = {_value(run.engine)}"] if run.engine else []
         lines.append("")
     lines += _table("[figure]", experiment.figure)
-    for entry in experiment.paper:
-        lines += _table("[[paper]]", entry)
     return "\n".join(lines)

@@ -60,7 +60,9 @@ pub const CACHE: ParamSpec = ParamSpec::new(
     "2%",
     "SSD cache size",
 );
-pub const BLOCK: ParamSpec = ParamSpec::new("block", Kind::Size, "4KiB", "cache block size, a multiple of 512 bytes");
+pub const BLOCK: ParamSpec = ParamSpec::new("block", Kind::Size, "4KiB", "cache block size, a multiple of 512 bytes").open(
+    "PORE does not state its cache block size; 4 KiB is the smallest request of the MSR traces it replays and a flash page",
+);
 pub const ZONE: ParamSpec = ParamSpec::new("zone", Kind::Size, "20MB", "PORE zone size");
 pub const PERIOD: ParamSpec = ParamSpec::new(
     "period",

@@ -72,7 +72,8 @@ pub const BAND_MIN: ParamSpec = ParamSpec::new("band_min", Kind::Size, "17MB", "
 pub const BAND_MAX: ParamSpec = ParamSpec::new("band_max", Kind::Size, "36MB", "largest band");
 pub const BAND_SIZE: ParamSpec = ParamSpec::new("band_size", Kind::Size, NONE, "one fixed band size instead of random sizes (e.g. 18MiB)");
 pub const IDLE_CLEAN: ParamSpec = ParamSpec::new("idle_clean", Kind::Bool, "false", "open loop: clean one band per idle quantum while the buffer is above idle_clean_above");
-pub const IDLE_CLEAN_ABOVE: ParamSpec = ParamSpec::new("idle_clean_above", Kind::Fraction, "0.5", "buffer occupancy (fraction of its size) above which idle cleaning runs");
+pub const IDLE_CLEAN_ABOVE: ParamSpec = ParamSpec::new("idle_clean_above", Kind::Fraction, "0.5", "buffer occupancy (fraction of its size) above which idle cleaning runs")
+    .open("PORE replays closed loop and never idles; drive-managed disks clean in idle time (Aghayev et al., FAST 2015) from a level no paper states: half the buffer");
 
 pub const PARAMS: ParamList = &[&DISK_PARAMS, &[BUFFER, BUFFER_ON, BAND_MIN, BAND_MAX, BAND_SIZE, IDLE_CLEAN, IDLE_CLEAN_ABOVE]];
 

@@ -31,7 +31,8 @@ use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, 
 
 /// Parameters uCache shares with `zonemap`, which is uCache with zone-sized buckets.
 pub const CHECKPOINT_EVERY: ParamSpec =
-    ParamSpec::new("checkpoint_every", Kind::Count, "1024", "promotions between checkpoints of the map (a checkpoint also follows every GC cycle)");
+    ParamSpec::new("checkpoint_every", Kind::Count, "1024", "promotions between checkpoints of the map (a checkpoint also follows every GC cycle)")
+        .open("uCache checkpoints its map but does not say how often; every 1024 promotions keeps the headers to replay after a crash to one zone's worth at 256 KiB buckets");
 pub const RECORD_JOURNAL: ParamSpec = ParamSpec::new(
     "record_journal",
     Kind::Bool,

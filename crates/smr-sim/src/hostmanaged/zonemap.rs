@@ -11,7 +11,8 @@ use crate::kernel::disk::DISK_PARAMS;
 use crate::kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
 
 pub const RECLAIM_BELOW: ParamSpec =
-    ParamSpec::new("reclaim_below", Kind::Fraction, "0.25", "reclaim while free buffer zones are fewer than this fraction of them (below 1)");
+    ParamSpec::new("reclaim_below", Kind::Fraction, "0.25", "reclaim while free buffer zones are fewer than this fraction of them (below 1)")
+        .open("dm-zoned reclaims below a low watermark of free buffer zones that the uCache paper does not give; a quarter leaves room for a burst while reclaim runs");
 
 pub const PARAMS: ParamList = &[&DISK_PARAMS, &[RECLAIM_BELOW, CHECKPOINT_EVERY, RECORD_JOURNAL, CACHE, ZONE_SIZE, CONVENTIONAL]];
 

@@ -11,7 +11,9 @@
 //! warm-up), `idle` (background work until it arrives), `serve` (range check, then the
 //! system), `measure` (totals, histograms, series, gauge samples) and, after the last one,
 //! `finish` (the report, warm-up subtracted). The engine reads two requests ahead of the one it
-//! serves and names them to the system (`System::prefetch`), a hint that changes no result.
+//! serves and names them to the system (`System::prefetch`), a hint that changes no result. An
+//! open-loop replay also tells `saturation` which requests found the system idle and how long
+//! each measured one waited, for the report's verdict on whether the run was saturated.
 //! Not here: building systems (`build`) or reading files.
 
 use serde::{Deserialize, Serialize};
@@ -23,6 +25,7 @@ use super::gauge_series::GaugeSampler;
 use super::ioctx::{ChannelStats, IoCtx};
 use super::metrics::{Counters, Gauges};
 use super::report::{OpAccumulator, RunReport, SeriesPoint};
+use super::saturation::SaturationWatch;
 use super::system::System;
 
 /// How requests are issued.
@@ -178,6 +181,8 @@ struct Replay<'c> {
     trace_offset: u64,
     /// Requests whose timestamp was before the previous request's.
     time_regressions: u64,
+    /// Open loop: what the saturation verdict needs.
+    saturation: Option<SaturationWatch>,
 }
 
 impl<'c> Replay<'c> {
@@ -205,6 +210,7 @@ impl<'c> Replay<'c> {
             sampler: GaugeSampler::new(config.gauge_samples),
             trace_offset: 0,
             time_regressions: 0,
+            saturation: speedup.map(|_| SaturationWatch::new()),
         })
     }
 
@@ -253,7 +259,13 @@ impl<'c> Replay<'c> {
     /// the clock to the arrival.
     #[inline]
     fn idle(&mut self, system: &mut dyn System, ctx: &mut IoCtx, arrival: u64) -> Result<(), SimError> {
-        if self.speedup.is_none() || ctx.now() >= arrival {
+        if self.speedup.is_none() || ctx.now() > arrival {
+            return Ok(());
+        }
+        if let Some(watch) = self.saturation.as_mut() {
+            watch.found_idle(self.seen);
+        }
+        if ctx.now() == arrival {
             return Ok(());
         }
         if self.config.idle_work {
@@ -293,6 +305,9 @@ impl<'c> Replay<'c> {
         }
         let service = end - start;
         let response = end - arrival;
+        if let Some(watch) = self.saturation.as_mut() {
+            watch.waited(start - arrival);
+        }
         self.ops[req.op as usize].add(req.len, service, response, self.speedup.is_some());
         if let Some(slot) = end.checked_div(self.config.series_interval_ns) {
             if slot >= MAX_SERIES_POINTS {
@@ -352,6 +367,7 @@ impl<'c> Replay<'c> {
             series: self.series,
             cancelled: self.cancelled,
             time_regressions: self.time_regressions,
+            saturation: self.saturation.map(|watch| watch.verdict(self.seen - measured, measured)),
             ..Default::default()
         };
         report.add_measures(&counters.since(&base.counters), &gauges, gauge_series);

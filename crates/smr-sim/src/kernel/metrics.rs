@@ -122,6 +122,11 @@ impl Counters {
         self.values.iter().copied()
     }
 
+    /// Every declared ratio, with a value or not.
+    pub fn declared_ratios(&self) -> impl Iterator<Item = &'static Ratio> + '_ {
+        self.ratios.iter().copied()
+    }
+
     /// Every declared ratio whose denominator is not zero, with its value.
     pub fn ratios(&self) -> impl Iterator<Item = (&'static Ratio, f64)> + '_ {
         self.ratios.iter().filter_map(|r| r.of(self.get(r.numerator.name), self.get(r.denominator.name)).map(|v| (*r, v)))

@@ -5,7 +5,8 @@
 //!   parameter declarations (`params`, and the shared `disk` parameter in `disk`);
 //! - running: `IoCtx` (media, channels, the clock; `ioctx`, with fio iolog recording in
 //!   `recorder`), the `Engine` (`engine`), what it reports (`report`, `metrics`,
-//!   `gauge_series`), the error type (`error`);
+//!   `gauge_series`, and whether an open-loop run was saturated: `saturation`), the error type
+//!   (`error`);
 //! - the parts systems share: slot pools (`slots`), recency lists (`lists`), coalescing blocks
 //!   into runs (`runs`), band layouts (`bands`), garbage-collection accounting (`gc`), a
 //!   zoned disk under the zone rules (`zoned_disk`), and a prefetch hint (`prefetch`).
@@ -27,6 +28,7 @@ pub mod params;
 pub mod recorder;
 pub mod report;
 pub mod runs;
+pub mod saturation;
 pub mod slots;
 pub mod system;
 pub mod zoned_disk;
@@ -39,4 +41,5 @@ pub use ioctx::{ChannelId, IoCtx};
 pub use metrics::{Counters, Gauges, Metric, Ratio, Unit};
 pub use params::{Kind, ParamList, ParamSpec};
 pub use report::RunReport;
+pub use saturation::Saturation;
 pub use system::{Bands, System};

@@ -12,6 +12,7 @@ use smr_core::latency::{LatencyHistogram, LatencySummary};
 use super::gauge_series::GaugeSeries;
 use super::ioctx::ChannelReport;
 use super::metrics::{CounterValues, Counters, Gauges, Metric, MetricDoc, MetricKind, Unit};
+use super::saturation::Saturation;
 
 /// One point of the optional time series: what completed in `[t_ns, t_ns + interval)`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -68,6 +69,10 @@ pub struct RunReport {
     /// `metrics::Exercise`); `not_informative` then says which, in words.
     pub informative: bool,
     pub not_informative: Vec<String>,
+    /// Open loop: whether the queue grew for the whole replay (`saturation`), with the figures
+    /// the verdict rests on; None in closed loop.
+    #[serde(default)]
+    pub saturation: Option<Saturation>,
 }
 
 pub static TOTAL_IO_S: Metric = Metric::new("total_io_s", Unit::Seconds, "total I/O time: the sum of measured requests' service times");
@@ -156,6 +161,11 @@ impl RunReport {
         self.derive(&READ_IO_S, self.read.io_ns as f64 / NS_PER_S);
         self.derive(&WRITE_IO_S, self.write.io_ns as f64 / NS_PER_S);
         self.derive(&MAKESPAN_S, self.makespan_ns as f64 / NS_PER_S);
+        // Every declared ratio is described, also one this run gives no value (its denominator
+        // is zero), so a run of a system tells all that the system can report.
+        for ratio in counters.declared_ratios() {
+            self.declare(MetricKind::Derived, &ratio.metric);
+        }
         for (ratio, value) in counters.ratios() {
             self.derive(&ratio.metric, value);
         }

@@ -39,11 +39,15 @@ pub struct RunLog {
     pub waited_for_worker: u64,
     /// Workers in the pool.
     pub workers: usize,
+    /// Scheduled requests never issued: the run stopped at its time limit first.
+    pub unissued: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RunSummary {
     pub requests: u64,
+    /// Scheduled requests never issued (the run stopped at its time limit).
+    pub unissued: u64,
     pub failed: u64,
     /// Reads (and read-modify-writes) that did not find their record.
     pub missed: u64,
@@ -92,6 +96,7 @@ impl RunLog {
         let completed = self.records.len() as u64 - failed;
         RunSummary {
             requests: self.records.len() as u64,
+            unissued: self.unissued,
             failed,
             missed,
             waited_for_worker: self.waited_for_worker,

@@ -31,11 +31,14 @@ pub struct ExecutorConfig {
     pub spin_ns: u64,
     /// Seed of the values written.
     pub value_seed: u64,
+    /// Issue nothing after this long from the start (ns): the requests left are counted as not
+    /// issued, so a run against a store that cannot keep up ends at a known time.
+    pub stop_after_ns: Option<u64>,
 }
 
 impl Default for ExecutorConfig {
     fn default() -> Self {
-        ExecutorConfig { spin_ns: 50_000, value_seed: 1 }
+        ExecutorConfig { spin_ns: 50_000, value_seed: 1, stop_after_ns: None }
     }
 }
 
@@ -99,19 +102,31 @@ pub fn run(schedule: &[u64], ops: &mut OperationStream, targets: Vec<Box<dyn Tar
     tighten_timer_slack();
     let spin = Duration::from_nanos(config.spin_ns);
     let mut waited_for_worker = 0u64;
+    let deadline = config.stop_after_ns.map(|ns| t0 + Duration::from_nanos(ns));
+    let mut issued = 0usize;
     for (index, &scheduled_ns) in schedule.iter().enumerate() {
         let op = ops.next_op();
-        wait_until(t0 + Duration::from_nanos(scheduled_ns), spin);
+        let due = t0 + Duration::from_nanos(scheduled_ns);
+        if deadline.is_some_and(|d| due >= d) {
+            break;
+        }
+        wait_until(due, spin);
         let id = match free_rx.try_recv() {
             Ok(id) => id,
             Err(_) => {
                 waited_for_worker += 1;
-                match free_rx.recv() {
-                    Ok(id) => id,
-                    Err(_) => break, // every worker has stopped: they report why below
+                let free = match deadline {
+                    Some(d) => free_rx.recv_timeout(d.saturating_duration_since(Instant::now())).ok(),
+                    None => free_rx.recv().ok(),
+                };
+                match free {
+                    Some(id) => id,
+                    // The deadline passed, or every worker has stopped (they report why below).
+                    None => break,
                 }
             }
         };
+        issued = index + 1;
         if inboxes[id].send(Job { index: index as u64, op, scheduled_ns }).is_err() {
             break;
         }
@@ -123,7 +138,7 @@ pub fn run(schedule: &[u64], ops: &mut OperationStream, targets: Vec<Box<dyn Tar
         records.extend(worker_records);
     }
     records.sort_unstable_by_key(|r| r.index);
-    Ok(RunLog { records, waited_for_worker, workers: workers_count })
+    Ok(RunLog { records, waited_for_worker, workers: workers_count, unissued: (schedule.len() - issued) as u64 })
 }
 
 fn work(id: usize, mut target: Box<dyn Target>, inbox: mpsc::Receiver<Job>, free: mpsc::Sender<usize>, workload: &CoreWorkload, seed: u64, t0: Instant) -> Vec<RequestRecord> {

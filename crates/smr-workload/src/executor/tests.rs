@@ -28,11 +28,15 @@ impl Target for Slow {
 }
 
 fn run_with(workers: usize, service_ms: u64, interval_ms: u64, n: u64) -> (RunLog, Vec<Vec<u8>>) {
+    run_until(workers, service_ms, interval_ms, n, None)
+}
+
+fn run_until(workers: usize, service_ms: u64, interval_ms: u64, n: u64, stop_after_ns: Option<u64>) -> (RunLog, Vec<Vec<u8>>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let targets: Vec<Box<dyn Target>> = (0..workers).map(|_| Box::new(Slow { service: Duration::from_millis(service_ms), seen: seen.clone() }) as Box<dyn Target>).collect();
     let schedule: Vec<u64> = (0..n).map(|i| i * interval_ms * 1_000_000).collect();
     let mut ops = OperationStream::new(&CoreWorkload::preset("a").unwrap(), 1).unwrap();
-    let log = run(&schedule, &mut ops, targets, ExecutorConfig::default()).unwrap();
+    let log = run(&schedule, &mut ops, targets, ExecutorConfig { stop_after_ns, ..ExecutorConfig::default() }).unwrap();
     let seen = seen.lock().unwrap().clone();
     (log, seen)
 }
@@ -81,10 +85,25 @@ fn only_requests_a_free_worker_could_start_count_as_scheduling_error() {
     // Two workers. Requests 0 and 1 find both free; 2 is due while both are busy (it waits
     // 50 ns, the pool's fault, not the executor's); 3 is due after 0 and 1 ended, 2 still busy.
     let record = |index, scheduled_ns, start_ns, end_ns| RequestRecord { index, op: OpKind::Read, scheduled_ns, start_ns, end_ns, ok: true, found: true };
-    let log = RunLog { records: vec![record(0, 0, 10, 100), record(1, 5, 15, 200), record(2, 50, 100, 300), record(3, 250, 270, 280)], waited_for_worker: 1, workers: 2 };
+    let log = RunLog { records: vec![record(0, 0, 10, 100), record(1, 5, 15, 200), record(2, 50, 100, 300), record(3, 250, 270, 280)], waited_for_worker: 1, workers: 2, unissued: 0 };
     let s = log.summary();
     assert_eq!(s.scheduling_error.count, 3);
     assert_eq!(s.scheduling_error.sum_ns, 10 + 10 + 20);
     assert_eq!(s.latency.max_ns, 250);
     assert_eq!(s.waited_for_worker, 1);
+}
+
+#[test]
+fn a_run_stops_issuing_at_its_time_limit_and_counts_what_it_left() {
+    // One worker at 20 ms per request, one due every 1 ms, stopped after 100 ms: the pool
+    // falls behind, so only a handful are issued, whatever the machine's speed, and the rest
+    // are counted, not run.
+    let (log, seen) = run_until(1, 20, 1, 1000, Some(100_000_000));
+    let s = log.summary();
+    assert!(s.requests >= 1 && s.requests <= 7, "{}", s.requests);
+    assert_eq!(s.requests + s.unissued, 1000);
+    assert_eq!(seen.len() as u64, s.requests);
+    // Without a limit nothing is left.
+    let (log, _) = run_with(2, 1, 1, 20);
+    assert_eq!(log.summary().unissued, 0);
 }

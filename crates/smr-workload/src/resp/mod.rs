@@ -1,11 +1,16 @@
-//! The Redis serialization protocol, version 2 (RESP2): parsing a client's commands (arrays
-//! of bulk strings, or inline commands as `redis-cli` typed into telnet sends them) with limits
-//! checked before anything is allocated, encoding replies, and parsing replies for our own
-//! client. A parser never panics and never waits: given the bytes so far it returns a
-//! command, "need more bytes", or a protocol error naming what was wrong.
+//! The Redis serialization protocol, RESP2 and RESP3: parsing a client's commands (arrays of
+//! bulk strings, or inline commands as `redis-cli` typed into telnet sends them; the same in
+//! both versions) with limits checked before anything is allocated, encoding replies in the
+//! connection's version (`encode`), and parsing replies for our own client (`reply`). A parser
+//! never panics and never waits: given the bytes so far it returns a command, "need more
+//! bytes", or a protocol error naming what was wrong.
 
+use std::ops::Range;
+
+pub mod encode;
 mod reply;
 
+pub use encode::{Protocol, Replies};
 pub use reply::{parse_reply, Reply};
 
 /// What a command may be at most; checked on the headers, before the bytes are read.
@@ -32,9 +37,6 @@ const MAX_HEADER: usize = 32;
 #[error("Protocol error: {0}")]
 pub struct ProtocolError(pub String);
 
-/// A parsed command: its arguments and the bytes it took.
-pub type Parsed = Option<(Vec<Vec<u8>>, usize)>;
-
 /// The header line at `at` (up to CRLF), its number, and where the line ends; `None` if the
 /// CRLF has not arrived.
 fn header(buf: &[u8], at: usize, what: &str) -> Result<Option<(i64, usize)>, ProtocolError> {
@@ -51,29 +53,48 @@ fn header(buf: &[u8], at: usize, what: &str) -> Result<Option<(i64, usize)>, Pro
     if buf[at + cr + 1] != b'\n' {
         return Err(ProtocolError(format!("{what} header not ended by CRLF")));
     }
-    let text = std::str::from_utf8(&window[1..cr]).ok().and_then(|t| t.parse::<i64>().ok());
-    match text {
+    match decimal(&window[1..cr]) {
         Some(n) => Ok(Some((n, at + cr + 2))),
         None => Err(ProtocolError(format!("invalid {what} length"))),
     }
 }
 
-/// Parses one command from the start of `buf`.
-pub fn parse_command(buf: &[u8], limits: &Limits) -> Result<Parsed, ProtocolError> {
-    match buf.first() {
-        None => Ok(None),
-        Some(b'*') => parse_array(buf, limits),
-        Some(_) => parse_inline(buf, limits),
+/// A header's decimal number: an optional minus sign and 1 to 18 digits (so it cannot
+/// overflow; every length the limits admit is shorter).
+fn decimal(text: &[u8]) -> Option<i64> {
+    let (negative, digits) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
     }
+    let n = digits.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+    Some(if negative { -n } else { n })
 }
 
-fn parse_array(buf: &[u8], limits: &Limits) -> Result<Parsed, ProtocolError> {
-    let Some((count, mut at)) = header(buf, 0, "multibulk")? else { return Ok(None) };
+/// Parses one command starting at `at` in `buf`: appends where each of its arguments lies in
+/// `buf` to `args` (nothing is copied) and returns where the command ends, or `None` until all
+/// of it has arrived (then `args` is as it was). An empty inline line is a command without
+/// arguments.
+pub fn parse_command(buf: &[u8], at: usize, limits: &Limits, args: &mut Vec<Range<usize>>) -> Result<Option<usize>, ProtocolError> {
+    let before = args.len();
+    let parsed = match buf.get(at) {
+        None => Ok(None),
+        Some(b'*') => parse_array(buf, at, limits, args),
+        Some(_) => parse_inline(buf, at, limits, args),
+    };
+    if !matches!(parsed, Ok(Some(_))) {
+        args.truncate(before);
+    }
+    parsed
+}
+
+fn parse_array(buf: &[u8], at: usize, limits: &Limits, args: &mut Vec<Range<usize>>) -> Result<Option<usize>, ProtocolError> {
+    let Some((count, mut at)) = header(buf, at, "multibulk")? else { return Ok(None) };
     if count < 0 || count as u64 > limits.max_args as u64 {
         return Err(ProtocolError(format!("invalid multibulk length {count} (at most {})", limits.max_args)));
     }
-    // Lengths are checked before the arguments are copied; the vector grows with what arrived.
-    let mut args = Vec::with_capacity((count as usize).min(64));
     for _ in 0..count {
         if at >= buf.len() {
             return Ok(None);
@@ -92,66 +113,32 @@ fn parse_array(buf: &[u8], limits: &Limits) -> Result<Parsed, ProtocolError> {
         if &buf[end..end + 2] != b"\r\n" {
             return Err(ProtocolError("bulk string not ended by CRLF".into()));
         }
-        args.push(buf[start..end].to_vec());
+        args.push(start..end);
         at = end + 2;
     }
-    Ok(Some((args, at)))
+    Ok(Some(at))
 }
 
-fn parse_inline(buf: &[u8], limits: &Limits) -> Result<Parsed, ProtocolError> {
-    let Some(nl) = buf.iter().take(limits.max_inline + 1).position(|&b| b == b'\n') else {
-        if buf.len() > limits.max_inline {
+fn parse_inline(buf: &[u8], at: usize, limits: &Limits, args: &mut Vec<Range<usize>>) -> Result<Option<usize>, ProtocolError> {
+    let rest = &buf[at..];
+    let Some(nl) = rest.iter().take(limits.max_inline + 1).position(|&b| b == b'\n') else {
+        if rest.len() > limits.max_inline {
             return Err(ProtocolError(format!("inline command longer than {} bytes", limits.max_inline)));
         }
         return Ok(None);
     };
-    let line = buf[..nl].strip_suffix(b"\r").unwrap_or(&buf[..nl]);
-    let args: Vec<Vec<u8>> = line.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty()).map(<[u8]>::to_vec).collect();
-    Ok(Some((args, nl + 1)))
-}
-
-/// Reply encoders, appending to `out`.
-pub mod encode {
-    pub fn simple(out: &mut Vec<u8>, text: &str) {
-        out.push(b'+');
-        out.extend_from_slice(text.as_bytes());
-        out.extend_from_slice(b"\r\n");
-    }
-
-    /// An error reply; line breaks in `text` become spaces (a reply line must not break).
-    pub fn error(out: &mut Vec<u8>, text: &str) {
-        out.push(b'-');
-        out.extend(text.bytes().map(|b| if b == b'\r' || b == b'\n' { b' ' } else { b }));
-        out.extend_from_slice(b"\r\n");
-    }
-
-    pub fn integer(out: &mut Vec<u8>, n: i64) {
-        out.extend_from_slice(format!(":{n}\r\n").as_bytes());
-    }
-
-    /// A bulk string, or the null bulk string for `None`.
-    pub fn bulk(out: &mut Vec<u8>, data: Option<&[u8]>) {
-        match data {
-            None => out.extend_from_slice(b"$-1\r\n"),
-            Some(d) => {
-                out.extend_from_slice(format!("${}\r\n", d.len()).as_bytes());
-                out.extend_from_slice(d);
-                out.extend_from_slice(b"\r\n");
+    let mut word_start = None;
+    for (i, b) in rest[..nl].iter().enumerate().chain([(nl, &b' ')]) {
+        match (b.is_ascii_whitespace(), word_start) {
+            (false, None) => word_start = Some(i),
+            (true, Some(s)) => {
+                args.push(at + s..at + i);
+                word_start = None;
             }
+            _ => {}
         }
     }
-
-    pub fn array_header(out: &mut Vec<u8>, n: usize) {
-        out.extend_from_slice(format!("*{n}\r\n").as_bytes());
-    }
-
-    /// A command as a client sends it: an array of bulk strings.
-    pub fn command(out: &mut Vec<u8>, args: &[&[u8]]) {
-        array_header(out, args.len());
-        for a in args {
-            bulk(out, Some(a));
-        }
-    }
+    Ok(Some(at + nl + 1))
 }
 
 #[cfg(test)]

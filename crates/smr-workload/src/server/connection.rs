@@ -1,7 +1,12 @@
 //! One client connection: read what arrives, parse every complete command, run them as one
-//! batch on a blocking thread (the store may wait for its device), write the replies, repeat.
-//! Pipelined commands therefore cost one store hand-off per batch, not per command.
+//! batch, write the replies, repeat. Pipelined commands therefore cost one pass per batch, not
+//! per command, and their writes are stored together (`run`). A batch runs on the runtime's
+//! own thread, as Redis runs commands on its event loop, unless the store's calls wait for a
+//! device (a paced disk model, or a sync per write): then on a blocking thread, so the
+//! runtime goes on serving other connections meanwhile. What the connection remembers between batches (its
+//! protocol version, name and open transaction) travels with the batch.
 
+use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
@@ -9,28 +14,60 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 
-use super::commands::{execute, Flow};
+use super::run::{run, Flow};
+use super::session::Session;
 use super::State;
-use crate::resp::{encode, parse_command};
+use crate::resp::{parse_command, Replies};
 
 /// Commands run per batch at most, so one client's deep pipeline cannot hold a thread long.
 const MAX_BATCH: usize = 1024;
 
-pub(crate) async fn serve_connection(mut socket: TcpStream, state: Arc<State>, mut closing: watch::Receiver<bool>) {
+/// The commands of one batch: where each argument lies in the connection's buffer, and where
+/// each command's arguments end in that list.
+#[derive(Default)]
+struct Batch {
+    args: Vec<Range<usize>>,
+    ends: Vec<usize>,
+}
+
+impl Batch {
+    /// Runs the batch's commands on the bytes they were parsed from.
+    fn run(&self, state: &State, session: &mut Session, out: &mut Replies, buf: &[u8]) -> Flow {
+        let args: Vec<&[u8]> = self.args.iter().map(|r| &buf[r.clone()]).collect();
+        let mut start = 0;
+        let commands: Vec<&[&[u8]]> = self
+            .ends
+            .iter()
+            .map(|&end| {
+                let command = &args[start..end];
+                start = end;
+                command
+            })
+            .collect();
+        run(state, session, out, &commands)
+    }
+}
+
+pub(crate) async fn serve_connection(mut socket: TcpStream, state: Arc<State>, id: u64, mut closing: watch::Receiver<bool>) {
     state.connected.fetch_add(1, Relaxed);
     let _ = socket.set_nodelay(true);
     let mut buf: Vec<u8> = Vec::with_capacity(16 << 10);
     let mut chunk = vec![0u8; 64 << 10];
+    let mut session = Session::new(id);
+    let mut out = Replies::default();
+    let mut batch = Batch::default();
     loop {
-        let mut batch = Vec::new();
+        batch.args.clear();
+        batch.ends.clear();
         let mut used = 0;
         let mut protocol_error = None;
-        while batch.len() < MAX_BATCH {
-            match parse_command(&buf[used..], &state.limits) {
-                Ok(Some((args, n))) => {
-                    used += n;
-                    if !args.is_empty() {
-                        batch.push(args);
+        while batch.ends.len() < MAX_BATCH {
+            match parse_command(&buf, used, &state.limits, &mut batch.args) {
+                Ok(Some(end)) => {
+                    used = end;
+                    // An empty inline line is no command.
+                    if batch.args.len() > batch.ends.last().copied().unwrap_or(0) {
+                        batch.ends.push(batch.args.len());
                     }
                 }
                 Ok(None) => break,
@@ -40,38 +77,40 @@ pub(crate) async fn serve_connection(mut socket: TcpStream, state: Arc<State>, m
                 }
             }
         }
-        buf.drain(..used);
-        if buf.len() > state.max_query_buffer && protocol_error.is_none() {
+        if buf.len() - used > state.max_query_buffer && protocol_error.is_none() {
             protocol_error = Some(format!("Protocol error: query buffer over {} bytes", state.max_query_buffer));
         }
-        let full_batch = batch.len() == MAX_BATCH;
-        let mut out = Vec::new();
+        let full_batch = batch.ends.len() == MAX_BATCH;
         let mut quit = false;
-        if !batch.is_empty() {
-            let shared = state.clone();
-            let ran = tokio::task::spawn_blocking(move || {
-                let mut out = Vec::new();
-                let mut quit = false;
-                for args in &batch {
-                    if execute(&shared, args, &mut out) == Flow::Quit {
-                        quit = true;
-                        break;
+        if !batch.ends.is_empty() {
+            state.commands.fetch_add(batch.ends.len() as u64, Relaxed);
+            let flow = if state.blocking_batches {
+                let shared = state.clone();
+                let ran = tokio::task::spawn_blocking(move || {
+                    let flow = batch.run(&shared, &mut session, &mut out, &buf);
+                    (batch, session, out, buf, flow)
+                })
+                .await;
+                match ran {
+                    Ok((b, s, o, data, flow)) => {
+                        (batch, session, out, buf) = (b, s, o, data);
+                        flow
                     }
+                    Err(_) => break, // the batch panicked: a bug; drop the connection
                 }
-                (out, quit)
-            })
-            .await;
-            match ran {
-                Ok(r) => (out, quit) = r,
-                Err(_) => break, // the batch panicked: a bug; drop the connection
-            }
+            } else {
+                batch.run(&state, &mut session, &mut out, &buf)
+            };
+            quit = flow == Flow::Quit;
         }
+        buf.drain(..used);
         if let Some(e) = &protocol_error {
-            encode::error(&mut out, &format!("ERR {e}"));
+            out.error(&format!("ERR {e}"));
         }
-        if !out.is_empty() && socket.write_all(&out).await.is_err() {
+        if !out.bytes().is_empty() && socket.write_all(out.bytes()).await.is_err() {
             break;
         }
+        out.truncate(0);
         if quit || protocol_error.is_some() {
             break;
         }

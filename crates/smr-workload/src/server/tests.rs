@@ -15,10 +15,14 @@ struct Running {
 }
 
 fn start(limits: Limits) -> Running {
+    start_with(ServerConfig { limits, ..ServerConfig::default() })
+}
+
+fn start_with(config: ServerConfig) -> Running {
     let options = Options { band_size: Some(1 << 20), capacity: Some(64 << 20), ..Options::default() };
     let db = Db::open_in_memory(options, None).unwrap();
     let stop = Stop::default();
-    let config = ServerConfig { address: "127.0.0.1:0".into(), limits, handle_signals: false, ..ServerConfig::default() };
+    let config = ServerConfig { address: "127.0.0.1:0".into(), handle_signals: false, ..config };
     let (tx, rx) = mpsc::channel();
     let s = stop.clone();
     let done = std::thread::spawn(move || serve(Arc::new(SharedStore::new(Box::new(db), "test store")), &config, s, |a| tx.send(a).unwrap()));
@@ -46,14 +50,15 @@ fn serves_the_string_commands() {
     assert_eq!(c.call(&[b"RANGE", b"b", b"d", b"COUNT", b"10"]).unwrap(), Reply::Array(Some(vec![bulk(b"b"), bulk(b"2"), bulk(b"c"), bulk(b"3")])));
     assert_eq!(c.call(&[b"DEL", b"a", b"a", b"x"]).unwrap(), Reply::Integer(1));
     assert!(c.call(&[b"GET"]).unwrap_err().to_string().contains("wrong number of arguments for 'get'"));
-    assert!(c.call(&[b"NOPE", b"x"]).unwrap_err().to_string().contains("unknown command 'NOPE'"));
-    assert!(c.call(&[b"SET", b"k", b"v", b"EX", b"10"]).unwrap_err().to_string().contains("expiry"));
+    assert!(c.call(&[b"NOPE", b"x"]).unwrap_err().to_string().contains("unknown command 'NOPE', with args beginning with: 'x' "));
+    assert_eq!(c.call(&[b"SET", b"k", b"v", b"PX", b"100000"]).unwrap(), Reply::Simple("OK".into()));
+    assert!(matches!(c.call(&[b"PTTL", b"k"]).unwrap(), Reply::Integer(ms) if (99_000..=100_000).contains(&ms)));
     assert_eq!(c.call(&[b"FLUSHDB"]).unwrap(), Reply::Simple("OK".into()));
     assert_eq!(c.call(&[b"DBSIZE"]).unwrap(), Reply::Integer(0));
     assert!(matches!(c.call(&[b"INFO"]).unwrap(), Reply::Bulk(Some(t)) if String::from_utf8_lossy(&t).contains("total_commands_processed")));
     server.stop.trigger();
     let report = server.done.join().unwrap().unwrap();
-    assert!(report.commands >= 18);
+    assert!(report.commands >= 19);
 }
 
 #[test]
@@ -143,4 +148,191 @@ fn pipelined_commands_are_answered_in_order() {
     assert_eq!(n, 6001);
     server.stop.trigger();
     server.done.join().unwrap().unwrap();
+}
+
+fn stop(server: Running) {
+    server.stop.trigger();
+    server.done.join().unwrap().unwrap();
+}
+
+fn error_of(c: &mut RespTarget, args: &[&[u8]]) -> String {
+    c.call(args).unwrap_err().to_string()
+}
+
+#[test]
+fn hello_3_switches_to_resp3_and_hello_2_back() {
+    let server = start(Limits::default());
+    let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
+    assert_eq!(c.call(&[b"GET", b"nope"]).unwrap(), Reply::Bulk(None));
+    let Reply::Map(fields) = c.call(&[b"HELLO", b"3", b"SETNAME", b"me"]).unwrap() else { panic!("HELLO 3 answers a map") };
+    assert_eq!(fields[2], (bulk(b"proto"), Reply::Integer(3)));
+    assert_eq!(fields.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(), ["server", "version", "proto", "id", "mode", "role", "modules"].map(|f| bulk(f.as_bytes())));
+    assert_eq!(c.call(&[b"GET", b"nope"]).unwrap(), Reply::Null);
+    assert_eq!(c.call(&[b"HSET", b"h", b"f1", b"a", b"f2", b"b"]).unwrap(), Reply::Integer(2));
+    assert_eq!(c.call(&[b"HGETALL", b"h"]).unwrap(), Reply::Map(vec![(bulk(b"f1"), bulk(b"a")), (bulk(b"f2"), bulk(b"b"))]));
+    assert_eq!(c.call(&[b"HMGET", b"h", b"f2", b"x"]).unwrap(), Reply::Array(Some(vec![bulk(b"b"), Reply::Null])));
+    assert_eq!(c.call(&[b"CLIENT", b"GETNAME"]).unwrap(), bulk(b"me"));
+    let Reply::Verbatim(format, text) = c.call(&[b"INFO"]).unwrap() else { panic!("INFO answers a verbatim string in RESP3") };
+    let text = String::from_utf8(text).unwrap();
+    assert!(format == "txt" && text.contains("redis_version:") && text.contains("role:master"), "{text}");
+    let Reply::Array(Some(fields)) = c.call(&[b"HELLO", b"2"]).unwrap() else { panic!("HELLO 2 answers a flat array") };
+    assert_eq!(fields.len(), 14);
+    assert_eq!(c.call(&[b"HGETALL", b"h"]).unwrap(), Reply::Array(Some(vec![bulk(b"f1"), bulk(b"a"), bulk(b"f2"), bulk(b"b")])));
+    stop(server);
+}
+
+#[test]
+fn a_bad_hello_is_refused_and_the_connection_goes_on() {
+    let server = start(Limits::default());
+    let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
+    let refusals: [(&[&[u8]], &str); 7] = [
+        (&[b"HELLO", b"4"], "NOPROTO unsupported protocol version"),
+        (&[b"HELLO", b"1"], "NOPROTO unsupported protocol version"),
+        (&[b"HELLO", b"three"], "ERR Protocol version is not an integer or out of range"),
+        (&[b"HELLO", b"3", b"AUTH", b"default"], "ERR Syntax error in HELLO option 'AUTH'"),
+        (&[b"HELLO", b"3", b"SETNAME"], "ERR Syntax error in HELLO option 'SETNAME'"),
+        (&[b"HELLO", b"3", b"AUTH", b"bob", b"secret"], "WRONGPASS"),
+        (&[b"HELLO", b"3", b"SETNAME", b"two words"], "ERR Client names cannot contain spaces"),
+    ];
+    for (args, refusal) in refusals {
+        assert!(error_of(&mut c, args).contains(refusal), "{args:?}");
+        // Still RESP2, still serving.
+        assert_eq!(c.call(&[b"GET", b"nope"]).unwrap(), Reply::Bulk(None));
+    }
+    assert!(matches!(c.call(&[b"HELLO", b"3", b"AUTH", b"default", b"any"]).unwrap(), Reply::Map(_)));
+    stop(server);
+}
+
+#[test]
+fn transactions_queue_then_apply_or_are_discarded() {
+    let server = start(Limits::default());
+    let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
+    let queued = Reply::Simple("QUEUED".into());
+    assert!(error_of(&mut c, &[b"EXEC"]).contains("ERR EXEC without MULTI"));
+    assert!(error_of(&mut c, &[b"DISCARD"]).contains("ERR DISCARD without MULTI"));
+    assert_eq!(c.call(&[b"MULTI"]).unwrap(), Reply::Simple("OK".into()));
+    assert!(error_of(&mut c, &[b"MULTI"]).contains("nested"));
+    assert_eq!(c.call(&[b"SET", b"n", b"5"]).unwrap(), queued);
+    assert_eq!(c.call(&[b"INCRBY", b"n", b"10"]).unwrap(), queued);
+    assert_eq!(c.call(&[b"HSET", b"n", b"f", b"v"]).unwrap(), queued);
+    assert_eq!(c.call(&[b"GET", b"n"]).unwrap(), queued);
+    let Reply::Array(Some(replies)) = c.call(&[b"EXEC"]).unwrap() else { panic!() };
+    assert_eq!(replies[..2], [Reply::Simple("OK".into()), Reply::Integer(15)]);
+    assert!(matches!(&replies[2], Reply::Error(e) if e.starts_with("WRONGTYPE")));
+    assert_eq!(replies[3], bulk(b"15"));
+    // A command refused while queueing discards the transaction.
+    c.call(&[b"MULTI"]).unwrap();
+    c.call(&[b"SET", b"n", b"0"]).unwrap();
+    assert!(error_of(&mut c, &[b"GET"]).contains("wrong number of arguments for 'get'"));
+    assert!(error_of(&mut c, &[b"EXEC"]).contains("EXECABORT"));
+    c.call(&[b"MULTI"]).unwrap();
+    c.call(&[b"SET", b"n", b"0"]).unwrap();
+    assert_eq!(c.call(&[b"DISCARD"]).unwrap(), Reply::Simple("OK".into()));
+    assert_eq!(c.call(&[b"GET", b"n"]).unwrap(), bulk(b"15"));
+    assert!(error_of(&mut c, &[b"WATCH", b"n"]).contains("not supported"));
+    stop(server);
+}
+
+/// Sends `commands` at once on `stream` and reads their replies.
+fn pipeline(stream: &mut TcpStream, commands: &[&[&[u8]]]) -> Vec<Reply> {
+    let mut out = Vec::new();
+    commands.iter().for_each(|args| encode::command(&mut out, args));
+    stream.write_all(&out).unwrap();
+    let (mut buf, mut replies, mut chunk) = (Vec::new(), Vec::new(), [0u8; 4096]);
+    while replies.len() < commands.len() {
+        match crate::resp::parse_reply(&buf, 1 << 20).unwrap() {
+            Some((reply, used)) => {
+                buf.drain(..used);
+                replies.push(reply);
+            }
+            None => {
+                let n = stream.read(&mut chunk).unwrap();
+                assert!(n > 0, "the server closed the connection");
+                buf.extend_from_slice(&chunk[..n]);
+            }
+        }
+    }
+    replies
+}
+
+#[test]
+fn concurrent_writes_never_interleave_with_a_transaction_or_an_increment() {
+    // Batches on blocking threads, as for a paced store: many run at once.
+    let server = start_with(ServerConfig { store_waits: true, ..ServerConfig::default() });
+    let (writers, rounds) = (6u64, 300u64);
+    let threads: Vec<_> = (0..writers)
+        .map(|_| {
+            let address = server.address;
+            std::thread::spawn(move || {
+                let mut s = TcpStream::connect(address).unwrap();
+                for _ in 0..rounds {
+                    // A transaction adding 2 in two steps, a lone increment of another key, and
+                    // a read that must never see half of a transaction.
+                    let replies = pipeline(&mut s, &[&[b"MULTI"], &[b"INCR", b"pair"], &[b"INCR", b"pair"], &[b"EXEC"], &[b"INCR", b"single"], &[b"GET", b"pair"]]);
+                    let Reply::Bulk(Some(v)) = &replies[5] else { panic!("{replies:?}") };
+                    let v: u64 = String::from_utf8_lossy(v).parse().unwrap();
+                    assert_eq!(v % 2, 0, "a reader saw half a transaction");
+                }
+            })
+        })
+        .collect();
+    threads.into_iter().for_each(|t| t.join().unwrap());
+    let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
+    // No increment was lost between another's read and write.
+    assert_eq!(c.call(&[b"MGET", b"single", b"pair"]).unwrap(), Reply::Array(Some(vec![bulk((writers * rounds).to_string().as_bytes()), bulk((2 * writers * rounds).to_string().as_bytes())])));
+    stop(server);
+}
+
+#[test]
+fn a_write_the_store_refuses_fails_only_its_own_command() {
+    // Bands of 1 MiB: the store takes values up to a quarter band.
+    let server = start(Limits::default());
+    let mut out = Vec::new();
+    let big = vec![b'x'; 300 << 10];
+    encode::command(&mut out, &[b"SET", b"a", b"1"]);
+    encode::command(&mut out, &[b"SET", b"big", &big]);
+    encode::command(&mut out, &[b"INCR", b"a"]);
+    encode::command(&mut out, &[b"GET", b"a"]);
+    encode::command(&mut out, &[b"MULTI"]);
+    encode::command(&mut out, &[b"SET", b"b", b"1"]);
+    encode::command(&mut out, &[b"HSET", b"h", b"f", &big]);
+    encode::command(&mut out, &[b"EXEC"]);
+    encode::command(&mut out, &[b"QUIT"]);
+    let replies = raw(server.address, &out);
+    let text = String::from_utf8_lossy(&replies);
+    assert!(text.starts_with("+OK\r\n-ERR value of "), "{text}");
+    assert!(text.contains("over the maximum") && text.contains(":2\r\n$1\r\n2\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n-ERR value of "), "{text}");
+    let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
+    assert_eq!(c.call(&[b"MGET", b"a", b"big", b"b", b"h"]).unwrap(), Reply::Array(Some(vec![bulk(b"2"), Reply::Bulk(None), bulk(b"1"), Reply::Bulk(None)])));
+    stop(server);
+}
+
+#[test]
+fn expired_keys_are_gone_for_every_command() {
+    let server = start(Limits::default());
+    let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
+    c.call(&[b"SET", b"soon", b"v", b"PX", b"30"]).unwrap();
+    c.call(&[b"HSET", b"hsoon", b"f", b"v"]).unwrap();
+    assert_eq!(c.call(&[b"PEXPIRE", b"hsoon", b"30"]).unwrap(), Reply::Integer(1));
+    c.call(&[b"SET", b"kept", b"v"]).unwrap();
+    assert_eq!(c.call(&[b"EXPIRE", b"kept", b"100", b"XX"]).unwrap(), Reply::Integer(0));
+    assert_eq!(c.call(&[b"EXPIRE", b"kept", b"100"]).unwrap(), Reply::Integer(1));
+    assert_eq!(c.call(&[b"TTL", b"kept"]).unwrap(), Reply::Integer(100));
+    assert_eq!(c.call(&[b"EXPIRE", b"kept", b"200", b"LT"]).unwrap(), Reply::Integer(0));
+    assert_eq!(c.call(&[b"PERSIST", b"kept"]).unwrap(), Reply::Integer(1));
+    assert_eq!(c.call(&[b"TTL", b"kept"]).unwrap(), Reply::Integer(-1));
+    assert_eq!(c.call(&[b"DBSIZE"]).unwrap(), Reply::Integer(3));
+    std::thread::sleep(std::time::Duration::from_millis(80));
+    for args in [&[&b"GET"[..], b"soon"][..], &[b"HGETALL", b"hsoon"], &[b"KEYS", b"*"]] {
+        assert!(matches!(c.call(args).unwrap(), Reply::Bulk(None) | Reply::Array(Some(_))), "{args:?}");
+    }
+    assert_eq!(c.call(&[b"KEYS", b"*"]).unwrap(), Reply::Array(Some(vec![bulk(b"kept")])));
+    assert_eq!(c.call(&[b"EXISTS", b"soon", b"hsoon", b"kept"]).unwrap(), Reply::Integer(1));
+    assert_eq!(c.call(&[b"TTL", b"soon"]).unwrap(), Reply::Integer(-2));
+    assert_eq!(c.call(&[b"DEL", b"soon", b"kept"]).unwrap(), Reply::Integer(1));
+    assert_eq!(c.call(&[b"INCR", b"soon"]).unwrap(), Reply::Integer(1));
+    assert_eq!(c.call(&[b"DBSIZE"]).unwrap(), Reply::Integer(1));
+    assert!(error_of(&mut c, &[b"SET", b"k", b"v", b"EX", b"0"]).contains("invalid expire time in 'set' command"));
+    assert!(error_of(&mut c, &[b"EXPIRE", b"k", b"9223372036854775807"]).contains("invalid expire time in 'expire' command"));
+    stop(server);
 }

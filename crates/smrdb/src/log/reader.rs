@@ -3,7 +3,7 @@
 //! synced only after everything before them reached the device, so no acknowledged record lies
 //! after the first bad frame; the store starts a new log band rather than append after it.
 
-use super::FRAME_HEADER;
+use super::{FRAME_HEADER, PADDING};
 use crate::env::Env;
 use crate::error::Result;
 
@@ -15,7 +15,9 @@ pub fn read_records(env: &Env, band: u64, filled: u64) -> Result<(Vec<Vec<u8>>, 
     let mut records = Vec::new();
     let mut at = 0usize;
     while let Some((payload, end)) = frame_at(&bytes, at) {
-        records.push(payload.to_vec());
+        if !is_padding(&bytes, at) {
+            records.push(payload.to_vec());
+        }
         at = end;
     }
     Ok((records, (bytes.len() - at) as u64))
@@ -26,10 +28,15 @@ pub fn read_records(env: &Env, band: u64, filled: u64) -> Result<(Vec<Vec<u8>>, 
 pub fn frame_at(bytes: &[u8], at: usize) -> Option<(&[u8], usize)> {
     let header = bytes.get(at..at + FRAME_HEADER as usize)?;
     let crc = u32::from_le_bytes(header[..4].try_into().expect("4 bytes"));
-    let len = u32::from_le_bytes(header[4..].try_into().expect("4 bytes")) as usize;
+    let len = (u32::from_le_bytes(header[4..].try_into().expect("4 bytes")) & !PADDING) as usize;
     let end = at + FRAME_HEADER as usize + len;
     if end > bytes.len() || crc32fast::hash(&bytes[at + 4..end]) != crc {
         return None;
     }
     Some((&bytes[at + FRAME_HEADER as usize..end], end))
+}
+
+/// Whether the frame at `at` (which `frame_at` found whole) is padding rather than a record.
+pub fn is_padding(bytes: &[u8], at: usize) -> bool {
+    u32::from_le_bytes(bytes[at + 4..at + 8].try_into().expect("a whole frame has a header")) & PADDING != 0
 }

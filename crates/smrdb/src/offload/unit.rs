@@ -15,7 +15,7 @@ use crate::env::{Env, Stats};
 use crate::error::Result;
 use crate::iter::Source;
 use crate::key::{self, Found, Kind};
-use crate::log::reader::frame_at;
+use crate::log::reader::{frame_at, is_padding};
 use crate::log::FRAME_HEADER;
 use crate::table::block::EntryRef;
 
@@ -68,6 +68,10 @@ impl Unit {
         env.read(band, 0, &mut bytes)?;
         let (mut index, mut at, mut first, mut last, mut user) = (UnitIndex::new(), 0usize, None, 0, 0u64);
         while let Some((payload, end)) = frame_at(&bytes, at) {
+            if is_padding(&bytes, at) {
+                at = end;
+                continue;
+            }
             let (seq, batch) = WriteBatch::decode(payload).ok_or_else(|| env.corruption("unsorted band record", format!("band {band}, byte {at}"), "checksum holds but the write batch is malformed"))?;
             index_record(&mut index, at as u64, seq, &batch, payload.len());
             first.get_or_insert(seq);

@@ -108,3 +108,43 @@ impl Source for TableIter {
         self.skip_exhausted()
     }
 }
+
+/// A table a scan may need, read only when the merge reaches it: until then it shows a
+/// placeholder at the larger of the scan's start and the table's smallest key (a lower bound
+/// of its entries, sorting before every real entry of that key).
+pub struct LazyTableIter {
+    table: Arc<Table>,
+    start: Vec<u8>,
+    bound: Vec<u8>,
+    iter: Option<TableIter>,
+}
+
+impl LazyTableIter {
+    pub fn new(table: Arc<Table>, start: &[u8]) -> Self {
+        let bound = start.max(table.meta.smallest.as_slice()).to_vec();
+        LazyTableIter { table, start: start.to_vec(), bound, iter: None }
+    }
+}
+
+impl Source for LazyTableIter {
+    fn current(&self) -> Option<EntryRef<'_>> {
+        match &self.iter {
+            Some(it) => it.current(),
+            None => Some(EntryRef { key: &self.bound, tag: u64::MAX, value: &[] }),
+        }
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        match &mut self.iter {
+            Some(it) => it.advance(),
+            None => {
+                self.iter = Some(TableIter::new(self.table.clone(), &self.start, ReadPurpose::User)?);
+                Ok(())
+            }
+        }
+    }
+
+    fn pending(&self) -> bool {
+        self.iter.is_none()
+    }
+}

@@ -112,9 +112,14 @@ impl Table {
     /// The newest version of `key` (whose `bloom::hash_key` is `hash`) at or below `snapshot`
     /// in this table.
     pub fn get(&self, key: &[u8], hash: u64, snapshot: u64) -> Result<Option<(Found, u64)>> {
-        if !self.covers(key) || !bloom::may_contain(&self.filter, hash) {
+        if !self.covers(key) {
             return Ok(None);
         }
+        Stats::add(&self.env.stats.get_tables_searched, 1);
+        if !bloom::may_contain(&self.filter, hash) {
+            return Ok(None);
+        }
+        Stats::add(&self.env.stats.get_blocks_read, 1);
         let probe = (snapshot << 8) | 0xFF;
         let block = self.find_block(key, probe);
         if block == self.index.len() {

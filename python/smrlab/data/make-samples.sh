@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the bundled sample traces with smrlab's own synthesizer (see data/README.md), into
-# this folder or into $OUT (tests/test_bundled.py checks they match the files here).
+# this folder or into $OUT (data/ in the repository is a link to this folder, which the wheel ships as package data).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-SMRLAB=${SMRLAB:-$here/../.venv/bin/smrlab}
+here=$(cd "$(dirname "$0")" && pwd -P)   # python/smrlab/data, also when run as data/make-samples.sh
+SMRLAB=${SMRLAB:-$here/../../../.venv/bin/smrlab}
 OUT=${OUT:-$here}
 for preset in wdev mds ts usr; do
   "$SMRLAB" trace synth --preset "$preset" --requests 100000 --seed 0 --out "$OUT/$preset.csv.gz"

@@ -1,0 +1,283 @@
+"""An experiment's cells on a Dask cluster: any cluster a scheduler address reaches (a
+LocalCluster, dask-ssh, dask-jobqueue on SLURM: docs/cluster.md), whose workers have smrlab
+installed.
+
+The parent hands out the cells itself, as workers can start them: each cell goes, in the
+longest-first order, to the worker with the fewest cells per thread, bound to it, and a worker
+is handed at most one cell more than it has threads (``pending.LOOKAHEAD``); so the order
+holds, no long cell waits in a worker's queue behind many others, a worker starts its next
+cell without waiting for the parent, and results stream back as cells finish. Dask carries the
+cells, the traces and the outcomes.
+
+A trace travels to a worker at most once: a worker keeps each trace it receives in its cache
+folder (``smrlab.cache``, ``shipped``) under the trace's checksum, where its later cells and
+later runs find it (the parent asks each worker what it holds when it first sees it); a trace
+a worker lacks is scattered to it with the first cell that needs it, and dropped from the
+workers' memory once its last cell is done. With ``share_paths`` (every worker sees the
+parent's files at the same paths) no trace travels at all.
+
+A worker that leaves the cluster while running cells (it died, or its job ended) is noticed
+within ``POLL_SECONDS``; each cell it was running is retried once on another worker, then
+recorded as failed, and those only waiting there go back as they were (``pending``); a cell
+that finished there but whose outcome had not come back yet runs again. Not here: the order
+of the cells (``schedule``), local processes (``local``).
+"""
+
+from __future__ import annotations
+
+import os
+import queue as queues
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+from smrlab.errors import UsageError
+from smrlab.experiment.cells import Cell, Outcome, failed, run_cell
+from smrlab.experiment.pending import LOOKAHEAD, Handed, Pending, Task
+from smrlab.experiment.stopwatch import Phases
+from smrlab.trace import Trace
+
+# Seconds to reach the scheduler before giving up (one line, exit code 2).
+CONNECT_SECONDS = 3
+# Seconds to wait for a worker when the cluster has none.
+WORKERS_SECONDS = 600
+# Seconds between two looks at the cluster's workers (joined, left) while cells run.
+POLL_SECONDS = 1.0
+SHIPPED = "shipped"
+
+
+def connect(address: str):
+    """A client of the scheduler at ``address``; one ``UsageError`` when there is none there
+    (within ``CONNECT_SECONDS``), or something else answers."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--cluster needs dask.distributed (pip install 'dask[distributed]')") from None
+    _probe(address)
+    try:
+        return Client(address, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
+    except Exception as error:  # it went away since the probe: whatever the reason, one line
+        raise UsageError(f"cannot reach the Dask scheduler at {address} ({type(error).__name__}: {error})") from None
+
+
+def _probe(address: str) -> None:
+    """Checks that a Dask scheduler answers at a ``tcp://`` address, each way of failing in one
+    ``UsageError`` and within ``CONNECT_SECONDS``; before a ``Client`` is made, because a client
+    that fails to start retries for its whole timeout, then takes ten seconds more to close and
+    prints a traceback while it does."""
+    import asyncio
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+    try:
+        scheme, location = parse_address(address)
+        host, port = parse_host_port(location)
+    except ValueError as error:
+        raise UsageError(f"--cluster {address!r} is not a scheduler address such as tcp://HOST:8786 ({error})") from None
+    if scheme != "tcp":
+        return  # tls:// needs the cluster's security settings: the client checks it
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except OSError as error:
+        raise UsageError(f"cannot reach the Dask scheduler at {address} ({error.strerror or error})") from None
+    try:
+        answer = asyncio.run(asyncio.wait_for(_identity(address), CONNECT_SECONDS))
+    except Exception as error:  # noqa: BLE001 - whatever answers there, it is not a scheduler
+        raise UsageError(f"{address} does not answer as a Dask scheduler within {CONNECT_SECONDS} s "
+                         f"({type(error).__name__})") from None
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if kind != "Scheduler":
+        raise UsageError(f"{address} is a Dask {kind or 'peer'}, not its scheduler: give the scheduler's address")
+
+
+async def _identity(address: str):
+    from distributed.comm import connect as open_comm
+    comm = await open_comm(address, timeout=CONNECT_SECONDS)
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()
+
+
+def _shipped_path(checksum: str, name: str) -> Path:
+    # The trace's own name after its checksum keeps its suffixes, from which its format is known.
+    from smrlab import cache
+    return cache.folder(SHIPPED) / f"{checksum.split(':')[-1]}-{name}"
+
+
+def held_traces() -> list[str]:
+    """On a worker: the checksums of the traces in its cache folder."""
+    from smrlab import cache
+    return [f"sha256:{path.name.split('-')[0]}" for path in cache.folder(SHIPPED).iterdir() if not path.name.startswith(".")]
+
+
+def run_on_worker(cell: Cell, key: str, submitted_at: float, attempts: int, ship: bool, data: bytes | None,
+                  run: Callable[..., Outcome] = run_cell) -> Outcome:
+    """On a worker: the cell's trace made local (written from ``data``, or found in the cache
+    folder) when it was shipped, then the cell run (by ``run``)."""
+    from distributed import get_worker
+    start = time.perf_counter()
+    if ship and cell.trace.path is not None:
+        path = _shipped_path(cell.trace_checksum(), cell.trace.path.name)
+        if not path.exists() and data is not None:
+            partial = path.with_name(f".{os.getpid()}-{uuid.uuid4().hex}-{path.name}")
+            partial.write_bytes(data)
+            os.replace(partial, path)
+        cell.trace = Trace.open(path, cell.trace.format, cell.trace.options)
+    return run(cell, key, submitted_at, attempts, get_worker().address, time.perf_counter() - start)
+
+
+class OnCluster:
+    """Runs cells on the cluster of ``client`` (a scheduler address or a ``distributed.Client``)
+    with ``run(cell, key, submitted_at, attempts, worker, fetch_s)``."""
+
+    def __init__(self, client, share_paths: bool = False, run: Callable[..., Outcome] = run_cell):
+        self._run = run
+        self._own = isinstance(client, str)
+        self.client = connect(client) if self._own else client
+        self.ship = not share_paths
+        self.threads: dict[str, int] = {}  # worker -> its threads
+        self.holds: dict[str, set[str]] = {}  # worker -> checksums of the traces it holds
+        self.scattered: dict[tuple[str, str], object] = {}  # (worker, checksum) -> future of the bytes
+        self._looked = 0.0
+
+    @property
+    def at_once(self) -> int:
+        return sum(self.client.nthreads().values())
+
+    def _look(self, handed: Handed, futures: dict, pending: Pending, done: Callable[[Outcome], None], force: bool = False) -> None:
+        """Takes in the workers that joined, and retries the cells of those that left."""
+        if not force and time.monotonic() - self._looked < POLL_SECONDS:
+            return
+        self._looked = time.monotonic()
+        workers = self.client.nthreads()
+        for worker in set(self.threads) - set(workers):
+            lost = [future for future, (_, where) in futures.items() if where == worker]
+            self.client.cancel(lost)
+            for future in lost:
+                task, _ = futures.pop(future)
+                if future.status == "finished":  # its outcome went with the worker: not its fault
+                    handed.finished(worker, task.cell.index)
+                    pending.put_back(task)
+            for gave_up in handed.lost(worker, self.threads.pop(worker), "it left the cluster", worker, pending):
+                done(gave_up)
+            del self.holds[worker]
+            for place in [place for place in self.scattered if place[0] == worker]:
+                del self.scattered[place]
+        joined = [worker for worker in workers if worker not in self.threads]
+        held = self.client.run(held_traces, workers=joined, on_error="return") if joined and self.ship else {}
+        for worker in joined:
+            self.threads[worker] = workers[worker]
+            self.holds[worker] = set(held[worker]) if isinstance(held.get(worker), list) else set()
+
+    def _bytes_for(self, worker: str, cell: Cell, phases: Phases):
+        """The future of the cell's trace on ``worker``, scattered there if it holds none;
+        None when it need not travel."""
+        if not self.ship or cell.trace.path is None or cell.trace_checksum() in self.holds[worker]:
+            return None
+        place = (worker, cell.trace_checksum())
+        if place not in self.scattered:
+            with phases("transfer"):
+                data = cell.trace.path.read_bytes()
+                [self.scattered[place]] = self.client.scatter([data], workers=[worker], hash=False)
+            phases.counts["traces_sent"] += 1
+            phases.counts["trace_bytes_sent"] += len(data)
+        return self.scattered[place]
+
+    def _least_handed(self, handed: Handed) -> str | None:
+        """The worker with the fewest cells handed per thread, if it can take one more."""
+        if not self.threads:
+            return None
+        worker = min(self.threads, key=lambda w: handed.count(w) / self.threads[w])
+        return worker if handed.count(worker) < self.threads[worker] + LOOKAHEAD else None
+
+    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases) -> None:
+        """Runs every cell of ``pending``, handing each outcome to ``done`` as it comes."""
+        finished: queues.Queue = queues.Queue()
+        handed = Handed()
+        futures: dict[object, tuple[Task, str]] = {}
+        left = Counter(task.cell.trace_checksum() for task in pending.tasks() if self.ship and task.cell.trace.path is not None)
+        try:
+            while pending or handed:
+                self._look(handed, futures, pending, done)
+                if not self.threads and not handed:
+                    self._wait_for_a_worker()
+                    self._look(handed, futures, pending, done, force=True)
+                while pending and (worker := self._least_handed(handed)) is not None:
+                    task = pending.next()
+                    data = self._bytes_for(worker, task.cell, phases)
+                    future = self.client.submit(run_on_worker, task.cell, task.key, task.submitted_at, task.attempts,
+                                                self.ship, data, self._run, key=f"smrlab-{task.key}-{uuid.uuid4().hex[:8]}",
+                                                workers=[worker], allow_other_workers=False, pure=False)
+                    future.add_done_callback(finished.put)
+                    handed.add(worker, task)
+                    futures[future] = (task, worker)
+                try:
+                    ready = [finished.get(timeout=POLL_SECONDS)]
+                except queues.Empty:
+                    continue
+                while not finished.empty():
+                    ready.append(finished.get())
+                for future in ready:
+                    if future in futures:  # else a cell of a worker that left, retried already
+                        self._finished(future, *futures.pop(future), handed, pending, done, left)
+        except BaseException:
+            self.client.cancel(list(futures))
+            raise
+
+    def _finished(self, future, task: Task, worker: str, handed: Handed, pending: Pending, done: Callable[[Outcome], None],
+                  left: Counter) -> None:
+        handed.finished(worker, task.cell.index)
+        outcome = self._outcome(future, task, worker)
+        if outcome is None:  # it finished, but its worker left before the outcome came back
+            self.client.cancel([future])
+            pending.put_back(task)
+            return
+        shipped = self.ship and task.cell.trace.path is not None
+        if shipped and worker in self.holds:
+            self.holds[worker].add(task.cell.trace_checksum())
+        done(outcome)
+        if shipped:
+            self._release_if_last(task.cell.trace_checksum(), left)
+
+    def _outcome(self, future, task: Task, worker: str) -> Outcome | None:
+        """The outcome of a finished future, fetched from its worker; None when the worker left
+        before it could be (the outcome is lost with it)."""
+        from distributed import CancelledError
+        while True:
+            try:
+                return future.result(timeout=POLL_SECONDS)
+            except TimeoutError:
+                if worker not in self.client.nthreads():
+                    return None
+            except CancelledError:
+                return None if worker not in self.client.nthreads() else self._failed(task, worker, "cancelled")
+            except Exception as error:  # noqa: BLE001 - what the cluster raised, as the cell's error
+                return self._failed(task, worker, f"{type(error).__name__}: {error}")
+
+    @staticmethod
+    def _failed(task: Task, worker: str, why: str) -> Outcome:
+        return failed(task.cell, task.key, f"the cluster could not run it: {why}", task.submitted_at, task.attempts, worker)
+
+    def _release_if_last(self, checksum: str, left: Counter) -> None:
+        left[checksum] -= 1
+        if left[checksum] <= 0:
+            for place in [place for place in self.scattered if place[1] == checksum]:
+                self.scattered.pop(place).release()
+
+    def _wait_for_a_worker(self) -> None:
+        try:
+            self.client.wait_for_workers(1, timeout=WORKERS_SECONDS)
+        except (TimeoutError, OSError) as error:
+            raise UsageError(f"the Dask cluster at {self.client.scheduler.address} had no worker for "
+                             f"{WORKERS_SECONDS} s ({error})") from None
+
+    def close(self, interrupted: bool = False) -> None:
+        for future in self.scattered.values():
+            future.release()
+        self.scattered.clear()
+        if self._own:
+            self.client.close()

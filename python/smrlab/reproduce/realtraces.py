@@ -1,0 +1,86 @@
+"""The papers' real public traces in place of smrlab's synthetic recipes (``smrlab reproduce
+--traces DIR``): each generated trace an experiment names is looked for in DIR by its name.
+
+A trace named NAME (``hwsr-table3:financial1`` is ``financial1``, ``fluid-table1:hm_0`` is
+``hm_0``, ``pore-full:wdev`` is ``wdev``) is the file in DIR whose name, up to its first dot,
+is NAME once case, ``_`` and ``-`` are set aside, or is NAME followed by volume 0 (``wdev_0``:
+PORE names servers, the MSR archive their volumes). Its format is told by its suffix as
+everywhere (``.csv`` MSR Cambridge, ``.spc`` UMass/SPC; compressed files are read as they are).
+For a write-only experiment (``pore-full-writes:``) the file's writes are copied once into an
+smrbin file in the generated-traces folder. Bundled samples (``bundled:``) are never replaced.
+A name with no file in DIR keeps its recipe, and the scorecard says which traces were real.
+
+Where the traces are published (docs/reproduction.md lists the files):
+
+- MSR Cambridge block traces (Narayanan et al., FAST 2008): the SNIA IOTTA repository, trace
+  set 388 ("MSR Cambridge Traces"): ``hm_0.csv``, ``mds_0.csv``, ``prn_0.csv``, ...
+- UMass Trace Repository, "OLTP Application I/O": ``Financial1.spc``, ``Financial2.spc``.
+
+Not here: which experiments run or how claims are judged (``scorecard``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from smrlab.errors import UsageError
+
+# Generated traces that a real one may replace, and those kept as they are.
+KEPT = {"bundled"}
+WRITES_ONLY = {"pore-full-writes"}
+
+
+def _key(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
+def check_folder(folder: Path) -> None:
+    if not folder.is_dir():
+        raise UsageError(f"--traces {folder}: no such folder")
+
+
+class RealTraces:
+    """The trace files in one folder, found by name; remembers which it handed out."""
+
+    def __init__(self, folder: Path):
+        check_folder(folder)
+        self.folder = folder
+        self.files = {}
+        for path in sorted(folder.iterdir()):
+            if path.is_file() and not path.name.startswith("."):
+                self.files.setdefault(_key(path.name.split(".")[0]), path)
+        self.used: dict[str, Path] = {}
+
+    def find(self, name: str) -> Path | None:
+        for candidate in (name, f"{name}_0", f"{name}0"):
+            found = self.files.get(_key(candidate))
+            if found is not None:
+                return found
+        return None
+
+    def source(self, scheme: str, name: str) -> Path | None:
+        """The file to use for generated trace ``scheme:name``, or None to generate it."""
+        if scheme in KEPT:
+            return None
+        found = self.find(name)
+        if found is None:
+            return None
+        if scheme in WRITES_ONLY:
+            found = writes_only_copy(found)
+        self.used[name] = found
+        return found
+
+    def is_real(self, path: Path | None) -> bool:
+        return path is not None and path in self.used.values()
+
+
+def writes_only_copy(path: Path) -> Path:
+    """The writes of trace file ``path`` as an smrbin file, made once."""
+    from smrlab import _core
+    from smrlab.bundled import generated_trace
+    stat = path.stat()
+    pipeline = {"inputs": [{"path": str(path.resolve())}], "writes_only": True}
+    recipe = {**pipeline, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    return generated_trace(recipe, f"{path.name.split('.')[0]}-writes", None,
+                           lambda out: _core.trace_write(json.dumps(pipeline), str(out), None))

@@ -1,0 +1,75 @@
+"""smrlab's cache folder: generated traces go where SMRLAB_CACHE says (by default the platform's
+user cache folder, never under the installed package), a cache folder that cannot be made is
+one line naming it, and a remembered trace checksum is never served for a changed file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import smrlab
+from smrlab import cache, fluid_traces, hwsr_traces, provenance
+from smrlab.errors import UsageError
+
+PACKAGE = Path(smrlab.__file__).resolve().parent
+
+
+def test_generated_traces_go_to_the_folder_smrlab_cache_names(tmp_path, monkeypatch):
+    monkeypatch.setenv("SMRLAB_CACHE", str(tmp_path / "mine"))
+    hwsr = hwsr_traces.trace("financial1", requests=2000)
+    fluid = fluid_traces.table1_trace("hm_0", requests=2000)
+    for made in (hwsr, fluid):
+        assert made.parent == tmp_path / "mine" / "traces" and made.stat().st_size > 0
+        assert PACKAGE not in made.parents
+    # Made once: asking again finds the same file, not rewritten.
+    stamp = hwsr.stat().st_mtime_ns
+    assert hwsr_traces.trace("financial1", requests=2000) == hwsr and hwsr.stat().st_mtime_ns == stamp
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG cache folder is Linux's")
+def test_the_default_is_the_platforms_user_cache_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("SMRLAB_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.root() == tmp_path / "xdg" / "smrlab"
+    monkeypatch.setenv("SMRLAB_CACHE", "  ")  # blank: as if unset
+    assert cache.root() == tmp_path / "xdg" / "smrlab"
+    assert cache.folder("traces") == tmp_path / "xdg" / "smrlab" / "traces" and (tmp_path / "xdg" / "smrlab" / "traces").is_dir()
+
+
+def test_a_cache_folder_that_cannot_be_made_is_one_line_naming_it(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("SMRLAB_CACHE", str(blocker))
+    with pytest.raises(UsageError, match="SMRLAB_CACHE"):
+        cache.folder("traces")
+    exp = tmp_path / "exp.toml"
+    exp.write_text('name = "x"\ntraces = ["hwsr-table3:financial1"]\n[[systems]]\nsystem = "cmr"\n')
+    proc = subprocess.run([sys.executable, "-m", "smrlab", "run", str(exp)], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 2 and str(blocker) in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_a_remembered_checksum_is_never_served_for_a_changed_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("SMRLAB_CACHE", str(tmp_path / "cache"))
+    trace = tmp_path / "big.bin"
+    trace.write_bytes(b"\1" * provenance.REMEMBER_FROM)
+    first = provenance.trace_checksum(trace)
+    assert len(list((tmp_path / "cache" / "checksums").iterdir())) == 1
+    # The same bytes changed in place, size and modification time set back as they were.
+    stat = trace.stat()
+    with open(trace, "r+b") as handle:
+        handle.write(b"\2")
+    os.utime(trace, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    changed = provenance.trace_checksum(trace)
+    assert changed != first
+    import hashlib
+    assert changed == "sha256:" + hashlib.sha256(trace.read_bytes()).hexdigest()
+    # A stored value that is not a checksum is made again, not trusted.
+    cache._KEPT.clear()
+    for stored in (tmp_path / "cache" / "checksums").iterdir():
+        stored.write_text("garbage")
+    assert provenance.trace_checksum(trace) == changed

@@ -1,0 +1,102 @@
+"""Figures fit for a paper: no title inside, units on the axes, plain log ticks, values on a log
+axis drawn as points (a bar's height means nothing there), the paper's values (its claims)
+drawn beside ours, colour-blind-safe colours, vector output; and the comparison table judges a
+ratio that points the other way from the paper's as failing and says which statistic ours is."""
+
+from __future__ import annotations
+
+import matplotlib.colors
+import pandas as pd
+import pytest
+
+from smrlab import paper, plots
+from smrlab.experiment.spec import Experiment, SystemRun
+
+
+def experiment(figure, claims_text: str = "", folder=None):
+    """An experiment named "fig" with the figure ``figure``; with ``claims_text``, its paper's
+    claims file (claims/pore.toml beside it in ``folder``) holds those claims."""
+    source = None
+    if claims_text:
+        (folder / "claims").mkdir(exist_ok=True)
+        (folder / "claims" / "pore.toml").write_text('paper = "pore"\n' + claims_text)
+        source = folder / "fig.toml"
+    systems = [SystemRun(label, "cache") for label in ("lru", "lru-band", "pore-bl")]
+    return Experiment(name="fig", traces={}, systems=systems,
+                      figure=figure, title="a title that must not be drawn", reproduces={"paper": "pore"}, source=source)
+
+
+def claim(**keys) -> str:
+    """A [[claim]] table of the experiment "fig", each key's value written as TOML (text, a
+    number, a list of text or a table of text)."""
+    def toml(value) -> str:
+        if isinstance(value, dict):
+            return "{ " + ", ".join(f'{k} = "{v}"' for k, v in value.items()) + " }"
+        if isinstance(value, list):
+            return "[" + ", ".join(f'"{v}"' for v in value) + "]"
+        return repr(value) if isinstance(value, (int, float)) else f'"{value}"'
+    given = {"where": "§1", "quote": "q", "claim": "c", "experiment": "fig", **keys}
+    return "[[claim]]\n" + "".join(f"{k} = {toml(v)}\n" for k, v in given.items())
+
+
+FRAME = pd.DataFrame({
+    "label": ["lru", "pore-bl"] * 4,
+    "trace": ["wdev"] * 8,
+    "cache": ["1%", "1%", "2%", "2%", "3%", "3%", "5%", "5%"],
+    "write_io_s": [9882.0, 4688.0, 6424.0, 2422.0, 3046.0, 1647.0, 1910.0, 877.0],
+    "response_mean_ns": [2.5e6, 1.5e6] * 4,
+})
+
+
+def texts(fig) -> list[str]:
+    axes = fig.axes[0]
+    return [t.get_text() for t in axes.get_yticklabels() + axes.get_xticklabels()] + [axes.get_ylabel(), axes.get_title()]
+
+
+def test_a_log_axis_draws_points_with_plain_ticks_and_no_title():
+    fig = plots.figure(experiment({"kind": "bars", "x": "cache", "y": "write_io_s", "logy": True}), FRAME)
+    axes = fig.axes[0]
+    assert axes.get_yscale() == "log" and not axes.patches, "points, not bars, on a log axis"
+    labels = [t.get_text() for t in axes.get_yticklabels() if t.get_text()]
+    assert labels and all(label.replace(".", "").isdigit() for label in labels), labels
+    low, high = axes.get_ylim()
+    assert (low, high) == (500, 10000), "from the 1-2-5 step below the least value to the one above the most"
+    assert axes.get_title() == "" and axes.get_ylabel() == "write I/O time (s)"
+
+
+def test_bars_start_at_zero_in_colour_blind_safe_colours():
+    fig = plots.figure(experiment({"kind": "bars", "x": "cache", "y": "write_io_s"}), FRAME)
+    axes = fig.axes[0]
+    assert axes.patches and axes.get_ylim()[0] == 0
+    used = {matplotlib.colors.to_hex(p.get_facecolor()).upper() for p in axes.patches}
+    assert used <= {c.upper() for c in plots.COLOURS}
+
+
+def test_the_papers_values_are_drawn_beside_ours_in_milliseconds(tmp_path):
+    claims = claim(id="a", kind="value", metric="response_mean_ns", of={"label": "pore-bl", "cache": "2%"}, paper_value=1.2e6,
+                   per="median")
+    fig = plots.figure(experiment({"kind": "lines", "x": "cache", "y": "response_mean_ns", "ylabel": "mean response (ns)"}, claims,
+                                  tmp_path), FRAME)
+    axes = fig.axes[0]
+    [marks] = [line for line in axes.get_lines() if line.get_label().startswith("paper")]
+    assert marks.get_label() == "paper (median of its traces)"
+    assert list(marks.get_xdata()) == [1] and list(marks.get_ydata()) == [pytest.approx(1.2)]
+    assert axes.get_ylabel() == "mean response (ms)"
+
+
+@pytest.mark.parametrize("fmt, start", [("svg", b"<?xml"), ("pdf", b"%PDF")])
+def test_vector_output(fmt, start):
+    made = [plots.render(plots.figure(experiment({"kind": "bars", "x": "cache", "y": "write_io_s"}), FRAME), fmt) for _ in range(2)]
+    assert made[0].startswith(start) and made[0] == made[1], "the same bytes for the same figure"
+
+
+def test_a_ratio_on_the_other_side_of_one_fails_and_the_statistic_is_named(tmp_path):
+    # PORE Fig. 16 at 5 %: PORE-BL's write time over LRU-band's, 0.181 in the paper, 1.64 here.
+    frame = pd.DataFrame({"label": ["pore-bl", "lru-band"] * 2, "trace": ["wdev", "wdev", "usr", "usr"], "seed": [0] * 4,
+                          "cache": ["5%"] * 4, "write_io_s": [877.0, 534.0, 100.0, 1000.0]})
+    claims = claim(id="reversed", kind="ratio", metric="write_io_s", of={"label": "pore-bl", "cache": "5%"},
+                   over={"label": "lru-band", "cache": "5%"}, paper_value=0.181, per="each", traces=["wdev"])
+    claims += claim(id="median", kind="ratio", metric="write_io_s", of="pore-bl", over="lru-band", paper_value=0.8, per="median")
+    reversed_row, median_row = paper.comparison_rows(experiment({}, claims, tmp_path), frame)
+    assert reversed_row[0].startswith("reversed:") and reversed_row[4] == "1.642" and reversed_row[6] == "fails"
+    assert median_row[4] == f"{(877 / 534 + 100 / 1000) / 2:.4g} (median of 2)" and median_row[6] == "holds"

@@ -1,0 +1,271 @@
+"""Sweeps that scale: what each cell cost is on record (the provenance sidecar and ``smrlab
+results --timing``) and stays out of the results and the cell keys; cells start longest first by
+what earlier runs cost; a worker that dies mid-cell, locally or on a Dask cluster, costs its cell
+one retry on another worker, then the cell is recorded as failed and the rest of the run
+completes; a trace travels to a Dask worker at most once; a bad --jobs and a scheduler that is
+not there are one line and exit code 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from smrlab import experiment
+from smrlab.errors import UsageError
+from smrlab.experiment import executors, schedule
+from smrlab.experiment.cells import run_cell, this_worker
+from smrlab.experiment.pending import Pending
+from smrlab.experiment.stopwatch import Phases
+
+from conftest import DATA, SMALL, write
+
+# 8 cells: 2 traces x 2 systems x 2 buffer sizes.
+GRID = SMALL.replace("seeds = [0, 7]", "seeds = [0]")
+
+
+def sidecar_of(folder: Path) -> dict:
+    [table] = sorted(folder.glob("*.parquet"))
+    return json.loads(table.with_suffix(".json").read_text())
+
+
+def run_folders(root: Path) -> list[Path]:
+    return sorted((p.parent for p in root.glob("*/*.parquet")), key=lambda p: p.stat().st_mtime)
+
+
+def test_every_cells_cost_is_on_record_and_out_of_the_results(cli, tmp_path):
+    exp = write(tmp_path, GRID)
+    cli("run", exp, "--jobs", "2", "--out", "two", check=True)
+    [two] = run_folders(tmp_path / "two")
+    record = sidecar_of(two)
+    assert len(record["cells"]) == 8
+    workers = set()
+    for cell in record["cells"]:
+        timing = cell["timing"]
+        assert timing["wall_s"] > 0 and 0 < timing["cpu_s"] <= timing["wall_s"] * 1.05 + 0.01, timing
+        assert timing["peak_rss_bytes"] > 10 << 20 and timing["wait_s"] >= 0 and timing["attempts"] == 1
+        assert timing["requests"] == 100_000 and cell["reused"] is False and cell["expected_s"] > 0
+        assert abs(timing["wait_s"] - (timing["started_at"] - timing["submitted_at"])) < 1e-9
+        assert re.fullmatch(r".+:\d+", timing["worker"])
+        workers.add(timing["worker"])
+    assert len(workers) == 2, "two local workers took cells"
+    # The parent's own work, by phase; its serial part is within the run's span.
+    parent = record["parent"]
+    assert {"keys", "order", "workers", "store", "assemble"} <= set(parent["phases_s"])
+    assert 0 <= parent["serial_s"] <= parent["ended_at"] - parent["begun_at"]
+    assert parent["cells_s"] == pytest.approx(sum(c["timing"]["wall_s"] for c in record["cells"]))
+    # Nothing wall-clock in the table or the keys (the rows are the same however cells ran:
+    # test_experiments.py).
+    table = pq.read_table(next(two.glob("*.parquet"))).to_pandas()
+    assert not [c for c in table.columns if c.startswith("timing") or c.endswith("_at")]
+    assert [c["key"] for c in record["cells"]] == [cell.key() for cell in experiment.load(exp).cells()] == list(table["cell"])
+    # `smrlab results --timing` gives each row its cell's record.
+    columns = "cell,timing.wall_s,timing.worker,timing.peak_rss_bytes"
+    shown = json.loads(cli("results", str(two), "--timing", "--columns", columns, "--json", check=True).stdout)["tables"][0]
+    column = {name: index for index, name in enumerate(shown["columns"])}
+    by_key = {c["key"]: c["timing"] for c in record["cells"]}
+    for row in shown["rows"]:
+        timing = by_key[row[column["cell"]]]
+        assert row[column["timing.wall_s"]] == timing["wall_s"] and row[column["timing.worker"]] == timing["worker"]
+        assert row[column["timing.peak_rss_bytes"]] == timing["peak_rss_bytes"]
+    default = json.loads(cli("results", str(two), "--timing", "--json", check=True).stdout)["tables"][0]["columns"]
+    assert {"label", "timing.wall_s", "timing.worker", "timing.wait_s"} <= set(default)
+    # A resumed run keeps what each reused cell cost when it ran.
+    next(two.glob("cells/*.json")).unlink()
+    proc = cli("run", exp, "--jobs", "1", "--out", "two", "--resume", check=True)
+    assert "1 cells run, 7 reused" in proc.stderr
+    resumed = {c["key"]: c for c in sidecar_of(two)["cells"]}
+    assert sum(c["reused"] for c in resumed.values()) == 7
+    assert all(resumed[key]["timing"] == by_key[key] for key in resumed if resumed[key]["reused"])
+
+
+def test_cells_start_longest_first_by_what_earlier_runs_cost(tmp_path):
+    exp = experiment.load(write(tmp_path, GRID))
+    first = experiment.run(exp, out=tmp_path, jobs=1)
+    second = experiment.run(exp, out=tmp_path, jobs=1)
+    walls = {c["key"]: c["timing"]["wall_s"] for c in sidecar_of(first.folder)["cells"]}
+    cells = sidecar_of(second.folder)["cells"]
+    assert all(c["expected_s"] == pytest.approx(walls[c["key"]]) for c in cells), "each cell expected to cost what it did"
+    started = [c["key"] for c in sorted(cells, key=lambda c: c["timing"]["started_at"])]
+    assert started == sorted(walls, key=walls.get, reverse=True)
+
+
+def _sidecar(folder: Path, name: str, cells: list[dict]) -> None:
+    folder.mkdir(parents=True)
+    (folder / f"{folder.name}.json").write_text(json.dumps({"experiment": {"name": name}, "cells": cells}))
+
+
+def _history(key, label, system, checksum, wall, requests):
+    return {"key": key, "label": label, "system": system, "trace": {"checksum": checksum}, "error": None,
+            "timing": {"wall_s": wall, "requests": requests}}
+
+
+def test_expected_costs_are_learnt_from_earlier_runs_of_the_same_experiment(tmp_path):
+    from smrlab import Trace
+    _sidecar(tmp_path / "exp-0123abcd", "exp", [
+        _history("k1", "hwsr", "hwsr", "sha256:a", 4.0, 1000), _history("k2", "hwsr", "hwsr", "sha256:b", 2.0, 3000),
+        _history("k3", "disk", "cmr", "sha256:a", 1.0, 1000)])
+    _sidecar(tmp_path / "exp-0123abcd-2", "exp", [_history("k1", "hwsr", "hwsr", "sha256:a", 6.0, 1000)])
+    _sidecar(tmp_path / "exp-other-0123abcd", "exp-other", [_history("k9", "x", "cmr", "sha256:z", 99.0, 1)])
+    costs = schedule.learn(tmp_path, "exp")
+    assert costs.seconds == {"k1": 5.0, "k2": 2.0, "k3": 1.0}, "a cell's own mean wall time"
+    assert costs.per_request_label["hwsr"] == pytest.approx(12.0 / 5000) and costs.per_request_system["cmr"] == pytest.approx(1e-3)
+    trace = Trace.open(DATA / "wdev.csv.gz")
+
+    def cell(label, system, checksum, index=0):
+        made = experiment.Cell(index, label, system, "t", trace, {}, 0, {})
+        made.checksum = checksum
+        return made
+
+    assert schedule.expected_seconds(cell("hwsr", "hwsr", "sha256:a"), "k1", costs) == 5.0
+    assert schedule.expected_seconds(cell("hwsr", "hwsr", "sha256:b"), "new", costs) == pytest.approx(3000 * 12.0 / 5000)
+    assert schedule.expected_seconds(cell("other", "cmr", "sha256:a"), "new", costs) == pytest.approx(1000 * 1e-3)
+    unseen = cell("other", "fluid", "sha256:unseen")
+    median = (12.0 / 5000 + 1e-3) / 2  # of the two systems' costs per request
+    guessed = trace.path.stat().st_size / schedule.BYTES_PER_TEXT_REQUEST_GUESS
+    assert schedule.expected_seconds(unseen, "new", costs) == pytest.approx(guessed * median)
+    ordered, expected = schedule.longest_first([(cell("disk", "cmr", "sha256:a", 0), "k3"), (cell("hwsr", "hwsr", "sha256:a", 1), "k1"),
+                                                (cell("hwsr", "hwsr", "sha256:b", 2), "k2")], costs)
+    assert [key for _, key in ordered] == ["k1", "k2", "k3"] and expected == {0: 1.0, 1: 5.0, 2: 2.0}
+
+
+@pytest.mark.parametrize("jobs", ["0", "1025"])
+def test_jobs_out_of_range_is_one_line(cli, tmp_path, jobs):
+    proc = cli("run", write(tmp_path, GRID), "--jobs", jobs)
+    assert proc.returncode == 2 and "--jobs" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_jobs_out_of_range_is_a_usage_error_in_the_api(tmp_path):
+    exp = experiment.load(write(tmp_path, GRID))
+    for jobs in (0, 1025, True):
+        with pytest.raises(UsageError, match="--jobs must be a whole number from 1 to 1024"):
+            experiment.run(exp, out=tmp_path / "out", jobs=jobs)
+    assert executors.checked_jobs(1024) == 1024
+    assert not (tmp_path / "out").exists(), "nothing written for a refused run"
+
+
+def _serve(answer: bytes | None) -> int:
+    """A loopback TCP port that sends ``answer`` to each connection (None: says nothing)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def serve():
+        held = []
+        while True:
+            connection, _ = listener.accept()
+            if answer is not None:
+                connection.sendall(answer)
+            held.append(connection)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1]
+
+
+def test_a_cluster_that_is_not_there_is_one_line_within_ten_seconds(tmp_path):
+    refused = socket.socket()
+    refused.bind(("127.0.0.1", 0))  # bound, not listening: connections are refused
+    address = f"tcp://127.0.0.1:{refused.getsockname()[1]}"
+    proc = subprocess.run([sys.executable, "-m", "smrlab", "run", str(write(tmp_path, GRID)), "--cluster", address],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=10)  # the bound the issue sets
+    assert proc.returncode == 2 and address in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "results").exists(), proc.stderr
+    # What answers but is not a scheduler, or does not answer, or is no address: one UsageError each.
+    from smrlab.experiment import cluster
+    for address, named in ((f"tcp://127.0.0.1:{_serve(bytes(range(256)) * 4)}", "does not answer as a Dask scheduler"),
+                           (f"tcp://127.0.0.1:{_serve(None)}", f"within {cluster.CONNECT_SECONDS} s"),
+                           ("tcp://127.0.0.1", "not a scheduler address"), ("tcp://[::1", "not a scheduler address")):
+        with pytest.raises(UsageError, match=re.escape(named)) as refused_with:
+            cluster.connect(address)
+        assert address in str(refused_with.value) and "\n" not in str(refused_with.value)
+
+
+def dying(cell, key, submitted_at, attempts, *where):
+    """A cell runner whose worker dies under 'doomed' cells every time, and under 'flaky' ones
+    the first time; it notes the worker of each death beside the test's markers."""
+    marker = Path(os.environ["SMRLAB_TEST_MARKERS"]) / f"{cell.label}-{cell.index}-{attempts}"
+    if cell.label == "doomed" or (cell.label == "flaky" and attempts == 1):
+        marker.write_text(where[0] if where else this_worker())
+        time.sleep(0.5)  # mid-cell
+        os.kill(os.getpid(), signal.SIGKILL)
+    return run_cell(cell, key, submitted_at, attempts, *where)
+
+
+# Four plain-disk cells: one whose worker always dies, one whose worker dies the first time.
+DYING = 'name = "dying"\ntraces = ["bundled:wdev"]\n' + "".join(
+    f'[[systems]]\nlabel = "{label}"\nsystem = "cmr"\n' for label in ("cmr", "flaky", "doomed", "last"))
+
+
+def _run_with_dying_workers(tmp_path, monkeypatch, **where):
+    monkeypatch.setenv("SMRLAB_TEST_MARKERS", str(tmp_path))
+    exp = experiment.load(write(tmp_path, DYING))
+    cells = [(cell, cell.key()) for cell in exp.cells()]
+    outcomes = {}
+    with executors.started(len(cells), run=dying, **where) as executor:
+        executor.run(Pending(cells), lambda outcome: outcomes.__setitem__(cells[outcome.index][0].label, outcome), Phases())
+    assert set(outcomes) == {"cmr", "flaky", "doomed", "last"}, "every cell has an outcome"
+    assert outcomes["cmr"].result and outcomes["last"].result and outcomes["cmr"].timing.attempts == 1
+    flaky = outcomes["flaky"]
+    assert flaky.result and flaky.error is None and flaky.timing.attempts == 2
+    assert flaky.timing.worker != (tmp_path / "flaky-1-1").read_text(), "retried on another worker"
+    doomed = outcomes["doomed"]
+    assert doomed.result is None and "died running it 2 times" in doomed.error and doomed.timing.attempts == 2
+    assert not (tmp_path / "doomed-2-3").exists(), "not tried a third time"
+    assert flaky.result["derived"] == outcomes["cmr"].result["derived"], "a retried cell measures what any run of it does"
+
+
+def test_a_lost_worker_charges_only_the_cells_it_was_running(tmp_path):
+    from smrlab.experiment.pending import Handed
+    exp = experiment.load(write(tmp_path, GRID))
+    cells = [(cell, cell.key()) for cell in exp.cells()]
+    pending = Pending(cells)
+    handed = Handed()
+    for _ in range(3):
+        handed.add("w1", pending.next())
+    handed.add("w2", pending.next())
+    assert handed.finished("w1", 0).cell.index == 0 and handed.count("w1") == 2
+    # w1 dies running cell 1, with cell 2 waiting: 1 goes first with a second attempt, 2 as it was.
+    assert handed.lost("w1", 1, "killed by SIGKILL", "w1", pending) == []
+    again, waiting = pending.next(), pending.next()
+    assert (again.cell.index, again.attempts, waiting.cell.index, waiting.attempts) == (1, 2, 2, 1)
+    assert pending.next().cell.index == 4 and handed.workers() == ["w2"]
+    # Its second worker dies too: given up, with the reason.
+    handed.add("w3", again)
+    [gave_up] = handed.lost("w3", 1, "killed by SIGKILL", "w3", pending)
+    assert gave_up.index == 1 and gave_up.result is None and gave_up.timing.attempts == 2
+    assert "died running it 2 times (last: killed by SIGKILL, worker w3)" in gave_up.error
+
+
+def test_a_local_worker_that_dies_mid_cell_costs_one_retry_then_the_cell(tmp_path, monkeypatch):
+    _run_with_dying_workers(tmp_path, monkeypatch, jobs=2)
+
+
+def test_on_dask_traces_travel_once_and_a_dying_worker_costs_one_retry(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setenv("SMRLAB_CACHE", str(tmp_path / "cache"))  # the workers' too: they start after this
+    monkeypatch.setenv("SMRLAB_TEST_MARKERS", str(tmp_path))
+    exp = experiment.load(write(tmp_path, GRID))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        first = experiment.run(exp, out=tmp_path / "first", cluster=cluster.scheduler_address)
+        again = experiment.run(exp, out=tmp_path / "again", cluster=cluster.scheduler_address)
+        shared = experiment.run(exp, out=tmp_path / "shared", cluster=cluster.scheduler_address, share_paths=True)
+        # Each trace went to each worker at most once, and is kept there for later runs.
+        assert 2 <= first.parent["counts"]["traces_sent"] <= 2 * 2
+        assert first.parent["counts"]["trace_bytes_sent"] >= sum(t.path.stat().st_size for t in exp.traces.values())
+        assert again.parent["counts"].get("traces_sent", 0) == 0 and shared.parent["counts"].get("traces_sent", 0) == 0
+        assert len(list((tmp_path / "cache" / "shipped").iterdir())) == 2
+        assert first.rows == again.rows == shared.rows
+        assert {o.timing.worker for _, o in first.outcomes} == set(cluster.scheduler_info["workers"])
+        with distributed.Client(cluster.scheduler_address) as client:
+            _run_with_dying_workers(tmp_path, monkeypatch, cluster=client)
