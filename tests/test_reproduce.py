@@ -23,7 +23,7 @@ CLAIMS = sorted((ROOT / "experiments" / "claims").glob("*.toml"))
 
 def test_every_paper_has_a_claims_file():
     from smrlab.citations import PAPERS
-    assert {path.stem for path in CLAIMS} >= {"pore", "ucache"}
+    assert {path.stem for path in CLAIMS} >= {"pore", "ucache", "fluidsmr"}
     assert {path.stem for path in CLAIMS} <= set(PAPERS)
 
 
