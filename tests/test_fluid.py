@@ -1,14 +1,21 @@
-"""FluidSMR (``--system fluid``) and its commands as a user runs them: generated workloads, one
-simulation with its declared measures, bad parameters, the adaptive format's direction on the
-four-phase workload, quantized migration's bound, and the sweeps' figures as JSON."""
+"""FluidSMR (``--system fluid``) and its commands as a user runs them: generated workloads and
+where their written data lies, one simulation with its declared measures, bad parameters and
+bad workloads, every scheme on a tiny partition, the adaptive format's direction on the
+four-phase workload, quantized migration's bound, the sweeps' figures as JSON, the scaled
+sizes a run reports, a published-format trace, and the claims file against its experiments."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import numpy as np
 import pytest
 
-from conftest import assert_parameter_errors
+from conftest import DATA, assert_parameter_errors
+from smrlab import fluid_traces
+from smrlab.errors import UsageError
+from smrlab.run import simulate
 
 
 def generate(cli, *args: str) -> str:
@@ -26,11 +33,11 @@ def sim(cli, trace: str, *params: str) -> dict:
     return json.loads(proc.stdout)
 
 
-@pytest.fixture
-def hm_0(cli) -> tuple[str, str]:
+@pytest.fixture(scope="module")
+def hm_0(tmp_path_factory) -> tuple[str, str]:
     """A 20,000-request hm_0 of Table 1 and the zone size scaled with it."""
-    args = ("hm_0", "--requests", "20000")
-    return generate(cli, *args), zone_option(cli, args)
+    trace = fluid_traces.table1_trace("hm_0", 20000, folder=tmp_path_factory.mktemp("traces"))
+    return str(trace), str(fluid_traces.zone_size(fluid_traces.scale_of("hm_0", 20000)))
 
 
 def test_a_run_reports_latency_zone_counts_and_memory_with_their_declarations(cli, hm_0):
@@ -52,6 +59,8 @@ def test_bad_parameters_are_one_line_naming_the_option(cli, hm_0):
     assert_parameter_errors(cli, "fluid", trace, [
         ("--alpha=1", "alpha"), ("--alpha=0.8", "alpha"), ("--usage=0", "usage"), ("--usage=1.2", "usage"),
         ("--partition=10MiB", "partition"), ("--latency-bound=10", "latency_bound"), ("--scheme=nope", "scheme"),
+        ("--occupancy=0", "occupancy"), ("--occupancy=1.5", "occupancy"), ("--occupancy=-0.1", "occupancy"),
+        ("--cache-limit=0%", "cache_limit"), ("--map-quota=200%", "map_quota"), ("--map-entry=0", "map_entry"),
     ])
 
 
@@ -94,3 +103,92 @@ def test_quantized_migration_keeps_every_request_within_its_bound(cli):
     assert rows["blocking"][2] > 100, "blocking repletion holds a request for the whole conversion"
     assert rows["60 ms"][3] >= rows["100 ms"][3], "a smaller bound takes longer"
     assert rows["no allocation"][4] == 0
+
+
+def test_no_scheme_panics_on_the_tiny_partition_of_issue_42(cli):
+    # usr_0 at 2,000 requests: zones of 245,760 bytes (60 blocks) against 128 KiB writes. Before,
+    # 7 of the 16 schemes panicked cleaning the cache ("cleaning a log that holds blocks"), and
+    # so did this very sweep; now each runs, the old recipe's trace and the new one alike.
+    schemes = ",".join(["recency", "frequency", "swap-only", "+cache-fix", "format-adapt", "imprv-lru", "fifo", "loop-back",
+                        "fluid-smr", "fix-0.2", "fix-0.4", "fix-0.6", "fix-0.8", "adapt", "pure-cmr"])
+    for placement in ("front", "spread"):
+        proc = cli("fluid-sweep", "schemes", "--traces", "usr_0", "--requests", "2000", "--placement", placement,
+                   "--schemes", schemes, "--json", check=True)
+        latencies = json.loads(proc.stdout)["tables"][0]["rows"][0][1:]
+        assert len(latencies) == 15 and all(ms and ms > 0 for ms in latencies), (placement, latencies)
+        assert "Traceback" not in proc.stderr and "panicked" not in proc.stderr
+
+
+def test_spread_moves_whole_chunks_by_a_seeded_permutation_and_pins_the_range():
+    chunk, end = 10 * 4096, 36 * 4096
+    offsets = np.array([0, 5, 10, 19, 20, 29, 30, 33, 40], dtype=np.uint64) * 4096
+    lengths = np.array([1, 1, 1, 1, 1, 1, 1, 2, 1], dtype=np.uint64) * 4096
+    moved = fluid_traces.spread(offsets, lengths, chunk, end, seed=3)
+    chunks = 3  # chunks 0-2; 30-35 is the last, partial one
+    assert (moved[:6] % chunk == offsets[:6] % chunk).all(), "a request keeps its place in its chunk"
+    assert sorted(set((moved[:6] // chunk).tolist())) == list(range(chunks)), "whole chunks map onto whole chunks, one to one"
+    assert moved[6] == offsets[6], "the partial chunk stays"
+    assert moved[8] < end - 4096 and moved[8] % 4096 == 0, "a request past the range is folded back into it, in whole blocks"
+    assert moved[7] + lengths[7] == end, "the request ending highest ends at the range's end"
+    assert (fluid_traces.spread(offsets, lengths, chunk, end, seed=3) == moved).all(), "seeded"
+    assert any((fluid_traces.spread(offsets, lengths, chunk, end, seed=s) != moved).any() for s in range(4, 10)), "another seed, another order"
+
+
+def test_the_spread_placement_keeps_the_footprint_and_takes_the_hot_data_out_of_the_cmr_zones(tmp_path, hm_0):
+    front = fluid_traces.table1_trace("hm_0", 20000, folder=tmp_path, placement="front")
+    spread, zone = hm_0
+    runs = {name: simulate("fluid", path, ["scheme=swap-only", f"zone_size={zone}", "swapping=none"])
+            for name, path in (("front", front), ("spread", spread))}
+    fp = {name: r["trace"]["footprint"] for name, r in runs.items()}
+    assert fp["spread"]["max_end"] == fluid_traces.max_offset("hm_0", 20000), "Table 1's range, exactly"
+    assert abs(fp["front"]["max_end"] - fp["spread"]["max_end"]) < 0.03 * fp["spread"]["max_end"], "the recipe before came near it"
+    written = {name: r["report"]["write"]["bytes"] for name, r in runs.items()}
+    assert written["spread"] == pytest.approx(written["front"], rel=0.05), "the same bytes written (fewer sparse single blocks)"
+    share = {name: r["derived"]["cmr_write_share"] for name, r in runs.items()}
+    # Without swapping the layout is the start's: the lowest user zones (a third here) in CMR.
+    # The front recipe's core lies there; spread, its hot ranges land anywhere.
+    assert share["front"] > 0.5 and share["spread"] < share["front"] - 0.1, share
+
+
+def test_a_placement_that_does_not_fit_is_one_line(cli):
+    proc = cli("fluid-trace", "hm_0", "--requests", "2000", "--hot-ranges", "4096", "--out", "traces")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "4096 hot ranges do not fit hm_0 at 2,000 requests" in proc.stderr, proc.stderr
+    for hot_ranges in (0, -1, 5000):
+        with pytest.raises(UsageError, match="--hot-ranges must be from 1 to 4096"):
+            fluid_traces.chunk_bytes("hm_0", 2000, hot_ranges)
+    with pytest.raises(UsageError, match="placement 'middle'"):
+        fluid_traces.table1_trace("hm_0", 2000, placement="middle")
+
+
+def test_an_extent_overflowing_the_address_space_is_one_line(cli, tmp_path):
+    far = tmp_path / "far.csv"
+    far.write_text("128166372000000000,h,0,Write,4611686018427387904,4096,0\n")  # 2^62: zones past any disk
+    over = tmp_path / "over.csv"
+    over.write_text(f"128166372000000000,h,0,Write,{2**63 - 4096},8192,0\n")  # ends past 2^63
+    for trace, what in ((far, "partition spans"), (over, "2^63")):
+        proc = cli("sim", "--system", "fluid", "--trace", trace)
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and what in proc.stderr, proc.stderr
+    proc = cli("fluid-sweep", "schemes", "--trace", far, "--schemes", "fluid-smr")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_a_scaled_run_says_what_it_scaled_and_the_quota_is_25_mb_per_tb(cli, tmp_path):
+    proc = cli("fluid-sweep", "schemes", "--traces", "hm_0", "--requests", "20000", "--schemes", "fluid-smr", check=True)
+    gauges = dict(json.loads((tmp_path / "results/fluid-sweep/schemes/hm_0_fluid-smr.json").read_text())["report"]["gauges"])
+    zone = fluid_traces.zone_size(fluid_traces.scale_of("hm_0", 20000))
+    assert gauges["scale"] == zone / (256 << 20)
+    zones = gauges["zone_map_bytes"] / 8  # §4.2: a zone number of 8 bytes per zone
+    quota = int(zones * zone) * (25 << 20) // (1 << 40) // 20 * 20  # §6.1: 25 MB per TB, in 20-byte entries
+    assert gauges["cache_map_quota_bytes"] == quota
+    assert f"partition scaled to {gauges['scale']:.4g} of the paper's" in proc.stderr, proc.stderr
+    assert f"mapping quota {quota:,} bytes" in proc.stderr, proc.stderr
+
+
+def test_a_trace_in_the_msr_format_runs_as_published(cli):
+    # The bundled wdev sample is in the MSR Cambridge CSV layout, compressed as the traces are
+    # published; its tables name it by its file's name.
+    proc = cli("fluid-sweep", "schemes", "--trace", DATA / "wdev.csv.gz", "--trace", DATA / "ts.csv.gz",
+               "--schemes", "fluid-smr,pure-cmr", "-p", "zone_size=4MiB", "--json", check=True)
+    rows = json.loads(proc.stdout)["tables"][0]["rows"]
+    assert [row[0] for row in rows] == ["wdev", "ts"] and all(row[1] > 0 and row[2] > 0 for row in rows), rows

@@ -3,14 +3,31 @@ Table 1, shaped by the table's figures (operations, writes, bytes written, maxim
 the four-phase write workload of its Fig. 16. Both scale with a request count and are cached
 in smrlab's cache folder by a digest of their recipe, like ``bundled.full_size_trace``.
 
-Table 1 gives no footprint or locality, so the recipe chooses them (and says so): a written core
-at the start of the address range takes the hot and cold writes (the synthesizer's model); a
-sparse area of single-block writes, 5 % of the writes, reaches from the core to the maximum
-offset, so the trace's largest address is the table's; the core is a quarter of the bytes
-written (each written block is written about four times), at most half the maximum offset;
-request sizes mix 4 KiB and 128 KiB to the table's mean write size. A scaled trace
-(``requests`` below the table's) scales every size by the same factor, zone size included
-(``zone_size``), so the partition keeps its number of zones.
+Table 1 gives no footprint or locality, so the recipe chooses them (and says so). The
+synthesizer writes a core of a quarter of the bytes written (each written block is written
+about four times: Table 1's write size over an assumed four updates a block), at most half the
+maximum offset, with hot regions inside it; a sparse area of single-block writes, 5 % of the
+writes, reaches from the core to the maximum offset, so the trace's largest address is the
+table's; request sizes mix 4 KiB and 128 KiB to the table's mean write size.
+
+Where the written data lies (``placement``): the synthesizer puts the core at the start of the
+address range, and the layout maps the lowest user zones to CMR, so the hot data would sit in
+CMR and barely reach the SMR area; the MSR traces' hot data is not at LBA 0. With ``spread``
+(the default) the address range is cut into chunks of the core's size over ``hot_ranges`` (16:
+the core becomes 16 hot ranges), and the chunks are shuffled by a permutation seeded with the
+trace's seed (the last, partial chunk stays last); each request moves with the chunk of its
+first byte. The hot ranges so land at seeded places across the whole range, in CMR and SMR
+zones alike, and the request stream and sizes are unchanged. Table 1's maximum offset is an
+extent of addresses, not a written range: ``spread`` reaches it with ``SPARSE_WRITES`` (100)
+single-block writes over the rest of the range, and pins it: the synthesizer's core can end a
+little past it, so a request ending past it is folded back into the range, and the request
+ending highest is moved to end there (the partition's size is then Table 1's, which matters
+at usages of 0.99 and above, where a zone more or less decides whether there is a cache).
+``front`` keeps the synthesizer's layout and 5 % of the writes as sparse ones over the range
+(the recipe before).
+
+A scaled trace (``requests`` below the table's) scales every size by the same factor, zone size
+included (``zone_size``), so the partition keeps its number of zones.
 
 The four-phase workload (Fig. 16): write-only, four phases of 100 hours, over 1541 zones (a
 428 GiB partition at usage 0.9). Phases 1 and 3 write every zone within a 20 MiB window (an
@@ -55,7 +72,13 @@ TABLE1 = {
 }
 
 SPARSE_FRACTION = 0.05
+SPARSE_WRITES = 100
 OVERWRITES = 4.0
+PLACEMENTS = ("spread", "front")
+HOT_RANGES = 16
+MAX_HOT_RANGES = 4096
+# Bytes a request takes, at most, in the numeric CSV a spread trace passes through.
+SPREAD_CSV_RECORD = 64
 HOT_FRACTION = 0.2
 SMALL, LARGE = 4, 128  # KiB
 WEEK_S = 7 * 24 * 3600
@@ -87,7 +110,22 @@ def zone_size(scale: float) -> int:
     return max(BLOCK, round(ZONE * scale / BLOCK) * BLOCK)
 
 
-def table1_params(name: str, requests: int | None = None, seed: int = 0) -> list[str]:
+def core_bytes(name: str, requests: int | None = None) -> int:
+    """Bytes of the written core of Table 1 trace ``name`` at ``requests`` requests."""
+    _, _, written_gb, max_gb = preset(name)
+    return round(min(written_gb * GIB / OVERWRITES, max_gb * GIB / 2) * scale_of(name, requests))
+
+
+def sparse_fraction(name: str, requests: int | None, placement: str) -> float:
+    """The share of writes that are sparse single blocks: ``front`` keeps the recipe before
+    (5 %); ``spread`` only reaches the maximum offset, with ``SPARSE_WRITES`` of them."""
+    if placement == "front":
+        return SPARSE_FRACTION
+    writes = requests_of(name, requests) * preset(name)[1] / preset(name)[0]
+    return min(SPARSE_FRACTION, SPARSE_WRITES / max(1.0, writes))
+
+
+def table1_params(name: str, requests: int | None = None, seed: int = 0, placement: str = "spread") -> list[str]:
     """Synthesizer parameters of Table 1 trace ``name`` at ``requests`` requests."""
     total, writes, written_gb, max_gb = preset(name)
     scale = scale_of(name, requests)
@@ -95,18 +133,87 @@ def table1_params(name: str, requests: int | None = None, seed: int = 0) -> list
     mean_kib = written_gb * GIB / writes / 1024
     large = min(1.0, max(0.0, (mean_kib - SMALL) / (LARGE - SMALL)))
     max_offset = max_gb * GIB * scale
-    core = min(written_gb * GIB / OVERWRITES, max_gb * GIB / 2) * scale
+    core = core_bytes(name, requests)
     return [f"requests={count}", f"write_ratio={writes / total:.4f}", f"sizes={SMALL}k:{1 - large:.4f},{LARGE}k:{large:.4f}",
-            f"hot_fraction={HOT_FRACTION}", f"written_range={round(core)}", f"accessed_range={round(core)}",
-            f"sparse_fraction={SPARSE_FRACTION}", f"sparse_range={round(max_offset - core)}", f"rate={count / WEEK_S:.6f}",
+            f"hot_fraction={HOT_FRACTION}", f"written_range={core}", f"accessed_range={core}",
+            f"sparse_fraction={sparse_fraction(name, requests, placement):.6g}", f"sparse_range={round(max_offset - core)}", f"rate={count / WEEK_S:.6f}",
             f"seed={seed}"]
 
 
-def table1_trace(name: str, requests: int | None = None, folder: Path | None = None, seed: int = 0) -> Path:
-    """The generated Table 1 trace ``name`` in smrlab's binary format (made on first use)."""
-    pipeline = {"synth": table1_params(name, requests, seed)}
-    return generated_trace(pipeline, f"fluid-{name}", folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None),
-                           needed=requests_of(name, requests) * SMRBIN_RECORD)
+def chunk_bytes(name: str, requests: int | None, hot_ranges: int) -> int:
+    """The chunk ``spread`` shuffles: the core over ``hot_ranges``, in whole 4 KiB blocks; a
+    ``UsageError`` when that does not fit (fewer than 2 chunks in the range, or a chunk smaller
+    than the largest request, which would then straddle most chunk ends)."""
+    if not 1 <= hot_ranges <= MAX_HOT_RANGES:
+        raise UsageError(f"--hot-ranges must be from 1 to {MAX_HOT_RANGES}, got {hot_ranges}")
+    chunk = core_bytes(name, requests) // hot_ranges // BLOCK * BLOCK
+    span = max_offset(name, requests)
+    if chunk < LARGE * 1024 or span // chunk < 2:
+        raise UsageError(f"{hot_ranges} hot ranges do not fit {name} at {requests_of(name, requests):,} requests: each would be "
+                         f"{chunk:,} bytes of a {round(span):,}-byte range (at least {LARGE} KiB each, and two in the range)")
+    return chunk
+
+
+def max_offset(name: str, requests: int | None = None) -> int:
+    """Table 1's maximum offset of ``name``, scaled to ``requests``, in whole 4 KiB blocks."""
+    return round(preset(name)[3] * GIB * scale_of(name, requests)) // BLOCK * BLOCK
+
+
+def spread(offsets: np.ndarray, lengths: np.ndarray, chunk: int, end: int, seed: int) -> np.ndarray:
+    """``offsets`` (of requests of ``lengths``) moved by the ``spread`` rule over the range
+    ``0..end``: whole chunks of ``chunk`` bytes shuffled by a permutation seeded with ``seed``,
+    the last partial chunk in place; a request ending past ``end`` folded back into the range
+    (its offset modulo the room left for it, in whole blocks), and the request ending highest
+    moved to end at ``end``, so the range is exactly Table 1's."""
+    chunk64, block = np.uint64(chunk), np.uint64(BLOCK)
+    whole = end // chunk
+    order = np.random.default_rng(seed).permutation(whole).astype(np.uint64)
+    index = offsets // chunk64
+    inside = index < whole
+    moved = offsets.copy()
+    moved[inside] = order[index[inside]] * chunk64 + offsets[inside] % chunk64
+    beyond = moved + lengths > np.uint64(end)
+    room = np.uint64(end) - np.minimum(lengths[beyond], np.uint64(end))
+    moved[beyond] = moved[beyond] % np.maximum(room, block) // block * block
+    if moved.size:
+        top = int(np.argmax(moved + lengths))
+        moved[top] = end - min(int(lengths[top]), end)
+    return moved
+
+
+def table1_trace(name: str, requests: int | None = None, folder: Path | None = None, seed: int = 0, placement: str = "spread",
+                 hot_ranges: int = HOT_RANGES) -> Path:
+    """The generated Table 1 trace ``name`` in smrlab's binary format (made on first use), its
+    written data placed by ``placement`` (see the module's text)."""
+    if placement not in PLACEMENTS:
+        raise UsageError(f"placement '{placement}' is none of {', '.join(PLACEMENTS)}")
+    pipeline = {"synth": table1_params(name, requests, seed, placement)}
+    if placement == "front":
+        return generated_trace(pipeline, f"fluid-{name}", folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None),
+                               needed=requests_of(name, requests) * SMRBIN_RECORD)
+    chunk = chunk_bytes(name, requests, hot_ranges)
+    end = max_offset(name, requests)
+    recipe = {**pipeline, "placement": placement, "chunk": chunk, "end": end}
+    return generated_trace(recipe, f"fluid-{name}-{placement}", folder, lambda path: write_spread(pipeline, chunk, end, seed, path),
+                           needed=requests_of(name, requests) * (SMRBIN_RECORD + SPREAD_CSV_RECORD))
+
+
+def write_spread(pipeline: dict, chunk: int, end: int, seed: int, path: Path) -> None:
+    """Synthesizes ``pipeline``, spreads it over ``0..end`` (``spread``) and writes it to
+    ``path``, through a CSV of numeric columns beside it."""
+    import pyarrow as pa  # only here: the command line loads without it
+    import pyarrow.csv as pa_csv
+
+    time_ns, op, offset, length = (np.frombuffer(c, dtype=d) for c, d in
+                                   zip(_core.trace_columns(json.dumps(pipeline)), ("<u8", "u1", "<u8", "<u8")))
+    table = pa.table({"time_ns": time_ns, "op": op, "offset": spread(offset, length, chunk, end, seed), "len": length})
+    csv = path.with_name(path.name + ".csv")
+    try:
+        pa_csv.write_csv(table, csv, pa_csv.WriteOptions(include_header=False))
+        options = ["time=0", "op=1", "offset=2", "len=3", "read=0", "write=1", "trim=2"]
+        _core.trace_write(json.dumps({"inputs": [{"path": str(csv), "format": "csv", "options": options}]}), str(path), None)
+    finally:
+        csv.unlink(missing_ok=True)
 
 
 # Fig. 16's workload.

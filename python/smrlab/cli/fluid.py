@@ -2,8 +2,11 @@
 CMR/SMR partition, and its workloads as trace files.
 
 fluid-sweep FIGURE runs the schemes of ``--system fluid`` on generated traces (``smrlab.fluid_traces``)
-or on a trace of your own; ``SWEEP_HELP`` (its --help) says what each figure runs.
+or on traces of your own (``--trace FILE``, repeated); ``SWEEP_HELP`` (its --help) says what each figure runs.
 
+A generated trace scaled to fewer requests (``--requests``) comes with a zone size scaled by the
+same factor; every size the paper states per TB or as a share follows the partition
+(``crates/smr-sim/src/fluid/scaling.rs``), and a closing note says what each trace was scaled to.
 Every number comes from the Rust core (``derived`` and ``gauge_series`` of each result); this
 module only chooses runs and formats. Not here: the system (``crates/smr-sim/src/fluid``).
 """
@@ -21,9 +24,14 @@ from smrlab.run import measure, simulate, write_result
 from smrlab.tables import add_json_argument, note, print_table
 
 SWEEP_HELP = """Runs the schemes of --system fluid on the paper's workloads (generated on first use)
-or on a trace of your own (--trace), and prints one table per figure:
+or on traces of your own (--trace FILE, repeated; the MSR Cambridge traces as published, e.g.
+hm_0.csv.gz, are read as they are, at full size), and prints one table per figure:
 
-- schemes (Fig. 12): average latency of each scheme at usage 0.9 across the Table 1 traces;
+- prelim (§2.4, Fig. 3): the swapping baselines (recency, frequency, NSW-frequency) on ts_0
+  at usage 0.9, and swap-only against pure CMR per usage;
+- schemes (Fig. 12): average latency of each scheme at usage 0.9 across the Table 1 traces,
+  with each trace's share of writes that found their zone in CMR and the occupancy swaps of
+  fluid-smr;
 - usage (Fig. 13): the same per usage, on one trace (prn_1);
 - fixed (Figs. 14, 15): the fixed configurations fix-0.2 .. fix-0.8 against adapt, the
   latency over the whole run and from the fourth day on, and the CMR / SMR / cache zone counts
@@ -31,13 +39,14 @@ or on a trace of your own (--trace), and prints one table per figure:
 - phases (Fig. 16): the four-phase workload, adaptive schemes against the fixed ones, with
   the zone counts over time;
 - cache (Figs. 17, 18): the cache-policy ablation (format-adapt, imprv-lru, fifo, loop-back,
-  fluid-smr) and the policies alone (swapping and conversion off, a cache of 0.02 % of the SMR
-  area);
+  fluid-smr) at usage 0.999, and the policies alone (swapping and conversion off, a cache of
+  0.02 % of the SMR area) at usage 0.99;
 - migration (Fig. 19): a space allocation during the run, its guard range replenished by
   quantized migration at acceptable latency increases of 60 and 100 ms, and blocking.
 """
 
 FIGURE_SCHEMES = ["swap-only", "+cache-fix", "format-adapt", "fluid-smr", "pure-cmr"]
+BASELINES = ["recency", "frequency", "swap-only"]
 FIXED = ["fix-0.2", "fix-0.4", "fix-0.6", "fix-0.8"]
 ABLATION = ["format-adapt", "imprv-lru", "fifo", "loop-back", "fluid-smr"]
 POLICIES = ["imprv-lru", "fifo", "loop-back"]
@@ -47,6 +56,18 @@ DAY_NS = 24 * 3600 * 10**9
 SERIES_SAMPLES = 200
 # The most values a list option takes (traces, schemes, usages, latency bounds).
 MOST_LISTED = 16
+# Below 16 MiB zones (a sixteenth of the paper's) a 128 KiB write is a large part of a zone.
+SMALL_ZONE = 16 << 20
+FIG18_CACHE = "0.02%"  # §7.4: of the SMR area
+TRACE_SUFFIXES = (".csv", ".gz", ".smrbin", ".xz", ".bz2", ".zst", ".spc", ".blkparse", ".vscsi", ".blocks")
+
+
+def trace_label(name: str) -> str:
+    """A trace's name in tables: a Table 1 name, or a file's name without its suffixes."""
+    base = Path(name).name
+    while base.endswith(TRACE_SUFFIXES) and "." in base:
+        base = base.rsplit(".", 1)[0]
+    return base
 
 
 class Runner:
@@ -58,13 +79,21 @@ class Runner:
         self.footprints: dict[str, dict] = {}
         self.requests: dict[str, int] = {}
         self.runs = runs
+        self.scaled: dict[str, list[dict]] = {}
+
+    def names(self) -> list[str]:
+        """The traces of the figure: the user's files, or Table 1 names."""
+        return self.args.trace or self.args.traces.split(",")
 
     def trace(self, name: str) -> tuple[Path, list[str]]:
-        """The trace for Table 1 name ``name`` (or the user's) and the zone size it goes with."""
+        """The trace for ``name`` (a Table 1 name, or the user's file) and the zone size it goes
+        with (the paper's for the user's files)."""
         if self.args.trace:
-            return Path(self.args.trace), []
+            return Path(name), []
         scale = fluid_traces.scale_of(name, self.args.requests)
-        return fluid_traces.table1_trace(name, self.args.requests, seed=self.args.seed), [f"zone_size={fluid_traces.zone_size(scale)}"]
+        path = fluid_traces.table1_trace(name, self.args.requests, seed=self.args.seed, placement=self.args.placement,
+                                         hot_ranges=self.args.hot_ranges)
+        return path, [f"zone_size={fluid_traces.zone_size(scale)}"]
 
     def run(self, label: str, trace: Path, params: list[str], samples: int = 0, warmup_ns: int = 0) -> dict:
         key = str(trace)
@@ -79,7 +108,24 @@ class Runner:
                               footprint=self.footprints[key], progress=show)
         self.runs.advance()
         write_result(result, self.out / f"{label.replace(' ', '_').replace('+', 'plus-')}.json", inputs=[trace])
+        self.scaled.setdefault(trace.name, []).append(result)
         return result
+
+    def scaling_note(self) -> None:
+        """What each trace's partition was scaled to, and the sizes that followed it."""
+        for name, results in self.scaled.items():
+            gauges = [dict(result["report"]["gauges"]) for result in results]
+            scale = gauges[0].get("scale", 1.0)
+            if scale == 1.0:
+                continue
+            quota = max(g.get("cache_map_quota_bytes", 0) for g in gauges)
+            limit = max(g.get("cache_limit_bytes", 0) for g in gauges)
+            note(f"{name}: partition scaled to {scale:.4g} of the paper's: zones of {round(scale * fluid_traces.ZONE):,} bytes "
+                 f"(paper 256 MiB), mapping quota {quota:,.0f} bytes (25 MB per TB of the partition)"
+                 + (f", cache limit {limit:,.0f} bytes" if limit else ""))
+            if scale * fluid_traces.ZONE < SMALL_ZONE:
+                note(f"{name}: a zone of {round(scale * fluid_traces.ZONE):,} bytes is small against the trace's 128 KiB "
+                     "writes: scaled this far, zone rewrites and cache entries are coarse (use more --requests)")
 
 
 def latency_ms(result: dict) -> float | None:
@@ -104,26 +150,54 @@ def zone_series(result: dict) -> dict:
 
 
 def schemes_figure(r: Runner, args: argparse.Namespace) -> None:
-    names = [args.trace] if args.trace else args.traces.split(",")
-    rows = []
-    for name in names:
+    rows, shares = [], []
+    schemes = args.schemes.split(",")
+    for name in r.names():
         trace, zone = r.trace(name)
-        latencies = [latency_ms(r.run(f"{Path(name).stem} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone])) for scheme in args.schemes.split(",")]
-        rows.append([Path(name).stem, *latencies])
-    print_table(f"average latency (ms) per scheme at usage {args.usage}", ["trace", *args.schemes.split(",")], rows,
+        results = [r.run(f"{trace_label(name)} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone]) for scheme in schemes]
+        rows.append([trace_label(name), *[latency_ms(result) for result in results]])
+        fluid = next((result for scheme, result in zip(schemes, results) if scheme == "fluid-smr"), results[0])
+        shares.append([trace_label(name), fluid["derived"].get("cmr_write_share"), counter(fluid, "occupancy_swaps"),
+                       counter(fluid, "zone_rewrites"), counter(fluid, "nsw_writes")])
+    print_table(f"average latency (ms) per scheme at usage {args.usage}", ["trace", *schemes], rows,
                 caption="FluidSMR Fig. 12 (the paper plots it on a log scale)")
+    print_table(f"where the writes went ({'fluid-smr' if 'fluid-smr' in schemes else schemes[0]})",
+                ["trace", "CMR share of writes", "occupancy swaps", "zone rewrites", "NSWs"], shares,
+                caption="writes per zone piece that found their zone in CMR; occupancy swaps: evictions that became swaps (§6.2)")
+
+
+def prelim_figure(r: Runner, args: argparse.Namespace) -> None:
+    name = r.names()[0]
+    trace, zone = r.trace(name)
+    rows = [[scheme, latency_ms(r.run(f"{scheme} usage 0.9", trace, [f"scheme={scheme}", "usage=0.9", *zone]))] for scheme in BASELINES]
+    nsw = rows[-1][1]
+    for row in rows:
+        row.append(None if row[1] is None or nsw is None else 1 - nsw / row[1])
+    print_table(f"zone swapping on {trace_label(name)} at usage 0.9", ["scheme", "latency ms", "NSW-frequency's reduction"], rows,
+                caption="FluidSMR §2.4: NSW-frequency swapping (swap-only) lowers the recency and frequency baselines' latency by "
+                        "22.4 % and 29.4 % (ts_0)")
+    usages = args.usages
+    per_usage = []
+    for usage in usages:
+        swap, cmr = (latency_ms(r.run(f"{scheme} usage {usage}", trace, [f"scheme={scheme}", f"usage={usage}", *zone]))
+                     for scheme in ("swap-only", "pure-cmr"))
+        per_usage.append([usage, swap, cmr, None if swap is None or not cmr else swap / cmr])
+    print_table(f"swap-only against pure CMR per usage on {trace_label(name)}", ["usage", "swap-only ms", "pure-cmr ms", "degradation"], per_usage,
+                caption="FluidSMR Fig. 3: the average latency normalized to pure CMR; none below 70 % usage, rising sharply above 80 %")
 
 
 def usage_figure(r: Runner, args: argparse.Namespace) -> None:
-    trace, zone = r.trace(args.traces.split(",")[0])
+    name = r.names()[0]
+    trace, zone = r.trace(name)
     schemes = args.schemes.split(",")
     rows = [[usage, *[latency_ms(r.run(f"{scheme} usage {usage}", trace, [f"scheme={scheme}", f"usage={usage}", *zone])) for scheme in schemes]]
             for usage in args.usages]
-    print_table(f"average latency (ms) per usage on {trace.name}", ["usage", *schemes], rows, caption="FluidSMR Fig. 13")
+    print_table(f"average latency (ms) per usage on {trace_label(name)}", ["usage", *schemes], rows, caption="FluidSMR Fig. 13")
 
 
 def fixed_figure(r: Runner, args: argparse.Namespace) -> None:
-    trace, zone = r.trace(args.traces.split(",")[0])
+    name = r.names()[0]
+    trace, zone = r.trace(name)
     rows, series = [], {}
     for scheme in [*FIXED, "adapt"]:
         params = [f"scheme={scheme}", f"usage={args.usage}", *zone]
@@ -132,7 +206,7 @@ def fixed_figure(r: Runner, args: argparse.Namespace) -> None:
         rows.append([scheme, latency_ms(result), latency_ms(stable), gauge(result, "cache_zones"), counter(result, "to_smr_conversions"),
                      counter(result, "to_cmr_conversions")])
         series[scheme] = zone_series(result)
-    print_table(f"fixed vs adaptive format on {trace.name} at usage {args.usage}",
+    print_table(f"fixed vs adaptive format on {trace_label(name)} at usage {args.usage}",
                 ["scheme", "latency ms", "from day 4 ms", "cache zones at end", "groups to SMR", "groups to CMR"], rows,
                 caption="FluidSMR Fig. 14 (left: whole run; right: from the fourth day); zone counts over time (Fig. 15) in zones.json")
     write_series(r, series)
@@ -141,7 +215,7 @@ def fixed_figure(r: Runner, args: argparse.Namespace) -> None:
 def phases_figure(r: Runner, args: argparse.Namespace) -> None:
     requests = fluid_traces.PHASE_REQUESTS if args.requests is None else args.requests
     zone, zones, hot = fluid_traces.four_phase_shape(requests)
-    trace = Path(args.trace) if args.trace else fluid_traces.four_phase_trace(requests, zone, zones, hot, hours=args.phase_hours, seed=args.seed)
+    trace = Path(args.trace[0]) if args.trace else fluid_traces.four_phase_trace(requests, zone, zones, hot, hours=args.phase_hours, seed=args.seed)
     rows, series = [], {}
     for scheme in ["adapt", "fluid-smr", *FIXED]:
         result = r.run(scheme, trace, [f"scheme={scheme}", f"usage={args.usage}", f"zone_size={zone}"], samples=SERIES_SAMPLES)
@@ -156,32 +230,26 @@ def phases_figure(r: Runner, args: argparse.Namespace) -> None:
 
 
 def cache_figure(r: Runner, args: argparse.Namespace) -> None:
-    names = [args.trace] if args.trace else args.traces.split(",")
     rows = []
-    for name in names:
+    for name in r.names():
         trace, zone = r.trace(name)
-        stem = Path(name).stem
+        stem = trace_label(name)
         ablation = [latency_ms(r.run(f"{stem} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone])) for scheme in ABLATION]
         alone = []
         for policy in POLICIES:
-            result = r.run(f"{stem} {policy} alone", trace, [f"scheme={policy}", f"usage={args.usage}", *zone, "swapping=none", "adapt=off",
-                                                              f"cache_limit={cache_limit(r, trace, args.usage)}"])
+            result = r.run(f"{stem} {policy} alone", trace, [f"scheme={policy}", f"usage={args.policy_usage}", *zone, "swapping=none",
+                                                              "adapt=off", f"cache_limit={FIG18_CACHE}"])
             alone += [latency_ms(result), counter(result, "zone_rewrites")]
         rows.append([stem, *ablation, *alone])
     columns = ["trace", *ABLATION, *[f"{p} alone {what}" for p in POLICIES for what in ("ms", "zone rewrites")]]
-    print_table(f"cache optimisations at usage {args.usage}", columns, rows,
-                caption="FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of at "
-                        "most 0.02 % of the SMR area; latency in ms). A partition this full may have no zone left for a cache: then every "
-                        "column is the same")
-
-
-def cache_limit(r: Runner, trace: Path, usage: float) -> int:
-    """0.02 % of the partition's pure-SMR capacity (§7.4), at least one block."""
-    return max(4096, int(r.footprints[str(trace)]["max_end"] / usage * 0.0002) // 4096 * 4096)
+    print_table(f"cache optimisations at usage {args.usage}; the policies alone at {args.policy_usage}", columns, rows,
+                caption=f"FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of at "
+                        f"most {FIG18_CACHE} of the SMR area; latency in ms). A partition this full may have no zone left for a cache: "
+                        "then every column is the same")
 
 
 def migration_figure(r: Runner, args: argparse.Namespace) -> None:
-    name = args.traces.split(",")[0] if not args.trace else args.trace
+    name = r.names()[0]
     trace, zone_param = r.trace(name)
     zone = int(zone_param[0].split("=")[1]) if zone_param else fluid_traces.ZONE
     # 25 GB of new space (100 zones of 256 MB); the guard range keeps two zones more, so the
@@ -198,7 +266,7 @@ def migration_figure(r: Runner, args: argparse.Namespace) -> None:
         finished = counter(result, "repletions") > 0
         rows.append([label, latency_ms(result), (gauge(result, "max_quantum_ns") or 0) / 1e6, counter(result, "conversion_wall_ns") / 1e9 if finished else None,
                      counter(result, "conversion_commands"), counter(result, "migration_quanta"), finished])
-    print_table(f"quantized migration on {trace.name}: {allocate:,} bytes allocated before request {at:,}",
+    print_table(f"quantized migration on {trace_label(name)}: {allocate:,} bytes allocated before request {at:,}",
                 ["run", "latency ms", "worst added ms", "conversion s", "conversions", "quanta", "finished"], rows,
                 caption="FluidSMR Fig. 19: a larger acceptable increase of latency gives a shorter conversion; 'worst added' is the longest "
                         "migration quantum, the most any request waited for one")
@@ -209,11 +277,11 @@ def write_series(r: Runner, series: dict) -> None:
     note(f"zone counts over time in {r.out / 'zones.json'}")
 
 
-FIGURES = {"schemes": schemes_figure, "usage": usage_figure, "fixed": fixed_figure, "phases": phases_figure,
+FIGURES = {"prelim": prelim_figure, "schemes": schemes_figure, "usage": usage_figure, "fixed": fixed_figure, "phases": phases_figure,
            "cache": cache_figure, "migration": migration_figure}
-DEFAULT_TRACES = {"schemes": ",".join(fluid_traces.TABLE1), "usage": "prn_1", "fixed": "prn_1", "phases": "",
+DEFAULT_TRACES = {"prelim": "ts_0", "schemes": ",".join(fluid_traces.TABLE1), "usage": "prn_1", "fixed": "prn_1", "phases": "",
                   "cache": "hm_0,src2_2,stg_0", "migration": "proj_1"}
-DEFAULT_USAGE = {"cache": 0.99}
+DEFAULT_USAGE = {"cache": 0.999}
 
 
 def sweep(args: argparse.Namespace) -> int:
@@ -224,8 +292,14 @@ def sweep(args: argparse.Namespace) -> int:
     if not 0 < args.usage <= 1:
         raise UsageError(f"--usage must be above 0 and at most 1, got {args.usage}")
     check_lists(args)
+    if len(args.trace or []) > MOST_LISTED:
+        raise UsageError(f"--trace: at most {MOST_LISTED} traces")
+    if args.trace and args.requests:
+        note("--requests scales the generated traces; the --trace files run as they are")
     with live.task(f"fluid-sweep {args.figure}", None, "runs done:") as runs:
-        FIGURES[args.figure](Runner(args, args.figure, runs), args)
+        runner = Runner(args, args.figure, runs)
+        FIGURES[args.figure](runner, args)
+    runner.scaling_note()
     note(f"results written to {Path(args.out) / args.figure}/")
     return 0
 
@@ -248,23 +322,37 @@ def trace_command(args: argparse.Namespace) -> int:
         zone, zones, hot = fluid_traces.four_phase_shape(requests)
         path = fluid_traces.four_phase_trace(requests, zone, zones, hot, hours=args.phase_hours, folder=Path(args.out), seed=args.seed)
     else:
-        path = fluid_traces.table1_trace(args.name, args.requests, folder=Path(args.out), seed=args.seed)
+        path = fluid_traces.table1_trace(args.name, args.requests, folder=Path(args.out), seed=args.seed, placement=args.placement,
+                                         hot_ranges=args.hot_ranges)
         zone = fluid_traces.zone_size(fluid_traces.scale_of(args.name, args.requests))
     print(path)
     note(f"run it with: smrlab sim --system fluid --trace {path} --zone-size {zone}")
     return 0
 
 
+def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--placement", choices=fluid_traces.PLACEMENTS, default="spread",
+                        help="where a generated Table 1 trace's written data lies: spread (default: its hot ranges at seeded places "
+                             "over the whole address range) or front (at its start, in the lowest zones, which the layout puts in CMR)")
+    parser.add_argument("--hot-ranges", type=int, default=fluid_traces.HOT_RANGES, metavar="N",
+                        help=f"spread: the written core in N hot ranges (default {fluid_traces.HOT_RANGES}, at most "
+                             f"{fluid_traces.MAX_HOT_RANGES}; each at least 128 KiB)")
+
+
 def register(commands) -> None:
     parser = commands.add("fluid-sweep", help="FluidSMR paper experiments on a hybrid CMR/SMR partition (Figs. 12-19)",
                           description=SWEEP_HELP)
     parser.add_argument("figure", choices=list(FIGURES), help="which experiment (see above)")
-    parser.add_argument("--trace", help="a trace of your own instead of the generated ones")
+    parser.add_argument("--trace", action="append", metavar="FILE",
+                        help="a trace of your own instead of the generated ones (repeat for several; an MSR Cambridge trace "
+                             "such as hm_0.csv.gz is read as published, at full size, with the paper's 256 MiB zones)")
     parser.add_argument("--traces", help="comma-separated Table 1 traces (default: the figure's)")
     parser.add_argument("--requests", type=options.generated_requests,
                         help="scale the generated traces down to this many requests, 1 to 10^9 (default: full size; the "
                              "phases figure's workload has at most its full 10,000,000)")
-    parser.add_argument("--usage", type=options.fraction, help="partition usage, above 0 and at most 1 (default 0.9; 0.99 for cache, §7.4)")
+    parser.add_argument("--usage", type=options.fraction, help="partition usage, above 0 and at most 1 (default 0.9; 0.999 for cache, §7.3)")
+    parser.add_argument("--policy-usage", type=options.fraction, default=0.99,
+                        help="cache figure: usage of the policies alone, above 0 and at most 1 (Fig. 18, §7.4; default 0.99)")
     parser.add_argument("--usages", type=options.listed(options.fraction, MOST_LISTED), default=USAGES,
                         help=f"usages of the usage figure, comma-separated, at most {MOST_LISTED}")
     parser.add_argument("--schemes", default=",".join(FIGURE_SCHEMES), help=f"schemes of the schemes and usage figures (at most {MOST_LISTED})")
@@ -277,6 +365,7 @@ def register(commands) -> None:
     parser.add_argument("--migration-usage", type=options.fraction, default=0.8, help="usage of the migration figure, above 0 and at most 1")
     parser.add_argument("--allocate-at", type=options.count, help="migration figure: the request before which space is allocated "
                                                                    "(default: a quarter into a generated trace, the first of yours)")
+    add_placement_arguments(parser)
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="more fluid parameters for every run")
     add_engine_arguments(parser)
     parser.add_argument("--out", default="results/fluid-sweep", help="folder for the JSON results")
@@ -290,6 +379,7 @@ def register(commands) -> None:
     trace.add_argument("--phase-hours", type=options.bounded_number(fluid_traces.PHASE_HOURS_MIN, fluid_traces.PHASE_HOURS_MAX),
                        default=fluid_traces.PHASE_HOURS,
                        help=f"four-phase: hours per phase, {fluid_traces.PHASE_HOURS_MIN:g} to {fluid_traces.PHASE_HOURS_MAX:g}")
+    add_placement_arguments(trace)
     trace.add_argument("--seed", type=options.seed, default=0, help="seed of the trace generator (default 0); the same seed gives the same trace")
     trace.add_argument("--out", default="results/traces", help="folder for the trace")
     trace.set_defaults(func=trace_command)

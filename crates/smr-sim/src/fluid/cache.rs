@@ -1,191 +1,151 @@
-//! The CMR cache of §6.1: the zones left over in CMR format beyond the user data hold the blocks
-//! of non-sequential writes to SMR zones, in 4 KiB slots numbered across the cache zones (slot
-//! `s` is block `s % blocks_per_zone` of cache zone `s / blocks_per_zone`). Here: which block is
-//! in which slot, each user zone's cached slots (its cache occupancy, §6.2), and the in-memory
-//! mapping table of (lba, pba, length) extents with its quota (25 MB per TB of partition, §6.1):
+//! The CMR cache of §6.1: the zones left over in CMR format beyond the user data hold the
+//! non-sequential writes to SMR zones, in 4 KiB slots numbered across the cache zones (slot `s`
+//! is block `s % blocks_per_zone` of cache zone `s / blocks_per_zone`), mapped by the table of
+//! (lba, pba, length) entries (`extents`) whose quota is 25 MB per TB of partition (§6.1):
 //! cleaning starts when the cache or the table is full.
 //!
-//! A `CachePolicy` only chooses slots and victims: block LRU and the improved block LRU
-//! (`lru`), the in-place FIFO log (`fifo`), the loop-back log (`loopback`). Moving data, timing
-//! it and evicting zones is the system's (`clean`). Not here: whether a write goes to the cache.
+//! Here: the cache zones and the slot count, the placement of a write's uncached runs in the
+//! slots the policy hands out (cut at cache-zone ends: an entry's slots are physically
+//! consecutive), whether a write fits now, and the policy told of every change to the table. A
+//! `CachePolicy` keeps the free slots and the order of the entries and says what cleaning does
+//! next: block LRU and the improved block LRU (`lru`), the in-place FIFO log (`fifo`), the
+//! loop-back log (`loopback`). Moving data, timing it and evicting zones is the system's
+//! (`clean`). Not here: whether a write goes to the cache.
 
-use rustc_hash::FxHashMap;
-
+use super::extents::{Cut, EntryId, Extent, ExtentMap, Inserted};
+use super::recency::EntryRecency;
 use crate::kernel::metrics::{Gauges, Metric, Unit};
-
-/// Bytes of one mapping-table entry: (lba u64, pba u64, length u32).
-pub const MAP_ENTRY_BYTES: u64 = 20;
-/// The mapping table's quota (§6.1): 25 MB per TB of partition (binary units).
-pub const MAP_QUOTA_PER_TB: u64 = 25 << 20;
-const TB: u128 = 1 << 40;
 
 pub static CACHE_ZONES: Metric = Metric::new("cache_zones", Unit::Count, "FluidSMR: zones of the CMR cache");
 pub static CACHED_BLOCKS: Metric = Metric::new("cached_blocks", Unit::Blocks, "FluidSMR: blocks held in the CMR cache");
-pub static CACHE_MAP_BYTES: Metric = Metric::new("cache_map_bytes", Unit::Bytes, "FluidSMR: memory of the cache's mapping table, 20 bytes per extent");
+pub static CACHE_ENTRIES: Metric = Metric::new("cache_entries", Unit::Count, "FluidSMR: (lba, pba, length) entries of the cache's mapping table (§6.1)");
+pub static CACHE_MAP_BYTES: Metric = Metric::new("cache_map_bytes", Unit::Bytes, "FluidSMR: memory of the cache's mapping table (entries times map_entry)");
 pub static CACHE_MAP_QUOTA_BYTES: Metric =
     Metric::new("cache_map_quota_bytes", Unit::Bytes, "FluidSMR: the mapping table's quota, 25 MB per TB of partition (§6.1)");
 
 /// What the next step of cleaning is, as a policy sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Clean {
-    /// The log's tail slot was empty and the tail moved past it.
+    /// The log's tail passed empty slots.
     Advanced,
     /// Merge every cached block of this user zone into its SMR zone.
     EvictZone(u32),
-    /// Merge only the block in this slot into its SMR zone (plain block LRU).
-    EvictSlot(u32),
-    /// Move the block in this slot to the head of the log (loop-back).
-    LoopBack(u32),
+    /// Merge only this entry's blocks into their SMR zone (plain block LRU).
+    EvictEntry(EntryId),
+    /// Move this entry (at the log's tail) to the log's head (loop-back).
+    LoopBack(EntryId),
 }
 
-/// How a cache orders its slots: which slot a new block takes and what cleaning does next.
+/// How a cache orders its slots and entries: where new data goes and what cleaning does next.
 pub trait CachePolicy {
-    /// A free slot for a new block, or `None` when cleaning must come first.
-    fn place(&mut self) -> Option<u32>;
-    /// Whether `blocks` new blocks would find slots now.
-    fn has_room(&self, blocks: u64) -> bool;
-    /// A block was stored in `slot` (after `place`).
-    fn inserted(&mut self, _slot: u32) {}
-    /// The block in `slot` was written again.
-    fn hit(&mut self, _slot: u32) {}
-    /// The block in `slot` left the cache.
-    fn removed(&mut self, _slot: u32) {}
-    /// The block in `old` moved to `new` (taken with `place`).
-    fn moved(&mut self, _old: u32, _new: u32) {}
-    /// The next step of cleaning; `loop_back` says whether a loop-back is allowed now.
-    fn next_clean(&mut self, slots: &CacheSlots, loop_back: bool) -> Clean;
+    /// Free slots.
+    fn free(&self) -> u64;
+    /// The free slot runs `(first slot, slots)` in the order new data takes them, until `blocks`
+    /// slots are listed (fewer if fewer are free).
+    fn free_runs(&self, blocks: u64, out: &mut Vec<(u32, u32)>);
+    /// New data now fills slots `pba..pba + len`, the start of the first free run.
+    fn take(&mut self, pba: u32, len: u32);
+    /// Slots `pba..pba + len` were emptied.
+    fn release(&mut self, _pba: u32, _len: u32) {}
+    /// The order of the entries by their last write, for a policy that keeps one; the changes
+    /// to the table below reach it.
+    fn recency(&mut self) -> Option<&mut EntryRecency> {
+        None
+    }
+    /// A new entry.
+    fn inserted(&mut self, entry: EntryId) {
+        if let Some(r) = self.recency() {
+            r.inserted(entry);
+        }
+    }
+    /// An entry was written again (in place, or grown by a write next to it).
+    fn hit(&mut self, entry: EntryId) {
+        if let Some(r) = self.recency() {
+            r.hit(entry);
+        }
+    }
+    /// An entry left the table.
+    fn removed(&mut self, entry: EntryId) {
+        if let Some(r) = self.recency() {
+            r.removed(entry);
+        }
+    }
+    /// Part of entry `of` became entry `part` (a split or a relocation): it keeps `of`'s place.
+    fn split(&mut self, of: EntryId, part: EntryId) {
+        if let Some(r) = self.recency() {
+            r.split(of, part);
+        }
+    }
+    /// The next step of cleaning, or `None` when there is nothing left to clean; `loop_back`
+    /// says whether loop-backs are still allowed in this cleaning.
+    fn next_clean(&mut self, map: &ExtentMap, loop_back: bool) -> Option<Clean>;
+    /// The log's tail passes the `len` slots of the entry just moved from it (logs only).
+    fn passed(&mut self, _len: u32) {}
     /// The cache now has `capacity` slots; every slot from there up is empty.
     fn resize(&mut self, capacity: u32);
     /// True once after the log's head has come round to its start (a new epoch, §6.1).
     fn new_epoch(&mut self) -> bool {
         false
     }
-    /// At the start of an epoch: what the policy needs from the cache's state.
-    fn start_epoch(&mut self, _slots: &CacheSlots) {}
+    /// At the start of an epoch: what the policy needs from the table.
+    fn start_epoch(&mut self, _map: &ExtentMap) {}
 }
 
-const EMPTY: u64 = u64::MAX;
-
-/// Which block each slot holds, each user zone's slots, and the extent count.
-pub struct CacheSlots {
-    blocks_per_zone: u64,
-    block_of: Vec<u64>,
-    /// Each slot's place in its user zone's list.
-    place_in_user: Vec<u32>,
-    slot_of: FxHashMap<u64, u32>,
-    by_user: Vec<Vec<u32>>,
-    extents: u64,
+/// Whether a write's uncached runs fit in the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Room {
+    /// Now, in the placement computed.
+    Now,
+    /// After cleaning.
+    Later,
+    /// Not even in an empty cache: the write must go to its zone.
+    Never,
 }
 
-impl CacheSlots {
-    fn new(blocks_per_zone: u64) -> Self {
-        CacheSlots { blocks_per_zone, block_of: Vec::new(), place_in_user: Vec::new(), slot_of: FxHashMap::default(), by_user: Vec::new(), extents: 0 }
-    }
-
-    /// The block (global 4 KiB block number of the extendable space) in `slot`.
-    pub fn block(&self, slot: u32) -> Option<u64> {
-        self.block_of.get(slot as usize).copied().filter(|&b| b != EMPTY)
-    }
-
-    pub fn user_of_slot(&self, slot: u32) -> Option<u32> {
-        self.block(slot).map(|b| (b / self.blocks_per_zone) as u32)
-    }
-
-    #[inline]
-    pub fn slot_of(&self, block: u64) -> Option<u32> {
-        self.slot_of.get(&block).copied()
-    }
-
-    /// Cached blocks of user zone `user` (its cache occupancy, §6.2).
-    pub fn occupancy(&self, user: u32) -> u64 {
-        self.by_user.get(user as usize).map_or(0, |v| v.len() as u64)
-    }
-
-    pub fn slots_of_user(&self, user: u32) -> &[u32] {
-        self.by_user.get(user as usize).map_or(&[], |v| v.as_slice())
-    }
-
-    /// User zones with cached blocks.
-    pub fn users(&self) -> impl Iterator<Item = u32> + '_ {
-        self.by_user.iter().enumerate().filter(|(_, v)| !v.is_empty()).map(|(u, _)| u as u32)
-    }
-
-    pub fn cached(&self) -> u64 {
-        self.slot_of.len() as u64
-    }
-
-    /// Whether `a` and `b` are neighbouring slots of one cache zone.
-    fn adjacent(&self, a: u32, b: u32) -> bool {
-        b == a + 1 && !(b as u64).is_multiple_of(self.blocks_per_zone)
-    }
-
-    /// Extents that `block` in `slot` joins on either side.
-    fn neighbours(&self, block: u64, slot: u32) -> u64 {
-        let left = block > 0 && self.slot_of(block - 1).is_some_and(|s| self.adjacent(s, slot));
-        let right = self.slot_of(block + 1).is_some_and(|s| self.adjacent(slot, s));
-        left as u64 + right as u64
-    }
-
-    fn insert(&mut self, block: u64, slot: u32) {
-        let s = slot as usize;
-        if self.block_of.len() <= s {
-            self.block_of.resize(s + 1, EMPTY);
-            self.place_in_user.resize(s + 1, 0);
-        }
-        // A new extent, one fewer for each neighbour it continues.
-        self.extents = self.extents + 1 - self.neighbours(block, slot);
-        self.block_of[s] = block;
-        self.slot_of.insert(block, slot);
-        let user = (block / self.blocks_per_zone) as usize;
-        if self.by_user.len() <= user {
-            self.by_user.resize_with(user + 1, Vec::new);
-        }
-        self.place_in_user[s] = self.by_user[user].len() as u32;
-        self.by_user[user].push(slot);
-    }
-
-    fn remove(&mut self, slot: u32) -> u64 {
-        let s = slot as usize;
-        let block = self.block_of[s];
-        self.slot_of.remove(&block);
-        self.extents = self.extents + self.neighbours(block, slot) - 1;
-        self.block_of[s] = EMPTY;
-        let list = &mut self.by_user[(block / self.blocks_per_zone) as usize];
-        let at = self.place_in_user[s] as usize;
-        list.swap_remove(at);
-        if let Some(&moved) = list.get(at) {
-            self.place_in_user[moved as usize] = at as u32;
-        }
-        block
-    }
-
-    /// Mapping-table extents: runs of consecutive blocks in consecutive slots of a cache zone.
-    pub fn extents(&self) -> u64 {
-        self.extents
-    }
-}
-
-/// The cache: its zones, its slots and the policy ordering them.
+/// The cache: its zones, its mapping table and the policy ordering them.
 pub struct CmrCache {
-    pub slots: CacheSlots,
+    pub map: ExtentMap,
     pub policy: Box<dyn CachePolicy>,
+    blocks_per_zone: u64,
     /// Physical zones of the cache, in slot order.
     zones: Vec<u32>,
     /// At most this many slots are used (an experiment's cache smaller than its zones).
     limit: Option<u64>,
-    quota_extents: u64,
+    entry_bytes: u64,
+    quota_entries: u64,
+    /// The placement of the write being served: (lba, slot, blocks), in lba order.
+    pub placement: Vec<(u64, u32, u32)>,
+    /// The uncached runs of the write being served: (lba, blocks).
+    gaps: Vec<(u64, u64)>,
+    runs: Vec<(u32, u32)>,
+    cut_runs: Vec<(u32, u32)>,
+    freed: Vec<(u32, u32)>,
+    cuts: Vec<Cut>,
 }
 
 impl CmrCache {
-    /// A cache for a partition of `partition_bytes`, its table's quota `quota_bytes` or 25 MB
-    /// per TB of it.
-    pub fn new(policy: Box<dyn CachePolicy>, blocks_per_zone: u64, partition_bytes: u64, limit: Option<u64>, quota_bytes: Option<u64>) -> Self {
-        let quota_bytes = quota_bytes.unwrap_or((partition_bytes as u128 * MAP_QUOTA_PER_TB as u128 / TB) as u64);
-        CmrCache { slots: CacheSlots::new(blocks_per_zone), policy, zones: Vec::new(), limit, quota_extents: (quota_bytes / MAP_ENTRY_BYTES).max(1) }
+    /// A cache whose mapping table holds `quota_bytes` of entries of `entry_bytes` (at least
+    /// one entry).
+    pub fn new(policy: Box<dyn CachePolicy>, blocks_per_zone: u64, limit: Option<u64>, quota_bytes: u64, entry_bytes: u64) -> Self {
+        CmrCache {
+            map: ExtentMap::new(blocks_per_zone),
+            policy,
+            blocks_per_zone,
+            zones: Vec::new(),
+            limit,
+            entry_bytes,
+            quota_entries: (quota_bytes / entry_bytes).max(1),
+            placement: Vec::new(),
+            gaps: Vec::new(),
+            runs: Vec::new(),
+            cut_runs: Vec::new(),
+            freed: Vec::new(),
+            cuts: Vec::new(),
+        }
     }
 
     pub fn capacity(&self) -> u64 {
-        let whole = self.zones.len() as u64 * self.slots.blocks_per_zone;
+        let whole = self.zones.len() as u64 * self.blocks_per_zone;
         self.limit.map_or(whole, |l| l.min(whole))
     }
 
@@ -196,7 +156,7 @@ impl CmrCache {
     /// Where slot `slot` is: (physical zone, block in it).
     #[inline]
     pub fn locate(&self, slot: u32) -> (u32, u64) {
-        let bpz = self.slots.blocks_per_zone;
+        let bpz = self.blocks_per_zone;
         (self.zones[(slot as u64 / bpz) as usize], slot as u64 % bpz)
     }
 
@@ -209,7 +169,7 @@ impl CmrCache {
     /// The cache zone that would go next when the cache shrinks (its last), and its slots.
     pub fn last_zone(&self) -> Option<(u32, std::ops::Range<u32>)> {
         let zone = *self.zones.last()?;
-        let bpz = self.slots.blocks_per_zone;
+        let bpz = self.blocks_per_zone;
         let first = (self.zones.len() as u64 - 1) * bpz;
         Some((zone, first as u32..(first + bpz) as u32))
     }
@@ -228,48 +188,158 @@ impl CmrCache {
         }
     }
 
-    /// Whether `blocks` more blocks, making at most as many new extents, fit now.
-    pub fn has_room(&self, blocks: u64) -> bool {
-        self.policy.has_room(blocks) && self.slots.extents + blocks <= self.quota_extents
+    /// Free slot runs for `blocks` slots in the policy's order, each cut where a cache zone
+    /// ends, into `self.runs`; whether there were enough.
+    fn free_runs(&mut self, blocks: u64) -> bool {
+        self.policy.free_runs(blocks, &mut self.cut_runs);
+        let bpz = self.blocks_per_zone as u32;
+        let mut left = blocks;
+        self.runs.clear();
+        for &(mut pba, mut len) in &self.cut_runs {
+            while len > 0 && left > 0 {
+                let piece = len.min(bpz - pba % bpz).min(left.min(u32::MAX as u64) as u32);
+                self.runs.push((pba, piece));
+                (pba, len, left) = (pba + piece, len - piece, left - piece as u64);
+            }
+        }
+        left == 0
     }
 
-    /// Whether `blocks` new blocks fit in an empty cache (space and mapping table).
-    pub fn fits(&self, blocks: u64) -> bool {
-        blocks <= self.capacity() && blocks <= self.quota_extents
+    /// Blocks of `first..end` not cached now.
+    pub fn uncached(&mut self, first: u64, end: u64) -> u64 {
+        self.map.gaps(first, end, &mut self.gaps);
+        self.gaps.iter().map(|g| g.1).sum()
     }
 
-    /// Whether the mapping table, rather than the space, is what is full.
+    /// Plans the uncached runs of blocks `first..end` (of the extendable space) into free
+    /// slots, into `self.placement`: whether they fit now, after cleaning, or never.
+    pub fn plan(&mut self, first: u64, end: u64) -> Room {
+        let blocks = self.uncached(first, end);
+        let gaps = std::mem::take(&mut self.gaps);
+        let room = self.place(&gaps, blocks);
+        self.gaps = gaps;
+        room
+    }
+
+    fn place(&mut self, gaps: &[(u64, u64)], blocks: u64) -> Room {
+        self.placement.clear();
+        if blocks > self.capacity() || gaps.len() as u64 > self.quota_entries {
+            return Room::Never;
+        }
+        if !self.free_runs(blocks) {
+            return Room::Later;
+        }
+        let mut runs = self.runs.iter().copied();
+        let mut run = runs.next();
+        for &(mut lba, mut n) in gaps {
+            while n > 0 {
+                let (pba, len) = run.expect("the runs hold every gap's blocks");
+                let piece = (len as u64).min(n) as u32;
+                self.placement.push((lba, pba, piece));
+                (lba, n) = (lba + piece as u64, n - piece as u64);
+                run = if piece == len { runs.next() } else { Some((pba + piece, len - piece)) };
+            }
+        }
+        // Entries merge with neighbours they continue, so this many new entries is the most.
+        if self.map.len() + self.placement.len() as u64 > self.quota_entries {
+            return Room::Later;
+        }
+        Room::Now
+    }
+
+    /// Whether the mapping table, rather than the space, is what stops a write of `blocks`
+    /// uncached blocks: the space is free.
     pub fn table_full(&self, blocks: u64) -> bool {
-        self.slots.extents + blocks > self.quota_extents
+        self.policy.free() >= blocks
     }
 
-    /// Stores `block` in a new slot (the policy has room). Returns the slot.
-    pub fn insert(&mut self, block: u64) -> u32 {
-        let slot = self.policy.place().expect("room checked before inserting");
-        self.slots.insert(block, slot);
-        self.policy.inserted(slot);
-        slot
+    /// Stores the planned write (`plan` said `Now`): its new entries, in `self.placement`'s
+    /// slots. Returns the blocks placed.
+    pub fn store_planned(&mut self) -> u64 {
+        let mut blocks = 0;
+        for i in 0..self.placement.len() {
+            let (lba, pba, len) = self.placement[i];
+            self.policy.take(pba, len);
+            let done = self.map.insert(lba, pba, len);
+            self.note_insert(done);
+            blocks += len as u64;
+        }
+        blocks
     }
 
-    /// Takes the block in `slot` out of the cache; returns it.
-    pub fn remove(&mut self, slot: u32) -> u64 {
-        self.policy.removed(slot);
-        self.slots.remove(slot)
+    fn note_insert(&mut self, done: Inserted) {
+        if let Some(gone) = done.absorbed {
+            self.policy.removed(gone);
+        }
+        if done.new {
+            self.policy.inserted(done.id);
+        } else {
+            self.policy.hit(done.id);
+        }
     }
 
-    /// Moves the block in `old` to a new slot from the policy; returns the new slot.
-    pub fn relocate(&mut self, old: u32) -> u32 {
-        let new = self.policy.place().expect("a loop-back needs a free slot");
-        let block = self.slots.remove(old);
-        self.slots.insert(block, new);
-        self.policy.moved(old, new);
-        new
+    /// The cached blocks of `first..end` are written again in place: each entry holding some is
+    /// a hit. Returns the blocks.
+    pub fn hit_all(&mut self, first: u64, end: u64) -> u64 {
+        let (map, policy) = (&self.map, &mut self.policy);
+        let mut blocks = 0;
+        for id in map.overlapping(first, end) {
+            let e = map.get(id);
+            blocks += e.lba_end().min(end) - e.lba.max(first);
+            policy.hit(id);
+        }
+        blocks
+    }
+
+    /// Takes entry `id` out of the cache; returns what it mapped.
+    pub fn remove(&mut self, id: EntryId) -> Extent {
+        self.policy.removed(id);
+        let e = self.map.remove(id);
+        self.policy.release(e.pba, e.len);
+        e
+    }
+
+    /// Takes blocks `first..end` out of the cache (stale copies: no I/O).
+    pub fn cut(&mut self, first: u64, end: u64) {
+        let (mut freed, mut cuts) = (std::mem::take(&mut self.freed), std::mem::take(&mut self.cuts));
+        self.map.cut(first, end, &mut freed, &mut cuts);
+        for cut in cuts.drain(..) {
+            match cut {
+                Cut::Removed(id) => self.policy.removed(id),
+                Cut::Split { left, right } => self.policy.split(left, right),
+            }
+        }
+        for (pba, len) in freed.drain(..) {
+            self.policy.release(pba, len);
+        }
+        (self.freed, self.cuts) = (freed, cuts);
+    }
+
+    /// Moves entry `id` from the log's tail to free slots at its head (a loop-back), if they
+    /// are free now and the table takes the pieces. Returns the slot runs it moved to, in lba
+    /// order, or `None`.
+    pub fn loop_back(&mut self, id: EntryId) -> Option<Vec<(u32, u32)>> {
+        let e = self.map.get(id);
+        if !self.free_runs(e.len as u64) || self.map.len() + self.runs.len() as u64 - 1 > self.quota_entries {
+            return None;
+        }
+        let runs = self.runs.clone();
+        self.policy.passed(e.len);
+        for &(pba, len) in &runs {
+            self.policy.take(pba, len);
+        }
+        let mut parts = Vec::with_capacity(runs.len());
+        self.map.relocate(id, &runs, &mut parts);
+        for &part in &parts[1..] {
+            self.policy.split(id, part);
+        }
+        Some(runs)
     }
 
     /// Starts an epoch if the policy has begun one; returns whether it did.
     pub fn epoch(&mut self) -> bool {
         if self.policy.new_epoch() {
-            self.policy.start_epoch(&self.slots);
+            self.policy.start_epoch(&self.map);
             return true;
         }
         false
@@ -277,42 +347,18 @@ impl CmrCache {
 
     /// The mapping table's quota, bytes.
     pub fn quota_bytes(&self) -> u64 {
-        self.quota_extents * MAP_ENTRY_BYTES
+        self.quota_entries * self.entry_bytes
     }
 
-    /// Cached blocks, extents and the table's size and quota (the zone count is the system's).
+    pub fn quota_entries(&self) -> u64 {
+        self.quota_entries
+    }
+
+    /// Cached blocks, entries and the table's size and quota (the zone count is the system's).
     pub fn gauges(&self, out: &mut Gauges) {
-        out.set(&CACHED_BLOCKS, self.slots.cached() as f64);
-        out.set(&CACHE_MAP_BYTES, (self.slots.extents * MAP_ENTRY_BYTES) as f64);
-        out.set(&CACHE_MAP_QUOTA_BYTES, (self.quota_extents * MAP_ENTRY_BYTES) as f64);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn extents_count_runs_of_neighbouring_blocks_in_neighbouring_slots() {
-        let mut s = CacheSlots::new(8);
-        s.insert(10, 0);
-        s.insert(12, 2);
-        assert_eq!(s.extents(), 2);
-        s.insert(11, 1);
-        assert_eq!(s.extents(), 1, "10, 11, 12 in slots 0, 1, 2: one extent");
-        s.insert(13, 8);
-        assert_eq!(s.extents(), 2, "slot 8 starts another cache zone");
-        assert_eq!(s.remove(1), 11);
-        assert_eq!(s.extents(), 3);
-        assert_eq!((s.occupancy(1), s.slots_of_user(1).len(), s.cached()), (3, 3, 3));
-        assert_eq!((s.user_of_slot(8), s.block(1), s.slot_of(12)), (Some(1), None, Some(2)));
-    }
-
-    #[test]
-    fn the_quota_is_25_mb_per_tb() {
-        let c = CmrCache::new(Box::new(super::super::lru::BlockLru::new(false)), 8, 460 << 30, None, None);
-        let quota = c.quota_extents * MAP_ENTRY_BYTES;
-        let expected = 460 * (25 << 20) / 1024;
-        assert!(expected - quota < MAP_ENTRY_BYTES, "{quota} of {expected}: §7.1's 11.5 MB for prn_1");
+        out.set(&CACHED_BLOCKS, self.map.cached() as f64);
+        out.set(&CACHE_ENTRIES, self.map.len() as f64);
+        out.set(&CACHE_MAP_BYTES, (self.map.len() * self.entry_bytes) as f64);
+        out.set(&CACHE_MAP_QUOTA_BYTES, self.quota_bytes() as f64);
     }
 }

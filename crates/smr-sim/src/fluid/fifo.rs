@@ -1,11 +1,13 @@
-//! The in-place FIFO log over the CMR cache (§6.1): a block not yet cached is written at the
-//! log's head; a cached block is updated where it is (the cache is CMR); cleaning looks at the
-//! tail: an empty tail slot is passed over, otherwise the whole zone of the tail block is
-//! evicted. The log is circular over the cache's slots; an epoch ends each time the head comes
-//! back to slot 0. Holes left in the middle by evicted zones are reused only when the tail has
-//! passed them. Not here: re-queuing hot zones (`loopback`).
+//! The in-place FIFO log over the CMR cache (§6.1): data not yet cached is written at the log's
+//! head; cached data is updated where it is (the cache is CMR); cleaning looks at the tail: empty
+//! slots are passed over, otherwise every entry of the tail entry's user zone is evicted. The
+//! log is circular over the cache's slots; an epoch ends each time the head comes back to slot 0.
+//! Holes left in the middle by evicted zones are reused only when the tail has passed them.
+//! Every entry lies between the tail and the head, so the tail meets each in turn. Not here:
+//! re-queuing hot zones (`loopback`).
 
-use super::cache::{CachePolicy, CacheSlots, Clean};
+use super::cache::{CachePolicy, Clean};
+use super::extents::{EntryId, ExtentMap};
 
 #[derive(Default)]
 pub struct FifoLog {
@@ -26,51 +28,78 @@ impl FifoLog {
         (self.span > 0).then_some(self.tail)
     }
 
-    pub fn free(&self) -> u32 {
-        self.capacity - self.span
-    }
-
     /// Slots from the tail to the head.
     pub fn span(&self) -> u32 {
         self.span
     }
 
-    /// Passes over the tail slot (empty, or just emptied).
-    pub fn advance_tail(&mut self) {
-        self.tail = (self.tail + 1) % self.capacity;
-        self.span -= 1;
+    fn head(&self) -> u32 {
+        ((self.tail as u64 + self.span as u64) % self.capacity.max(1) as u64) as u32
     }
 
-    /// The log step of cleaning: pass an empty tail slot, else evict the tail block's zone.
-    pub fn clean_tail(&mut self, slots: &CacheSlots) -> Clean {
-        let tail = self.tail().expect("cleaning a log that holds blocks");
-        match slots.user_of_slot(tail) {
-            None => {
-                self.advance_tail();
-                Clean::Advanced
-            }
-            Some(user) => Clean::EvictZone(user),
+    /// Passes over `slots` slots at the tail (empty, or just emptied).
+    pub fn advance_tail(&mut self, slots: u32) {
+        debug_assert!(slots <= self.span);
+        self.tail = ((self.tail as u64 + slots as u64) % self.capacity as u64) as u32;
+        self.span -= slots;
+    }
+
+    /// The log's step of cleaning: pass the empty slots at the tail, else name the entry there.
+    /// `None` when the log is empty.
+    pub fn tail_entry(&mut self, map: &ExtentMap) -> Option<Result<EntryId, Clean>> {
+        if self.span == 0 {
+            return None;
         }
+        let next = map.next_by_pba(self.tail).map(|(pba, id)| ((pba as u64 + self.capacity as u64 - self.tail as u64) % self.capacity as u64, id));
+        Some(match next {
+            Some((0, id)) => Ok(id),
+            Some((gap, _)) if gap < self.span as u64 => {
+                self.advance_tail(gap as u32);
+                Err(Clean::Advanced)
+            }
+            // Nothing left between the tail and the head: the log is empty.
+            _ => {
+                self.advance_tail(self.span);
+                Err(Clean::Advanced)
+            }
+        })
     }
 }
 
 impl CachePolicy for FifoLog {
-    fn place(&mut self) -> Option<u32> {
-        if self.free() == 0 {
-            return None;
+    fn free(&self) -> u64 {
+        (self.capacity - self.span) as u64
+    }
+
+    fn free_runs(&self, blocks: u64, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let head = self.head();
+        let free = self.free().min(blocks) as u32;
+        // From the head to the end of the slots, then round from slot 0.
+        let first = free.min(self.capacity - head);
+        if first > 0 {
+            out.push((head, first));
         }
-        let slot = ((self.tail as u64 + self.span as u64) % self.capacity as u64) as u32;
-        self.span += 1;
-        self.wrapped |= slot == self.capacity - 1;
-        Some(slot)
+        if free > first {
+            out.push((0, free - first));
+        }
     }
 
-    fn has_room(&self, blocks: u64) -> bool {
-        self.free() as u64 >= blocks
+    fn take(&mut self, pba: u32, len: u32) {
+        debug_assert_eq!(pba, self.head(), "the log fills at its head");
+        self.span += len;
+        self.wrapped |= pba + len == self.capacity;
     }
 
-    fn next_clean(&mut self, slots: &CacheSlots, _loop_back: bool) -> Clean {
-        self.clean_tail(slots)
+    fn next_clean(&mut self, map: &ExtentMap, _loop_back: bool) -> Option<Clean> {
+        Some(match self.tail_entry(map)? {
+            Ok(id) => Clean::EvictZone(map.user_of(id)),
+            Err(step) => step,
+        })
+    }
+
+    fn passed(&mut self, len: u32) {
+        self.advance_tail(len);
     }
 
     fn resize(&mut self, capacity: u32) {
@@ -109,21 +138,44 @@ impl CachePolicy for FifoLog {
 mod tests {
     use super::*;
 
+    fn place(log: &mut FifoLog, blocks: u64) -> Vec<(u32, u32)> {
+        let mut runs = Vec::new();
+        log.free_runs(blocks, &mut runs);
+        for &(pba, len) in &runs {
+            log.take(pba, len);
+        }
+        runs
+    }
+
     #[test]
     fn the_head_wraps_and_resizing_keeps_the_log_in_order() {
         let mut log = FifoLog::new();
         log.resize(4);
-        assert_eq!((log.place(), log.place(), log.place()), (Some(0), Some(1), Some(2)));
-        log.advance_tail();
-        log.advance_tail();
-        assert_eq!((log.place(), log.new_epoch(), log.place()), (Some(3), true, Some(0)));
+        assert_eq!(place(&mut log, 3), [(0, 3)]);
+        log.advance_tail(2);
+        assert_eq!((place(&mut log, 2), log.new_epoch()), (vec![(3, 1), (0, 1)], true));
         // Log: slots 2, 3, 0 (tail 2). Growing runs it through the new slots 4, 5 as holes.
         log.resize(6);
         assert_eq!((log.tail(), log.span(), log.free()), (Some(2), 5, 1));
-        assert_eq!(log.place(), Some(1));
+        assert_eq!(place(&mut log, 1), [(1, 1)]);
         // Shrinking to 3 keeps slot 2 and slots 0, 1 after the wrap.
         log.resize(3);
         assert_eq!((log.tail(), log.span(), log.free()), (Some(2), 3, 0));
-        assert_eq!(log.place(), None);
+        assert!(place(&mut log, 1).is_empty());
+    }
+
+    #[test]
+    fn cleaning_passes_holes_at_once_and_names_the_tail_entry() {
+        let mut log = FifoLog::new();
+        log.resize(16);
+        let mut map = ExtentMap::new(16);
+        place(&mut log, 10);
+        let id = map.insert(5, 6, 4).id;
+        assert_eq!(log.next_clean(&map, false), Some(Clean::Advanced), "slots 0-5 are holes");
+        assert_eq!((log.tail(), log.span()), (Some(6), 4));
+        assert_eq!(log.next_clean(&map, false), Some(Clean::EvictZone(0)));
+        map.remove(id);
+        assert_eq!(log.next_clean(&map, false), Some(Clean::Advanced));
+        assert_eq!((log.span(), log.next_clean(&map, false)), (0, None), "an empty log has nothing to clean");
     }
 }

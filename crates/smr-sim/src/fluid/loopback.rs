@@ -1,30 +1,26 @@
-//! The loop-back log (§6.1): the in-place FIFO log, plus a block LRU over the cached blocks to
-//! tell hot zones. At the start of each epoch (the head back at the log's start), the zones
-//! whose cached blocks all lie in the most recently written half of the LRU list are hot; when
-//! cleaning finds a block of a hot zone at the tail, it re-queues the block at the head (a copy
+//! The loop-back log (§6.1): the in-place FIFO log, plus an LRU list over the cache's entries to
+//! tell hot zones. At the start of each epoch (the head back at the log's start), the zones whose
+//! cached blocks all lie in the most recently written half of the list (by blocks) are hot; when
+//! cleaning finds an entry of a hot zone at the tail, it re-queues the entry at the head (a copy
 //! inside the cache) instead of evicting the zone.
 //!
-//! Choices where the paper is silent: a loop-back needs a free slot at the head, so a full log
-//! evicts first; one cleaning re-queues at most one pass of the log (`loop_back` false after
-//! that), so cleaning always ends; a re-queued block keeps its place in the LRU list. Not here:
-//! the copy itself (`clean`).
+//! Choices where the paper is silent: a loop-back needs free slots for the whole entry at the
+//! head, so a full log evicts first; one cleaning re-queues at most one pass of the log
+//! (`loop_back` false after that), so cleaning always ends; a re-queued entry keeps its place in
+//! the LRU list. Not here: the copy itself (`clean`).
 
 use rustc_hash::FxHashSet;
 
-use super::cache::{CachePolicy, CacheSlots, Clean};
+use super::cache::{CachePolicy, Clean};
+use super::extents::ExtentMap;
 use super::fifo::FifoLog;
-use crate::kernel::lists::RecencyList;
+use super::recency::EntryRecency;
 
+#[derive(Default)]
 pub struct LoopBackLog {
     log: FifoLog,
-    recency: RecencyList,
+    recency: EntryRecency,
     hot: FxHashSet<u32>,
-}
-
-impl Default for LoopBackLog {
-    fn default() -> Self {
-        LoopBackLog { log: FifoLog::new(), recency: RecencyList::new(0), hot: FxHashSet::default() }
-    }
 }
 
 impl LoopBackLog {
@@ -39,43 +35,35 @@ impl LoopBackLog {
 }
 
 impl CachePolicy for LoopBackLog {
-    fn place(&mut self) -> Option<u32> {
-        self.log.place()
+    fn free(&self) -> u64 {
+        self.log.free()
     }
 
-    fn has_room(&self, blocks: u64) -> bool {
-        self.log.has_room(blocks)
+    fn free_runs(&self, blocks: u64, out: &mut Vec<(u32, u32)>) {
+        self.log.free_runs(blocks, out)
     }
 
-    fn inserted(&mut self, slot: u32) {
-        self.recency.push_front(slot);
+    fn take(&mut self, pba: u32, len: u32) {
+        self.log.take(pba, len)
     }
 
-    fn hit(&mut self, slot: u32) {
-        self.recency.move_to_front(slot);
+    fn recency(&mut self) -> Option<&mut EntryRecency> {
+        Some(&mut self.recency)
     }
 
-    fn removed(&mut self, slot: u32) {
-        self.recency.remove(slot);
+    fn next_clean(&mut self, map: &ExtentMap, loop_back: bool) -> Option<Clean> {
+        Some(match self.log.tail_entry(map)? {
+            Ok(id) if loop_back && self.is_hot(map.user_of(id)) && self.log.free() >= map.get(id).len as u64 => Clean::LoopBack(id),
+            Ok(id) => Clean::EvictZone(map.user_of(id)),
+            Err(step) => step,
+        })
     }
 
-    fn moved(&mut self, old: u32, new: u32) {
-        self.recency.replace(old, new);
-    }
-
-    fn next_clean(&mut self, slots: &CacheSlots, loop_back: bool) -> Clean {
-        match self.log.clean_tail(slots) {
-            Clean::EvictZone(user) if loop_back && self.is_hot(user) && self.log.free() > 0 => {
-                let tail = self.log.tail().expect("the tail holds a block");
-                self.log.advance_tail();
-                Clean::LoopBack(tail)
-            }
-            step => step,
-        }
+    fn passed(&mut self, len: u32) {
+        self.log.passed(len)
     }
 
     fn resize(&mut self, capacity: u32) {
-        self.recency.grow(capacity as usize);
         self.log.resize(capacity);
     }
 
@@ -84,16 +72,18 @@ impl CachePolicy for LoopBackLog {
     }
 
     /// Hot zones: those with no cached block in the least recently written half.
-    fn start_epoch(&mut self, slots: &CacheSlots) {
+    fn start_epoch(&mut self, map: &ExtentMap) {
         let mut cold = FxHashSet::default();
-        let mut at = self.recency.back();
-        for _ in 0..slots.cached() / 2 {
-            let Some(slot) = at else { break };
-            if let Some(user) = slots.user_of_slot(slot) {
-                cold.insert(user);
+        let mut at = self.recency.least();
+        let mut seen = 0;
+        while let Some(id) = at {
+            if seen >= map.cached() / 2 {
+                break;
             }
-            at = self.recency.more_recent(slot);
+            cold.insert(map.user_of(id));
+            seen += map.get(id).len as u64;
+            at = self.recency.more_recent(id);
         }
-        self.hot = slots.users().filter(|u| !cold.contains(u)).collect();
+        self.hot = map.users().filter(|u| !cold.contains(u)).collect();
     }
 }

@@ -1,64 +1,170 @@
-//! Block LRU over the CMR cache (§6.1, and +cache-fix / format-adapt of §7.1): a new block takes
-//! any free slot (so the cache's free space fragments), a write to a cached block makes it most
-//! recent, and cleaning takes the least recently written block. Plain block LRU merges just that
-//! block into its SMR zone; the improved block LRU (`imprv-lru`, §6.1) evicts the whole zone of
-//! the victim block, reclaiming every block one zone rewrite can. Not here: the logs (`fifo`,
-//! `loopback`).
+//! Block LRU over the CMR cache (§6.1, and +cache-fix / format-adapt of §7.1): new data takes the
+//! free slots wherever they are (so the cache's free space fragments), a write to a cached entry
+//! makes it most recent, and cleaning takes the least recently written entry. Plain block LRU
+//! merges just that entry into its SMR zone; the improved block LRU (`imprv-lru`, §6.1) evicts
+//! the whole user zone of the victim entry, reclaiming every block one zone rewrite can.
+//!
+//! Choice where the paper is silent: free slots are kept as runs, merged when they meet; a write
+//! takes the smallest run that holds all of it (best fit, the lowest among equals), and only when
+//! none does, the largest runs one after another, so it lands in one place where the holes allow
+//! and in as few as it can (each one more entry and one more I/O) where they are all smaller.
+//! Not here: the logs (`fifo`, `loopback`).
 
-use super::cache::{CachePolicy, CacheSlots, Clean};
-use crate::kernel::lists::RecencyList;
-use crate::kernel::slots::SlotPool;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::cache::{CachePolicy, Clean};
+use super::extents::ExtentMap;
+use super::recency::EntryRecency;
 
 pub struct BlockLru {
-    free: SlotPool,
-    recency: RecencyList,
+    /// Free slot runs: first slot -> slots.
+    free_runs: BTreeMap<u32, u32>,
+    /// The same runs by size: (slots, first slot).
+    by_size: BTreeSet<(u32, u32)>,
+    free: u64,
+    capacity: u32,
+    recency: EntryRecency,
     whole_zone: bool,
 }
 
 impl BlockLru {
-    /// `whole_zone`: the improved policy (evict the victim block's zone).
+    /// `whole_zone`: the improved policy (evict the victim entry's zone).
     pub fn new(whole_zone: bool) -> Self {
-        BlockLru { free: SlotPool::new(0), recency: RecencyList::new(0), whole_zone }
+        BlockLru { free_runs: BTreeMap::new(), by_size: BTreeSet::new(), free: 0, capacity: 0, recency: EntryRecency::new(), whole_zone }
+    }
+
+    fn add_run(&mut self, pba: u32, len: u32) {
+        self.free_runs.insert(pba, len);
+        self.by_size.insert((len, pba));
+    }
+
+    fn remove_run(&mut self, pba: u32) -> Option<u32> {
+        let len = self.free_runs.remove(&pba)?;
+        self.by_size.remove(&(len, pba));
+        Some(len)
     }
 }
 
 impl CachePolicy for BlockLru {
-    fn place(&mut self) -> Option<u32> {
-        self.free.take()
+    fn free(&self) -> u64 {
+        self.free
     }
 
-    fn has_room(&self, blocks: u64) -> bool {
-        self.free.available() as u64 >= blocks
-    }
-
-    fn inserted(&mut self, slot: u32) {
-        self.recency.push_front(slot);
-    }
-
-    fn hit(&mut self, slot: u32) {
-        self.recency.move_to_front(slot);
-    }
-
-    fn removed(&mut self, slot: u32) {
-        self.recency.remove(slot);
-        self.free.release(slot);
-    }
-
-    fn moved(&mut self, old: u32, new: u32) {
-        self.recency.replace(old, new);
-        self.free.release(old);
-    }
-
-    fn next_clean(&mut self, slots: &CacheSlots, _loop_back: bool) -> Clean {
-        let victim = self.recency.back().expect("cleaning a cache that holds blocks");
-        match (self.whole_zone, slots.user_of_slot(victim)) {
-            (true, Some(user)) => Clean::EvictZone(user),
-            _ => Clean::EvictSlot(victim),
+    fn free_runs(&self, blocks: u64, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let want = blocks.min(u32::MAX as u64) as u32;
+        if let Some(&(len, pba)) = self.by_size.range((want, 0)..).next() {
+            out.push((pba, len));
+            return;
+        }
+        let mut left = blocks;
+        for &(len, pba) in self.by_size.iter().rev() {
+            if left == 0 {
+                break;
+            }
+            out.push((pba, len));
+            left = left.saturating_sub(len as u64);
         }
     }
 
+    fn take(&mut self, pba: u32, len: u32) {
+        let run = self.remove_run(pba).expect("data goes to the start of a free run");
+        debug_assert!(len <= run);
+        if run > len {
+            self.add_run(pba + len, run - len);
+        }
+        self.free -= len as u64;
+    }
+
+    /// Adds slots `pba..pba + len` to the free runs, joining the runs it touches.
+    fn release(&mut self, mut pba: u32, mut len: u32) {
+        self.free += len as u64;
+        if let Some((&before, &n)) = self.free_runs.range(..pba).next_back() {
+            if before + n == pba {
+                self.remove_run(before);
+                (pba, len) = (before, len + n);
+            }
+        }
+        if let Some(n) = self.remove_run(pba + len) {
+            len += n;
+        }
+        self.add_run(pba, len);
+    }
+
+    fn recency(&mut self) -> Option<&mut EntryRecency> {
+        Some(&mut self.recency)
+    }
+
+    fn next_clean(&mut self, map: &ExtentMap, _loop_back: bool) -> Option<Clean> {
+        let victim = self.recency.least()?;
+        Some(if self.whole_zone { Clean::EvictZone(map.user_of(victim)) } else { Clean::EvictEntry(victim) })
+    }
+
     fn resize(&mut self, capacity: u32) {
-        self.recency.grow(capacity as usize);
-        self.free.resize(capacity as usize);
+        if capacity > self.capacity {
+            self.release(self.capacity, capacity - self.capacity);
+        } else if capacity < self.capacity {
+            // The slots cut off are free: drop them from the runs.
+            let cut: Vec<(u32, u32)> = self.free_runs.range(..self.capacity).filter(|&(&p, &n)| p + n > capacity).map(|(&p, &n)| (p, n)).collect();
+            for (pba, len) in cut {
+                self.remove_run(pba);
+                let kept = capacity.saturating_sub(pba);
+                if kept > 0 {
+                    self.add_run(pba, kept);
+                }
+                self.free -= (len - kept) as u64;
+            }
+        }
+        self.capacity = capacity;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn free_runs_are_taken_first_fit_and_join_when_released() {
+        let mut lru = BlockLru::new(false);
+        lru.resize(10);
+        let mut runs = Vec::new();
+        lru.free_runs(4, &mut runs);
+        assert_eq!(runs, [(0, 10)]);
+        lru.take(0, 4);
+        lru.take(4, 3);
+        lru.release(1, 2);
+        lru.free_runs(2, &mut runs);
+        assert_eq!(runs, [(1, 2)], "the smallest run that holds all of it");
+        lru.free_runs(3, &mut runs);
+        assert_eq!(runs, [(7, 3)]);
+        lru.free_runs(4, &mut runs);
+        assert_eq!(runs, [(7, 3), (1, 2)], "none does: the largest first");
+        lru.release(3, 1);
+        lru.release(0, 1);
+        lru.free_runs(10, &mut runs);
+        assert_eq!((runs.as_slice(), lru.free()), (&[(0, 4), (7, 3)][..], 7), "joined: 0-3");
+        lru.resize(8);
+        lru.free_runs(10, &mut runs);
+        assert_eq!((runs.as_slice(), lru.free()), (&[(0, 4), (7, 1)][..], 5));
+    }
+
+    #[test]
+    fn the_least_recent_entry_or_its_zone_is_the_victim() {
+        let mut map = ExtentMap::new(8);
+        let a = map.insert(3, 0, 1).id;
+        let b = map.insert(9, 1, 1).id;
+        for whole_zone in [false, true] {
+            let mut lru = BlockLru::new(whole_zone);
+            lru.inserted(a);
+            lru.inserted(b);
+            let want = if whole_zone { Clean::EvictZone(0) } else { Clean::EvictEntry(a) };
+            assert_eq!(lru.next_clean(&map, false), Some(want));
+            lru.hit(a);
+            let want = if whole_zone { Clean::EvictZone(1) } else { Clean::EvictEntry(b) };
+            assert_eq!(lru.next_clean(&map, false), Some(want));
+            lru.removed(a);
+            lru.removed(b);
+            assert_eq!(lru.next_clean(&map, false), None);
+        }
     }
 }

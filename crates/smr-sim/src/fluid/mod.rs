@@ -5,13 +5,15 @@
 //! in conversion groups of q CMR or p SMR zones (alpha = p/q, default 1.5), 256 MiB zones, a
 //! 50 ms conversion command per group, the 10025 RPM `fluid10k` disk with its cache off, queue
 //! depth one. The host sees an extendable space of user zones (`mapping`); a write to an SMR
-//! zone not at its write pointer (an NSW) goes to the CMR cache (`cache` with the policies
-//! `lru`, `fifo`, `loopback`; cleaning in `clean`), or, with no cache, rewrites the zone. The
-//! mechanisms, one file each: usage growth by direct, light and heavy allocation with a guard
-//! range (`allocation`), quantized migration (`migration`), NSW-Range tracking (`nsw`),
-//! Algorithm 1 (`algorithm1`) and its time window and execution (`adapt`, `relocate`), zone
-//! swapping and the §2.4 baselines (`swap`), occupancy-based swapping (`occupancy`). The schemes
-//! are rows of `scheme`; the request path is `serve`.
+//! zone not at its write pointer (an NSW) goes to the CMR cache (`cache`, its mapping table of
+//! (lba, pba, length) entries in `extents`, the policies `lru`, `fifo`, `loopback`; cleaning in
+//! `clean`), or, with no cache, rewrites the zone. Sizes the paper states per TB or as a share
+//! follow the partition by one rule (`scaling`). The mechanisms, one file each: usage growth by
+//! direct, light and heavy allocation with a guard range (`allocation`), quantized migration
+//! (`migration`), NSW-Range tracking (`nsw`), Algorithm 1 (`algorithm1`) and its time window and
+//! execution (`adapt`, `relocate`), zone swapping and the §2.4 baselines (`swap`),
+//! occupancy-based swapping (`occupancy`). The schemes are rows of `scheme`; the request path
+//! is `serve`.
 //!
 //! Choices where the paper is silent, beyond those noted in each file:
 //! - The partition is sized as §7.1 says: its pure-SMR capacity is the trace's largest address
@@ -21,7 +23,8 @@
 //!   (an SMR zone's write pointer at its end), so every write to an SMR data zone is an NSW
 //!   until the zone is rewritten.
 //! - Time windows (§2.4, §5.3) run on trace time, from the first request.
-//! - The cache stores whole 4 KiB blocks: an NSW is widened to the blocks it touches.
+//! - The cache maps whole 4 KiB blocks: an NSW is widened to the blocks it touches, and its
+//!   uncached runs become table entries (§6.1's triplets, `map_entry` bytes each).
 //! - The zone map is persisted in each zone's first sector as part of the write that fills the
 //!   zone from its start; persisting the table after an allocation, swap or conversion is
 //!   counted, not timed.
@@ -34,6 +37,7 @@ pub mod allocation;
 pub mod cache;
 pub mod clean;
 pub mod drive;
+pub mod extents;
 pub mod fifo;
 pub mod geometry;
 pub mod loopback;
@@ -42,7 +46,9 @@ pub mod mapping;
 pub mod migration;
 pub mod nsw;
 pub mod occupancy;
+pub mod recency;
 pub mod relocate;
+pub mod scaling;
 pub mod scheme;
 pub mod serve;
 pub mod swap;
@@ -62,6 +68,7 @@ use self::mapping::ZoneMap;
 use self::migration::Migration;
 use self::nsw::NswTracker;
 use self::occupancy::OccupancySwap;
+use self::scaling::Scaling;
 use self::scheme::{Policy, Scheme, Swapping};
 use crate::kernel::lists::RecencyList;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
@@ -83,13 +90,35 @@ pub const SWAPPING: ParamSpec =
     ParamSpec::new("swapping", Kind::Choice(&["scheme", "none", "recency", "frequency", "nsw-frequency", "nsw-range"]), "scheme", "zone swapping, instead of the scheme's");
 pub const ADAPT: ParamSpec = ParamSpec::new("adapt", Kind::Choice(&["scheme", "on", "off"]), "scheme", "format adaptation by Algorithm 1, instead of the scheme's");
 pub const OCCUPANCY_SWAP: ParamSpec = ParamSpec::new("occupancy_swap", Kind::Choice(&["scheme", "on", "off"]), "scheme", "occupancy-based swapping (§6.2), instead of the scheme's");
-pub const CACHE_LIMIT: ParamSpec = ParamSpec::new("cache_limit", Kind::Size, NONE, "use at most this much of the cache zones (§7.4's cache of 0.02 % of the SMR area)");
-pub const MAP_QUOTA: ParamSpec = ParamSpec::new("map_quota", Kind::Size, NONE, "the cache mapping table's quota, instead of 25 MB per TB of partition (§6.1)");
+pub const CACHE_LIMIT: ParamSpec = ParamSpec::new(
+    "cache_limit",
+    Kind::Share { of: "the partition's pure-SMR capacity" },
+    NONE,
+    "use at most this much of the cache zones (§7.4's cache is 0.02% of the SMR area)",
+);
+pub const MAP_QUOTA: ParamSpec = ParamSpec::new(
+    "map_quota",
+    Kind::Share { of: "the partition's pure-SMR capacity" },
+    NONE,
+    "the cache mapping table's quota, instead of 25 MB per TB of partition (§6.1)",
+);
 pub const NSW_GRANULARITY: ParamSpec = ParamSpec::new("nsw_granularity", Kind::Size, "4KiB", "bytes per bit of the NSW-Range bitmaps (§5.5), a multiple of 4 KiB");
 pub const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Custom { unit: "hours" }, "1", "first time window of format adaptation; doubles while the format is stable (§5.3)");
 pub const WINDOW_MAX: ParamSpec = ParamSpec::new("window_max", Kind::Custom { unit: "hours" }, "24", "longest time window; the window of the §2.4 swapping baselines");
-pub const OCCUPANCY: ParamSpec =
-    ParamSpec::new("occupancy", Kind::Custom { unit: "a fraction of a zone, or rstar" }, "rstar", "cache occupancy above which an SMR zone is a swap candidate (§6.2)");
+pub const OCCUPANCY: ParamSpec = ParamSpec::new(
+    "occupancy",
+    Kind::Custom { unit: "a fraction of a zone above 0 and at most 1, or rstar" },
+    "0.05",
+    "cache occupancy above which an SMR zone is a swap candidate (§6.2)",
+)
+.open(
+    "§6.2 states no threshold. A zone's occupancy is what it holds of a cache a few zones large, shared by every SMR zone, at the start of an \
+     epoch: on the Table 1 workloads the largest are 5-15 % of a zone, so r* (a third, §5.2's break-even for a whole window's NSW-Range) \
+     labels none; 5 % labels the zones holding the most",
+);
+pub const MAP_ENTRY: ParamSpec = ParamSpec::new("map_entry", Kind::Size, "20B", "bytes of one (lba, pba, length) entry of the cache's mapping table (§6.1)").open(
+    "§6.1 gives the triplet, not its size: block addresses as 8-byte numbers and a 4-byte length, as a host-side table would hold them",
+);
 pub const GUARD: ParamSpec = ParamSpec::new("guard", Kind::Size, NONE, "guard range: unused space kept ready for allocations (§4.4)");
 pub const SMR_HINT: ParamSpec = ParamSpec::new("smr_hint", Kind::Fraction, "0", "share of the user zones allocated with the SMR hint (light allocation, §4.3): the highest ones");
 pub const ALLOCATE: ParamSpec = ParamSpec::new("allocate", Kind::Size, NONE, "a space allocation request of this many bytes during the run (§4.4, Fig. 19)");
@@ -103,12 +132,15 @@ pub const LATENCY_BOUND: ParamSpec = ParamSpec::new(
 
 pub const PARAMS: ParamList = &[&[
     SCHEME, DISK, ALPHA, USAGE, PARTITION, ZONE_SIZE, CONVERT, CACHE_POLICY, SWAPPING, ADAPT, OCCUPANCY_SWAP, CACHE_LIMIT, MAP_QUOTA, NSW_GRANULARITY, WINDOW, WINDOW_MAX,
-    OCCUPANCY, GUARD, SMR_HINT, ALLOCATE, ALLOCATE_AT, LATENCY_BOUND,
+    OCCUPANCY, MAP_ENTRY, GUARD, SMR_HINT, ALLOCATE, ALLOCATE_AT, LATENCY_BOUND,
 ]];
 
 /// The largest acceptable latency increase a migration quantum is sized for: a minute (a bound
 /// past it is no bound, and sizing quanta for it would take as long).
 const MAX_LATENCY_BOUND_MS: f64 = 60_000.0;
+
+/// The largest mapping entry accepted: a kilobyte (the paper's triplet needs about 20 bytes).
+const MAX_ENTRY_BYTES: u64 = 1024;
 
 /// The largest zone: 1 TiB (drives use 256 MiB), small enough that no partition arithmetic
 /// overflows once the zone count is bounded too (`check_table`).
@@ -154,6 +186,7 @@ pub struct Fluid {
     pub recency: Option<RecencyList>,
     pub occupancy: Option<OccupancySwap>,
     pub migration: Migration,
+    pub scaling: Scaling,
     pub ch: Channels,
     pub counts: clean::Counts,
     capacity: u64,
@@ -164,6 +197,14 @@ pub struct Fluid {
     service_ns: u64,
     guard_zones: u64,
     allocate: Option<(u64, u64)>,
+}
+
+/// A share parameter `spec` of `whole` bytes in whole `block`s, if given.
+fn optional_share(b: &mut BuildContext<'_>, spec: &ParamSpec, whole: u64, block: u64) -> Result<Option<u64>, SimError> {
+    if b.params.text(spec)?.trim() == NONE {
+        return Ok(None);
+    }
+    Ok(Some(b.params.share(spec, whole, block)?))
 }
 
 /// The number a Custom parameter `spec` is given as.
@@ -239,8 +280,10 @@ impl Fluid {
         }
         scheme.adapt = switch(b, &ADAPT, scheme.adapt)?;
         scheme.occupancy_swap = switch(b, &OCCUPANCY_SWAP, scheme.occupancy_swap)?;
-        let cache_limit = b.params.optional_size(&CACHE_LIMIT)?.map(|bytes| bytes.div_ceil(BLOCK));
-        let map_quota = b.params.optional_size(&MAP_QUOTA)?;
+        let entry_bytes = b.params.size(&MAP_ENTRY)?;
+        if !(1..=MAX_ENTRY_BYTES).contains(&entry_bytes) {
+            return Err(b.params.error(&MAP_ENTRY, format!("must be from 1 to {MAX_ENTRY_BYTES} bytes")).into());
+        }
         let granularity = b.params.size(&NSW_GRANULARITY)?;
         if granularity % BLOCK != 0 || granularity > zone_size {
             return Err(b.params.error(&NSW_GRANULARITY, "must be a multiple of 4 KiB no larger than a zone").into());
@@ -260,8 +303,8 @@ impl Fluid {
         let occupancy = match occupancy_text.trim() {
             "rstar" => gain.r_star(),
             text => match text.parse::<f64>() {
-                Ok(f) if (0.0..=1.0).contains(&f) => f,
-                _ => return Err(b.params.error(&OCCUPANCY, format!("{} is not a fraction from 0 to 1 or 'rstar'", smr_core::quote(text))).into()),
+                Ok(f) if f > 0.0 && f <= 1.0 => f,
+                _ => return Err(b.params.error(&OCCUPANCY, format!("{} is not a fraction of a zone above 0 and at most 1, or 'rstar'", smr_core::quote(text))).into()),
             },
         };
         let guard_zones = b.params.optional_size(&GUARD)?.map_or(0, |g| g.div_ceil(zone_size));
@@ -292,7 +335,11 @@ impl Fluid {
             migrate: drive.channel(b.ctx, "migrate"),
         };
         let mut map = ZoneMap::new(geo.smr_zones());
-        let mut cache = clean::new_cache(scheme.policy, &geo, cache_limit, map_quota);
+        let partition_bytes = geo.smr_zones() * zone_size;
+        let map_quota = optional_share(b, &MAP_QUOTA, partition_bytes, 1)?;
+        let cache_limit = optional_share(b, &CACHE_LIMIT, partition_bytes, BLOCK)?;
+        let scaling = Scaling::new(zone_size, partition_bytes, map_quota, cache_limit);
+        let mut cache = clean::new_cache(scheme.policy, &geo, scaling.cache_limit.map(|bytes| bytes.div_ceil(BLOCK)), scaling.quota_bytes, entry_bytes);
         layout.apply(&mut drive, &mut map, cache.as_mut())?;
         let occupancy = scheme.occupancy_swap.then(|| OccupancySwap::new((occupancy * geo.blocks_per_zone() as f64) as u64, users as u32));
         let recency = (scheme.swapping == Swapping::Recency).then(|| swap::recency_list(&map, &drive));
@@ -308,6 +355,7 @@ impl Fluid {
             recency,
             occupancy,
             migration,
+            scaling,
             ch,
             counts: clean::Counts::default(),
             capacity: users * zone_size,
@@ -392,6 +440,7 @@ impl System for Fluid {
         }
         self.map.gauges(out);
         self.nsw.gauges(out);
+        self.scaling.gauges(out);
         out.set(&adapt::WINDOW_HOURS, self.window.hours());
         self.migration.gauges(out);
         let quota = self.cache.as_ref().map_or(0, |c| c.quota_bytes());

@@ -4,9 +4,9 @@
 //! not written during the last epoch become CMR swap candidates. When cleaning evicts an SMR
 //! candidate, it swaps with a CMR candidate instead (if one is left): the CMR zone's data goes to
 //! the SMR zone and the SMR zone's data, merged with its cached blocks, to the CMR zone, so the
-//! eviction's write is the swap's. Choice where the paper is silent: the threshold defaults to
-//! r*, the NSW-Range share above which §5.2 finds a zone better kept in CMR; CMR candidates are
-//! taken lowest user zone first.
+//! eviction's write is the swap's. Choices where the paper is silent: the threshold (`occupancy`,
+//! an open choice: its reason is in its declaration); CMR candidates are taken lowest user zone
+//! first.
 
 use rustc_hash::FxHashSet;
 
@@ -53,7 +53,7 @@ impl Fluid {
         }
         let Some(o) = self.occupancy.as_mut() else { return };
         let cache = self.cache.as_ref().expect("checked above");
-        o.smr_candidates = cache.slots.users().filter(|&u| cache.slots.occupancy(u) > o.threshold_blocks).collect();
+        o.smr_candidates = cache.map.users().filter(|&u| cache.map.occupancy(u) > o.threshold_blocks).collect();
         let last = o.epoch;
         let mut cold: Vec<u32> = (0..self.map.users()).filter(|&u| self.drive.is_cmr(self.map.zone_of(u)) && o.last_written[u as usize] < last).collect();
         cold.reverse();

@@ -7,18 +7,10 @@
 
 use smr_core::{Op, Request};
 
-use super::clean::Piece;
+use super::clean::{run_io, Piece, Run};
 use super::geometry::BLOCK;
 use super::Fluid;
-use crate::kernel::runs::coalesce;
 use crate::kernel::{IoCtx, SimError};
-
-/// Where a block is read from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum From {
-    Zone(u32),
-    Cache(u32),
-}
 
 impl Fluid {
     /// Serves `req` piece by piece.
@@ -47,26 +39,32 @@ impl Fluid {
         self.touch(ctx, user)?;
         let zone = self.map.zone_of(user);
         let ch = self.ch.host;
-        let cached = self.cache.as_ref().filter(|c| c.slots.occupancy(user) > 0);
+        let cached = self.cache.as_ref().filter(|c| c.map.occupancy(user) > 0);
         let Some(cache) = cached else {
             self.drive.io(ctx, ch, Op::Read, zone, offset, len)?;
             return Ok(());
         };
+        // The requested blocks, from the cache where an entry holds them and from the zone
+        // between, each stretch one I/O.
         let base = user as u64 * self.geo.blocks_per_zone();
-        let places: Vec<(From, u64)> = (offset / BLOCK..=(offset + len - 1) / BLOCK)
-            .map(|b| match cache.slots.slot_of(base + b) {
-                Some(slot) => {
-                    let (cache_zone, block) = cache.locate(slot);
-                    (From::Cache(cache_zone), block * BLOCK)
-                }
-                None => (From::Zone(zone), b * BLOCK),
-            })
-            .collect();
-        let drive = &mut self.drive;
-        coalesce(places, BLOCK, |from, at, n| {
-            let (From::Zone(z) | From::Cache(z)) = from;
-            drive.io(ctx, ch, Op::Read, z, at, n).map(|_| ())
-        })
+        let (first, end) = (base + offset / BLOCK, base + (offset + len).div_ceil(BLOCK));
+        let mut runs: Vec<Run> = Vec::new();
+        let mut at = first;
+        for id in cache.map.overlapping(first, end) {
+            let e = cache.map.get(id);
+            if e.lba > at {
+                runs.push((zone, at - base, e.lba - at));
+            }
+            let (cache_zone, block) = cache.locate(e.pba);
+            let from = at.max(e.lba);
+            let to = e.lba_end().min(end);
+            runs.push((cache_zone, block + (from - e.lba), to - from));
+            at = to;
+        }
+        if at < end {
+            runs.push((zone, at - base, end - at));
+        }
+        run_io(&mut self.drive, ctx, ch, Op::Read, runs, |_, _, _, _| {})
     }
 
     fn write_piece(&mut self, ctx: &mut IoCtx, user: u32, piece: Piece) -> Result<(), SimError> {
@@ -114,8 +112,9 @@ impl Fluid {
     /// the cache's copy if it has one, else the zone's.
     pub fn block_version(&self, user: u32, block: u64) -> Option<u64> {
         let lba = user as u64 * self.geo.blocks_per_zone() + block;
-        let (zone, at) = match self.cache.as_ref().and_then(|c| c.slots.slot_of(lba).map(|s| c.locate(s))) {
-            Some(place) => place,
+        let cached = self.cache.as_ref().and_then(|c| c.map.holding(lba).map(|id| (c, c.map.get(id))));
+        let (zone, at) = match cached {
+            Some((c, e)) => c.locate(e.pba + (lba - e.lba) as u32),
             None => (self.map.zone_of(user), block),
         };
         self.drive.image(zone, at, 1).and_then(|v| v[0])
