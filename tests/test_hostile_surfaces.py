@@ -91,10 +91,12 @@ def figure_runs(trace: str) -> dict[str, list[str]]:
         "hwsr-sweep": ["hwsr-sweep", "--trace", trace, "--blocks", "16", "--regions", "8", "--out", "res"],
         "fluid usage": ["fluid-sweep", "usage", "--trace", trace, "--schemes", "fluid-smr", "--usages", "0.9", "--out", "res"],
         # A generated trace (into results/traces, as the figure makes them), whose zones are
-        # scaled down with it, so the guard range fits.
-        "fluid migration": ["fluid-sweep", "migration", "--traces", "proj_1", "--requests", "300", "--bounds", "60", "--out", "res"],
+        # scaled down with it, so the guard range fits; its data at the front, since 300
+        # requests are too few to spread over hot ranges of at least 128 KiB.
+        "fluid migration": ["fluid-sweep", "migration", "--traces", "proj_1", "--requests", "300", "--placement", "front", "--bounds", "60",
+                            "--out", "res"],
         "fluid-trace": ["fluid-trace", "four-phase", "--requests", "300", "--phase-hours", "0.01", "--out", "tr"],
-        "fluid-trace usr_0": ["fluid-trace", "usr_0", "--requests", "300", "--out", "tr"],
+        "fluid-trace usr_0": ["fluid-trace", "usr_0", "--requests", "300", "--placement", "front", "--out", "tr"],
     }
 
 
