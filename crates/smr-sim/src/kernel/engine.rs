@@ -28,7 +28,7 @@ use super::ioctx::{ChannelStats, IoCtx};
 use super::metrics::{Counters, Gauges};
 use super::overlapped::Overlapped;
 use super::report::{OpAccumulator, RunReport, SeriesPoint};
-use super::saturation::SaturationWatch;
+use super::saturation::{ReplaySpan, SaturationWatch};
 use super::system::System;
 
 /// How requests are issued.
@@ -386,7 +386,10 @@ impl<'c> Replay<'c> {
             series: self.series,
             cancelled: self.cancelled,
             time_regressions: self.time_regressions,
-            saturation: self.saturation.map(|watch| watch.verdict(self.seen - measured, measured)),
+            saturation: self.saturation.map(|watch| {
+                let last_arrival_ns = self.speedup.map_or(0, |s| (self.trace_offset as f64 / s) as u64);
+                watch.verdict(self.seen - measured, measured, ReplaySpan { first_arrival_ns: base.start_ns, last_arrival_ns, end_ns: ctx.now() })
+            }),
             ..Default::default()
         };
         report.add_measures(&counters.since(&base.counters), &gauges, gauge_series);
