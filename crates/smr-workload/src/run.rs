@@ -77,10 +77,9 @@ pub fn open_store(spec: &StoreSpec) -> Result<Arc<SharedStore>> {
                     Some(m) => Box::new(Paced::new(TimedZonedDevice::new(mem, m).map_err(|e| WorkloadError::parameter("disk", e.to_string()))?)),
                 })
             };
-            let disk_medium = match disk {
-                None => None,
-                Some(name) => Some(disk_preset(name, g.zones * g.band_size).map_err(|e| WorkloadError::parameter("disk", e))?),
-            };
+            // The store's disk, and the offloading store's second disk, of the preset named.
+            let disk_of = |name: &str| disk_preset(name, g.zones * g.band_size).map_err(|e| WorkloadError::parameter("disk", e));
+            let disk_medium = disk.as_deref().map(disk_of).transpose()?;
             let disk_device = device(g.zones, METADATA_ZONES, disk_medium)?;
             if spec.offload_store {
                 let nvram_bytes = spec.offload.nvram_capacity.unwrap_or(smrdb::offload::DEFAULT_NVRAM_BANDS * g.band_size);
@@ -88,7 +87,7 @@ pub fn open_store(spec: &StoreSpec) -> Result<Arc<SharedStore>> {
                     let medium = match (disk, spec.offload_to) {
                         (None, _) => None,
                         (Some(_), OffloadDevice::Nvram) => Some(Box::new(FixedLatencyMedium::nvram(nvram_bytes)) as Box<dyn smr_core::media::Medium>),
-                        (Some(name), OffloadDevice::Disk) => Some(disk_preset(name, g.zones * g.band_size).map_err(|e| WorkloadError::parameter("disk", e))?),
+                        (Some(name), OffloadDevice::Disk) => Some(disk_of(name)?),
                     };
                     Some(device(nvram_bytes / g.band_size, 0, medium)?)
                 } else {

@@ -41,13 +41,7 @@ impl Inner {
         self.refuse_if_failed(&w)?;
         let offloading = self.nvram.is_some() && self.options.offload && self.compacting.load(Acquire);
         if w.open.on_nvram != offloading {
-            if offloading && !self.nvram_has_room() {
-                // The NVRAM device is full: the write joins the disk's open unit, which is not
-                // sealed for each such write (one band a write filled the disk with units).
-                Stats::add(&self.counters.nvram_full_writes, 1);
-            } else {
-                self.switch_unit(&mut w, offloading)?;
-            }
+            self.switch_unit(&mut w, offloading)?;
         }
         if !w.open.log.fits(batch.encoded_len(), self.geometry.band_size) {
             let same = w.open.on_nvram;
@@ -78,18 +72,15 @@ impl Inner {
         Ok(())
     }
 
-    /// Whether the NVRAM device has an empty band (or one to reset) for a new unit.
-    fn nvram_has_room(&self) -> bool {
-        self.nvram.as_ref().is_some_and(|n| n.free_bands() > 0)
-    }
-
     /// Whether more than `CROWDED_SHARE` of the NVRAM device's bands are in use.
     fn nvram_crowded(&self) -> bool {
         self.nvram.as_ref().is_some_and(|n| (n.bands() - n.free_bands()) as f64 > CROWDED_SHARE * n.bands() as f64)
     }
 
     /// Seals the open unit (if it holds records) and opens one on the NVRAM device if
-    /// `to_nvram` (and it has room), else on the disk.
+    /// `to_nvram` (and it has room), else on the disk. A write bound for a full NVRAM device
+    /// while the open unit is on the disk keeps that unit: sealing it for each such write took a
+    /// band a write, until the disk was full.
     fn switch_unit(&self, w: &mut Writer, to_nvram: bool) -> Result<()> {
         let next = if to_nvram { self.nvram_band() } else { None };
         let next = match next {
@@ -97,6 +88,9 @@ impl Inner {
             None => {
                 if to_nvram {
                     Stats::add(&self.counters.nvram_full_writes, 1);
+                    if !w.open.on_nvram {
+                        return Ok(());
+                    }
                 }
                 (false, self.disk_band(w)?)
             }
