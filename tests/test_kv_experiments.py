@@ -223,12 +223,16 @@ params = { offload = "none" }
 label = "nvram"
 system = "smrdb-offload"
 params = { offload = "nvram" }
+[[systems]]
+label = "disk"
+system = "smrdb-offload"
+params = { offload = "disk", offload_delay_us = 10, value_size = 4096 }
 """
 
 
 def test_offloading_cells_run_steps_of_arrivals_on_the_paced_disk(tmp_path):
     rows = {r["label"]: r for r in run_rows(OFFLOAD, tmp_path)}
-    assert [r["error"] for r in rows.values()] == [None, None]
+    assert [r["error"] for r in rows.values()] == [None, None, None]
     assert rows["none"]["offloaded_pct"] == 0, "without offloading nothing reaches the NVRAM device"
     for r in rows.values():
         assert r["insert_ops_per_s"] > 0 and r["scan_ops_per_s"] > 0
@@ -246,3 +250,15 @@ def test_offloading_cells_run_steps_of_arrivals_on_the_paced_disk(tmp_path):
 def test_bad_steps_are_refused_naming_the_key(tmp_path, change, message):
     with pytest.raises(UsageError, match=message):
         parse(tomllib.loads(OFFLOAD.replace(*change, 1)), tmp_path / "kv.toml")
+
+
+@pytest.mark.parametrize("params, message", [
+    ('offload = "tape"', "offload 'tape' is none of nvram, disk, none"),
+    ('offload = "nvram", offload_delay_us = -1', "offload_delay_us must be microseconds from 0 to 1,000,000"),
+    ('offload = "nvram", offload_delay_us = "soon"', "offload_delay_us must be microseconds"),
+    ('offload = "nvram", value_size = 0', "value_size must be 1 to 65,536 bytes"),
+])
+def test_a_bad_offloading_parameter_fails_its_cell_naming_it(tmp_path, params, message):
+    one = OFFLOAD.split("[[systems]]")[0] + f'[[systems]]\nlabel = "bad"\nsystem = "smrdb-offload"\nparams = {{ {params} }}\n'
+    [row] = run_rows(one, tmp_path)
+    assert message in row["error"], row["error"]
