@@ -24,7 +24,8 @@ use crate::ycsb::{CoreWorkload, OperationStream};
 
 /// The device the offloading store sends writes to while it compacts (§5.4.2): the NVRAM
 /// profile (the thesis's flash partition), or a second disk of the paced disk's preset, its
-/// offload bands at the disk's start.
+/// offload bands at the disk's start (open choice: the thesis names a separate disk, not its
+/// model or where on it the offloaded writes went).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum OffloadDevice {
     #[default]

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 /// The backlog at the end that makes a busy run saturated: the time from the last arrival to
 /// the last completion, as a share of the time from the first measured arrival to the last.
+/// Our choice (no paper defines saturation): long past the tail of a busy but stable run.
 const BACKLOG_SHARE: f64 = 0.25;
 
 /// When the measured requests arrived and when the last one finished (ns of simulated time).
