@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use smr_core::zoned::{DiskActivity, MemZonedDevice, TimedZonedDevice};
-use smr_core::media::Medium;
+use smr_zoned::{DiskActivity, MemZonedDevice, TimedZonedDevice};
+use smr_media::Medium;
 
 use crate::background::Worker;
 use crate::batch::WriteBatch;
