@@ -11,6 +11,7 @@ pub mod alloc_bound;
 pub mod blockset;
 pub mod media;
 pub mod latency;
+pub mod param_spec;
 pub mod params;
 pub mod prefetch;
 pub mod quote;
@@ -21,6 +22,7 @@ pub mod units;
 pub mod values;
 pub mod zoned;
 
+pub use param_spec::{Kind, ParamList, ParamReader, ParamSpec};
 pub use params::{ParamError, Params};
 pub use quote::quote;
 pub use request::{Op, RangeError, Request};

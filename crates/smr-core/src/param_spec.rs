@@ -6,13 +6,13 @@
 //! A default is text, parsed by the same parser as a value the user gives. When systems stack
 //! (a cache over a disk) and both declare a key, the upper one reads `KEY` and the lower one
 //! `NAME.KEY` (e.g. `ucache.cache` under an SSD cache's `cache`). Not here: the `key=value` bag
-//! itself (`smr_core::Params`, shared with trace readers and the synthesizer), or what a system
-//! does with a value.
+//! itself (`crate::params::Params`, shared with trace readers), or what a system does with a
+//! value.
 
 use std::borrow::Cow;
 
-use smr_core::units::parse_size;
-use smr_core::{quote, values, ParamError, Params};
+use crate::units::parse_size;
+use crate::{quote, values, ParamError, Params};
 
 /// What a parameter's value is: decides how it is parsed and the unit `--help` shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,10 +94,10 @@ pub fn specs(list: ParamList) -> impl Iterator<Item = &'static ParamSpec> {
 /// below it); reading a parameter not on it is refused as a bug.
 pub struct ParamReader<'a> {
     params: &'a mut Params,
-    pub(crate) declared: ParamList,
+    declared: ParamList,
     /// The name of the system being built, and the declarations of the systems stacked over it.
-    pub(crate) scope: &'static str,
-    pub(crate) above: Vec<ParamList>,
+    scope: &'static str,
+    above: Vec<ParamList>,
     /// Every parameter read, with the value used (given or default), in reading order.
     resolved: Vec<(String, String)>,
 }
@@ -105,6 +105,29 @@ pub struct ParamReader<'a> {
 impl<'a> ParamReader<'a> {
     pub fn new(params: &'a mut Params, declared: ParamList) -> Self {
         ParamReader { params, declared, scope: "", above: Vec::new(), resolved: Vec::new() }
+    }
+
+    /// Makes `declared` the list that may be read; returns the list it replaces.
+    pub fn swap_declared(&mut self, declared: ParamList) -> ParamList {
+        std::mem::replace(&mut self.declared, declared)
+    }
+
+    /// Starts reading the parameters of the system `name`, stacked under the one being read now
+    /// when `stacked` (its keys that the upper one also declares are then read as `NAME.KEY`).
+    /// Returns the scope to give back to `leave`.
+    pub fn enter(&mut self, name: &'static str, stacked: bool) -> &'static str {
+        if stacked {
+            self.above.push(self.declared);
+        }
+        std::mem::replace(&mut self.scope, name)
+    }
+
+    /// Undoes the `enter` that returned `outer_scope`.
+    pub fn leave(&mut self, outer_scope: &'static str, stacked: bool) {
+        self.scope = outer_scope;
+        if stacked {
+            self.above.pop();
+        }
     }
 
     /// The key `spec` is given under: its own, or `NAME.KEY` when a system stacked over this
