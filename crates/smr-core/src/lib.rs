@@ -22,7 +22,7 @@ pub mod units;
 pub mod values;
 pub mod zoned;
 
-pub use param_spec::{Kind, ParamList, ParamReader, ParamSpec};
+pub use param_spec::{Kind, ParamList, ParamReader, ParamSpec, TimeUnit};
 pub use params::{ParamError, Params};
 pub use quote::quote;
 pub use request::{Op, RangeError, Request};
