@@ -12,6 +12,7 @@
 pub mod alloc_bound;
 pub mod blockset;
 pub mod latency;
+pub mod param_spec;
 pub mod params;
 pub mod prefetch;
 pub mod quote;
@@ -20,6 +21,7 @@ pub mod stretch_index;
 pub mod units;
 pub mod values;
 
+pub use param_spec::{Kind, ParamList, ParamReader, ParamSpec, TimeUnit};
 pub use params::{ParamError, Params};
 pub use quote::quote;
 pub use request::{Op, RangeError, Request};

@@ -35,6 +35,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp, WeightedIndex, Zipf};
 
+use smr_core::param_spec::{Kind, ParamList, ParamReader, ParamSpec, NONE};
 use smr_core::params::{ParamError, Params};
 use smr_core::request::{Op, Request};
 use smr_core::units::{parse_size, BLOCK_4K, GB, NS_PER_S};
@@ -61,11 +62,70 @@ pub const PRESETS: [Preset; 9] = [
     Preset { name: "usr", requests: 12_873_274, write_percent: 27.9, written_gb: 6.42, accessed_gb: 6.92 },
 ];
 
+/// The names of `PRESETS`, in order: the choices of `preset`.
+pub const PRESET_NAMES: [&str; PRESETS.len()] = {
+    let mut names = [""; PRESETS.len()];
+    let mut i = 0;
+    while i < PRESETS.len() {
+        names[i] = PRESETS[i].name;
+        i += 1;
+    }
+    names
+};
+
 const WEEK_S: f64 = 7.0 * 24.0 * 3600.0;
 const RECENT_WRITES: usize = 1024;
 /// The most hot regions or cold streams the generator keeps (a table of their places each).
 const MAX_TABLE: u64 = 1 << 20;
-const DEFAULT_SIZES: &str = "4k:50,8k:20,16k:10,32k:10,64k:10";
+/// The requests of a trace without a preset.
+const DEFAULT_REQUESTS: u64 = 100_000;
+/// The write share of a trace without a preset.
+const DEFAULT_WRITE_RATIO: f64 = 0.7;
+
+pub const PRESET: ParamSpec = ParamSpec::new(
+    "preset",
+    Kind::Choice(&PRESET_NAMES),
+    NONE,
+    "a row of the PORE paper's Table I (MSR Cambridge, one week): its requests, write share, ranges and rate become the defaults",
+);
+pub const REQUESTS: ParamSpec = ParamSpec::new("requests", Kind::Count, NONE, "requests to generate (default: the preset's, else 100000); below a preset's count its ranges scale down alike");
+pub const SIZE_UNIT: ParamSpec = ParamSpec::new("size_unit", Kind::Size, "4KiB", "bytes request sizes are counted in: 4 KiB, or a multiple of 512 bytes dividing it");
+pub const SIZES: ParamSpec =
+    ParamSpec::new("sizes", Kind::Custom { unit: "SIZE:WEIGHT,... (sizes in bytes, multiples of size_unit)" }, "4k:50,8k:20,16k:10,32k:10,64k:10", "request sizes with their weights");
+pub const READ_SIZES: ParamSpec = ParamSpec::new(
+    "read_sizes",
+    Kind::Custom { unit: "SIZE:WEIGHT,... (sizes in bytes, multiples of size_unit)" },
+    NONE,
+    "read sizes with their weights (default: reads draw from sizes, and a re-read keeps the length of the write it re-reads)",
+);
+pub const WRITE_RATIO: ParamSpec = ParamSpec::new("write_ratio", Kind::Fraction, NONE, "share of requests that are writes (default: the preset's, else 0.7)");
+pub const HOT_FRACTION: ParamSpec = ParamSpec::new("hot_fraction", Kind::Fraction, "0.5", "share of writes that land in the hot regions");
+pub const WRITTEN_RANGE: ParamSpec = ParamSpec::new(
+    "written_range",
+    Kind::Size,
+    NONE,
+    "union of written 4 KiB blocks (default: the preset's, else half of what the cold writes could cover)",
+);
+pub const ACCESSED_RANGE: ParamSpec =
+    ParamSpec::new("accessed_range", Kind::Size, NONE, "union of accessed blocks, at least written_range (default: the preset's, else 10 % above written_range)");
+pub const HOT_REGIONS: ParamSpec = ParamSpec::new("hot_regions", Kind::Count, "16", "equal hot regions, chosen by a Zipf law (region 1 the hottest)");
+pub const HOT_SIZE: ParamSpec = ParamSpec::new("hot_size", Kind::Size, NONE, "bytes of all hot regions together, at most written_range (default: 2 % of it)");
+pub const ZIPF: ParamSpec = ParamSpec::new("zipf", Kind::Positive { unit: "an exponent" }, "1", "the Zipf exponent of the hot regions' popularity");
+pub const SEQ: ParamSpec = ParamSpec::new("seq", Kind::Fraction, "0.2", "probability that a request continues the previous one (same op, next address)");
+pub const RATE: ParamSpec =
+    ParamSpec::new("rate", Kind::Positive { unit: "requests per second" }, NONE, "mean arrival rate, exponential gaps (default: the requests spread over a week)");
+pub const SEED: ParamSpec = ParamSpec::new("seed", Kind::Whole, "0", "seed of the generator's random choices");
+pub const COLD_STREAMS: ParamSpec = ParamSpec::new("cold_streams", Kind::Whole, "0", "streams that append the cold writes (0: cold writes land uniformly)");
+pub const COLD_RUN: ParamSpec = ParamSpec::new("cold_run", Kind::Positive { unit: "writes" }, "64", "mean writes a stream appends before it jumps to a random place (at least 1)");
+pub const COLD_WINDOW: ParamSpec = ParamSpec::new("cold_window", Kind::Fraction, "1", "share of the cold area (above 0) the cold writes reach at any one time");
+pub const SPARSE_FRACTION: ParamSpec = ParamSpec::new("sparse_fraction", Kind::Fraction, "0", "share of writes that are single 4 KiB blocks scattered over the sparse area");
+pub const SPARSE_RANGE: ParamSpec = ParamSpec::new("sparse_range", Kind::Size, NONE, "bytes of the sparse area, after the cold area (needed when sparse_fraction is above 0)");
+
+/// Every parameter of the generator.
+pub const PARAMS: ParamList = &[&[
+    PRESET, REQUESTS, SIZE_UNIT, SIZES, READ_SIZES, WRITE_RATIO, HOT_FRACTION, WRITTEN_RANGE, ACCESSED_RANGE, HOT_REGIONS, HOT_SIZE, ZIPF, SEQ, RATE, SEED, COLD_STREAMS,
+    COLD_RUN, COLD_WINDOW, SPARSE_FRACTION, SPARSE_RANGE,
+]];
 
 /// Every knob of the generator, after defaults.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,27 +188,23 @@ impl SynthConfig {
     /// Reads the generator's parameters; `preset=NAME` supplies Table I defaults, and `requests`
     /// below the preset's count scales its ranges proportionally.
     pub fn from_params(params: &mut Params) -> Result<Self, ParamError> {
-        let preset = match params.raw("preset") {
-            None => None,
-            Some(name) => Some(PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
-                ParamError::new("preset", format!("{} is not one of {}", smr_core::quote(&name), PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))
-            })?),
-        };
-        let full = preset.map_or(100_000, |p| p.requests);
-        let requests = params.positive_u64("requests", full)?;
+        let params = &mut ParamReader::new(params, PARAMS);
+        let preset = params.optional(&PRESET, ParamReader::choice)?.map(|name| PRESETS.iter().find(|p| p.name == name).expect("the choices are the presets' names"));
+        let full = preset.map_or(DEFAULT_REQUESTS, |p| p.requests);
+        let requests = params.optional(&REQUESTS, ParamReader::count)?.unwrap_or(full);
         let scale = requests as f64 / full as f64;
-        let size_unit = params.positive_u64("size_unit", BLOCK_4K)?;
+        let size_unit = params.size(&SIZE_UNIT)?;
         if !size_unit.is_multiple_of(512) || !BLOCK_4K.is_multiple_of(size_unit) {
             return Err(ParamError::new("size_unit", format!("{size_unit} is not a multiple of 512 bytes dividing 4096")));
         }
-        let sizes = parse_sizes("sizes", &params.string("sizes", DEFAULT_SIZES), size_unit)?;
-        let read_sizes = match params.raw("read_sizes") {
+        let sizes = parse_sizes("sizes", &params.text(&SIZES)?, size_unit)?;
+        let read_sizes = match params.optional(&READ_SIZES, ParamReader::text)? {
             Some(text) => Some(parse_sizes("read_sizes", &text, size_unit)?),
             None => None,
         };
         let mean_bytes = mean_blocks(&sizes, size_unit) * BLOCK_4K as f64;
-        let write_ratio = params.fraction("write_ratio", preset.map_or(0.7, |p| p.write_percent / 100.0))?;
-        let hot_fraction = params.fraction("hot_fraction", 0.5)?;
+        let write_ratio = params.optional(&WRITE_RATIO, ParamReader::fraction)?.unwrap_or(preset.map_or(DEFAULT_WRITE_RATIO, |p| p.write_percent / 100.0));
+        let hot_fraction = params.fraction(&HOT_FRACTION)?;
         // Without a preset, the written range is half of what the cold writes could cover at
         // most (so they touch its blocks about 1.3 times on average) and reads reach 10 % beyond it.
         let (written_default, accessed_default) = match preset {
@@ -158,46 +214,40 @@ impl SynthConfig {
                 (written, written.saturating_add(written / 10))
             }
         };
-        let written_range = params.size("written_range", written_default.max(BLOCK_4K))?;
-        let accessed_range = params.size("accessed_range", accessed_default.max(written_range))?;
+        let written_range = params.optional_size(&WRITTEN_RANGE)?.unwrap_or(written_default.max(BLOCK_4K));
+        let accessed_range = params.optional_size(&ACCESSED_RANGE)?.unwrap_or(accessed_default.max(written_range));
         if accessed_range < written_range {
             return Err(ParamError::new("accessed_range", "must be at least written_range (the accessed range includes the written one)"));
         }
-        let hot_regions = params.positive_u64("hot_regions", 16)?;
+        let hot_regions = params.count(&HOT_REGIONS)?;
         if hot_regions > MAX_TABLE {
             return Err(ParamError::new("hot_regions", format!("{hot_regions} regions are more than the generator keeps ({MAX_TABLE})")));
         }
-        let hot_size = params.size("hot_size", (written_range / 50).max(hot_regions * BLOCK_4K).min(written_range))?;
+        let hot_size = params.optional_size(&HOT_SIZE)?.unwrap_or((written_range / 50).max(hot_regions * BLOCK_4K).min(written_range));
         if hot_size > written_range {
             return Err(ParamError::new("hot_size", "must not exceed written_range"));
         }
-        let zipf = params.f64("zipf", 1.0)?;
-        if zipf <= 0.0 {
-            return Err(ParamError::new("zipf", "the Zipf exponent must be positive"));
-        }
-        let seq = params.fraction("seq", 0.2)?;
-        let rate = params.f64("rate", full as f64 / WEEK_S)?;
-        if rate <= 0.0 {
-            return Err(ParamError::new("rate", "requests per second must be positive"));
-        }
+        let zipf = params.positive(&ZIPF)?;
+        let seq = params.fraction(&SEQ)?;
+        let rate = params.optional(&RATE, ParamReader::positive)?.unwrap_or(full as f64 / WEEK_S);
         if requests as f64 / rate * NS_PER_S as f64 >= (1u64 << 62) as f64 {
             return Err(ParamError::new("rate", format!("{rate} requests per second would make {requests} requests last past 2^62 ns (146 years)")));
         }
-        let seed = params.u64("seed", 0)?;
-        let cold_streams = params.u64("cold_streams", 0)?;
+        let seed = params.whole(&SEED)?;
+        let cold_streams = params.whole(&COLD_STREAMS)?;
         if cold_streams > MAX_TABLE {
             return Err(ParamError::new("cold_streams", format!("{cold_streams} streams are more than the generator keeps ({MAX_TABLE})")));
         }
-        let cold_run = params.f64("cold_run", 64.0)?;
-        if cold_run.is_nan() || cold_run < 1.0 {
+        let cold_run = params.positive(&COLD_RUN)?;
+        if cold_run < 1.0 {
             return Err(ParamError::new("cold_run", "a stream's run is at least one write"));
         }
-        let cold_window = params.fraction("cold_window", 1.0)?;
+        let cold_window = params.fraction(&COLD_WINDOW)?;
         if cold_window == 0.0 {
             return Err(ParamError::new("cold_window", "must be above 0 (a fraction of the cold area)"));
         }
-        let sparse_fraction = params.fraction("sparse_fraction", 0.0)?;
-        let sparse_range = if params.contains("sparse_range") { params.size("sparse_range", 0)? } else { 0 };
+        let sparse_fraction = params.fraction(&SPARSE_FRACTION)?;
+        let sparse_range = params.optional_size(&SPARSE_RANGE)?.unwrap_or(0);
         if sparse_fraction > 0.0 && sparse_range < BLOCK_4K {
             return Err(ParamError::new("sparse_range", "sparse writes (sparse_fraction above 0) need a sparse area of at least one 4 KiB block"));
         }

@@ -1,23 +1,29 @@
-//! Documentation of the simulated systems and their parameters, for `smrlab sim --help` and for
-//! the Python front, which reads every system's parameter names and defaults from here instead
-//! of copying them.
+//! Documentation of the simulated systems and their parameters, and of the trace synthesizer's,
+//! for `smrlab sim --help`, `smrlab trace synth --help` and for the Python front, which reads
+//! every parameter's name, default and unit from the Rust declarations instead of copying them.
 
 use pyo3::prelude::*;
+use smr_core::param_spec::{specs, ParamList};
 
 /// One parameter as Python sees it: (key, default, unit, help, open), `open` the reason for the
 /// default of an open choice (a value the paper does not state), else None.
 type ParamTuple = (String, String, String, String, Option<String>);
 
+/// Every declaration of `list` as Python sees it.
+fn param_tuples(list: ParamList) -> Vec<ParamTuple> {
+    specs(list).map(|p| (p.key.into(), p.default.into(), p.unit(), p.help.into(), p.open.map(String::from))).collect()
+}
+
 /// `[(name, summary, [(key, default, unit, help, open), ...]), ...]` for every system.
 #[pyfunction]
 fn systems() -> Vec<(String, String, Vec<ParamTuple>)> {
-    smr_sim::registry::SYSTEMS
-        .iter()
-        .map(|e| {
-            let params = smr_sim::kernel::params::specs(e.params).map(|p| (p.key.into(), p.default.into(), p.kind.unit(), p.help.into(), p.open.map(String::from))).collect();
-            (e.name.into(), e.summary.into(), params)
-        })
-        .collect()
+    smr_sim::registry::SYSTEMS.iter().map(|e| (e.name.into(), e.summary.into(), param_tuples(e.params))).collect()
+}
+
+/// `[(key, default, unit, help, open), ...]`: the trace synthesizer's parameters.
+#[pyfunction]
+fn synth_params() -> Vec<ParamTuple> {
+    param_tuples(smr_trace::synth::PARAMS)
 }
 
 /// Every name `smrlab sim --system` accepts: the systems, then their aliases.
@@ -29,5 +35,6 @@ fn system_names() -> Vec<String> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(systems, m)?)?;
+    m.add_function(wrap_pyfunction!(synth_params, m)?)?;
     m.add_function(wrap_pyfunction!(system_names, m)?)
 }

@@ -10,7 +10,7 @@ use smr_core::values;
 
 use super::build::BuildContext;
 use super::error::SimError;
-use super::params::{Kind, ParamSpec};
+use smr_core::param_spec::{Kind, ParamSpec};
 
 pub const DISK: ParamSpec = ParamSpec::new(
     "disk",

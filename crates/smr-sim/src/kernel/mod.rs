@@ -1,8 +1,8 @@
 //! The simulator's kernel: what every system is built from and run by, and nothing specific to
 //! any one system.
 //!
-//! - the interface: `System` (`system`), `SystemEntry` and `BuildContext` (`build`), typed
-//!   parameter declarations (`params`, and the shared `disk` parameter in `disk`);
+//! - the interface: `System` (`system`), `SystemEntry` and `BuildContext` (`build`), the shared
+//!   `disk` parameters (`disk`; parameter declarations themselves are smr-core's `param_spec`);
 //! - running: `IoCtx` (media, channels, the clock; `ioctx`, with fio iolog recording in
 //!   `recorder` and the commands in flight on devices that queue in `inflight`), the `Engine`
 //!   (`engine`, and its overlapped replay of requests and background work in `overlapped`),
@@ -29,7 +29,6 @@ pub mod metrics;
 mod overlapped;
 #[cfg(test)]
 mod overlap_tests;
-pub mod params;
 pub mod recorder;
 pub mod report;
 pub mod runs;
@@ -44,7 +43,7 @@ pub use engine::{ok_requests, Engine, EngineConfig, Progress, ReplayMode};
 pub use error::SimError;
 pub use ioctx::{Background, ChannelId, Command, IoCtx};
 pub use metrics::{Counters, Gauges, Metric, Ratio, Unit};
-pub use params::{Kind, ParamList, ParamSpec};
+pub use smr_core::param_spec::{self as params, Kind, ParamList, ParamSpec};
 pub use report::RunReport;
 pub use saturation::Saturation;
 pub use system::{Bands, Concurrency, System};

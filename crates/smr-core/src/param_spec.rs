@@ -6,13 +6,13 @@
 //! A default is text, parsed by the same parser as a value the user gives. When systems stack
 //! (a cache over a disk) and both declare a key, the upper one reads `KEY` and the lower one
 //! `NAME.KEY` (e.g. `ucache.cache` under an SSD cache's `cache`). Not here: the `key=value` bag
-//! itself (`smr_core::Params`, shared with trace readers and the synthesizer), or what a system
-//! does with a value.
+//! itself (`crate::params::Params`, shared with trace readers), or what a system does with a
+//! value.
 
 use std::borrow::Cow;
 
-use smr_core::units::parse_size;
-use smr_core::{quote, values, ParamError, Params};
+use crate::units::parse_size;
+use crate::{quote, values, ParamError, Params};
 
 /// What a parameter's value is: decides how it is parsed and the unit `--help` shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,10 +30,55 @@ pub enum Kind {
     Fraction,
     /// A whole number above zero.
     Count,
+    /// A fraction from 0 to 1, or the word `keyword` (e.g. "scheme": the scheme's own value).
+    FractionOr { keyword: &'static str },
+    /// A finite number above zero, in `unit` (requests per second, an exponent).
+    Positive { unit: &'static str },
+    /// A number above 1: how many times one quantity holds another.
+    Ratio,
+    /// A whole number, zero included.
+    Whole,
+    /// A span of time: a number in `unit`, or a number with its own unit (ns, us, ms, s, min,
+    /// h); never negative.
+    Duration { unit: TimeUnit },
     /// The name of a registered system.
     System,
     /// Text the system parses itself; `unit` says what it takes.
     Custom { unit: &'static str },
+}
+
+/// The unit a `Kind::Duration` given as a bare number is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeUnit {
+    Milliseconds,
+    Seconds,
+    Hours,
+}
+
+/// Each time unit a duration may be written with, and its length in nanoseconds.
+const TIME_UNITS: [(&str, f64); 6] = [("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("s", 1e9), ("min", 60e9), ("h", 3600e9)];
+
+impl TimeUnit {
+    /// Its symbol, as a value may be suffixed with it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            TimeUnit::Milliseconds => "ms",
+            TimeUnit::Seconds => "s",
+            TimeUnit::Hours => "h",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Milliseconds => "milliseconds",
+            TimeUnit::Seconds => "seconds",
+            TimeUnit::Hours => "hours",
+        }
+    }
+
+    fn nanoseconds(self) -> f64 {
+        TIME_UNITS.iter().find(|(symbol, _)| *symbol == self.symbol()).map(|(_, ns)| *ns).expect("every unit is in the table")
+    }
 }
 
 impl Kind {
@@ -46,6 +91,11 @@ impl Kind {
             Kind::Bool => "true or false".into(),
             Kind::Fraction => "a fraction from 0 to 1".into(),
             Kind::Count => "a whole number above 0".into(),
+            Kind::FractionOr { keyword } => format!("a fraction from 0 to 1, or {keyword}"),
+            Kind::Positive { unit } => format!("{unit}, a number above 0"),
+            Kind::Ratio => "a number above 1".into(),
+            Kind::Whole => "a whole number, 0 or more".into(),
+            Kind::Duration { unit } => format!("{}, or a number with a unit (ns, us, ms, s, min, h)", unit.name()),
             Kind::System => "a system name".into(),
             Kind::Custom { unit } => (*unit).into(),
         }
@@ -68,6 +118,15 @@ pub struct ParamSpec {
 impl ParamSpec {
     pub const fn new(key: &'static str, kind: Kind, default: &'static str, help: &'static str) -> Self {
         ParamSpec { key, kind, default, help, open: None }
+    }
+
+    /// The unit and form of its value, as `--help` shows it: its kind's, and "or none" when it
+    /// is optional (its default is `NONE`).
+    pub fn unit(&self) -> String {
+        match self.default {
+            NONE => format!("{}, or none", self.kind.unit()),
+            _ => self.kind.unit(),
+        }
     }
 
     /// The same declaration marked an open choice: the paper does not state this value, and
@@ -94,10 +153,10 @@ pub fn specs(list: ParamList) -> impl Iterator<Item = &'static ParamSpec> {
 /// below it); reading a parameter not on it is refused as a bug.
 pub struct ParamReader<'a> {
     params: &'a mut Params,
-    pub(crate) declared: ParamList,
+    declared: ParamList,
     /// The name of the system being built, and the declarations of the systems stacked over it.
-    pub(crate) scope: &'static str,
-    pub(crate) above: Vec<ParamList>,
+    scope: &'static str,
+    above: Vec<ParamList>,
     /// Every parameter read, with the value used (given or default), in reading order.
     resolved: Vec<(String, String)>,
 }
@@ -105,6 +164,29 @@ pub struct ParamReader<'a> {
 impl<'a> ParamReader<'a> {
     pub fn new(params: &'a mut Params, declared: ParamList) -> Self {
         ParamReader { params, declared, scope: "", above: Vec::new(), resolved: Vec::new() }
+    }
+
+    /// Makes `declared` the list that may be read; returns the list it replaces.
+    pub fn swap_declared(&mut self, declared: ParamList) -> ParamList {
+        std::mem::replace(&mut self.declared, declared)
+    }
+
+    /// Starts reading the parameters of the system `name`, stacked under the one being read now
+    /// when `stacked` (its keys that the upper one also declares are then read as `NAME.KEY`).
+    /// Returns the scope to give back to `leave`.
+    pub fn enter(&mut self, name: &'static str, stacked: bool) -> &'static str {
+        if stacked {
+            self.above.push(self.declared);
+        }
+        std::mem::replace(&mut self.scope, name)
+    }
+
+    /// Undoes the `enter` that returned `outer_scope`.
+    pub fn leave(&mut self, outer_scope: &'static str, stacked: bool) {
+        self.scope = outer_scope;
+        if stacked {
+            self.above.pop();
+        }
     }
 
     /// The key `spec` is given under: its own, or `NAME.KEY` when a system stacked over this
@@ -159,10 +241,16 @@ impl<'a> ParamReader<'a> {
 
     /// A `Kind::Size` whose default is `NONE`: `None` unless given.
     pub fn optional_size(&mut self, spec: &ParamSpec) -> Result<Option<u64>, ParamError> {
+        self.optional(spec, Self::size)
+    }
+
+    /// `spec` read by `read` (one of this reader's methods), or `None` when its text is `NONE`
+    /// (an optional parameter left at its default, or given as none).
+    pub fn optional<T>(&mut self, spec: &ParamSpec, read: impl FnOnce(&mut Self, &ParamSpec) -> Result<T, ParamError>) -> Result<Option<T>, ParamError> {
         if self.text(spec)? == NONE {
             return Ok(None);
         }
-        self.size(spec).map(Some)
+        read(self, spec).map(Some)
     }
 
     /// A `Kind::Share` of `whole` bytes, rounded down to whole `block`s (at least one, at most
@@ -200,6 +288,62 @@ impl<'a> ParamReader<'a> {
     /// A `Kind::Count`: a whole number above zero.
     pub fn count(&mut self, spec: &ParamSpec) -> Result<u64, ParamError> {
         self.parsed(spec, values::count)
+    }
+
+    /// A `Kind::Whole`: a whole number, zero included.
+    pub fn whole(&mut self, spec: &ParamSpec) -> Result<u64, ParamError> {
+        self.parsed(spec, values::whole)
+    }
+
+    /// A `Kind::FractionOr`: `Some` fraction from 0 to 1, or `None` for the keyword.
+    pub fn fraction_or(&mut self, spec: &ParamSpec) -> Result<Option<f64>, ParamError> {
+        let Kind::FractionOr { keyword } = spec.kind else {
+            return Err(self.error(spec, "is not declared as a fraction or a keyword (a bug in smrlab)"));
+        };
+        self.parsed(spec, |text| match text.trim() {
+            word if word.eq_ignore_ascii_case(keyword) => Ok(None),
+            number => values::fraction(number).map(Some).map_err(|_| format!("{} is not a fraction from 0 to 1 or '{keyword}'", quote(text))),
+        })
+    }
+
+    /// A `Kind::Positive`: a finite number above zero.
+    pub fn positive(&mut self, spec: &ParamSpec) -> Result<f64, ParamError> {
+        self.parsed(spec, |text| match values::number(text) {
+            Ok(x) if x > 0.0 => Ok(x),
+            _ => Err(format!("{} is not a number above 0", quote(text))),
+        })
+    }
+
+    /// A `Kind::Ratio`: a finite number above 1.
+    pub fn ratio(&mut self, spec: &ParamSpec) -> Result<f64, ParamError> {
+        self.parsed(spec, |text| match values::number(text) {
+            Ok(x) if x > 1.0 => Ok(x),
+            _ => Err(format!("{} is not a number above 1", quote(text))),
+        })
+    }
+
+    /// A `Kind::Duration`, in nanoseconds (rounded down).
+    pub fn duration(&mut self, spec: &ParamSpec) -> Result<u64, ParamError> {
+        let Kind::Duration { unit } = spec.kind else {
+            return Err(self.error(spec, "is not declared as a duration (a bug in smrlab)"));
+        };
+        self.parsed(spec, |text| parse_duration(text, unit))
+    }
+}
+
+/// Parses a `Kind::Duration` into nanoseconds: a number in `unit`, or a number followed by one
+/// of `TIME_UNITS`' symbols. (The product is taken as number × unit so that results stay as
+/// they were, bit for bit.)
+fn parse_duration(text: &str, unit: TimeUnit) -> Result<u64, String> {
+    let t = text.trim();
+    let (number, ns_per) = TIME_UNITS
+        .iter()
+        .filter_map(|(symbol, ns)| t.strip_suffix(symbol).map(|n| (n, *ns)))
+        .find(|(n, _)| n.trim().parse::<f64>().is_ok())
+        .unwrap_or((t, unit.nanoseconds()));
+    match values::number(number) {
+        Ok(x) if x >= 0.0 && x * ns_per < u64::MAX as f64 => Ok((x * ns_per) as u64),
+        _ => Err(format!("{} is not a time of 0 or more {} (or with a unit: ns, us, ms, s, min, h)", quote(text), unit.name())),
     }
 }
 
@@ -292,6 +436,54 @@ mod tests {
         let mut p = Params::parse(&["zone=1.5"]).unwrap();
         assert!(ParamReader::new(&mut p, DECLARED).size(&ZONE).unwrap_err().message.contains("whole number of bytes"));
         assert!(r.choice(&SCHEME).unwrap_err().message.contains("cf, pf, bl"));
+    }
+
+    const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Duration { unit: TimeUnit::Hours }, "1", "window");
+    const CONVERT: ParamSpec = ParamSpec::new("convert", Kind::FractionOr { keyword: "scheme" }, "scheme", "convert");
+    const RATE: ParamSpec = ParamSpec::new("rate", Kind::Positive { unit: "requests per second" }, "10", "rate");
+    const ALPHA: ParamSpec = ParamSpec::new("alpha", Kind::Ratio, "1.5", "alpha");
+    const TIMED: ParamList = &[&[WINDOW, CONVERT, RATE, ALPHA, BAND]];
+
+    fn read<T>(given: &str, read: impl FnOnce(&mut ParamReader<'_>) -> Result<T, ParamError>) -> Result<T, ParamError> {
+        let mut p = Params::parse(&[given]).unwrap();
+        read(&mut ParamReader::new(&mut p, TIMED))
+    }
+
+    #[test]
+    fn durations_in_their_unit_or_with_one() {
+        let window = |text: &str| read(&format!("window={text}"), |r| r.duration(&WINDOW));
+        assert_eq!(window("1").unwrap(), 3_600_000_000_000);
+        assert_eq!(window("0.5").unwrap(), (0.5 * 3600e9) as u64);
+        assert_eq!(window("90min").unwrap(), 5_400_000_000_000);
+        assert_eq!(window("250ms").unwrap(), 250_000_000);
+        assert_eq!(window("2 s").unwrap(), 2_000_000_000);
+        assert_eq!(window("0").unwrap(), 0);
+        for bad in ["-1", "1e300", "1 fortnight", "h", "nan", "inf"] {
+            let err = window(bad).unwrap_err();
+            assert!(err.param == "window" && err.message.contains("hours"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_fraction_or_its_keyword() {
+        let convert = |text: &str| read(&format!("convert={text}"), |r| r.fraction_or(&CONVERT));
+        assert_eq!(convert("Scheme").unwrap(), None);
+        assert_eq!(convert("0.25").unwrap(), Some(0.25));
+        assert!(convert("1.5").unwrap_err().message.contains("or 'scheme'"));
+    }
+
+    #[test]
+    fn positive_numbers_ratios_and_optional_values() {
+        assert_eq!(read("rate=2.5", |r| r.positive(&RATE)).unwrap(), 2.5);
+        assert!(read("rate=0", |r| r.positive(&RATE)).unwrap_err().message.contains("above 0"));
+        assert_eq!(read("alpha=4/3", |r| r.ratio(&ALPHA)).unwrap_err().param, "alpha");
+        assert!(read("alpha=1", |r| r.ratio(&ALPHA)).unwrap_err().message.contains("above 1"));
+        assert_eq!(read("alpha=2", |r| r.ratio(&ALPHA)).unwrap(), 2.0);
+        assert_eq!(read("band_size=none", |r| r.optional(&BAND, ParamReader::size)).unwrap(), None);
+        assert_eq!(read("band_size=1KiB", |r| r.optional(&BAND, ParamReader::size)).unwrap(), Some(1024));
+        assert!(read("band_size=0", |r| r.optional(&BAND, ParamReader::size)).is_err());
+        assert_eq!(BAND.unit(), "bytes, or none");
+        assert_eq!(WINDOW.unit(), "hours, or a number with a unit (ns, us, ms, s, min, h)");
     }
 
     #[test]
