@@ -11,7 +11,6 @@ use std::sync::{Arc, Condvar, Mutex};
 use smr_core::zoned::{FileGeometry, FileZonedDevice};
 
 use crate::batch::WriteBatch;
-use crate::db::{Current, Inner, Writer};
 use crate::device::BandDevice;
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -20,8 +19,10 @@ use crate::log::writer::LogWriter;
 use crate::manifest::Manifest;
 use crate::memtable::MemTable;
 use crate::options::{Geometry, Options, METADATA_ZONES};
+use crate::state::{Current, Inner, Writer};
 use crate::table::builder::TableShape;
 use crate::table::Table;
+use crate::util::mutex::lock;
 use crate::version::Version;
 
 /// Opens the device file `path` (`dir/bands` for a store), or creates it with the options'
@@ -151,7 +152,7 @@ pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> 
     };
     env.set_free(free);
     if full {
-        crate::db::lock(&inner.current).mem = Arc::new(replay);
+        lock(&inner.current).mem = Arc::new(replay);
         return Ok(inner);
     }
     let replayed = if replay.is_empty() { Vec::new() } else { inner.build_tables(&replay)? };
@@ -171,8 +172,8 @@ pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> 
         tables: version.tables().map(|(l, t)| (l as u32, t.meta.clone())).collect(),
     };
     record.write(&env)?;
-    *crate::db::lock(&inner.meta) = record;
-    crate::db::lock(&inner.current).version = Arc::new(version.clone());
+    *lock(&inner.meta) = record;
+    lock(&inner.current).version = Arc::new(version.clone());
 
     // Now the durable record names exactly the live bands: reset the old log bands.
     let live: Vec<u64> = version.tables().map(|(_, t)| t.meta.band).chain([log_band]).collect();
