@@ -39,6 +39,7 @@ pub mod offload;
 pub mod options;
 pub mod paced;
 mod recovery;
+mod reopen;
 pub mod source;
 mod state;
 pub mod table;
