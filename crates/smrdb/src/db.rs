@@ -24,7 +24,7 @@ use crate::env::{Env, Stats};
 use crate::error::{Error, Result};
 use crate::iter::{DbIter, Merge, MemSource};
 use crate::key::Found;
-use crate::lifecycle::{Closing, Lifecycle};
+use crate::lifecycle::{Closing, Lifecycle, ThreadBody};
 use crate::lock::LockFile;
 use crate::log::writer::LogWriter;
 use crate::log::{FRAME_HEADER, MAX_PADDING};
@@ -135,7 +135,7 @@ impl Db {
     pub fn open_device(device: Box<dyn BandDevice>, store: String, options: Options) -> Result<Db> {
         let inner = Arc::new(crate::recovery::recover(device, store, options)?);
         let background = inner.clone();
-        let thread = inner.options.background.then(|| ("smrdb-compaction", Box::new(move || background.work_loop()) as Box<dyn FnOnce() + Send>));
+        let thread = inner.options.background.then(|| ("smrdb-compaction", Box::new(move || background.work_loop()) as ThreadBody));
         let life = Lifecycle::start(inner.clone(), thread)?;
         Ok(Db { inner, life })
     }

@@ -8,9 +8,10 @@
 //! (`manifest`) in the two conventional zones names the tables by level with their key ranges
 //! and equi-depth histograms (`histogram`). Compaction (`compaction`) runs in a background
 //! thread (`background`) under one of two schemes: LevelDB-style (`loc`) or SMR-friendly
-//! (`soc`). Recovery (`recovery`) replays the log after a crash. Devices (`device`): a file
-//! (real persistence), memory, or either with a disk's simulated time (`paced`: also taken in
-//! real time). `offload`: the store variant of chapter 5, with unsorted first-level bands and
+//! (`soc`). Recovery (`recovery`) replays the log after a crash. The write path, the background
+//! thread and recovery share the store's state (`state`); both stores share the shape of
+//! opening (`reopen`) and closing (`lifecycle`). Devices (`device`): a file (real persistence),
+//! memory, or either with a disk's simulated time (`paced`: also taken in real time). `offload`: the store variant of chapter 5, with unsorted first-level bands and
 //! writes offloaded to an NVRAM device while a compaction runs.
 //!
 //! Not here: a block cache (reads go to the device, which for the file backend means the

@@ -23,6 +23,9 @@ pub(crate) trait Closing: Send + Sync {
     fn envs(&self) -> Vec<&Env>;
 }
 
+/// What a store's background thread runs.
+pub(crate) type ThreadBody = Box<dyn FnOnce() + Send>;
+
 /// An open store's background thread, lock file and closed flag. Dropping it closes the store
 /// (errors at close are then lost; `close` reports them).
 pub(crate) struct Lifecycle {
@@ -35,7 +38,7 @@ pub(crate) struct Lifecycle {
 impl Lifecycle {
     /// Starts `body` in a thread called `name` (`None`: the store does its background work
     /// inline, in the writing threads).
-    pub fn start(state: Arc<dyn Closing>, thread: Option<(&str, Box<dyn FnOnce() + Send>)>) -> Result<Lifecycle> {
+    pub fn start(state: Arc<dyn Closing>, thread: Option<(&str, ThreadBody)>) -> Result<Lifecycle> {
         let thread = match thread {
             None => None,
             Some((name, body)) => Some(std::thread::Builder::new().name(name.into()).spawn(body).map_err(|source| Error::Io { path: state.store().into(), op: "start compaction thread", source })?),

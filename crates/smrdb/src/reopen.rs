@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::env::{Env, Stats};
 use crate::error::Result;
 use crate::manifest::Manifest;
-use crate::options::{Geometry, Limits, Options, METADATA_ZONES};
+use crate::options::{Geometry, Limits, Options, Scheme, METADATA_ZONES};
 use crate::table::builder::TableShape;
 use crate::table::Table;
 use crate::version::Version;
@@ -53,7 +53,7 @@ pub(crate) fn reopen<R: Reopen>(env: Arc<Env>, options: &Options, mut store: R) 
     let limits = options.limits(&geometry)?;
     let shape = TableShape { block_size: options.block_size, bloom_bits_per_key: options.bloom_bits_per_key, histogram_bytes: limits.histogram_bytes };
     let (levels, shallowest) = store.levels(&geometry);
-    let mut version = Version::new(levels, geometry.scheme == crate::options::Scheme::Loc);
+    let mut version = Version::new(levels, geometry.scheme == Scheme::Loc);
     for (level, meta) in &manifest.tables {
         let level = *level as usize;
         if !(shallowest..levels).contains(&level) {
