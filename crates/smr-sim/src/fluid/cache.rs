@@ -13,8 +13,9 @@
 //! (`clean`). Not here: whether a write goes to the cache.
 
 use super::extents::{Cut, EntryId, Extent, ExtentMap, Inserted};
-use super::recency::EntryRecency;
 use crate::kernel::metrics::{Gauges, Metric, Unit};
+use crate::kernel::policy::recency::Recency;
+use crate::kernel::policy::Policy;
 
 pub static CACHE_ZONES: Metric = Metric::new("cache_zones", Unit::Count, "FluidSMR: zones of the CMR cache");
 pub static CACHED_BLOCKS: Metric = Metric::new("cached_blocks", Unit::Blocks, "FluidSMR: blocks held in the CMR cache");
@@ -47,32 +48,35 @@ pub trait CachePolicy {
     fn take(&mut self, pba: u32, len: u32);
     /// Slots `pba..pba + len` were emptied.
     fn release(&mut self, _pba: u32, _len: u32) {}
-    /// The order of the entries by their last write, for a policy that keeps one; the changes
-    /// to the table below reach it.
-    fn recency(&mut self) -> Option<&mut EntryRecency> {
+    /// The order of the entries by their last write, for a policy that keeps one: the kernel's
+    /// `lru` over entry numbers (an entry's blocks are not its slots here, so it is told none);
+    /// the changes to the table below reach it.
+    fn recency(&mut self) -> Option<&mut Recency> {
         None
     }
     /// A new entry.
     fn inserted(&mut self, entry: EntryId) {
         if let Some(r) = self.recency() {
-            r.inserted(entry);
+            r.grow(entry as usize + 1);
+            r.inserted(entry, 0, true);
         }
     }
     /// An entry was written again (in place, or grown by a write next to it).
     fn hit(&mut self, entry: EntryId) {
         if let Some(r) = self.recency() {
-            r.hit(entry);
+            r.hit(entry, 0, false);
         }
     }
     /// An entry left the table.
     fn removed(&mut self, entry: EntryId) {
         if let Some(r) = self.recency() {
-            r.removed(entry);
+            r.removed(entry, 0, true);
         }
     }
     /// Part of entry `of` became entry `part` (a split or a relocation): it keeps `of`'s place.
     fn split(&mut self, of: EntryId, part: EntryId) {
         if let Some(r) = self.recency() {
+            r.grow(part as usize + 1);
             r.split(of, part);
         }
     }
