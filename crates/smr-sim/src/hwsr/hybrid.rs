@@ -256,7 +256,7 @@ pub struct Hybrid<D> {
 impl<D: ShingledDisk> Hybrid<D> {
     /// The front with its media registered in `ctx`: the MEM buffer in DRAM, the SSD cache on
     /// an SSD; `policy` orders the MEM buffer, `destage` says when it writes to the disk.
-    pub fn new(disk: D, sizes: FrontSizes, policy: super::membuffer::Policy, destage: Destage, ctx: &mut IoCtx) -> Self {
+    pub fn new(disk: D, sizes: FrontSizes, policy: super::membuffer::Choice, destage: Destage, ctx: &mut IoCtx) -> Self {
         use smr_core::media::FixedLatencyMedium;
         let bytes = |blocks: Option<usize>| blocks.unwrap_or(1) as u64 * sizes.block_bytes;
         let dram = ctx.add_device("mem", Box::new(FixedLatencyMedium::dram(bytes(sizes.mem_blocks))));

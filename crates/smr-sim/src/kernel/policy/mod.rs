@@ -13,8 +13,10 @@
 //! `lru-block` is `lru` under another name.
 
 pub mod lru_band;
+pub mod lwa;
 pub mod pore;
 pub mod recency;
+pub mod segments;
 
 use crate::kernel::metrics::{Counters, Gauges};
 
