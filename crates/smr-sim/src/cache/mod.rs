@@ -36,6 +36,7 @@ use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use smr_core::prefetch::prefetch;
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
+use crate::kernel::totals::totals;
 use crate::kernel::policy::lru_band::LruBand;
 use crate::kernel::policy::recency::{Order, Recency};
 use crate::kernel::policy::{pore, VictimHints};
@@ -96,14 +97,15 @@ const PREFETCHED_BLOCKS: usize = 16;
 /// cache, and the prefetches would cost instructions and save no waits.
 const PREFETCH_FROM_SLOTS: usize = 1 << 15;
 
-#[derive(Default, Clone, Copy)]
-struct Totals {
-    read_lookups: u64,
-    read_hits: u64,
-    write_lookups: u64,
-    write_hits: u64,
-    evicted_dirty: u64,
-    evicted_clean: u64,
+totals! {
+    struct Totals {
+        read_lookups => READ_LOOKUPS,
+        read_hits => READ_HITS,
+        write_lookups => WRITE_LOOKUPS,
+        write_hits => WRITE_HITS,
+        evicted_dirty => EVICTED_DIRTY,
+        evicted_clean => EVICTED_CLEAN,
+    }
 }
 
 /// The cache over replacement policy `P`. A type parameter, not a `Box<dyn Policy>`: the cache
@@ -427,13 +429,7 @@ impl<P: Policy + 'static> System for SsdCache<P> {
     }
 
     fn counters(&self, out: &mut Counters) {
-        let t = &self.totals;
-        out.add(&READ_LOOKUPS, t.read_lookups);
-        out.add(&READ_HITS, t.read_hits);
-        out.add(&WRITE_LOOKUPS, t.write_lookups);
-        out.add(&WRITE_HITS, t.write_hits);
-        out.add(&EVICTED_DIRTY, t.evicted_dirty);
-        out.add(&EVICTED_CLEAN, t.evicted_clean);
+        self.totals.report(out);
         out.declare(&READ_HIT_RATE);
         out.declare(&WRITE_HIT_RATE);
         out.expect(&EVICTED);

@@ -9,8 +9,13 @@
 //! consecutive), whether a write fits now, and the policy told of every change to the table. A
 //! `CachePolicy` keeps the free slots and the order of the entries and says what cleaning does
 //! next: block LRU and the improved block LRU (`lru`), the in-place FIFO log (`fifo`), the
-//! loop-back log (`loopback`). Moving data, timing it and evicting zones is the system's
-//! (`clean`). Not here: whether a write goes to the cache.
+//! loop-back log (`loopback`). The order of the entries by their last write, which `lru` evicts
+//! by and `loopback` tells hot zones by, is the kernel's `lru` policy (`kernel::policy`) over
+//! entry numbers; the free-slot placement and the steps of cleaning are FluidSMR's own, since
+//! they work on the extent map (entries that split, merge and move). So FluidSMR's `lru` is the
+//! kernel's `lru` over extents rather than blocks, plus placement and zone eviction. Moving
+//! data, timing it and evicting zones is the system's (`clean`). Not here: whether a write goes
+//! to the cache.
 
 use super::extents::{Cut, EntryId, Extent, ExtentMap, Inserted};
 use crate::kernel::metrics::{Gauges, Metric, Unit};

@@ -38,6 +38,7 @@ pub mod runs;
 pub mod saturation;
 pub mod slots;
 pub mod system;
+pub mod totals;
 pub mod zoned_disk;
 
 pub use bands::{BandCursor, BandLayout};
