@@ -85,3 +85,23 @@ fn the_cache_stacks_over_any_system_but_itself() {
     let err = build("cache", &["below=floppy".to_string()]).unwrap_err();
     assert!(err.contains("unknown system 'floppy'"), "{err}");
 }
+
+/// A system's `policy` parameter offers policies of the kernel's table only, each at most once:
+/// a policy is added by its file and one line in `POLICIES`, and no system names one the table
+/// does not know. Fails if a system lists a name the table lacks.
+#[test]
+fn every_offered_policy_is_in_the_kernels_table() {
+    let mut offered = 0;
+    for system in SYSTEMS {
+        for spec in specs(system.params).filter(|s| s.key == "policy") {
+            let Kind::Choice(names) = spec.kind else { panic!("{}'s policy is not a choice", system.name) };
+            for name in names {
+                assert!(smr_sim::kernel::policy::entry(name).is_some(), "{}: policy {name} is not in kernel::policy::POLICIES", system.name);
+                offered += 1;
+            }
+        }
+    }
+    assert!(offered >= 7, "cache and hwsr offer seven policies between them, found {offered}");
+    let names: BTreeSet<&str> = smr_sim::kernel::policy::POLICIES.iter().map(|p| p.name).collect();
+    assert_eq!(names.len(), smr_sim::kernel::policy::POLICIES.len(), "a name twice in POLICIES");
+}

@@ -46,7 +46,6 @@ pub mod mapping;
 pub mod migration;
 pub mod nsw;
 pub mod occupancy;
-pub mod recency;
 pub mod relocate;
 pub mod scaling;
 pub mod scheme;

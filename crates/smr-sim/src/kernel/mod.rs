@@ -8,7 +8,8 @@
 //!   (`engine`, and its overlapped replay of requests and background work in `overlapped`),
 //!   what it reports (`report`, `metrics`, `gauge_series`, and whether an open-loop run was
 //!   saturated: `saturation`), the error type (`error`);
-//! - the parts systems share: slot pools (`slots`), recency lists (`lists`), coalescing blocks
+//! - the parts systems share: slot pools (`slots`), recency lists (`lists`), cache replacement
+//!   policies (`policy`), coalescing blocks
 //!   into runs (`runs`), band layouts (`bands`), garbage-collection accounting (`gc`), a
 //!   zoned disk under the zone rules (`zoned_disk`), and a prefetch hint (`prefetch`).
 //!
@@ -29,12 +30,14 @@ pub mod metrics;
 mod overlapped;
 #[cfg(test)]
 mod overlap_tests;
+pub mod policy;
 pub mod recorder;
 pub mod report;
 pub mod runs;
 pub mod saturation;
 pub mod slots;
 pub mod system;
+pub mod totals;
 pub mod zoned_disk;
 
 pub use bands::{BandCursor, BandLayout};

@@ -28,17 +28,86 @@
 //! Choices where the paper is silent: a "dirty block written into the cache" is a block that
 //! becomes dirty in the cache (a write miss or a write to a clean cached block), not every
 //! overwrite, since only those will need evicting; an access is any hit or insertion.
+//!
+//! Its parameters (`PARAMS`: base order, scheme, zone size, period) are declared and read here
+//! (`Settings`), for any cache that offers PORE (`cache/`, with the defaults of §V-C).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use strength_reduce::StrengthReducedU64;
 
-use super::policy::{Policy, VictimHints};
-use super::recency::Order;
-use crate::kernel::lists::ListSet;
 use smr_core::prefetch::prefetch;
+use smr_core::quote;
+
+use super::recency::Order;
+use super::{Policy, VictimHints};
+use crate::kernel::disk::check_table;
+use crate::kernel::lists::ListSet;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use crate::kernel::{BuildContext, Kind, ParamSpec, SimError};
+
+pub const BASE: ParamSpec = ParamSpec::new("base", Kind::Choice(&["lru", "fifo"]), "lru", "PORE's base order among evictable blocks");
+pub const SCHEME: ParamSpec =
+    ParamSpec::new("scheme", Kind::Choice(&["cf", "pf", "bl"]), "bl", "PORE open-zone selection: cf (coverage first), pf (popularity first), bl (balanced)");
+pub const ZONE: ParamSpec = ParamSpec::new("zone", Kind::Size, "20MB", "PORE zone size");
+pub const PERIOD: ParamSpec = ParamSpec::new(
+    "period",
+    Kind::Custom { unit: "auto, a number of cache blocks, or a multiple of the SMR write buffer (0.5x)" },
+    "auto",
+    "PORE period: new dirty blocks per region division; auto = 1x the write buffer of the SMR disk below",
+);
+
+/// PORE's parameters, for a cache that offers it to declare.
+pub const PARAMS: &[ParamSpec] = &[BASE, SCHEME, ZONE, PERIOD];
+
+/// PORE's parameters as read, before the cache's size and the disk below are known.
+pub struct Settings {
+    base: Order,
+    scheme: Scheme,
+    zone_bytes: u64,
+    period: String,
+}
+
+impl Settings {
+    /// Reads `PARAMS` (an error names the parameter whose value is bad).
+    pub fn read(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
+        let base = Order::from_name(b.params.choice(&BASE)?).expect("listed order");
+        let scheme = Scheme::from_name(b.params.choice(&SCHEME)?).expect("listed scheme");
+        let zone_bytes = b.params.size(&ZONE)?;
+        let period = b.params.text(&PERIOD)?;
+        Ok(Settings { base, scheme, zone_bytes, period })
+    }
+
+    /// PORE over `slots` cache blocks of `block` bytes, above a disk whose write buffer holds
+    /// `buffer_blocks` of them (None: no shingled disk below).
+    pub fn build(self, b: &BuildContext<'_>, slots: usize, block: u64, buffer_blocks: Option<u64>) -> Result<Pore, SimError> {
+        let period = period_blocks(&self.period, buffer_blocks).map_err(|m| b.params.error(&PERIOD, m))?;
+        if self.zone_bytes < block {
+            return Err(b.params.error(&ZONE, format!("{} bytes is less than one cache block ({block} bytes)", self.zone_bytes)).into());
+        }
+        let zone_blocks = self.zone_bytes / block;
+        let zones = b.footprint.max_end / block / zone_blocks + 1;
+        check_table(b, &ZONE, zones, "PORE zones", b.footprint.max_end)?;
+        Ok(Pore::new(slots, self.scheme, self.base, zone_blocks, zones as usize, period))
+    }
+}
+
+/// PORE's period in cache blocks from its text: `auto` (the write buffer below), a block count,
+/// or a multiple of the write buffer (`0.5x`, rounded half to even).
+fn period_blocks(text: &str, buffer_blocks: Option<u64>) -> Result<u64, String> {
+    let buffer = || buffer_blocks.ok_or_else(|| format!("{} needs a shingled disk with a write buffer below; give a number of blocks", quote(text)));
+    if text == "auto" {
+        return buffer();
+    }
+    if let Some(multiple) = text.strip_suffix('x') {
+        return match multiple.trim().parse::<f64>() {
+            Ok(m) if m > 0.0 && m.is_finite() => Ok(((m * buffer()? as f64).round_ties_even() as u64).max(1)),
+            _ => Err(format!("{} is not a positive multiple of the write buffer", quote(text))),
+        };
+    }
+    text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| format!("{} is not a positive number of blocks, a multiple (0.5x) or auto", quote(text)))
+}
 
 /// How zones are ranked for opening.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,22 @@
-//! The small interface every cache replacement policy implements, libCacheSim-style: the cache
-//! tells the policy what happened to its slots, and asks it which slots to evict. Adding a
-//! policy is adding a file. Not here: data movement and timing (the cache framework does them).
+//! Cache replacement policies, shared by every system that keeps a cache (the SSD cache of
+//! `cache/`, HWSR's MEM buffer and SSD read cache, FluidSMR's entry order): one small interface,
+//! libCacheSim-style — the cache tells the policy what happened to its slots and asks it which
+//! slots to evict — one file per policy, and `POLICIES`, the table of them by name. A policy
+//! that has parameters declares and parses them in its own file (`pore`). Not here: data
+//! movement and timing (each cache does them), nor which names a system offers (its own
+//! `policy` parameter lists them).
+//!
+//! Same name, different things: `lru` here orders cache blocks (slots); FluidSMR's `lru`
+//! scheme (fluid/lru.rs) orders the entries of its mapping table — extents of any length that
+//! split and merge — through the same `recency::Recency` (whose `split` keeps a cut-off part
+//! beside its entry), and adds its own free-space placement and cleaning on top. HWSR's
+//! `lru-block` is `lru` under another name.
+
+pub mod lru_band;
+pub mod lwa;
+pub mod pore;
+pub mod recency;
+pub mod segments;
 
 use crate::kernel::metrics::{Counters, Gauges};
 
@@ -53,4 +69,28 @@ pub trait Policy {
     fn counters(&self, _out: &mut Counters) {}
     /// Point-in-time values.
     fn gauges(&self, _out: &mut Gauges) {}
+}
+
+/// A policy as the table lists it.
+pub struct PolicyEntry {
+    pub name: &'static str,
+    /// What it evicts, in a line.
+    pub about: &'static str,
+}
+
+/// Every policy by name; a system's `policy` parameter offers some of them.
+pub const POLICIES: &[PolicyEntry] = &[
+    PolicyEntry { name: "lru", about: "the least recently used block" },
+    PolicyEntry { name: "lru-block", about: "lru under HWSR's name for it (§2.3)" },
+    PolicyEntry { name: "fifo", about: "the block cached longest, hits leaving it in place" },
+    PolicyEntry { name: "lru-band", about: "every cached block of the least recently used block's SMR band" },
+    PolicyEntry { name: "pore", about: "the least recent block among the clean ones and the dirty ones of open zones (PORE §IV)" },
+    PolicyEntry { name: "lru-segment", about: "every buffered block of the segment used least recently (HWSR §2.3)" },
+    PolicyEntry { name: "most-blocks", about: "every buffered block of the segment with the most of them (S-block's group destage, HWSR §4.1)" },
+    PolicyEntry { name: "lwa", about: "in a window at the LRU tail, the blocks of the segment with the most there (HWSR §4.3, Fig. 10)" },
+];
+
+/// The table's entry named `name`.
+pub fn entry(name: &str) -> Option<&'static PolicyEntry> {
+    POLICIES.iter().find(|p| p.name == name)
 }

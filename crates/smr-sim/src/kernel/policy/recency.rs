@@ -1,10 +1,13 @@
 //! `lru` and `fifo`: evict the block at the back of one recency list. They differ only in what a
 //! hit does — LRU moves the block to the front, FIFO leaves it where it entered — and PORE uses
 //! the same `Order` for the list it picks victims from, so it runs over either (PORE is a
-//! framework around a base policy, §IV-B).
+//! framework around a base policy, §IV-B). HWSR's `lru-block` and SSD read cache are `lru`;
+//! FluidSMR's `lru` and `loopback` schemes keep their entries' order in an `lru` `Recency` whose
+//! slots are entry numbers, growing with the table (`grow`), an entry cut in two keeping both
+//! parts in its place (`split`).
 
+use super::{Policy, VictimHints};
 use crate::kernel::lists::RecencyList;
-use super::policy::{Policy, VictimHints};
 
 /// How a hit reorders a recency list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +42,26 @@ pub struct Recency {
 impl Recency {
     pub fn new(slots: usize, order: Order) -> Self {
         Recency { order, list: RecencyList::new(slots) }
+    }
+
+    /// Makes room for slots up to `slots` (never shrinks).
+    pub fn grow(&mut self, slots: usize) {
+        self.list.grow(slots);
+    }
+
+    /// `part` (in no list) was cut from `of`: it takes the place just behind it.
+    pub fn split(&mut self, of: u32, part: u32) {
+        self.list.insert_after(of, part);
+    }
+
+    /// The slot the next `victims` names: the back of the list.
+    pub fn least(&self) -> Option<u32> {
+        self.list.back()
+    }
+
+    /// The slot just more recent than `slot` (in the list), if any.
+    pub fn more_recent(&self, slot: u32) -> Option<u32> {
+        self.list.more_recent(slot)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::policy::Policy;
+use super::Policy;
 use crate::kernel::lists::RecencyList;
 use crate::kernel::BandLayout;
 
