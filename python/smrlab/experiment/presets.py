@@ -1,0 +1,55 @@
+"""The paper commands' line-ups read from the experiment files (experiments/NAME.toml), their one
+home: ``compare-caches``, ``cache-sweep`` and the other presets take the systems (labels, systems
+and their own parameters), the swept values and what each reproduces from there, put the
+command's trace and options in place of the file's, and run the result through the experiment
+runner like ``smrlab run``.
+
+Not here: the tables the commands print (``smrlab.cli``), running cells (``smrlab.experiment``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from smrlab.errors import UsageError
+from smrlab.experiment.spec import Experiment, SystemRun, parse
+
+
+def experiment_file(name: str) -> Path:
+    """The experiment file ``experiments/NAME.toml`` of the checkout smrlab runs from."""
+    from smrlab.reproduce.scorecard import experiments_root
+
+    path = experiments_root() / "experiments" / f"{name}.toml"
+    if not path.is_file():
+        raise UsageError(f"{path}: no such experiment file (the line-up of this command lives there)")
+    return path
+
+
+def read(name: str) -> Experiment:
+    """The experiment ``experiments/NAME.toml`` as written, no trace opened or generated."""
+    path = experiment_file(name)
+    return parse(path.read_text(), path, with_traces=False)
+
+
+def line_up(*names: str) -> list[SystemRun]:
+    """The systems of the named experiment files, each label once: a later file's system not yet
+    present goes just before the next of its file's systems that is (or at the end), so that
+    the files' orders are kept."""
+    merged: list[SystemRun] = []
+    for name in names:
+        runs = read(name).systems
+        for i, run in enumerate(runs):
+            labels = [m.label for m in merged]
+            if run.label in labels:
+                continue
+            following = next((r.label for r in runs[i + 1:] if r.label in labels), None)
+            merged.insert(labels.index(following) if following else len(merged), run)
+    return merged
+
+
+def axis(name: str, key: str) -> list[str]:
+    """The values of grid axis ``key`` of experiment ``name``, as text in the file's order."""
+    values = read(name).axes().get(key)
+    if not values:
+        raise UsageError(f"{experiment_file(name)}: no list of values for '{key}' (the range this command sweeps by default)")
+    return values
