@@ -11,17 +11,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from smrlab.bundled import REPO_ROOT
 from smrlab.errors import UsageError
 from smrlab.experiment.spec import Experiment, SystemRun, parse
 
 
 def experiment_file(name: str) -> Path:
     """The experiment file ``experiments/NAME.toml`` of the checkout smrlab runs from."""
-    from smrlab.reproduce.scorecard import experiments_root
-
-    path = experiments_root() / "experiments" / f"{name}.toml"
+    path = REPO_ROOT / "experiments" / f"{name}.toml"
     if not path.is_file():
-        raise UsageError(f"{path}: no such experiment file (the line-up of this command lives there)")
+        raise UsageError(f"{path}: no such experiment file (this command's line-up lives there: run smrlab from its repository)")
     return path
 
 
