@@ -88,7 +88,8 @@ def run_line_up(exp: experiment.Experiment, args: argparse.Namespace, out_dir: P
     for cell, outcome in summary.outcomes:
         if outcome.error:
             raise SimulationError(f"{name}/{cell.label}: {outcome.error}")
-    plots.save(exp, results_frame(summary.table), summary.folder)
+    if exp.figure:
+        plots.save(exp, results_frame(summary.table), summary.folder)
     for cell, outcome in summary.outcomes:
         note_caveats(outcome.result, f"{name}/{cell.label}")
     return [(cell, outcome.result) for cell, outcome in summary.outcomes]

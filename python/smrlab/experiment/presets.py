@@ -9,10 +9,13 @@ Not here: the tables the commands print (``smrlab.cli``), running cells (``smrla
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from smrlab.bundled import REPO_ROOT
 from smrlab.errors import UsageError
+from smrlab.experiment.cells import Cell
 from smrlab.experiment.spec import Experiment, SystemRun, parse
 
 
@@ -52,3 +55,15 @@ def axis(name: str, key: str) -> list[str]:
     if not values:
         raise UsageError(f"{experiment_file(name)}: no list of values for '{key}' (the range this command sweeps by default)")
     return values
+
+
+@dataclass
+class Selected(Experiment):
+    """An experiment of only some (trace name, label) ``pairs`` of its traces and systems, for a
+    command whose runs differ from trace to trace (e.g. a zone size scaled with each trace)."""
+
+    pairs: set[tuple[str, str]] = field(default_factory=set)
+
+    def cells(self) -> list[Cell]:
+        chosen = [cell for cell in super().cells() if (cell.trace_name, cell.label) in self.pairs]
+        return [dataclasses.replace(cell, index=index) for index, cell in enumerate(chosen)]
