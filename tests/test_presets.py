@@ -37,3 +37,23 @@ def test_the_commands_line_ups_come_from_the_paper_figures_files():
     eregion = {run.label: run for run in presets.line_up(*ucache.LINE_UP_FILES)}["eregion"]
     assert [run.label for run in presets.line_up(*ucache.LINE_UP_FILES)] == ["ucache", "eregion", "cmr"]
     assert eregion.engine == {"gauge_samples": 200}
+
+
+def test_fluid_sweep_takes_its_defaults_from_each_figures_file():
+    import argparse
+
+    from smrlab.cli import fluid
+    unset = dict(traces=None, usage=None, usages=None, schemes=None, policy_usage=None, migration_scheme=None, migration_usage=None,
+                 bounds=None)
+    cache = argparse.Namespace(figure="cache", **unset)
+    fluid.paper_defaults(cache)
+    # §7.3: the ablation at usage 0.999 on three traces; §7.4: the policies alone at 0.99; Fig. 19: 60 and 100 ms at 0.8.
+    assert (cache.traces, cache.usage, cache.policy_usage) == ("hm_0,src2_2,stg_0", 0.999, 0.99)
+    assert (cache.migration_scheme, cache.migration_usage, cache.bounds) == ("fluid-smr", 0.8, [60.0, 100.0])
+    usage = argparse.Namespace(figure="usage", **{**unset, "usage": 0.5})
+    fluid.paper_defaults(usage)
+    assert (usage.traces, usage.usage, usage.usages) == ("prn_1", 0.5, [0.6, 0.7, 0.8, 0.9, 0.95])
+    assert usage.schemes == "swap-only,+cache-fix,format-adapt,fluid-smr,pure-cmr"
+    phases = argparse.Namespace(figure="phases", **unset)
+    fluid.paper_defaults(phases)
+    assert phases.traces == "" and phases.usage == 0.9

@@ -50,12 +50,15 @@ hm_0.csv.gz, are read as they are, at full size), and prints one table per figur
   quantized migration at acceptable latency increases of 60 and 100 ms, and blocking.
 """
 
-FIGURE_SCHEMES = ["swap-only", "+cache-fix", "format-adapt", "fluid-smr", "pure-cmr"]
-BASELINES = ["recency", "frequency", "swap-only"]
-FIXED = ["fix-0.2", "fix-0.4", "fix-0.6", "fix-0.8"]
-ABLATION = ["format-adapt", "imprv-lru", "fifo", "loop-back", "fluid-smr"]
-POLICIES = ["imprv-lru", "fifo", "loop-back"]
-USAGES = [0.6, 0.7, 0.8, 0.9, 0.95]
+# The experiment file of each figure: its traces, schemes, usages and settings are the figure's
+# defaults; the cache figure's policies alone are Fig. 18's.
+FIGURE_FILES = {"prelim": "fluidsmr-fig3", "schemes": "fluidsmr-fig12", "usage": "fluidsmr-fig13", "fixed": "fluidsmr-fig14-15",
+                "phases": "fluidsmr-fig16", "cache": "fluidsmr-fig17", "migration": "fluidsmr-fig19"}
+POLICIES_FILE = "fluidsmr-fig18"
+# The reference of the preliminary figure (against which swapping is measured) and the adaptive
+# scheme the fixed configurations are set against.
+REFERENCE = "pure-cmr"
+ADAPTIVE = "adapt"
 ZONE_GAUGES = ["cmr_zones", "smr_zones", "cache_zones"]
 DAY_NS = 24 * 3600 * 10**9
 SERIES_SAMPLES = 200
@@ -65,7 +68,6 @@ METRICS = ("mean_latency_ns", "cmr_write_share", "zone_rewrites", "occupancy_swa
 MOST_LISTED = 16
 # Below 16 MiB zones (a sixteenth of the paper's) a 128 KiB write is a large part of a zone.
 SMALL_ZONE = 16 << 20
-FIG18_CACHE = "0.02%"  # §7.4: of the SMR area
 TRACE_SUFFIXES = (".csv", ".gz", ".smrbin", ".xz", ".bz2", ".zst", ".spc", ".blkparse", ".vscsi", ".blocks")
 
 
@@ -219,10 +221,11 @@ def prelim_figure(r: Runner, args: argparse.Namespace) -> None:
     def add(scheme: str, usage: float) -> str:
         return r.add(f"{scheme} usage {usage}", trace, [f"scheme={scheme}", f"usage={usage}", *zone])
 
-    baselines = [add(scheme, 0.9) for scheme in BASELINES]
-    per_usage_runs = [(usage, add("swap-only", usage), add("pure-cmr", usage)) for usage in args.usages]
+    schemes = [scheme for scheme in presets.axis(FIGURE_FILES["prelim"], "scheme") if scheme != REFERENCE]
+    baselines = [add(scheme, 0.9) for scheme in schemes]
+    per_usage_runs = [(usage, add("swap-only", usage), add(REFERENCE, usage)) for usage in args.usages]
     ran = r.execute()
-    rows = [[scheme, latency_ms(ran[label])] for scheme, label in zip(BASELINES, baselines)]
+    rows = [[scheme, latency_ms(ran[label])] for scheme, label in zip(schemes, baselines)]
     nsw = rows[-1][1]
     for row in rows:
         row.append(None if row[1] is None or nsw is None else 1 - nsw / row[1])
@@ -252,7 +255,8 @@ def fixed_figure(r: Runner, args: argparse.Namespace) -> None:
     name = r.names()[0]
     trace, zone = r.trace(name)
     planned = []
-    for scheme in [*FIXED, "adapt"]:
+    fixed = [scheme for scheme in presets.axis(FIGURE_FILES["fixed"], "scheme") if scheme != ADAPTIVE]
+    for scheme in [*fixed, ADAPTIVE]:
         params = [f"scheme={scheme}", f"usage={args.usage}", *zone]
         planned.append((scheme, r.add(f"{scheme} usage {args.usage}", trace, params, samples=SERIES_SAMPLES),
                         r.add(f"{scheme} usage {args.usage} from day 4", trace, params, warmup_ns=3 * DAY_NS)))
@@ -273,7 +277,7 @@ def phases_figure(r: Runner, args: argparse.Namespace) -> None:
     requests = fluid_traces.PHASE_REQUESTS if args.requests is None else args.requests
     zone, zones, hot = fluid_traces.four_phase_shape(requests)
     trace = Path(args.trace[0]) if args.trace else fluid_traces.four_phase_trace(requests, zone, zones, hot, hours=args.phase_hours, seed=args.seed)
-    schemes = ["adapt", "fluid-smr", *FIXED]
+    schemes = presets.axis(FIGURE_FILES["phases"], "scheme")
     for scheme in schemes:
         r.add(scheme, trace, [f"scheme={scheme}", f"usage={args.usage}", f"zone_size={zone}"], samples=SERIES_SAMPLES)
     ran = r.execute()
@@ -291,23 +295,28 @@ def phases_figure(r: Runner, args: argparse.Namespace) -> None:
 
 
 def cache_figure(r: Runner, args: argparse.Namespace) -> None:
+    steps = presets.axis(FIGURE_FILES["cache"], "scheme")
+    policies = presets.axis(POLICIES_FILE, "scheme")
+    # Fig. 18's settings of the policies alone (no swapping, no conversion, its cache limit).
+    alone_settings = {key: value for key, value in presets.read(POLICIES_FILE).params.items() if key not in ("scheme", "usage")}
+    cache_limit = alone_settings.get("cache_limit")
     planned = []
     for name in r.names():
         trace, zone = r.trace(name)
         stem = trace_label(name)
-        ablation = [r.add(f"{stem} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone]) for scheme in ABLATION]
-        alone = [r.add(f"{stem} {policy} alone", trace, [f"scheme={policy}", f"usage={args.policy_usage}", *zone, "swapping=none", "adapt=off",
-                                                          f"cache_limit={FIG18_CACHE}"]) for policy in POLICIES]
+        ablation = [r.add(f"{stem} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone]) for scheme in steps]
+        alone = [r.add(f"{stem} {policy} alone", trace, [f"scheme={policy}", f"usage={args.policy_usage}", *zone,
+                                                          *(f"{key}={value}" for key, value in alone_settings.items())]) for policy in policies]
         planned.append((stem, ablation, alone))
     ran = r.execute()
     rows = []
     for stem, ablation, alone in planned:
         rows.append([stem, *[latency_ms(ran[label]) for label in ablation],
                      *[value for label in alone for value in (latency_ms(ran[label]), counter(ran[label], "zone_rewrites"))]])
-    columns = ["trace", *ABLATION, *[f"{p} alone {what}" for p in POLICIES for what in ("ms", "zone rewrites")]]
+    columns = ["trace", *steps, *[f"{p} alone {what}" for p in policies for what in ("ms", "zone rewrites")]]
     print_table(f"cache optimisations at usage {args.usage}; the policies alone at {args.policy_usage}", columns, rows,
                 caption=f"FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of at "
-                        f"most {FIG18_CACHE} of the SMR area; latency in ms). A partition this full may have no zone left for a cache: "
+                        f"most {cache_limit} of the SMR area; latency in ms). A partition this full may have no zone left for a cache: "
                         "then every column is the same")
 
 
@@ -344,17 +353,38 @@ def write_series(r: Runner, series: dict) -> None:
 
 FIGURES = {"prelim": prelim_figure, "schemes": schemes_figure, "usage": usage_figure, "fixed": fixed_figure, "phases": phases_figure,
            "cache": cache_figure, "migration": migration_figure}
-DEFAULT_TRACES = {"prelim": "ts_0", "schemes": ",".join(fluid_traces.TABLE1), "usage": "prn_1", "fixed": "prn_1", "phases": "",
-                  "cache": "hm_0,src2_2,stg_0", "migration": "proj_1"}
-DEFAULT_USAGE = {"cache": 0.999}
+# The recipe of FluidSMR's Table 1 traces (smrlab.recipes), the figures' own traces.
+TABLE1_RECIPE = "fluid-table1"
+
+
+def paper_defaults(args: argparse.Namespace) -> None:
+    """The options not given, from the figure's experiment file (``FIGURE_FILES``): its Table 1
+    traces, its usage (where one), usages and schemes (where a list), Fig. 18's usage for the
+    policies alone, and the migration figure's scheme, usage and latency bounds."""
+    figure = presets.read(FIGURE_FILES[args.figure])
+    axes = figure.axes()
+    if args.traces is None:
+        args.traces = ",".join(name for recipe, name in presets.trace_names(FIGURE_FILES[args.figure]) if recipe == TABLE1_RECIPE)
+    if args.usage is None and not isinstance(figure.params.get("usage"), list):
+        args.usage = figure.params.get("usage")
+    if args.usages is None:
+        args.usages = [float(usage) for usage in axes.get("usage", [])]
+    if args.schemes is None:
+        args.schemes = ",".join(axes.get("scheme", []))
+    if args.policy_usage is None:
+        args.policy_usage = presets.read(POLICIES_FILE).params["usage"]
+    migration = presets.read(FIGURE_FILES["migration"])
+    if args.migration_scheme is None:
+        args.migration_scheme = migration.params["scheme"]
+    if args.migration_usage is None:
+        args.migration_usage = migration.params["usage"]
+    if args.bounds is None:
+        args.bounds = [float(run.params["latency_bound"]) for run in migration.systems if "latency_bound" in run.params]
 
 
 def sweep(args: argparse.Namespace) -> int:
-    if args.usage is None:
-        args.usage = DEFAULT_USAGE.get(args.figure, 0.9)
-    if args.traces is None:
-        args.traces = DEFAULT_TRACES[args.figure]
-    if not 0 < args.usage <= 1:
+    paper_defaults(args)
+    if args.usage is not None and not 0 < args.usage <= 1:
         raise UsageError(f"--usage must be above 0 and at most 1, got {args.usage}")
     check_lists(args)
     if len(args.trace or []) > MOST_LISTED:
@@ -415,18 +445,18 @@ def register(commands) -> None:
                         help="scale the generated traces down to this many requests, 1 to 10^9 (default: full size; the "
                              "phases figure's workload has at most its full 10,000,000)")
     parser.add_argument("--usage", type=options.fraction, help="partition usage, above 0 and at most 1 (default 0.9; 0.999 for cache, §7.3)")
-    parser.add_argument("--policy-usage", type=options.fraction, default=0.99,
+    parser.add_argument("--policy-usage", type=options.fraction, default=None,
                         help="cache figure: usage of the policies alone, above 0 and at most 1 (Fig. 18, §7.4; default 0.99)")
-    parser.add_argument("--usages", type=options.listed(options.fraction, MOST_LISTED), default=USAGES,
+    parser.add_argument("--usages", type=options.listed(options.fraction, MOST_LISTED), default=None,
                         help=f"usages of the usage figure, comma-separated, at most {MOST_LISTED}")
-    parser.add_argument("--schemes", default=",".join(FIGURE_SCHEMES), help=f"schemes of the schemes and usage figures (at most {MOST_LISTED})")
+    parser.add_argument("--schemes", default=None, help=f"schemes of the schemes and usage figures (at most {MOST_LISTED})")
     parser.add_argument("--phase-hours", type=options.bounded_number(fluid_traces.PHASE_HOURS_MIN, fluid_traces.PHASE_HOURS_MAX),
                         default=fluid_traces.PHASE_HOURS,
                         help=f"hours of each phase of the phases figure, {fluid_traces.PHASE_HOURS_MIN:g} to {fluid_traces.PHASE_HOURS_MAX:g}")
-    parser.add_argument("--bounds", type=options.listed(options.positive, MOST_LISTED), default=[60.0, 100.0],
+    parser.add_argument("--bounds", type=options.listed(options.positive, MOST_LISTED), default=None,
                         help=f"acceptable latency increases (ms) of the migration figure, comma-separated, at most {MOST_LISTED}")
-    parser.add_argument("--migration-scheme", default="fluid-smr", help="scheme of the migration figure")
-    parser.add_argument("--migration-usage", type=options.fraction, default=0.8, help="usage of the migration figure, above 0 and at most 1")
+    parser.add_argument("--migration-scheme", default=None, help="scheme of the migration figure (default fluid-smr)")
+    parser.add_argument("--migration-usage", type=options.fraction, default=None, help="usage of the migration figure, above 0 and at most 1 (default 0.8)")
     parser.add_argument("--allocate-at", type=options.count, help="migration figure: the request before which space is allocated "
                                                                    "(default: a quarter into a generated trace, the first of yours)")
     add_placement_arguments(parser)

@@ -10,9 +10,11 @@ Not here: the tables the commands print (``smrlab.cli``), running cells (``smrla
 from __future__ import annotations
 
 import dataclasses
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from smrlab import recipes
 from smrlab.bundled import REPO_ROOT
 from smrlab.errors import UsageError
 from smrlab.experiment.cells import Cell
@@ -47,6 +49,14 @@ def line_up(*names: str) -> list[SystemRun]:
             following = next((r.label for r in runs[i + 1:] if r.label in labels), None)
             merged.insert(labels.index(following) if following else len(merged), run)
     return merged
+
+
+def trace_names(name: str) -> list[tuple[str, str]]:
+    """(recipe, name) of each trace experiment ``name`` makes by a recipe (``hwsr-table3:prn0@N``
+    is ``("hwsr-table3", "prn0")``), in the file's order; its trace files are left out."""
+    traces = tomllib.loads(experiment_file(name).read_text())["traces"]
+    paths = [entry if isinstance(entry, str) else entry.get("path", "") for entry in traces]
+    return [(found[0], found[1]) for found in map(recipes.generated_name, paths) if found]
 
 
 def axis(name: str, key: str) -> list[str]:
