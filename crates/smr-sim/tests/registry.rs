@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::Params;
 use smr_sim::kernel::params::{specs, Kind, NONE};
 use smr_sim::kernel::IoCtx;

@@ -15,8 +15,8 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use smr_core::zoned::{DiskActivity, MemZonedDevice, TimedZonedDevice};
-use smr_core::media::Medium;
+use smr_zoned::{DiskActivity, MemZonedDevice, TimedZonedDevice};
+use smr_media::Medium;
 
 use crate::batch::WriteBatch;
 use crate::device::{BandDevice, Shared};

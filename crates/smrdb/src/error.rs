@@ -3,7 +3,7 @@
 //! never leaves half an operation visible: a refused write stores nothing, and a failed flush or
 //! compaction leaves the previous metadata record in force.
 
-use smr_core::zoned::ZoneError;
+use smr_zoned::ZoneError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
 
-use smr_core::zoned::{FileGeometry, FileZonedDevice};
+use smr_zoned::{FileGeometry, FileZonedDevice};
 
 use crate::batch::WriteBatch;
 use crate::device::BandDevice;

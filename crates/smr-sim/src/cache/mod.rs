@@ -33,7 +33,7 @@ pub use policy::Policy;
 use policy::VictimHints;
 pub use pore::Scheme;
 
-use smr_core::media::FixedLatencyMedium;
+use smr_media::FixedLatencyMedium;
 use smr_core::{quote, Op, Request};
 
 use crate::kernel::disk::check_table;

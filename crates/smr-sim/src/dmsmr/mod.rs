@@ -48,9 +48,9 @@ pub mod estimate;
 
 use buffer::{FifoBuffer, Insert};
 
-use smr_core::media::FixedLatencyMedium;
+use smr_media::FixedLatencyMedium;
 use smr_core::units::BLOCK_4K;
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::{Op, ParamError, Request};
 
 use crate::kernel::disk::{check_capacity, disk, DISK_PARAMS, MAX_TABLE_ENTRIES};

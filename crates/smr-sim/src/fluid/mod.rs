@@ -57,7 +57,7 @@ pub mod swap;
 mod tests;
 
 
-use smr_core::media::{CacheConfig, Hdd, PRESETS, PRESET_NAMES};
+use smr_media::{CacheConfig, Hdd, PRESETS, PRESET_NAMES};
 use smr_core::Request;
 
 use self::adapt::Window;

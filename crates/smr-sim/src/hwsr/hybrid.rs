@@ -257,7 +257,7 @@ impl<D: ShingledDisk> Hybrid<D> {
     /// The front with its media registered in `ctx`: the MEM buffer in DRAM, the SSD cache on
     /// an SSD; `policy` orders the MEM buffer, `destage` says when it writes to the disk.
     pub fn new(disk: D, sizes: FrontSizes, policy: super::membuffer::Policy, destage: Destage, ctx: &mut IoCtx) -> Self {
-        use smr_core::media::FixedLatencyMedium;
+        use smr_media::FixedLatencyMedium;
         let bytes = |blocks: Option<usize>| blocks.unwrap_or(1) as u64 * sizes.block_bytes;
         let dram = ctx.add_device("mem", Box::new(FixedLatencyMedium::dram(bytes(sizes.mem_blocks))));
         let ssd = ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(bytes(sizes.ssd_blocks))));

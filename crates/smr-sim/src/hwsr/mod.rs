@@ -57,7 +57,7 @@ pub mod table3;
 #[cfg(test)]
 mod tests;
 
-use smr_core::media::PRESET_NAMES;
+use smr_media::PRESET_NAMES;
 use smr_core::units::SECTOR;
 
 use crate::kernel::disk::{disk_with, DiskSpecs, DISK_CACHE_PARAMS};

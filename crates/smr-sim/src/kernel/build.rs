@@ -6,7 +6,7 @@
 //! never names a system, and no system imports another. Not here: the list of systems itself
 //! (`crate::registry`).
 
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::{ParamError, Params};
 
 use super::error::SimError;

@@ -4,7 +4,7 @@
 //! asked for), and how many commands the drive queues. A system may declare its own preset,
 //! write-cache and queue-depth defaults (`DiskSpecs`).
 
-use smr_core::media::{preset_spec, CacheConfig, Hdd, Medium, ReadAhead, MAX_QUEUE_DEPTH, PRESET_NAMES};
+use smr_media::{preset_spec, CacheConfig, Hdd, Medium, ReadAhead, MAX_QUEUE_DEPTH, PRESET_NAMES};
 use smr_core::units::SECTOR;
 use smr_core::values;
 

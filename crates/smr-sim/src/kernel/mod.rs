@@ -12,7 +12,7 @@
 //!   into runs (`runs`), band layouts (`bands`), garbage-collection accounting (`gc`), a
 //!   zoned disk under the zone rules (`zoned_disk`), and a prefetch hint (`prefetch`).
 //!
-//! The kernel depends on smr-core only; it never names a system. Systems depend on the kernel
+//! The kernel depends on smr-core, smr-trace, smr-media and smr-zoned only; it never names a system. Systems depend on the kernel
 //! only, never on each other (a test checks both from the source).
 
 pub mod bands;

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use smr_core::zoned::{FileGeometry, FileZonedDevice};
+use smr_zoned::{FileGeometry, FileZonedDevice};
 
 use super::unit::{Unit, UnitIndex};
 use super::{Counters, Current, Inner, OffloadOptions, OpenUnit, Shape, Writer, LEVELS, MAX_BUFFER_BANDS};
