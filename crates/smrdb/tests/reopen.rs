@@ -2,7 +2,7 @@
 //! record is refused by either store in the same words, and a stray band no record names is
 //! reset at the next opening and given back, leaking nothing and losing nothing stored.
 
-use smr_core::zoned::{FileZonedDevice, MemZonedDevice};
+use smr_zoned::{FileZonedDevice, MemZonedDevice};
 use smrdb::device::{BandDevice, Shared};
 use smrdb::offload::{OffloadDb, OffloadOptions};
 use smrdb::{Db, Error, Options};
