@@ -236,7 +236,7 @@ impl<P: Policy + 'static> SsdCache<P> {
                 return Ok(slot);
             }
             self.victims.clear();
-            self.policy.victims(&mut self.victims);
+            self.policy.victims(&self.blocks, &mut self.victims);
             if self.victims.is_empty() {
                 return Err(SimError::Device("cache policy returned no victim from a full cache".into()));
             }

@@ -160,7 +160,7 @@ impl MemBuffer {
     /// Pushes onto `out` the slots to evict now, all of one segment (none if the buffer is
     /// empty). They stay buffered until `remove`d.
     pub fn victims(&mut self, out: &mut Vec<u32>) {
-        self.policy.victims(out);
+        self.policy.victims(&self.blocks, out);
     }
 }
 

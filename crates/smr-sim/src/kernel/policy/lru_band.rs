@@ -55,7 +55,7 @@ impl Policy for LruBand {
         }
     }
 
-    fn victims(&mut self, out: &mut Vec<u32>) {
+    fn victims(&mut self, _blocks: &[u64], out: &mut Vec<u32>) {
         if let Some(lru) = self.recency.back() {
             let band = self.band(self.blocks[lru as usize]);
             out.extend(self.members.get(&band).into_iter().flatten().copied());

@@ -52,7 +52,9 @@ pub trait Policy {
     /// A slot was emptied by eviction.
     fn removed(&mut self, slot: u32, block: u64, was_dirty: bool);
     /// Pushes onto `out` the slots to evict now: at least one, when the cache holds any block.
-    fn victims(&mut self, out: &mut Vec<u32>);
+    /// `blocks[slot]` is the block the cache holds in `slot` (with `FLAG` perhaps set), lent
+    /// so that a policy that needs each slot's block at eviction (`lwa`) keeps no copy of it.
+    fn victims(&mut self, blocks: &[u64], out: &mut Vec<u32>);
     /// The slots likely to be the next victims (at most two, the likeliest first), when the
     /// policy can tell without work, for the cache to prefetch their entries
     /// (`smr_core::prefetch`); a policy may start loading its own state for them here too. A
@@ -70,6 +72,10 @@ pub trait Policy {
     /// Point-in-time values.
     fn gauges(&self, _out: &mut Gauges) {}
 }
+
+/// The bit a cache may set in the entries of the block table it lends `Policy::victims` (the
+/// SSD cache marks its dirty blocks with it); a policy reading a block there masks it off.
+pub const FLAG: u64 = 1 << 63;
 
 /// A policy as the table lists it.
 pub struct PolicyEntry {

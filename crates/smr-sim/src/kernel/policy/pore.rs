@@ -399,7 +399,7 @@ impl Policy for Pore {
         self.cached -= 1;
     }
 
-    fn victims(&mut self, out: &mut Vec<u32>) {
+    fn victims(&mut self, _blocks: &[u64], out: &mut Vec<u32>) {
         if !self.divided || self.new_dirty >= self.period {
             self.divide();
         }
@@ -470,7 +470,7 @@ mod tests {
             }
             let slot = if order.len() == SLOTS {
                 let mut out = Vec::new();
-                pore.victims(&mut out);
+                pore.victims(&[], &mut out);
                 let expected = order.iter().rev().find(|e| !e.2 || pore.zones[pore.zone(e.0)].open).map(|e| e.1);
                 prop_assert_eq!(out.first().copied(), expected);
                 let i = order.iter().position(|e| e.1 == out[0]).unwrap();

@@ -89,7 +89,7 @@ impl Policy for Recency {
     }
 
     #[inline]
-    fn victims(&mut self, out: &mut Vec<u32>) {
+    fn victims(&mut self, _blocks: &[u64], out: &mut Vec<u32>) {
         if let Some(back) = self.list.back() {
             out.push(back);
         }
@@ -127,7 +127,7 @@ mod tests {
             let mut victims = Vec::new();
             for _ in 0..2 {
                 let at = victims.len();
-                policy.victims(&mut victims);
+                policy.victims(&[], &mut victims);
                 policy.removed(victims[at], victims[at] as u64, false);
             }
             assert_eq!(victims, if order == Order::Lru { [1, 2] } else { [0, 1] });

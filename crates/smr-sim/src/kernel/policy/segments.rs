@@ -111,7 +111,7 @@ impl Policy for Segments {
     }
 
     /// The victim segment's slots, least recently inserted first.
-    fn victims(&mut self, out: &mut Vec<u32>) {
+    fn victims(&mut self, _blocks: &[u64], out: &mut Vec<u32>) {
         let Some(group) = self.victim() else { return };
         let mut member = self.members.back(group as usize);
         while let Some(slot) = member {
