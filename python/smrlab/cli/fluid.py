@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smrlab import fluid_traces, options, outputs
-from smrlab.cli.caches import add_run_arguments, run_line_up
+from smrlab.cli.caches import add_run_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
@@ -138,7 +138,7 @@ class Runner:
             seeds=[self.args.seed], engine=engine_keywords(self.args), metrics=paper.metrics, reproduces=paper.reproduces,
             pairs={(names[run.trace], run.label) for run in self.planned.values()})
         results = {}
-        for cell, result in run_line_up(exp, self.args, self.out, f"fluid-sweep {self.figure}", unit="runs"):
+        for cell, result in presets.run(exp, self.args, self.out, f"fluid-sweep {self.figure}", unit="runs"):
             run = self.planned[cell.label]
             write_result(result, self.out / f"{run.label.replace(' ', '_').replace('+', 'plus-')}.json", inputs=[run.trace])
             self.scaled.setdefault(run.trace.name, []).append(result)

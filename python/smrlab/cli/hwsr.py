@@ -19,7 +19,7 @@ from pathlib import Path
 
 from smrlab import _core, experiment, hwsr_traces
 from smrlab.bundled import traces_folder
-from smrlab.cli.caches import add_run_arguments, run_line_up
+from smrlab.cli.caches import add_run_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
@@ -119,7 +119,7 @@ def run_preset(args: argparse.Namespace, trace: Path, title: str, systems_run: l
     exp = experiment.Experiment(name=f"{title.replace(' ', '-')}-{name}", title=f"{title} on {name}", traces={name: Trace.open(trace)},
                                 systems=systems_run, params=params, seeds=[args.seed], engine=engine_keywords(args),
                                 metrics=paper.metrics, reproduces=paper.reproduces)
-    return run_line_up(exp, args, Path(args.out), name, title=f"{title} on {name}", unit="runs")
+    return presets.run(exp, args, Path(args.out), name, title=f"{title} on {name}", unit="runs")
 
 
 def run_compare(args: argparse.Namespace) -> int:
