@@ -12,13 +12,12 @@ import argparse
 import math
 from pathlib import Path
 
-from smrlab import experiment, geometry, live, options, plots, systems
+from smrlab import experiment, geometry, options, systems
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
-from smrlab.errors import SimulationError, UsageError
+from smrlab.errors import UsageError
 from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
-from smrlab.results import read as results_frame
-from smrlab.run import footprint, note_caveats, write_result
+from smrlab.run import footprint, write_result
 from smrlab.trace import Trace
 from smrlab.tables import add_json_argument, note, print_table
 
@@ -76,27 +75,8 @@ def line_up_experiment(trace: str, args: argparse.Namespace, name: str, systems_
         reproduces={**figured.reproduces, "claims": figured.name}, figure=figured.figure)
 
 
-def run_line_up(exp: experiment.Experiment, args: argparse.Namespace, out_dir: Path, name: str, title: str | None = None,
-                unit: str = "cells") -> list[tuple]:
-    """Runs ``exp`` in parallel (``args.jobs`` local workers) into a results folder under
-    ``out_dir`` (Parquet table, provenance, figure), resumable with ``args.resume``; returns
-    each cell with its result, in cell order, its progress shown as ``title`` (default ``name``)
-    counting ``unit``. A failed cell stops the command with its error once the others have run
-    and been stored."""
-    summary = experiment.run(exp, out=out_dir, jobs=getattr(args, "jobs", None), resume=getattr(args, "resume", False),
-                             progress=live.CellProgress(title or name, unit))
-    for cell, outcome in summary.outcomes:
-        if outcome.error:
-            raise SimulationError(f"{name}/{cell.label}: {outcome.error}")
-    if exp.figure:
-        plots.save(exp, results_frame(summary.table), summary.folder)
-    for cell, outcome in summary.outcomes:
-        note_caveats(outcome.result, f"{name}/{cell.label}")
-    return [(cell, outcome.result) for cell, outcome in summary.outcomes]
-
-
 def compare(trace: str, args: argparse.Namespace, out_dir: Path, name: str | None = None) -> dict[str, dict]:
-    """Runs the line-up on one trace as an experiment (see ``run_line_up``); returns results
+    """Runs the line-up on one trace as an experiment (see ``presets.run``); returns results
     by label, also written to out_dir as NAME-LABEL.json (NAME the trace file's name up to its
     first dot unless given). A write-only cache on a trace without writes has nothing to do: then
     only the disks without a cache run."""
@@ -107,7 +87,7 @@ def compare(trace: str, args: argparse.Namespace, out_dir: Path, name: str | Non
         note(f"{name}: the trace has no writes: a write-only cache has nothing to do, so only {' and '.join(CACHELESS)} run")
         systems_compared = [entry for entry in systems_compared if entry.label in CACHELESS]
     results = {}
-    for cell, result in run_line_up(line_up_experiment(trace, args, name, systems_compared), args, out_dir, name):
+    for cell, result in presets.run(line_up_experiment(trace, args, name, systems_compared), args, out_dir, name):
         results[cell.label] = result
         write_result(result, out_dir / f"{name}-{cell.label}.json")
     return results
@@ -251,7 +231,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     exp = sweep_experiment(args, values)
     name = Path(args.trace).name.split(".")[0]
     rows = []
-    for value, (_, result) in zip(values, run_line_up(exp, args, Path(args.out), name)):
+    for value, (_, result) in zip(values, presets.run(exp, args, Path(args.out), name)):
         d = result["derived"]
         rows.append((value, d["total_io_s"], d.get("read_hit_rate"), d.get("write_hit_rate"), d.get("r_wa"),
                      d.get("pore_avg_open_zones")))

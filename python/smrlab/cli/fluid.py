@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smrlab import fluid_traces, options, outputs
-from smrlab.cli.caches import add_run_arguments, run_line_up
+from smrlab.cli.caches import add_run_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
@@ -62,8 +62,6 @@ ADAPTIVE = "adapt"
 ZONE_GAUGES = ["cmr_zones", "smr_zones", "cache_zones"]
 DAY_NS = 24 * 3600 * 10**9
 SERIES_SAMPLES = 200
-# The measures of a figure's results table.
-METRICS = ("mean_latency_ns", "cmr_write_share", "zone_rewrites", "occupancy_swaps")
 # The most values a list option takes (traces, schemes, usages, latency bounds).
 MOST_LISTED = 16
 # Below 16 MiB zones (a sixteenth of the paper's) a 128 KiB write is a large part of a zone.
@@ -123,8 +121,10 @@ class Runner:
     def execute(self) -> dict[str, dict]:
         """Runs what is planned as one experiment (``--jobs``, ``--resume``, a results folder with
         its Parquet table under out/FIGURE), --param over each run's own parameters; returns
-        each result by label, each also written as out/FIGURE/LABEL.json."""
+        each result by label, each also written as out/FIGURE/LABEL.json. Its measures are the
+        figure's file's; it draws no figure (that would take longer than small runs)."""
         given = dict(p.split("=", 1) for p in self.args.param)
+        paper = presets.read(FIGURE_FILES[self.figure])
         names: dict[Path, str] = {}
         for run in self.planned.values():
             if run.trace not in names:
@@ -135,10 +135,10 @@ class Runner:
             traces={name: Trace.open(path) for path, name in names.items()},
             systems=[SystemRun(run.label, "fluid", {**dict(p.split("=", 1) for p in run.params), **given}, self._engine(run))
                      for run in self.planned.values()],
-            seeds=[self.args.seed], engine=engine_keywords(self.args), metrics=list(METRICS),
+            seeds=[self.args.seed], engine=engine_keywords(self.args), metrics=paper.metrics, reproduces=paper.reproduces,
             pairs={(names[run.trace], run.label) for run in self.planned.values()})
         results = {}
-        for cell, result in run_line_up(exp, self.args, self.out, f"fluid-sweep {self.figure}", unit="runs"):
+        for cell, result in presets.run(exp, self.args, self.out, f"fluid-sweep {self.figure}", unit="runs"):
             run = self.planned[cell.label]
             write_result(result, self.out / f"{run.label.replace(' ', '_').replace('+', 'plus-')}.json", inputs=[run.trace])
             self.scaled.setdefault(run.trace.name, []).append(result)

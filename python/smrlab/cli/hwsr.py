@@ -19,7 +19,7 @@ from pathlib import Path
 
 from smrlab import _core, experiment, hwsr_traces
 from smrlab.bundled import traces_folder
-from smrlab.cli.caches import add_run_arguments, run_line_up
+from smrlab.cli.caches import add_run_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
@@ -102,10 +102,6 @@ def result_row(label: str, result: dict) -> tuple:
 COLUMNS = ["system", "mean ms", "read ms", "write ms", "write p99 ms", "write service ms", "segments /10k req", "MEM hit", "SSD hit"]
 
 
-# The measures of the line-up's and the sweep's results tables.
-METRICS = ("response_mean_ns", "write_response_mean_ns", "read_response_mean_ns", "segments_rewritten_per_request")
-
-
 def given_params(args: argparse.Namespace) -> dict[str, str]:
     """--param as a table; each goes to the runs that declare it, under a system's own settings
     (e.g. mem=none over a given mem size)."""
@@ -113,15 +109,17 @@ def given_params(args: argparse.Namespace) -> dict[str, str]:
 
 
 def run_preset(args: argparse.Namespace, trace: Path, title: str, systems_run: list[SystemRun], params: dict,
-               reproduces: dict, figure: dict) -> list[tuple]:
+               paper: experiment.Experiment) -> list[tuple]:
     """The runs on ``trace`` as an experiment through the runner (``--jobs``, ``--resume``, a
-    results folder with its Parquet table under --out); each cell with its result, also written
-    to --out as NAME-LABEL.json."""
+    results folder with its Parquet table under --out), with the measures and paper figure of
+    the experiment file ``paper``; each cell with its result, also written to --out as
+    NAME-LABEL.json. No figure is drawn (it would take longer than the runs of a small trace):
+    ``smrlab run`` on the experiment file draws it."""
     name = trace.name.split(".")[0]
     exp = experiment.Experiment(name=f"{title.replace(' ', '-')}-{name}", title=f"{title} on {name}", traces={name: Trace.open(trace)},
                                 systems=systems_run, params=params, seeds=[args.seed], engine=engine_keywords(args),
-                                metrics=list(METRICS), reproduces=reproduces, figure=figure)
-    return run_line_up(exp, args, Path(args.out), name, title=f"{title} on {name}", unit="runs")
+                                metrics=paper.metrics, reproduces=paper.reproduces)
+    return presets.run(exp, args, Path(args.out), name, title=f"{title} on {name}", unit="runs")
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -136,7 +134,7 @@ def run_compare(args: argparse.Namespace) -> int:
     first = presets.read(LINE_UP_FILES[0])
     rows = []
     ran = run_preset(args, trace, "hwsr compare", [entry for entry in line_up if wanted is None or entry.label in wanted],
-                     {**first.params, **given_params(args)}, first.reproduces, first.figure)
+                     {**first.params, **given_params(args)}, first)
     for cell, result in ran:
         write_result(result, out / f"{cell.trace_name}-{cell.label.replace(' ', '-')}.json", inputs=[trace])
         rows.append(result_row(cell.label, result))
@@ -155,7 +153,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     regions = args.regions or [int(value) for value in swept.axes()["region"]]
     grid = {**given_params(args), "block": [str(block * SECTOR) for block in blocks], "region": [str(region) for region in regions]}
     mean_ms = {}
-    for cell, result in run_preset(args, trace, "hwsr-sweep", swept.systems, grid, swept.reproduces, swept.figure):
+    for cell, result in run_preset(args, trace, "hwsr-sweep", swept.systems, grid, swept):
         block, region = int(cell.given["block"]) // SECTOR, int(cell.given["region"])
         write_result(result, Path(args.out) / f"{cell.trace_name}-b{block}-r{region}.json", inputs=[trace])
         mean_ms[block, region] = result_row("", result)[1]

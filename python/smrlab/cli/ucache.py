@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 
 from smrlab import experiment, outputs, systems
-from smrlab.cli.caches import add_run_arguments, run_line_up
+from smrlab.cli.caches import add_run_arguments
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     buckets = args.buckets.split(",") if args.buckets else presets.axis(SWEEP_FILE, "bucket")
     name = Path(args.trace).name.split(".")[0]
     out = Path(args.out)
-    ran = run_line_up(sweep_experiment(args, buckets), args, out, name)
+    ran = presets.run(sweep_experiment(args, buckets), args, out, name)
     rows = []
     by_label = {cell.label: result for cell, result in ran[len(buckets):]}
     for bucket, (_, result) in zip(buckets, ran):

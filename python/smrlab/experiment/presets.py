@@ -4,7 +4,8 @@ and their own parameters), the swept values and what each reproduces from there,
 command's trace and options in place of the file's, and run the result through the experiment
 runner like ``smrlab run``.
 
-Not here: the tables the commands print (``smrlab.cli``), running cells (``smrlab.experiment``).
+``run`` runs a command's experiment and hands back each cell's result. Not here: the tables the
+commands print (``smrlab.cli``), running cells (``smrlab.experiment``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from smrlab import recipes
 from smrlab.bundled import REPO_ROOT
-from smrlab.errors import UsageError
+from smrlab.errors import SimulationError, UsageError
 from smrlab.experiment.cells import Cell
 from smrlab.experiment.spec import Experiment, SystemRun, parse
 
@@ -65,6 +66,28 @@ def axis(name: str, key: str) -> list[str]:
     if not values:
         raise UsageError(f"{experiment_file(name)}: no list of values for '{key}' (the range this command sweeps by default)")
     return values
+
+
+def run(exp: Experiment, args, out_dir: Path, name: str, title: str | None = None, unit: str = "cells") -> list[tuple]:
+    """Runs a command's ``exp`` in parallel (``args.jobs`` local workers) into a results folder under
+    ``out_dir`` (Parquet table, provenance, figure), resumable with ``args.resume``; returns
+    each cell with its result, in cell order, its progress shown as ``title`` (default ``name``)
+    counting ``unit``. A failed cell stops the command with its error once the others have run
+    and been stored."""
+    from smrlab import experiment, live, plots
+    from smrlab.results import read as results_frame
+    from smrlab.run import note_caveats
+
+    summary = experiment.run(exp, out=out_dir, jobs=getattr(args, "jobs", None), resume=getattr(args, "resume", False),
+                             progress=live.CellProgress(title or name, unit))
+    for cell, outcome in summary.outcomes:
+        if outcome.error:
+            raise SimulationError(f"{name}/{cell.label}: {outcome.error}")
+    if exp.figure:
+        plots.save(exp, results_frame(summary.table), summary.folder)
+    for cell, outcome in summary.outcomes:
+        note_caveats(outcome.result, f"{name}/{cell.label}")
+    return [(cell, outcome.result) for cell, outcome in summary.outcomes]
 
 
 @dataclass
