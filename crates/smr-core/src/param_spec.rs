@@ -34,6 +34,8 @@ pub enum Kind {
     FractionOr { keyword: &'static str },
     /// A finite number above zero, in `unit` (requests per second, an exponent).
     Positive { unit: &'static str },
+    /// Any finite number, in `unit`; the user of the value checks its range.
+    Number { unit: &'static str },
     /// A number above 1: how many times one quantity holds another.
     Ratio,
     /// A whole number, zero included.
@@ -93,6 +95,7 @@ impl Kind {
             Kind::Count => "a whole number above 0".into(),
             Kind::FractionOr { keyword } => format!("a fraction from 0 to 1, or {keyword}"),
             Kind::Positive { unit } => format!("{unit}, a number above 0"),
+            Kind::Number { unit } => format!("{unit}, a number"),
             Kind::Ratio => "a number above 1".into(),
             Kind::Whole => "a whole number, 0 or more".into(),
             Kind::Duration { unit } => format!("{}, or a number with a unit (ns, us, ms, s, min, h)", unit.name()),
@@ -136,8 +139,12 @@ impl ParamSpec {
     }
 }
 
-/// The default of an optional size: no value.
+/// The default of an optional parameter: no value.
 pub const NONE: &str = "none";
+
+/// The default of a parameter that has none: the user must give it (`ParamReader::optional`
+/// reads it as absent, and the caller says who requires it).
+pub const REQUIRED: &str = "required";
 
 /// A system's declared parameters: lists of them, so shared groups (the disk's) join a system's
 /// own without being copied.
@@ -245,9 +252,10 @@ impl<'a> ParamReader<'a> {
     }
 
     /// `spec` read by `read` (one of this reader's methods), or `None` when its text is `NONE`
-    /// (an optional parameter left at its default, or given as none).
+    /// (an optional parameter left at its default, or given as none) or when a `REQUIRED` one
+    /// is not given.
     pub fn optional<T>(&mut self, spec: &ParamSpec, read: impl FnOnce(&mut Self, &ParamSpec) -> Result<T, ParamError>) -> Result<Option<T>, ParamError> {
-        if self.text(spec)? == NONE {
+        if self.text(spec)? == NONE || (spec.default == REQUIRED && !self.given(spec)) {
             return Ok(None);
         }
         read(self, spec).map(Some)
@@ -312,6 +320,11 @@ impl<'a> ParamReader<'a> {
             Ok(x) if x > 0.0 => Ok(x),
             _ => Err(format!("{} is not a number above 0", quote(text))),
         })
+    }
+
+    /// A `Kind::Number`: any finite number.
+    pub fn number(&mut self, spec: &ParamSpec) -> Result<f64, ParamError> {
+        self.parsed(spec, values::number)
     }
 
     /// A `Kind::Ratio`: a finite number above 1.
@@ -481,6 +494,11 @@ mod tests {
         assert_eq!(read("alpha=2", |r| r.ratio(&ALPHA)).unwrap(), 2.0);
         assert_eq!(read("band_size=none", |r| r.optional(&BAND, ParamReader::size)).unwrap(), None);
         assert_eq!(read("band_size=1KiB", |r| r.optional(&BAND, ParamReader::size)).unwrap(), Some(1024));
+        const NEEDED: ParamSpec = ParamSpec::new("rate", Kind::Positive { unit: "requests per second" }, REQUIRED, "rate");
+        let mut p = Params::parse(&["alpha=2"]).unwrap();
+        assert_eq!(ParamReader::new(&mut p, &[&[NEEDED]]).optional(&NEEDED, ParamReader::positive).unwrap(), None);
+        assert_eq!(read("rate=3", |r| r.optional(&NEEDED, ParamReader::positive)).unwrap(), Some(3.0));
+        assert_eq!(NEEDED.unit(), "requests per second, a number above 0");
         assert!(read("band_size=0", |r| r.optional(&BAND, ParamReader::size)).is_err());
         assert_eq!(BAND.unit(), "bytes, or none");
         assert_eq!(WINDOW.unit(), "hours, or a number with a unit (ns, us, ms, s, min, h)");

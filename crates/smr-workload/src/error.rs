@@ -24,4 +24,11 @@ impl WorkloadError {
     }
 }
 
+/// A declared parameter's bad value, as the shared reader reports it.
+impl From<smr_core::ParamError> for WorkloadError {
+    fn from(e: smr_core::ParamError) -> Self {
+        WorkloadError::parameter(e.param, e.message)
+    }
+}
+
 pub type Result<T, E = WorkloadError> = std::result::Result<T, E>;

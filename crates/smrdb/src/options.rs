@@ -20,7 +20,9 @@
 //! `experiments/smrdb-soc-level1.toml`).
 
 use crate::error::{Error, Result};
+use smr_core::param_spec::{specs, Kind, ParamList, ParamReader, ParamSpec, NONE};
 use smr_core::units::{KIB, MIB};
+use smr_core::{ParamError, Params};
 
 /// How bands are organised and compacted (§3.2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,6 +143,66 @@ impl Default for Options {
     }
 }
 
+pub const MAX_KEY_LEN: ParamSpec = ParamSpec::new("max_key_len", Kind::Whole, NONE, "longest key (default: 1 KiB, or less where the metadata zone must describe many small bands)");
+pub const MAX_VALUE_LEN: ParamSpec = ParamSpec::new("max_value_len", Kind::Whole, NONE, "longest value (default: 16 MiB or a quarter band, whichever is smaller)");
+pub const BLOCK_SIZE: ParamSpec = ParamSpec::new("block_size", Kind::Whole, "4096", "bytes of a table's data block (LevelDB's)");
+pub const BLOOM_BITS_PER_KEY: ParamSpec = ParamSpec::new("bloom_bits_per_key", Kind::Whole, "10", "Bloom filter bits per key (LevelDB's)");
+pub const HISTOGRAM_BYTES: ParamSpec = ParamSpec::new("histogram_bytes", Kind::Whole, NONE, "bytes of equi-depth histogram per band (default: 4 KiB, §3.2.3, or what the metadata zone has room for)");
+pub const LOG_BUFFER: ParamSpec = ParamSpec::new("log_buffer", Kind::Whole, NONE, "bytes of log records gathered before they go to the device (default: 1 MiB, §3.3.2, or an eighth of a band)");
+pub const L0_COMPACTION_TRIGGER: ParamSpec = ParamSpec::new("l0_compaction_trigger", Kind::Whole, "4", "L0 bands that start a compaction (§3.3.2)");
+pub const L0_SLOWDOWN_TRIGGER: ParamSpec = ParamSpec::new("l0_slowdown_trigger", Kind::Whole, "8", "L0 bands from which each write waits slowdown_micros (§3.3.2)");
+pub const L0_STOP_TRIGGER: ParamSpec = ParamSpec::new("l0_stop_trigger", Kind::Whole, "12", "L0 bands at which writes stop until a compaction (LevelDB's)");
+pub const SLOWDOWN_MICROS: ParamSpec = ParamSpec::new("slowdown_micros", Kind::Whole, "1000", "microseconds each write waits past l0_slowdown_trigger (§3.3.2)");
+pub const L0_MAX_INPUTS: ParamSpec = ParamSpec::new("l0_max_inputs", Kind::Whole, "0", "SOC: most L0 bands in one L0-to-L1 compaction (0: l0_compaction_trigger)");
+pub const L1_OVERLAP_TRIGGER: ParamSpec = ParamSpec::new("l1_overlap_trigger", Kind::Whole, "4", "SOC: L1 bands overlapping at one key that start an L1-to-L1 compaction")
+    .open("Fig. 3.7 draws level 1 at most three deep; see the module documentation of smrdb's options");
+pub const LEVELS: ParamSpec = ParamSpec::new("levels", Kind::Whole, "7", "LOC: levels (LevelDB's)");
+pub const L1_BANDS: ParamSpec = ParamSpec::new("l1_bands", Kind::Whole, "10", "LOC: bands allowed in L1");
+pub const LEVEL_RATIO: ParamSpec = ParamSpec::new("level_ratio", Kind::Whole, "10", "LOC: growth factor per level (LevelDB's)");
+pub const BACKGROUND: ParamSpec = ParamSpec::new("background", Kind::Bool, "true", "compact in a background thread (false: inline, the same device commands every run)");
+pub const CREATE_IF_MISSING: ParamSpec = ParamSpec::new("create_if_missing", Kind::Bool, "true", "make a new store where a folder holds none");
+pub const WRITE_LOG: ParamSpec = ParamSpec::new("write_log", Kind::Bool, "true", "write the log (false: writes live in the memtable until its flush, Fig. 3.10)");
+
+/// The options that apply to one opening (every option but the three recorded ones and sync).
+pub const TUNING: ParamList = &[&[
+    MAX_KEY_LEN, MAX_VALUE_LEN, BLOCK_SIZE, BLOOM_BITS_PER_KEY, HISTOGRAM_BYTES, LOG_BUFFER, L0_COMPACTION_TRIGGER, L0_SLOWDOWN_TRIGGER, L0_STOP_TRIGGER, SLOWDOWN_MICROS,
+    L0_MAX_INPUTS, L1_OVERLAP_TRIGGER, LEVELS, L1_BANDS, LEVEL_RATIO, BACKGROUND, CREATE_IF_MISSING, WRITE_LOG,
+]];
+
+impl Options {
+    /// Sets the tuning options given in `given` (a key of `TUNING` each), through their
+    /// declarations; options not given keep their value.
+    pub fn tune(&mut self, given: &mut Params) -> std::result::Result<(), ParamError> {
+        if let Some((key, _)) = given.pairs().find(|(key, _)| !specs(TUNING).any(|spec| spec.key == *key)) {
+            let names: Vec<&str> = specs(TUNING).map(|spec| spec.key).collect();
+            return Err(ParamError::new(key, format!("unknown option (one of {})", names.join(", "))));
+        }
+        let r = &mut ParamReader::new(given, TUNING);
+        let whole = |spec: &ParamSpec, r: &mut ParamReader<'_>| if r.given(spec) { r.whole(spec).map(Some) } else { Ok(None) };
+        if let Some(n) = whole(&MAX_KEY_LEN, r)? { self.max_key_len = Some(n as usize) }
+        if let Some(n) = whole(&MAX_VALUE_LEN, r)? { self.max_value_len = Some(n as usize) }
+        if let Some(n) = whole(&BLOCK_SIZE, r)? { self.block_size = n as usize }
+        if let Some(n) = whole(&BLOOM_BITS_PER_KEY, r)? { self.bloom_bits_per_key = n as u32 }
+        if let Some(n) = whole(&HISTOGRAM_BYTES, r)? { self.histogram_bytes = Some(n as usize) }
+        if let Some(n) = whole(&LOG_BUFFER, r)? { self.log_buffer = Some(n as usize) }
+        if let Some(n) = whole(&L0_COMPACTION_TRIGGER, r)? { self.l0_compaction_trigger = n as usize }
+        if let Some(n) = whole(&L0_SLOWDOWN_TRIGGER, r)? { self.l0_slowdown_trigger = n as usize }
+        if let Some(n) = whole(&L0_STOP_TRIGGER, r)? { self.l0_stop_trigger = n as usize }
+        if let Some(n) = whole(&SLOWDOWN_MICROS, r)? { self.slowdown_micros = n }
+        if let Some(n) = whole(&L0_MAX_INPUTS, r)? { self.l0_max_inputs = n as usize }
+        if let Some(n) = whole(&L1_OVERLAP_TRIGGER, r)? { self.l1_overlap_trigger = n as usize }
+        if let Some(n) = whole(&LEVELS, r)? { self.levels = n as usize }
+        if let Some(n) = whole(&L1_BANDS, r)? { self.l1_bands = n }
+        if let Some(n) = whole(&LEVEL_RATIO, r)? { self.level_ratio = n }
+        for (spec, field) in [(&BACKGROUND, &mut self.background), (&CREATE_IF_MISSING, &mut self.create_if_missing), (&WRITE_LOG, &mut self.write_log)] {
+            if r.given(spec) {
+                *field = r.bool(spec)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Smallest histogram a band may have, bytes.
 pub const MIN_HISTOGRAM: usize = 64;
 
@@ -238,5 +300,31 @@ impl Options {
 
     pub fn l0_inputs(&self) -> usize {
         if self.l0_max_inputs == 0 { self.l0_compaction_trigger } else { self.l0_max_inputs }
+    }
+}
+
+#[cfg(test)]
+mod tuning_tests {
+    use super::*;
+
+    /// The declared defaults are `Options::default()`'s: giving each one changes nothing.
+    #[test]
+    fn declared_defaults_are_the_default_options() {
+        for spec in specs(TUNING).filter(|spec| spec.default != NONE) {
+            let mut options = Options::default();
+            options.tune(&mut Params::parse(&[format!("{}={}", spec.key, spec.default)]).unwrap()).unwrap();
+            assert_eq!(format!("{options:?}"), format!("{:?}", Options::default()), "{}", spec.key);
+        }
+    }
+
+    #[test]
+    fn tuning_names_a_bad_or_unknown_option() {
+        let mut options = Options::default();
+        options.tune(&mut Params::parse(&["levels=3", "write_log=False"]).unwrap()).unwrap();
+        assert!(options.levels == 3 && !options.write_log);
+        for (given, key, says) in [("levels=-1", "levels", "whole number"), ("background=maybe", "background", "true or false"), ("level=3", "level", "unknown option")] {
+            let err = Options::default().tune(&mut Params::parse(&[given]).unwrap()).unwrap_err();
+            assert!(err.param == key && err.message.contains(says), "{given}: {err}");
+        }
     }
 }

@@ -10,6 +10,7 @@ use pyo3::create_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use smr_media::{Hdd, Medium, PRESETS};
+use smr_core::Params;
 use smrdb::{Db, DbIter, Error, Options, Scheme, WriteBatch};
 
 use crate::errors::SmrlabError;
@@ -48,35 +49,15 @@ fn disk(name: &str) -> PyResult<Box<dyn Medium>> {
     Ok(Box::new(Hdd::new(spec.clone())))
 }
 
-/// Applies `name=value` tuning options (integers, or booleans for `background` and `write_log`).
+/// Applies `name=value` tuning options (smrdb's `options::TUNING`: whole numbers, or booleans
+/// for `background`, `create_if_missing` and `write_log`), read through their declarations.
 pub(crate) fn tune(options: &mut Options, tuning: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
     let Some(tuning) = tuning else { return Ok(()) };
+    let mut given = Params::new();
     for (name, value) in tuning.iter() {
-        let name: String = name.extract()?;
-        let number = || -> PyResult<u64> { value.extract::<u64>().map_err(|_| KvParameterError::new_err(format!("option {name} takes a whole number of at least 0, not {value}"))) };
-        match name.as_str() {
-            "max_key_len" => options.max_key_len = Some(number()? as usize),
-            "max_value_len" => options.max_value_len = Some(number()? as usize),
-            "block_size" => options.block_size = number()? as usize,
-            "bloom_bits_per_key" => options.bloom_bits_per_key = number()? as u32,
-            "histogram_bytes" => options.histogram_bytes = Some(number()? as usize),
-            "log_buffer" => options.log_buffer = Some(number()? as usize),
-            "l0_compaction_trigger" => options.l0_compaction_trigger = number()? as usize,
-            "l0_slowdown_trigger" => options.l0_slowdown_trigger = number()? as usize,
-            "l0_stop_trigger" => options.l0_stop_trigger = number()? as usize,
-            "slowdown_micros" => options.slowdown_micros = number()?,
-            "l0_max_inputs" => options.l0_max_inputs = number()? as usize,
-            "l1_overlap_trigger" => options.l1_overlap_trigger = number()? as usize,
-            "levels" => options.levels = number()? as usize,
-            "l1_bands" => options.l1_bands = number()?,
-            "level_ratio" => options.level_ratio = number()?,
-            "background" => options.background = value.extract()?,
-            "create_if_missing" => options.create_if_missing = value.extract()?,
-            "write_log" => options.write_log = value.extract()?,
-            other => return Err(KvParameterError::new_err(format!("unknown option {other}"))),
-        }
+        given.set(&name.extract::<String>()?, value.str()?.to_string());
     }
-    Ok(())
+    options.tune(&mut given).map_err(|e| KvParameterError::new_err(format!("option {}: {}", smr_core::quote(&e.param), e.message)))
 }
 
 /// An open store. `path=None` keeps it in memory; `disk` names an HDD preset whose simulated

@@ -1,5 +1,6 @@
-//! Documentation of the simulated systems and their parameters, and of the trace synthesizer's,
-//! for `smrlab sim --help`, `smrlab trace synth --help` and for the Python front, which reads
+//! Documentation of the simulated systems and their parameters, and of the trace synthesizer's
+//! (the arrival processes' are `workload::arrival_params`), for `smrlab sim --help`, `smrlab
+//! trace synth --help` and for the Python front, which reads
 //! every parameter's name, default and unit from the Rust declarations instead of copying them.
 
 use pyo3::prelude::*;
@@ -7,10 +8,10 @@ use smr_core::param_spec::{specs, ParamList};
 
 /// One parameter as Python sees it: (key, default, unit, help, open), `open` the reason for the
 /// default of an open choice (a value the paper does not state), else None.
-type ParamTuple = (String, String, String, String, Option<String>);
+pub(crate) type ParamTuple = (String, String, String, String, Option<String>);
 
 /// Every declaration of `list` as Python sees it.
-fn param_tuples(list: ParamList) -> Vec<ParamTuple> {
+pub(crate) fn param_tuples(list: ParamList) -> Vec<ParamTuple> {
     specs(list).map(|p| (p.key.into(), p.default.into(), p.unit(), p.help.into(), p.open.map(String::from))).collect()
 }
 

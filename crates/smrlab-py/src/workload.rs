@@ -59,6 +59,13 @@ fn arrival_schedule(py: Python<'_>, params: Vec<(String, String)>, seed: u64) ->
     packed(py, &times)
 }
 
+/// `[(key, default, unit, help, open), ...]`: the arrival processes' parameters (Table 4.1's
+/// names), for `--help`.
+#[pyfunction]
+fn arrival_params() -> Vec<crate::systems::ParamTuple> {
+    crate::systems::param_tuples(smr_workload::arrival::PARAMS)
+}
+
 /// A store for runs, experiments and the server, open until `close`.
 #[pyclass(module = "smrlab._core")]
 pub struct WorkloadStore {
@@ -216,6 +223,7 @@ fn serve(py: Python<'_>, store: &WorkloadStore, address: String, max_bulk: usize
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WorkloadStore>()?;
     m.add_function(wrap_pyfunction!(arrival_schedule, m)?)?;
+    m.add_function(wrap_pyfunction!(arrival_params, m)?)?;
     m.add_function(wrap_pyfunction!(run_ycsb, m)?)?;
     m.add_function(wrap_pyfunction!(ycsb_operations, m)?)?;
     m.add_function(wrap_pyfunction!(ycsb_keys, m)?)?;

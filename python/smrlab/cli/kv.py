@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from smrlab import workload
-from smrlab.cli.workload import PROCESS_HELP, add_arrival_arguments, arrival_options
+from smrlab.cli.workload import add_arrival_arguments, arrival_options, process_help
 from smrlab.errors import UsageError
 from smrlab.kv import DB, KEY_BYTES, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
 from smrlab.options import bounded_whole, count, quoted, seed, whole
@@ -333,7 +333,7 @@ def register(commands) -> None:
     add_workload_store_arguments(ycsb)
     add_arrival_arguments(ycsb, rate_default=1000, duration_default=10)
     ycsb.set_defaults(func=run_ycsb)
-    ycsb.epilog = PROCESS_HELP
+    ycsb.epilog = process_help()
 
     serve = group.add("serve", help="serve a store over the Redis protocol (RESP2, RESP3 after HELLO 3) until SIGTERM or SIGINT",
                       description="Serves the store over the Redis protocol, RESP2 and RESP3 (after HELLO 3), as Redis 7 does: "

@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from smrlab import hurst, workload
+from smrlab import _core, hurst, workload
+from smrlab.cli.sim import param_lines
 from smrlab.errors import UsageError
 from smrlab.options import bounded_whole, non_negative, positive, seed
 from smrlab.outputs import output_file
@@ -20,13 +21,14 @@ from smrlab.tables import print_json, print_table
 # The most ACF lags `analyze` computes (a series shorter than that gets as many as it has).
 MAX_LAG = 10**7
 
-PROCESS_HELP = """arrival processes (the SMRDB thesis's Table 4.1 names in brackets):
-  constant      one request every 1/rate seconds
-  poisson       exponential inter-arrivals
-  selfsimilar   the b-model with --bias b in [0.5, 1) [ss.bias]; slots of --resolution s
-  diurnal       a sine envelope: average --rate, amplitude --modulation [diurnal.modulation],
-                period --cycle minutes [diurnal.cyclelength]; inter-arrivals --distribution
-                pareto (shape --shape > 1) or exponential [diurnal.distribution(.shape)]"""
+
+def process_help() -> str:
+    """The arrival processes' parameters for ``--help``, from their declarations in the Rust core,
+    under the SMRDB thesis's Table 4.1 names, and the options that give them."""
+    lines = ["arrival parameters (Table 4.1 of the SMRDB thesis): --process [arrivalgenerator], --rate [target], "
+             "--duration, --bias [ss.bias], --resolution [ss.resolution], --modulation [diurnal.modulation], "
+             "--cycle [diurnal.cyclelength], --distribution, --shape [diurnal.distribution.shape]"]
+    return "\n".join(lines + param_lines(_core.arrival_params(), "  "))
 
 
 def add_arrival_arguments(parser: argparse.ArgumentParser, rate_default: float | None = None, duration_default: float | None = None) -> None:
@@ -122,7 +124,7 @@ def register(commands) -> None:
     add_arrival_arguments(arrivals)
     arrivals.add_argument("--out", required=True, metavar="FILE", help="series file to write")
     arrivals.set_defaults(func=run_arrivals)
-    arrivals.epilog = PROCESS_HELP
+    arrivals.epilog = process_help()
 
     analyze = group.add("analyze", help="print a series' autocorrelation (and draw it as a PNG) and five Hurst estimates",
                         description="Analyses a series file: arrival times (as 'smrlab workload arrivals' writes them) are "

@@ -19,7 +19,9 @@ pub mod diurnal;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use smr_core::param_spec::{specs, Kind, ParamList, ParamReader, ParamSpec, REQUIRED};
 use smr_core::quote::quote;
+use smr_core::{values, Params};
 
 use crate::error::{Result, WorkloadError};
 
@@ -53,47 +55,61 @@ pub struct ArrivalSpec {
 /// At most this many arrivals in one schedule: 160 MB at 8 bytes each, which the bindings copy
 /// once more (5,000 requests a second for over an hour).
 pub const MAX_ARRIVALS: f64 = 2e7;
-/// The b-model's finest slot unless `ss.resolution` says otherwise: 1 ms.
-pub const DEFAULT_RESOLUTION_S: f64 = 0.001;
 
-/// The parameter names `ArrivalSpec::from_params` reads.
-pub const PARAMETERS: [&str; 9] = ["arrivalgenerator", "target", "duration", "ss.bias", "ss.resolution", "diurnal.modulation", "diurnal.cyclelength", "diurnal.distribution", "diurnal.distribution.shape"];
+/// The arrival processes, as `arrivalgenerator` names them.
+const PROCESSES: &[&str] = &["constant", "poisson", "selfsimilar", "diurnal"];
 
-fn number(params: &[(String, String)], name: &str) -> Result<Option<f64>> {
-    match params.iter().rev().find(|(k, _)| k == name) {
-        None => Ok(None),
-        Some((_, v)) => v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).map(Some).ok_or_else(|| WorkloadError::parameter(name, format!("{} is not a number", quote(v)))),
-    }
-}
+pub const GENERATOR: ParamSpec = ParamSpec::new(
+    "arrivalgenerator",
+    Kind::Choice(PROCESSES),
+    "constant",
+    "the arrival process (spaces, '-' and '_' in the name are ignored: self-similar)",
+);
+pub const TARGET: ParamSpec = ParamSpec::new("target", Kind::Number { unit: "requests per second" }, REQUIRED, "average arrival rate, above 0");
+pub const DURATION: ParamSpec = ParamSpec::new("duration", Kind::Number { unit: "seconds" }, REQUIRED, "how long requests arrive, above 0");
+pub const SS_BIAS: ParamSpec = ParamSpec::new("ss.bias", Kind::Number { unit: "a share" }, REQUIRED, "selfsimilar: the b-model's bias, from 0.5 (spreading evenly) to below 1");
+pub const SS_RESOLUTION: ParamSpec = ParamSpec::new("ss.resolution", Kind::Number { unit: "seconds" }, "0.001", "selfsimilar: the b-model's finest slot, above 0 and at most the duration");
+pub const MODULATION: ParamSpec = ParamSpec::new("diurnal.modulation", Kind::Number { unit: "requests per second" }, REQUIRED, "diurnal: the sine envelope's amplitude, from 0 to below target");
+pub const CYCLE: ParamSpec = ParamSpec::new("diurnal.cyclelength", Kind::Number { unit: "minutes" }, REQUIRED, "diurnal: the envelope's period, above 0");
+pub const DISTRIBUTION: ParamSpec = ParamSpec::new("diurnal.distribution", Kind::Choice(&["pareto", "exponential"]), "pareto", "diurnal: the distribution of inter-arrival times under the envelope");
+pub const SHAPE: ParamSpec = ParamSpec::new("diurnal.distribution.shape", Kind::Number { unit: "a Pareto shape" }, REQUIRED, "diurnal with pareto: the Pareto shape, above 1");
 
-fn required(params: &[(String, String)], name: &str, process: &str) -> Result<f64> {
-    number(params, name)?.ok_or_else(|| WorkloadError::parameter(name, format!("is required by the {process} process")))
+/// Every arrival parameter, named as in Table 4.1.
+pub const PARAMS: ParamList = &[&[GENERATOR, TARGET, DURATION, SS_BIAS, SS_RESOLUTION, MODULATION, CYCLE, DISTRIBUTION, SHAPE]];
+
+/// `spec`'s number, required by `process`.
+fn required(params: &mut ParamReader<'_>, spec: &ParamSpec, process: &str) -> Result<f64> {
+    params.optional(spec, ParamReader::number)?.ok_or_else(|| WorkloadError::parameter(spec.key, format!("is required by the {process} process")))
 }
 
 impl ArrivalSpec {
-    /// Reads a spec from `(name, value)` pairs named as in Table 4.1 (see `PARAMETERS`).
-    pub fn from_params(params: &[(String, String)]) -> Result<ArrivalSpec> {
-        for (k, _) in params {
-            if !PARAMETERS.contains(&k.as_str()) {
-                return Err(WorkloadError::parameter(quote(k), format!("is not an arrival parameter (one of {})", PARAMETERS.join(", "))));
+    /// Reads a spec from `(name, value)` pairs named as in Table 4.1 (see `PARAMS`); a later
+    /// pair overrides an earlier one of the same name.
+    pub fn from_params(pairs: &[(String, String)]) -> Result<ArrivalSpec> {
+        let mut given = Params::new();
+        for (k, v) in pairs {
+            if !specs(PARAMS).any(|spec| spec.key == k) {
+                let names: Vec<&str> = specs(PARAMS).map(|spec| spec.key).collect();
+                return Err(WorkloadError::parameter(quote(k), format!("is not an arrival parameter (one of {})", names.join(", "))));
             }
+            given.set(k, v.as_str());
         }
-        let generator = params.iter().rev().find(|(k, _)| k == "arrivalgenerator").map(|(_, v)| v.to_ascii_lowercase()).unwrap_or_else(|| "constant".into());
-        let process = match generator.replace([' ', '-', '_'], "").as_str() {
-            "constant" => Process::Constant,
-            "poisson" => Process::Poisson,
-            "selfsimilar" => Process::SelfSimilar { bias: required(params, "ss.bias", "self-similar")?, resolution_s: number(params, "ss.resolution")?.unwrap_or(DEFAULT_RESOLUTION_S) },
-            "diurnal" => {
-                let distribution = match params.iter().rev().find(|(k, _)| k == "diurnal.distribution").map(|(_, v)| v.to_ascii_lowercase()).as_deref() {
-                    None | Some("pareto") => Secondary::Pareto { shape: required(params, "diurnal.distribution.shape", "diurnal (Pareto)")? },
-                    Some("exponential") => Secondary::Exponential,
-                    Some(other) => return Err(WorkloadError::parameter("diurnal.distribution", format!("{} is not a distribution (pareto, exponential)", quote(other)))),
+        let params = &mut ParamReader::new(&mut given, PARAMS);
+        let generator = params.text(&GENERATOR)?.to_ascii_lowercase();
+        let process = match values::choice(&generator.replace([' ', '-', '_'], ""), PROCESSES).map(|i| PROCESSES[i]) {
+            Ok("constant") => Process::Constant,
+            Ok("poisson") => Process::Poisson,
+            Ok("selfsimilar") => Process::SelfSimilar { bias: required(params, &SS_BIAS, "self-similar")?, resolution_s: params.number(&SS_RESOLUTION)? },
+            Ok(_diurnal) => {
+                let distribution = match params.choice(&DISTRIBUTION)? {
+                    "pareto" => Secondary::Pareto { shape: required(params, &SHAPE, "diurnal (Pareto)")? },
+                    _exponential => Secondary::Exponential,
                 };
-                Process::Diurnal { modulation: required(params, "diurnal.modulation", "diurnal")?, cycle_minutes: required(params, "diurnal.cyclelength", "diurnal")?, distribution }
+                Process::Diurnal { modulation: required(params, &MODULATION, "diurnal")?, cycle_minutes: required(params, &CYCLE, "diurnal")?, distribution }
             }
-            _ => return Err(WorkloadError::parameter("arrivalgenerator", format!("{} is not an arrival process (constant, poisson, selfsimilar, diurnal)", quote(&generator)))),
+            Err(_) => return Err(WorkloadError::parameter(GENERATOR.key, format!("{} is not an arrival process ({})", quote(&generator), PROCESSES.join(", ")))),
         };
-        let spec = ArrivalSpec { process, rate: required(params, "target", "every")?, duration_s: required(params, "duration", "every")? };
+        let spec = ArrivalSpec { process, rate: required(params, &TARGET, "every")?, duration_s: required(params, &DURATION, "every")? };
         spec.validate()?;
         Ok(spec)
     }
