@@ -3,14 +3,16 @@
 //! sees a stable picture by skipping entries newer than `s`; iterators copy short runs of
 //! entries out under the read lock and seek past the last one for the next run.
 //!
-//! Each key is held once, in a hash map, with its versions (oldest first) beside it: a write of
-//! a key the memtable holds is a hash probe and an append, and a point read at any snapshot is
-//! a hash probe and a look along that key's few versions. Key order is needed only by
-//! iterators and flushes, so it is kept lazily: a key new to the memtable joins a list of
-//! unordered keys, folded into the ordered set when an iterator or a flush next asks for order
-//! (sorted first, then merged in bulk or inserted one by one, whichever is cheaper). A SET
-//! under redis-benchmark spent 41 % of the server's time in the sorted insert this replaces
-//! (a B-tree keyed by key and tag, a key copy and a byte comparison per level per write).
+//! Each key is held once, in a hash map, with the place of its newest version; each version
+//! links to the key's next older one, and values are copied into large arena chunks. So a
+//! write is a hash probe and two appends (no allocation of its own unless the key is new), a
+//! point read at any snapshot a probe and a walk along that key's few versions, and freeing a
+//! memtable a few calls. Key order is needed only by iterators and flushes, so it is kept
+//! lazily: a key new to the memtable joins a list of unordered keys, folded into the ordered
+//! set when an iterator or a flush next asks for order (sorted first, then merged in bulk or
+//! inserted one by one, whichever is cheaper). A SET under redis-benchmark spent 41 % of the
+//! server's time in the sorted insert this replaces (a B-tree keyed by key and tag: a key copy
+//! and a byte comparison per level per write).
 //!
 //! Not here: sequence numbers (handed out by the write path), durability (the log).
 
@@ -27,13 +29,58 @@ use crate::table::format::estimated_entry_bytes;
 /// One entry: user key, tag, value (empty for tombstones).
 pub type Entry = (Vec<u8>, u64, Vec<u8>);
 
-/// A key's versions, as (tag, value), in ascending tag order (oldest first).
-type Versions = Vec<(u64, Box<[u8]>)>;
+/// Where a value lies in the arena: chunk, start, length.
+#[derive(Clone, Copy)]
+struct ValueRef {
+    chunk: u32,
+    start: u32,
+    len: u32,
+}
 
-/// The keys with their versions, and the keys' order.
+/// One version of a key: its tag, its value, and the key's next older version (`NONE`: none).
+struct Version {
+    tag: u64,
+    value: ValueRef,
+    older: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Bytes of an arena chunk (a larger value takes a chunk of its own size).
+const CHUNK: usize = 1 << 20;
+
+/// The values, copied one after another into large chunks: one allocation per megabyte, not
+/// per write, and a memtable's values are freed in a few calls.
+#[derive(Default)]
+struct Arena {
+    chunks: Vec<Vec<u8>>,
+}
+
+impl Arena {
+    fn add(&mut self, value: &[u8]) -> ValueRef {
+        let fits = self.chunks.last().is_some_and(|c| c.capacity() - c.len() >= value.len());
+        if !fits {
+            self.chunks.push(Vec::with_capacity(value.len().max(CHUNK)));
+        }
+        let chunk = self.chunks.len() - 1;
+        let bytes = &mut self.chunks[chunk];
+        let start = bytes.len();
+        bytes.extend_from_slice(value);
+        ValueRef { chunk: chunk as u32, start: start as u32, len: value.len() as u32 }
+    }
+
+    fn get(&self, at: ValueRef) -> &[u8] {
+        &self.chunks[at.chunk as usize][at.start as usize..][..at.len as usize]
+    }
+}
+
+/// The keys, each with its newest version, the versions (each linked to the key's next older
+/// one), the values, and the keys' order.
 #[derive(Default)]
 struct Maps {
-    versions: FxHashMap<Arc<[u8]>, Versions>,
+    newest: FxHashMap<Arc<[u8]>, u32>,
+    versions: Vec<Version>,
+    values: Arena,
     /// Every key but those in `unordered`, in order.
     ordered: BTreeSet<Arc<[u8]>>,
     /// Keys added since order was last asked for.
@@ -42,20 +89,44 @@ struct Maps {
 
 impl Maps {
     fn add(&mut self, tag: u64, key: &[u8], value: &[u8]) {
-        let value: Box<[u8]> = value.into();
-        match self.versions.get_mut(key) {
-            // Writes arrive in sequence order, so this is an append but for a replayed
-            // duplicate (the same tag twice keeps the later value, as a map would).
-            Some(versions) => match versions.binary_search_by_key(&tag, |(t, _)| *t) {
-                Ok(at) => versions[at].1 = value,
-                Err(at) => versions.insert(at, (tag, value)),
-            },
+        let at = self.versions.len() as u32;
+        let value = self.values.add(value);
+        match self.newest.get_mut(key) {
+            Some(newest) => {
+                // Writes arrive in sequence order, so the new version is the newest but for a
+                // replayed duplicate: it then goes where its tag belongs (the same tag twice
+                // keeps the later value, as a map would).
+                let (mut newer, mut older) = (NONE, *newest);
+                while older != NONE && self.versions[older as usize].tag > tag {
+                    (newer, older) = (older, self.versions[older as usize].older);
+                }
+                if older != NONE && self.versions[older as usize].tag == tag {
+                    self.versions[older as usize].value = value;
+                    return;
+                }
+                self.versions.push(Version { tag, value, older });
+                match newer {
+                    NONE => *newest = at,
+                    newer => self.versions[newer as usize].older = at,
+                }
+            }
             None => {
                 let key: Arc<[u8]> = key.into();
                 self.unordered.push(key.clone());
-                self.versions.insert(key, vec![(tag, value)]);
+                self.newest.insert(key, at);
+                self.versions.push(Version { tag, value, older: NONE });
             }
         }
+    }
+
+    /// `key`'s versions, newest first.
+    fn versions_of(&self, key: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
+        let mut at = self.newest.get(key).copied().unwrap_or(NONE);
+        std::iter::from_fn(move || {
+            let version = self.versions.get(at as usize)?;
+            at = version.older;
+            Some((version.tag, self.values.get(version.value)))
+        })
     }
 
     /// Folds the unordered keys into the ordered set.
@@ -78,12 +149,11 @@ impl Maps {
     /// Appends to `out` up to `limit` entries from `key`'s versions with a tag below `below`,
     /// newest first; whether the limit was reached.
     fn push_versions(&self, key: &Arc<[u8]>, below: u64, out: &mut Vec<Entry>, limit: usize) -> bool {
-        let versions = &self.versions[key];
-        for (tag, value) in versions.iter().rev().filter(|(tag, _)| *tag < below) {
+        for (tag, value) in self.versions_of(key).filter(|(tag, _)| *tag < below) {
             if out.len() == limit {
                 return true;
             }
-            out.push((key.to_vec(), *tag, value.to_vec()));
+            out.push((key.to_vec(), tag, value.to_vec()));
         }
         out.len() == limit
     }
@@ -156,15 +226,14 @@ impl MemTable {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.read().versions.is_empty()
+        self.read().newest.is_empty()
     }
 
     /// The newest version of `key` at or below `snapshot`, if the memtable has one.
     pub fn get(&self, key: &[u8], snapshot: u64) -> Option<(Found, u64)> {
         let maps = self.read();
-        let versions = maps.versions.get(key)?;
-        let (tag, value) = versions.iter().rev().find(|(tag, _)| key::sequence_of(*tag) <= snapshot)?;
-        Some(found(*tag, value))
+        let (tag, value) = maps.versions_of(key).find(|(tag, _)| key::sequence_of(*tag) <= snapshot)?;
+        Some(found(tag, value))
     }
 
     /// Up to `limit` entries after `after` (exclusive; `None`: from `start`, inclusive of every
@@ -198,8 +267,8 @@ impl MemTable {
     pub fn for_each(&self, mut f: impl FnMut(&[u8], u64, &[u8]) -> crate::Result<()>) -> crate::Result<()> {
         let maps = self.ordered();
         for key in &maps.ordered {
-            for (tag, value) in maps.versions[key].iter().rev() {
-                f(key, *tag, value)?;
+            for (tag, value) in maps.versions_of(key) {
+                f(key, tag, value)?;
             }
         }
         Ok(())

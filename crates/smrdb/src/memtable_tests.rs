@@ -34,6 +34,9 @@ enum Op {
     Delete(u8),
     /// A batch of puts (key, value) and deletes (key, None), inserted together.
     Batch(Vec<(u8, Option<u8>)>),
+    /// A put with an earlier sequence number than the newest (at most the newest, which it may
+    /// repeat), as no write path makes but the memtable still orders.
+    Late(u8, u8, u64),
     Get(u8, u64),
     /// Entries from a key (or, with `after`, after the model's entry at that index), at most
     /// `limit`.
@@ -48,6 +51,7 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (key.clone(), any::<u8>()).prop_map(|(k, v)| Op::Put(k, v)),
         2 => key.clone().prop_map(Op::Delete),
         2 => proptest::collection::vec((key.clone(), proptest::option::of(any::<u8>())), 0..6).prop_map(Op::Batch),
+        1 => (key.clone(), any::<u8>(), 0u64..80).prop_map(|(k, v, back)| Op::Late(k, v, back)),
         3 => (key.clone(), 0u64..80).prop_map(|(k, s)| Op::Get(k, s)),
         2 => (key, proptest::option::of(0usize..80), 0usize..12).prop_map(|(start, after, limit)| Op::Entries { start, after, limit }),
         1 => Just(Op::ForEach),
@@ -103,6 +107,12 @@ proptest! {
                     sequence += writes.len() as u64;
                     batch_writes[0] += writes.iter().filter(|(_, v)| v.is_none()).count() as u64;
                     batch_writes[1] += writes.iter().filter(|(_, v)| v.is_some()).count() as u64;
+                }
+                Op::Late(k, v, back) => {
+                    let late = sequence.saturating_sub(back).max(1);
+                    let (kind, value) = put(&mut model, late, k, Some(v));
+                    m.insert(late, kind, &key_bytes(k), &value);
+                    sequence = sequence.max(late);
                 }
                 Op::Get(k, snapshot) => {
                     let key = key_bytes(k);
