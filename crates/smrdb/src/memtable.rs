@@ -3,27 +3,28 @@
 //! sees a stable picture by skipping entries newer than `s`; iterators copy short runs of
 //! entries out under the read lock and seek past the last one for the next run.
 //!
-//! Each key is held once, in a hash map, with the place of its newest version; each version
-//! links to the key's next older one, and values are copied into large arena chunks. So a
-//! write is a hash probe and two appends (no allocation of its own unless the key is new), a
-//! point read at any snapshot a probe and a walk along that key's few versions, and freeing a
-//! memtable a few calls. Key order is needed only by iterators and flushes, so it is kept
-//! lazily: a key new to the memtable joins a list of unordered keys, folded into the ordered
-//! set when an iterator or a flush next asks for order (sorted first, then merged in bulk or
-//! inserted one by one, whichever is cheaper). A SET under redis-benchmark spent 41 % of the
-//! server's time in the sorted insert this replaces (a B-tree keyed by key and tag: a key copy
-//! and a byte comparison per level per write).
+//! Each key is held once (short keys inline: `memtable_key`), in a hash map, with the place and
+//! tag of its newest version; each version links to the key's next older one, and values are
+//! copied into large arena chunks. So a write is a hash probe and two appends (no allocation of
+//! its own unless the key is new), a point read at any snapshot a probe and a walk along that
+//! key's few versions, and freeing a memtable a few calls. Key order is needed only by
+//! iterators and flushes, so it is kept lazily: a key new to the memtable joins a list of
+//! unordered keys, folded into the ordered set when an iterator or a flush next asks for order
+//! (sorted first, then merged in bulk or inserted one by one, whichever is cheaper). A SET
+//! under redis-benchmark spent 41 % of the server's time in the sorted insert this replaces (a
+//! B-tree keyed by key and tag: a key copy and a byte comparison per level per write).
 //!
 //! Not here: sequence numbers (handed out by the write path), durability (the log).
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use rustc_hash::FxHashMap;
 
 use crate::key::{self, Found, Kind};
+use key_bytes::MemKey;
 use crate::table::format::estimated_entry_bytes;
 
 /// One entry: user key, tag, value (empty for tombstones).
@@ -74,54 +75,58 @@ impl Arena {
     }
 }
 
+/// A key's newest version: its place and tag.
+struct Newest {
+    at: u32,
+    tag: u64,
+}
+
 /// The keys, each with its newest version, the versions (each linked to the key's next older
 /// one), the values, and the keys' order.
 #[derive(Default)]
 struct Maps {
-    newest: FxHashMap<Arc<[u8]>, u32>,
+    newest: FxHashMap<MemKey, Newest>,
     versions: Vec<Version>,
     values: Arena,
     /// Every key but those in `unordered`, in order.
-    ordered: BTreeSet<Arc<[u8]>>,
+    ordered: BTreeSet<MemKey>,
     /// Keys added since order was last asked for.
-    unordered: Vec<Arc<[u8]>>,
+    unordered: Vec<MemKey>,
 }
 
 impl Maps {
     fn add(&mut self, tag: u64, key: &[u8], value: &[u8]) {
         let at = self.versions.len() as u32;
         let value = self.values.add(value);
-        match self.newest.get_mut(key) {
-            Some(newest) => {
-                // Writes arrive in sequence order, so the new version is the newest but for a
-                // replayed duplicate: it then goes where its tag belongs (the same tag twice
-                // keeps the later value, as a map would).
-                let (mut newer, mut older) = (NONE, *newest);
-                while older != NONE && self.versions[older as usize].tag > tag {
-                    (newer, older) = (older, self.versions[older as usize].older);
-                }
-                if older != NONE && self.versions[older as usize].tag == tag {
-                    self.versions[older as usize].value = value;
-                    return;
-                }
-                self.versions.push(Version { tag, value, older });
-                match newer {
-                    NONE => *newest = at,
-                    newer => self.versions[newer as usize].older = at,
-                }
-            }
-            None => {
-                let key: Arc<[u8]> = key.into();
-                self.unordered.push(key.clone());
-                self.newest.insert(key, at);
-                self.versions.push(Version { tag, value, older: NONE });
-            }
+        let Some(newest) = self.newest.get_mut(key) else {
+            let key = MemKey::new(key);
+            self.unordered.push(key.clone());
+            self.newest.insert(key, Newest { at, tag });
+            self.versions.push(Version { tag, value, older: NONE });
+            return;
+        };
+        if tag > newest.tag {
+            self.versions.push(Version { tag, value, older: newest.at });
+            *newest = Newest { at, tag };
+            return;
         }
+        // Writes arrive in sequence order, so only a replayed duplicate comes here: it goes
+        // where its tag belongs (the same tag twice keeps the later value, as a map would).
+        let (mut newer, mut older) = (NONE, newest.at);
+        while older != NONE && self.versions[older as usize].tag > tag {
+            (newer, older) = (older, self.versions[older as usize].older);
+        }
+        if older != NONE && self.versions[older as usize].tag == tag {
+            self.versions[older as usize].value = value;
+            return;
+        }
+        self.versions.push(Version { tag, value, older });
+        self.versions[newer as usize].older = at;
     }
 
     /// `key`'s versions, newest first.
     fn versions_of(&self, key: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
-        let mut at = self.newest.get(key).copied().unwrap_or(NONE);
+        let mut at = self.newest.get(key).map_or(NONE, |newest| newest.at);
         std::iter::from_fn(move || {
             let version = self.versions.get(at as usize)?;
             at = version.older;
@@ -139,7 +144,7 @@ impl Maps {
         // A merge costs the whole set; one insert costs a search: merge only when the new keys
         // are a good share of the set (a flush, a scan after many writes).
         if fresh.len() >= self.ordered.len() / 8 {
-            let mut more: BTreeSet<Arc<[u8]>> = fresh.into_iter().collect();
+            let mut more: BTreeSet<MemKey> = fresh.into_iter().collect();
             self.ordered.append(&mut more);
         } else {
             self.ordered.extend(fresh);
@@ -148,12 +153,12 @@ impl Maps {
 
     /// Appends to `out` up to `limit` entries from `key`'s versions with a tag below `below`,
     /// newest first; whether the limit was reached.
-    fn push_versions(&self, key: &Arc<[u8]>, below: u64, out: &mut Vec<Entry>, limit: usize) -> bool {
-        for (tag, value) in self.versions_of(key).filter(|(tag, _)| *tag < below) {
+    fn push_versions(&self, key: &MemKey, below: u64, out: &mut Vec<Entry>, limit: usize) -> bool {
+        for (tag, value) in self.versions_of(key.as_slice()).filter(|(tag, _)| *tag < below) {
             if out.len() == limit {
                 return true;
             }
-            out.push((key.to_vec(), tag, value.to_vec()));
+            out.push((key.as_slice().to_vec(), tag, value.to_vec()));
         }
         out.len() == limit
     }
@@ -267,8 +272,8 @@ impl MemTable {
     pub fn for_each(&self, mut f: impl FnMut(&[u8], u64, &[u8]) -> crate::Result<()>) -> crate::Result<()> {
         let maps = self.ordered();
         for key in &maps.ordered {
-            for (tag, value) in maps.versions_of(key) {
-                f(key, tag, value)?;
+            for (tag, value) in maps.versions_of(key.as_slice()) {
+                f(key.as_slice(), tag, value)?;
             }
         }
         Ok(())
@@ -283,6 +288,9 @@ fn found(tag: u64, value: &[u8]) -> (Found, u64) {
     };
     (found, key::sequence_of(tag))
 }
+
+#[path = "memtable_key.rs"]
+mod key_bytes;
 
 #[cfg(test)]
 #[path = "memtable_tests.rs"]
