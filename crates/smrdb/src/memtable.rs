@@ -75,10 +75,12 @@ impl Arena {
     }
 }
 
-/// A key's newest version: its place and tag.
+/// A key's newest version: its place, tag and value (so a read of it need not look at the
+/// versions).
 struct Newest {
     at: u32,
     tag: u64,
+    value: ValueRef,
 }
 
 /// The keys, each with its newest version, the versions (each linked to the key's next older
@@ -101,13 +103,13 @@ impl Maps {
         let Some(newest) = self.newest.get_mut(key) else {
             let key = MemKey::new(key);
             self.unordered.push(key.clone());
-            self.newest.insert(key, Newest { at, tag });
+            self.newest.insert(key, Newest { at, tag, value });
             self.versions.push(Version { tag, value, older: NONE });
             return;
         };
         if tag > newest.tag {
             self.versions.push(Version { tag, value, older: newest.at });
-            *newest = Newest { at, tag };
+            *newest = Newest { at, tag, value };
             return;
         }
         // Writes arrive in sequence order, so only a replayed duplicate comes here: it goes
@@ -118,6 +120,9 @@ impl Maps {
         }
         if older != NONE && self.versions[older as usize].tag == tag {
             self.versions[older as usize].value = value;
+            if older == newest.at {
+                newest.value = value;
+            }
             return;
         }
         self.versions.push(Version { tag, value, older });
@@ -126,7 +131,11 @@ impl Maps {
 
     /// `key`'s versions, newest first.
     fn versions_of(&self, key: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
-        let mut at = self.newest.get(key).map_or(NONE, |newest| newest.at);
+        self.versions_from(self.newest.get(key).map_or(NONE, |newest| newest.at))
+    }
+
+    /// The version at `at` and the older ones it links to, newest first.
+    fn versions_from(&self, mut at: u32) -> impl Iterator<Item = (u64, &[u8])> {
         std::iter::from_fn(move || {
             let version = self.versions.get(at as usize)?;
             at = version.older;
@@ -237,7 +246,11 @@ impl MemTable {
     /// The newest version of `key` at or below `snapshot`, if the memtable has one.
     pub fn get(&self, key: &[u8], snapshot: u64) -> Option<(Found, u64)> {
         let maps = self.read();
-        let (tag, value) = maps.versions_of(key).find(|(tag, _)| key::sequence_of(*tag) <= snapshot)?;
+        let newest = maps.newest.get(key)?;
+        if key::sequence_of(newest.tag) <= snapshot {
+            return Some(found(newest.tag, maps.values.get(newest.value)));
+        }
+        let (tag, value) = maps.versions_from(newest.at).find(|(tag, _)| key::sequence_of(*tag) <= snapshot)?;
         Some(found(tag, value))
     }
 
