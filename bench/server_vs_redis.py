@@ -11,8 +11,10 @@ otherwise reports smrlab alone and says why. Redis runs without persistence (as 
 cache, its usual benchmark set-up) and smrlab without syncing each write, on a store in a
 temporary folder. Prints one JSON line per round, server and operation (with the server's CPU
 time per request, read from /proc: a measure the machine's load disturbs less than the rate),
-then for each operation the median rate and CPU time of each server and the median of the
-rounds' ratios. Not a test: numbers depend on the machine and what else runs on it.
+then for each operation the median rate and CPU time of each server, and the rounds' ratios
+smrlab / redis of the rates and redis / smrlab of the CPU times (above 1: smrlab is the faster),
+with their median, minimum and maximum. Not a test: numbers depend on the machine and what
+else runs on it.
 """
 
 from __future__ import annotations
@@ -145,8 +147,10 @@ def main() -> int:
         cpu = {server: statistics.median(r[op][1] for r in rounds) for server, rounds in results.items()}
         line = ", ".join(f"{server} {medians[server]:,.0f}/s ({cpu[server]:.2f} us CPU/request)" for server in results)
         if "redis" in results:
-            ratios = [s[op][0] / r[op][0] for s, r in zip(results["smrlab"], results["redis"])]
-            line += f"; smrlab / redis: median {statistics.median(ratios):.2f} (rounds: {', '.join(f'{x:.2f}' for x in ratios)})"
+            for what, at, ratio in (("rate", 0, lambda s, r: s / r), ("CPU per request, redis / smrlab", 1, lambda s, r: r / s)):
+                ratios = [ratio(s[op][at], r[op][at]) for s, r in zip(results["smrlab"], results["redis"])]
+                line += (f"; {what}: median {statistics.median(ratios):.2f}, min {min(ratios):.2f}, max {max(ratios):.2f}"
+                         f" (rounds: {', '.join(f'{x:.2f}' for x in ratios)})")
         print(f"# {op}: {line}")
     return 0
 

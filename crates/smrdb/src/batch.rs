@@ -6,13 +6,15 @@
 //! (u8), the key (varint length + bytes) and, for puts, the value (varint length + bytes).
 
 use crate::key::Kind;
-use crate::util::coding::{put_bytes, put_u32, put_u64, varint_len, Cursor};
+use crate::util::coding::{put_bytes, put_u32, put_u64, Cursor};
 
+/// The entries are kept encoded, one after another, as the log record holds them (LevelDB's
+/// `rep_`): a put is one append, not two allocations, and encoding the record is one copy.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WriteBatch {
-    entries: Vec<(Kind, Vec<u8>, Vec<u8>)>,
-    /// Encoded payload size so far (without the 12-byte header).
-    bytes: u64,
+    /// The encoded entries (the payload without its 12-byte header).
+    rep: Vec<u8>,
+    count: usize,
 }
 
 impl WriteBatch {
@@ -21,43 +23,43 @@ impl WriteBatch {
     }
 
     pub fn put(&mut self, key: &[u8], value: &[u8]) {
-        self.bytes += (1 + varint_len(key.len() as u64) + key.len() + varint_len(value.len() as u64) + value.len()) as u64;
-        self.entries.push((Kind::Value, key.to_vec(), value.to_vec()));
+        self.rep.push(Kind::Value as u8);
+        put_bytes(&mut self.rep, key);
+        put_bytes(&mut self.rep, value);
+        self.count += 1;
     }
 
     pub fn delete(&mut self, key: &[u8]) {
-        self.bytes += (1 + varint_len(key.len() as u64) + key.len()) as u64;
-        self.entries.push((Kind::Deletion, key.to_vec(), Vec::new()));
+        self.rep.push(Kind::Deletion as u8);
+        put_bytes(&mut self.rep, key);
+        self.count += 1;
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.count
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.count == 0
     }
 
+    /// The entries in the order they were added: kind, key, value (empty for deletes).
     pub fn entries(&self) -> impl Iterator<Item = (Kind, &[u8], &[u8])> {
-        self.entries.iter().map(|(k, key, value)| (*k, key.as_slice(), value.as_slice()))
+        let mut cur = Cursor::new(&self.rep);
+        // `rep` is only ever written by `put` and `delete`, or checked whole by `decode`.
+        std::iter::from_fn(move || (!cur.is_empty()).then(|| next_entry(&mut cur).expect("a batch's entries are well formed")))
     }
 
     /// Bytes of the log record payload this batch makes.
     pub fn encoded_len(&self) -> u64 {
-        12 + self.bytes
+        12 + self.rep.len() as u64
     }
 
     pub fn encode(&self, first_sequence: u64) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.encoded_len() as usize);
         put_u64(&mut out, first_sequence);
-        put_u32(&mut out, self.entries.len() as u32);
-        for (kind, key, value) in &self.entries {
-            out.push(*kind as u8);
-            put_bytes(&mut out, key);
-            if *kind == Kind::Value {
-                put_bytes(&mut out, value);
-            }
-        }
+        put_u32(&mut out, self.count as u32);
+        out.extend_from_slice(&self.rep);
         out
     }
 
@@ -66,19 +68,25 @@ impl WriteBatch {
     pub fn decode(payload: &[u8]) -> Option<(u64, WriteBatch)> {
         let mut cur = Cursor::new(payload);
         let first = cur.u64()?;
-        let count = cur.u32()?;
-        let mut batch = WriteBatch::new();
+        let count = cur.u32()? as usize;
+        let rep = &payload[12..];
+        let mut entries = Cursor::new(rep);
         for _ in 0..count {
-            match cur.u8()? {
-                0 => batch.delete(cur.bytes()?),
-                1 => {
-                    let key = cur.bytes()?;
-                    batch.put(key, cur.bytes()?);
-                }
-                _ => return None,
-            }
+            next_entry(&mut entries)?;
         }
-        cur.is_empty().then_some((first, batch))
+        entries.is_empty().then(|| (first, WriteBatch { rep: rep.to_vec(), count }))
+    }
+}
+
+/// The entry at `cur`, or `None` if the bytes there are no entry (or there are none).
+fn next_entry<'a>(cur: &mut Cursor<'a>) -> Option<(Kind, &'a [u8], &'a [u8])> {
+    match cur.u8()? {
+        0 => Some((Kind::Deletion, cur.bytes()?, &[][..])),
+        1 => {
+            let key = cur.bytes()?;
+            Some((Kind::Value, key, cur.bytes()?))
+        }
+        _ => None,
     }
 }
 
@@ -92,6 +100,9 @@ mod tests {
         b.put(b"k1", b"v1");
         b.delete(b"k2");
         b.put(b"", &[0; 300]);
+        let entries: Vec<_> = b.entries().map(|(kind, k, v)| (kind, k.to_vec(), v.to_vec())).collect();
+        assert_eq!(entries, vec![(Kind::Value, b"k1".to_vec(), b"v1".to_vec()), (Kind::Deletion, b"k2".to_vec(), vec![]), (Kind::Value, vec![], vec![0; 300])]);
+        assert_eq!(b.len(), 3);
         let payload = b.encode(42);
         assert_eq!(payload.len() as u64, b.encoded_len());
         assert_eq!(WriteBatch::decode(&payload), Some((42, b.clone())));
