@@ -269,3 +269,15 @@ def test_on_dask_traces_travel_once_and_a_dying_worker_costs_one_retry(tmp_path,
         assert {o.timing.worker for _, o in first.outcomes} == set(cluster.scheduler_info["workers"])
         with distributed.Client(cluster.scheduler_address) as client:
             _run_with_dying_workers(tmp_path, monkeypatch, cluster=client)
+
+
+def test_the_figure_warm_up_draws_in_every_format(monkeypatch):
+    # `smrlab run` warms up drawing in a background thread that swallows errors (a missing
+    # library fails again where the figure is drawn); a warm-up that broke silently left the
+    # figure to be drawn cold after the last cell, as serial time.
+    from smrlab import plots
+    rendered = []
+    real = plots.render
+    monkeypatch.setattr(plots, "render", lambda fig, fmt: rendered.append(fmt) or real(fig, fmt))
+    plots.warm_up()
+    assert sorted(rendered) == sorted(plots.FORMATS)
