@@ -281,3 +281,22 @@ def test_the_figure_warm_up_draws_in_every_format(monkeypatch):
     monkeypatch.setattr(plots, "render", lambda fig, fmt: rendered.append(fmt) or real(fig, fmt))
     plots.warm_up()
     assert sorted(rendered) == sorted(plots.FORMATS)
+
+
+def test_the_check_runs_beside_the_first_cells_and_one_that_fails_takes_no_outcome(tmp_path):
+    # The parent checks the experiment (probes, footprints) while the workers run their first
+    # cells; a check that fails stops the run with no outcome taken, so nothing is stored
+    # (end to end: test_experiment_keys.py).
+    exp = experiment.load(write(tmp_path, GRID))
+    cells = [(cell, cell.key()) for cell in exp.cells()]
+    pending, taken, handed_then = Pending(cells), [], []
+
+    def failing_check():
+        handed_then.append(len(cells) - len(pending))
+        raise UsageError("the check failed")
+
+    with pytest.raises(UsageError, match="the check failed"):
+        with executors.started(len(cells), jobs=2) as executor:
+            executor.run(pending, taken.append, Phases(), failing_check)
+    assert handed_then == [4], "each of the two workers had a cell and one beyond when the check ran"
+    assert taken == []

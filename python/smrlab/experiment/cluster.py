@@ -194,8 +194,10 @@ class OnCluster:
         worker = min(self.threads, key=lambda w: handed.count(w) / self.threads[w])
         return worker if handed.count(worker) < self.threads[worker] + LOOKAHEAD else None
 
-    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases) -> None:
-        """Runs every cell of ``pending``, handing each outcome to ``done`` as it comes."""
+    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases,
+            handed_out: Callable[[], None] | None = None) -> None:
+        """Runs every cell of ``pending``, handing each outcome to ``done`` as it comes
+        (``handed_out``: ``executors``)."""
         finished: queues.Queue = queues.Queue()
         handed = Handed()
         futures: dict[object, tuple[Task, str]] = {}
@@ -215,6 +217,9 @@ class OnCluster:
                     future.add_done_callback(finished.put)
                     handed.add(worker, task)
                     futures[future] = (task, worker)
+                if handed_out:
+                    handed_out()
+                    handed_out = None
                 try:
                     ready = [finished.get(timeout=POLL_SECONDS)]
                 except queues.Empty:
