@@ -300,3 +300,24 @@ def test_the_check_runs_beside_the_first_cells_and_one_that_fails_takes_no_outco
             executor.run(pending, taken.append, Phases(), failing_check)
     assert handed_then == [4], "each of the two workers had a cell and one beyond when the check ran"
     assert taken == []
+
+
+def test_a_traces_footprint_is_measured_once_for_every_worker_and_run(tmp_path, monkeypatch):
+    # The footprint pass (a whole pass over a text trace) is kept in the cache folder by the
+    # trace's checksum: another worker process, or a later run, reads it instead; a kept file
+    # that is not a footprint is measured again. The results are the same either way.
+    from smrlab import cache
+    monkeypatch.setenv("SMRLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "_KEPT", {})
+    [cell] = [c for c in experiment.load(write(tmp_path, GRID)).cells() if c.trace.path.name == "wdev.csv.gz"][:1]
+    first = run_cell(cell)
+    monkeypatch.setattr(cache, "_KEPT", {})  # as in another process
+    again = run_cell(cell)
+    assert first.timing.footprint_s > 0 and again.timing.footprint_s == 0
+    [kept] = (tmp_path / "cache" / "footprints").iterdir()
+    kept.write_text("not a footprint")
+    monkeypatch.setattr(cache, "_KEPT", {})
+    remade = run_cell(cell)
+    from smrlab.run import footprint
+    assert remade.timing.footprint_s > 0 and json.loads(kept.read_text()) == footprint(cell.trace)
+    assert first.result["derived"] == again.result["derived"] == remade.result["derived"]

@@ -197,15 +197,18 @@ def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = 
     figures = figures and bool(experiment.figure)
     with executors.started(len(every), jobs, cluster, share_paths, phases=phases) as executor:
         plan = _plan(experiment, every, Path(out), resume, phases)
-        warming = _warm_up(figures)
+        warming: list[threading.Thread] = []
 
         def checked() -> None:
+            # Once the first cells are out: the warm-up's imports would slow handing them out.
+            warming.append(_warm_up(figures))
             with phases("check"):
                 _checked(experiment, every)
 
         _run_cells(plan, executor, progress, phases, checked)
         with phases("assemble"):
-            warming.join()
+            for thread in warming:
+                thread.join()
         rows, drawn, parent = _write(experiment, plan, type(executor).__name__, executor.at_once, figures, phases)
     failed = sum(1 for outcome in plan.outcomes.values() if outcome.error)
     return RunSummary(plan.folder.folder, plan.folder.table_path, rows, len(plan.todo), len(plan.reused), failed,
