@@ -321,3 +321,34 @@ def test_a_traces_footprint_is_measured_once_for_every_worker_and_run(tmp_path, 
     from smrlab.run import footprint
     assert remade.timing.footprint_s > 0 and json.loads(kept.read_text()) == footprint(cell.trace)
     assert first.result["derived"] == again.result["derived"] == remade.result["derived"]
+
+
+def test_traces_go_through_the_scheduler_where_the_workers_cannot_be_reached(tmp_path):
+    # Traces are sent straight to the workers; a client that reaches only the scheduler (a
+    # tunnel to it) gets them through the scheduler instead, from the first refusal on.
+    from smrlab.experiment.cluster import OnCluster
+
+    class SchedulerOnly:
+        direct_to_workers = None
+
+        def __init__(self):
+            self.tries = []
+
+        def scatter(self, data, workers, hash, direct):
+            self.tries.append((workers[0], direct))
+            if direct:
+                raise OSError("Timed out trying to connect")
+            return [f"bytes on {workers[0]}"]
+
+    client = SchedulerOnly()
+    cells = [(cell, cell.key()) for cell in experiment.load(write(tmp_path, GRID)).cells()]
+    by_trace = {cell.trace_name: Pending([(cell, key)]).next() for cell, key in cells}
+    first, second = by_trace.values()
+    on = OnCluster(client)
+    on.holds = {"w1": set(), "w2": set()}
+    on._send([("w1", first), ("w2", second)], Phases())
+    assert on.scattered == {("w1", first.cell.trace_checksum()): "bytes on w1", ("w2", second.cell.trace_checksum()): "bytes on w2"}
+    assert not on.direct
+    client.tries.clear()
+    on._send([("w1", second)], Phases())
+    assert client.tries == [("w1", False)]

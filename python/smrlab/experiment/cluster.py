@@ -14,9 +14,10 @@ folder (``smrlab.cache``, ``shipped``) under the trace's checksum, where its lat
 later runs find it (the parent asks each worker what it holds when it first sees it); a trace
 a worker lacks is scattered to it with the first cell that needs it, and dropped from the
 workers' memory once its last cell is done. The traces a round of cells needs are sent side by
-side, straight to their workers (a scatter through the scheduler took twice the bytes' trip
-and, with the scheduler in the parent's process, its time). With ``share_paths`` (every worker sees the
-parent's files at the same paths) no trace travels at all.
+side, straight to their workers (a scatter through the scheduler takes the bytes twice and,
+with the scheduler in the parent's process, its time), or through the scheduler where the
+workers cannot be reached from here. With ``share_paths`` (every worker sees the parent's files
+at the same paths) no trace travels at all.
 
 A worker that leaves the cluster while running cells (it died, or its job ended) is noticed
 within ``POLL_SECONDS``; each cell it was running is retried once on another worker, then
@@ -145,6 +146,8 @@ class OnCluster:
         self.threads: dict[str, int] = {}  # worker -> its threads
         self.holds: dict[str, set[str]] = {}  # worker -> checksums of the traces it holds
         self.scattered: dict[tuple[str, str], object] = {}  # (worker, checksum) -> future of the bytes
+        # Traces go straight to the workers unless the client says otherwise, or they cannot be reached.
+        self.direct = self.client.direct_to_workers is not False
         self._looked = 0.0
 
     @property
@@ -193,8 +196,13 @@ class OnCluster:
             contents = {checksum: path.read_bytes() for (_, checksum), path in places.items()}
 
             def scatter(place: tuple[str, str]):
-                [future] = self.client.scatter([contents[place[1]]], workers=[place[0]], hash=False, direct=True)
-                return future
+                worker, checksum = place
+                if self.direct:
+                    try:
+                        return self.client.scatter([contents[checksum]], workers=[worker], hash=False, direct=True)[0]
+                    except OSError:  # the worker is not reachable from here: through the scheduler
+                        self.direct = False
+                return self.client.scatter([contents[checksum]], workers=[worker], hash=False, direct=False)[0]
 
             with ThreadPoolExecutor(max_workers=len(places), thread_name_prefix="smrlab-send") as threads:
                 self.scattered.update(zip(places, threads.map(scatter, places)))
