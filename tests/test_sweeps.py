@@ -269,3 +269,86 @@ def test_on_dask_traces_travel_once_and_a_dying_worker_costs_one_retry(tmp_path,
         assert {o.timing.worker for _, o in first.outcomes} == set(cluster.scheduler_info["workers"])
         with distributed.Client(cluster.scheduler_address) as client:
             _run_with_dying_workers(tmp_path, monkeypatch, cluster=client)
+
+
+def test_the_figure_warm_up_draws_in_every_format(monkeypatch):
+    # `smrlab run` warms up drawing in a background thread that swallows errors (a missing
+    # library fails again where the figure is drawn); a warm-up that broke silently left the
+    # figure to be drawn cold after the last cell, as serial time.
+    from smrlab import plots
+    rendered = []
+    real = plots.render
+    monkeypatch.setattr(plots, "render", lambda fig, fmt: rendered.append(fmt) or real(fig, fmt))
+    plots.warm_up()
+    assert sorted(rendered) == sorted(plots.FORMATS)
+
+
+def test_the_check_runs_beside_the_first_cells_and_one_that_fails_takes_no_outcome(tmp_path):
+    # The parent checks the experiment (probes, footprints) while the workers run their first
+    # cells; a check that fails stops the run with no outcome taken, so nothing is stored
+    # (end to end: test_experiment_keys.py).
+    exp = experiment.load(write(tmp_path, GRID))
+    cells = [(cell, cell.key()) for cell in exp.cells()]
+    pending, taken, handed_then = Pending(cells), [], []
+
+    def failing_check():
+        handed_then.append(len(cells) - len(pending))
+        raise UsageError("the check failed")
+
+    with pytest.raises(UsageError, match="the check failed"):
+        with executors.started(len(cells), jobs=2) as executor:
+            executor.run(pending, taken.append, Phases(), failing_check)
+    assert handed_then == [4], "each of the two workers had a cell and one beyond when the check ran"
+    assert taken == []
+
+
+def test_a_traces_footprint_is_measured_once_for_every_worker_and_run(tmp_path, monkeypatch):
+    # The footprint pass (a whole pass over a text trace) is kept in the cache folder by the
+    # trace's checksum: another worker process, or a later run, reads it instead; a kept file
+    # that is not a footprint is measured again. The results are the same either way.
+    from smrlab import cache
+    monkeypatch.setenv("SMRLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "_KEPT", {})
+    [cell] = [c for c in experiment.load(write(tmp_path, GRID)).cells() if c.trace.path.name == "wdev.csv.gz"][:1]
+    first = run_cell(cell)
+    monkeypatch.setattr(cache, "_KEPT", {})  # as in another process
+    again = run_cell(cell)
+    assert first.timing.footprint_s > 0 and again.timing.footprint_s == 0
+    [kept] = (tmp_path / "cache" / "footprints").iterdir()
+    kept.write_text("not a footprint")
+    monkeypatch.setattr(cache, "_KEPT", {})
+    remade = run_cell(cell)
+    from smrlab.run import footprint
+    assert remade.timing.footprint_s > 0 and json.loads(kept.read_text()) == footprint(cell.trace)
+    assert first.result["derived"] == again.result["derived"] == remade.result["derived"]
+
+
+def test_traces_go_through_the_scheduler_where_the_workers_cannot_be_reached(tmp_path):
+    # Traces are sent straight to the workers; a client that reaches only the scheduler (a
+    # tunnel to it) gets them through the scheduler instead, from the first refusal on.
+    from smrlab.experiment.cluster import OnCluster
+
+    class SchedulerOnly:
+        direct_to_workers = None
+
+        def __init__(self):
+            self.tries = []
+
+        def scatter(self, data, workers, hash, direct):
+            self.tries.append((workers[0], direct))
+            if direct:
+                raise OSError("Timed out trying to connect")
+            return [f"bytes on {workers[0]}"]
+
+    client = SchedulerOnly()
+    cells = [(cell, cell.key()) for cell in experiment.load(write(tmp_path, GRID)).cells()]
+    by_trace = {cell.trace_name: Pending([(cell, key)]).next() for cell, key in cells}
+    first, second = by_trace.values()
+    on = OnCluster(client)
+    on.holds = {"w1": set(), "w2": set()}
+    on._send([("w1", first), ("w2", second)], Phases())
+    assert on.scattered == {("w1", first.cell.trace_checksum()): "bytes on w1", ("w2", second.cell.trace_checksum()): "bytes on w2"}
+    assert not on.direct
+    client.tries.clear()
+    on._send([("w1", second)], Phases())
+    assert client.tries == [("w1", False)]

@@ -285,7 +285,7 @@ def figure(experiment, frame):
 
 def warm_up() -> None:
     """Loads what drawing a figure needs (matplotlib, its backends, the fonts) by drawing a
-    small one in the figures' style to PNG and SVG; ``smrlab run`` does it in the background
+    small one in the figures' style in each of ``FORMATS``; ``smrlab run`` does it in the background
     while cells run, so that the figure at the end is drawn at once."""
     import matplotlib
     from matplotlib.figure import Figure
@@ -293,11 +293,11 @@ def warm_up() -> None:
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(1.0, 1.0), layout="constrained")
         axes = fig.add_subplot()
-        axes.bar([0, 1], [1, 10], color=SHADES[0], hatch=HATCHES[1], label="x")
+        axes.bar([0, 1], [1, 10], color=COLOURS[0], hatch=HATCHES[1], label="x")
         axes.set_yscale("log")
         axes.set_title("x", fontsize=8)
         axes.legend(fontsize=6, frameon=False)
-    for fmt in ("png", "svg"):
+    for fmt in FORMATS:
         render(fig, fmt)
 
 

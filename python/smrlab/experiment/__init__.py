@@ -3,8 +3,10 @@ expanded into cells, run where asked, and gathered into one tidy table.
 
 ``run`` is what ``smrlab run`` does: the workers start at once; cells already stored are
 skipped on ``resume``; the others start longest first (``schedule``, from what earlier runs of
-the experiment cost) serially, in local worker processes or on a Dask cluster; each is stored
-as it finishes; and the table, its figures and its provenance (with what every cell cost and
+the experiment cost) serially, in local worker processes or on a Dask cluster, and the
+experiment is checked (``check``) while the workers run their first cells: a check that fails
+stops the run before any outcome is taken, so nothing is stored; each cell is stored as it
+finishes; and the table, its figures and its provenance (with what every cell cost and
 the parent's own work by phase) are written at the end. ``frame`` runs an experiment without
 storing anything and returns the DataFrame. Rows are in cell order whatever ran them, so the
 same experiment gives the same rows serially, on local workers and on a cluster.
@@ -123,8 +125,6 @@ def _checked(experiment: Experiment, every: list[Cell]) -> None:
 
 
 def _plan(experiment: Experiment, every: list[Cell], out: Path, resume: bool, phases: Phases) -> _Plan:
-    with phases("check"):
-        _checked(experiment, every)
     with phases("keys"):
         cells = [(cell, cell.key()) for cell in every]
     with phases("folder"):
@@ -136,7 +136,9 @@ def _plan(experiment: Experiment, every: list[Cell], out: Path, resume: bool, ph
     return _Plan(cells, folder, outcomes, set(outcomes), todo, expected)
 
 
-def _run_cells(plan: _Plan, executor, progress, phases: Phases) -> None:
+def _run_cells(plan: _Plan, executor, progress, phases: Phases, checked) -> None:
+    """Runs the plan's cells, storing each as it finishes; ``checked()`` once the first are
+    handed out (at once when none is to run)."""
     by_index = {cell.index: cell for cell, _ in plan.cells}
     if progress:
         progress.begin(len(plan.cells), len(plan.reused))
@@ -150,7 +152,10 @@ def _run_cells(plan: _Plan, executor, progress, phases: Phases) -> None:
             progress.finished(outcome.error, by_index[outcome.index].label)
 
     try:
-        executor.run(Pending(plan.todo), done, phases)
+        if plan.todo:
+            executor.run(Pending(plan.todo), done, phases, checked)
+        else:
+            checked()
     finally:
         if progress:
             progress.end()
@@ -192,10 +197,18 @@ def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = 
     figures = figures and bool(experiment.figure)
     with executors.started(len(every), jobs, cluster, share_paths, phases=phases) as executor:
         plan = _plan(experiment, every, Path(out), resume, phases)
-        warming = _warm_up(figures)
-        _run_cells(plan, executor, progress, phases)
+        warming: list[threading.Thread] = []
+
+        def checked() -> None:
+            # Once the first cells are out: the warm-up's imports would slow handing them out.
+            warming.append(_warm_up(figures))
+            with phases("check"):
+                _checked(experiment, every)
+
+        _run_cells(plan, executor, progress, phases, checked)
         with phases("assemble"):
-            warming.join()
+            for thread in warming:
+                thread.join()
         rows, drawn, parent = _write(experiment, plan, type(executor).__name__, executor.at_once, figures, phases)
     failed = sum(1 for outcome in plan.outcomes.values() if outcome.error)
     return RunSummary(plan.folder.folder, plan.folder.table_path, rows, len(plan.todo), len(plan.reused), failed,

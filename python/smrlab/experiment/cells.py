@@ -10,8 +10,8 @@ error: a failed cell comes back with its message, and the other cells go on.
 What a cell cost (``Timing``: wall and CPU time, peak memory, the worker, the wait from
 submission to start, attempts) is wall-clock and lives beside the result, never in it or in
 the key: the same cell gives the same numbers whatever it cost. A trace's footprint (the first
-pass of every replay; free for a smrlab binary trace, which carries it) is measured in the
-worker, once per worker process, and kept for the worker's next cells of that trace; the
+pass of every replay; free for a smrlab binary trace, which carries it) is measured in a
+worker and kept in the cache folder, where the other workers and later runs find it; the
 parent measures only those of the cells it probes before the run (``check``) and hands them
 over. Not here: which cells an experiment has (``spec``), where they run
 (``executors``), storing them (``store``).
@@ -25,7 +25,6 @@ import os
 import re
 import socket
 import time
-from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -170,27 +169,38 @@ def _peak_memory() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-# This worker's latest footprints, by trace checksum, format and options (a few: with its
-# extents a scattered trace's footprint holds hundreds of thousands of numbers).
-_FOOTPRINTS: OrderedDict[tuple, dict] = OrderedDict()
-FOOTPRINTS_KEPT = 4
+def _core_build() -> tuple[int, int]:
+    """Size and time of the compiled core: a rebuilt core measures footprints afresh."""
+    from smrlab import _core
+    built = os.stat(_core.__file__)
+    return built.st_size, built.st_mtime_ns
 
 
 def _footprint(cell: Cell) -> tuple[dict | None, float]:
-    """The cell's trace footprint (given, measured earlier in this process, or now) and the
+    """The cell's trace footprint (given, or measured once and kept by ``smrlab.cache``, in
+    this process and the cache folder, by the trace's checksum, format and options, so that the
+    other workers and later runs read it rather than pass over the trace again) and the
     seconds measuring took here; None for a trace in memory (the replay measures it)."""
     if cell.footprint is not None or cell.trace.path is None:
         return cell.footprint, 0.0
-    known = (cell.trace_checksum(), cell.trace.format, cell.trace.options)
-    if known in _FOOTPRINTS:
-        _FOOTPRINTS.move_to_end(known)
-        return _FOOTPRINTS[known], 0.0
+    from smrlab import cache
     from smrlab.run import footprint
-    start = time.perf_counter()
-    _FOOTPRINTS[known] = measured = footprint(cell.trace)
-    if len(_FOOTPRINTS) > FOOTPRINTS_KEPT:
-        _FOOTPRINTS.popitem(last=False)
-    return measured, time.perf_counter() - start
+    start, measured = time.perf_counter(), []
+
+    def measure() -> str:
+        measured.append(True)
+        return json.dumps(footprint(cell.trace))
+
+    identity = (cell.trace_checksum(), cell.trace.format, tuple(cell.trace.options), _core_build())
+    text = cache.remembered("footprints", identity, measure, _a_footprint)
+    return json.loads(text), (time.perf_counter() - start if measured else 0.0)
+
+
+def _a_footprint(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 def run_cell(cell: Cell, key: str | None = None, submitted_at: float | None = None, attempts: int = 1,

@@ -13,8 +13,11 @@ A trace travels to a worker at most once: a worker keeps each trace it receives 
 folder (``smrlab.cache``, ``shipped``) under the trace's checksum, where its later cells and
 later runs find it (the parent asks each worker what it holds when it first sees it); a trace
 a worker lacks is scattered to it with the first cell that needs it, and dropped from the
-workers' memory once its last cell is done. With ``share_paths`` (every worker sees the
-parent's files at the same paths) no trace travels at all.
+workers' memory once its last cell is done. The traces a round of cells needs are sent side by
+side, straight to their workers (a scatter through the scheduler takes the bytes twice and,
+with the scheduler in the parent's process, its time), or through the scheduler where the
+workers cannot be reached from here. With ``share_paths`` (every worker sees the parent's files
+at the same paths) no trace travels at all.
 
 A worker that leaves the cluster while running cells (it died, or its job ended) is noticed
 within ``POLL_SECONDS``; each cell it was running is retried once on another worker, then
@@ -30,6 +33,7 @@ import queue as queues
 import time
 import uuid
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -142,6 +146,8 @@ class OnCluster:
         self.threads: dict[str, int] = {}  # worker -> its threads
         self.holds: dict[str, set[str]] = {}  # worker -> checksums of the traces it holds
         self.scattered: dict[tuple[str, str], object] = {}  # (worker, checksum) -> future of the bytes
+        # Traces go straight to the workers unless the client says otherwise, or they cannot be reached.
+        self.direct = self.client.direct_to_workers is not False
         self._looked = 0.0
 
     @property
@@ -173,29 +179,68 @@ class OnCluster:
             self.threads[worker] = workers[worker]
             self.holds[worker] = set(held[worker]) if isinstance(held.get(worker), list) else set()
 
-    def _bytes_for(self, worker: str, cell: Cell, phases: Phases):
-        """The future of the cell's trace on ``worker``, scattered there if it holds none;
-        None when it need not travel."""
+    def _place(self, worker: str, cell: Cell) -> tuple[str, str] | None:
+        """(worker, checksum) when the cell's trace must be on ``worker`` and is not held there."""
         if not self.ship or cell.trace.path is None or cell.trace_checksum() in self.holds[worker]:
             return None
-        place = (worker, cell.trace_checksum())
-        if place not in self.scattered:
-            with phases("transfer"):
-                data = cell.trace.path.read_bytes()
-                [self.scattered[place]] = self.client.scatter([data], workers=[worker], hash=False)
-            phases.counts["traces_sent"] += 1
-            phases.counts["trace_bytes_sent"] += len(data)
-        return self.scattered[place]
+        return worker, cell.trace_checksum()
 
-    def _least_handed(self, handed: Handed) -> str | None:
-        """The worker with the fewest cells handed per thread, if it can take one more."""
+    def _send(self, assigned: list[tuple[str, Task]], phases: Phases) -> None:
+        """Sends the traces that the workers of ``assigned`` lack, side by side (one thread
+        each) and straight to the workers (not through the scheduler), each file read once."""
+        places = {place: task.cell.trace.path for worker, task in assigned
+                  if (place := self._place(worker, task.cell)) is not None and place not in self.scattered}
+        if not places:
+            return
+        with phases("transfer"):
+            contents = {checksum: path.read_bytes() for (_, checksum), path in places.items()}
+
+            def scatter(place: tuple[str, str]):
+                worker, checksum = place
+                if self.direct:
+                    try:
+                        return self.client.scatter([contents[checksum]], workers=[worker], hash=False, direct=True)[0]
+                    except OSError:  # the worker is not reachable from here: through the scheduler
+                        self.direct = False
+                return self.client.scatter([contents[checksum]], workers=[worker], hash=False, direct=False)[0]
+
+            with ThreadPoolExecutor(max_workers=len(places), thread_name_prefix="smrlab-send") as threads:
+                self.scattered.update(zip(places, threads.map(scatter, places)))
+        phases.counts["traces_sent"] += len(places)
+        phases.counts["trace_bytes_sent"] += sum(len(contents[checksum]) for _, checksum in places)
+
+    def _least_handed(self, handed: Handed, beyond: int) -> str | None:
+        """The worker with the fewest cells handed per thread, if it has fewer than its threads
+        and ``beyond``."""
         if not self.threads:
             return None
         worker = min(self.threads, key=lambda w: handed.count(w) / self.threads[w])
-        return worker if handed.count(worker) < self.threads[worker] + LOOKAHEAD else None
+        return worker if handed.count(worker) < self.threads[worker] + beyond else None
 
-    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases) -> None:
-        """Runs every cell of ``pending``, handing each outcome to ``done`` as it comes."""
+    def _hand_out(self, pending: Pending, handed: Handed, futures: dict, finished: queues.Queue, phases: Phases) -> None:
+        """Hands cells to the workers with room: first those they can start at once, then those
+        they wait with (``LOOKAHEAD``), so that the traces of the first are sent, and the cells
+        start, before the traces of the others travel."""
+        for beyond in (0, LOOKAHEAD):
+            assigned = []
+            while pending and (worker := self._least_handed(handed, beyond)) is not None:
+                task = pending.next()
+                handed.add(worker, task)
+                assigned.append((worker, task))
+            self._send(assigned, phases)
+            for worker, task in assigned:
+                place = self._place(worker, task.cell)
+                future = self.client.submit(run_on_worker, task.cell, task.key, task.submitted_at, task.attempts,
+                                            self.ship, self.scattered[place] if place else None, self._run,
+                                            key=f"smrlab-{task.key}-{uuid.uuid4().hex[:8]}",
+                                            workers=[worker], allow_other_workers=False, pure=False)
+                future.add_done_callback(finished.put)
+                futures[future] = (task, worker)
+
+    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases,
+            handed_out: Callable[[], None] | None = None) -> None:
+        """Runs every cell of ``pending``, handing each outcome to ``done`` as it comes
+        (``handed_out``: ``executors``)."""
         finished: queues.Queue = queues.Queue()
         handed = Handed()
         futures: dict[object, tuple[Task, str]] = {}
@@ -206,15 +251,10 @@ class OnCluster:
                 if not self.threads and not handed:
                     self._wait_for_a_worker()
                     self._look(handed, futures, pending, done, force=True)
-                while pending and (worker := self._least_handed(handed)) is not None:
-                    task = pending.next()
-                    data = self._bytes_for(worker, task.cell, phases)
-                    future = self.client.submit(run_on_worker, task.cell, task.key, task.submitted_at, task.attempts,
-                                                self.ship, data, self._run, key=f"smrlab-{task.key}-{uuid.uuid4().hex[:8]}",
-                                                workers=[worker], allow_other_workers=False, pure=False)
-                    future.add_done_callback(finished.put)
-                    handed.add(worker, task)
-                    futures[future] = (task, worker)
+                self._hand_out(pending, handed, futures, finished, phases)
+                if handed_out:
+                    handed_out()
+                    handed_out = None
                 try:
                     ready = [finished.get(timeout=POLL_SECONDS)]
                 except queues.Empty:

@@ -3,10 +3,13 @@ worker processes (the default: one per core; ``local``), or on an existing Dask 
 (``cluster="tcp://HOST:8786"``, workers with smrlab installed; ``cluster``).
 
 ``started`` starts the workers at once (before the parent keys and orders the cells, so that
-local workers load smrlab meanwhile) and gives an executor whose ``run(pending, done, phases)``
-starts the cells in the order of ``pending`` and hands each finished cell to ``done(outcome)``
-as it comes, in whatever order cells finish; the caller orders rows by cell index, so the rows
-do not depend on where cells ran. Ctrl-C stops the local workers at once and cancels what a
+local workers load smrlab meanwhile) and gives an executor whose ``run(pending, done, phases,
+handed_out)`` starts the cells in the order of ``pending`` and hands each finished cell to
+``done(outcome)`` as it comes, in whatever order cells finish; the caller orders rows by cell
+index, so the rows do not depend on where cells ran. ``handed_out()``, when given, is called
+once the first cells are handed to the workers and before any outcome is taken: the parent's
+check of the experiment runs there, beside the workers' first cells instead of before them; if
+it raises, the run stops (the workers at once) with no outcome taken, so nothing is stored. Ctrl-C stops the local workers at once and cancels what a
 cluster has not finished. Not here: which cells to run (``spec``), their order (``schedule``)
 or what is kept of them (``store``).
 """
@@ -46,7 +49,10 @@ class InThisProcess:
     def __init__(self, run: Callable[..., Outcome] = run_cell):
         self._run = run
 
-    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases) -> None:
+    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases,
+            handed_out: Callable[[], None] | None = None) -> None:
+        if handed_out:  # nothing runs beside this process: the check comes first
+            handed_out()
         while pending:
             task = pending.next()
             done(self._run(task.cell, task.key, task.submitted_at, task.attempts))

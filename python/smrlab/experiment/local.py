@@ -124,8 +124,10 @@ class LocalWorkers:
     def at_once(self) -> int:
         return self.jobs
 
-    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases) -> None:
-        """Runs every cell of ``pending``, handing each outcome to ``done`` as it comes."""
+    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases,
+            handed_out: Callable[[], None] | None = None) -> None:
+        """Runs every cell of ``pending``, handing each outcome to ``done`` as it comes
+        (``handed_out``: ``executors``)."""
         handed = Handed()
         while pending or handed:
             # One cell at a time to the worker with the fewest, so the longest start first.
@@ -136,6 +138,9 @@ class LocalWorkers:
                     worker.connection.send((task.cell, task.key, task.submitted_at, task.attempts))
                 except OSError:
                     pass  # the worker is gone: found below by its end
+            if handed_out:
+                handed_out()
+                handed_out = None
             busy = handed.workers()
             ends = {worker.process.sentinel: worker for worker in busy}
             for ready in wait([worker.connection for worker in busy] + list(ends)):
