@@ -22,5 +22,5 @@ pub mod values;
 pub mod zoned;
 
 pub use params::{ParamError, Params};
-pub use quote::quote;
+pub use quote::{quote, quote_within};
 pub use request::{Op, RangeError, Request};

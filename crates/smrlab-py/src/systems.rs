@@ -3,20 +3,41 @@
 //! of copying them.
 
 use pyo3::prelude::*;
+use smr_sim::kernel::params::{Kind, ParamSpec};
 
-/// One parameter as Python sees it: (key, default, unit, help, open), `open` the reason for the
-/// default of an open choice (a value the paper does not state), else None.
-type ParamTuple = (String, String, String, String, Option<String>);
+/// One parameter as Python sees it: (key, default, unit, help, open, kind, choices): `open` the
+/// reason for the default of an open choice (a value the paper does not state), else None;
+/// `kind` the name of its `Kind` (size, share, choice, bool, fraction, count, system, custom),
+/// which fixes how the command line checks a value; `choices` the words of a choice.
+type ParamTuple = (String, String, String, String, Option<String>, &'static str, Option<Vec<String>>);
 
-/// `[(name, summary, [(key, default, unit, help, open), ...]), ...]` for every system.
+fn kind_name(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Size => "size",
+        Kind::Share { .. } => "share",
+        Kind::Choice(_) => "choice",
+        Kind::Bool => "bool",
+        Kind::Fraction => "fraction",
+        Kind::Count => "count",
+        Kind::System => "system",
+        Kind::Custom { .. } => "custom",
+    }
+}
+
+fn param_tuple(p: &ParamSpec) -> ParamTuple {
+    let choices = match p.kind {
+        Kind::Choice(words) => Some(words.iter().map(|w| w.to_string()).collect()),
+        _ => None,
+    };
+    (p.key.into(), p.default.into(), p.kind.unit(), p.help.into(), p.open.map(String::from), kind_name(&p.kind), choices)
+}
+
+/// `[(name, summary, [(key, default, unit, help, open, kind, choices), ...]), ...]` for every system.
 #[pyfunction]
 fn systems() -> Vec<(String, String, Vec<ParamTuple>)> {
     smr_sim::registry::SYSTEMS
         .iter()
-        .map(|e| {
-            let params = smr_sim::kernel::params::specs(e.params).map(|p| (p.key.into(), p.default.into(), p.kind.unit(), p.help.into(), p.open.map(String::from))).collect();
-            (e.name.into(), e.summary.into(), params)
-        })
+        .map(|e| (e.name.into(), e.summary.into(), smr_sim::kernel::params::specs(e.params).map(param_tuple).collect()))
         .collect()
 }
 
