@@ -18,7 +18,8 @@ import pytest
 from conftest import REPO
 from smrlab import fluid_traces, hwsr_traces
 from smrlab.citations import PAPERS
-from smrlab.experiment.spec import GENERATED, parse
+from smrlab.experiment.files import parse
+from smrlab.experiment.spec import GENERATED
 
 EXPERIMENTS = sorted((REPO / "experiments").glob("*.toml"))
 

@@ -174,9 +174,9 @@ def paper_factors(mode: str) -> dict[str, tuple[float | None, float | None]]:
     """How many times PORE-BL cut each competitor's I/O time and R_wa, as the PORE paper says:
     read from its claims (experiments/claims/pore.toml), the one place its numbers live; none
     where smrlab runs without the experiment files (an installed package)."""
-    from smrlab.reproduce import claims, scorecard
+    from smrlab.reproduce import claims
     try:
-        stated = claims.load(claims.claims_path("pore", scorecard.experiments_root())).claims
+        stated = claims.load(claims.claims_path("pore", claims.experiments_root())).claims
     except UsageError:
         return {}
 
