@@ -13,25 +13,28 @@ from smrlab import _core, systems
 from smrlab.cli import build_parser
 from smrlab.cli.caches import PRESET_MODE
 
-# (command, system, parameter keys its options set, the presets it uses in place of the system's)
+# (command, system, {option's dest: parameter key} of the options that set one, the presets it
+# uses in place of the system's)
+CACHE = {key: key for key in ("mode", "cache", "zone", "period")}
 DECLARED = [
-    ("compare-caches", "cache", ["mode", "cache", "zone", "period"], {"mode": PRESET_MODE}),
-    ("cache-sweep", "cache", ["mode", "cache", "zone", "period", "policy", "scheme"], {"mode": PRESET_MODE}),
-    ("ucache-sweep", "ucache", ["promote"], {}),
+    ("compare-caches", "cache", CACHE, {"mode": PRESET_MODE}),
+    ("cache-sweep", "cache", {**CACHE, "policy": "policy", "scheme": "scheme"}, {"mode": PRESET_MODE}),
+    ("ucache-sweep", "ucache", {"promote": "promote"}, {}),
+    ("fluid-sweep", "fluid", {"migration_scheme": "scheme"}, {}),
 ]
 
 
-def option(command: str, key: str) -> argparse.Action:
+def option(command: str, dest: str) -> argparse.Action:
     parser = build_parser()
     [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    [found] = [a for a in sub.choices[command]._actions if a.dest == key]
+    [found] = [a for a in sub.choices[command]._actions if a.dest == dest]
     return found
 
 
 @pytest.mark.parametrize("command, system, keys, presets", DECLARED)
 def test_options_take_default_and_choices_from_the_declaration(command, system, keys, presets):
-    for key in keys:
-        declared, action = systems.parameters(system)[key], option(command, key)
+    for dest, key in keys.items():
+        declared, action = systems.parameters(system)[key], option(command, dest)
         assert action.default == presets.get(key, declared.default), (command, key)
         assert (tuple(action.choices) if action.choices else None) == declared.choices, (command, key)
         assert f"default {action.default}" in action.help.replace("default here", "default")

@@ -26,7 +26,8 @@ KIND_TYPES = {
 def add_declared(parser, system: str, key: str, *, flag: str | None = None, preset: str | None = None,
                  meaning: str | None = None, metavar: str | None = None) -> argparse.Action:
     """Adds to ``parser`` (a parser or an argument group) the option that sets ``system``'s
-    parameter ``key``: ``--KEY`` (underscores as dashes) unless ``flag`` names it, its help the
+    parameter ``key``: ``--KEY`` (underscores as dashes, the value in ``args.KEY``) unless ``flag``
+    names it (the value then under the flag's name), its help the
     declaration's meaning (or ``meaning``) with the unit and the default, its choices and type
     from the declaration's kind. ``preset`` is a default the command uses in place of the
     system's (the help says so); the option's value is always text the core parses, or a word
@@ -38,7 +39,7 @@ def add_declared(parser, system: str, key: str, *, flag: str | None = None, pres
     said = said if declared.choices else f"{declared.unit}; {said}"
     action = parser.add_argument(
         flag or f"--{key.replace('_', '-')}",
-        dest=key,
+        dest=flag.lstrip("-").replace("-", "_") if flag else key,
         default=default,
         choices=list(declared.choices) if declared.choices else None,
         type=_checked(KIND_TYPES[declared.kind]) if declared.kind in KIND_TYPES else str,

@@ -17,7 +17,8 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import fluid_traces, live, options, outputs
+from smrlab import fluid_traces, live, options, outputs, systems
+from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
 from smrlab.errors import UsageError
 from smrlab.run import measure, simulate, write_result
@@ -286,7 +287,7 @@ DEFAULT_USAGE = {"cache": 0.999}
 
 def sweep(args: argparse.Namespace) -> int:
     if args.usage is None:
-        args.usage = DEFAULT_USAGE.get(args.figure, 0.9)
+        args.usage = DEFAULT_USAGE.get(args.figure, float(systems.defaults("fluid")["usage"]))
     if args.traces is None:
         args.traces = DEFAULT_TRACES[args.figure]
     if not 0 < args.usage <= 1:
@@ -350,7 +351,8 @@ def register(commands) -> None:
     parser.add_argument("--requests", type=options.generated_requests,
                         help="scale the generated traces down to this many requests, 1 to 10^9 (default: full size; the "
                              "phases figure's workload has at most its full 10,000,000)")
-    parser.add_argument("--usage", type=options.fraction, help="partition usage, above 0 and at most 1 (default 0.9; 0.999 for cache, §7.3)")
+    parser.add_argument("--usage", type=options.fraction, help="partition usage, above 0 and at most 1 (default "
+                        + "; ".join([systems.defaults("fluid")["usage"], *(f"{u:g} for {f}" for f, u in DEFAULT_USAGE.items())]) + ", §7.3)")
     parser.add_argument("--policy-usage", type=options.fraction, default=0.99,
                         help="cache figure: usage of the policies alone, above 0 and at most 1 (Fig. 18, §7.4; default 0.99)")
     parser.add_argument("--usages", type=options.listed(options.fraction, MOST_LISTED), default=USAGES,
@@ -361,7 +363,8 @@ def register(commands) -> None:
                         help=f"hours of each phase of the phases figure, {fluid_traces.PHASE_HOURS_MIN:g} to {fluid_traces.PHASE_HOURS_MAX:g}")
     parser.add_argument("--bounds", type=options.listed(options.positive, MOST_LISTED), default=[60.0, 100.0],
                         help=f"acceptable latency increases (ms) of the migration figure, comma-separated, at most {MOST_LISTED}")
-    parser.add_argument("--migration-scheme", default="fluid-smr", help="scheme of the migration figure")
+    add_declared(parser, "fluid", "scheme", flag="--migration-scheme", meaning="scheme of the migration figure",
+                 metavar="SCHEME")
     parser.add_argument("--migration-usage", type=options.fraction, default=0.8, help="usage of the migration figure, above 0 and at most 1")
     parser.add_argument("--allocate-at", type=options.count, help="migration figure: the request before which space is allocated "
                                                                    "(default: a quarter into a generated trace, the first of yours)")
