@@ -6,6 +6,7 @@ is refused by the parser (exit 2, one line naming the option)."""
 from __future__ import annotations
 
 import argparse
+import functools
 
 import pytest
 
@@ -24,9 +25,13 @@ DECLARED = [
 ]
 
 
+@functools.lru_cache(maxsize=None)
+def parser() -> argparse.ArgumentParser:
+    return build_parser()
+
+
 def option(command: str, dest: str) -> argparse.Action:
-    parser = build_parser()
-    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    [sub] = [a for a in parser()._actions if isinstance(a, argparse._SubParsersAction)]
     [found] = [a for a in sub.choices[command]._actions if a.dest == dest]
     return found
 
