@@ -45,11 +45,10 @@ LINE_UP = [
 DRIVE = ("disk", "disk_queue_depth", "disk_write_cache")
 BLOCK_SECTORS = [16, 32, 64, 128, 256, 512]
 REGION_TRACKS = [8, 16, 32, 64]
-# The most block sizes and region sizes a sweep takes (a grid of at most 16 x 16 runs), and
-# their largest values (a block of 512 MiB, a region of 65,536 tracks).
+# The most block sizes and region sizes a sweep takes (a grid of at most 16 x 16 runs); their
+# largest values are the core's: a block of one largest track, a region of the most tracks.
 MOST_SWEPT = 16
-MAX_BLOCK_SECTORS = 1 << 20
-MAX_REGION_TRACKS = 1 << 16
+MAX_BLOCK_SECTORS = _core.HWSR_MAX_TRACK // hwsr_traces.SECTOR
 MS = 1e6
 
 
@@ -198,8 +197,8 @@ def register(commands) -> None:
     add_engine_arguments(sweep, replay="open")
     sweep.add_argument("--blocks", type=listed(bounded_whole(1, MAX_BLOCK_SECTORS), MOST_SWEPT), default=BLOCK_SECTORS,
                        help=f"block sizes in 512-byte sectors, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_BLOCK_SECTORS} (default 16..512)")
-    sweep.add_argument("--regions", type=listed(bounded_whole(1, MAX_REGION_TRACKS), MOST_SWEPT), default=REGION_TRACKS,
-                       help=f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_REGION_TRACKS} (default 8..64)")
+    sweep.add_argument("--regions", type=listed(bounded_whole(1, _core.HWSR_MAX_REGION_TRACKS), MOST_SWEPT), default=REGION_TRACKS,
+                       help=f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to {_core.HWSR_MAX_REGION_TRACKS} (default 8..64)")
     sweep.add_argument("--out", default="results/hwsr-sweep", help="folder for the JSON results")
     add_json_argument(sweep)
     sweep.set_defaults(func=run_sweep)
