@@ -43,7 +43,7 @@ FUZZ_RUNS ?= 500000
 FUZZ_TARGETS := msr spc blkparse vscsi blocks csv smrbin
 
 test-long: $(BUILD_STAMP)
-	PROPTEST_CASES=20000 cargo test --release -p smr-core --test hostile_traces --quiet
+	PROPTEST_CASES=20000 cargo test --release -p smr-trace --test hostile_traces --quiet
 	PROPTEST_CASES=20000 cargo test --release -p smr-sim --test hostile_params --quiet
 	PROPTEST_CASES=20000 cargo test --release -p smrdb --test hostile_options --quiet
 	PROPTEST_CASES=20000 cargo test --release -p smr-workload --test hostile_params --quiet

@@ -21,7 +21,6 @@ DECLARED = [
     ("compare-caches", "cache", CACHE, {"mode": PRESET_MODE}),
     ("cache-sweep", "cache", {**CACHE, "policy": "policy", "scheme": "scheme"}, {"mode": PRESET_MODE}),
     ("ucache-sweep", "ucache", {"promote": "promote"}, {}),
-    ("fluid-sweep", "fluid", {"migration_scheme": "scheme"}, {}),
 ]
 
 

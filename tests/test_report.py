@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from smrlab import fluid_traces, hwsr_traces
+from smrlab import recipes
 from smrlab.citations import PAPERS
 from smrlab.experiment.files import parse
-from smrlab.experiment.spec import GENERATED
 
 EXPERIMENTS = sorted((REPO / "experiments").glob("*.toml"))
 
@@ -35,8 +34,9 @@ def test_experiment_file_is_consistent(path):
     document = tomllib.loads(path.read_text())
     for trace in [] if document.get("kind") == "kv" else document["traces"]:
         scheme, _, name = trace.partition(":")
-        assert scheme in GENERATED and name, trace
-        assert name in {"hwsr-table3": hwsr_traces.ROWS, "fluid-table1": fluid_traces.TABLE1}.get(scheme, [name]), trace
+        recipe = recipes.recipes().get(scheme)
+        assert recipe and name, trace
+        assert recipe.names is None or name.split("@")[0] in recipe.names, trace
 
 
 @pytest.fixture(scope="module")

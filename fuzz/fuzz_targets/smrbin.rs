@@ -1,8 +1,8 @@
-//! The smrbin reader on arbitrary bytes: see `smr_core::trace::invariants`.
+//! The smrbin reader on arbitrary bytes: see `smr_trace::invariants`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use smr_core::trace::{invariants, TraceFormat};
+use smr_trace::{invariants, TraceFormat};
 
 fuzz_target!(|data: &[u8]| {
     if let Err(broken) = invariants::check(TraceFormat::Smrbin, data, &[]) {

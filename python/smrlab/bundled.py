@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from smrlab import _core, cache, outputs
+from smrlab import _core, cache, outputs, recipes
 from smrlab.errors import UsageError
 from smrlab.options import quoted
 
@@ -102,3 +102,9 @@ def full_size_trace(name: str, folder: Path | None = None, writes_only: bool = F
     requests = {preset[0]: preset[1] for preset in _core.synth_presets()}[name]
     return generated_trace(pipeline, stem, folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None),
                            needed=requests * SMRBIN_RECORD)
+
+
+recipes.register("bundled", lambda name, requests: bundled_trace(name), source="smrlab's bundled traces", scalable=False)
+recipes.register("pore-full", lambda name, requests: full_size_trace(name), source="PORE's Table I", scalable=False)
+recipes.register("pore-full-writes", lambda name, requests: full_size_trace(name, writes_only=True), source="PORE's Table I",
+                 scalable=False)

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from smrlab import _core
+from smrlab import _core, recipes
 from smrlab.bundled import SMRBIN_RECORD, generated_trace
 from smrlab.errors import UsageError
 from smrlab.options import MAX_GENERATED_REQUESTS, quoted
@@ -294,3 +294,10 @@ def four_phase_trace(requests: int = PHASE_REQUESTS, zone: int = ZONE, zones: in
             csv.unlink(missing_ok=True)
 
     return generated_trace(recipe, "fluid-four-phase", folder, make, needed=requests * (PHASE_LINE + SMRBIN_RECORD))
+
+
+# FluidSMR's Table 1 traces and its Fig. 16 workload (its one name: four-phase), at full size or
+# scaled to a request count, made on first use.
+recipes.register("fluid-table1", lambda name, requests: table1_trace(name, requests), names=TABLE1, source="FluidSMR's Table 1")
+recipes.register("fluid-phases", lambda name, requests: four_phase_trace(*([requests] if requests else [])), names=["four-phase"],
+                 source="FluidSMR's Fig. 16 workloads")

@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from smrlab import _core
+from smrlab import _core, recipes
 from smrlab.bundled import SMRBIN_RECORD, generated_trace
 from smrlab.errors import UsageError
 from smrlab.options import MAX_GENERATED_REQUESTS, quoted
@@ -161,3 +161,7 @@ def deviations(name: str, columns: dict, requests: int | None = None) -> dict[st
     paper = {"requests": r.requests * scale, "unique_bytes": r.unique_gb * 1e9 * scale, "avg_read_len": r.avg_read,
              "avg_write_len": r.avg_write, "updates": r.updates * scale, "write_percent": r.write_percent}
     return {key: columns[key] / value - 1 for key, value in paper.items()}
+
+
+# HWSR's Table 3 traces at their full size (or scaled to a request count), made on first use.
+recipes.register("hwsr-table3", lambda name, requests: trace(name, requests), names=ROWS, source="HWSR's Table 3")

@@ -189,8 +189,8 @@ class CellProgress:
     """The cells of an experiment as a task — done of all, with those running and failed — for
     ``smrlab.experiment.run``, which calls ``begin``, ``running``, ``finished`` and ``end``."""
 
-    def __init__(self, title: str):
-        self.title = title
+    def __init__(self, title: str, unit: str = "cells"):
+        self.title, self.unit = title, unit
         self._context = None
         self.task: Task | None = None
         self.at_once = self.done = self.failed = self.total = 0
@@ -199,7 +199,7 @@ class CellProgress:
         if reused:
             say(f"{self.title}: {reused} of {total} cells already stored, not run again")
         self.total, self.done = total, reused
-        self._context = task(self.title, total=total, unit="cells")
+        self._context = task(self.title, total=total, unit=self.unit)
         self.task = self._context.__enter__()
         self._show()
 

@@ -3,7 +3,7 @@
 //! allocator: index, per-slot tables, recency lists, free slots) by the number of cached blocks.
 //! Target (issue 18): at most 48 bytes per cached block for lru and pore.
 
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
 use smr_sim::registry::build;
 use smr_sim::IoCtx;

@@ -4,8 +4,8 @@
 //! streamed once and ten times over (same footprint, ten times the length) and the resident
 //! memory after each replay is reported.
 
-use smr_core::trace::synth::{Synth, SynthConfig};
-use smr_core::trace::TraceStats;
+use smr_trace::synth::{Synth, SynthConfig};
+use smr_trace::TraceStats;
 use smr_core::{Params, Request};
 use smr_sim::kernel::ok_requests;
 use smr_sim::registry::build;

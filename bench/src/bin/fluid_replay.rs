@@ -6,8 +6,8 @@
 //! NSW-Range tracking at 4 KiB, mapping-table quota). Target (issue 14): >= 1 M requests/s for
 //! fluid-smr on one core.
 
-use smr_core::trace::synth::{Synth, SynthConfig};
-use smr_core::trace::TraceStats;
+use smr_trace::synth::{Synth, SynthConfig};
+use smr_trace::TraceStats;
 use smr_core::{Params, Request};
 use smr_sim::kernel::ok_requests;
 use smr_sim::registry::build;

@@ -8,8 +8,8 @@
 //! `fill=full disk_write_cache=false disk_queue_depth=1`, the defaults before the drive queued,
 //! to time the replay without queueing against a build from before.
 
-use smr_core::trace::synth::{Synth, SynthConfig};
-use smr_core::trace::{Footprint, TraceStats};
+use smr_trace::synth::{Synth, SynthConfig};
+use smr_trace::{Footprint, TraceStats};
 use smr_core::{Op, Params, Request};
 use smr_sim::kernel::{ok_requests, ReplayMode};
 use smr_sim::registry::build;

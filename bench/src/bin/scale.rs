@@ -15,8 +15,8 @@
 
 use std::path::Path;
 
-use smr_core::trace::pipeline::Pipeline;
-use smr_core::trace::{open, write_all, TraceStats};
+use smr_trace::pipeline::Pipeline;
+use smr_trace::{open, write_all, TraceStats};
 use smr_core::Params;
 use smr_sim::runner::run;
 use smrlab_bench::heap::{self, Counting};

@@ -4,8 +4,8 @@
 //! 5 M lines/s on one core (issue 18: smrbin ≥ 200 M). The block format writes a line per 4 KiB
 //! block, so its item count is its line count.
 
-use smr_core::trace::synth::{Synth, SynthConfig};
-use smr_core::trace::{open, write_all};
+use smr_trace::synth::{Synth, SynthConfig};
+use smr_trace::{open, write_all};
 use smr_core::Params;
 use smrlab_bench::{best_of, report};
 

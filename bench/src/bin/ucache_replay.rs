@@ -3,8 +3,8 @@
 //! cache of 409,600 buckets of 128 KiB filled by distinct writes, measured first, while the
 //! process is fresh). Targets (issue 4): ≥ 3 M requests/s, ≤ 32 bytes of map per cached bucket.
 
-use smr_core::trace::synth::{Synth, SynthConfig};
-use smr_core::trace::{Footprint, TraceStats};
+use smr_trace::synth::{Synth, SynthConfig};
+use smr_trace::{Footprint, TraceStats};
 use smr_core::{Op, Params, Request};
 use smr_sim::kernel::ok_requests;
 use smr_sim::registry::build;

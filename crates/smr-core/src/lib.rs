@@ -1,26 +1,27 @@
-//! smr-core: the shared vocabulary of smrlab.
+//! smr-core: the base every other smrlab crate shares.
 //!
-//! Units and the `Request` type, trace readers/writers/statistics/synthesis, media timing models,
-//! the zoned-device abstraction, typed parameters and metrics. Everything here is independent of
-//! any particular SMR management scheme; the schemes themselves live in `smr-sim` and `smrdb`.
+//! Units and the `Request` type, the `key=value` parameter bag and its typed values, quoting of
+//! user text in messages, latency histograms, block sets, stretch indexes, the allocation bound for
+//! untrusted sizes and the prefetch hint. Not here: trace readers and synthesis (`smr-trace`),
+//! media timing models (`smr-media`), zoned devices (`smr-zoned`), any SMR management scheme
+//! (`smr-sim`, `smrdb`). This crate depends on no other smrlab crate and builds no decompressor.
 //!
 //! Conventions (docs/architecture.md): offsets and lengths are bytes (`u64`) at every public boundary,
 //! simulated time is nanoseconds (`u64`), and every random choice draws from a seeded RNG.
 
 pub mod alloc_bound;
 pub mod blockset;
-pub mod media;
 pub mod latency;
+pub mod param_spec;
 pub mod params;
 pub mod prefetch;
 pub mod quote;
 pub mod request;
 pub mod stretch_index;
-pub mod trace;
 pub mod units;
 pub mod values;
-pub mod zoned;
 
+pub use param_spec::{Kind, ParamList, ParamReader, ParamSpec, TimeUnit};
 pub use params::{ParamError, Params};
 pub use quote::{quote, quote_within};
 pub use request::{Op, RangeError, Request};

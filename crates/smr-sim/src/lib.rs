@@ -7,7 +7,7 @@
 //! framework: LRU, LRU-band, PORE), `hostmanaged` (uCache, E-region, the zone map), `hwsr`
 //! (HWSR and S-block), `fluid` (FluidSMR and its baselines on a hybrid CMR/SMR partition).
 //! `registry` lists them; `runner` runs one from a description. Not here: trace parsing and media models
-//! (`smr-core`), the key-value store (`smrdb`).
+//! (`smr-trace`, `smr-media`), the key-value store (`smrdb`).
 
 pub mod kernel;
 pub mod registry;

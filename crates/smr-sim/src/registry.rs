@@ -5,7 +5,7 @@
 //! depends on the systems and the kernel; nothing depends on it but the runner and the
 //! bindings. Not here: the systems themselves, or how they are built (`kernel::build`).
 
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::Params;
 
 use crate::kernel::{BuildContext, IoCtx, SimError, System, SystemEntry};

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use smr_core::trace::{self, Footprint, Interruptible, TraceError, TraceReader, TraceStats};
+use smr_trace::{Footprint, Interruptible, TraceError, TraceReader, TraceStats};
 use smr_core::{Params, Request};
 
 use crate::kernel::engine::MAX_GAUGE_SAMPLES;
@@ -67,9 +67,9 @@ pub struct RunOutput {
 }
 
 /// Opens the trace named by `spec` with its reader options.
-pub fn open_trace(spec: &RunSpec) -> Result<trace::TraceReader, SimError> {
+pub fn open_trace(spec: &RunSpec) -> Result<smr_trace::TraceReader, SimError> {
     let mut options = Params::parse(&spec.trace_options).map_err(|e| TraceError::Invalid(e.to_string()))?;
-    Ok(trace::open(&spec.trace, spec.format.as_deref(), &mut options)?)
+    Ok(smr_trace::open(&spec.trace, spec.format.as_deref(), &mut options)?)
 }
 
 /// Measures the footprint of the trace named by `spec` (the first pass of `run`).
@@ -117,8 +117,8 @@ impl Source {
 
     fn format(&self, spec: &RunSpec) -> Result<String, SimError> {
         match self {
-            Source::File => Ok(trace::TraceFormat::resolve(spec.format.as_deref(), &spec.trace)?.name().to_string()),
-            Source::Memory(_) => Ok(trace::columns::IN_MEMORY.to_string()),
+            Source::File => Ok(smr_trace::TraceFormat::resolve(spec.format.as_deref(), &spec.trace)?.name().to_string()),
+            Source::Memory(_) => Ok(smr_trace::columns::IN_MEMORY.to_string()),
         }
     }
 }

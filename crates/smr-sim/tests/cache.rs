@@ -4,7 +4,7 @@
 //! registry by name (`below`), as users run it.
 
 use proptest::prelude::*;
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
 use smr_sim::cache::{Cache, PARAMS};
 use smr_sim::kernel::metrics::{CounterValues, Counters, Gauges};
@@ -57,7 +57,7 @@ fn r(block: u64) -> Request {
 /// would not make one.
 #[test]
 fn the_default_cache_is_a_share_of_the_touched_bands() {
-    let grain = smr_core::trace::EXTENT_GRAIN;
+    let grain = smr_trace::EXTENT_GRAIN;
     let footprint = Footprint {
         written_bytes: 8192,
         accessed_bytes: 12288,

@@ -3,7 +3,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use smr_core::trace::TraceStats;
+use smr_trace::TraceStats;
 use smr_core::{Op, Params, Request};
 use smr_sim::kernel::{ok_requests, Engine, EngineConfig, IoCtx};
 use smr_sim::registry;

@@ -8,8 +8,8 @@
 
 use proptest::prelude::*;
 use smr_core::alloc_bound::Bounded;
-use smr_core::trace::synth::{Synth, SynthConfig};
-use smr_core::trace::Footprint;
+use smr_trace::synth::{Synth, SynthConfig};
+use smr_trace::Footprint;
 use smr_core::Params;
 use smr_sim::dmsmr::estimate::estimate;
 use smr_sim::kernel::params::specs;

@@ -5,19 +5,21 @@
 
 use std::collections::BTreeSet;
 
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::Params;
-use smr_sim::kernel::params::{specs, Kind, NONE};
+use smr_sim::kernel::params::{specs, Kind, ParamSpec, NONE};
 use smr_sim::kernel::IoCtx;
 use smr_sim::registry::{self, SYSTEMS};
 
 const GIB: u64 = 1 << 30;
 
-/// A value to give `key` alone: its default, or for an optional size a size.
-fn sample(kind: Kind, default: &str) -> String {
-    match (kind, default) {
+/// A value to give `spec` alone: its default, or for an optional size a size (for FluidSMR's
+/// partition, one that holds the 1 GiB footprint these tests build for).
+fn sample(spec: &ParamSpec) -> String {
+    match (spec.kind, spec.default) {
+        (Kind::Size, NONE) if spec.key == "partition" => "2GiB".to_string(),
         (Kind::Size, NONE) => "1MiB".to_string(),
-        _ => default.to_string(),
+        _ => spec.default.to_string(),
     }
 }
 
@@ -38,7 +40,7 @@ fn every_system_builds_on_its_defaults() {
 fn every_declared_parameter_is_read_when_given() {
     for entry in SYSTEMS {
         for spec in specs(entry.params) {
-            let given = format!("{}={}", spec.key, sample(spec.kind, spec.default));
+            let given = format!("{}={}", spec.key, sample(spec));
             build(entry.name, std::slice::from_ref(&given)).unwrap_or_else(|e| panic!("{} with {given}: {e}", entry.name));
         }
     }
@@ -82,4 +84,24 @@ fn the_cache_stacks_over_any_system_but_itself() {
     assert!(err.contains("cannot stack over itself"), "{err}");
     let err = build("cache", &["below=floppy".to_string()]).unwrap_err();
     assert!(err.contains("unknown system 'floppy'"), "{err}");
+}
+
+/// A system's `policy` parameter offers policies of the kernel's table only, each at most once:
+/// a policy is added by its file and one line in `POLICIES`, and no system names one the table
+/// does not know. Fails if a system lists a name the table lacks.
+#[test]
+fn every_offered_policy_is_in_the_kernels_table() {
+    let mut offered = 0;
+    for system in SYSTEMS {
+        for spec in specs(system.params).filter(|s| s.key == "policy") {
+            let Kind::Choice(names) = spec.kind else { panic!("{}'s policy is not a choice", system.name) };
+            for name in names {
+                assert!(smr_sim::kernel::policy::entry(name).is_some(), "{}: policy {name} is not in kernel::policy::POLICIES", system.name);
+                offered += 1;
+            }
+        }
+    }
+    assert!(offered >= 7, "cache and hwsr offer seven policies between them, found {offered}");
+    let names: BTreeSet<&str> = smr_sim::kernel::policy::POLICIES.iter().map(|p| p.name).collect();
+    assert_eq!(names.len(), smr_sim::kernel::policy::POLICIES.len(), "a name twice in POLICIES");
 }

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use smr_core::media::{disk_preset, FixedLatencyMedium};
-use smr_core::zoned::{MemZonedDevice, TimedZonedDevice};
+use smr_media::{disk_preset, FixedLatencyMedium};
+use smr_zoned::{MemZonedDevice, TimedZonedDevice};
 use smrdb::device::BandDevice;
 use smrdb::offload::{OffloadDb, OffloadOptions};
 use smrdb::options::METADATA_ZONES;
@@ -71,7 +71,7 @@ pub fn open_store(spec: &StoreSpec) -> Result<Arc<SharedStore>> {
         (Some(path), None) => Box::new(Db::open(path, spec.options.clone())?),
         (None, disk) => {
             let g = spec.options.new_geometry()?;
-            let device = |zones: u64, conventional: u64, medium: Option<Box<dyn smr_core::media::Medium>>| -> Result<Box<dyn BandDevice>> {
+            let device = |zones: u64, conventional: u64, medium: Option<Box<dyn smr_media::Medium>>| -> Result<Box<dyn BandDevice>> {
                 let mem = MemZonedDevice::new(g.band_size, zones, conventional).map_err(|e| WorkloadError::parameter("capacity", e.to_string()))?;
                 Ok(match medium {
                     None => Box::new(smrdb::device::Shared::new(mem)),
@@ -87,7 +87,7 @@ pub fn open_store(spec: &StoreSpec) -> Result<Arc<SharedStore>> {
                 let nvram = if spec.offload.offload {
                     let medium = match (disk, spec.offload_to) {
                         (None, _) => None,
-                        (Some(_), OffloadDevice::Nvram) => Some(Box::new(FixedLatencyMedium::nvram(nvram_bytes)) as Box<dyn smr_core::media::Medium>),
+                        (Some(_), OffloadDevice::Nvram) => Some(Box::new(FixedLatencyMedium::nvram(nvram_bytes)) as Box<dyn smr_media::Medium>),
                         (Some(name), OffloadDevice::Disk) => Some(disk_of(name)?),
                     };
                     Some(device(nvram_bytes / g.band_size, 0, medium)?)

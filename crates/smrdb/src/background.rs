@@ -9,62 +9,18 @@
 //! record in force (the new bands are unreferenced and reset at the next open) or the new one.
 
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Condvar};
-use std::thread::JoinHandle;
+use std::sync::Arc;
 
 use crate::compaction::{self, loc, soc, Compaction};
-use crate::db::{lock, Inner};
 use crate::env::Stats;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::manifest::Manifest;
 use crate::memtable::MemTable;
 use crate::options::Scheme;
-use crate::table::{Table, TableBuilder};
-use crate::version::{TableMeta, Version};
-
-/// A store's background thread (if it has one) and whether the store was closed: what SMRDB
-/// and its offloading variant share of opening and closing.
-pub(crate) struct Worker {
-    handle: Option<JoinHandle<()>>,
-    closed: bool,
-}
-
-impl Worker {
-    /// Starts `body` in a thread called `name`; `store` names the store in errors.
-    pub fn start(name: &str, store: &str, body: impl FnOnce() + Send + 'static) -> Result<Worker> {
-        let handle = std::thread::Builder::new().name(name.into()).spawn(body).map_err(|source| Error::Io { path: store.into(), op: "start compaction thread", source })?;
-        Ok(Worker { handle: Some(handle), closed: false })
-    }
-
-    /// No thread: the store does its background work inline.
-    pub fn inline() -> Worker {
-        Worker { handle: None, closed: false }
-    }
-
-    pub fn check_open(&self, store: &str) -> Result<()> {
-        if self.closed {
-            return Err(Error::Closed { store: store.into() });
-        }
-        Ok(())
-    }
-
-    /// Marks the store closed and stops the thread: `mark_closing` tells it to stop, then both
-    /// condition variables wake whoever waits. False if the store was closed already.
-    pub fn stop(&mut self, mark_closing: impl FnOnce(), work: &Condvar, progress: &Condvar) -> bool {
-        if self.closed {
-            return false;
-        }
-        self.closed = true;
-        mark_closing();
-        work.notify_all();
-        progress.notify_all();
-        if let Some(handle) = self.handle.take() {
-            // A panic in the worker is a bug; its state is already recorded as an error.
-            let _ = handle.join();
-        }
-        true
-    }
-}
+use crate::state::Inner;
+use crate::table::{Table, TableBuilder, TableMeta};
+use crate::util::mutex::lock;
+use crate::version::Version;
 
 impl Inner {
     /// The background thread: waits for work, does it a step at a time, and stops at close.

@@ -11,89 +11,37 @@
 //! takes `writer`.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use smr_core::zoned::{DiskActivity, MemZonedDevice, TimedZonedDevice};
-use smr_core::media::Medium;
+use smr_zoned::{DiskActivity, MemZonedDevice, TimedZonedDevice};
+use smr_media::Medium;
 
-use crate::background::Worker;
 use crate::batch::WriteBatch;
 use crate::device::{BandDevice, Shared};
 use crate::env::{Env, Stats};
 use crate::error::{Error, Result};
-use crate::iter::{DbIter, Merge, MemSource, Source};
+use crate::iter::{DbIter, Merge, MemSource};
 use crate::key::Found;
+use crate::lifecycle::{Closing, Lifecycle, ThreadBody};
 use crate::lock::LockFile;
 use crate::log::writer::LogWriter;
 use crate::log::{FRAME_HEADER, MAX_PADDING};
-use crate::manifest::Manifest;
 use crate::memtable::MemTable;
-use crate::options::{Geometry, Limits, Options};
-use crate::table::builder::TableShape;
+use crate::options::{Limits, Options};
+use crate::source::Source;
+use crate::state::{Inner, Writer};
 use crate::table::format::{estimated_entry_bytes, FOOTER_LEN};
 use crate::table::iter::LazyTableIter;
+use crate::util::mutex::lock;
 use crate::version::Version;
-
-pub(crate) struct Writer {
-    pub log: LogWriter,
-    /// Last sequence number handed out.
-    pub last_sequence: u64,
-    /// Set when a log write failed: later writes are refused, as the log's tail is unknown.
-    pub failed: Option<String>,
-}
-
-pub(crate) struct Current {
-    pub mem: Arc<MemTable>,
-    pub imm: Option<Arc<MemTable>>,
-    /// The last sequence number the memtable `imm` holds (the table made of it holds no more).
-    pub imm_last_sequence: u64,
-    pub version: Arc<Version>,
-    /// Last sequence number readers may see.
-    pub visible_sequence: u64,
-    /// Set when background work failed; writes are refused from then on.
-    pub background_error: Option<String>,
-    pub closing: bool,
-    /// Manual compactions asked for and done.
-    pub manual_requested: u64,
-    pub manual_done: u64,
-}
-
-pub(crate) struct Inner {
-    pub env: Arc<Env>,
-    pub options: Options,
-    pub geometry: Geometry,
-    pub limits: Limits,
-    pub shape: TableShape,
-    pub writer: Mutex<Writer>,
-    pub meta: Mutex<Manifest>,
-    pub current: Mutex<Current>,
-    /// Signalled when there may be background work (or the store closes).
-    pub work: Condvar,
-    /// Signalled when background work finished a step (writers may be waiting for it).
-    pub progress: Condvar,
-    pub next_table_id: AtomicU64,
-    /// LOC compaction pointers, as in the last metadata record; a leaf lock (nothing else is
-    /// locked while it is held), so compactions can be picked under `current`.
-    pub pointers: Mutex<Vec<(u32, Vec<u8>)>>,
-    /// Held for each flush or compaction step, so two threads never do the same work (inline
-    /// mode lets every writing thread step). Taken after `writer`, before `meta`.
-    pub stepping: Mutex<()>,
-}
-
-/// Locks a mutex; the state behind these locks is replaced whole (Arcs, numbers), never left
-/// half-changed by a panic, so a poisoned lock still guards consistent state.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// An open store. Dropping it closes it (errors at close are then lost; call `close` to see
 /// them).
 pub struct Db {
     inner: Arc<Inner>,
-    worker: Worker,
-    _lock: Option<LockFile>,
+    life: Lifecycle,
 }
 
 /// What `Db::stats` reports (serialised by field name for the Python binding).
@@ -167,7 +115,7 @@ impl Db {
             Some(disk) => Box::new(Shared::new(TimedZonedDevice::new(file, disk).map_err(|source| Error::Device { store: store.clone(), source })?)),
         };
         let mut db = Self::open_device(device, store, options)?;
-        db._lock = Some(lock);
+        db.life.hold(lock);
         Ok(db)
     }
 
@@ -186,13 +134,10 @@ impl Db {
     /// Opens the store on any device (recovering what it holds).
     pub fn open_device(device: Box<dyn BandDevice>, store: String, options: Options) -> Result<Db> {
         let inner = Arc::new(crate::recovery::recover(device, store, options)?);
-        let worker = if inner.options.background {
-            let background = inner.clone();
-            Worker::start("smrdb-compaction", &inner.env.store, move || background.work_loop())?
-        } else {
-            Worker::inline()
-        };
-        Ok(Db { inner, worker, _lock: None })
+        let background = inner.clone();
+        let thread = inner.options.background.then(|| ("smrdb-compaction", Box::new(move || background.work_loop()) as ThreadBody));
+        let life = Lifecycle::start(inner.clone(), thread)?;
+        Ok(Db { inner, life })
     }
 
     pub fn store(&self) -> &str {
@@ -284,35 +229,41 @@ impl Db {
     }
 
     /// The tables as of now, with their levels: level 0 oldest first, then deeper levels.
-    pub fn tables(&self) -> Vec<(usize, crate::version::TableMeta)> {
+    pub fn tables(&self) -> Vec<(usize, crate::table::TableMeta)> {
         self.inner.snapshot().2.tables().map(|(l, t)| (l, t.meta.clone())).collect()
     }
 
     /// Stops background work, makes every write durable and gives back retired bands.
     pub fn close(mut self) -> Result<()> {
-        self.shutdown()
+        self.life.close()
     }
 
     fn check_open(&self) -> Result<()> {
-        self.worker.check_open(&self.inner.env.store)
-    }
-
-    fn shutdown(&mut self) -> Result<()> {
-        if !self.worker.stop(|| lock(&self.inner.current).closing = true, &self.inner.work, &self.inner.progress) {
-            return Ok(());
-        }
-        let mut w = lock(&self.inner.writer);
-        if w.failed.is_none() {
-            w.log.sync(&self.inner.env)?;
-        }
-        self.inner.env.reset_retired_now()?;
-        self.inner.env.sync()
+        self.life.check_open()
     }
 }
 
-impl Drop for Db {
-    fn drop(&mut self) {
-        let _ = self.shutdown();
+impl Closing for Inner {
+    fn store(&self) -> &str {
+        &self.env.store
+    }
+
+    fn mark_closing(&self) {
+        lock(&self.current).closing = true;
+        self.work.notify_all();
+        self.progress.notify_all();
+    }
+
+    fn sync_log(&self) -> Result<()> {
+        let mut w = lock(&self.writer);
+        match w.failed {
+            None => w.log.sync(&self.env),
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn envs(&self) -> Vec<&Env> {
+        vec![&self.env]
     }
 }
 

@@ -246,7 +246,7 @@ fn sequential_inserts_under_soc_move_bands_without_rewriting() {
 
 /// Bytes compaction rewrote and read, per user byte, for uniformly random inserts.
 fn random_insert_cost(scheme: Scheme) -> (f64, f64, u64) {
-    let disk = Box::new(smr_core::media::Hdd::new(smr_core::media::DESKTOP7200));
+    let disk = Box::new(smr_media::Hdd::new(smr_media::DESKTOP7200));
     let options = Options { band_size: Some(256 * 1024), capacity: Some(256 * 1024 * 200), histogram_bytes: Some(256), max_key_len: Some(32), ..small(scheme, false) };
     let db = Db::open_in_memory(options, Some(disk)).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(11);

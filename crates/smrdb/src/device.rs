@@ -1,12 +1,12 @@
 //! The zoned devices a store runs on, behind one object-safe interface that shared threads can
-//! call: `BandDevice`. Any `ZonedDevice` of smr-core that can also make its writes durable
+//! call: `BandDevice`. Any `ZonedDevice` of smr-zoned that can also make its writes durable
 //! (`Persist`) serves: the file-backed device (real persistence), the memory one (tests) and
 //! either of them with a disk's simulated time. Reads share a read lock; writes, resets and
 //! syncs take the write lock, as one host-managed drive serves one command at a time.
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use smr_core::zoned::{DiskActivity, FileZonedDevice, MemZonedDevice, TimedZonedDevice, ZoneError, ZoneInfo, ZoneKind, ZonedDevice};
+use smr_zoned::{DiskActivity, FileZonedDevice, MemZonedDevice, TimedZonedDevice, ZoneError, ZoneInfo, ZoneKind, ZonedDevice};
 
 /// A zoned device that can make what was written durable.
 pub trait Persist {

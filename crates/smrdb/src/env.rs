@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use smr_core::zoned::ZoneError;
+use smr_zoned::ZoneError;
 
 use crate::device::BandDevice;
 use crate::error::{Error, Result};

@@ -3,7 +3,7 @@
 //! never leaves half an operation visible: a refused write stores nothing, and a failed flush or
 //! compaction leaves the previous metadata record in force.
 
-use smr_core::zoned::ZoneError;
+use smr_zoned::ZoneError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -40,7 +40,3 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-#[cfg(test)]
-#[path = "error_tests.rs"]
-mod tests;

@@ -8,19 +8,7 @@ use std::sync::Arc;
 use crate::error::Result;
 use crate::key::{self, Kind};
 use crate::memtable::{Entry, MemTable};
-use crate::table::block::EntryRef;
-
-/// Entries in internal-key order (user key ascending, newest version first).
-pub trait Source {
-    /// The current entry; `None` at the end.
-    fn current(&self) -> Option<EntryRef<'_>>;
-    fn advance(&mut self) -> Result<()>;
-    /// Whether `current` is only a placeholder at a lower bound of the source's entries (a
-    /// table not read yet); `advance` then reads the source and shows its first real entry.
-    fn pending(&self) -> bool {
-        false
-    }
-}
+use crate::source::{EntryRef, Source};
 
 /// A memtable's entries from a start key, copied out a run at a time.
 pub struct MemSource {

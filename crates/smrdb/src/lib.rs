@@ -8,9 +8,10 @@
 //! (`manifest`) in the two conventional zones names the tables by level with their key ranges
 //! and equi-depth histograms (`histogram`). Compaction (`compaction`) runs in a background
 //! thread (`background`) under one of two schemes: LevelDB-style (`loc`) or SMR-friendly
-//! (`soc`). Recovery (`recovery`) replays the log after a crash. Devices (`device`): a file
-//! (real persistence), memory, or either with a disk's simulated time (`paced`: also taken in
-//! real time). `offload`: the store variant of chapter 5, with unsorted first-level bands and
+//! (`soc`). Recovery (`recovery`) replays the log after a crash. The write path, the background
+//! thread and recovery share the store's state (`state`); both stores share the shape of
+//! opening (`reopen`) and closing (`lifecycle`). Devices (`device`): a file (real persistence),
+//! memory, or either with a disk's simulated time (`paced`: also taken in real time). `offload`: the store variant of chapter 5, with unsorted first-level bands and
 //! writes offloaded to an NVRAM device while a compaction runs.
 //!
 //! Not here: a block cache (reads go to the device, which for the file backend means the
@@ -24,10 +25,13 @@ pub mod db;
 pub mod device;
 pub mod env;
 pub mod error;
+#[cfg(test)]
+mod error_tests;
 mod files;
 pub mod histogram;
 pub mod iter;
 pub mod key;
+mod lifecycle;
 mod lock;
 pub mod log;
 pub mod manifest;
@@ -36,6 +40,9 @@ pub mod offload;
 pub mod options;
 pub mod paced;
 mod recovery;
+mod reopen;
+pub mod source;
+mod state;
 pub mod table;
 pub mod util;
 pub mod version;

@@ -14,8 +14,8 @@
 use crate::env::{Env, Stats};
 use crate::error::Result;
 use crate::options::{Geometry, Scheme};
+use crate::table::TableMeta;
 use crate::util::coding::{put_bytes, put_u32, put_u64, put_varint, Cursor};
-use crate::version::TableMeta;
 
 const MAGIC: &[u8; 8] = b"SMRDBMF1";
 const HEADER: usize = 8 + 8 + 8 + 4;

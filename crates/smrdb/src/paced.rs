@@ -13,7 +13,7 @@
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use smr_core::zoned::{DiskActivity, TimedZonedDevice, ZoneError, ZoneKind, ZonedDevice};
+use smr_zoned::{DiskActivity, TimedZonedDevice, ZoneError, ZoneKind, ZonedDevice};
 
 use crate::device::{zone_fill, BandDevice, Persist};
 
@@ -110,8 +110,8 @@ impl<D: ZonedDevice + Persist + Send> BandDevice for Paced<D> {
 mod tests {
     use std::time::Instant;
 
-    use smr_core::media::{Hdd, DESKTOP7200};
-    use smr_core::zoned::MemZonedDevice;
+    use smr_media::{Hdd, DESKTOP7200};
+    use smr_zoned::MemZonedDevice;
 
     use super::*;
 

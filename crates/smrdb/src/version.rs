@@ -1,7 +1,7 @@
-//! Which tables make up the store: `TableMeta` (what the metadata record says of a table) and
-//! `Version` (the tables by level, as of one metadata record). A version is never changed in
-//! place: a flush or compaction builds the next one, so readers holding a version see a
-//! consistent set of tables for as long as they hold it.
+//! Which tables make up the store: `Version`, the tables by level as of one metadata record
+//! (what the record says of each table: `table::meta`). A version is never changed in place: a
+//! flush or compaction builds the next one, so readers holding a version see a consistent set
+//! of tables for as long as they hold it.
 //!
 //! Invariants readers rely on: a table in a shallower level holds newer versions of a key than
 //! any table in a deeper level; level 0 tables are in flush order (oldest first), and a newer
@@ -12,53 +12,9 @@
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::histogram::Histogram;
 use crate::key::Found;
 use crate::table::Table;
 use crate::util::bloom;
-use crate::util::coding::{put_bytes, put_varint, Cursor};
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TableMeta {
-    /// Unique, increasing with creation time (so it orders tables by age).
-    pub id: u64,
-    pub band: u64,
-    /// Bytes of the band the table takes, footer included.
-    pub len: u64,
-    pub entries: u64,
-    pub data_bytes: u64,
-    pub smallest: Vec<u8>,
-    pub largest: Vec<u8>,
-    pub max_sequence: u64,
-    pub histogram: Histogram,
-}
-
-impl TableMeta {
-    pub fn overlaps(&self, lo: &[u8], hi: &[u8]) -> bool {
-        self.smallest.as_slice() <= hi && lo <= self.largest.as_slice()
-    }
-
-    pub fn encode(&self, out: &mut Vec<u8>) {
-        for v in [self.id, self.band, self.len, self.entries, self.data_bytes, self.max_sequence] {
-            put_varint(out, v);
-        }
-        put_bytes(out, &self.smallest);
-        put_bytes(out, &self.largest);
-        self.histogram.encode(out);
-    }
-
-    pub fn decode(cur: &mut Cursor<'_>) -> Option<TableMeta> {
-        let mut v = [0u64; 6];
-        for x in &mut v {
-            *x = cur.varint()?;
-        }
-        let [id, band, len, entries, data_bytes, max_sequence] = v;
-        let smallest = cur.bytes()?.to_vec();
-        let largest = cur.bytes()?.to_vec();
-        let histogram = Histogram::decode(cur)?;
-        Some(TableMeta { id, band, len, entries, data_bytes, smallest, largest, max_sequence, histogram })
-    }
-}
 
 #[derive(Clone, Default)]
 pub struct Version {

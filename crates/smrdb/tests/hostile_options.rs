@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use smr_core::alloc_bound::Bounded;
-use smr_core::zoned::MemZonedDevice;
+use smr_zoned::MemZonedDevice;
 use smrdb::device::{BandDevice, Shared};
 use smrdb::offload::{OffloadDb, OffloadOptions};
 use smrdb::options::METADATA_ZONES;

@@ -1,11 +1,11 @@
 //! Binding of a disk model on its own: a sequence of accesses timed one after another (closed
-//! loop, queue depth one) on an HDD preset, as `smr_core::zoned::TimedZonedDevice` times a
+//! loop, queue depth one) on an HDD preset, as `smr_zoned::TimedZonedDevice` times a
 //! store's device commands. For replaying I/O captured from other programs (the key-value
 //! peers' file I/O laid out on a disk) on the same model SMRDB runs on.
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use smr_core::media::disk_preset;
+use smr_media::disk_preset;
 use smr_core::request::Op;
 
 use crate::errors::ParameterError;

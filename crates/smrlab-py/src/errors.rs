@@ -3,7 +3,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use smr_core::trace::TraceError;
+use smr_trace::TraceError;
 use smr_core::ParamError;
 use smr_sim::SimError;
 

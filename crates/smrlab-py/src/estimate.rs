@@ -1,7 +1,7 @@
 //! Binding of the §III-A write-amplification estimate (`smrlab trace smr-estimate`).
 
 use pyo3::prelude::*;
-use smr_core::trace::Interruptible;
+use smr_trace::Interruptible;
 use smr_core::Params;
 use smr_sim::dmsmr::estimate::estimate;
 use smr_sim::runner::{self, RunSpec};

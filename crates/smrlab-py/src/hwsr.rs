@@ -2,7 +2,7 @@
 //! and the trace characteristics of Table 3.
 
 use pyo3::prelude::*;
-use smr_core::trace::pipeline::Pipeline;
+use smr_trace::pipeline::Pipeline;
 use smr_sim::hwsr::{capacity, table3};
 
 use crate::errors;

@@ -27,7 +27,7 @@ impl Signals {
         })
     }
 
-    /// A check for `smr_core::trace::Interruptible`.
+    /// A check for `smr_trace::Interruptible`.
     pub fn check(&self) -> impl FnMut(u64) -> bool + Send + 'static {
         let signals = self.clone();
         move |_| signals.go_on()

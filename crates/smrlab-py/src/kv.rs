@@ -9,7 +9,7 @@ use std::sync::{Mutex, RwLock};
 use pyo3::create_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use smr_core::media::{Hdd, Medium, PRESETS};
+use smr_media::{Hdd, Medium, PRESETS};
 use smrdb::{Db, DbIter, Error, Options, Scheme, WriteBatch};
 
 use crate::errors::SmrlabError;

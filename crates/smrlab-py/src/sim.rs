@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use smr_core::trace::columns::requests_from_columns;
+use smr_trace::columns::requests_from_columns;
 use smr_sim::kernel::Progress;
 use smr_sim::runner::{self, RunOutput, RunSpec};
 use smr_sim::SimError;
@@ -66,7 +66,7 @@ fn run_sim(py: Python<'_>, spec_json: &str, progress: Option<PyObject>) -> PyRes
 }
 
 /// `run_sim` on requests held in memory: four little-endian columns (arrival ns, op code,
-/// offset, length; see `smr_core::trace::columns`) instead of the file the spec names.
+/// offset, length; see `smr_trace::columns`) instead of the file the spec names.
 #[pyfunction]
 #[pyo3(signature = (spec_json, time_ns, op, offset, len, progress=None))]
 fn run_sim_columns(py: Python<'_>, spec_json: &str, time_ns: &[u8], op: &[u8], offset: &[u8], len: &[u8], progress: Option<PyObject>) -> PyResult<String> {

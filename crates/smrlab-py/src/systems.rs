@@ -1,14 +1,15 @@
-//! Documentation of the simulated systems and their parameters, for `smrlab sim --help` and for
-//! the Python front, which reads every system's parameter names and defaults from here instead
-//! of copying them.
+//! Documentation of the simulated systems and their parameters, and of the trace synthesizer's,
+//! for `smrlab sim --help`, `smrlab trace synth --help` and for the Python front, which reads
+//! every parameter's name, default, unit, kind and choices from the Rust declarations instead of
+//! copying them.
 
 use pyo3::prelude::*;
-use smr_sim::kernel::params::{Kind, ParamSpec};
+use smr_core::param_spec::{specs, Kind, ParamList, ParamSpec};
 
 /// One parameter as Python sees it: (key, default, unit, help, open, kind, choices): `open` the
 /// reason for the default of an open choice (a value the paper does not state), else None;
-/// `kind` the name of its `Kind` (size, share, choice, bool, fraction, count, system, custom),
-/// which fixes how the command line checks a value; `choices` the words of a choice.
+/// `kind` the name of its `Kind` (size, share, choice, ...), which fixes how the command line
+/// checks a value; `choices` the words of a choice.
 type ParamTuple = (String, String, String, String, Option<String>, &'static str, Option<Vec<String>>);
 
 fn kind_name(kind: &Kind) -> &'static str {
@@ -19,6 +20,11 @@ fn kind_name(kind: &Kind) -> &'static str {
         Kind::Bool => "bool",
         Kind::Fraction => "fraction",
         Kind::Count => "count",
+        Kind::FractionOr { .. } => "fraction-or",
+        Kind::Positive { .. } => "positive",
+        Kind::Ratio => "ratio",
+        Kind::Whole => "whole",
+        Kind::Duration { .. } => "duration",
         Kind::System => "system",
         Kind::Custom { .. } => "custom",
     }
@@ -29,16 +35,24 @@ fn param_tuple(p: &ParamSpec) -> ParamTuple {
         Kind::Choice(words) => Some(words.iter().map(|w| w.to_string()).collect()),
         _ => None,
     };
-    (p.key.into(), p.default.into(), p.kind.unit(), p.help.into(), p.open.map(String::from), kind_name(&p.kind), choices)
+    (p.key.into(), p.default.into(), p.unit(), p.help.into(), p.open.map(String::from), kind_name(&p.kind), choices)
+}
+
+/// Every declaration of `list` as Python sees it.
+fn param_tuples(list: ParamList) -> Vec<ParamTuple> {
+    specs(list).map(param_tuple).collect()
 }
 
 /// `[(name, summary, [(key, default, unit, help, open, kind, choices), ...]), ...]` for every system.
 #[pyfunction]
 fn systems() -> Vec<(String, String, Vec<ParamTuple>)> {
-    smr_sim::registry::SYSTEMS
-        .iter()
-        .map(|e| (e.name.into(), e.summary.into(), smr_sim::kernel::params::specs(e.params).map(param_tuple).collect()))
-        .collect()
+    smr_sim::registry::SYSTEMS.iter().map(|e| (e.name.into(), e.summary.into(), param_tuples(e.params))).collect()
+}
+
+/// `[(key, default, unit, help, open, kind, choices), ...]`: the trace synthesizer's parameters.
+#[pyfunction]
+fn synth_params() -> Vec<ParamTuple> {
+    param_tuples(smr_trace::synth::PARAMS)
 }
 
 /// Every name `smrlab sim --system` accepts: the systems, then their aliases.
@@ -50,5 +64,6 @@ fn system_names() -> Vec<String> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(systems, m)?)?;
+    m.add_function(wrap_pyfunction!(synth_params, m)?)?;
     m.add_function(wrap_pyfunction!(system_names, m)?)
 }

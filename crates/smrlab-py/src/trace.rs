@@ -4,9 +4,9 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use smr_core::trace::columns::{columns_from_requests, requests_from_columns};
-use smr_core::trace::pipeline::Pipeline;
-use smr_core::trace::{write_all, Interruptible, TraceError, TraceReader, TraceStats};
+use smr_trace::columns::{columns_from_requests, requests_from_columns};
+use smr_trace::pipeline::Pipeline;
+use smr_trace::{write_all, Interruptible, TraceError, TraceReader, TraceStats};
 
 use crate::errors;
 use crate::interrupt::Signals;
@@ -37,20 +37,20 @@ fn trace_stats(py: Python<'_>, pipeline_json: &str) -> PyResult<String> {
     serde_json::to_string(&stats).map_err(|e| errors::SimulationError::new_err(e.to_string()))
 }
 
-/// Statistics of requests held in memory as four columns (see `smr_core::trace::columns`), as
+/// Statistics of requests held in memory as four columns (see `smr_trace::columns`), as
 /// JSON; no requests is an error.
 #[pyfunction]
 fn columns_stats(py: Python<'_>, time_ns: &[u8], op: &[u8], offset: &[u8], len: &[u8]) -> PyResult<String> {
     let requests = requests_from_columns(time_ns, op, offset, len).map_err(errors::trace)?;
     if requests.is_empty() {
-        return Err(errors::trace(TraceError::Empty { path: smr_core::trace::columns::IN_MEMORY.into() }));
+        return Err(errors::trace(TraceError::Empty { path: smr_trace::columns::IN_MEMORY.into() }));
     }
     let stats = py.allow_threads(|| TraceStats::compute(requests.into_iter().map(Ok))).map_err(errors::trace)?;
     serde_json::to_string(&stats).map_err(|e| errors::SimulationError::new_err(e.to_string()))
 }
 
 /// The pipeline's output as four columns of bytes (arrival ns, op code, offset, length; see
-/// `smr_core::trace::columns`), for a trace read into memory.
+/// `smr_trace::columns`), for a trace read into memory.
 #[pyfunction]
 fn trace_columns<'py>(py: Python<'py>, pipeline_json: &str) -> PyResult<[Bound<'py, PyBytes>; 4]> {
     let pipeline = parse(pipeline_json)?;
@@ -79,7 +79,7 @@ fn trace_locality(py: Python<'_>, pipeline_json: &str, bucket_sizes: Vec<u64>) -
         return Err(errors::ParameterError::new_err("bucket sizes must be positive"));
     }
     let signals = Signals::default();
-    let locality = py.allow_threads(|| smr_core::trace::locality::Locality::compute(requests(&pipeline, &signals)?, &bucket_sizes));
+    let locality = py.allow_threads(|| smr_trace::locality::Locality::compute(requests(&pipeline, &signals)?, &bucket_sizes));
     let locality = signals.result(locality, errors::trace)?;
     serde_json::to_string(&locality).map_err(|e| errors::SimulationError::new_err(e.to_string()))
 }
@@ -87,13 +87,13 @@ fn trace_locality(py: Python<'_>, pipeline_json: &str, bucket_sizes: Vec<u64>) -
 /// The names of the trace formats, and whether smrlab writes each.
 #[pyfunction]
 fn trace_formats() -> Vec<(String, bool)> {
-    smr_core::trace::TraceFormat::ALL.iter().map(|f| (f.name().to_string(), f.writable())).collect()
+    smr_trace::TraceFormat::ALL.iter().map(|f| (f.name().to_string(), f.writable())).collect()
 }
 
 /// Table I presets of the synthesizer: (name, requests, write %, written GB, accessed GB).
 #[pyfunction]
 fn synth_presets() -> Vec<(String, u64, f64, f64, f64)> {
-    smr_core::trace::synth::PRESETS.iter().map(|p| (p.name.to_string(), p.requests, p.write_percent, p.written_gb, p.accessed_gb)).collect()
+    smr_trace::synth::PRESETS.iter().map(|p| (p.name.to_string(), p.requests, p.write_percent, p.written_gb, p.accessed_gb)).collect()
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

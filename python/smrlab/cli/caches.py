@@ -16,28 +16,21 @@ from smrlab import experiment, geometry, live, options, plots, systems
 from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import SimulationError, UsageError
+from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.results import read as results_frame
 from smrlab.run import footprint, note_caveats, write_result
 from smrlab.trace import Trace
 from smrlab.tables import add_json_argument, note, print_table
 
-# (label, system, extra params) of the Fig. 11-14 line-up.
-LINE_UP = [
-    ("smr-only", "dmsmr", []),
-    ("cmr-only", "cmr", []),
-    ("lru", "cache", ["policy=lru"]),
-    ("lru-band", "cache", ["policy=lru-band"]),
-    ("pore-cf", "cache", ["policy=pore", "scheme=cf"]),
-    ("pore-pf", "cache", ["policy=pore", "scheme=pf"]),
-    ("pore-bl", "cache", ["policy=pore", "scheme=bl"]),
-]
+# The experiment files whose systems make the line-up in each mode (Figs. 11-14): Fig. 11's
+# (read-write) or Fig. 13's (write-only), with Fig. 14's PORE schemes; the first one's figure
+# and paper figure are the line-up's.
+LINE_UP_FILES = {"rw": ("pore-fig11", "pore-fig14"), "wo": ("pore-fig13", "pore-fig14")}
 
-SWEEPS = {
-    "zone": ["2MB", "5MB", "10MB", "20MB", "35MB", "50MB"],
-    "period": ["0.1", "0.25", "0.5", "1", "2", "5", "10"],
-    "cache": ["1%", "2%", "3%", "4%", "5%"],
-}
+# The experiment file of each sweep: its values of the swept parameter are the default range,
+# its paper figure the one the sweep reproduces.
+SWEEPS = {"zone": "pore-fig15-zone", "period": "pore-fig15-period", "cache": "pore-fig16"}
 
 
 def cache_params(args: argparse.Namespace, overrides: dict[str, str] | None = None) -> list[str]:
@@ -61,53 +54,61 @@ def disk_params(args: argparse.Namespace) -> list[str]:
 CACHELESS = ("smr-only", "cmr-only")
 
 
-def line_up_experiment(trace: str, args: argparse.Namespace, name: str, line_up=LINE_UP) -> experiment.Experiment:
-    """The line-up on one trace as an experiment (one cell per system), with the figure and the
-    PORE paper's factors of the mode."""
+def line_up(mode: str) -> list[SystemRun]:
+    """The systems compared in ``mode``, with their own parameters (``LINE_UP_FILES``)."""
+    return presets.line_up(*LINE_UP_FILES[mode])
+
+
+def line_up_experiment(trace: str, args: argparse.Namespace, name: str, systems_compared: list[SystemRun]) -> experiment.Experiment:
+    """The line-up on one trace as an experiment (one cell per system): each system's own
+    parameters over the options, with the figure and the paper figure of the mode's file."""
     systems_run = []
-    for label, system, extra in line_up:
-        params = {"cache": cache_params(args) + extra, "dmsmr": lower_params(args)}.get(system, disk_params(args))
-        systems_run.append(SystemRun(label, system, dict(p.split("=", 1) for p in params)))
+    for entry in systems_compared:
+        params = {"cache": cache_params(args), "dmsmr": lower_params(args)}.get(entry.system, disk_params(args))
+        systems_run.append(SystemRun(entry.label, entry.system, {**dict(p.split("=", 1) for p in params), **entry.params}))
     time = TIME_COMPARED[args.mode]
+    figured = presets.read(LINE_UP_FILES[args.mode][0])
     return experiment.Experiment(
         name=f"compare-caches-{name}-{args.mode}", title=f"SSD caches over drive-managed SMR: {name} ({args.mode}, cache {args.cache})",
         traces={name: Trace.open(trace, args.format, args.trace_option)}, systems=systems_run, seeds=[args.seed],
         engine=engine_keywords(args),
         # Hit rates only where a cache runs (a line-up without one reports none).
-        metrics=[time, *(["read_hit_rate", "write_hit_rate"] if any(s == "cache" for _, s, _ in line_up) else []), "r_wa"],
-        reproduces={"paper": "pore", "figure": "Figs. 11-13" if args.mode == "rw" else "Fig. 13",
-                    "claims": "pore-fig11" if args.mode == "rw" else "pore-fig13"},
-        figure={"kind": "bars", "y": time, "normalise": "cmr-only", "logy": True})
+        metrics=[time, *(["read_hit_rate", "write_hit_rate"] if any(s.system == "cache" for s in systems_compared) else []), "r_wa"],
+        reproduces={**figured.reproduces, "claims": figured.name}, figure=figured.figure)
 
 
-def run_line_up(exp: experiment.Experiment, args: argparse.Namespace, out_dir: Path, name: str) -> list[tuple]:
+def run_line_up(exp: experiment.Experiment, args: argparse.Namespace, out_dir: Path, name: str, title: str | None = None,
+                unit: str = "cells") -> list[tuple]:
     """Runs ``exp`` in parallel (``args.jobs`` local workers) into a results folder under
     ``out_dir`` (Parquet table, provenance, figure), resumable with ``args.resume``; returns
-    each cell with its result, in cell order. A failed cell stops the command with its error
-    once the others have run and been stored."""
+    each cell with its result, in cell order, its progress shown as ``title`` (default ``name``)
+    counting ``unit``. A failed cell stops the command with its error once the others have run
+    and been stored."""
     summary = experiment.run(exp, out=out_dir, jobs=getattr(args, "jobs", None), resume=getattr(args, "resume", False),
-                             progress=live.CellProgress(name))
+                             progress=live.CellProgress(title or name, unit))
     for cell, outcome in summary.outcomes:
         if outcome.error:
             raise SimulationError(f"{name}/{cell.label}: {outcome.error}")
-    plots.save(exp, results_frame(summary.table), summary.folder)
+    if exp.figure:
+        plots.save(exp, results_frame(summary.table), summary.folder)
     for cell, outcome in summary.outcomes:
         note_caveats(outcome.result, f"{name}/{cell.label}")
     return [(cell, outcome.result) for cell, outcome in summary.outcomes]
 
 
-def compare(trace: str, args: argparse.Namespace, out_dir: Path, line_up=LINE_UP, name: str | None = None) -> dict[str, dict]:
+def compare(trace: str, args: argparse.Namespace, out_dir: Path, name: str | None = None) -> dict[str, dict]:
     """Runs the line-up on one trace as an experiment (see ``run_line_up``); returns results
     by label, also written to out_dir as NAME-LABEL.json (NAME the trace file's name up to its
     first dot unless given). A write-only cache on a trace without writes has nothing to do: then
     only the disks without a cache run."""
     name = name or Path(trace).name.split(".")[0]
     fp = footprint(trace, args.format, args.trace_option)
+    systems_compared = line_up(args.mode)
     if args.mode == "wo" and fp["written_bytes"] == 0:
         note(f"{name}: the trace has no writes: a write-only cache has nothing to do, so only {' and '.join(CACHELESS)} run")
-        line_up = [entry for entry in line_up if entry[0] in CACHELESS]
+        systems_compared = [entry for entry in systems_compared if entry.label in CACHELESS]
     results = {}
-    for cell, result in run_line_up(line_up_experiment(trace, args, name, line_up), args, out_dir, name):
+    for cell, result in run_line_up(line_up_experiment(trace, args, name, systems_compared), args, out_dir, name):
         results[cell.label] = result
         write_result(result, out_dir / f"{name}-{cell.label}.json")
     return results
@@ -228,10 +229,6 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-# The PORE figure each sweep reproduces.
-SWEPT_FIGURES = {"zone": "Fig. 15 (a)-(c)", "period": "Fig. 15 (d)-(f)", "cache": "Fig. 16"}
-
-
 def sweep_experiment(args: argparse.Namespace, values: list[str]) -> experiment.Experiment:
     """One policy over the swept values of ``args.vary`` on one trace, as an experiment (one
     cell per value, in the order given)."""
@@ -246,12 +243,12 @@ def sweep_experiment(args: argparse.Namespace, values: list[str]) -> experiment.
         traces={name: Trace.open(args.trace, args.format, args.trace_option)},
         systems=[SystemRun(f"{args.policy}-{args.scheme}", "cache", params)], seeds=[args.seed], engine=engine_keywords(args),
         metrics=["total_io_s", "read_hit_rate", "write_hit_rate", "r_wa"],
-        reproduces={"paper": "pore", "figure": SWEPT_FIGURES[args.vary]},
+        reproduces={key: presets.read(SWEEPS[args.vary]).reproduces[key] for key in ("paper", "figure")},
         figure={"kind": "lines", "x": args.vary, "y": "total_io_s", "ylabel": "total I/O time (s)"})
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    values = args.values.split(",") if args.values else SWEEPS[args.vary]
+    values = args.values.split(",") if args.values else paper_range(args.vary)
     exp = sweep_experiment(args, values)
     name = Path(args.trace).name.split(".")[0]
     rows = []
@@ -263,6 +260,13 @@ def run_sweep(args: argparse.Namespace) -> int:
                 [args.vary, "total I/O s", "read hit", "write hit", "R_wa", "avg open zones"], rows)
     note(f"results written to {args.out}/")
     return 0
+
+
+def paper_range(vary: str) -> list[str]:
+    """The values the paper sweeps ``vary`` over, from its experiment file (periods as multiples
+    of the SMR write buffer, without the file's 'x')."""
+    values = presets.axis(SWEEPS[vary], vary)
+    return [value.removesuffix("x") for value in values] if vary == "period" else values
 
 
 def _period_multiple(text: str) -> float:

@@ -15,14 +15,18 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from smrlab import fluid_traces, live, options, outputs, systems
-from smrlab.cli.declared import add_declared
-from smrlab.cli.sim import add_engine_arguments, engine_from_args
+from smrlab import fluid_traces, options, outputs
+from smrlab.cli.caches import add_run_arguments, run_line_up
+from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
-from smrlab.run import measure, simulate, write_result
+from smrlab.experiment import presets
+from smrlab.experiment.spec import SystemRun
+from smrlab.run import write_result
 from smrlab.tables import add_json_argument, note, print_table
+from smrlab.trace import Trace
 
 SWEEP_HELP = """Runs the schemes of --system fluid on the paper's workloads (generated on first use)
 or on traces of your own (--trace FILE, repeated; the MSR Cambridge traces as published, e.g.
@@ -46,20 +50,24 @@ hm_0.csv.gz, are read as they are, at full size), and prints one table per figur
   quantized migration at acceptable latency increases of 60 and 100 ms, and blocking.
 """
 
-FIGURE_SCHEMES = ["swap-only", "+cache-fix", "format-adapt", "fluid-smr", "pure-cmr"]
-BASELINES = ["recency", "frequency", "swap-only"]
-FIXED = ["fix-0.2", "fix-0.4", "fix-0.6", "fix-0.8"]
-ABLATION = ["format-adapt", "imprv-lru", "fifo", "loop-back", "fluid-smr"]
-POLICIES = ["imprv-lru", "fifo", "loop-back"]
-USAGES = [0.6, 0.7, 0.8, 0.9, 0.95]
+# The experiment file of each figure: its traces, schemes, usages and settings are the figure's
+# defaults; the cache figure's policies alone are Fig. 18's.
+FIGURE_FILES = {"prelim": "fluidsmr-fig3", "schemes": "fluidsmr-fig12", "usage": "fluidsmr-fig13", "fixed": "fluidsmr-fig14-15",
+                "phases": "fluidsmr-fig16", "cache": "fluidsmr-fig17", "migration": "fluidsmr-fig19"}
+POLICIES_FILE = "fluidsmr-fig18"
+# The reference of the preliminary figure (against which swapping is measured) and the adaptive
+# scheme the fixed configurations are set against.
+REFERENCE = "pure-cmr"
+ADAPTIVE = "adapt"
 ZONE_GAUGES = ["cmr_zones", "smr_zones", "cache_zones"]
 DAY_NS = 24 * 3600 * 10**9
 SERIES_SAMPLES = 200
+# The measures of a figure's results table.
+METRICS = ("mean_latency_ns", "cmr_write_share", "zone_rewrites", "occupancy_swaps")
 # The most values a list option takes (traces, schemes, usages, latency bounds).
 MOST_LISTED = 16
 # Below 16 MiB zones (a sixteenth of the paper's) a 128 KiB write is a large part of a zone.
 SMALL_ZONE = 16 << 20
-FIG18_CACHE = "0.02%"  # §7.4: of the SMR area
 TRACE_SUFFIXES = (".csv", ".gz", ".smrbin", ".xz", ".bz2", ".zst", ".spc", ".blkparse", ".vscsi", ".blocks")
 
 
@@ -71,15 +79,26 @@ def trace_label(name: str) -> str:
     return base
 
 
-class Runner:
-    """Runs fluid on traces with the sweep's shared options and keeps every result."""
+@dataclass
+class Run:
+    """One planned run of fluid: its label (its JSON file's name), trace and own parameters, and
+    the gauge samples and warm-up it needs at least."""
 
-    def __init__(self, args: argparse.Namespace, figure: str, runs: live.Task):
-        self.args = args
+    label: str
+    trace: Path
+    params: list[str]
+    samples: int = 0
+    warmup_ns: int = 0
+
+
+class Runner:
+    """Plans a figure's runs of fluid on traces with the sweep's shared options, runs them as one
+    experiment through the experiment runner, and keeps every result."""
+
+    def __init__(self, args: argparse.Namespace, figure: str):
+        self.args, self.figure = args, figure
         self.out = Path(args.out) / figure
-        self.footprints: dict[str, dict] = {}
-        self.requests: dict[str, int] = {}
-        self.runs = runs
+        self.planned: dict[str, Run] = {}
         self.scaled: dict[str, list[dict]] = {}
 
     def names(self) -> list[str]:
@@ -96,21 +115,44 @@ class Runner:
                                          hot_ranges=self.args.hot_ranges)
         return path, [f"zone_size={fluid_traces.zone_size(scale)}"]
 
-    def run(self, label: str, trace: Path, params: list[str], samples: int = 0, warmup_ns: int = 0) -> dict:
-        key = str(trace)
-        if key not in self.footprints:
-            self.footprints[key], self.requests[key] = measure(trace)
-        engine = engine_from_args(self.args)
-        if samples:
-            engine["gauge_samples"] = max(engine["gauge_samples"], samples)
-        engine["warmup_ns"] = max(engine["warmup_ns"], warmup_ns)
-        with live.task(f"fluid {label}", self.requests[key], "requests") as show:
-            result = simulate("fluid", trace, [*params, *self.args.param], engine=engine, seed=self.args.seed,
-                              footprint=self.footprints[key], progress=show)
-        self.runs.advance()
-        write_result(result, self.out / f"{label.replace(' ', '_').replace('+', 'plus-')}.json", inputs=[trace])
-        self.scaled.setdefault(trace.name, []).append(result)
-        return result
+    def add(self, label: str, trace: Path, params: list[str], samples: int = 0, warmup_ns: int = 0) -> str:
+        """Plans a run and returns its label (a label planned again is the same run)."""
+        self.planned.setdefault(label, Run(label, trace, params, samples, warmup_ns))
+        return label
+
+    def execute(self) -> dict[str, dict]:
+        """Runs what is planned as one experiment (``--jobs``, ``--resume``, a results folder with
+        its Parquet table under out/FIGURE), --param over each run's own parameters; returns
+        each result by label, each also written as out/FIGURE/LABEL.json."""
+        given = dict(p.split("=", 1) for p in self.args.param)
+        names: dict[Path, str] = {}
+        for run in self.planned.values():
+            if run.trace not in names:
+                stem = trace_label(str(run.trace))
+                names[run.trace] = stem if stem not in names.values() else f"{stem}-{len(names)}"
+        exp = presets.Selected(
+            name=f"fluid-sweep-{self.figure}", title=f"fluid-sweep {self.figure}",
+            traces={name: Trace.open(path) for path, name in names.items()},
+            systems=[SystemRun(run.label, "fluid", {**dict(p.split("=", 1) for p in run.params), **given}, self._engine(run))
+                     for run in self.planned.values()],
+            seeds=[self.args.seed], engine=engine_keywords(self.args), metrics=list(METRICS),
+            pairs={(names[run.trace], run.label) for run in self.planned.values()})
+        results = {}
+        for cell, result in run_line_up(exp, self.args, self.out, f"fluid-sweep {self.figure}", unit="runs"):
+            run = self.planned[cell.label]
+            write_result(result, self.out / f"{run.label.replace(' ', '_').replace('+', 'plus-')}.json", inputs=[run.trace])
+            self.scaled.setdefault(run.trace.name, []).append(result)
+            results[run.label] = result
+        return results
+
+    def _engine(self, run: Run) -> dict:
+        """A run's replay options over the sweep's: at least its gauge samples and warm-up."""
+        engine = {}
+        if run.samples:
+            engine["gauge_samples"] = max(self.args.gauge_samples, run.samples)
+        if run.warmup_ns:
+            engine["warmup_seconds"] = max(self.args.warmup_seconds, run.warmup_ns / 1e9)
+        return engine
 
     def scaling_note(self) -> None:
         """What each trace's partition was scaled to, and the sizes that followed it."""
@@ -151,14 +193,19 @@ def zone_series(result: dict) -> dict:
 
 
 def schemes_figure(r: Runner, args: argparse.Namespace) -> None:
-    rows, shares = [], []
     schemes = args.schemes.split(",")
+    planned = []
     for name in r.names():
         trace, zone = r.trace(name)
-        results = [r.run(f"{trace_label(name)} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone]) for scheme in schemes]
-        rows.append([trace_label(name), *[latency_ms(result) for result in results]])
+        planned.append((trace_label(name), [r.add(f"{trace_label(name)} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone])
+                                            for scheme in schemes]))
+    ran = r.execute()
+    rows, shares = [], []
+    for stem, labels in planned:
+        results = [ran[label] for label in labels]
+        rows.append([stem, *[latency_ms(result) for result in results]])
         fluid = next((result for scheme, result in zip(schemes, results) if scheme == "fluid-smr"), results[0])
-        shares.append([trace_label(name), fluid["derived"].get("cmr_write_share"), counter(fluid, "occupancy_swaps"),
+        shares.append([stem, fluid["derived"].get("cmr_write_share"), counter(fluid, "occupancy_swaps"),
                        counter(fluid, "zone_rewrites"), counter(fluid, "nsw_writes")])
     print_table(f"average latency (ms) per scheme at usage {args.usage}", ["trace", *schemes], rows,
                 caption="FluidSMR Fig. 12 (the paper plots it on a log scale)")
@@ -170,18 +217,24 @@ def schemes_figure(r: Runner, args: argparse.Namespace) -> None:
 def prelim_figure(r: Runner, args: argparse.Namespace) -> None:
     name = r.names()[0]
     trace, zone = r.trace(name)
-    rows = [[scheme, latency_ms(r.run(f"{scheme} usage 0.9", trace, [f"scheme={scheme}", "usage=0.9", *zone]))] for scheme in BASELINES]
+
+    def add(scheme: str, usage: float) -> str:
+        return r.add(f"{scheme} usage {usage}", trace, [f"scheme={scheme}", f"usage={usage}", *zone])
+
+    schemes = [scheme for scheme in presets.axis(FIGURE_FILES["prelim"], "scheme") if scheme != REFERENCE]
+    baselines = [add(scheme, 0.9) for scheme in schemes]
+    per_usage_runs = [(usage, add("swap-only", usage), add(REFERENCE, usage)) for usage in args.usages]
+    ran = r.execute()
+    rows = [[scheme, latency_ms(ran[label])] for scheme, label in zip(schemes, baselines)]
     nsw = rows[-1][1]
     for row in rows:
         row.append(None if row[1] is None or nsw is None else 1 - nsw / row[1])
     print_table(f"zone swapping on {trace_label(name)} at usage 0.9", ["scheme", "latency ms", "NSW-frequency's reduction"], rows,
                 caption="FluidSMR §2.4: NSW-frequency swapping (swap-only) lowers the recency and frequency baselines' latency by "
                         "22.4 % and 29.4 % (ts_0)")
-    usages = args.usages
     per_usage = []
-    for usage in usages:
-        swap, cmr = (latency_ms(r.run(f"{scheme} usage {usage}", trace, [f"scheme={scheme}", f"usage={usage}", *zone]))
-                     for scheme in ("swap-only", "pure-cmr"))
+    for usage, swap_label, cmr_label in per_usage_runs:
+        swap, cmr = latency_ms(ran[swap_label]), latency_ms(ran[cmr_label])
         per_usage.append([usage, swap, cmr, None if swap is None or not cmr else swap / cmr])
     print_table(f"swap-only against pure CMR per usage on {trace_label(name)}", ["usage", "swap-only ms", "pure-cmr ms", "degradation"], per_usage,
                 caption="FluidSMR Fig. 3: the average latency normalized to pure CMR; none below 70 % usage, rising sharply above 80 %")
@@ -191,20 +244,27 @@ def usage_figure(r: Runner, args: argparse.Namespace) -> None:
     name = r.names()[0]
     trace, zone = r.trace(name)
     schemes = args.schemes.split(",")
-    rows = [[usage, *[latency_ms(r.run(f"{scheme} usage {usage}", trace, [f"scheme={scheme}", f"usage={usage}", *zone])) for scheme in schemes]]
-            for usage in args.usages]
+    labels = [[r.add(f"{scheme} usage {usage}", trace, [f"scheme={scheme}", f"usage={usage}", *zone]) for scheme in schemes]
+              for usage in args.usages]
+    ran = r.execute()
+    rows = [[usage, *[latency_ms(ran[label]) for label in row]] for usage, row in zip(args.usages, labels)]
     print_table(f"average latency (ms) per usage on {trace_label(name)}", ["usage", *schemes], rows, caption="FluidSMR Fig. 13")
 
 
 def fixed_figure(r: Runner, args: argparse.Namespace) -> None:
     name = r.names()[0]
     trace, zone = r.trace(name)
-    rows, series = [], {}
-    for scheme in [*FIXED, "adapt"]:
+    planned = []
+    fixed = [scheme for scheme in presets.axis(FIGURE_FILES["fixed"], "scheme") if scheme != ADAPTIVE]
+    for scheme in [*fixed, ADAPTIVE]:
         params = [f"scheme={scheme}", f"usage={args.usage}", *zone]
-        result = r.run(f"{scheme} usage {args.usage}", trace, params, samples=SERIES_SAMPLES)
-        stable = r.run(f"{scheme} usage {args.usage} from day 4", trace, params, warmup_ns=3 * DAY_NS)
-        rows.append([scheme, latency_ms(result), latency_ms(stable), gauge(result, "cache_zones"), counter(result, "to_smr_conversions"),
+        planned.append((scheme, r.add(f"{scheme} usage {args.usage}", trace, params, samples=SERIES_SAMPLES),
+                        r.add(f"{scheme} usage {args.usage} from day 4", trace, params, warmup_ns=3 * DAY_NS)))
+    ran = r.execute()
+    rows, series = [], {}
+    for scheme, whole, from_day_4 in planned:
+        result = ran[whole]
+        rows.append([scheme, latency_ms(result), latency_ms(ran[from_day_4]), gauge(result, "cache_zones"), counter(result, "to_smr_conversions"),
                      counter(result, "to_cmr_conversions")])
         series[scheme] = zone_series(result)
     print_table(f"fixed vs adaptive format on {trace_label(name)} at usage {args.usage}",
@@ -217,9 +277,13 @@ def phases_figure(r: Runner, args: argparse.Namespace) -> None:
     requests = fluid_traces.PHASE_REQUESTS if args.requests is None else args.requests
     zone, zones, hot = fluid_traces.four_phase_shape(requests)
     trace = Path(args.trace[0]) if args.trace else fluid_traces.four_phase_trace(requests, zone, zones, hot, hours=args.phase_hours, seed=args.seed)
+    schemes = presets.axis(FIGURE_FILES["phases"], "scheme")
+    for scheme in schemes:
+        r.add(scheme, trace, [f"scheme={scheme}", f"usage={args.usage}", f"zone_size={zone}"], samples=SERIES_SAMPLES)
+    ran = r.execute()
     rows, series = [], {}
-    for scheme in ["adapt", "fluid-smr", *FIXED]:
-        result = r.run(scheme, trace, [f"scheme={scheme}", f"usage={args.usage}", f"zone_size={zone}"], samples=SERIES_SAMPLES)
+    for scheme in schemes:
+        result = ran[scheme]
         s = zone_series(result)
         rows.append([scheme, latency_ms(result), min(s["cache_zones"]), max(s["cache_zones"]), min(s["cmr_zones"]), max(s["cmr_zones"]),
                      counter(result, "to_smr_conversions"), counter(result, "to_cmr_conversions")])
@@ -231,21 +295,28 @@ def phases_figure(r: Runner, args: argparse.Namespace) -> None:
 
 
 def cache_figure(r: Runner, args: argparse.Namespace) -> None:
-    rows = []
+    steps = presets.axis(FIGURE_FILES["cache"], "scheme")
+    policies = presets.axis(POLICIES_FILE, "scheme")
+    # Fig. 18's settings of the policies alone (no swapping, no conversion, its cache limit).
+    alone_settings = {key: value for key, value in presets.read(POLICIES_FILE).params.items() if key not in ("scheme", "usage")}
+    cache_limit = alone_settings.get("cache_limit")
+    planned = []
     for name in r.names():
         trace, zone = r.trace(name)
         stem = trace_label(name)
-        ablation = [latency_ms(r.run(f"{stem} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone])) for scheme in ABLATION]
-        alone = []
-        for policy in POLICIES:
-            result = r.run(f"{stem} {policy} alone", trace, [f"scheme={policy}", f"usage={args.policy_usage}", *zone, "swapping=none",
-                                                              "adapt=off", f"cache_limit={FIG18_CACHE}"])
-            alone += [latency_ms(result), counter(result, "zone_rewrites")]
-        rows.append([stem, *ablation, *alone])
-    columns = ["trace", *ABLATION, *[f"{p} alone {what}" for p in POLICIES for what in ("ms", "zone rewrites")]]
+        ablation = [r.add(f"{stem} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone]) for scheme in steps]
+        alone = [r.add(f"{stem} {policy} alone", trace, [f"scheme={policy}", f"usage={args.policy_usage}", *zone,
+                                                          *(f"{key}={value}" for key, value in alone_settings.items())]) for policy in policies]
+        planned.append((stem, ablation, alone))
+    ran = r.execute()
+    rows = []
+    for stem, ablation, alone in planned:
+        rows.append([stem, *[latency_ms(ran[label]) for label in ablation],
+                     *[value for label in alone for value in (latency_ms(ran[label]), counter(ran[label], "zone_rewrites"))]])
+    columns = ["trace", *steps, *[f"{p} alone {what}" for p in policies for what in ("ms", "zone rewrites")]]
     print_table(f"cache optimisations at usage {args.usage}; the policies alone at {args.policy_usage}", columns, rows,
                 caption=f"FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of at "
-                        f"most {FIG18_CACHE} of the SMR area; latency in ms). A partition this full may have no zone left for a cache: "
+                        f"most {cache_limit} of the SMR area; latency in ms). A partition this full may have no zone left for a cache: "
                         "then every column is the same")
 
 
@@ -259,11 +330,13 @@ def migration_figure(r: Runner, args: argparse.Namespace) -> None:
     guard = 102 * zone
     at = args.allocate_at or (max(1, fluid_traces.requests_of(name, args.requests) // 4) if not args.trace else 1)
     base = [f"scheme={args.migration_scheme}", f"usage={args.migration_usage}", *zone_param, f"guard={guard}"]
-    rows = []
     runs = [("no allocation", []), ("blocking", [f"allocate={allocate}", f"allocate_at={at}"])]
     runs += [(f"{bound:g} ms", [f"allocate={allocate}", f"allocate_at={at}", f"latency_bound={bound:g}"]) for bound in args.bounds]
-    for label, extra in runs:
-        result = r.run(f"migration {label}", trace, [*base, *extra], samples=SERIES_SAMPLES)
+    labels = [(label, r.add(f"migration {label}", trace, [*base, *extra], samples=SERIES_SAMPLES)) for label, extra in runs]
+    ran = r.execute()
+    rows = []
+    for label, key in labels:
+        result = ran[key]
         finished = counter(result, "repletions") > 0
         rows.append([label, latency_ms(result), (gauge(result, "max_quantum_ns") or 0) / 1e6, counter(result, "conversion_wall_ns") / 1e9 if finished else None,
                      counter(result, "conversion_commands"), counter(result, "migration_quanta"), finished])
@@ -280,26 +353,46 @@ def write_series(r: Runner, series: dict) -> None:
 
 FIGURES = {"prelim": prelim_figure, "schemes": schemes_figure, "usage": usage_figure, "fixed": fixed_figure, "phases": phases_figure,
            "cache": cache_figure, "migration": migration_figure}
-DEFAULT_TRACES = {"prelim": "ts_0", "schemes": ",".join(fluid_traces.TABLE1), "usage": "prn_1", "fixed": "prn_1", "phases": "",
-                  "cache": "hm_0,src2_2,stg_0", "migration": "proj_1"}
-DEFAULT_USAGE = {"cache": 0.999}
+# The recipe of FluidSMR's Table 1 traces (smrlab.recipes), the figures' own traces.
+TABLE1_RECIPE = "fluid-table1"
+
+
+def paper_defaults(args: argparse.Namespace) -> None:
+    """The options not given, from the figure's experiment file (``FIGURE_FILES``): its Table 1
+    traces, its usage (where one), usages and schemes (where a list), Fig. 18's usage for the
+    policies alone, and the migration figure's scheme, usage and latency bounds."""
+    figure = presets.read(FIGURE_FILES[args.figure])
+    axes = figure.axes()
+    if args.traces is None:
+        args.traces = ",".join(name for recipe, name in presets.trace_names(FIGURE_FILES[args.figure]) if recipe == TABLE1_RECIPE)
+    if args.usage is None and not isinstance(figure.params.get("usage"), list):
+        args.usage = figure.params.get("usage")
+    if args.usages is None:
+        args.usages = [float(usage) for usage in axes.get("usage", [])]
+    if args.schemes is None:
+        args.schemes = ",".join(axes.get("scheme", []))
+    if args.policy_usage is None:
+        args.policy_usage = presets.read(POLICIES_FILE).params["usage"]
+    migration = presets.read(FIGURE_FILES["migration"])
+    if args.migration_scheme is None:
+        args.migration_scheme = migration.params["scheme"]
+    if args.migration_usage is None:
+        args.migration_usage = migration.params["usage"]
+    if args.bounds is None:
+        args.bounds = [float(run.params["latency_bound"]) for run in migration.systems if "latency_bound" in run.params]
 
 
 def sweep(args: argparse.Namespace) -> int:
-    if args.usage is None:
-        args.usage = DEFAULT_USAGE.get(args.figure, float(systems.defaults("fluid")["usage"]))
-    if args.traces is None:
-        args.traces = DEFAULT_TRACES[args.figure]
-    if not 0 < args.usage <= 1:
+    paper_defaults(args)
+    if args.usage is not None and not 0 < args.usage <= 1:
         raise UsageError(f"--usage must be above 0 and at most 1, got {args.usage}")
     check_lists(args)
     if len(args.trace or []) > MOST_LISTED:
         raise UsageError(f"--trace: at most {MOST_LISTED} traces")
     if args.trace and args.requests:
         note("--requests scales the generated traces; the --trace files run as they are")
-    with live.task(f"fluid-sweep {args.figure}", None, "runs done:") as runs:
-        runner = Runner(args, args.figure, runs)
-        FIGURES[args.figure](runner, args)
+    runner = Runner(args, args.figure)
+    FIGURES[args.figure](runner, args)
     runner.scaling_note()
     note(f"results written to {Path(args.out) / args.figure}/")
     return 0
@@ -351,27 +444,26 @@ def register(commands) -> None:
     parser.add_argument("--requests", type=options.generated_requests,
                         help="scale the generated traces down to this many requests, 1 to 10^9 (default: full size; the "
                              "phases figure's workload has at most its full 10,000,000)")
-    parser.add_argument("--usage", type=options.fraction, help="partition usage, above 0 and at most 1 (default "
-                        + "; ".join([systems.defaults("fluid")["usage"], *(f"{u:g} for {f}" for f, u in DEFAULT_USAGE.items())]) + ", §7.3)")
-    parser.add_argument("--policy-usage", type=options.fraction, default=0.99,
+    parser.add_argument("--usage", type=options.fraction, help="partition usage, above 0 and at most 1 (default 0.9; 0.999 for cache, §7.3)")
+    parser.add_argument("--policy-usage", type=options.fraction, default=None,
                         help="cache figure: usage of the policies alone, above 0 and at most 1 (Fig. 18, §7.4; default 0.99)")
-    parser.add_argument("--usages", type=options.listed(options.fraction, MOST_LISTED), default=USAGES,
+    parser.add_argument("--usages", type=options.listed(options.fraction, MOST_LISTED), default=None,
                         help=f"usages of the usage figure, comma-separated, at most {MOST_LISTED}")
-    parser.add_argument("--schemes", default=",".join(FIGURE_SCHEMES), help=f"schemes of the schemes and usage figures (at most {MOST_LISTED})")
+    parser.add_argument("--schemes", default=None, help=f"schemes of the schemes and usage figures (at most {MOST_LISTED})")
     parser.add_argument("--phase-hours", type=options.bounded_number(fluid_traces.PHASE_HOURS_MIN, fluid_traces.PHASE_HOURS_MAX),
                         default=fluid_traces.PHASE_HOURS,
                         help=f"hours of each phase of the phases figure, {fluid_traces.PHASE_HOURS_MIN:g} to {fluid_traces.PHASE_HOURS_MAX:g}")
-    parser.add_argument("--bounds", type=options.listed(options.positive, MOST_LISTED), default=[60.0, 100.0],
+    parser.add_argument("--bounds", type=options.listed(options.positive, MOST_LISTED), default=None,
                         help=f"acceptable latency increases (ms) of the migration figure, comma-separated, at most {MOST_LISTED}")
-    add_declared(parser, "fluid", "scheme", flag="--migration-scheme", meaning="scheme of the migration figure",
-                 metavar="SCHEME")
-    parser.add_argument("--migration-usage", type=options.fraction, default=0.8, help="usage of the migration figure, above 0 and at most 1")
+    parser.add_argument("--migration-scheme", default=None, help="scheme of the migration figure (default fluid-smr)")
+    parser.add_argument("--migration-usage", type=options.fraction, default=None, help="usage of the migration figure, above 0 and at most 1 (default 0.8)")
     parser.add_argument("--allocate-at", type=options.count, help="migration figure: the request before which space is allocated "
                                                                    "(default: a quarter into a generated trace, the first of yours)")
     add_placement_arguments(parser)
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="more fluid parameters for every run")
     add_engine_arguments(parser)
-    parser.add_argument("--out", default="results/fluid-sweep", help="folder for the JSON results")
+    parser.add_argument("--out", default="results/fluid-sweep", help="folder for the JSON results and each figure's results folder")
+    add_run_arguments(parser)
     add_json_argument(parser)
     parser.set_defaults(func=sweep)
 

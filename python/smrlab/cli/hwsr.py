@@ -17,38 +17,31 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import _core, hwsr_traces, live, systems
+from smrlab import _core, experiment, hwsr_traces
 from smrlab.bundled import traces_folder
-from smrlab.cli.sim import add_engine_arguments, engine_from_args
+from smrlab.cli.caches import add_run_arguments, run_line_up
+from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
+from smrlab.experiment import presets
+from smrlab.experiment.spec import SystemRun
 from smrlab.options import bounded_whole, generated_requests, listed, quoted
 from smrlab.outputs import check_room
 from smrlab.result import mean_response_ns
-from smrlab.run import measure, simulate, write_result
+from smrlab.run import write_result
 from smrlab.tables import add_json_argument, note, print_table
+from smrlab.trace import Trace
 
-# (label, system, parameters) of the comparison: Figs. 13-14 (both caches), 15-16 (neither),
-# 17-18 (SSD only), 19 (both), and HWSR's MEM policies.
-LINE_UP = [
-    ("cmr", "cmr", []),
-    ("hwsr", "hwsr", []),
-    ("sblock", "sblock", []),
-    ("hwsr no-cache", "hwsr", ["mem=none", "ssd=none"]),
-    ("sblock no-cache", "sblock", ["mem=none", "ssd=none"]),
-    ("hwsr ssd-only", "hwsr", ["mem=none"]),
-    ("sblock ssd-only", "sblock", ["mem=none"]),
-    ("hwsr mem-only", "hwsr", ["ssd=none"]),
-    ("hwsr lru-block", "hwsr", ["policy=lru-block"]),
-    ("hwsr lru-segment", "hwsr", ["policy=lru-segment"]),
-]
-# The plain disk is the drive HWSR's shingled disk is emulated on: these of HWSR's defaults.
-DRIVE = ("disk", "disk_queue_depth", "disk_write_cache")
-BLOCK_SECTORS = [16, 32, 64, 128, 256, 512]
-REGION_TRACKS = [8, 16, 32, 64]
+# The experiment files whose systems make the comparison: Figs. 15-19 (the plain disk; HWSR and
+# S-block with neither cache, the SSD only, both), then HWSR's MEM policies and its MEM buffer
+# alone (§2.3); the first file's shared parameters (the one drive of Table 2) are the line-up's.
+LINE_UP_FILES = ("hwsr-fig15-19", "hwsr-mem-policies")
+# The experiment file of the block and region sweep (Fig. 20): its values are the default ranges.
+SWEEP_FILE = "hwsr-fig20"
+SECTOR = 512
 # The most block sizes and region sizes a sweep takes (a grid of at most 16 x 16 runs); their
 # largest values are the core's: a block of one largest track, a region of the most tracks.
 MOST_SWEPT = 16
-MAX_BLOCK_SECTORS = _core.HWSR_MAX_TRACK // hwsr_traces.SECTOR
+MAX_BLOCK_SECTORS = _core.HWSR_MAX_TRACK // SECTOR
 MS = 1e6
 
 
@@ -108,29 +101,44 @@ def result_row(label: str, result: dict) -> tuple:
 COLUMNS = ["system", "mean ms", "read ms", "write ms", "write p99 ms", "write service ms", "segments /10k req", "MEM hit", "SSD hit"]
 
 
-def run_compare(args: argparse.Namespace) -> int:
-    wanted = set(args.only.split(",")) if args.only is not None else None
-    unknown = sorted((wanted or set()) - {label for label, _, _ in LINE_UP})
-    if unknown:
-        raise UsageError(f"--only: {quoted(unknown[0])} is not a label of the line-up ({', '.join(label for label, _, _ in LINE_UP)})")
-    trace = trace_of(args)
-    fp, requests = measure(trace)
-    out = Path(args.out)
+# The measures of the line-up's and the sweep's results tables.
+METRICS = ("response_mean_ns", "write_response_mean_ns", "read_response_mean_ns", "segments_rewritten_per_request")
+
+
+def given_params(args: argparse.Namespace) -> dict[str, str]:
+    """--param as a table; each goes to the runs that declare it, under a system's own settings
+    (e.g. mem=none over a given mem size)."""
+    return dict(p.split("=", 1) for p in args.param)
+
+
+def run_preset(args: argparse.Namespace, trace: Path, title: str, systems_run: list[SystemRun], params: dict,
+               reproduces: dict, figure: dict) -> list[tuple]:
+    """The runs on ``trace`` as an experiment through the runner (``--jobs``, ``--resume``, a
+    results folder with its Parquet table under --out); each cell with its result, also written
+    to --out as NAME-LABEL.json."""
     name = trace.name.split(".")[0]
+    exp = experiment.Experiment(name=f"{title.replace(' ', '-')}-{name}", title=f"{title} on {name}", traces={name: Trace.open(trace)},
+                                systems=systems_run, params=params, seeds=[args.seed], engine=engine_keywords(args),
+                                metrics=list(METRICS), reproduces=reproduces, figure=figure)
+    return run_line_up(exp, args, Path(args.out), name, title=f"{title} on {name}", unit="runs")
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    line_up = presets.line_up(*LINE_UP_FILES)
+    labels = [entry.label for entry in line_up]
+    wanted = set(args.only.split(",")) if args.only is not None else None
+    unknown = sorted((wanted or set()) - set(labels))
+    if unknown:
+        raise UsageError(f"--only: {quoted(unknown[0])} is not a label of the line-up ({', '.join(labels)})")
+    trace = trace_of(args)
+    out = Path(args.out)
+    first = presets.read(LINE_UP_FILES[0])
     rows = []
-    line_up = [case for case in LINE_UP if wanted is None or case[0] in wanted]
-    with live.task(f"hwsr compare on {name}", len(line_up), "runs") as runs:
-        for label, system, params in line_up:
-            # A case's own settings win over --param (e.g. mem=none over a given mem size).
-            own = {p.split("=", 1)[0] for p in params}
-            given = [p for p in systems.declared_by(list(args.param), system) if p.split("=", 1)[0] not in own]
-            drive = [f"{key}={systems.defaults('hwsr')[key]}" for key in DRIVE] if system == "cmr" else []
-            with live.task(f"{name}/{label}", requests, "requests") as show:
-                result = simulate(system, trace, drive + given + params, engine=engine_from_args(args), seed=args.seed,
-                                  footprint=fp, progress=show)
-            write_result(result, out / f"{name}-{label.replace(' ', '-')}.json", inputs=[trace])
-            rows.append(result_row(label, result))
-            runs.advance()
+    ran = run_preset(args, trace, "hwsr compare", [entry for entry in line_up if wanted is None or entry.label in wanted],
+                     {**first.params, **given_params(args)}, first.reproduces, first.figure)
+    for cell, result in ran:
+        write_result(result, out / f"{cell.trace_name}-{cell.label.replace(' ', '-')}.json", inputs=[trace])
+        rows.append(result_row(cell.label, result))
     print_table(f"HWSR, S-block and a plain disk on {trace.name}", COLUMNS, rows,
                 caption="response = waiting + service (open loop at trace time unless --replay closed); "
                         "HWSR Figs. 13 (response), 14 (segments rewritten), 12c (hit ratios), 15-19 (without MEM or SSD)")
@@ -140,20 +148,17 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def run_sweep(args: argparse.Namespace) -> int:
     trace = trace_of(args)
-    fp, requests = measure(trace)
-    blocks, regions = args.blocks, args.regions
-    rows = []
-    with live.task(f"hwsr-sweep on {trace.name}", len(blocks) * len(regions), "runs") as runs:
-        for region in regions:
-            row = [region]
-            for block in blocks:
-                params = [f"block={block * 512}", f"region={region}", *args.param]
-                with live.task(f"block {block} region {region}", requests, "requests") as show:
-                    result = simulate("hwsr", trace, params, engine=engine_from_args(args), seed=args.seed, footprint=fp, progress=show)
-                write_result(result, Path(args.out) / f"{trace.name.split('.')[0]}-b{block}-r{region}.json", inputs=[trace])
-                row.append(result_row("", result)[1])
-                runs.advance()
-            rows.append(tuple(row))
+    # Fig. 20's ranges, from its experiment file, unless given: blocks in sectors, regions in tracks.
+    swept = presets.read(SWEEP_FILE)
+    blocks = args.blocks or [_core.parse_size(value) // SECTOR for value in swept.axes()["block"]]
+    regions = args.regions or [int(value) for value in swept.axes()["region"]]
+    grid = {**given_params(args), "block": [str(block * SECTOR) for block in blocks], "region": [str(region) for region in regions]}
+    mean_ms = {}
+    for cell, result in run_preset(args, trace, "hwsr-sweep", swept.systems, grid, swept.reproduces, swept.figure):
+        block, region = int(cell.given["block"]) // SECTOR, int(cell.given["region"])
+        write_result(result, Path(args.out) / f"{cell.trace_name}-b{block}-r{region}.json", inputs=[trace])
+        mean_ms[block, region] = result_row("", result)[1]
+    rows = [(region, *(mean_ms[block, region] for block in blocks)) for region in regions]
     print_table(f"HWSR mean response time (ms) by block and region size on {trace.name} (Fig. 20)",
                 ["region tracks", *(f"block {b} sectors" for b in blocks)], rows)
     return 0
@@ -188,17 +193,19 @@ def register(commands) -> None:
     add_trace_choice(compare)
     add_engine_arguments(compare, replay="open")
     compare.add_argument("--only", metavar="LABELS", help="comma-separated labels of the line-up to run (default all)")
-    compare.add_argument("--out", default="results/hwsr", help="folder for the JSON results")
+    compare.add_argument("--out", default="results/hwsr", help="folder for the JSON results and the line-up's results folder")
+    add_run_arguments(compare)
     add_json_argument(compare)
     compare.set_defaults(func=run_compare)
 
     sweep = commands.add("hwsr-sweep", help="HWSR response time over block and region sizes (HWSR Fig. 20)")
     add_trace_choice(sweep)
     add_engine_arguments(sweep, replay="open")
-    sweep.add_argument("--blocks", type=listed(bounded_whole(1, MAX_BLOCK_SECTORS), MOST_SWEPT), default=BLOCK_SECTORS,
+    sweep.add_argument("--blocks", type=listed(bounded_whole(1, MAX_BLOCK_SECTORS), MOST_SWEPT), default=None,
                        help=f"block sizes in 512-byte sectors, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_BLOCK_SECTORS} (default 16..512)")
-    sweep.add_argument("--regions", type=listed(bounded_whole(1, _core.HWSR_MAX_REGION_TRACKS), MOST_SWEPT), default=REGION_TRACKS,
+    sweep.add_argument("--regions", type=listed(bounded_whole(1, _core.HWSR_MAX_REGION_TRACKS), MOST_SWEPT), default=None,
                        help=f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to {_core.HWSR_MAX_REGION_TRACKS} (default 8..64)")
-    sweep.add_argument("--out", default="results/hwsr-sweep", help="folder for the JSON results")
+    sweep.add_argument("--out", default="results/hwsr-sweep", help="folder for the JSON results and the sweep's results folder")
+    add_run_arguments(sweep)
     add_json_argument(sweep)
     sweep.set_defaults(func=run_sweep)

@@ -32,11 +32,19 @@ def systems_epilog(only: str | None = None) -> str:
         if only is not None and name != only:
             continue
         lines.append(f"  {name}: {summary}")
-        for key, default, unit, help_text, open_reason, *_ in params:
-            lines.append(f"      {key} [{default}] ({unit}): {help_text}")
-            if open_reason:
-                lines.append(f"          open choice: {open_reason}")
+        lines.extend(param_lines(params, "      "))
     return "\n".join(lines)
+
+
+def param_lines(params, indent: str) -> list[str]:
+    """``--help`` lines for declared parameters, as ``_core`` gives them: KEY [default] (unit):
+    meaning, and the reason for the default of an open choice."""
+    lines = []
+    for key, default, unit, help_text, open_reason, *_ in params:
+        lines.append(f"{indent}{key} [{default}] ({unit}): {help_text}")
+        if open_reason:
+            lines.append(f"{indent}    open choice: {open_reason}")
+    return lines
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser, replay: str = "closed") -> None:

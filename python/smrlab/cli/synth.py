@@ -7,27 +7,16 @@ import argparse
 import json
 
 from smrlab import _core, options, outputs
+from smrlab.cli.sim import param_lines
 from smrlab.cli.trace import add_transform_arguments, show_stats, transforms
 from smrlab.errors import UsageError
 from smrlab.tables import note
 
-PARAMS_HELP = """synthesizer parameters (--param KEY=VALUE):
-  requests [preset's count or 100000]  number of requests
-  write_ratio [0.7]                    fraction of requests that write
-  written_range [1GiB]                 union of written 4 KiB blocks, bytes
-  accessed_range [written + 256MiB]    union of all touched 4 KiB blocks, bytes
-  sizes [4k:50,8k:20,16k:10,32k:10,64k:10]  request sizes (multiples of 4 KiB) and weights
-  hot_regions [16], hot_size [written_range/50], hot_fraction [0.5], zipf [1.0]
-                                       writes going to Zipf-ranked hot regions
-  seq [0.2]                            probability a request continues the previous one
-  cold_streams [0], cold_run [64]      cold writes appended by N streams that each jump to a random
-                                       place after 1/cold_run of their writes (0: cold writes uniform)
-  cold_window [1]                      fraction of the cold area cold writes reach at any one time (a
-                                       window that slides once around the area over the trace)
-  sparse_fraction [0], sparse_range    share of writes that are single 4 KiB blocks scattered over a
-                                       sparse area of sparse_range bytes after the cold area
-  rate [requests per week]             mean arrival rate, requests per second (exponential gaps)
-"""
+
+def params_help() -> str:
+    """The synthesizer's parameters, from their declarations in the Rust core."""
+    lines = ["synthesizer parameters (--param KEY=VALUE): KEY [default] (unit): meaning"]
+    return "\n".join(lines + param_lines(_core.synth_params(), "  "))
 
 
 def presets_help() -> str:
@@ -61,7 +50,7 @@ def register(commands) -> None:
         description="Generate a seeded synthetic block trace. With --requests below a preset's count, its ranges "
                     "shrink in proportion so the trace keeps the preset's density.",
     )
-    parser.epilog = PARAMS_HELP + "\n" + presets_help()
+    parser.epilog = params_help() + "\n" + presets_help()
     parser.add_argument("--preset", choices=[p[0] for p in _core.synth_presets()], help="start from a Table I preset")
     parser.add_argument("--requests", type=options.count, metavar="N", help="number of requests (scales a preset down)")
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="synthesizer parameter (see below)")

@@ -12,49 +12,56 @@ from smrlab import experiment, outputs, systems
 from smrlab.cli.caches import add_run_arguments, run_line_up
 from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
+from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.run import write_result
 from smrlab.tables import add_json_argument, note, print_table
 from smrlab.trace import Trace
 
-# Samples of the E-region log's live fraction over the run (Fig. 1).
-LIVE_SAMPLES = 200
-BUCKETS = ["128KiB", "256KiB", "512KiB", "1MiB", "2MiB", "4MiB"]
+# The experiment files whose systems make the sweep: E-region with its live-fraction samples
+# (Fig. 1), uCache over the bucket sizes (Table IV, whose range is the default --buckets) and the
+# plain disk (Fig. 7). Their shared parameters (a drive sized for the bundled samples) are not
+# taken: the sweep runs on the systems' own defaults and --param.
+LINE_UP_FILES = ("ucache-fig1", "ucache-table4", "ucache-fig7")
+# The experiment file whose write hit ratios and GC cycles the table shows first.
+SWEEP_FILE = "ucache-table3"
 
 
 def sweep_experiment(args: argparse.Namespace, buckets: list[str]) -> experiment.Experiment:
-    """uCache at each bucket size, then E-region (sampling its live fraction at least
-    ``LIVE_SAMPLES`` times) and the plain disk on the same drive, as one experiment."""
+    """uCache at each bucket size, then E-region (sampling its live fraction at least as often as
+    its file says) and the plain disk on the same drive, as one experiment."""
     given = dict(p.split("=", 1) for p in args.param)
     name = Path(args.trace).name.split(".")[0]
+    swept = presets.read(SWEEP_FILE)
+    own = {"ucache": {**given, "bucket": buckets, "promote": args.promote}}
+    runs = []
+    for entry in presets.line_up(*LINE_UP_FILES):
+        # E-region and the plain disk run on the same drive (and E-region on the same on-media
+        # cache) as uCache.
+        params = own.get(entry.system) or dict(p.split("=", 1) for p in systems.declared_by(args.param, entry.system))
+        engine = {key: max(value, getattr(args, key)) for key, value in entry.engine.items()}
+        runs.append(SystemRun(entry.label, entry.system, params, engine))
     return experiment.Experiment(
         name=f"ucache-sweep-{name}-{args.promote}", title=f"uCache on {name} (promotion by {args.promote})",
         traces={name: Trace.open(args.trace, args.format, args.trace_option)},
-        systems=[
-            SystemRun("ucache", "ucache", {**given, "bucket": buckets, "promote": args.promote}),
-            # E-region runs on the same drive and the same on-media cache as uCache.
-            SystemRun("eregion", "eregion", dict(p.split("=", 1) for p in systems.declared_by(args.param, "eregion")),
-                      {"gauge_samples": max(args.gauge_samples, LIVE_SAMPLES)}),
-            SystemRun("cmr", "cmr", dict(p.split("=", 1) for p in systems.declared_by(args.param, "cmr"))),
-        ],
-        seeds=[args.seed], engine=engine_keywords(args), metrics=["bucket_write_hit_ratio", "gc_cycles", "total_io_s"],
-        reproduces={"paper": "ucache", "figure": "Tables III and IV"},
-        figure={"kind": "lines", "x": "bucket", "y": "bucket_write_hit_ratio", "ylabel": "write hit ratio"})
+        systems=runs, seeds=[args.seed], engine=engine_keywords(args), metrics=["bucket_write_hit_ratio", "gc_cycles", "total_io_s"],
+        reproduces={"paper": swept.reproduces["paper"], "figure": "Tables III and IV"}, figure=swept.figure)
 
 
 def run(args: argparse.Namespace) -> int:
-    buckets = args.buckets.split(",")
+    buckets = args.buckets.split(",") if args.buckets else presets.axis(SWEEP_FILE, "bucket")
     name = Path(args.trace).name.split(".")[0]
     out = Path(args.out)
     ran = run_line_up(sweep_experiment(args, buckets), args, out, name)
     rows = []
+    by_label = {cell.label: result for cell, result in ran[len(buckets):]}
     for bucket, (_, result) in zip(buckets, ran):
         write_result(result, out / f"{name}-ucache-{bucket}.json")
         d, c = result["derived"], result["report"]["counters"]
         rows.append((bucket, d.get("bucket_write_hit_ratio"), c["gc_cycles"], d.get("gc_buckets_per_cycle"),
                      c["promotions"], d["total_io_s"], d["io_amplification_ops"], d["io_amplification_bytes"],
                      _milliseconds(d.get("mean_promotion_ns")), d["seeks"]))
-    (_, eregion), (_, cmr_result) = ran[len(buckets):]
+    eregion, cmr_result = by_label["eregion"], by_label["cmr"]
     stem = out / f"{name}-eregion"
     write_result(eregion, stem.with_suffix(".json"))
     write_live_fraction_csv(eregion["report"]["gauge_series"], stem.with_name(stem.name + "-live.csv"))
@@ -90,7 +97,7 @@ def write_live_fraction_csv(series: dict, path: Path) -> None:
 def register(commands) -> None:
     parser = commands.add("ucache-sweep", help="uCache write hit ratio and GC cycles per bucket size (uCache Tables III, IV)")
     add_trace_arguments(parser)
-    parser.add_argument("--buckets", default=",".join(BUCKETS), help="comma-separated bucket sizes (default 128KiB..4MiB)")
+    parser.add_argument("--buckets", default=None, help="comma-separated bucket sizes (default 128KiB..4MiB)")
     add_declared(parser, "ucache", "promote")
     drive = systems.defaults("ucache")
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",

@@ -26,10 +26,9 @@ An experiment file::
     [quick]                             # keys that replace the file's own in a quick run
     traces = ["hwsr-table3:financial1@20000"]   # (smrlab reproduce --quick)
 
-A trace is ``bundled:NAME`` (data/), ``pore-full:NAME`` or ``pore-full-writes:NAME`` (the
-full-size PORE traces, generated on first use), a generated table trace (``hwsr-table3:NAME``,
-``fluid-table1:NAME``, ``fluid-phases:four-phase``; ``@N`` after the name scales it to N
-requests) or a path relative to the experiment file. A trace source given to ``load`` may
+A trace is ``RECIPE:NAME``, a trace a recipe of ``smrlab.recipes`` makes (``bundled:wdev``,
+``hwsr-table3:prn0``; ``@N`` after the name scales it to N requests where the recipe allows), or
+a path relative to the experiment file. A trace source given to ``load`` may
 supply a file for a generated name instead (``smrlab reproduce --traces DIR``: real traces).
 Every mistake is one ``UsageError`` naming the file and the key. Not here: running the cells
 (``executors``) or storing them (``store``).
@@ -45,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smrlab import bundled, fluid_traces, hwsr_traces, systems
+from smrlab import recipes, systems
 from smrlab.errors import UsageError
 from smrlab.experiment import schema
 from smrlab.experiment.cells import Cell
@@ -64,48 +63,6 @@ SYSTEM_KEYS = set(schema.system_keys())
 TRACE_KEYS = set(schema.TRACE)
 ENGINE_KEYS = set(schema.engine_keys())
 REPRODUCES_KEYS = set(schema.REPRODUCES)
-# Each generator takes the trace's name and a request count (None: its own size); those that
-# cannot be scaled refuse a count.
-GENERATED = {
-    "bundled": lambda name, requests: bundled.bundled_trace(_unscaled(name, requests, "bundled")),
-    "pore-full": lambda name, requests: bundled.full_size_trace(_unscaled(name, requests, "pore-full")),
-    "pore-full-writes": lambda name, requests: bundled.full_size_trace(_unscaled(name, requests, "pore-full-writes"), writes_only=True),
-    # HWSR's Table 3 and FluidSMR's Table 1 traces at their full size, made on first use.
-    "hwsr-table3": lambda name, requests: _table_trace(hwsr_traces.ROWS, lambda n: hwsr_traces.trace(n, requests), name, "HWSR's Table 3"),
-    "fluid-table1": lambda name, requests: _table_trace(fluid_traces.TABLE1, lambda n: fluid_traces.table1_trace(n, requests), name,
-                                                        "FluidSMR's Table 1"),
-    # FluidSMR's Fig. 16 workload at full size (its one name: four-phase).
-    "fluid-phases": lambda name, requests: _table_trace(
-        ["four-phase"], lambda _: fluid_traces.four_phase_trace(*([requests] if requests else [])), name, "FluidSMR's Fig. 16 workloads"),
-}
-
-
-def _table_trace(rows, make, name: str, table: str) -> Path:
-    if name not in rows:
-        raise UsageError(f"trace {quoted(name)} is not one of {table} ({', '.join(rows)})")
-    return make(name)
-
-
-def _unscaled(name: str, requests: int | None, scheme: str) -> str:
-    if requests is not None:
-        raise UsageError(f"{scheme}:{name}@{requests}: {scheme} traces are not scaled (drop '@{requests}')")
-    return name
-
-
-def generated_name(text: str) -> tuple[str, str, int | None] | None:
-    """``(scheme, name, requests)`` of a generated trace's spelling (``hwsr-table3:prn0@20000``),
-    or None for a path."""
-    scheme, colon, rest = text.partition(":")
-    if not colon or scheme not in GENERATED:
-        return None
-    name, at, count = rest.partition("@")
-    if not at:
-        return scheme, name, None
-    if not count.isdigit() or int(count) == 0:
-        raise UsageError(f"trace '{text}': '@' must be followed by a request count above 0")
-    return scheme, name, int(count)
-
-
 def param_text(value: Any) -> str:
     """A parameter value as the core reads it: ``True`` is ``true``, ``20e6`` is ``20000000``."""
     if isinstance(value, bool):
@@ -220,9 +177,9 @@ def _trace_entry(source: Path, entry: Any) -> tuple[str, dict, tuple | None]:
         entry = {"path": entry}
     entry = _table(source, "a trace", entry, TRACE_KEYS)
     if "path" not in entry:
-        raise _fail(source, "a trace needs a path (or bundled:NAME, pore-full:NAME, pore-full-writes:NAME)")
+        raise _fail(source, f"a trace needs a path (or RECIPE:NAME, RECIPE one of {', '.join(recipes.recipes())})")
     try:
-        generated = generated_name(entry["path"])
+        generated = recipes.generated_name(entry["path"])
     except UsageError as error:
         raise _fail(source, str(error)) from None
     label = generated[1] if generated else Path(entry["path"]).name.split(".")[0]
@@ -233,7 +190,7 @@ def _trace(source: Path, entry: dict, generated: tuple | None, trace_source=None
     text = entry["path"]
     if generated:
         scheme, name, requests = generated
-        path = (trace_source(scheme, name) if trace_source else None) or GENERATED[scheme](name, requests)
+        path = (trace_source(scheme, name) if trace_source else None) or recipes.make(scheme, name, requests)
     else:
         path = (source.parent / text) if not Path(text).is_absolute() else Path(text)
         if not path.is_file():

@@ -1,7 +1,8 @@
 //! The SSD cache framework of the PORE paper: an SSD block cache in front of a drive-managed SMR
 //! disk (or a plain disk), with the replacement policy behind one small interface
-//! (`policy::Policy`): `lru`, `fifo`, `lru-band` and `pore` (with its CF, PF and BL schemes, over
-//! an LRU or FIFO base order).
+//! (`kernel::policy::Policy`, the policies every cache shares): `lru`, `fifo`, `lru-band` and
+//! `pore` (with its CF, PF and BL schemes, over an LRU or FIFO base order; its parameters are
+//! its own, `kernel::policy::pore::PARAMS`).
 //!
 //! Blocks are `block` bytes (4 KiB by default). A write puts its blocks in the cache, dirty
 //! (write-back). In read-write mode a read miss fetches the missing run from below and inserts
@@ -22,25 +23,23 @@
 //! bands); PORE zones of 20 MB and a period of the SMR write buffer's size in blocks.
 
 mod index;
-mod lru_band;
-mod policy;
-mod pore;
-mod recency;
 #[cfg(test)]
 mod write_back_tests;
 
-pub use policy::Policy;
-use policy::VictimHints;
-pub use pore::Scheme;
+pub use crate::kernel::policy::pore::Scheme;
+pub use crate::kernel::policy::Policy;
 
-use smr_core::media::FixedLatencyMedium;
-use smr_core::{quote, Op, Request};
+use smr_media::FixedLatencyMedium;
+use smr_core::{Op, Request};
 
-use crate::kernel::disk::check_table;
 use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use smr_core::prefetch::prefetch;
 use crate::kernel::runs::coalesce;
 use crate::kernel::slots::SlotPool;
+use crate::kernel::totals::totals;
+use crate::kernel::policy::lru_band::LruBand;
+use crate::kernel::policy::recency::{Order, Recency};
+use crate::kernel::policy::{pore, VictimHints};
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 use index::{block_of, BlockIndex, DIRTY};
 
@@ -50,9 +49,6 @@ pub const POLICY: ParamSpec = ParamSpec::new(
     "pore",
     "replacement policy: lru, fifo, lru-band (evicts the LRU block's whole band), pore",
 );
-pub const BASE: ParamSpec = ParamSpec::new("base", Kind::Choice(&["lru", "fifo"]), "lru", "PORE's base order among evictable blocks");
-pub const SCHEME: ParamSpec =
-    ParamSpec::new("scheme", Kind::Choice(&["cf", "pf", "bl"]), "bl", "PORE open-zone selection: cf (coverage first), pf (popularity first), bl (balanced)");
 pub const MODE: ParamSpec = ParamSpec::new("mode", Kind::Choice(&["rw", "wo"]), "rw", "rw: reads and writes cached; wo: write-only cache, reads bypass it");
 pub const CACHE: ParamSpec = ParamSpec::new(
     "cache",
@@ -63,16 +59,9 @@ pub const CACHE: ParamSpec = ParamSpec::new(
 pub const BLOCK: ParamSpec = ParamSpec::new("block", Kind::Size, "4KiB", "cache block size, a multiple of 512 bytes").open(
     "PORE does not state its cache block size; 4 KiB is the smallest request of the MSR traces it replays and a flash page",
 );
-pub const ZONE: ParamSpec = ParamSpec::new("zone", Kind::Size, "20MB", "PORE zone size");
-pub const PERIOD: ParamSpec = ParamSpec::new(
-    "period",
-    Kind::Custom { unit: "auto, a number of cache blocks, or a multiple of the SMR write buffer (0.5x)" },
-    "auto",
-    "PORE period: new dirty blocks per region division; auto = 1x the write buffer of the SMR disk below",
-);
 pub const BELOW: ParamSpec = ParamSpec::new("below", Kind::System, "dmsmr", "the system under the cache (its own parameters apply)");
 
-pub const PARAMS: ParamList = &[&[POLICY, BASE, SCHEME, MODE, CACHE, BLOCK, ZONE, PERIOD, BELOW]];
+pub const PARAMS: ParamList = &[&[POLICY, MODE, CACHE, BLOCK, BELOW], pore::PARAMS];
 
 pub const ENTRY: SystemEntry = SystemEntry::new("cache", "SSD cache (lru, fifo, lru-band, pore) over another system, by default drive-managed SMR (PORE §IV); alias: pore", PARAMS, |b| Ok(build(b)?)).with_aliases(&["pore"]);
 
@@ -108,14 +97,15 @@ const PREFETCHED_BLOCKS: usize = 16;
 /// cache, and the prefetches would cost instructions and save no waits.
 const PREFETCH_FROM_SLOTS: usize = 1 << 15;
 
-#[derive(Default, Clone, Copy)]
-struct Totals {
-    read_lookups: u64,
-    read_hits: u64,
-    write_lookups: u64,
-    write_hits: u64,
-    evicted_dirty: u64,
-    evicted_clean: u64,
+totals! {
+    struct Totals {
+        read_lookups => READ_LOOKUPS,
+        read_hits => READ_HITS,
+        write_lookups => WRITE_LOOKUPS,
+        write_hits => WRITE_HITS,
+        evicted_dirty => EVICTED_DIRTY,
+        evicted_clean => EVICTED_CLEAN,
+    }
 }
 
 /// The cache over replacement policy `P`. A type parameter, not a `Box<dyn Policy>`: the cache
@@ -143,22 +133,6 @@ pub struct SsdCache<P> {
     totals: Totals,
 }
 
-/// PORE's period in cache blocks from its text: `auto` (the write buffer below), a block count,
-/// or a multiple of the write buffer (`0.5x`, rounded half to even).
-fn period_blocks(text: &str, buffer_blocks: Option<u64>) -> Result<u64, String> {
-    let buffer = || buffer_blocks.ok_or_else(|| format!("{} needs a shingled disk with a write buffer below; give a number of blocks", quote(text)));
-    if text == "auto" {
-        return buffer();
-    }
-    if let Some(multiple) = text.strip_suffix('x') {
-        return match multiple.trim().parse::<f64>() {
-            Ok(m) if m > 0.0 && m.is_finite() => Ok(((m * buffer()? as f64).round_ties_even() as u64).max(1)),
-            _ => Err(format!("{} is not a positive multiple of the write buffer", quote(text))),
-        };
-    }
-    text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| format!("{} is not a positive number of blocks, a multiple (0.5x) or auto", quote(text)))
-}
-
 /// The SSD cache as `build` hands it out, whichever its policy.
 pub trait Cache: System {
     /// Whether `block` is cached and dirty (not yet written below).
@@ -176,15 +150,12 @@ struct Frame {
 /// Builds the cache `b.params` describe (see `PARAMS`), over the policy they name.
 pub fn build(b: &mut BuildContext<'_>) -> Result<Box<dyn Cache>, SimError> {
     let policy_name = b.params.choice(&POLICY)?;
-    let base = recency::Order::from_name(b.params.choice(&BASE)?).expect("listed order");
-    let scheme = Scheme::from_name(b.params.choice(&SCHEME)?).expect("listed scheme");
+    let pore_settings = pore::Settings::read(b)?;
     let write_only = b.params.choice(&MODE)? == "wo";
     let block = b.params.size(&BLOCK)?;
     if block % 512 != 0 {
         return Err(b.params.error(&BLOCK, "must be a multiple of 512 bytes").into());
     }
-    let zone = b.params.size(&ZONE)?;
-    let period = b.params.text(&PERIOD)?;
     let below_name = b.params.text(&BELOW)?;
     let below = b.build(&below_name)?;
     let bands = below.bands();
@@ -206,22 +177,13 @@ pub fn build(b: &mut BuildContext<'_>) -> Result<Box<dyn Cache>, SimError> {
     }
     let frame = Frame { below, block, write_only, cache_bytes };
     Ok(match policy_name {
-        "lru" => SsdCache::assemble(frame, recency::Recency::new(slots, recency::Order::Lru), b.ctx),
-        "fifo" => SsdCache::assemble(frame, recency::Recency::new(slots, recency::Order::Fifo), b.ctx),
+        "lru" => SsdCache::assemble(frame, Recency::new(slots, Order::Lru), b.ctx),
+        "fifo" => SsdCache::assemble(frame, Recency::new(slots, Order::Fifo), b.ctx),
         "lru-band" => {
             let layout = layout.ok_or_else(|| b.params.error(&POLICY, format!("lru-band needs the band layout of a shingled disk below ({below_name} has none; e.g. below=dmsmr)")))?;
-            SsdCache::assemble(frame, lru_band::LruBand::new(slots, layout, block), b.ctx)
+            SsdCache::assemble(frame, LruBand::new(slots, layout, block), b.ctx)
         }
-        _ => {
-            let period = period_blocks(&period, buffer_blocks).map_err(|m| b.params.error(&PERIOD, m))?;
-            if zone < block {
-                return Err(b.params.error(&ZONE, format!("{zone} bytes is less than one cache block ({block} bytes)")).into());
-            }
-            let zone_blocks = zone / block;
-            let zones = b.footprint.max_end / block / zone_blocks + 1;
-            check_table(b, &ZONE, zones, "PORE zones", b.footprint.max_end)?;
-            SsdCache::assemble(frame, pore::Pore::new(slots, scheme, base, zone_blocks, zones as usize, period), b.ctx)
-        }
+        _ => SsdCache::assemble(frame, pore_settings.build(b, slots, block, buffer_blocks)?, b.ctx),
     })
 }
 
@@ -467,13 +429,7 @@ impl<P: Policy + 'static> System for SsdCache<P> {
     }
 
     fn counters(&self, out: &mut Counters) {
-        let t = &self.totals;
-        out.add(&READ_LOOKUPS, t.read_lookups);
-        out.add(&READ_HITS, t.read_hits);
-        out.add(&WRITE_LOOKUPS, t.write_lookups);
-        out.add(&WRITE_HITS, t.write_hits);
-        out.add(&EVICTED_DIRTY, t.evicted_dirty);
-        out.add(&EVICTED_CLEAN, t.evicted_clean);
+        self.totals.report(out);
         out.declare(&READ_HIT_RATE);
         out.declare(&WRITE_HIT_RATE);
         out.expect(&EVICTED);

@@ -8,9 +8,10 @@ use std::rc::Rc;
 
 use smr_core::{Op, Request};
 
-use super::policy::Policy;
-use super::recency::{Order, Recency};
-use super::{lru_band::LruBand, pore::Pore, Frame, Scheme, SsdCache};
+use super::{Frame, Policy, Scheme, SsdCache};
+use crate::kernel::policy::lru_band::LruBand;
+use crate::kernel::policy::pore::Pore;
+use crate::kernel::policy::recency::{Order, Recency};
 use crate::kernel::metrics::Counters;
 use crate::kernel::{BandLayout, IoCtx, SimError, System};
 

@@ -11,7 +11,7 @@
 //! `dmsmr` (uniform 17–36 MB by default, seeded), and R_wa is `dmsmr`'s own definition.
 
 use serde::{Deserialize, Serialize};
-use smr_core::trace::{Footprint, TraceError};
+use smr_trace::{Footprint, TraceError};
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, Params, Request};
 

@@ -48,9 +48,9 @@ pub mod estimate;
 
 use buffer::{FifoBuffer, Insert};
 
-use smr_core::media::FixedLatencyMedium;
+use smr_media::FixedLatencyMedium;
 use smr_core::units::BLOCK_4K;
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::{Op, ParamError, Request};
 
 use crate::kernel::disk::{check_capacity, disk, DISK_PARAMS, MAX_TABLE_ENTRIES};
@@ -58,6 +58,7 @@ use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use crate::kernel::report::HOST_BYTES_WRITTEN;
 use crate::kernel::params::{ParamReader, NONE};
 use crate::kernel::runs::coalesce_range;
+use crate::kernel::totals::totals;
 use crate::kernel::{BandCursor, BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 pub const BUFFER: ParamSpec = ParamSpec::new(
@@ -157,16 +158,17 @@ pub fn band_layout(params: &mut ParamReader<'_>, cover: u64, seed: u64) -> Resul
     Ok(BandLayout::random(smallest, max, cover, seed))
 }
 
-#[derive(Default, Debug, Clone, Copy)]
-struct Totals {
-    band_cleanings: u64,
-    band_bytes_read: u64,
-    band_bytes_written: u64,
-    buffer_bytes_written: u64,
-    buffer_bytes_read: u64,
-    buffer_bytes_evicted: u64,
-    buffer_updates: u64,
-    idle_cleanings: u64,
+totals! {
+    struct Totals {
+        band_cleanings => BAND_CLEANINGS,
+        band_bytes_read => BAND_BYTES_READ,
+        band_bytes_written => BAND_BYTES_WRITTEN,
+        buffer_bytes_written => BUFFER_BYTES_WRITTEN,
+        buffer_bytes_read => BUFFER_BYTES_READ,
+        buffer_bytes_evicted => BUFFER_BYTES_EVICTED,
+        buffer_updates => BUFFER_UPDATES,
+        idle_cleanings => IDLE_CLEANINGS,
+    }
 }
 
 pub struct Dmsmr {
@@ -326,15 +328,7 @@ impl System for Dmsmr {
     }
 
     fn counters(&self, out: &mut Counters) {
-        let t = &self.totals;
-        out.add(&BAND_CLEANINGS, t.band_cleanings);
-        out.add(&BAND_BYTES_READ, t.band_bytes_read);
-        out.add(&BAND_BYTES_WRITTEN, t.band_bytes_written);
-        out.add(&BUFFER_BYTES_WRITTEN, t.buffer_bytes_written);
-        out.add(&BUFFER_BYTES_READ, t.buffer_bytes_read);
-        out.add(&BUFFER_BYTES_EVICTED, t.buffer_bytes_evicted);
-        out.add(&BUFFER_UPDATES, t.buffer_updates);
-        out.add(&IDLE_CLEANINGS, t.idle_cleanings);
+        self.totals.report(out);
         out.declare(&R_WA);
         out.declare(&BAND_BYTES_PER_USER_BYTE);
         out.expect(&CLEANED);

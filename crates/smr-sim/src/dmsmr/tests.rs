@@ -1,7 +1,7 @@
 //! Known answers worked by hand and invariants of `Dmsmr`.
 
 use proptest::prelude::*;
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
 
 use super::{Dmsmr, PARAMS};
@@ -34,7 +34,7 @@ fn counters(d: &Dmsmr) -> Counters {
 fn the_default_buffer_is_a_share_of_the_written_bands() {
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(&["band_size=1MiB"]).unwrap();
-    let grain = smr_core::trace::EXTENT_GRAIN;
+    let grain = smr_trace::EXTENT_GRAIN;
     let fp = Footprint { written_bytes: 8192, accessed_bytes: 8192, max_end: 64 * MIB, written_extents: vec![(0, grain), (40 * MIB, grain)], accessed_extents: vec![] };
     let d = BuildContext::new(&mut p, fp, 1, &mut ctx, &[]).construct(PARAMS, Dmsmr::build).unwrap();
     assert_eq!(d.bands().unwrap().write_buffer_bytes, 2 * MIB / 256);

@@ -9,12 +9,18 @@
 //! consecutive), whether a write fits now, and the policy told of every change to the table. A
 //! `CachePolicy` keeps the free slots and the order of the entries and says what cleaning does
 //! next: block LRU and the improved block LRU (`lru`), the in-place FIFO log (`fifo`), the
-//! loop-back log (`loopback`). Moving data, timing it and evicting zones is the system's
-//! (`clean`). Not here: whether a write goes to the cache.
+//! loop-back log (`loopback`). The order of the entries by their last write, which `lru` evicts
+//! by and `loopback` tells hot zones by, is the kernel's `lru` policy (`kernel::policy`) over
+//! entry numbers; the free-slot placement and the steps of cleaning are FluidSMR's own, since
+//! they work on the extent map (entries that split, merge and move). So FluidSMR's `lru` is the
+//! kernel's `lru` over extents rather than blocks, plus placement and zone eviction. Moving
+//! data, timing it and evicting zones is the system's (`clean`). Not here: whether a write goes
+//! to the cache.
 
 use super::extents::{Cut, EntryId, Extent, ExtentMap, Inserted};
-use super::recency::EntryRecency;
 use crate::kernel::metrics::{Gauges, Metric, Unit};
+use crate::kernel::policy::recency::Recency;
+use crate::kernel::policy::Policy;
 
 pub static CACHE_ZONES: Metric = Metric::new("cache_zones", Unit::Count, "FluidSMR: zones of the CMR cache");
 pub static CACHED_BLOCKS: Metric = Metric::new("cached_blocks", Unit::Blocks, "FluidSMR: blocks held in the CMR cache");
@@ -47,32 +53,35 @@ pub trait CachePolicy {
     fn take(&mut self, pba: u32, len: u32);
     /// Slots `pba..pba + len` were emptied.
     fn release(&mut self, _pba: u32, _len: u32) {}
-    /// The order of the entries by their last write, for a policy that keeps one; the changes
-    /// to the table below reach it.
-    fn recency(&mut self) -> Option<&mut EntryRecency> {
+    /// The order of the entries by their last write, for a policy that keeps one: the kernel's
+    /// `lru` over entry numbers (an entry's blocks are not its slots here, so it is told none);
+    /// the changes to the table below reach it.
+    fn recency(&mut self) -> Option<&mut Recency> {
         None
     }
     /// A new entry.
     fn inserted(&mut self, entry: EntryId) {
         if let Some(r) = self.recency() {
-            r.inserted(entry);
+            r.grow(entry as usize + 1);
+            r.inserted(entry, 0, true);
         }
     }
     /// An entry was written again (in place, or grown by a write next to it).
     fn hit(&mut self, entry: EntryId) {
         if let Some(r) = self.recency() {
-            r.hit(entry);
+            r.hit(entry, 0, false);
         }
     }
     /// An entry left the table.
     fn removed(&mut self, entry: EntryId) {
         if let Some(r) = self.recency() {
-            r.removed(entry);
+            r.removed(entry, 0, true);
         }
     }
     /// Part of entry `of` became entry `part` (a split or a relocation): it keeps `of`'s place.
     fn split(&mut self, of: EntryId, part: EntryId) {
         if let Some(r) = self.recency() {
+            r.grow(part as usize + 1);
             r.split(of, part);
         }
     }

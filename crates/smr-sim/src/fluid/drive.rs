@@ -1,5 +1,5 @@
 //! The hybrid (H-SMR) drive under one H-Partition: zones in CMR or SMR format, group by group,
-//! the zone rules of `smr_core::zoned::ZoneTable` (an SMR zone takes writes only at its write
+//! the zone rules of `smr_zoned::ZoneTable` (an SMR zone takes writes only at its write
 //! pointer; a CMR zone anywhere), one timed medium with the drive's cache off (§7.1), and the
 //! format conversion command: one group at a time, 50 ms, destroying what the group held.
 //!
@@ -8,8 +8,8 @@
 //! timing never depends on it. Not here: what is stored where (`mapping`), why data moves.
 
 use rustc_hash::FxHashMap;
-use smr_core::media::Medium;
-use smr_core::zoned::{ZoneKind, ZoneTable};
+use smr_media::Medium;
+use smr_zoned::{ZoneKind, ZoneTable};
 use smr_core::Op;
 
 use super::geometry::{Geometry, BLOCK};
@@ -46,7 +46,7 @@ pub struct HybridDrive {
     rewinds: Vec<u32>,
 }
 
-fn device_error(e: smr_core::zoned::ZoneError) -> SimError {
+fn device_error(e: smr_zoned::ZoneError) -> SimError {
     SimError::Device(e.to_string())
 }
 

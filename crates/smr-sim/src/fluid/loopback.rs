@@ -14,18 +14,17 @@ use rustc_hash::FxHashSet;
 use super::cache::{CachePolicy, Clean};
 use super::extents::ExtentMap;
 use super::fifo::FifoLog;
-use super::recency::EntryRecency;
+use crate::kernel::policy::recency::{Order, Recency};
 
-#[derive(Default)]
 pub struct LoopBackLog {
     log: FifoLog,
-    recency: EntryRecency,
+    recency: Recency,
     hot: FxHashSet<u32>,
 }
 
 impl LoopBackLog {
     pub fn new() -> Self {
-        LoopBackLog::default()
+        LoopBackLog { log: FifoLog::new(), recency: Recency::new(0, Order::Lru), hot: FxHashSet::default() }
     }
 
     /// Whether user zone `user` was found hot at the start of this epoch.
@@ -47,7 +46,7 @@ impl CachePolicy for LoopBackLog {
         self.log.take(pba, len)
     }
 
-    fn recency(&mut self) -> Option<&mut EntryRecency> {
+    fn recency(&mut self) -> Option<&mut Recency> {
         Some(&mut self.recency)
     }
 

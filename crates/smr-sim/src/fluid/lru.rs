@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::cache::{CachePolicy, Clean};
 use super::extents::ExtentMap;
-use super::recency::EntryRecency;
+use crate::kernel::policy::recency::{Order, Recency};
 
 pub struct BlockLru {
     /// Free slot runs: first slot -> slots.
@@ -23,14 +23,14 @@ pub struct BlockLru {
     by_size: BTreeSet<(u32, u32)>,
     free: u64,
     capacity: u32,
-    recency: EntryRecency,
+    recency: Recency,
     whole_zone: bool,
 }
 
 impl BlockLru {
     /// `whole_zone`: the improved policy (evict the victim entry's zone).
     pub fn new(whole_zone: bool) -> Self {
-        BlockLru { free_runs: BTreeMap::new(), by_size: BTreeSet::new(), free: 0, capacity: 0, recency: EntryRecency::new(), whole_zone }
+        BlockLru { free_runs: BTreeMap::new(), by_size: BTreeSet::new(), free: 0, capacity: 0, recency: Recency::new(0, Order::Lru), whole_zone }
     }
 
     fn add_run(&mut self, pba: u32, len: u32) {
@@ -91,7 +91,7 @@ impl CachePolicy for BlockLru {
         self.add_run(pba, len);
     }
 
-    fn recency(&mut self) -> Option<&mut EntryRecency> {
+    fn recency(&mut self) -> Option<&mut Recency> {
         Some(&mut self.recency)
     }
 

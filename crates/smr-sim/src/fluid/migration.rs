@@ -17,7 +17,7 @@
 
 use std::collections::VecDeque;
 
-use smr_core::media::HddSpec;
+use smr_media::HddSpec;
 use smr_core::Op;
 
 use super::drive::CONVERSION_NS;

@@ -46,7 +46,6 @@ pub mod mapping;
 pub mod migration;
 pub mod nsw;
 pub mod occupancy;
-pub mod recency;
 pub mod relocate;
 pub mod scaling;
 pub mod scheme;
@@ -57,7 +56,7 @@ pub mod swap;
 mod tests;
 
 
-use smr_core::media::{CacheConfig, Hdd, PRESETS, PRESET_NAMES};
+use smr_media::{CacheConfig, Hdd, PRESETS, PRESET_NAMES};
 use smr_core::Request;
 
 use self::adapt::Window;
@@ -72,19 +71,19 @@ use self::scaling::Scaling;
 use self::scheme::{Policy, Scheme, Swapping};
 use crate::kernel::lists::RecencyList;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
-use crate::kernel::params::NONE;
+use crate::kernel::params::{ParamReader, TimeUnit, NONE};
 use crate::kernel::disk::check_table;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 pub const SCHEME: ParamSpec = ParamSpec::new("scheme", Kind::Choice(scheme::NAMES), "fluid-smr", "which scheme of the FluidSMR paper (see docs/fluidsmr.md)");
 pub const DISK: ParamSpec = ParamSpec::new("disk", Kind::Choice(PRESET_NAMES), "fluid10k", "HDD timing preset (its cache is turned off, §7.1)");
-pub const ALPHA: ParamSpec = ParamSpec::new("alpha", Kind::Custom { unit: "a ratio above 1, p/q with q <= 64" }, "1.5", "SMR density gain: SMR zones per CMR zone of the same area");
+pub const ALPHA: ParamSpec = ParamSpec::new("alpha", Kind::Ratio, "1.5", "SMR density gain: SMR zones per CMR zone of the same area, p/q with q <= 64");
 pub const USAGE: ParamSpec = ParamSpec::new("usage", Kind::Fraction, "0.9", "share of the partition's pure-SMR capacity the trace's address range takes (above 0); sizes the partition (§7.1)");
 pub const PARTITION: ParamSpec =
-    ParamSpec::new("partition", Kind::Custom { unit: "bytes, or none" }, NONE, "the partition's pure-SMR capacity, instead of deriving it from usage");
+    ParamSpec::new("partition", Kind::Size, NONE, "the partition's pure-SMR capacity, instead of deriving it from usage");
 pub const ZONE_SIZE: ParamSpec = ParamSpec::new("zone_size", Kind::Size, "256MiB", "zone size, a multiple of 4 KiB");
 pub const CONVERT: ParamSpec =
-    ParamSpec::new("convert", Kind::Custom { unit: "a fraction from 0 to 1, or scheme" }, "scheme", "share of the CMR area beyond the minimum SMR area converted to SMR at the start, making the cache");
+    ParamSpec::new("convert", Kind::FractionOr { keyword: "scheme" }, "scheme", "share of the CMR area beyond the minimum SMR area converted to SMR at the start, making the cache");
 pub const CACHE_POLICY: ParamSpec = ParamSpec::new("cache_policy", Kind::Choice(&["scheme", "none", "lru", "imprv-lru", "fifo", "loop-back"]), "scheme", "the CMR cache's policy, instead of the scheme's");
 pub const SWAPPING: ParamSpec =
     ParamSpec::new("swapping", Kind::Choice(&["scheme", "none", "recency", "frequency", "nsw-frequency", "nsw-range"]), "scheme", "zone swapping, instead of the scheme's");
@@ -103,13 +102,13 @@ pub const MAP_QUOTA: ParamSpec = ParamSpec::new(
     "the cache mapping table's quota, instead of 25 MB per TB of partition (§6.1)",
 );
 pub const NSW_GRANULARITY: ParamSpec = ParamSpec::new("nsw_granularity", Kind::Size, "4KiB", "bytes per bit of the NSW-Range bitmaps (§5.5), a multiple of 4 KiB");
-pub const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Custom { unit: "hours" }, "1", "first time window of format adaptation; doubles while the format is stable (§5.3)");
-pub const WINDOW_MAX: ParamSpec = ParamSpec::new("window_max", Kind::Custom { unit: "hours" }, "24", "longest time window; the window of the §2.4 swapping baselines");
+pub const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Duration { unit: TimeUnit::Hours }, "1", "first time window of format adaptation; doubles while the format is stable (§5.3)");
+pub const WINDOW_MAX: ParamSpec = ParamSpec::new("window_max", Kind::Duration { unit: TimeUnit::Hours }, "24", "longest time window; the window of the §2.4 swapping baselines");
 pub const OCCUPANCY: ParamSpec = ParamSpec::new(
     "occupancy",
-    Kind::Custom { unit: "a fraction of a zone above 0 and at most 1, or rstar" },
+    Kind::FractionOr { keyword: "rstar" },
     "0.05",
-    "cache occupancy above which an SMR zone is a swap candidate (§6.2)",
+    "cache occupancy, a share of a zone above 0, above which an SMR zone is a swap candidate (§6.2); rstar: the gain's r*",
 )
 .open(
     "§6.2 states no threshold. A zone's occupancy is what it holds of a cache a few zones large, shared by every SMR zone, at the start of an \
@@ -125,7 +124,7 @@ pub const ALLOCATE: ParamSpec = ParamSpec::new("allocate", Kind::Size, NONE, "a 
 pub const ALLOCATE_AT: ParamSpec = ParamSpec::new("allocate_at", Kind::Count, "1", "the allocation request arrives before this request (counted from 1)");
 pub const LATENCY_BOUND: ParamSpec = ParamSpec::new(
     "latency_bound",
-    Kind::Custom { unit: "milliseconds" },
+    Kind::Duration { unit: TimeUnit::Milliseconds },
     NONE,
     "acceptable increase of latency: migration runs in quanta that take at most this long (§4.5); none: blocking",
 );
@@ -137,7 +136,7 @@ pub const PARAMS: ParamList = &[&[
 
 /// The largest acceptable latency increase a migration quantum is sized for: a minute (a bound
 /// past it is no bound, and sizing quanta for it would take as long).
-const MAX_LATENCY_BOUND_MS: f64 = 60_000.0;
+const MAX_LATENCY_BOUND_NS: u64 = 60_000_000_000;
 
 /// The largest mapping entry accepted: a kilobyte (the paper's triplet needs about 20 bytes).
 const MAX_ENTRY_BYTES: u64 = 1024;
@@ -199,20 +198,6 @@ pub struct Fluid {
     allocate: Option<(u64, u64)>,
 }
 
-/// A share parameter `spec` of `whole` bytes in whole `block`s, if given.
-fn optional_share(b: &mut BuildContext<'_>, spec: &ParamSpec, whole: u64, block: u64) -> Result<Option<u64>, SimError> {
-    if b.params.text(spec)?.trim() == NONE {
-        return Ok(None);
-    }
-    Ok(Some(b.params.share(spec, whole, block)?))
-}
-
-/// The number a Custom parameter `spec` is given as.
-fn number(b: &mut BuildContext<'_>, spec: &ParamSpec) -> Result<f64, SimError> {
-    let text = b.params.text(spec)?;
-    smr_core::values::number(&text).map_err(|m| b.params.error(spec, m).into())
-}
-
 fn switch(b: &mut BuildContext<'_>, spec: &ParamSpec, scheme_value: bool) -> Result<bool, SimError> {
     Ok(match b.params.choice(spec)? {
         "on" => true,
@@ -229,7 +214,7 @@ impl Fluid {
     /// Builds the system; `keep_contents` makes the drive keep every block's version (tests).
     pub fn build_with(b: &mut BuildContext<'_>, keep_contents: bool) -> Result<Self, SimError> {
         let mut scheme = scheme::by_name(b.params.choice(&SCHEME)?);
-        let alpha = number(b, &ALPHA)?;
+        let alpha = b.params.ratio(&ALPHA)?;
         let gain = Gain::from_alpha(alpha).map_err(|m| b.params.error(&ALPHA, m))?;
         let usage = b.params.fraction(&USAGE)?;
         if usage <= 0.0 {
@@ -240,10 +225,7 @@ impl Fluid {
             return Err(b.params.error(&ZONE_SIZE, format!("must be a multiple of 4 KiB up to {MAX_ZONE} bytes")).into());
         }
         let max_end = b.footprint.max_end.max(1);
-        let partition = match b.params.text(&PARTITION)?.trim() {
-            NONE => None,
-            text => Some(smr_core::units::parse_size(text).map_err(|m| b.params.error(&PARTITION, m))?),
-        };
+        let partition = b.params.optional_size(&PARTITION)?;
         let geo = match partition {
             None => Geometry::for_usage(gain, zone_size, max_end, usage),
             Some(bytes) => {
@@ -263,12 +245,8 @@ impl Fluid {
             return Err(b.params.error(&DISK, format!("{disk_name} holds {} bytes but the partition spans {}", spec.capacity, zones.saturating_mul(zone_size))).into());
         }
         check_table(b, if partition.is_some() { &PARTITION } else { &USAGE }, zones, "zones", zones.saturating_mul(zone_size))?;
-        match b.params.text(&CONVERT)?.trim() {
-            "scheme" => {}
-            text => match text.parse::<f64>() {
-                Ok(f) if (0.0..=1.0).contains(&f) => scheme.convert = f,
-                _ => return Err(b.params.error(&CONVERT, format!("{} is not a fraction from 0 to 1 or 'scheme'", smr_core::quote(text))).into()),
-            },
+        if let Some(convert) = b.params.fraction_or(&CONVERT)? {
+            scheme.convert = convert;
         }
         match b.params.choice(&CACHE_POLICY)? {
             "scheme" => {}
@@ -288,35 +266,28 @@ impl Fluid {
         if granularity % BLOCK != 0 || granularity > zone_size {
             return Err(b.params.error(&NSW_GRANULARITY, "must be a multiple of 4 KiB no larger than a zone").into());
         }
-        let hours = |b: &mut BuildContext<'_>, spec: &ParamSpec| -> Result<u64, SimError> {
-            let h = number(b, spec)?;
-            if h <= 0.0 {
-                return Err(b.params.error(spec, "must be a positive number of hours").into());
-            }
-            Ok((h * 3600e9) as u64)
+        let positive = |b: &mut BuildContext<'_>, spec: &ParamSpec| match b.params.duration(spec)? {
+            0 => Err(b.params.error(spec, "must be a time above 0")),
+            ns => Ok(ns),
         };
-        let (window_min, window_max) = (hours(b, &WINDOW)?, hours(b, &WINDOW_MAX)?);
+        let (window_min, window_max) = (positive(b, &WINDOW)?, positive(b, &WINDOW_MAX)?);
         if window_max < window_min {
             return Err(b.params.error(&WINDOW_MAX, "must be at least window").into());
         }
-        let occupancy_text = b.params.text(&OCCUPANCY)?;
-        let occupancy = match occupancy_text.trim() {
-            "rstar" => gain.r_star(),
-            text => match text.parse::<f64>() {
-                Ok(f) if f > 0.0 && f <= 1.0 => f,
-                _ => return Err(b.params.error(&OCCUPANCY, format!("{} is not a fraction of a zone above 0 and at most 1, or 'rstar'", smr_core::quote(text))).into()),
-            },
+        let occupancy = match b.params.fraction_or(&OCCUPANCY)? {
+            None => gain.r_star(),
+            Some(share) if share <= 0.0 => return Err(b.params.error(&OCCUPANCY, "must be a share of a zone above 0").into()),
+            Some(share) => share,
         };
         let guard_zones = b.params.optional_size(&GUARD)?.map_or(0, |g| g.div_ceil(zone_size));
         let smr_hint = b.params.fraction(&SMR_HINT)?;
         let allocate = b.params.optional_size(&ALLOCATE)?;
         let allocate_at = b.params.count(&ALLOCATE_AT)?;
-        let latency_bound = match b.params.text(&LATENCY_BOUND)?.trim() {
-            NONE => None,
-            _ => match number(b, &LATENCY_BOUND)? {
-                ms if (0.0..=MAX_LATENCY_BOUND_MS).contains(&ms) => Some((ms * 1e6) as u64),
-                ms => return Err(b.params.error(&LATENCY_BOUND, format!("{ms} ms is not from 0 to {MAX_LATENCY_BOUND_MS} ms")).into()),
-            },
+        let latency_bound = match b.params.optional(&LATENCY_BOUND, ParamReader::duration)? {
+            Some(ns) if ns > MAX_LATENCY_BOUND_NS => {
+                return Err(b.params.error(&LATENCY_BOUND, format!("{ns} ns is more than {MAX_LATENCY_BOUND_NS} ns (a minute)")).into())
+            }
+            bound => bound,
         };
         let users = max_end.div_ceil(zone_size);
         let layout = allocation::Layout::plan(&geo, users, smr_hint, scheme, guard_zones).map_err(|m| b.params.error(&PARTITION, m))?;
@@ -336,8 +307,8 @@ impl Fluid {
         };
         let mut map = ZoneMap::new(geo.smr_zones());
         let partition_bytes = geo.smr_zones() * zone_size;
-        let map_quota = optional_share(b, &MAP_QUOTA, partition_bytes, 1)?;
-        let cache_limit = optional_share(b, &CACHE_LIMIT, partition_bytes, BLOCK)?;
+        let map_quota = b.params.optional(&MAP_QUOTA, |r, spec| r.share(spec, partition_bytes, 1))?;
+        let cache_limit = b.params.optional(&CACHE_LIMIT, |r, spec| r.share(spec, partition_bytes, BLOCK))?;
         let scaling = Scaling::new(zone_size, partition_bytes, map_quota, cache_limit);
         let mut cache = clean::new_cache(scheme.policy, &geo, scaling.cache_limit.map(|bytes| bytes.div_ceil(BLOCK)), scaling.quota_bytes, entry_bytes);
         layout.apply(&mut drive, &mut map, cache.as_mut())?;

@@ -5,7 +5,7 @@
 //! table's quota; and that no geometry, scheme and request stream makes a run fail.
 
 use proptest::prelude::*;
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
 
 use super::mapping::Role;

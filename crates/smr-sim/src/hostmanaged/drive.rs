@@ -11,7 +11,7 @@
 //! the data zones, which hold the host's address space in order and start full (the volume's
 //! existing contents).
 
-use smr_core::zoned::{ZoneError, ZoneTable};
+use smr_zoned::{ZoneError, ZoneTable};
 use smr_core::Op;
 
 use crate::kernel::disk::{check_table, disk};

@@ -25,6 +25,7 @@ use crate::kernel::disk::DISK_PARAMS;
 use crate::kernel::gc::GcCost;
 use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Unit};
 use crate::kernel::runs::coalesce_range;
+use crate::kernel::totals::totals;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, ParamList, SimError, System, SystemEntry};
 
 pub const PARAMS: ParamList = &[&DISK_PARAMS, &[CACHE, ZONE_SIZE, CONVENTIONAL]];
@@ -50,10 +51,11 @@ struct Extent {
     live_blocks: u32,
 }
 
-#[derive(Default, Clone, Copy)]
-struct Totals {
-    extents: u64,
-    gc_extents: u64,
+totals! {
+    struct Totals {
+        extents => LOG_EXTENTS,
+        gc_extents => GC_EXTENTS,
+    }
 }
 
 pub struct ERegion {
@@ -213,9 +215,8 @@ impl System for ERegion {
     }
 
     fn counters(&self, out: &mut Counters) {
-        out.add(&LOG_EXTENTS, self.totals.extents);
+        self.totals.report(out);
         self.gc.counters(out);
-        out.add(&GC_EXTENTS, self.totals.gc_extents);
         out.expect(&COLLECTED);
     }
 

@@ -5,7 +5,7 @@
 //!
 //! Each layer declares its measures (hit ratios, GC cycles, promotion time) beside its
 //! counters; I/O amplification and seeks come with every run's report. Not here: the zone
-//! rules and timing (`kernel::zoned_disk` over `smr_core::zoned`).
+//! rules and timing (`kernel::zoned_disk` over `smr_zoned`).
 
 pub mod drive;
 pub mod eregion;
@@ -37,7 +37,7 @@ pub(crate) fn replay_small_report(
     params.extend_from_slice(extra);
     let mut p = smr_core::Params::parse(&params).expect("test parameters parse");
     let mut ctx = IoCtx::new();
-    let footprint = smr_core::trace::Footprint::dense(64 << 20, 64 << 20, 64 << 20);
+    let footprint = smr_trace::Footprint::dense(64 << 20, 64 << 20, 64 << 20);
     let mut s = BuildContext::new(&mut p, footprint, 0, &mut ctx, &[&UCACHE, &EREGION, &ZONEMAP]).build(system)?;
     p.finish()?;
     Engine::new(engine).run(s.as_mut(), &mut ctx, ok_requests(reqs))

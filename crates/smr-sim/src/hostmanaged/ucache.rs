@@ -27,6 +27,7 @@ use crate::kernel::lists::RecencyList;
 use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use crate::kernel::runs::coalesce_range;
 use crate::kernel::slots::SlotPool;
+use crate::kernel::totals::totals;
 use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 /// Parameters uCache shares with `zonemap`, which is uCache with zone-sized buckets.
@@ -81,15 +82,16 @@ pub static COLLECTED: Exercise = Exercise {
 pub static CACHE_BUCKETS: Metric = Metric::new("cache_buckets", Unit::Count, "cache size, in buckets");
 pub static CACHED_BUCKETS: Metric = Metric::new("cached_buckets", Unit::Count, "buckets held in the cache");
 
-#[derive(Default, Clone, Copy)]
-struct Totals {
-    bucket_writes: u64,
-    write_hits: u64,
-    promotions: u64,
-    promotion_bytes_read: u64,
-    promotion_ns: u64,
-    gc_buckets: u64,
-    checkpoints: u64,
+totals! {
+    struct Totals {
+        bucket_writes => BUCKET_WRITES,
+        write_hits => BUCKET_WRITE_HITS,
+        promotions => PROMOTIONS,
+        promotion_bytes_read => PROMOTION_BYTES_READ,
+        promotion_ns => PROMOTION_NS,
+        gc_buckets => GC_BUCKETS,
+        checkpoints => CHECKPOINTS,
+    }
 }
 
 pub struct UCache {
@@ -380,15 +382,8 @@ impl System for UCache {
     }
 
     fn counters(&self, out: &mut Counters) {
-        let t = &self.totals;
-        out.add(&BUCKET_WRITES, t.bucket_writes);
-        out.add(&BUCKET_WRITE_HITS, t.write_hits);
-        out.add(&PROMOTIONS, t.promotions);
-        out.add(&PROMOTION_BYTES_READ, t.promotion_bytes_read);
-        out.add(&PROMOTION_NS, t.promotion_ns);
+        self.totals.report(out);
         self.gc.counters(out);
-        out.add(&GC_BUCKETS, t.gc_buckets);
-        out.add(&CHECKPOINTS, t.checkpoints);
         out.declare(&BUCKET_WRITE_HIT_RATIO);
         out.declare(&GC_BUCKETS_PER_CYCLE);
         out.expect(&COLLECTED);

@@ -1,7 +1,7 @@
 //! Known answers worked by hand and the device-rule invariant of uCache.
 
 use proptest::prelude::*;
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
 
 use super::{UCache, PARAMS};

@@ -28,6 +28,7 @@ use super::membuffer::{MemBuffer, Units};
 use super::ssdcache::SsdCache;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use crate::kernel::runs::coalesce;
+use crate::kernel::totals::totals;
 use crate::kernel::{Background, ChannelId, Command, Concurrency, IoCtx, SimError, System};
 
 pub static HOST_REQUESTS: Metric = Metric::new("host_requests", Unit::Count, "host reads and writes served");
@@ -154,21 +155,22 @@ pub trait ShingledDisk {
 /// Where a block's cached copy is: a MEM slot (`MEM` set) or an SSD slot.
 const MEM: u32 = 1 << 31;
 
-#[derive(Default, Clone, Copy)]
-struct Totals {
-    host_requests: u64,
-    block_accesses: u64,
-    mem_hits: u64,
-    ssd_hits: u64,
-    disk_block_reads: u64,
-    mem_evictions: u64,
-    mem_blocks_evicted: u64,
-    ssd_fills: u64,
-    ssd_invalidations: u64,
-    rewrite_reads_mem: u64,
-    rewrite_reads_ssd: u64,
-    flusher_evictions: u64,
-    full_buffer_waits: u64,
+totals! {
+    struct Totals {
+        host_requests => HOST_REQUESTS,
+        block_accesses => BLOCK_ACCESSES,
+        mem_hits => MEM_HITS,
+        ssd_hits => SSD_HITS,
+        disk_block_reads => DISK_BLOCK_READS,
+        mem_evictions => MEM_EVICTIONS,
+        mem_blocks_evicted => MEM_BLOCKS_EVICTED,
+        ssd_fills => SSD_FILLS,
+        ssd_invalidations => SSD_INVALIDATIONS,
+        rewrite_reads_mem => REWRITE_READS_MEM,
+        rewrite_reads_ssd => REWRITE_READS_SSD,
+        flusher_evictions => FLUSHER_EVICTIONS,
+        full_buffer_waits => FULL_BUFFER_WAITS,
+    }
 }
 
 /// The MEM buffer, the SSD cache and the map: what a disk rewrite may read from.
@@ -256,8 +258,8 @@ pub struct Hybrid<D> {
 impl<D: ShingledDisk> Hybrid<D> {
     /// The front with its media registered in `ctx`: the MEM buffer in DRAM, the SSD cache on
     /// an SSD; `policy` orders the MEM buffer, `destage` says when it writes to the disk.
-    pub fn new(disk: D, sizes: FrontSizes, policy: super::membuffer::Policy, destage: Destage, ctx: &mut IoCtx) -> Self {
-        use smr_core::media::FixedLatencyMedium;
+    pub fn new(disk: D, sizes: FrontSizes, policy: super::membuffer::Choice, destage: Destage, ctx: &mut IoCtx) -> Self {
+        use smr_media::FixedLatencyMedium;
         let bytes = |blocks: Option<usize>| blocks.unwrap_or(1) as u64 * sizes.block_bytes;
         let dram = ctx.add_device("mem", Box::new(FixedLatencyMedium::dram(bytes(sizes.mem_blocks))));
         let ssd = ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(bytes(sizes.ssd_blocks))));
@@ -565,20 +567,7 @@ impl<D: ShingledDisk> System for Hybrid<D> {
     }
 
     fn counters(&self, out: &mut Counters) {
-        let t = &self.front.totals;
-        out.add(&HOST_REQUESTS, t.host_requests);
-        out.add(&BLOCK_ACCESSES, t.block_accesses);
-        out.add(&MEM_HITS, t.mem_hits);
-        out.add(&SSD_HITS, t.ssd_hits);
-        out.add(&DISK_BLOCK_READS, t.disk_block_reads);
-        out.add(&MEM_EVICTIONS, t.mem_evictions);
-        out.add(&MEM_BLOCKS_EVICTED, t.mem_blocks_evicted);
-        out.add(&SSD_FILLS, t.ssd_fills);
-        out.add(&SSD_INVALIDATIONS, t.ssd_invalidations);
-        out.add(&REWRITE_READS_MEM, t.rewrite_reads_mem);
-        out.add(&REWRITE_READS_SSD, t.rewrite_reads_ssd);
-        out.add(&FLUSHER_EVICTIONS, t.flusher_evictions);
-        out.add(&FULL_BUFFER_WAITS, t.full_buffer_waits);
+        self.front.totals.report(out);
         out.declare(&MEM_HIT_RATIO);
         out.declare(&SSD_HIT_RATIO);
         out.declare(&SEGMENTS_PER_REQUEST);

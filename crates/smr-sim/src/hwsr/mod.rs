@@ -57,14 +57,14 @@ pub mod table3;
 #[cfg(test)]
 mod tests;
 
-use smr_core::media::PRESET_NAMES;
+use smr_media::PRESET_NAMES;
 use smr_core::units::SECTOR;
 
 use crate::kernel::disk::{disk_with, DiskSpecs, DISK_CACHE_PARAMS};
 use crate::kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
 use hybrid::{Destage, FrontSizes, Hybrid};
 use layout::Geometry;
-use membuffer::Policy;
+use membuffer::Choice;
 use sblock::{LogGeometry, SblockDisk};
 use segment_disk::SegmentDisk;
 
@@ -284,9 +284,9 @@ pub fn build_hwsr(b: &mut BuildContext<'_>) -> Result<Hwsr, SimError> {
     let policy_name = b.params.choice(&POLICY)?;
     let c = common(b, &geometry)?;
     let policy = match policy_name {
-        "lru-block" => Policy::LruBlock,
-        "lru-segment" => Policy::LruSegment,
-        _ => Policy::Lwa { window: lwa_window(b, c.sizes.mem_blocks, geometry.block_bytes())? },
+        "lru-block" => Choice::LruBlock,
+        "lru-segment" => Choice::LruSegment,
+        _ => Choice::Lwa { window: lwa_window(b, c.sizes.mem_blocks, geometry.block_bytes())? },
     };
     let disk = SegmentDisk::new(geometry, c.disk_bytes, c.channel, c.starts_full);
     check_fits(b, hybrid::ShingledDisk::capacity(&disk), "HWSR")?;
@@ -303,5 +303,5 @@ pub fn build_sblock(b: &mut BuildContext<'_>) -> Result<Sblock, SimError> {
     let c = common(b, &geometry)?;
     let disk = SblockDisk::new(logs, c.disk_bytes, c.channel, c.starts_full);
     check_fits(b, hybrid::ShingledDisk::capacity(&disk), "S-block")?;
-    Ok(Hybrid::new(disk, c.sizes, Policy::MostBlocks, c.destage, b.ctx))
+    Ok(Hybrid::new(disk, c.sizes, Choice::MostBlocks, c.destage, b.ctx))
 }

@@ -26,6 +26,7 @@ use super::hybrid::{Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FR
 use super::layout::Geometry;
 use crate::kernel::gc::GcCost;
 use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use crate::kernel::totals::totals;
 use crate::kernel::{ChannelId, Command, IoCtx};
 
 pub static DESTAGES: Metric = Metric::new("sblock_destages", Unit::Count, "S-blocks written with new data (group destages, or host writes without a MEM buffer)");
@@ -110,13 +111,15 @@ impl Log {
     }
 }
 
-#[derive(Default, Clone, Copy)]
-struct Totals {
-    destages: u64,
-    moves: u64,
-    fresh_blocks: u64,
-    blocks_moved: u64,
-    disk_reads: u64,
+totals! {
+    /// Segments rewritten are the destages and moves together (`counters`).
+    struct Totals {
+        destages => DESTAGES,
+        moves => GC_MOVES,
+        fresh_blocks => FRESH_BLOCKS_WRITTEN,
+        blocks_moved => BLOCKS_MOVED,
+        disk_reads => REWRITE_DISK_READS,
+    }
 }
 
 pub struct SblockDisk {
@@ -277,11 +280,7 @@ impl ShingledDisk for SblockDisk {
     fn counters(&self, out: &mut Counters) {
         let t = &self.totals;
         out.add(&SEGMENTS_REWRITTEN, t.destages + t.moves);
-        out.add(&FRESH_BLOCKS_WRITTEN, t.fresh_blocks);
-        out.add(&BLOCKS_MOVED, t.blocks_moved);
-        out.add(&REWRITE_DISK_READS, t.disk_reads);
-        out.add(&DESTAGES, t.destages);
-        out.add(&GC_MOVES, t.moves);
+        t.report(out);
         out.declare(&OMEGA);
         self.gc.counters(out);
     }

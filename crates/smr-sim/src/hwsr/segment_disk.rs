@@ -19,14 +19,16 @@ use smr_core::Op;
 use super::hybrid::{Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FRESH_BLOCKS_WRITTEN, REGIONS, REWRITE_DISK_READS, SEGMENTS_REWRITTEN};
 use super::layout::Geometry;
 use crate::kernel::metrics::{Counters, Gauges};
+use crate::kernel::totals::totals;
 use crate::kernel::{ChannelId, Command, IoCtx};
 
-#[derive(Default, Clone, Copy)]
-struct Totals {
-    segments_rewritten: u64,
-    fresh_blocks: u64,
-    blocks_moved: u64,
-    disk_reads: u64,
+totals! {
+    struct Totals {
+        segments_rewritten => SEGMENTS_REWRITTEN,
+        fresh_blocks => FRESH_BLOCKS_WRITTEN,
+        blocks_moved => BLOCKS_MOVED,
+        disk_reads => REWRITE_DISK_READS,
+    }
 }
 
 pub struct SegmentDisk {
@@ -163,11 +165,7 @@ impl ShingledDisk for SegmentDisk {
     }
 
     fn counters(&self, out: &mut Counters) {
-        let t = &self.totals;
-        out.add(&SEGMENTS_REWRITTEN, t.segments_rewritten);
-        out.add(&FRESH_BLOCKS_WRITTEN, t.fresh_blocks);
-        out.add(&BLOCKS_MOVED, t.blocks_moved);
-        out.add(&REWRITE_DISK_READS, t.disk_reads);
+        self.totals.report(out);
     }
 
     fn gauges(&self, out: &mut Gauges) {

@@ -1,19 +1,21 @@
-//! The SSD read cache's bookkeeping (§2.3): an LRU cache of clean blocks, filled by read misses.
-//! An evicted block is dropped (the disk holds it); a block written in the MEM buffer or on the
-//! disk is removed by the caller. Not here: the block map (`Hybrid`), I/O or timing.
+//! The SSD read cache's bookkeeping (§2.3): an LRU cache of clean blocks (the kernel's `lru`
+//! policy), filled by read misses. An evicted block is dropped (the disk holds it); a block
+//! written in the MEM buffer or on the disk is removed by the caller. Not here: the block map
+//! (`Hybrid`), I/O or timing.
 
-use crate::kernel::lists::RecencyList;
+use crate::kernel::policy::recency::{Order, Recency};
+use crate::kernel::policy::Policy;
 use crate::kernel::slots::SlotPool;
 
 pub struct SsdCache {
     blocks: Vec<u64>,
-    lru: RecencyList,
+    lru: Recency,
     slots: SlotPool,
 }
 
 impl SsdCache {
     pub fn new(capacity: usize) -> Self {
-        SsdCache { blocks: vec![0; capacity], lru: RecencyList::new(capacity), slots: SlotPool::new(capacity) }
+        SsdCache { blocks: vec![0; capacity], lru: Recency::new(capacity, Order::Lru), slots: SlotPool::new(capacity) }
     }
 
     pub fn capacity(&self) -> usize {
@@ -30,7 +32,7 @@ impl SsdCache {
 
     /// A read found the slot's block: it becomes most recently used.
     pub fn hit(&mut self, slot: u32) {
-        self.lru.move_to_front(slot);
+        self.lru.hit(slot, self.blocks[slot as usize], false);
     }
 
     /// Caches `block`, evicting the least recently used block if the cache is full; returns the
@@ -38,19 +40,19 @@ impl SsdCache {
     pub fn insert(&mut self, block: u64) -> (u32, Option<u64>) {
         let mut evicted = None;
         if self.slots.available() == 0 {
-            let victim = self.lru.back().expect("a full cache holds a block");
+            let victim = self.lru.least().expect("a full cache holds a block");
             evicted = Some(self.blocks[victim as usize]);
             self.remove(victim);
         }
         let slot = self.slots.take().expect("a slot is free after an eviction");
         self.blocks[slot as usize] = block;
-        self.lru.push_front(slot);
+        self.lru.inserted(slot, block, false);
         (slot, evicted)
     }
 
     /// Drops the slot's block (it was rewritten elsewhere).
     pub fn remove(&mut self, slot: u32) {
-        self.lru.remove(slot);
+        self.lru.removed(slot, self.blocks[slot as usize], false);
         self.slots.release(slot);
     }
 }

@@ -3,11 +3,11 @@
 //! write percent. The paper does not define an update; here it is a write request that
 //! overwrites at least one 4 KiB block an earlier request of the trace wrote (its counts never
 //! exceed the writes, and match the per-request reading: e.g. Financial1's 749,893 updates of
-//! 787,300 writes). Not here: the other statistics (`smr_core::trace::TraceStats`).
+//! 787,300 writes). Not here: the other statistics (`smr_trace::TraceStats`).
 
 use serde::Serialize;
 use smr_core::blockset::BlockSet;
-use smr_core::trace::TraceError;
+use smr_trace::TraceError;
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, Request};
 

@@ -1,7 +1,7 @@
 //! Known answers worked by hand and invariants of HWSR and S-block.
 
 use proptest::prelude::*;
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
 
 use super::hybrid::{ShingledDisk, Source};

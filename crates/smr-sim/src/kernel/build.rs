@@ -6,12 +6,12 @@
 //! never names a system, and no system imports another. Not here: the list of systems itself
 //! (`crate::registry`).
 
-use smr_core::trace::Footprint;
+use smr_trace::Footprint;
+use smr_core::param_spec::{ParamList, ParamReader};
 use smr_core::{ParamError, Params};
 
 use super::error::SimError;
 use super::ioctx::IoCtx;
-use super::params::{ParamList, ParamReader};
 use super::system::System;
 
 /// A system as the registry lists it.
@@ -69,27 +69,20 @@ impl<'a> BuildContext<'a> {
             return Err(ParamError::new("below", format!("{} cannot stack over itself", entry.name)).into());
         }
         let stacked = !self.building.is_empty();
-        if stacked {
-            let upper = self.params.declared;
-            self.params.above.push(upper);
-        }
-        let outer_scope = std::mem::replace(&mut self.params.scope, entry.name);
+        let outer_scope = self.params.enter(entry.name, stacked);
         self.building.push(entry.name);
         let built = self.construct(entry.params, entry.build);
         self.building.pop();
-        self.params.scope = outer_scope;
-        if stacked {
-            self.params.above.pop();
-        }
+        self.params.leave(outer_scope, stacked);
         built
     }
 
     /// Runs a system's constructor with `declared` as the parameters it may read (its entry's),
     /// then restores those of the system being built around it.
     pub fn construct<T>(&mut self, declared: ParamList, constructor: impl FnOnce(&mut Self) -> Result<T, SimError>) -> Result<T, SimError> {
-        let outer = std::mem::replace(&mut self.params.declared, declared);
+        let outer = self.params.swap_declared(declared);
         let built = constructor(self);
-        self.params.declared = outer;
+        self.params.swap_declared(outer);
         built
     }
 }

@@ -4,13 +4,13 @@
 //! asked for), and how many commands the drive queues. A system may declare its own preset,
 //! write-cache and queue-depth defaults (`DiskSpecs`).
 
-use smr_core::media::{preset_spec, CacheConfig, Hdd, Medium, ReadAhead, MAX_QUEUE_DEPTH, PRESET_NAMES};
+use smr_media::{preset_spec, CacheConfig, Hdd, Medium, ReadAhead, MAX_QUEUE_DEPTH, PRESET_NAMES};
 use smr_core::units::SECTOR;
 use smr_core::values;
 
 use super::build::BuildContext;
 use super::error::SimError;
-use super::params::{Kind, ParamSpec};
+use smr_core::param_spec::{Kind, ParamSpec};
 
 pub const DISK: ParamSpec = ParamSpec::new(
     "disk",

@@ -19,7 +19,7 @@
 //! (`build`) or reading files.
 
 use serde::{Deserialize, Serialize};
-use smr_core::trace::TraceError;
+use smr_trace::TraceError;
 use smr_core::Request;
 
 use super::error::SimError;
@@ -411,7 +411,7 @@ mod tests {
     use super::*;
     use crate::kernel::ioctx::ChannelId;
     use crate::kernel::metrics::{Metric, Unit};
-    use smr_core::media::FixedLatencyMedium;
+    use smr_media::FixedLatencyMedium;
     use smr_core::Op;
 
     static SERVED: Metric = Metric::new("served", Unit::Count, "requests served");

@@ -1,6 +1,6 @@
 //! The error type of simulation: bad parameters, bad traces, and requests a device cannot serve.
 
-use smr_core::trace::TraceError;
+use smr_trace::TraceError;
 use smr_core::ParamError;
 
 #[derive(Debug, thiserror::Error)]

@@ -6,7 +6,7 @@
 //! what its chain issued before it (`io`), the commands of a batch wait together and what comes
 //! after waits for all of them (`batch`), a command may also wait for an earlier one of its
 //! batch (`Command::after`), and a chain may wait for a piece of background work (`wait_for`).
-//! A command whose wait is over joins its device's queue (`smr_core::media::DeviceQueue`); each
+//! A command whose wait is over joins its device's queue (`smr_media::DeviceQueue`); each
 //! device serves one command at a time, chosen among those it holds, and its completion is an
 //! event. Events are taken in time order (ties in the order they were made), so the run is
 //! deterministic. A chain ends when its last command does: a request's end is its completion,
@@ -19,7 +19,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
-use smr_core::media::{Access, DeviceQueue};
+use smr_media::{Access, DeviceQueue};
 
 use super::ioctx::{ChannelId, Command, Media};
 

@@ -16,7 +16,7 @@
 //! `IoCtx` only executes them.
 
 use serde::{Deserialize, Serialize};
-use smr_core::media::{FixedTiming, Medium};
+use smr_media::{FixedTiming, Medium};
 use smr_core::Op;
 
 pub use super::inflight::Background;
@@ -397,7 +397,7 @@ impl IoCtx {
 
     /// Every command the device queues served: device, command, start and end.
     #[cfg(test)]
-    pub(super) fn served(&self) -> &[(usize, smr_core::media::Access, u64, u64)] {
+    pub(super) fn served(&self) -> &[(usize, smr_media::Access, u64, u64)] {
         self.flight.as_ref().map_or(&[], |f| &f.served)
     }
 
@@ -423,7 +423,7 @@ impl IoCtx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smr_core::media::FixedLatencyMedium;
+    use smr_media::FixedLatencyMedium;
 
     #[test]
     fn serial_io_advances_clock_and_overlapped_io_does_not() {
@@ -444,7 +444,7 @@ mod tests {
         assert_eq!((reports[0].stats.seeks, reports[1].stats.seeks), (0, 0), "an SSD has no head to move");
         ctx.advance_to(5);
         assert_eq!(ctx.now(), t, "the clock never goes back");
-        let disk = ctx.add_device("disk", Box::new(smr_core::media::Hdd::new(smr_core::media::DESKTOP7200)));
+        let disk = ctx.add_device("disk", Box::new(smr_media::Hdd::new(smr_media::DESKTOP7200)));
         let c = ctx.channel(disk, "disk");
         ctx.io(c, Op::Read, 0, 4096);
         ctx.io(c, Op::Read, 4096, 4096);

@@ -171,6 +171,11 @@ impl RecencyList {
         self.0.grow(slots)
     }
 
+    /// Adds `slot` just behind `before` (in the list), i.e. as less recent.
+    pub fn insert_after(&mut self, before: u32, slot: u32) {
+        self.0.insert_after(0, before, slot)
+    }
+
     /// Puts `new` (in no list) where `old` is, and takes `old` out: an entry that moved to
     /// another slot keeps its recency.
     pub fn replace(&mut self, old: u32, new: u32) {

@@ -1,18 +1,19 @@
 //! The simulator's kernel: what every system is built from and run by, and nothing specific to
 //! any one system.
 //!
-//! - the interface: `System` (`system`), `SystemEntry` and `BuildContext` (`build`), typed
-//!   parameter declarations (`params`, and the shared `disk` parameter in `disk`);
+//! - the interface: `System` (`system`), `SystemEntry` and `BuildContext` (`build`), the shared
+//!   `disk` parameters (`disk`; parameter declarations themselves are smr-core's `param_spec`);
 //! - running: `IoCtx` (media, channels, the clock; `ioctx`, with fio iolog recording in
 //!   `recorder` and the commands in flight on devices that queue in `inflight`), the `Engine`
 //!   (`engine`, and its overlapped replay of requests and background work in `overlapped`),
 //!   what it reports (`report`, `metrics`, `gauge_series`, and whether an open-loop run was
 //!   saturated: `saturation`), the error type (`error`);
-//! - the parts systems share: slot pools (`slots`), recency lists (`lists`), coalescing blocks
+//! - the parts systems share: slot pools (`slots`), recency lists (`lists`), cache replacement
+//!   policies (`policy`), coalescing blocks
 //!   into runs (`runs`), band layouts (`bands`), garbage-collection accounting (`gc`), a
 //!   zoned disk under the zone rules (`zoned_disk`), and a prefetch hint (`prefetch`).
 //!
-//! The kernel depends on smr-core only; it never names a system. Systems depend on the kernel
+//! The kernel depends on smr-core, smr-trace, smr-media and smr-zoned only; it never names a system. Systems depend on the kernel
 //! only, never on each other (a test checks both from the source).
 
 pub mod bands;
@@ -29,13 +30,14 @@ pub mod metrics;
 mod overlapped;
 #[cfg(test)]
 mod overlap_tests;
-pub mod params;
+pub mod policy;
 pub mod recorder;
 pub mod report;
 pub mod runs;
 pub mod saturation;
 pub mod slots;
 pub mod system;
+pub mod totals;
 pub mod zoned_disk;
 
 pub use bands::{BandCursor, BandLayout};
@@ -44,7 +46,7 @@ pub use engine::{ok_requests, Engine, EngineConfig, Progress, ReplayMode};
 pub use error::SimError;
 pub use ioctx::{Background, ChannelId, Command, IoCtx};
 pub use metrics::{Counters, Gauges, Metric, Ratio, Unit};
-pub use params::{Kind, ParamList, ParamSpec};
+pub use smr_core::param_spec::{self as params, Kind, ParamList, ParamSpec};
 pub use report::RunReport;
 pub use saturation::Saturation;
 pub use system::{Bands, Concurrency, System};

@@ -3,7 +3,7 @@
 //! what it waits for ends, the clock ends with the last command).
 
 use proptest::prelude::*;
-use smr_core::media::{CacheConfig, FixedLatencyMedium, Hdd, Medium, DESKTOP7200};
+use smr_media::{CacheConfig, FixedLatencyMedium, Hdd, Medium, DESKTOP7200};
 use smr_core::units::SECTOR;
 use smr_core::{Op, Request};
 

@@ -1,11 +1,11 @@
-//! A zoned disk under simulation: the zone rules of `smr_core::zoned::ZoneTable` over one timed
+//! A zoned disk under simulation: the zone rules of `smr_zoned::ZoneTable` over one timed
 //! device of the `IoCtx`. Every I/O passes the rules first, so a system that writes a
 //! sequential zone anywhere but at its write pointer gets a device error instead of a silently
 //! wrong result. Not here: how a system lays out its zones (a translation layer's cache and
 //! data zones, a hybrid drive's CMR and SMR areas).
 
-use smr_core::media::Medium;
-use smr_core::zoned::{ZoneError, ZoneTable};
+use smr_media::Medium;
+use smr_zoned::{ZoneError, ZoneTable};
 use smr_core::Op;
 
 use super::error::SimError;

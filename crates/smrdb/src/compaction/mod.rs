@@ -13,12 +13,13 @@ use std::sync::Arc;
 
 use crate::env::Env;
 use crate::error::Result;
-use crate::iter::{Merge, Source};
+use crate::iter::Merge;
 use crate::key::{self, Kind};
+use crate::source::Source;
 use crate::table::builder::TableShape;
 use crate::table::iter::{ReadPurpose, TableIter};
-use crate::table::{Table, TableBuilder};
-use crate::version::{TableMeta, Version};
+use crate::table::{Table, TableBuilder, TableMeta};
+use crate::version::Version;
 
 pub struct Compaction {
     pub inputs: Vec<Arc<Table>>,

@@ -80,7 +80,7 @@ impl LogWriter {
 
 #[cfg(test)]
 mod tests {
-    use smr_core::zoned::MemZonedDevice;
+    use smr_zoned::MemZonedDevice;
 
     use super::*;
     use crate::device::Shared;

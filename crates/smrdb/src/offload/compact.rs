@@ -19,12 +19,12 @@ use std::time::Instant;
 use super::unit::{Unit, UnitSource};
 use super::{Inner, Shape, LEVELS};
 use crate::compaction::{key_span, merge_into_tables, outside_ranges};
-use crate::db::lock;
 use crate::env::Stats;
 use crate::error::Result;
-use crate::iter::Source;
+use crate::source::Source;
 use crate::table::iter::{ReadPurpose, TableIter};
 use crate::table::Table;
+use crate::util::mutex::lock;
 
 /// One compaction: units and tables in, tables out at `output_level`.
 pub(crate) struct Pick {

@@ -41,21 +41,22 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::background::Worker;
 use crate::batch::WriteBatch;
-use crate::db::lock;
 use crate::device::{BandDevice, Shared};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::iter::{DbIter, MemSource, Merge, Source};
+use crate::iter::{DbIter, MemSource, Merge};
 use crate::key::Found;
+use crate::lifecycle::{Closing, Lifecycle};
 use crate::lock::LockFile;
 use crate::log::writer::LogWriter;
 use crate::manifest::Manifest;
 use crate::memtable::MemTable;
 use crate::options::{Geometry, Limits, Options};
+use crate::source::Source;
 use crate::table::builder::TableShape;
 use crate::table::iter::{ReadPurpose, TableIter};
+use crate::util::mutex::lock;
 use crate::version::Version;
 use unit::{Unit, UnitIndex, UnitSource};
 
@@ -227,8 +228,7 @@ impl Inner {
 /// An open write-offloading store. Dropping it closes it.
 pub struct OffloadDb {
     inner: Arc<Inner>,
-    worker: Worker,
-    _lock: Option<LockFile>,
+    life: Lifecycle,
 }
 
 /// The device file of a file-backed offloading store in `dir` (not SMRDB's `bands`, so neither
@@ -255,7 +255,7 @@ impl OffloadDb {
         let nvram_options = Options { band_size: Some(band), capacity: Some(options.nvram_capacity.unwrap_or(DEFAULT_NVRAM_BANDS * band)), ..Options::default() };
         let nvram: Box<dyn BandDevice> = Box::new(Shared::new(open::open_nvram_file(&nvram_path, &store, &nvram_options)?));
         let mut db = Self::open_devices(Box::new(Shared::new(disk)), Some(nvram), store, options)?;
-        db._lock = Some(lock);
+        db.life.hold(lock);
         Ok(db)
     }
 
@@ -264,8 +264,8 @@ impl OffloadDb {
     pub fn open_devices(disk: Box<dyn BandDevice>, nvram: Option<Box<dyn BandDevice>>, store: String, options: OffloadOptions) -> Result<OffloadDb> {
         let inner = Arc::new(open::recover(disk, nvram, store, options)?);
         let background = inner.clone();
-        let worker = Worker::start("smrdb-offload-compaction", &inner.disk.store, move || background.work_loop())?;
-        Ok(OffloadDb { inner, worker, _lock: None })
+        let life = Lifecycle::start(inner.clone(), Some(("smrdb-offload-compaction", Box::new(move || background.work_loop()))))?;
+        Ok(OffloadDb { inner, life })
     }
 
     pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
@@ -343,34 +343,36 @@ impl OffloadDb {
 
     /// Stops compaction, makes every write durable and gives back retired bands.
     pub fn close(mut self) -> Result<()> {
-        self.shutdown()
+        self.life.close()
     }
 
     fn check_open(&self) -> Result<()> {
-        self.worker.check_open(&self.inner.disk.store)
-    }
-
-    fn shutdown(&mut self) -> Result<()> {
-        if !self.worker.stop(|| lock(&self.inner.current).closing = true, &self.inner.work, &self.inner.progress) {
-            return Ok(());
-        }
-        let mut w = lock(&self.inner.writer);
-        if w.failed.is_none() {
-            let on_nvram = w.open.on_nvram;
-            w.open.log.sync(self.inner.env_of(on_nvram))?;
-        }
-        drop(w);
-        for env in std::iter::once(&self.inner.disk).chain(self.inner.nvram.as_ref()) {
-            env.reset_retired_now()?;
-            env.sync()?;
-        }
-        Ok(())
+        self.life.check_open()
     }
 }
 
-impl Drop for OffloadDb {
-    fn drop(&mut self) {
-        let _ = self.shutdown();
+impl Closing for Inner {
+    fn store(&self) -> &str {
+        &self.disk.store
+    }
+
+    fn mark_closing(&self) {
+        lock(&self.current).closing = true;
+        self.work.notify_all();
+        self.progress.notify_all();
+    }
+
+    fn sync_log(&self) -> Result<()> {
+        let mut w = lock(&self.writer);
+        let on_nvram = w.open.on_nvram;
+        match w.failed {
+            None => w.open.log.sync(self.env_of(on_nvram)),
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn envs(&self) -> Vec<&Env> {
+        std::iter::once(&*self.disk).chain(self.nvram.as_deref()).collect()
     }
 }
 

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use smr_core::zoned::MemZonedDevice;
+use smr_zoned::MemZonedDevice;
 
 use super::*;
 use crate::device::Shared;

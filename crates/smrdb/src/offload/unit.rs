@@ -13,11 +13,10 @@ use std::sync::Arc;
 use crate::batch::WriteBatch;
 use crate::env::{Env, Stats};
 use crate::error::Result;
-use crate::iter::Source;
 use crate::key::{self, Found, Kind};
 use crate::log::reader::{frame_at, is_padding};
 use crate::log::FRAME_HEADER;
-use crate::table::block::EntryRef;
+use crate::source::{EntryRef, Source};
 
 /// Where a key's newest version in a unit lies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

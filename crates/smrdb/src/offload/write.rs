@@ -8,11 +8,12 @@ use std::sync::Arc;
 use super::unit::{index_record, Unit, UnitIndex};
 use super::{Inner, OpenUnit, Shape, Writer, CROWDED_SHARE};
 use crate::batch::WriteBatch;
-use crate::db::{check_batch, lock};
+use crate::db::check_batch;
 use crate::env::Stats;
 use crate::error::{Error, Result};
 use crate::log::writer::LogWriter;
 use crate::memtable::MemTable;
+use crate::util::mutex::lock;
 
 impl Inner {
     fn refuse_if_failed(&self, w: &Writer) -> Result<()> {

@@ -4,6 +4,7 @@
 //! Entry: key length (varint), value length (varint), key, tag (u64), value.
 
 use crate::key;
+use crate::source::EntryRef;
 use crate::util::coding::{put_u32, put_u64, put_varint, Cursor};
 
 pub struct BlockBuilder {
@@ -61,14 +62,6 @@ pub struct EntryPos {
     pub key: (usize, usize),
     pub tag: u64,
     pub value: (usize, usize),
-}
-
-/// One entry of a block, borrowed from it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EntryRef<'a> {
-    pub key: &'a [u8],
-    pub tag: u64,
-    pub value: &'a [u8],
 }
 
 impl<'a> Block<'a> {

@@ -8,13 +8,13 @@ use std::sync::atomic::AtomicU64;
 
 use super::block::BlockBuilder;
 use super::format::{block_entry_bytes, Footer, IndexEntry, FOOTER_LEN};
+use super::meta::TableMeta;
 use crate::env::{Env, Stats};
 use crate::error::Result;
 use crate::histogram::Histogram;
 use crate::key;
 use crate::util::bloom;
 use crate::util::coding::{put_bytes, put_u32, put_u64, put_varint};
-use crate::version::TableMeta;
 
 /// Appends to the device in pieces of this size (sequential writes of a useful length).
 const WRITE_CHUNK: usize = 1 << 20;

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use super::block::{Block, EntryPos, EntryRef};
+use super::block::{Block, EntryPos};
 use super::reader::Table;
 use crate::error::Result;
-use crate::iter::Source;
+use crate::source::{EntryRef, Source};
 
 /// Bytes read ahead per device read.
 const READ_AHEAD: u64 = 256 * 1024;

@@ -6,7 +6,9 @@ pub mod block;
 pub mod builder;
 pub mod format;
 pub mod iter;
+pub mod meta;
 pub mod reader;
 
 pub use builder::TableBuilder;
+pub use meta::TableMeta;
 pub use reader::Table;

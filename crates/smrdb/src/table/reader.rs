@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use super::block::Block;
 use super::format::{Footer, IndexEntry, FOOTER_LEN};
+use super::meta::TableMeta;
 use crate::env::{Env, Stats};
 use crate::error::Result;
 use crate::key::{self, Found, Kind};
 use crate::util::bloom;
 use crate::util::coding::Cursor;
-use crate::version::TableMeta;
 
 thread_local! {
     /// The block a get reads, kept per thread so that a get neither allocates nor zeroes one.

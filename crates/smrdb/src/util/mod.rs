@@ -3,3 +3,4 @@
 
 pub mod bloom;
 pub mod coding;
+pub(crate) mod mutex;

@@ -1,0 +1,80 @@
+"""The paper commands' line-ups read from the experiment files (experiments/NAME.toml), their one
+home: ``compare-caches``, ``cache-sweep`` and the other presets take the systems (labels, systems
+and their own parameters), the swept values and what each reproduces from there, put the
+command's trace and options in place of the file's, and run the result through the experiment
+runner like ``smrlab run``.
+
+Not here: the tables the commands print (``smrlab.cli``), running cells (``smrlab.experiment``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from smrlab import recipes
+from smrlab.bundled import REPO_ROOT
+from smrlab.errors import UsageError
+from smrlab.experiment.cells import Cell
+from smrlab.experiment.files import parse
+from smrlab.experiment.spec import Experiment, SystemRun
+
+
+def experiment_file(name: str) -> Path:
+    """The experiment file ``experiments/NAME.toml`` of the checkout smrlab runs from."""
+    path = REPO_ROOT / "experiments" / f"{name}.toml"
+    if not path.is_file():
+        raise UsageError(f"{path}: no such experiment file (this command's line-up lives there: run smrlab from its repository)")
+    return path
+
+
+def read(name: str) -> Experiment:
+    """The experiment ``experiments/NAME.toml`` as written, no trace opened or generated."""
+    path = experiment_file(name)
+    return parse(path.read_text(), path, with_traces=False)
+
+
+def line_up(*names: str) -> list[SystemRun]:
+    """The systems of the named experiment files, each label once: a later file's system not yet
+    present goes just before the next of its file's systems that is (or at the end), so that
+    the files' orders are kept."""
+    merged: list[SystemRun] = []
+    for name in names:
+        runs = read(name).systems
+        for i, run in enumerate(runs):
+            labels = [m.label for m in merged]
+            if run.label in labels:
+                continue
+            following = next((r.label for r in runs[i + 1:] if r.label in labels), None)
+            merged.insert(labels.index(following) if following else len(merged), run)
+    return merged
+
+
+def trace_names(name: str) -> list[tuple[str, str]]:
+    """(recipe, name) of each trace experiment ``name`` makes by a recipe (``hwsr-table3:prn0@N``
+    is ``("hwsr-table3", "prn0")``), in the file's order; its trace files are left out."""
+    traces = tomllib.loads(experiment_file(name).read_text())["traces"]
+    paths = [entry if isinstance(entry, str) else entry.get("path", "") for entry in traces]
+    return [(found[0], found[1]) for found in map(recipes.generated_name, paths) if found]
+
+
+def axis(name: str, key: str) -> list[str]:
+    """The values of grid axis ``key`` of experiment ``name``, as text in the file's order."""
+    values = read(name).axes().get(key)
+    if not values:
+        raise UsageError(f"{experiment_file(name)}: no list of values for '{key}' (the range this command sweeps by default)")
+    return values
+
+
+@dataclass
+class Selected(Experiment):
+    """An experiment of only some (trace name, label) ``pairs`` of its traces and systems, for a
+    command whose runs differ from trace to trace (e.g. a zone size scaled with each trace)."""
+
+    pairs: set[tuple[str, str]] = field(default_factory=set)
+
+    def cells(self) -> list[Cell]:
+        chosen = [cell for cell in super().cells() if (cell.trace_name, cell.label) in self.pairs]
+        return [dataclasses.replace(cell, index=index) for index, cell in enumerate(chosen)]
