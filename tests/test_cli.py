@@ -16,7 +16,7 @@ def test_help_lists_commands_and_units(cli):
     assert "powers of 1000" in sim and "KiB" in sim
     for name, _summary, params in _core.systems():
         assert f"  {name}:" in sim
-        for key, default, unit, _help, open_reason in params:
+        for key, default, unit, _help, open_reason, *_ in params:
             assert unit, key
             assert f"{key} [{default}] ({unit}):" in sim, key
             if open_reason:

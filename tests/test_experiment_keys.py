@@ -15,7 +15,7 @@ import pytest
 
 import smrlab
 from conftest import DATA, REPO
-from smrlab.experiment.schema import json_schema
+from smrlab.experiment.files import json_schema
 
 SCHEMA = REPO / "docs" / "experiment.schema.json"
 
@@ -88,7 +88,7 @@ def test_a_shared_key_goes_to_the_systems_that_read_it_through_their_stack():
 
 def test_the_published_schema_is_the_generated_one():
     published = json.loads(SCHEMA.read_text())
-    assert published == json_schema(), "regenerate it: python -m smrlab.experiment.schema > docs/experiment.schema.json"
+    assert published == json_schema(), "regenerate it: python -m smrlab.experiment.files > docs/experiment.schema.json"
 
 
 @pytest.mark.parametrize("path", sorted((REPO / "experiments").glob("*.toml")), ids=lambda p: p.stem)

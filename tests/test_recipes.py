@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO, msr_line
 from smrlab import recipes
 from smrlab.errors import UsageError
-from smrlab.experiment.spec import parse
+from smrlab.experiment.files import parse
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ import pytest
 from conftest import REPO
 from smrlab import recipes
 from smrlab.citations import PAPERS
-from smrlab.experiment.spec import parse
+from smrlab.experiment.files import parse
 
 EXPERIMENTS = sorted((REPO / "experiments").glob("*.toml"))
 

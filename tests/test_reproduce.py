@@ -35,7 +35,7 @@ def test_claims_name_experiments_and_cells_that_exist(path):
             assert claim.reason, claim.id
             continue
         source = ROOT / "experiments" / f"{claim.experiment}.toml"
-        exp = experiment.spec.parse(source.read_text(), source, with_traces=False)
+        exp = experiment.files.parse(source.read_text(), source, with_traces=False)
         labels = {s.label for s in exp.systems}
         selectors = [claim.of, claim.over] + [s for tier in claim.order for s in tier]
         for selector in filter(None, selectors):

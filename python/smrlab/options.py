@@ -17,19 +17,21 @@ NS_PER_S = 1_000_000_000
 # Simulated and trace time stop at 2^63 ns (292 years); whole numbers at 2^64 - 1.
 MAX_SECONDS = 2**63 / NS_PER_S
 MAX_WHOLE = 2**64 - 1
-QUOTE_MAX = 40
 
 
-def quoted(text: str, limit: int = QUOTE_MAX) -> str:
-    """``text`` in quotes, printable ASCII only, cut after ``limit`` characters."""
-    return printable(text, limit, quote="'")
+def quoted(text: str, most: int | None = None) -> str:
+    """``text`` in single quotes as the core's messages quote it (``smr_core::quote``): printable
+    ASCII kept, other bytes written ``\\xNN``, cut after ``most`` characters (default the
+    core's 80)."""
+    return _core.quote(text) if most is None else _core.quote(text, most)
 
 
-def printable(text: str, limit: int = QUOTE_MAX, quote: str = "") -> str:
-    """``text`` in printable ASCII (other characters escaped), cut after ``limit`` characters,
-    between ``quote`` marks."""
+def printable(text: str, limit: int) -> str:
+    """A message of smrlab's own that may carry the user's text (a schema validator's), shown
+    unquoted with its quote marks kept, where ``quoted`` would escape them: printable ASCII, other
+    characters escaped, cut after ``limit`` characters."""
     shown = "".join(c if c.isascii() and c.isprintable() else f"\\x{ord(c) & 0xFF:02x}" for c in text[:limit])
-    return f"{quote}{shown}{quote}" + (f"... ({len(text) - limit} more characters)" if len(text) > limit else "")
+    return shown + (f"... ({len(text) - limit} more characters)" if len(text) > limit else "")
 
 
 def _number(text: str) -> float:
@@ -132,6 +134,14 @@ def size(text: str) -> int:
         return _core.parse_size(text)
     except _core.ParameterError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def positive_size(text: str) -> int:
+    """Whole bytes above zero, with an optional unit (a system's size parameter)."""
+    value = size(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a size above zero")
+    return value
 
 
 def merged_params(params: list[str], **given) -> list[str]:

@@ -21,7 +21,7 @@ def claims_file(experiment) -> Path | None:
     results folder); None where there is none (an installed package without its experiment
     files, or a paper without claims)."""
     from smrlab.errors import UsageError
-    from smrlab.reproduce.scorecard import experiments_root
+    from smrlab.reproduce.claims import experiments_root
     paper = experiment.reproduces.get("paper")
     if not paper:
         return None

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from smrlab import outputs, paper
 from smrlab.errors import UsageError
+from smrlab.experiment.schema import FIGURE_KINDS
 from smrlab.options import quoted
 from smrlab.results import check_scalars
 
@@ -229,7 +230,7 @@ def _series(axes, frame, spec: dict, experiment) -> str:
     return axis_label(y, spec.get("ylabel"))
 
 
-KINDS = {"bars": _bars, "lines": _lines, "series": _series}
+KINDS = dict(zip(FIGURE_KINDS, (_bars, _lines, _series)))
 
 
 def _plain_log_ticks(axes, values) -> None:

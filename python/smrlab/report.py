@@ -17,7 +17,7 @@ import html
 from pathlib import Path
 
 from smrlab import citations, paper, plots, results
-from smrlab.tables import fmt
+from smrlab.html_tables import html_table
 
 STYLE = """
 body { font-family: Georgia, serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -45,24 +45,6 @@ window.addEventListener('load', () => {
   document.body.dataset.figures = rendered.length + '/' + figures.length;
 });
 """
-
-
-def _cell(value) -> str:
-    """A cell: numbers right-aligned, words left, a claim's verdict marked by its class
-    (``verdict-holds``, ``verdict-fails``...)."""
-    from smrlab.reproduce.verdict import VERDICTS
-    if value in VERDICTS:
-        return f'<td class="verdict-{value.replace(" ", "-")}">{html.escape(value)}</td>'
-    if isinstance(value, str) and len(value) > 12:
-        return f'<td class="text">{html.escape(value)}</td>'
-    return f"<td>{html.escape(fmt(value))}</td>"
-
-
-def html_table(columns: list[str], rows: list[tuple]) -> str:
-    """An HTML table of ``rows`` under ``columns``."""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(_cell(cell) for cell in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _figure(experiment, frame) -> str:

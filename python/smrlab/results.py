@@ -225,7 +225,7 @@ def shown_columns(frame, experiment) -> list[str]:
 def experiment_of(table: Path):
     """The experiment a results table was run from, read back from its provenance sidecar
     (without opening its traces)."""
-    from smrlab.experiment.spec import parse
+    from smrlab.experiment.files import parse
     sidecar = provenance(table)
     return parse(sidecar["experiment"]["text"] or "", Path(sidecar["experiment"]["file"] or table), with_traces=False)
 

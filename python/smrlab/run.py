@@ -24,8 +24,6 @@ from smrlab.trace import IN_MEMORY, Trace
 
 # Requests between two progress calls, which are also where Ctrl-C is noticed.
 PROGRESS_EVERY = 1 << 16
-# The most gauge samples a run keeps.
-MAX_GAUGE_SAMPLES = 1_000_000
 
 
 def engine_config(
@@ -54,8 +52,8 @@ def engine_config(
         raise UsageError(f"--series-interval must be 0 (no series) or at least one nanosecond, got {series_interval_seconds}")
     if not 0 <= warmup_requests <= MAX_WHOLE:
         raise UsageError(f"--warmup-requests must be a whole number from 0 to {MAX_WHOLE}, got {warmup_requests}")
-    if not 0 <= gauge_samples <= MAX_GAUGE_SAMPLES:
-        raise UsageError(f"--gauge-samples must be a whole number from 0 to {MAX_GAUGE_SAMPLES}, got {gauge_samples}")
+    if not 0 <= gauge_samples <= _core.MAX_GAUGE_SAMPLES:
+        raise UsageError(f"--gauge-samples must be a whole number from 0 to {_core.MAX_GAUGE_SAMPLES}, got {gauge_samples}")
     return {
         "mode": replay,
         "warmup_requests": int(warmup_requests),

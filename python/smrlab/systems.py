@@ -1,24 +1,46 @@
-"""What the Rust core declares of each simulated system: its parameters' keys and defaults.
+"""What the Rust core declares of each simulated system: its parameters' keys, defaults, units,
+kinds and choices.
 
 Commands that run several systems on one trace (a cache line-up, a plain disk beside an SMR
-disk) hand each system the parameters it declares, read from here, instead of keeping copies of
-the core's names and defaults.
+disk) hand each system the parameters it declares, read from here, and options that set a
+system's parameter are built from its declaration (``smrlab.cli.declared``), instead of keeping
+copies of the core's names, defaults and choices.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 from smrlab import _core
 
 
+class Parameter(NamedTuple):
+    """One parameter as the core declares it (``ParamSpec``): ``kind`` is the name of its kind
+    (size, share, choice, bool, fraction, count, system, custom), ``choices`` the words of a
+    choice, ``open`` the reason for the default of an open choice."""
+
+    key: str
+    default: str
+    unit: str
+    help: str
+    open: str | None
+    kind: str
+    choices: tuple[str, ...] | None
+
+
 @functools.lru_cache(maxsize=None)
-def defaults(system: str) -> dict[str, str]:
-    """Every parameter ``system`` declares, with its default (as text)."""
+def parameters(system: str) -> dict[str, Parameter]:
+    """Every parameter ``system`` declares, by key, in declaration order."""
     for name, _summary, params in _core.systems():
         if name == system:
-            return {key: default for key, default, *_ in params}
+            return {p[0]: Parameter(*p[:6], tuple(p[6]) if p[6] is not None else None) for p in params}
     raise KeyError(system)
+
+
+def defaults(system: str) -> dict[str, str]:
+    """Every parameter ``system`` declares, with its default (as text)."""
+    return {key: p.default for key, p in parameters(system).items()}
 
 
 def declared_by(params: list[str], system: str) -> list[str]:

@@ -23,5 +23,5 @@ pub mod values;
 
 pub use param_spec::{Kind, ParamList, ParamReader, ParamSpec, TimeUnit};
 pub use params::{ParamError, Params};
-pub use quote::quote;
+pub use quote::{quote, quote_within};
 pub use request::{Op, RangeError, Request};

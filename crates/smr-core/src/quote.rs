@@ -10,6 +10,11 @@ pub const QUOTE_MAX: usize = 80;
 /// `text` in single quotes, printable ASCII kept and every other byte written `\xNN`, cut after
 /// `QUOTE_MAX` characters with a note of how many bytes were left out.
 pub fn quote(text: impl AsRef<[u8]>) -> String {
+    quote_within(text, QUOTE_MAX)
+}
+
+/// `quote` showing at most `most` characters (a message that quotes a list, say).
+pub fn quote_within(text: impl AsRef<[u8]>, most: usize) -> String {
     let bytes = text.as_ref();
     let mut out = String::from("'");
     let mut shown = 0;
@@ -19,7 +24,7 @@ pub fn quote(text: impl AsRef<[u8]>) -> String {
         } else {
             format!("\\x{byte:02x}")
         };
-        if shown + piece.len() > QUOTE_MAX {
+        if shown + piece.len() > most {
             out.push_str(&format!("'... ({} more bytes)", bytes.len() - index));
             return out;
         }
@@ -52,5 +57,12 @@ mod tests {
         assert!(q.len() < QUOTE_MAX + 40, "{}", q.len());
         assert!(q.ends_with(&format!("({} more bytes)", 10_000_000 - QUOTE_MAX)), "{q}");
         assert!(quote(vec![0u8; 1000]).len() < QUOTE_MAX + 40);
+    }
+
+    #[test]
+    fn a_longer_quote_shows_more_and_counts_what_it_leaves_out() {
+        let text = "y".repeat(300);
+        assert_eq!(quote_within(&text, 200), format!("'{}'... (100 more bytes)", "y".repeat(200)));
+        assert_eq!(quote_within("\x00a", 4), "'\\x00'... (1 more bytes)");
     }
 }

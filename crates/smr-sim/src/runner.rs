@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use smr_trace::{Footprint, Interruptible, TraceError, TraceReader, TraceStats};
 use smr_core::{Params, Request};
 
+use crate::kernel::engine::MAX_GAUGE_SAMPLES;
 use crate::kernel::recorder::{IologRecorder, MIN_SPLIT};
 use crate::kernel::{BuildContext, Engine, EngineConfig, IoCtx, Progress, RunReport, SimError};
 use crate::registry;
@@ -136,6 +137,9 @@ pub fn run_requests(spec: &RunSpec, requests: Arc<[Request]>, progress: Option<&
 fn run_from(spec: &RunSpec, source: &Source, mut progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
     if spec.iolog_max_io != 0 && spec.iolog_max_io < MIN_SPLIT {
         return Err(smr_core::ParamError::new("iolog_max_io", format!("{} bytes is less than one {MIN_SPLIT}-byte sector (0: never split)", spec.iolog_max_io)).into());
+    }
+    if spec.engine.gauge_samples > MAX_GAUGE_SAMPLES {
+        return Err(smr_core::ParamError::new("gauge_samples", format!("{} is more than {MAX_GAUGE_SAMPLES} samples", spec.engine.gauge_samples)).into());
     }
     let footprint = match (&spec.footprint, progress.as_mut()) {
         (Some(f), _) => f.clone(),

@@ -17,7 +17,7 @@ use smr_media::Medium;
 use smr_core::request::Op;
 
 /// What the simulated disk did so far.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DiskActivity {
     /// Simulated busy time, ns.
     pub busy_ns: u64,

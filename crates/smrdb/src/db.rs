@@ -44,8 +44,8 @@ pub struct Db {
     life: Lifecycle,
 }
 
-/// What `Db::stats` reports.
-#[derive(Clone, Debug, Default)]
+/// What `Db::stats` reports (serialised by field name for the Python binding).
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct DbStats {
     pub scheme: &'static str,
     pub band_size: u64,

@@ -22,6 +22,10 @@ fn hwsr_trace_table(py: Python<'_>, pipeline_json: &str) -> PyResult<String> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The largest emulated track (bytes) and the most tracks a region may span, which the
+    // command line's sweeps refuse past.
+    m.add("HWSR_MAX_TRACK", smr_sim::hwsr::MAX_TRACK)?;
+    m.add("HWSR_MAX_REGION_TRACKS", smr_sim::hwsr::MAX_TRACKS)?;
     m.add_function(wrap_pyfunction!(hwsr_capacity, m)?)?;
     m.add_function(wrap_pyfunction!(hwsr_trace_table, m)?)
 }

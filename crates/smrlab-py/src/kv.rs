@@ -160,51 +160,22 @@ impl KvStore {
         self.with(py, |db| db.wait_idle())
     }
 
-    /// Counters and level sizes as a dict (bytes, counts; `disk_busy_ns` for timed devices).
+    /// Counters and level sizes as a dict (bytes, counts; `disk_busy_ns` and the other `disk_`
+    /// counters for timed devices): every field of `smrdb::DbStats` by its name, the simulated
+    /// disk's activity flattened to `disk_NAME`, and the write amplification.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.with(py, |db| Ok(db.stats()))?;
-        let d = PyDict::new(py);
-        d.set_item("scheme", s.scheme)?;
-        for (name, value) in [
-            ("band_size", s.band_size),
-            ("bands", s.bands),
-            ("free_bands", s.free_bands),
-            ("memtable_bytes", s.memtable_bytes),
-            ("last_sequence", s.last_sequence),
-            ("puts", s.puts),
-            ("deletes", s.deletes),
-            ("user_bytes", s.user_bytes),
-            ("log_bytes_written", s.log_bytes_written),
-            ("log_syncs", s.log_syncs),
-            ("flush_bytes_written", s.flush_bytes_written),
-            ("compaction_bytes_written", s.compaction_bytes_written),
-            ("compaction_bytes_read", s.compaction_bytes_read),
-            ("metadata_bytes_written", s.metadata_bytes_written),
-            ("device_bytes_written", s.device_bytes_written),
-            ("read_bytes", s.read_bytes),
-            ("table_gets", s.table_gets),
-            ("get_tables_searched", s.get_tables_searched),
-            ("get_blocks_read", s.get_blocks_read),
-            ("flushes", s.flushes),
-            ("compactions", s.compactions),
-            ("moves", s.moves),
-            ("slowdowns", s.slowdowns),
-            ("stall_micros", s.stall_micros),
-            ("bands_reset", s.bands_reset),
-            ("live_bytes", s.live_bytes),
-        ] {
-            d.set_item(name, value)?;
+        let text = serde_json::to_string(&s).map_err(|e| KvError::new_err(format!("stats: {e}")))?;
+        let d = py.import("json")?.call_method1("loads", (text,))?.downcast_into::<PyDict>()?;
+        if let Some(disk) = d.get_item("disk")? {
+            d.del_item("disk")?;
+            if let Ok(activity) = disk.downcast::<PyDict>() {
+                for (name, value) in activity.iter() {
+                    d.set_item(format!("disk_{name}"), value)?;
+                }
+            }
         }
         d.set_item("write_amplification", s.write_amplification())?;
-        d.set_item("levels", s.levels.iter().map(|(n, b)| (*n, *b)).collect::<Vec<_>>())?;
-        d.set_item("allocated_bytes", s.allocated_bytes)?;
-        if let Some(a) = s.disk {
-            d.set_item("disk_busy_ns", a.busy_ns)?;
-            d.set_item("disk_reads", a.reads)?;
-            d.set_item("disk_read_bytes", a.read_bytes)?;
-            d.set_item("disk_writes", a.writes)?;
-            d.set_item("disk_write_bytes", a.write_bytes)?;
-        }
         Ok(d)
     }
 

@@ -88,6 +88,9 @@ fn trace_footprint(py: Python<'_>, spec_json: &str) -> PyResult<String> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The runner's limits, so the command line refuses what the core would (and names them once).
+    m.add("MAX_GAUGE_SAMPLES", smr_sim::kernel::engine::MAX_GAUGE_SAMPLES)?;
+    m.add("MIN_IOLOG_PIECE", smr_sim::kernel::recorder::MIN_SPLIT)?;
     m.add_function(wrap_pyfunction!(run_sim, m)?)?;
     m.add_function(wrap_pyfunction!(run_sim_columns, m)?)?;
     m.add_function(wrap_pyfunction!(trace_footprint, m)?)

@@ -1,27 +1,56 @@
 //! Documentation of the simulated systems and their parameters, and of the trace synthesizer's
-//! (the arrival processes' are `workload::arrival_params`), for `smrlab sim --help`, `smrlab
-//! trace synth --help` and for the Python front, which reads
-//! every parameter's name, default and unit from the Rust declarations instead of copying them.
+//! (the arrival processes' are `workload::arrival_params`),
+//! for `smrlab sim --help`, `smrlab trace synth --help` and for the Python front, which reads
+//! every parameter's name, default, unit, kind and choices from the Rust declarations instead of
+//! copying them.
 
 use pyo3::prelude::*;
-use smr_core::param_spec::{specs, ParamList};
+use smr_core::param_spec::{specs, Kind, ParamList, ParamSpec};
 
-/// One parameter as Python sees it: (key, default, unit, help, open), `open` the reason for the
-/// default of an open choice (a value the paper does not state), else None.
-pub(crate) type ParamTuple = (String, String, String, String, Option<String>);
+/// One parameter as Python sees it: (key, default, unit, help, open, kind, choices): `open` the
+/// reason for the default of an open choice (a value the paper does not state), else None;
+/// `kind` the name of its `Kind` (size, share, choice, ...), which fixes how the command line
+/// checks a value; `choices` the words of a choice.
+pub(crate) type ParamTuple = (String, String, String, String, Option<String>, &'static str, Option<Vec<String>>);
+
+fn kind_name(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Size => "size",
+        Kind::Share { .. } => "share",
+        Kind::Choice(_) => "choice",
+        Kind::Bool => "bool",
+        Kind::Fraction => "fraction",
+        Kind::Count => "count",
+        Kind::FractionOr { .. } => "fraction-or",
+        Kind::Positive { .. } => "positive",
+        Kind::Ratio => "ratio",
+        Kind::Whole => "whole",
+        Kind::Duration { .. } => "duration",
+        Kind::System => "system",
+        Kind::Custom { .. } => "custom",
+    }
+}
+
+fn param_tuple(p: &ParamSpec) -> ParamTuple {
+    let choices = match p.kind {
+        Kind::Choice(words) => Some(words.iter().map(|w| w.to_string()).collect()),
+        _ => None,
+    };
+    (p.key.into(), p.default.into(), p.unit(), p.help.into(), p.open.map(String::from), kind_name(&p.kind), choices)
+}
 
 /// Every declaration of `list` as Python sees it.
 pub(crate) fn param_tuples(list: ParamList) -> Vec<ParamTuple> {
-    specs(list).map(|p| (p.key.into(), p.default.into(), p.unit(), p.help.into(), p.open.map(String::from))).collect()
+    specs(list).map(param_tuple).collect()
 }
 
-/// `[(name, summary, [(key, default, unit, help, open), ...]), ...]` for every system.
+/// `[(name, summary, [(key, default, unit, help, open, kind, choices), ...]), ...]` for every system.
 #[pyfunction]
 fn systems() -> Vec<(String, String, Vec<ParamTuple>)> {
     smr_sim::registry::SYSTEMS.iter().map(|e| (e.name.into(), e.summary.into(), param_tuples(e.params))).collect()
 }
 
-/// `[(key, default, unit, help, open), ...]`: the trace synthesizer's parameters.
+/// `[(key, default, unit, help, open, kind, choices), ...]`: the trace synthesizer's parameters.
 #[pyfunction]
 fn synth_params() -> Vec<ParamTuple> {
     param_tuples(smr_trace::synth::PARAMS)

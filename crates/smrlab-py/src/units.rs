@@ -1,4 +1,6 @@
-//! Binding of smrlab's size parser, so the command line reads sizes exactly as the core does.
+//! Bindings of the core's handling of text a user gives: the size parser, so the command line
+//! reads sizes exactly as the core does, and the quoting of such text in error messages, so
+//! Python's messages quote it as the core's do.
 
 use pyo3::prelude::*;
 
@@ -10,6 +12,16 @@ fn parse_size(text: &str) -> PyResult<u64> {
     smr_core::units::parse_size(text).map_err(errors::ParameterError::new_err)
 }
 
+/// `text` (its UTF-8 bytes) in single quotes for a message: printable ASCII kept, every other
+/// byte written `\xNN`, cut after `most` characters (default the core's `QUOTE_MAX`) with a note
+/// of how many bytes were left out.
+#[pyfunction]
+#[pyo3(signature = (text, most=smr_core::quote::QUOTE_MAX))]
+fn quote(text: &str, most: usize) -> String {
+    smr_core::quote_within(text, most)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(parse_size, m)?)
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(quote, m)?)
 }

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 
 from smrlab import experiment, geometry, options, systems
+from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
@@ -154,9 +155,9 @@ def paper_factors(mode: str) -> dict[str, tuple[float | None, float | None]]:
     """How many times PORE-BL cut each competitor's I/O time and R_wa, as the PORE paper says:
     read from its claims (experiments/claims/pore.toml), the one place its numbers live; none
     where smrlab runs without the experiment files (an installed package)."""
-    from smrlab.reproduce import claims, scorecard
+    from smrlab.reproduce import claims
     try:
-        stated = claims.load(claims.claims_path("pore", scorecard.experiments_root())).claims
+        stated = claims.load(claims.claims_path("pore", claims.experiments_root())).claims
     except UsageError:
         return {}
 
@@ -267,14 +268,16 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="go on in the latest results folder of this line-up: runs already stored are not run again")
 
 
+# The cache mode these commands run unless told: the write-only cache of PORE's Fig. 13, their
+# documented default since they were written (the cache system's own default is rw, Figs. 11-12).
+PRESET_MODE = "wo"
+
+
 def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("cache")
-    group.add_argument("--mode", choices=["rw", "wo"], default="wo",
-                       help="rw: read-write cache (2%% of the accessed range by default); wo: write-only cache (default): "
-                            "reads do not fill it or reorder it, but a read of a block it holds is served from it")
-    group.add_argument("--cache", default="2%", help="cache size: percent/fraction of the range, bytes or blocks (default 2%%)")
-    group.add_argument("--zone", default="20MB", help="PORE zone size in bytes (default 20MB = 20*10^6)")
-    group.add_argument("--period", default="auto", help="PORE period in blocks, or auto = the SMR write buffer (default)")
+    add_declared(group, "cache", "mode", preset=PRESET_MODE)
+    for key in ("cache", "zone", "period"):
+        add_declared(group, "cache", key)
     group.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                        help="further parameters of the cache or of the SMR disk below (e.g. buffer=1/256, band_size=18MiB)")
     group.add_argument("--geometry-scale", type=options.positive, default=1.0, metavar="F",
@@ -300,8 +303,8 @@ def register(commands) -> None:
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True,
                        help="zone (bytes), period (multiples of the SMR write buffer) or cache (percent)")
     sweep.add_argument("--values", help="comma-separated values (default: the paper's range)")
-    sweep.add_argument("--policy", choices=["lru", "fifo", "lru-band", "pore"], default="pore", help="the cache policy swept (default pore)")
-    sweep.add_argument("--scheme", choices=["cf", "pf", "bl"], default="bl", help="PORE's scheme (default bl)")
+    add_declared(sweep, "cache", "policy", meaning="the cache policy swept")
+    add_declared(sweep, "cache", "scheme")
     sweep.add_argument("--out", default="results/cache-sweep", help="folder for the sweep's results folder (Parquet table, provenance, figure)")
     add_run_arguments(sweep)
     add_json_argument(sweep)

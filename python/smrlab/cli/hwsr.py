@@ -38,11 +38,10 @@ LINE_UP_FILES = ("hwsr-fig15-19", "hwsr-mem-policies")
 # The experiment file of the block and region sweep (Fig. 20): its values are the default ranges.
 SWEEP_FILE = "hwsr-fig20"
 SECTOR = 512
-# The most block sizes and region sizes a sweep takes (a grid of at most 16 x 16 runs), and
-# their largest values (a block of 512 MiB, a region of 65,536 tracks).
+# The most block sizes and region sizes a sweep takes (a grid of at most 16 x 16 runs); their
+# largest values are the core's: a block of one largest track, a region of the most tracks.
 MOST_SWEPT = 16
-MAX_BLOCK_SECTORS = 1 << 20
-MAX_REGION_TRACKS = 1 << 16
+MAX_BLOCK_SECTORS = _core.HWSR_MAX_TRACK // SECTOR
 MS = 1e6
 
 
@@ -202,8 +201,8 @@ def register(commands) -> None:
     add_engine_arguments(sweep, replay="open")
     sweep.add_argument("--blocks", type=listed(bounded_whole(1, MAX_BLOCK_SECTORS), MOST_SWEPT), default=None,
                        help=f"block sizes in 512-byte sectors, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_BLOCK_SECTORS} (default 16..512)")
-    sweep.add_argument("--regions", type=listed(bounded_whole(1, MAX_REGION_TRACKS), MOST_SWEPT), default=None,
-                       help=f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_REGION_TRACKS} (default 8..64)")
+    sweep.add_argument("--regions", type=listed(bounded_whole(1, _core.HWSR_MAX_REGION_TRACKS), MOST_SWEPT), default=None,
+                       help=f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to {_core.HWSR_MAX_REGION_TRACKS} (default 8..64)")
     sweep.add_argument("--out", default="results/hwsr-sweep", help="folder for the JSON results and the sweep's results folder")
     add_run_arguments(sweep)
     add_json_argument(sweep)

@@ -14,11 +14,8 @@ from pathlib import Path
 from smrlab import _core, geometry, live, options, outputs, systems
 from smrlab.experiment import check
 from smrlab.errors import UsageError
-from smrlab.run import MAX_GAUGE_SAMPLES, engine_config, measure, note_caveats, simulate, write_result
+from smrlab.run import engine_config, measure, note_caveats, simulate, write_result
 from smrlab.tables import fmt, note, print_json, print_table
-
-# The smallest piece an iolog may split an I/O into (the core's recorder::MIN_SPLIT).
-MIN_IOLOG_PIECE = 512
 
 UNITS_NOTE = (
     "Sizes: a bare number is bytes; KB/MB/GB are powers of 1000, KiB/MiB/GiB powers of 1024; "
@@ -43,7 +40,7 @@ def param_lines(params, indent: str) -> list[str]:
     """``--help`` lines for declared parameters, as ``_core`` gives them: KEY [default] (unit):
     meaning, and the reason for the default of an open choice."""
     lines = []
-    for key, default, unit, help_text, open_reason in params:
+    for key, default, unit, help_text, open_reason, *_ in params:
         lines.append(f"{indent}{key} [{default}] ({unit}): {help_text}")
         if open_reason:
             lines.append(f"{indent}    open choice: {open_reason}")
@@ -67,7 +64,7 @@ def add_engine_arguments(parser: argparse.ArgumentParser, replay: str = "closed"
                        help="open loop: do not offer idle gaps to the system for background work")
     group.add_argument("--series-interval", type=options.seconds, default=0.0, metavar="S",
                        help="keep a time series point every S seconds of simulated time (0: none)")
-    group.add_argument("--gauge-samples", type=options.bounded_whole(0, MAX_GAUGE_SAMPLES), default=0, metavar="N",
+    group.add_argument("--gauge-samples", type=options.bounded_whole(0, _core.MAX_GAUGE_SAMPLES), default=0, metavar="N",
                        help="sample the system's gauges (e.g. the E-region log's live fraction, uCache Fig. 1) "
                             "about N times, evenly over the requests, into the JSON result (0: only at the end)")
     group.add_argument("--seed", type=options.seed, default=0, help="seed of every random choice (default 0)")
@@ -180,8 +177,8 @@ def default_out(result: dict) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    if 0 < args.iolog_max_io < MIN_IOLOG_PIECE:
-        raise UsageError(f"--iolog-max-io must be 0 (never split) or at least one {MIN_IOLOG_PIECE}-byte sector, got {args.iolog_max_io}")
+    if 0 < args.iolog_max_io < _core.MIN_IOLOG_PIECE:
+        raise UsageError(f"--iolog-max-io must be 0 (never split) or at least one {_core.MIN_IOLOG_PIECE}-byte sector, got {args.iolog_max_io}")
     engine = engine_from_args(args)
     out = Path(args.out) if args.out else None
     if out is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from smrlab import experiment, outputs, systems
 from smrlab.cli.caches import add_run_arguments
+from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
@@ -97,7 +98,7 @@ def register(commands) -> None:
     parser = commands.add("ucache-sweep", help="uCache write hit ratio and GC cycles per bucket size (uCache Tables III, IV)")
     add_trace_arguments(parser)
     parser.add_argument("--buckets", default=None, help="comma-separated bucket sizes (default 128KiB..4MiB)")
-    parser.add_argument("--promote", choices=["copy", "map"], default="copy", help="bucket promotion by copy (default) or by map")
+    add_declared(parser, "ucache", "promote")
     drive = systems.defaults("ucache")
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                         help="drive and cache parameters: " + ", ".join(f"{key} [{drive[key]}]" for key in ("zone_size", "conventional", "cache", "disk")).replace("%", "%%")

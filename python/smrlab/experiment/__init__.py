@@ -11,7 +11,8 @@ the parent's own work by phase) are written at the end. ``frame`` runs an experi
 storing anything and returns the DataFrame. Rows are in cell order whatever ran them, so the
 same experiment gives the same rows serially, on local workers and on a cluster.
 
-Modules: ``spec`` (the file and its cells), ``schema`` (its keys), ``check`` (its names,
+Modules: ``files`` (a file of either kind, and their JSON Schema), ``spec`` (the file and its
+cells), ``schema`` (its keys), ``check`` (its names,
 before the first cell runs), ``cells`` (one cell, how it runs, what it cost), ``schedule`` (the
 order), ``pending`` (the cells still to start), ``executors`` (where: ``local`` processes, a
 ``cluster``), ``store`` (results folders), ``stopwatch`` (the parent's phases). Not here:
@@ -29,7 +30,8 @@ from pathlib import Path
 from smrlab.experiment import check, executors, schedule
 from smrlab.experiment.cells import Cell, Outcome
 from smrlab.experiment.pending import Pending
-from smrlab.experiment.spec import Experiment, load
+from smrlab.experiment.files import load
+from smrlab.experiment.spec import Experiment
 from smrlab.experiment.stopwatch import Phases
 from smrlab.experiment.store import RunFolder, arrow_table, sidecar, to_pandas
 

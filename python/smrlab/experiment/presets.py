@@ -19,7 +19,8 @@ from smrlab import recipes
 from smrlab.bundled import REPO_ROOT
 from smrlab.errors import SimulationError, UsageError
 from smrlab.experiment.cells import Cell
-from smrlab.experiment.spec import Experiment, SystemRun, parse
+from smrlab.experiment.files import parse
+from smrlab.experiment.spec import Experiment, SystemRun
 
 
 def experiment_file(name: str) -> Path:

@@ -1,7 +1,7 @@
 """The keys of an experiment file, declared once: for each table of the file, every key it may
 hold, what its value is (a JSON Schema fragment) and what it means. ``spec`` reads files by
 these tables (an unknown key is refused with the nearest known one), and ``json_schema()``
-builds from them the schema published as ``docs/experiment.schema.json``, which editors use to
+builds from them the schema ``smrlab.experiment.files`` publishes as ``docs/experiment.schema.json``, which editors use to
 check a file as it is typed (tests/test_experiment_keys.py keeps the two equal).
 
 A new key is one entry here (and its reading in ``spec``). ``check_types`` holds a file's
@@ -51,11 +51,13 @@ FIGURE = {
     "logy": ({"type": "boolean"}, "y on a log scale (points, not bars: a bar's height means nothing on a log scale)"),
 }
 
+# The figures ``smrlab.plots`` draws, one function each by these names.
+FIGURE_KINDS = ("bars", "lines", "series")
+
+
 def figure_keys() -> dict[str, tuple[dict, str]]:
     """The keys of [figure]: ``kind``, one of the figures ``smrlab.plots`` draws, and ``FIGURE``."""
-    from smrlab import plots
-
-    kinds = ({"enum": list(plots.KINDS)}, "bars (one group per x), lines (y over a swept x) or series (a gauge over trace time)")
+    kinds = ({"enum": list(FIGURE_KINDS)}, "bars (one group per x), lines (y over a swept x) or series (a gauge over trace time)")
     return {"kind": kinds, **FIGURE}
 
 
@@ -118,15 +120,9 @@ def _object(keys: dict[str, tuple[dict, str]], required: list[str] = ()) -> dict
 
 
 def json_schema() -> dict:
-    """The JSON Schema (draft 2020-12) of an experiment file (TOML read as JSON); a file whose
-    ``kind`` is ``"kv"`` is a key-value experiment (``smrlab.experiment.kv.schema``)."""
-    from smrlab.experiment.kv import schema as kv
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
-            "title": "smrlab experiment file",
-            "description": "One reproduced figure or table: traces x systems x parameters x seeds (experiments/*.toml).",
-            "if": {"properties": {"kind": {"const": "kv"}}, "required": ["kind"]},
-            "then": kv.json_schema(),
-            "else": _object(top_keys(), required=["name", "traces", "systems"])}
+    """The JSON Schema of a simulation experiment file (``smrlab.experiment.files`` publishes
+    it beside the key-value one's)."""
+    return _object(top_keys(), required=["name", "traces", "systems"])
 
 
 # What the readers (``spec``, a key-value file's, the engine) say themselves, with the nearest
@@ -159,9 +155,3 @@ def nearest(word: str, known: Any) -> str:
     close = difflib.get_close_matches(str(word), [str(k) for k in known], n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 
-
-if __name__ == "__main__":
-    # python -m smrlab.experiment.schema > docs/experiment.schema.json
-    import json
-
-    print(json.dumps(json_schema(), indent=2))

@@ -222,20 +222,6 @@ def _values(source: Path, where: str, params: Any) -> dict[str, Any]:
     return params
 
 
-def load(path: str | Path, quick: bool = False, trace_source=None) -> Experiment:
-    """The experiment in the TOML file at ``path``; with ``quick``, its ``[quick]`` keys in place
-    of its own. ``trace_source(scheme, name)`` may return a file to use for a generated trace
-    (None: generate it)."""
-    source = Path(path)
-    try:
-        text = source.read_text()
-    except FileNotFoundError:
-        raise UsageError(f"{source}: no such experiment file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{source}: cannot read it ({error})") from None
-    return parse(text, source, quick=quick, trace_source=trace_source)
-
-
 def top_level(source: Path, document: dict, keys: set[str], quick_keys: set[str], quick: bool) -> dict:
     """The file's top-level table, checked (known keys, name, traces and systems present), with
     the ``[quick]`` table's keys in place of its own when ``quick``."""
@@ -253,16 +239,18 @@ def top_level(source: Path, document: dict, keys: set[str], quick_keys: set[str]
     return document
 
 
-def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None) -> Experiment:
-    """The experiment in ``text`` (read from ``source``); without its traces (none opened or
-    generated) when ``with_traces`` is false, to describe a stored run."""
+def read_toml(text: str, source: Path) -> dict:
+    """The TOML document in ``text`` (read from ``source``)."""
     try:
-        document = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{source}: not valid TOML: {error}") from None
-    if document.get("kind") == "kv":
-        from smrlab.experiment.kv.spec import parse as parse_kv
-        return parse_kv(document, source, quick)
+
+
+def parse_document(document: dict, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None) -> Experiment:
+    """The simulation experiment of a TOML ``document`` read from ``source`` (a file of either
+    kind is read by ``smrlab.experiment.files``); without its traces (none opened or generated)
+    when ``with_traces`` is false, to describe a stored run."""
     document = top_level(source, document, TOP_KEYS, QUICK_KEYS, quick)
     schema.check_types(source, document, schema.json_schema())
     known = set(_core_system_names())

@@ -26,7 +26,7 @@ def _table(header: str, values: dict[str, Any]) -> list[str]:
 
 
 def render(experiment) -> str:
-    """TOML text that ``spec.parse`` reads back into ``experiment`` (traces by path)."""
+    """TOML text that ``files.parse`` reads back into ``experiment`` (traces by path)."""
     lines = [f"name = {_value(experiment.name)}", f"title = {_value(experiment.title)}",
              f"description = {_value(experiment.description)}", f"metrics = {_value(experiment.metrics)}",
              f"seeds = {_value(experiment.seeds)}",

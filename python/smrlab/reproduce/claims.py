@@ -304,6 +304,16 @@ def load(path: str | Path) -> ClaimsFile:
     return ClaimsFile(paper, doc, calibration, claims, [_open_choice(source, c) for c in choices], source)
 
 
+def experiments_root() -> Path:
+    """The folder holding ``experiments/``: the checkout this package runs from. An installed
+    package has none (the experiment files are not package data): ``--root`` names one."""
+    checkout = Path(__file__).resolve().parents[3]
+    if not (checkout / "experiments" / "claims").is_dir():
+        raise UsageError("smrlab reproduce needs the experiment and claims files of smrlab's repository (experiments/): "
+                         "run it from a checkout, or give --root DIR, a folder holding experiments/ and experiments/claims/")
+    return checkout
+
+
 def claims_path(paper: str, root: Path) -> Path:
     """Where ``paper``'s claims file is under the repository or folder ``root``."""
     return root / CLAIMS_DIR / f"{paper}.toml"

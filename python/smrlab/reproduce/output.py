@@ -134,7 +134,7 @@ def html_section(document: dict) -> str:
     """The scorecard (as ``Scorecard.as_dict`` wrote it) as a section of the HTML report: the
     counts, then each row with its verdict marked by class (``verdict-holds`` ...)."""
     import html
-    from smrlab.report import html_table
+    from smrlab.html_tables import html_table
     rows = [(r["paper"], r["id"], r["where"], r["trace"], r["paper_value"], r["ours_text"],
              None if r["ratio"] is None else round(r["ratio"], 3), r["verdict"], r["traces_kind"], r["reason"]) for r in document["rows"]]
     counts = "".join(f"<li>{html.escape(p)}: " + ", ".join(f"{n} {html.escape(v)}" for v, n in c.items() if n) + "</li>"

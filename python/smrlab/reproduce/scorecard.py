@@ -39,7 +39,7 @@ class Settings:
     cluster: str | None = None
     share_paths: bool = False
     out: Path = Path("results") / "reproduce"
-    root: Path = field(default_factory=lambda: experiments_root())
+    root: Path = field(default_factory=lambda: claims_files.experiments_root())
 
 
 @dataclass
@@ -88,16 +88,6 @@ class Scorecard:
             "wall_seconds": round(self.seconds, 1),
             "cells": {"ran": self.cells_ran, "reused": self.cells_reused},
         }
-
-
-def experiments_root() -> Path:
-    """The folder holding ``experiments/``: the checkout this package runs from. An installed
-    package has none (the experiment files are not package data): ``--root`` names one."""
-    checkout = Path(__file__).resolve().parents[3]
-    if not (checkout / "experiments" / "claims").is_dir():
-        raise UsageError("smrlab reproduce needs the experiment and claims files of smrlab's repository (experiments/): "
-                         "run it from a checkout, or give --root DIR, a folder holding experiments/ and experiments/claims/")
-    return checkout
 
 
 class Runner:

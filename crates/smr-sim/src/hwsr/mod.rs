@@ -156,8 +156,8 @@ pub type Sblock = Hybrid<SblockDisk>;
 /// The shared geometry, checked: sectors dividing tracks, segments dividing the track.
 /// The largest emulated track (1 GiB) and the most tracks a region or guard band may span
 /// (2^16): far past any disk's, and small enough that address arithmetic cannot overflow.
-const MAX_TRACK: u64 = 1 << 30;
-const MAX_TRACKS: u64 = 1 << 16;
+pub const MAX_TRACK: u64 = 1 << 30;
+pub const MAX_TRACKS: u64 = 1 << 16;
 
 fn geometry(b: &mut BuildContext<'_>) -> Result<Geometry, SimError> {
     let track = b.params.size(&TRACK)?;

@@ -41,6 +41,10 @@ pub enum ReplayMode {
     Open { speedup: f64 },
 }
 
+/// The most gauge samples a run keeps (`EngineConfig::gauge_samples`): far more points than a
+/// figure shows, few enough that a run's result stays a file one can open.
+pub const MAX_GAUGE_SAMPLES: u32 = 1_000_000;
+
 /// Everything that shapes a replay apart from the system and the trace.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EngineConfig {

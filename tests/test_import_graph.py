@@ -1,0 +1,101 @@
+"""No import circle between smrlab's Python modules: the module import graph, built from the
+source with ``ast`` (every ``import`` and ``from ... import``, at module level and inside
+functions, resolved to smrlab's own modules; a package's ``__init__`` is a module of its own,
+and importing a module does not count as importing its parent packages), has no cycle. A
+failure names the modules of one cycle, each importing the next."""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "python"
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules(root: Path, package: str) -> dict[str, Path]:
+    """Every Python source module of ``package`` under ``root``, by dotted name."""
+    return {module_name(path, root): path for path in sorted((root / package).rglob("*.py"))}
+
+
+def imported(tree: ast.AST, name: str, is_package: bool, known: set[str]) -> set[str]:
+    """The modules of ``known`` that the module ``name`` (parsed as ``tree``) imports anywhere
+    in its body: ``import a.b`` gives ``a.b``; ``from a import b`` gives ``a.b`` when that is a
+    module, else ``a`` (b a name defined there); relative imports are resolved from ``name``."""
+    found = set()
+    package = name if is_package else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
+    return (found & known) - {name}
+
+
+def import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Each module of ``package`` and the modules of the package it imports."""
+    sources = modules(root, package)
+    known = set(sources)
+    return {name: imported(ast.parse(path.read_text(), str(path)), name, path.name == "__init__.py", known)
+            for name, path in sources.items()}
+
+
+def cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` (each module imports the next, the last the first), or None."""
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as error:
+        return list(reversed(error.args[1]))[:-1]
+    return None
+
+
+def test_smrlab_has_no_import_cycle():
+    graph = import_graph(ROOT, "smrlab")
+    assert len(graph) > 50 and graph["smrlab.cli.caches"], "the graph holds smrlab's modules and their imports"
+    found = cycle(graph)
+    assert found is None, "import cycle: " + " -> ".join([*found, found[0]])
+
+
+def write_package(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.mark.parametrize("files, expected", [
+    # Module-level imports both ways.
+    ({"p/__init__.py": "", "p/a.py": "import p.b\n", "p/b.py": "from p import a\n"}, {"p.a", "p.b"}),
+    # One side hidden inside a function, and a relative import.
+    ({"p/__init__.py": "", "p/a.py": "def f():\n    from .b import g\n", "p/b.py": "from p.a import f\n"}, {"p.a", "p.b"}),
+    # A package's __init__ importing a submodule that takes a name from the __init__.
+    ({"p/__init__.py": "from p.a import f\nX = 1\n", "p/a.py": "from p import X\ndef f(): pass\n"}, {"p", "p.a"}),
+    # Three modules around, one through a subpackage's relative import of its parent's module.
+    ({"p/__init__.py": "", "p/a.py": "from p.q import c\n", "p/q/__init__.py": "", "p/q/c.py": "from .. import b\n",
+      "p/b.py": "import p.a\n"}, {"p.a", "p.q.c", "p.b"}),
+])
+def test_a_cycle_is_found_and_named(tmp_path, files, expected):
+    write_package(tmp_path, files)
+    found = cycle(import_graph(tmp_path, "p"))
+    assert found is not None and set(found) == expected
+    graph = import_graph(tmp_path, "p")
+    assert all(found[(i + 1) % len(found)] in graph[module] for i, module in enumerate(found)), "each imports the next"
+
+
+def test_no_cycle_is_reported_where_there_is_none(tmp_path):
+    write_package(tmp_path, {"p/__init__.py": "", "p/a.py": "import p.b\nimport os\n", "p/b.py": "from p.c import x\nimport json\n",
+                             "p/c.py": "x = 1\n"})
+    assert cycle(import_graph(tmp_path, "p")) is None
