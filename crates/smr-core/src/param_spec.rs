@@ -84,6 +84,27 @@ impl TimeUnit {
 }
 
 impl Kind {
+    /// The kind's name, as the Python front reads it to choose how the command line checks a
+    /// value (`size`, `share`, `choice`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Size => "size",
+            Kind::Share { .. } => "share",
+            Kind::Choice(_) => "choice",
+            Kind::Bool => "bool",
+            Kind::Fraction => "fraction",
+            Kind::Count => "count",
+            Kind::FractionOr { .. } => "fraction-or",
+            Kind::Positive { .. } => "positive",
+            Kind::Number { .. } => "number",
+            Kind::Ratio => "ratio",
+            Kind::Whole => "whole",
+            Kind::Duration { .. } => "duration",
+            Kind::System => "system",
+            Kind::Custom { .. } => "custom",
+        }
+    }
+
     /// The unit and form of a value, as `--help` shows it.
     pub fn unit(&self) -> String {
         match self {

@@ -13,30 +13,12 @@ use smr_core::param_spec::{specs, Kind, ParamList, ParamSpec};
 /// checks a value; `choices` the words of a choice.
 pub(crate) type ParamTuple = (String, String, String, String, Option<String>, &'static str, Option<Vec<String>>);
 
-fn kind_name(kind: &Kind) -> &'static str {
-    match kind {
-        Kind::Size => "size",
-        Kind::Share { .. } => "share",
-        Kind::Choice(_) => "choice",
-        Kind::Bool => "bool",
-        Kind::Fraction => "fraction",
-        Kind::Count => "count",
-        Kind::FractionOr { .. } => "fraction-or",
-        Kind::Positive { .. } => "positive",
-        Kind::Ratio => "ratio",
-        Kind::Whole => "whole",
-        Kind::Duration { .. } => "duration",
-        Kind::System => "system",
-        Kind::Custom { .. } => "custom",
-    }
-}
-
 fn param_tuple(p: &ParamSpec) -> ParamTuple {
     let choices = match p.kind {
         Kind::Choice(words) => Some(words.iter().map(|w| w.to_string()).collect()),
         _ => None,
     };
-    (p.key.into(), p.default.into(), p.unit(), p.help.into(), p.open.map(String::from), kind_name(&p.kind), choices)
+    (p.key.into(), p.default.into(), p.unit(), p.help.into(), p.open.map(String::from), p.kind.name(), choices)
 }
 
 /// Every declaration of `list` as Python sees it.
