@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use smr_trace::Footprint;
 use smr_core::Params;
-use smr_sim::kernel::params::{specs, Kind, NONE};
-use smr_sim::kernel::IoCtx;
+use smr_kernel::params::{specs, Kind, NONE};
+use smr_kernel::IoCtx;
 use smr_sim::registry::{self, SYSTEMS};
 
 const GIB: u64 = 1 << 30;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use smr_trace::columns::requests_from_columns;
-use smr_sim::kernel::Progress;
+use smr_kernel::Progress;
 use smr_sim::runner::{self, RunOutput, RunSpec};
 use smr_sim::SimError;
 

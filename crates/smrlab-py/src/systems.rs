@@ -14,7 +14,7 @@ fn systems() -> Vec<(String, String, Vec<ParamTuple>)> {
     smr_sim::registry::SYSTEMS
         .iter()
         .map(|e| {
-            let params = smr_sim::kernel::params::specs(e.params).map(|p| (p.key.into(), p.default.into(), p.kind.unit(), p.help.into(), p.open.map(String::from))).collect();
+            let params = smr_kernel::params::specs(e.params).map(|p| (p.key.into(), p.default.into(), p.kind.unit(), p.help.into(), p.open.map(String::from))).collect();
             (e.name.into(), e.summary.into(), params)
         })
         .collect()

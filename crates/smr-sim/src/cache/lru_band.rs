@@ -5,8 +5,8 @@
 use rustc_hash::FxHashMap;
 
 use super::policy::Policy;
-use crate::kernel::lists::RecencyList;
-use crate::kernel::BandLayout;
+use smr_kernel::lists::RecencyList;
+use smr_kernel::BandLayout;
 
 pub struct LruBand {
     recency: RecencyList,

@@ -36,12 +36,12 @@ pub use pore::Scheme;
 use smr_media::FixedLatencyMedium;
 use smr_core::{quote, Op, Request};
 
-use crate::kernel::disk::check_table;
-use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
+use smr_kernel::disk::check_table;
+use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use smr_core::prefetch::prefetch;
-use crate::kernel::runs::coalesce;
-use crate::kernel::slots::SlotPool;
-use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+use smr_kernel::runs::coalesce;
+use smr_kernel::slots::SlotPool;
+use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 use index::{block_of, BlockIndex, DIRTY};
 
 pub const POLICY: ParamSpec = ParamSpec::new(

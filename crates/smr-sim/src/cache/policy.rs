@@ -2,7 +2,7 @@
 //! tells the policy what happened to its slots, and asks it which slots to evict. Adding a
 //! policy is adding a file. Not here: data movement and timing (the cache framework does them).
 
-use crate::kernel::metrics::{Counters, Gauges};
+use smr_kernel::metrics::{Counters, Gauges};
 
 /// Up to two slots, for `Policy::next_victim_hints`. Eight bytes, so that the call returns it in
 /// a register: returned through memory as `[Option<u32>; 2]` (16 bytes, two stores), the

@@ -36,9 +36,9 @@ use strength_reduce::StrengthReducedU64;
 
 use super::policy::{Policy, VictimHints};
 use super::recency::Order;
-use crate::kernel::lists::ListSet;
+use smr_kernel::lists::ListSet;
 use smr_core::prefetch::prefetch;
-use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use smr_kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 
 /// How zones are ranked for opening.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! the same `Order` for the list it picks victims from, so it runs over either (PORE is a
 //! framework around a base policy, §IV-B).
 
-use crate::kernel::lists::RecencyList;
+use smr_kernel::lists::RecencyList;
 use super::policy::{Policy, VictimHints};
 
 /// How a hit reorders a recency list.

@@ -11,8 +11,8 @@ use smr_core::{Op, Request};
 use super::policy::Policy;
 use super::recency::{Order, Recency};
 use super::{lru_band::LruBand, pore::Pore, Frame, Scheme, SsdCache};
-use crate::kernel::metrics::Counters;
-use crate::kernel::{BandLayout, IoCtx, SimError, System};
+use smr_kernel::metrics::Counters;
+use smr_kernel::{BandLayout, IoCtx, SimError, System};
 
 const BLOCK: u64 = 4096;
 /// Cache slots; also LRU-band's band, in blocks, so that a full cache of blocks `0..SLOTS` is

@@ -14,7 +14,7 @@
 
 use super::extents::{Cut, EntryId, Extent, ExtentMap, Inserted};
 use super::recency::EntryRecency;
-use crate::kernel::metrics::{Gauges, Metric, Unit};
+use smr_kernel::metrics::{Gauges, Metric, Unit};
 
 pub static CACHE_ZONES: Metric = Metric::new("cache_zones", Unit::Count, "FluidSMR: zones of the CMR cache");
 pub static CACHED_BLOCKS: Metric = Metric::new("cached_blocks", Unit::Blocks, "FluidSMR: blocks held in the CMR cache");

@@ -4,7 +4,7 @@
 //! here: which entry a policy picks.
 
 use super::extents::EntryId;
-use crate::kernel::lists::ListSet;
+use smr_kernel::lists::ListSet;
 
 /// The one list of the set.
 const LIST: usize = 0;

@@ -20,8 +20,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::kernel::lists::ListSet;
-use crate::kernel::slots::SlotPool;
+use smr_kernel::lists::ListSet;
+use smr_kernel::slots::SlotPool;
 
 /// The most blocks LWA looks at (16.7 million: 1 TiB of 64 KiB blocks).
 const MAX_WINDOW: usize = 1 << 24;

@@ -2,8 +2,8 @@
 //! An evicted block is dropped (the disk holds it); a block written in the MEM buffer or on the
 //! disk is removed by the caller. Not here: the block map (`Hybrid`), I/O or timing.
 
-use crate::kernel::lists::RecencyList;
-use crate::kernel::slots::SlotPool;
+use smr_kernel::lists::RecencyList;
+use smr_kernel::slots::SlotPool;
 
 pub struct SsdCache {
     blocks: Vec<u64>,

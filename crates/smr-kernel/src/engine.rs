@@ -405,8 +405,8 @@ pub fn ok_requests(reqs: &[Request]) -> impl Iterator<Item = Result<Request, Tra
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::ioctx::ChannelId;
-    use crate::kernel::metrics::{Metric, Unit};
+    use crate::ioctx::ChannelId;
+    use crate::metrics::{Metric, Unit};
     use smr_media::FixedLatencyMedium;
     use smr_core::Op;
 
