@@ -8,6 +8,14 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::tree::SourceFile;
 
+/// Modules that reach one another: all of them, and one cycle through them to show.
+#[derive(Debug, PartialEq)]
+pub struct Circle {
+    pub members: Vec<String>,
+    /// A shortest cycle from the first member back to it, e.g. `["db", "recovery", "db"]`.
+    pub cycle: Vec<String>,
+}
+
 /// Top-level module -> the modules it reaches, each with one place that shows it.
 pub struct ModuleGraph {
     pub arrows: BTreeMap<String, BTreeMap<String, String>>,
@@ -35,9 +43,8 @@ impl ModuleGraph {
         Ok(ModuleGraph { arrows })
     }
 
-    /// Each circle (a set of modules that reach one another) as one cycle through it, e.g.
-    /// `["db", "recovery", "db"]`, with the place behind each arrow.
-    pub fn circles(&self) -> Vec<Vec<String>> {
+    /// Each circle: the largest set of modules that reach one another, and one cycle through it.
+    pub fn circles(&self) -> Vec<Circle> {
         let reach: BTreeMap<&str, BTreeSet<&str>> = self.arrows.keys().map(|m| (m.as_str(), self.reachable(m))).collect();
         let mut seen = BTreeSet::new();
         let mut circles = Vec::new();
@@ -47,7 +54,8 @@ impl ModuleGraph {
             }
             let members: BTreeSet<&str> = reached.iter().copied().filter(|other| reach[other].contains(module)).collect();
             seen.extend(members.iter().copied());
-            circles.push(self.cycle_through(module, &members));
+            let cycle = self.cycle_through(module, &members);
+            circles.push(Circle { members: members.iter().map(|m| m.to_string()).collect(), cycle });
         }
         circles
     }

