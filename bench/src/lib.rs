@@ -35,7 +35,7 @@ pub fn replay_spec(system: &str, trace: &std::path::Path, params: &[impl AsRef<s
 
 /// The cache blocks a run looked up (reads and writes), its block accesses; 0 for a system
 /// without a block cache.
-pub fn block_accesses(report: &smr_sim::kernel::RunReport) -> u64 {
+pub fn block_accesses(report: &smr_kernel::RunReport) -> u64 {
     report.counters.get("read_lookups") + report.counters.get("write_lookups")
 }
 

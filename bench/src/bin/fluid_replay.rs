@@ -9,7 +9,7 @@
 use smr_trace::synth::{Synth, SynthConfig};
 use smr_trace::TraceStats;
 use smr_core::{Params, Request};
-use smr_sim::kernel::ok_requests;
+use smr_kernel::ok_requests;
 use smr_sim::registry::build;
 use smr_sim::{Engine, EngineConfig, IoCtx};
 use smrlab_bench::{best_of, report};

@@ -11,7 +11,7 @@
 use smr_trace::synth::{Synth, SynthConfig};
 use smr_trace::{Footprint, TraceStats};
 use smr_core::{Op, Params, Request};
-use smr_sim::kernel::{ok_requests, ReplayMode};
+use smr_kernel::{ok_requests, ReplayMode};
 use smr_sim::registry::build;
 use smr_sim::{Engine, EngineConfig, IoCtx};
 use smrlab_bench::heap::{self, Counting};

@@ -1,7 +1,7 @@
 //! Latency histograms: HDR histograms of nanoseconds (three significant digits) with an exact
 //! sum, and the summary a result file keeps of one. Shared by the simulator's engine and by
 //! anything else that measures response times. Not here: counters and derived ratios (the
-//! simulator declares those, `smr_sim::kernel::metrics`).
+//! simulator declares those, `smr_kernel::metrics`).
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};

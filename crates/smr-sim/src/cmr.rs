@@ -3,8 +3,8 @@
 
 use smr_core::Request;
 
-use crate::kernel::disk::{disk, DISK_PARAMS};
-use crate::kernel::{BuildContext, ChannelId, Concurrency, Counters, IoCtx, ParamList, SimError, System, SystemEntry};
+use smr_kernel::disk::{disk, DISK_PARAMS};
+use smr_kernel::{BuildContext, ChannelId, Concurrency, Counters, IoCtx, ParamList, SimError, System, SystemEntry};
 
 pub const PARAMS: ParamList = &[&DISK_PARAMS];
 

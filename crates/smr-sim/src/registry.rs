@@ -8,7 +8,7 @@
 use smr_trace::Footprint;
 use smr_core::Params;
 
-use crate::kernel::{BuildContext, IoCtx, SimError, System, SystemEntry};
+use smr_kernel::{BuildContext, IoCtx, SimError, System, SystemEntry};
 
 /// Every system.
 pub const SYSTEMS: &[&SystemEntry] = &[

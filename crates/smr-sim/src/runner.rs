@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 use smr_trace::{Footprint, Interruptible, TraceError, TraceReader, TraceStats};
 use smr_core::{Params, Request};
 
-use crate::kernel::engine::MAX_GAUGE_SAMPLES;
-use crate::kernel::recorder::{IologRecorder, MIN_SPLIT};
-use crate::kernel::{BuildContext, Engine, EngineConfig, IoCtx, Progress, RunReport, SimError};
+use smr_kernel::engine::MAX_GAUGE_SAMPLES;
+use smr_kernel::recorder::{IologRecorder, MIN_SPLIT};
+use smr_kernel::{BuildContext, Engine, EngineConfig, IoCtx, Progress, RunReport, SimError};
 use crate::registry;
 
 /// Everything that defines a run.

@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
 use smr_sim::cache::{Cache, PARAMS};
-use smr_sim::kernel::metrics::{CounterValues, Counters, Gauges};
-use smr_sim::kernel::{ok_requests, BuildContext, Engine, EngineConfig, IoCtx, System};
+use smr_kernel::metrics::{CounterValues, Counters, Gauges};
+use smr_kernel::{ok_requests, BuildContext, Engine, EngineConfig, IoCtx, System};
 use smr_sim::{registry, SimError};
 
 const GIB: u64 = 1 << 30;

@@ -5,7 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use smr_trace::TraceStats;
 use smr_core::{Op, Params, Request};
-use smr_sim::kernel::{ok_requests, Engine, EngineConfig, IoCtx};
+use smr_kernel::{ok_requests, Engine, EngineConfig, IoCtx};
 use smr_sim::registry;
 
 /// Reads as real traces have them: 512-byte aligned, of any length, often continuing the

@@ -12,8 +12,8 @@ use smr_trace::synth::{Synth, SynthConfig};
 use smr_trace::Footprint;
 use smr_core::Params;
 use smr_sim::dmsmr::estimate::estimate;
-use smr_sim::kernel::params::specs;
-use smr_sim::kernel::IoCtx;
+use smr_kernel::params::specs;
+use smr_kernel::IoCtx;
 use smr_sim::registry::{self, SYSTEMS};
 
 /// The largest single allocation a build may make: a table of `MAX_TABLE_ENTRIES` entries of

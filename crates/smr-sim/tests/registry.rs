@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use smr_trace::Footprint;
 use smr_core::Params;
-use smr_sim::kernel::params::{specs, Kind, ParamSpec, NONE};
-use smr_sim::kernel::IoCtx;
+use smr_kernel::params::{specs, Kind, ParamSpec, NONE};
+use smr_kernel::IoCtx;
 use smr_sim::registry::{self, SYSTEMS};
 
 const GIB: u64 = 1 << 30;
@@ -96,12 +96,12 @@ fn every_offered_policy_is_in_the_kernels_table() {
         for spec in specs(system.params).filter(|s| s.key == "policy") {
             let Kind::Choice(names) = spec.kind else { panic!("{}'s policy is not a choice", system.name) };
             for name in names {
-                assert!(smr_sim::kernel::policy::entry(name).is_some(), "{}: policy {name} is not in kernel::policy::POLICIES", system.name);
+                assert!(smr_kernel::policy::entry(name).is_some(), "{}: policy {name} is not in kernel::policy::POLICIES", system.name);
                 offered += 1;
             }
         }
     }
     assert!(offered >= 7, "cache and hwsr offer seven policies between them, found {offered}");
-    let names: BTreeSet<&str> = smr_sim::kernel::policy::POLICIES.iter().map(|p| p.name).collect();
-    assert_eq!(names.len(), smr_sim::kernel::policy::POLICIES.len(), "a name twice in POLICIES");
+    let names: BTreeSet<&str> = smr_kernel::policy::POLICIES.iter().map(|p| p.name).collect();
+    assert_eq!(names.len(), smr_kernel::policy::POLICIES.len(), "a name twice in POLICIES");
 }

@@ -11,7 +11,7 @@
 //! "implicitly open" until full; no open-zone limit); a write may not cross a zone boundary;
 //! reads of a sequential zone above its write pointer return zeros (as drives that allow
 //! unrestricted reads do). Not here: the simulator's zoned disk, which times I/O through its
-//! `IoCtx` (`smr_sim::kernel::zoned_disk`), and any layout of zones a system chooses.
+//! `IoCtx` (`smr_kernel::zoned_disk`), and any layout of zones a system chooses.
 
 mod file;
 mod memory;

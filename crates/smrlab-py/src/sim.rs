@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use smr_trace::columns::requests_from_columns;
-use smr_sim::kernel::Progress;
+use smr_kernel::Progress;
 use smr_sim::runner::{self, RunOutput, RunSpec};
 use smr_sim::SimError;
 
@@ -89,8 +89,8 @@ fn trace_footprint(py: Python<'_>, spec_json: &str) -> PyResult<String> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The runner's limits, so the command line refuses what the core would (and names them once).
-    m.add("MAX_GAUGE_SAMPLES", smr_sim::kernel::engine::MAX_GAUGE_SAMPLES)?;
-    m.add("MIN_IOLOG_PIECE", smr_sim::kernel::recorder::MIN_SPLIT)?;
+    m.add("MAX_GAUGE_SAMPLES", smr_kernel::engine::MAX_GAUGE_SAMPLES)?;
+    m.add("MIN_IOLOG_PIECE", smr_kernel::recorder::MIN_SPLIT)?;
     m.add_function(wrap_pyfunction!(run_sim, m)?)?;
     m.add_function(wrap_pyfunction!(run_sim_columns, m)?)?;
     m.add_function(wrap_pyfunction!(trace_footprint, m)?)

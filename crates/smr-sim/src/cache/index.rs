@@ -23,7 +23,7 @@
 use smr_core::prefetch::prefetch;
 
 /// Per slot, the block it holds, with this bit set while the block is dirty.
-pub const DIRTY: u64 = crate::kernel::policy::FLAG;
+pub const DIRTY: u64 = smr_kernel::policy::FLAG;
 
 /// Entries in a group (one cache line: twelve tags, an overflow count, twelve slots).
 const WIDTH: usize = 12;

@@ -26,21 +26,21 @@ mod index;
 #[cfg(test)]
 mod write_back_tests;
 
-pub use crate::kernel::policy::pore::Scheme;
-pub use crate::kernel::policy::Policy;
+pub use smr_kernel::policy::pore::Scheme;
+pub use smr_kernel::policy::Policy;
 
 use smr_media::FixedLatencyMedium;
 use smr_core::{Op, Request};
 
-use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
+use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use smr_core::prefetch::prefetch;
-use crate::kernel::runs::coalesce;
-use crate::kernel::slots::SlotPool;
-use crate::kernel::totals::totals;
-use crate::kernel::policy::lru_band::LruBand;
-use crate::kernel::policy::recency::{Order, Recency};
-use crate::kernel::policy::{pore, VictimHints};
-use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+use smr_kernel::runs::coalesce;
+use smr_kernel::slots::SlotPool;
+use smr_kernel::totals;
+use smr_kernel::policy::lru_band::LruBand;
+use smr_kernel::policy::recency::{Order, Recency};
+use smr_kernel::policy::{pore, VictimHints};
+use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 use index::{block_of, BlockIndex, DIRTY};
 
 pub const POLICY: ParamSpec = ParamSpec::new(

@@ -9,11 +9,11 @@ use std::rc::Rc;
 use smr_core::{Op, Request};
 
 use super::{Frame, Policy, Scheme, SsdCache};
-use crate::kernel::policy::lru_band::LruBand;
-use crate::kernel::policy::pore::Pore;
-use crate::kernel::policy::recency::{Order, Recency};
-use crate::kernel::metrics::Counters;
-use crate::kernel::{BandLayout, IoCtx, SimError, System};
+use smr_kernel::policy::lru_band::LruBand;
+use smr_kernel::policy::pore::Pore;
+use smr_kernel::policy::recency::{Order, Recency};
+use smr_kernel::metrics::Counters;
+use smr_kernel::{BandLayout, IoCtx, SimError, System};
 
 const BLOCK: u64 = 4096;
 /// Cache slots; also LRU-band's band, in blocks, so that a full cache of blocks `0..SLOTS` is

@@ -16,8 +16,8 @@ use smr_core::units::BLOCK_4K;
 use smr_core::{Op, Params, Request};
 
 use super::{band_layout, buffer_bytes, written_range, FifoBuffer, BAND_MAX, BAND_MIN, BAND_SIZE, BUFFER, R_WA};
-use crate::kernel::params::{ParamList, ParamReader};
-use crate::kernel::{BandCursor, SimError};
+use smr_kernel::params::{ParamList, ParamReader};
+use smr_kernel::{BandCursor, SimError};
 
 /// The parameters the estimate reads: the buffer and the band layout, as `dmsmr` declares them.
 pub const PARAMS: ParamList = &[&[BUFFER, BAND_MIN, BAND_MAX, BAND_SIZE]];

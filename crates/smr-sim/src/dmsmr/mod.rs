@@ -53,13 +53,13 @@ use smr_core::units::BLOCK_4K;
 use smr_trace::Footprint;
 use smr_core::{Op, ParamError, Request};
 
-use crate::kernel::disk::{check_capacity, disk, DISK_PARAMS, MAX_TABLE_ENTRIES};
-use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
-use crate::kernel::report::HOST_BYTES_WRITTEN;
-use crate::kernel::params::{ParamReader, NONE};
-use crate::kernel::runs::coalesce_range;
-use crate::kernel::totals::totals;
-use crate::kernel::{BandCursor, BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+use smr_kernel::disk::{check_capacity, disk, DISK_PARAMS, MAX_TABLE_ENTRIES};
+use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
+use smr_kernel::report::HOST_BYTES_WRITTEN;
+use smr_kernel::params::{ParamReader, NONE};
+use smr_kernel::runs::coalesce_range;
+use smr_kernel::totals;
+use smr_kernel::{BandCursor, BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 pub const BUFFER: ParamSpec = ParamSpec::new(
     "buffer",

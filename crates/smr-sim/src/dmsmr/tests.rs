@@ -5,7 +5,7 @@ use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
 
 use super::{Dmsmr, PARAMS};
-use crate::kernel::{ok_requests, BuildContext, Counters, Engine, EngineConfig, IoCtx, RunReport, System};
+use smr_kernel::{ok_requests, BuildContext, Counters, Engine, EngineConfig, IoCtx, RunReport, System};
 
 const MIB: u64 = 1 << 20;
 

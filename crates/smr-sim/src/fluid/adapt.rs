@@ -12,8 +12,8 @@
 use super::algorithm1::{plan, Action, Inputs, ZoneRange};
 use super::scheme::Swapping;
 use super::Fluid;
-use crate::kernel::metrics::{Metric, Unit};
-use crate::kernel::{IoCtx, SimError};
+use smr_kernel::metrics::{Metric, Unit};
+use smr_kernel::{IoCtx, SimError};
 
 pub static WINDOWS: Metric = Metric::new("windows", Unit::Count, "FluidSMR: time windows ended");
 pub static WINDOW_HOURS: Metric = Metric::new("window_hours", Unit::Ratio, "FluidSMR: length of the current time window, hours (§5.3)");

@@ -24,8 +24,8 @@ use super::geometry::Geometry;
 use super::mapping::{Role, ZoneMap};
 use super::scheme::Scheme;
 use super::Fluid;
-use crate::kernel::metrics::{Metric, Unit};
-use crate::kernel::{IoCtx, SimError};
+use smr_kernel::metrics::{Metric, Unit};
+use smr_kernel::{IoCtx, SimError};
 
 pub static ALLOCATED_ZONES: Metric = Metric::new("allocated_zones", Unit::Count, "FluidSMR: user zones added by allocation requests during the run");
 

@@ -18,9 +18,9 @@
 //! to the cache.
 
 use super::extents::{Cut, EntryId, Extent, ExtentMap, Inserted};
-use crate::kernel::metrics::{Gauges, Metric, Unit};
-use crate::kernel::policy::recency::Recency;
-use crate::kernel::policy::Policy;
+use smr_kernel::metrics::{Gauges, Metric, Unit};
+use smr_kernel::policy::recency::Recency;
+use smr_kernel::policy::Policy;
 
 pub static CACHE_ZONES: Metric = Metric::new("cache_zones", Unit::Count, "FluidSMR: zones of the CMR cache");
 pub static CACHED_BLOCKS: Metric = Metric::new("cached_blocks", Unit::Blocks, "FluidSMR: blocks held in the CMR cache");

@@ -24,8 +24,8 @@ use super::mapping::Role;
 use super::relocate::{MOVED_BYTES, TO_CMR_CONVERSIONS, TO_SMR_CONVERSIONS};
 use super::scheme::Policy;
 use super::Fluid;
-use crate::kernel::metrics::{Counters, Metric, Ratio, Unit};
-use crate::kernel::{ChannelId, IoCtx, SimError};
+use smr_kernel::metrics::{Counters, Metric, Ratio, Unit};
+use smr_kernel::{ChannelId, IoCtx, SimError};
 
 pub static NSW_WRITES: Metric = Metric::new("nsw_writes", Unit::Count, "FluidSMR: host writes (per zone piece) to SMR zones not at the write pointer");
 pub static SEQUENTIAL_WRITES: Metric = Metric::new("sequential_writes", Unit::Count, "FluidSMR: host writes (per zone piece) at an SMR zone's write pointer");

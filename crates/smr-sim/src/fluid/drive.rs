@@ -13,9 +13,9 @@ use smr_zoned::{ZoneKind, ZoneTable};
 use smr_core::Op;
 
 use super::geometry::{Geometry, BLOCK};
-use crate::kernel::ioctx::DeviceId;
-use crate::kernel::metrics::{Metric, Unit};
-use crate::kernel::{ChannelId, IoCtx, SimError};
+use smr_kernel::ioctx::DeviceId;
+use smr_kernel::metrics::{Metric, Unit};
+use smr_kernel::{ChannelId, IoCtx, SimError};
 
 pub static CONVERSION_COMMANDS: Metric = Metric::new("conversion_commands", Unit::Count, "FluidSMR: format conversion commands (one group each, 50 ms)");
 

@@ -14,7 +14,7 @@ use rustc_hash::FxHashSet;
 use super::cache::{CachePolicy, Clean};
 use super::extents::ExtentMap;
 use super::fifo::FifoLog;
-use crate::kernel::policy::recency::{Order, Recency};
+use smr_kernel::policy::recency::{Order, Recency};
 
 pub struct LoopBackLog {
     log: FifoLog,

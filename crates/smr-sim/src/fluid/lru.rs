@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::cache::{CachePolicy, Clean};
 use super::extents::ExtentMap;
-use crate::kernel::policy::recency::{Order, Recency};
+use smr_kernel::policy::recency::{Order, Recency};
 
 pub struct BlockLru {
     /// Free slot runs: first slot -> slots.

@@ -9,7 +9,7 @@
 //! number per zone) are here. Not here: deciding where data goes (`allocation`, `adapt`,
 //! `swap`), the cache's block map (`cache`).
 
-use crate::kernel::metrics::{Gauges, Metric, Unit};
+use smr_kernel::metrics::{Gauges, Metric, Unit};
 
 /// Bytes of one zone number in the in-memory map (§4.2 counts 8).
 pub const MAP_ENTRY_BYTES: u64 = 8;

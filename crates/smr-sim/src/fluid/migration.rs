@@ -24,8 +24,8 @@ use super::drive::CONVERSION_NS;
 use super::geometry::BLOCK;
 use super::mapping::Role;
 use super::Fluid;
-use crate::kernel::metrics::{Counters, Gauges, Metric, Unit};
-use crate::kernel::{IoCtx, SimError};
+use smr_kernel::metrics::{Counters, Gauges, Metric, Unit};
+use smr_kernel::{IoCtx, SimError};
 
 pub static QUANTA: Metric = Metric::new("migration_quanta", Unit::Count, "FluidSMR: migration quanta run (§4.5)");
 pub static COPIED_BYTES: Metric = Metric::new("migration_copied_bytes", Unit::Bytes, "FluidSMR: bytes copied by migration quanta");

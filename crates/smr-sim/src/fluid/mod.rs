@@ -69,11 +69,11 @@ use self::nsw::NswTracker;
 use self::occupancy::OccupancySwap;
 use self::scaling::Scaling;
 use self::scheme::{Policy, Scheme, Swapping};
-use crate::kernel::lists::RecencyList;
-use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
-use crate::kernel::params::{ParamReader, TimeUnit, NONE};
-use crate::kernel::disk::check_table;
-use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+use smr_kernel::lists::RecencyList;
+use smr_kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use smr_kernel::params::{ParamReader, TimeUnit, NONE};
+use smr_kernel::disk::check_table;
+use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 pub const SCHEME: ParamSpec = ParamSpec::new("scheme", Kind::Choice(scheme::NAMES), "fluid-smr", "which scheme of the FluidSMR paper (see docs/fluidsmr.md)");
 pub const DISK: ParamSpec = ParamSpec::new("disk", Kind::Choice(PRESET_NAMES), "fluid10k", "HDD timing preset (its cache is turned off, §7.1)");

@@ -6,7 +6,7 @@
 //! zone's pointer would be), so CMR and SMR zones are measured alike. Not here: what the counts
 //! decide (`adapt`, `swap`).
 
-use crate::kernel::metrics::{Gauges, Metric, Unit};
+use smr_kernel::metrics::{Gauges, Metric, Unit};
 
 pub static NSW_TRACKING_BYTES: Metric =
     Metric::new("nsw_tracking_bytes", Unit::Bytes, "FluidSMR: memory of NSW-Range tracking, a 4-byte counter and a bitmap per zone (§5.5)");

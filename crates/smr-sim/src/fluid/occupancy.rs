@@ -11,8 +11,8 @@
 use rustc_hash::FxHashSet;
 
 use super::Fluid;
-use crate::kernel::metrics::{Metric, Unit};
-use crate::kernel::{IoCtx, SimError};
+use smr_kernel::metrics::{Metric, Unit};
+use smr_kernel::{IoCtx, SimError};
 
 pub static OCCUPANCY_SWAPS: Metric = Metric::new("occupancy_swaps", Unit::Count, "FluidSMR: evictions that became swaps with a cold CMR zone (§6.2)");
 

@@ -19,8 +19,8 @@ use smr_core::Op;
 use super::drive::Image;
 use super::mapping::Role;
 use super::Fluid;
-use crate::kernel::metrics::{Metric, Unit};
-use crate::kernel::{ChannelId, IoCtx, SimError};
+use smr_kernel::metrics::{Metric, Unit};
+use smr_kernel::{ChannelId, IoCtx, SimError};
 
 pub static TO_SMR_CONVERSIONS: Metric = Metric::new("to_smr_conversions", Unit::Count, "FluidSMR: groups converted CMR to SMR by format adaptation");
 pub static TO_CMR_CONVERSIONS: Metric = Metric::new("to_cmr_conversions", Unit::Count, "FluidSMR: groups converted SMR to CMR by format adaptation");

@@ -9,7 +9,7 @@
 //! (§7.1), reported as the gauge `scale` with the sizes it gave. Not here: the partition's
 //! size itself (`geometry`).
 
-use crate::kernel::metrics::{Gauges, Metric, Unit};
+use smr_kernel::metrics::{Gauges, Metric, Unit};
 
 /// §6.1: the cache mapping table's quota, 25 MB per TB (binary units, as §7.1's 460 GB give
 /// 11.5 MB).

@@ -10,7 +10,7 @@ use smr_core::{Op, Request};
 use super::clean::{run_io, Piece, Run};
 use super::geometry::BLOCK;
 use super::Fluid;
-use crate::kernel::{IoCtx, SimError};
+use smr_kernel::{IoCtx, SimError};
 
 impl Fluid {
     /// Serves `req` piece by piece.

@@ -13,9 +13,9 @@ use smr_core::Op;
 use super::drive::HybridDrive;
 use super::mapping::ZoneMap;
 use super::Fluid;
-use crate::kernel::lists::RecencyList;
-use crate::kernel::metrics::{Metric, Unit};
-use crate::kernel::{ChannelId, IoCtx, SimError};
+use smr_kernel::lists::RecencyList;
+use smr_kernel::metrics::{Metric, Unit};
+use smr_kernel::{ChannelId, IoCtx, SimError};
 
 pub static SWAPS: Metric = Metric::new("swaps", Unit::Count, "FluidSMR: CMR-SMR zone swaps (all kinds)");
 

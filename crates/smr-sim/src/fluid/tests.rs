@@ -10,7 +10,7 @@ use smr_core::{Op, Params, Request};
 
 use super::mapping::Role;
 use super::*;
-use crate::kernel::{ok_requests, Engine, EngineConfig};
+use smr_kernel::{ok_requests, Engine, EngineConfig};
 
 const ZONE: u64 = 64 << 10;
 const BLOCKS: u64 = ZONE / BLOCK;

@@ -14,10 +14,10 @@
 use smr_zoned::{ZoneError, ZoneTable};
 use smr_core::Op;
 
-use crate::kernel::disk::{check_table, disk};
-use crate::kernel::gc::GcCost;
-use crate::kernel::zoned_disk::ZonedDisk;
-use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError};
+use smr_kernel::disk::{check_table, disk};
+use smr_kernel::gc::GcCost;
+use smr_kernel::zoned_disk::ZonedDisk;
+use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError};
 
 /// The drive parameters every translation layer on this disk accepts.
 pub const ZONE_SIZE: ParamSpec = ParamSpec::new("zone_size", Kind::Size, "256MiB", "zone size of the host-managed drive");

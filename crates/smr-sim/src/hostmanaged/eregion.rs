@@ -21,12 +21,12 @@ use smr_core::{Op, ParamError, Request};
 
 use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
 use super::ucache::CACHE;
-use crate::kernel::disk::DISK_PARAMS;
-use crate::kernel::gc::GcCost;
-use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Unit};
-use crate::kernel::runs::coalesce_range;
-use crate::kernel::totals::totals;
-use crate::kernel::{BuildContext, ChannelId, IoCtx, ParamList, SimError, System, SystemEntry};
+use smr_kernel::disk::DISK_PARAMS;
+use smr_kernel::gc::GcCost;
+use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Unit};
+use smr_kernel::runs::coalesce_range;
+use smr_kernel::totals;
+use smr_kernel::{BuildContext, ChannelId, IoCtx, ParamList, SimError, System, SystemEntry};
 
 pub const PARAMS: ParamList = &[&DISK_PARAMS, &[CACHE, ZONE_SIZE, CONVENTIONAL]];
 
@@ -35,7 +35,7 @@ pub const ENTRY: SystemEntry = SystemEntry::new("eregion", "E-region STL: host w
 pub static LOG_EXTENTS: Metric = Metric::new("log_extents", Unit::Count, "host writes appended to the log as extents");
 pub static GC_EXTENTS: Metric = Metric::new("gc_extents", Unit::Count, "live extents merged home by garbage collection");
 pub static COLLECTED: Exercise = Exercise {
-    counters: &[&crate::kernel::gc::GC_CYCLES],
+    counters: &[&smr_kernel::gc::GC_CYCLES],
     when_never: "the E-region log never wrapped onto live data: no garbage collection ran, so these figures say nothing about it",
 };
 pub static LOG_LIVE_FRACTION: Metric =
@@ -233,7 +233,7 @@ mod tests {
     const KIB: u64 = 1024;
     const MIB: u64 = 1 << 20;
 
-    fn run(reqs: &[Request]) -> Result<crate::kernel::metrics::CounterValues, SimError> {
+    fn run(reqs: &[Request]) -> Result<smr_kernel::metrics::CounterValues, SimError> {
         super::super::replay_small("eregion", &[], reqs)
     }
 
@@ -261,7 +261,7 @@ mod tests {
     fn overwritten_extents_are_dead_space_reclaimed_without_cleaning() {
         // The same 256 KiB written eight times fills the 2 MiB log with one live extent.
         let mut reqs: Vec<Request> = (0..8).map(|_| w(0, 256 * KIB)).collect();
-        let engine = crate::kernel::EngineConfig { gauge_samples: 4, ..Default::default() };
+        let engine = smr_kernel::EngineConfig { gauge_samples: 4, ..Default::default() };
         let report = super::super::replay_small_report("eregion", &[], &reqs, engine.clone()).unwrap();
         let series = &report.gauge_series;
         assert_eq!(series.names, ["log_live_fraction"]);
@@ -283,7 +283,7 @@ mod tests {
     #[test]
     fn unaligned_writes_are_live_for_the_bytes_they_wrote() {
         let reqs: Vec<Request> = (0..4096).map(|i| w(i * 4 * KIB + 1000, 512)).collect();
-        let engine = crate::kernel::EngineConfig { gauge_samples: 8, ..Default::default() };
+        let engine = smr_kernel::EngineConfig { gauge_samples: 8, ..Default::default() };
         let report = super::super::replay_small_report("eregion", &[], &reqs, engine).unwrap();
         let live: Vec<f64> = report.gauge_series.samples.iter().map(|s| s.values[0]).collect();
         assert_eq!(live.last(), Some(&1.0), "{live:?}");
@@ -292,7 +292,7 @@ mod tests {
         // no more: the block's latest version is the new extent, which wrote 256 bytes.
         let mut reqs = reqs[..8].to_vec();
         reqs.push(w(1000, 256));
-        let report = super::super::replay_small_report("eregion", &[], &reqs, crate::kernel::EngineConfig::default()).unwrap();
+        let report = super::super::replay_small_report("eregion", &[], &reqs, smr_kernel::EngineConfig::default()).unwrap();
         assert_eq!(report.gauges, [("log_live_fraction".to_string(), (7.0 * 512.0 + 256.0) / (2.0 * MIB as f64))]);
     }
 

@@ -20,8 +20,8 @@ pub use zonemap::ENTRY as ZONEMAP;
 /// Test helper shared by the translation layers' tests: replays `reqs` through `system` on a small
 /// drive (1 MiB zones, 3 MiB conventional: the checkpoint zone and 2 MiB of cache).
 #[cfg(test)]
-pub(crate) fn replay_small(system: &str, extra: &[&str], reqs: &[smr_core::Request]) -> Result<crate::kernel::metrics::CounterValues, crate::kernel::SimError> {
-    Ok(replay_small_report(system, extra, reqs, crate::kernel::EngineConfig::default())?.counters)
+pub(crate) fn replay_small(system: &str, extra: &[&str], reqs: &[smr_core::Request]) -> Result<smr_kernel::metrics::CounterValues, smr_kernel::SimError> {
+    Ok(replay_small_report(system, extra, reqs, smr_kernel::EngineConfig::default())?.counters)
 }
 
 /// `replay_small` with the engine configured by the caller, returning the whole report.
@@ -30,9 +30,9 @@ pub(crate) fn replay_small_report(
     system: &str,
     extra: &[&str],
     reqs: &[smr_core::Request],
-    engine: crate::kernel::EngineConfig,
-) -> Result<crate::kernel::RunReport, crate::kernel::SimError> {
-    use crate::kernel::{ok_requests, BuildContext, Engine, IoCtx};
+    engine: smr_kernel::EngineConfig,
+) -> Result<smr_kernel::RunReport, smr_kernel::SimError> {
+    use smr_kernel::{ok_requests, BuildContext, Engine, IoCtx};
     let mut params: Vec<&str> = vec!["zone_size=1MiB", "conventional=3MiB", "disk=desktop7200"];
     params.extend_from_slice(extra);
     let mut p = smr_core::Params::parse(&params).expect("test parameters parse");

@@ -21,14 +21,14 @@ use smr_core::{Op, Request};
 
 use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
 use super::journal::{Checkpoint, Header, Journal, HEADER_BYTES, NONE};
-use crate::kernel::disk::{check_table, DISK_PARAMS};
-use crate::kernel::gc::GcCost;
-use crate::kernel::lists::RecencyList;
-use crate::kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
-use crate::kernel::runs::coalesce_range;
-use crate::kernel::slots::SlotPool;
-use crate::kernel::totals::totals;
-use crate::kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+use smr_kernel::disk::{check_table, DISK_PARAMS};
+use smr_kernel::gc::GcCost;
+use smr_kernel::lists::RecencyList;
+use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
+use smr_kernel::runs::coalesce_range;
+use smr_kernel::slots::SlotPool;
+use smr_kernel::totals;
+use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
 /// Parameters uCache shares with `zonemap`, which is uCache with zone-sized buckets.
 pub const CHECKPOINT_EVERY: ParamSpec =
@@ -69,14 +69,14 @@ pub static BUCKET_WRITE_HIT_RATIO: Ratio = Ratio::new(
 pub static GC_BUCKETS_PER_CYCLE: Ratio = Ratio::new(
     Metric::new("gc_buckets_per_cycle", Unit::Ratio, "uCache: cached buckets gathered per GC cycle (Fig. 8)"),
     &GC_BUCKETS,
-    &crate::kernel::gc::GC_CYCLES,
+    &smr_kernel::gc::GC_CYCLES,
 );
 /// uCache Fig. 10: media time spent promoting, per promotion. Declared for promotion by copy
 /// only: by map the promotion is the host write itself and has no time of its own.
 pub static MEAN_PROMOTION_NS: Ratio =
     Ratio::new(Metric::new("mean_promotion_ns", Unit::Ns, "uCache: media time per promotion by copy (Fig. 10)"), &PROMOTION_NS, &PROMOTIONS);
 pub static COLLECTED: Exercise = Exercise {
-    counters: &[&crate::kernel::gc::GC_CYCLES],
+    counters: &[&smr_kernel::gc::GC_CYCLES],
     when_never: "the on-media cache held every bucket written: no garbage collection ran, so these figures say nothing about it",
 };
 pub static CACHE_BUCKETS: Metric = Metric::new("cache_buckets", Unit::Count, "cache size, in buckets");

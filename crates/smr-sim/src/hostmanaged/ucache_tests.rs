@@ -5,8 +5,8 @@ use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
 
 use super::{UCache, PARAMS};
-use crate::kernel::metrics::CounterValues as Counters;
-use crate::kernel::{BuildContext, IoCtx, SimError, System};
+use smr_kernel::metrics::CounterValues as Counters;
+use smr_kernel::{BuildContext, IoCtx, SimError, System};
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1 << 20;

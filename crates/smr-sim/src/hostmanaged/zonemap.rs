@@ -7,8 +7,8 @@
 
 use super::drive::{CONVENTIONAL, ZONE_SIZE};
 use super::ucache::{UCache, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL};
-use crate::kernel::disk::DISK_PARAMS;
-use crate::kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
+use smr_kernel::disk::DISK_PARAMS;
+use smr_kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
 
 pub const RECLAIM_BELOW: ParamSpec =
     ParamSpec::new("reclaim_below", Kind::Fraction, "0.25", "reclaim while free buffer zones are fewer than this fraction of them (below 1)")

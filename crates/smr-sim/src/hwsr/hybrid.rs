@@ -26,10 +26,10 @@ use smr_core::{Op, Request};
 
 use super::membuffer::{MemBuffer, Units};
 use super::ssdcache::SsdCache;
-use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
-use crate::kernel::runs::coalesce;
-use crate::kernel::totals::totals;
-use crate::kernel::{Background, ChannelId, Command, Concurrency, IoCtx, SimError, System};
+use smr_kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use smr_kernel::runs::coalesce;
+use smr_kernel::totals;
+use smr_kernel::{Background, ChannelId, Command, Concurrency, IoCtx, SimError, System};
 
 pub static HOST_REQUESTS: Metric = Metric::new("host_requests", Unit::Count, "host reads and writes served");
 pub static BLOCK_ACCESSES: Metric = Metric::new("block_accesses", Unit::Count, "cache blocks that host reads and writes touched (looked up in MEM and SSD)");

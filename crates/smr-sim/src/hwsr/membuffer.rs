@@ -19,11 +19,11 @@
 //! written only in part is merged with its older version when it leaves. Not here: the map
 //! from blocks to slots (`Hybrid`), I/O or timing.
 
-use crate::kernel::policy::lwa::Lwa;
-use crate::kernel::policy::recency::{Order, Recency};
-use crate::kernel::policy::segments::{SegmentOrder, Segments};
-use crate::kernel::policy::Policy;
-use crate::kernel::slots::SlotPool;
+use smr_kernel::policy::lwa::Lwa;
+use smr_kernel::policy::recency::{Order, Recency};
+use smr_kernel::policy::segments::{SegmentOrder, Segments};
+use smr_kernel::policy::Policy;
+use smr_kernel::slots::SlotPool;
 
 /// Which blocks leave a full buffer: the policy the parameters name, before the buffer's size
 /// is known.

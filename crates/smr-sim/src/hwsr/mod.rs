@@ -60,8 +60,8 @@ mod tests;
 use smr_media::PRESET_NAMES;
 use smr_core::units::SECTOR;
 
-use crate::kernel::disk::{disk_with, DiskSpecs, DISK_CACHE_PARAMS};
-use crate::kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
+use smr_kernel::disk::{disk_with, DiskSpecs, DISK_CACHE_PARAMS};
+use smr_kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
 use hybrid::{Destage, FrontSizes, Hybrid};
 use layout::Geometry;
 use membuffer::Choice;
@@ -210,7 +210,7 @@ fn cache_blocks(b: &mut BuildContext<'_>, spec: &ParamSpec, block_bytes: u64) ->
 /// and when the MEM buffer destages.
 struct Common {
     disk_bytes: u64,
-    channel: crate::kernel::ChannelId,
+    channel: smr_kernel::ChannelId,
     sizes: FrontSizes,
     starts_full: bool,
     destage: Destage,

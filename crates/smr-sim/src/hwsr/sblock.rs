@@ -24,10 +24,10 @@ use smr_core::Op;
 
 use super::hybrid::{Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FRESH_BLOCKS_WRITTEN, REGIONS, REWRITE_DISK_READS, SEGMENTS_REWRITTEN};
 use super::layout::Geometry;
-use crate::kernel::gc::GcCost;
-use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
-use crate::kernel::totals::totals;
-use crate::kernel::{ChannelId, Command, IoCtx};
+use smr_kernel::gc::GcCost;
+use smr_kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use smr_kernel::totals;
+use smr_kernel::{ChannelId, Command, IoCtx};
 
 pub static DESTAGES: Metric = Metric::new("sblock_destages", Unit::Count, "S-blocks written with new data (group destages, or host writes without a MEM buffer)");
 pub static GC_MOVES: Metric = Metric::new("gc_sblocks_moved", Unit::Count, "valid S-blocks garbage collection moved from tail to head");

@@ -18,9 +18,9 @@ use smr_core::Op;
 
 use super::hybrid::{Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FRESH_BLOCKS_WRITTEN, REGIONS, REWRITE_DISK_READS, SEGMENTS_REWRITTEN};
 use super::layout::Geometry;
-use crate::kernel::metrics::{Counters, Gauges};
-use crate::kernel::totals::totals;
-use crate::kernel::{ChannelId, Command, IoCtx};
+use smr_kernel::metrics::{Counters, Gauges};
+use smr_kernel::totals;
+use smr_kernel::{ChannelId, Command, IoCtx};
 
 totals! {
     struct Totals {

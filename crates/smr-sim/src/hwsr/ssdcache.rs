@@ -3,9 +3,9 @@
 //! written in the MEM buffer or on the disk is removed by the caller. Not here: the block map
 //! (`Hybrid`), I/O or timing.
 
-use crate::kernel::policy::recency::{Order, Recency};
-use crate::kernel::policy::Policy;
-use crate::kernel::slots::SlotPool;
+use smr_kernel::policy::recency::{Order, Recency};
+use smr_kernel::policy::Policy;
+use smr_kernel::slots::SlotPool;
 
 pub struct SsdCache {
     blocks: Vec<u64>,

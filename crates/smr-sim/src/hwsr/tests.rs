@@ -6,13 +6,13 @@ use smr_core::{Op, Params, Request};
 
 use super::hybrid::{ShingledDisk, Source};
 use super::{build_hwsr, build_sblock, Hwsr, Sblock, HWSR_PARAMS, SBLOCK_PARAMS};
-use crate::kernel::{ok_requests, BuildContext, Counters, Engine, EngineConfig, IoCtx, ReplayMode, SimError, System};
+use smr_kernel::{ok_requests, BuildContext, Counters, Engine, EngineConfig, IoCtx, ReplayMode, SimError, System};
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
 const BLOCK: u64 = 64 * KIB;
 
-fn context<T>(params: &[&str], declared: crate::kernel::ParamList, f: fn(&mut BuildContext<'_>) -> Result<T, SimError>) -> Result<(T, IoCtx), SimError> {
+fn context<T>(params: &[&str], declared: smr_kernel::ParamList, f: fn(&mut BuildContext<'_>) -> Result<T, SimError>) -> Result<(T, IoCtx), SimError> {
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(params).expect("test parameters parse");
     let built = BuildContext::new(&mut p, Footprint::dense(GIB, GIB, GIB), 0, &mut ctx, &[]).construct(declared, f)?;
@@ -308,7 +308,7 @@ fn a_rewrite_queues_its_reads_then_its_writes_at_the_drive() {
         params.extend(drive);
         let (mut h, mut ctx) = hwsr(&params);
         let served = Served::default();
-        ctx.record_to(crate::kernel::recorder::IologRecorder::new(Box::new(served.clone()), 0));
+        ctx.record_to(smr_kernel::recorder::IologRecorder::new(Box::new(served.clone()), 0));
         h.submit(&write(at(5, 0), 4 * KIB), &mut ctx).unwrap();
         (ctx.now(), served.disk_ios())
     };

@@ -20,13 +20,13 @@
 use rustc_hash::FxHashMap;
 use smr_core::{ParamError, Request};
 
-use super::engine::{EngineConfig, Replay, ReplayMode};
-use super::error::SimError;
-use super::inflight::Completed;
-use super::ioctx::IoCtx;
-use super::system::{Concurrency, System};
+use super::{EngineConfig, Replay, ReplayMode};
+use crate::error::SimError;
+use crate::ioctx::Completed;
+use crate::ioctx::IoCtx;
+use crate::system::{Concurrency, System};
 
-pub(super) struct Overlapped {
+pub(crate) struct Overlapped {
     /// Requests issued and not yet completed: the request and its arrival, by sequence number.
     pending: FxHashMap<u64, (Request, u64)>,
     next_seq: u64,
@@ -38,7 +38,7 @@ pub(super) struct Overlapped {
 impl Overlapped {
     /// The overlapped replay, when the system and its devices call for one (see the module
     /// documentation); from then on `ctx` issues I/O into chains.
-    pub(super) fn wanted(system: &dyn System, ctx: &mut IoCtx, config: &EngineConfig) -> Result<Option<Self>, SimError> {
+    pub(crate) fn wanted(system: &dyn System, ctx: &mut IoCtx, config: &EngineConfig) -> Result<Option<Self>, SimError> {
         let open = matches!(config.mode, ReplayMode::Open { .. });
         let queues = ctx.max_queue_depth() > 1;
         let overlap = match system.concurrency() {
@@ -60,7 +60,7 @@ impl Overlapped {
     /// request's I/O is issued (`Replay::serve`) and background work offered. Out of line, so
     /// that the engine's loop for serial replays stays as compact as it was.
     #[inline(never)]
-    pub(super) fn serve(&mut self, replay: &mut Replay<'_>, system: &mut dyn System, ctx: &mut IoCtx, req: &Request, arrival: u64) -> Result<(), SimError> {
+    pub(crate) fn serve(&mut self, replay: &mut Replay<'_>, system: &mut dyn System, ctx: &mut IoCtx, req: &Request, arrival: u64) -> Result<(), SimError> {
         self.run(replay, system, ctx, |_, ctx| ctx.next_event().is_some_and(|t| t <= arrival))?;
         ctx.advance_to(arrival);
         let seq = self.next_seq;
@@ -81,7 +81,7 @@ impl Overlapped {
     }
 
     /// Runs everything in flight to its end, measuring what completes.
-    pub(super) fn finish(mut self, replay: &mut Replay<'_>, system: &mut dyn System, ctx: &mut IoCtx) -> Result<(), SimError> {
+    pub(crate) fn finish(mut self, replay: &mut Replay<'_>, system: &mut dyn System, ctx: &mut IoCtx) -> Result<(), SimError> {
         self.run(replay, system, ctx, |_, ctx| ctx.next_event().is_some())
     }
 

@@ -4,7 +4,7 @@
 //! A system that stacks over another (the SSD cache's `below`) builds it through
 //! `BuildContext::build` by name, from the list of entries the context was given: the kernel
 //! never names a system, and no system imports another. Not here: the list of systems itself
-//! (`crate::registry`).
+//! (smr-sim's `registry`).
 
 use smr_trace::Footprint;
 use smr_core::param_spec::{ParamList, ParamReader};

@@ -18,7 +18,7 @@ pub mod pore;
 pub mod recency;
 pub mod segments;
 
-use crate::kernel::metrics::{Counters, Gauges};
+use crate::metrics::{Counters, Gauges};
 
 /// Up to two slots, for `Policy::next_victim_hints`. Eight bytes, so that the call returns it in
 /// a register: returned through memory as `[Option<u32>; 2]` (16 bytes, two stores), the

@@ -5,8 +5,8 @@
 use rustc_hash::FxHashMap;
 
 use super::Policy;
-use crate::kernel::lists::RecencyList;
-use crate::kernel::BandLayout;
+use crate::lists::RecencyList;
+use crate::BandLayout;
 
 pub struct LruBand {
     recency: RecencyList,

@@ -13,8 +13,9 @@
 //!   into runs (`runs`), band layouts (`bands`), garbage-collection accounting (`gc`), a
 //!   zoned disk under the zone rules (`zoned_disk`), and a prefetch hint (`prefetch`).
 //!
-//! The kernel depends on smr-core, smr-trace, smr-media and smr-zoned only; it never names a system. Systems depend on the kernel
-//! only, never on each other (a test checks both from the source).
+//! The kernel depends on smr-core, smr-trace, smr-media and smr-zoned only; it never names a
+//! system (Cargo holds it to that: this crate does not depend on smr-sim). Systems depend on the
+//! kernel only, never on each other (crates/smrlab-arch's test checks that from the source).
 
 pub mod bands;
 pub mod build;
@@ -23,11 +24,9 @@ pub mod engine;
 pub mod error;
 pub mod gauge_series;
 pub mod gc;
-mod inflight;
 pub mod ioctx;
 pub mod lists;
 pub mod metrics;
-mod overlapped;
 #[cfg(test)]
 mod overlap_tests;
 pub mod policy;

@@ -8,8 +8,8 @@
 use rustc_hash::FxHashMap;
 
 use super::Policy;
-use crate::kernel::lists::ListSet;
-use crate::kernel::slots::SlotPool;
+use crate::lists::ListSet;
+use crate::slots::SlotPool;
 
 /// Which segment goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

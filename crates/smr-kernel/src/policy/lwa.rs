@@ -8,7 +8,7 @@
 use rustc_hash::FxHashMap;
 
 use super::{Policy, FLAG};
-use crate::kernel::lists::RecencyList;
+use crate::lists::RecencyList;
 
 /// The most blocks LWA looks at (16.7 million: 1 TiB of 64 KiB blocks).
 const MAX_WINDOW: usize = 1 << 24;
@@ -76,7 +76,7 @@ impl Policy for Lwa {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::slots::SlotPool;
+    use crate::slots::SlotPool;
     use proptest::prelude::*;
 
     /// LWA's choice by its definition: the window's (segment, place) keys sorted, the longest

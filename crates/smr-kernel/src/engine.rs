@@ -26,7 +26,9 @@ use super::error::SimError;
 use super::gauge_series::GaugeSampler;
 use super::ioctx::{ChannelStats, IoCtx};
 use super::metrics::{Counters, Gauges};
-use super::overlapped::Overlapped;
+mod overlapped;
+
+use overlapped::Overlapped;
 use super::report::{OpAccumulator, RunReport, SeriesPoint};
 use super::saturation::{ReplaySpan, SaturationWatch};
 use super::system::System;
@@ -409,8 +411,8 @@ pub fn ok_requests(reqs: &[Request]) -> impl Iterator<Item = Result<Request, Tra
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::ioctx::ChannelId;
-    use crate::kernel::metrics::{Metric, Unit};
+    use crate::ioctx::ChannelId;
+    use crate::metrics::{Metric, Unit};
     use smr_media::FixedLatencyMedium;
     use smr_core::Op;
 

@@ -21,7 +21,7 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashMap;
 use smr_media::{Access, DeviceQueue};
 
-use super::ioctx::{ChannelId, Command, Media};
+use super::{ChannelId, Command, Media};
 
 const NONE: u32 = u32::MAX;
 
@@ -81,7 +81,7 @@ struct Builder {
 
 /// A request whose chain ended: when its first command started and when it completed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Completed {
+pub(crate) struct Completed {
     pub seq: u64,
     pub started: u64,
     pub ended: u64,
@@ -103,7 +103,7 @@ fn place<T>(items: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
 
 /// The graph of commands in flight, the devices' queues and the pending completions.
 #[derive(Default)]
-pub(super) struct InFlight {
+pub(crate) struct InFlight {
     nodes: Vec<Node>,
     free_nodes: Vec<u32>,
     edges: Vec<Edge>,
@@ -126,11 +126,11 @@ pub(super) struct InFlight {
     /// Requests completed and not yet taken (`take_completed`).
     completed: Vec<Completed>,
     /// Whether, since last asked, background work finished or a device ran out of commands.
-    pub(super) background_finished: bool,
-    pub(super) went_idle: bool,
+    pub(crate) background_finished: bool,
+    pub(crate) went_idle: bool,
     /// Every command as served: its device, what it did, when it started and ended.
     #[cfg(test)]
-    pub(super) served: Vec<(usize, Access, u64, u64)>,
+    pub(crate) served: Vec<(usize, Access, u64, u64)>,
 }
 
 impl InFlight {
@@ -156,12 +156,12 @@ impl InFlight {
     }
 
     /// Starts issuing request `seq`'s chain.
-    pub(super) fn begin_request(&mut self, seq: u64) {
+    pub(crate) fn begin_request(&mut self, seq: u64) {
         self.begin(Owner::Request(seq));
     }
 
     /// Starts issuing background work; `end_background` gives its handle.
-    pub(super) fn begin_background(&mut self) {
+    pub(crate) fn begin_background(&mut self) {
         let handle = Background(self.next_background);
         self.next_background += 1;
         self.begin(Owner::Background(handle));
@@ -191,7 +191,7 @@ impl InFlight {
     }
 
     /// One command after everything the chain issued before it.
-    pub(super) fn io(&mut self, media: &mut Media, now: u64, command: &Command) {
+    pub(crate) fn io(&mut self, media: &mut Media, now: u64, command: &Command) {
         let b = self.builder();
         let (chain, frontier) = b.map_or((NONE, None), |b| (b.chain, b.frontier));
         let node = self.command(media, now, command, chain, &[frontier]);
@@ -201,7 +201,7 @@ impl InFlight {
 
     /// One command after everything the chain issued before it, which the chain does not wait
     /// for.
-    pub(super) fn behind(&mut self, media: &mut Media, now: u64, command: &Command) {
+    pub(crate) fn behind(&mut self, media: &mut Media, now: u64, command: &Command) {
         let frontier = self.builder().and_then(|b| b.frontier);
         self.command(media, now, command, NONE, &[frontier]);
         self.start_devices(media, now);
@@ -209,7 +209,7 @@ impl InFlight {
 
     /// `commands`, issued together after everything the chain issued before them, each also
     /// after the earlier command of the batch it names; what the chain issues next waits for all.
-    pub(super) fn batch(&mut self, media: &mut Media, now: u64, commands: &[Command]) {
+    pub(crate) fn batch(&mut self, media: &mut Media, now: u64, commands: &[Command]) {
         let b = self.builder();
         let (chain, frontier) = b.map_or((NONE, None), |b| (b.chain, b.frontier));
         let join = self.node(Work::Join, chain);
@@ -231,7 +231,7 @@ impl InFlight {
     }
 
     /// What the chain issues next waits for `work` as well (nothing if it has finished).
-    pub(super) fn wait_for(&mut self, work: Background) {
+    pub(crate) fn wait_for(&mut self, work: Background) {
         let Some(&end) = self.background.get(&work) else { return };
         let Some(b) = self.builder() else { return };
         let join = self.node(Work::Join, b.chain);
@@ -243,19 +243,19 @@ impl InFlight {
     }
 
     /// A handle of background work that is already finished (work run at once).
-    pub(super) fn finished_handle(&mut self) -> Background {
+    pub(crate) fn finished_handle(&mut self) -> Background {
         self.next_background += 1;
         Background(self.next_background - 1)
     }
 
-    pub(super) fn finished(&self, work: Background) -> bool {
+    pub(crate) fn finished(&self, work: Background) -> bool {
         !self.background.contains_key(&work)
     }
 
     /// Ends the chain being issued at `now`: a request whose chain issued nothing completes at
     /// once, background work that issued nothing is finished. Returns the handle of background
     /// work.
-    pub(super) fn end(&mut self, now: u64) -> Option<Background> {
+    pub(crate) fn end(&mut self, now: u64) -> Option<Background> {
         let b = self.building.pop().expect("a chain is being issued");
         let owner = self.chains[b.chain as usize].owner;
         match b.frontier {
@@ -274,23 +274,23 @@ impl InFlight {
     }
 
     /// Starts issuing a batch that is run to its end on its own.
-    pub(super) fn begin_batch(&mut self) {
+    pub(crate) fn begin_batch(&mut self) {
         self.begin(Owner::Batch);
     }
 
     /// Whether device `device` has nothing in flight.
-    pub(super) fn device_idle(&self, device: usize) -> bool {
+    pub(crate) fn device_idle(&self, device: usize) -> bool {
         self.serving.get(device).is_none_or(Option::is_none) && self.queues.get(device).is_none_or(DeviceQueue::is_empty)
     }
 
     /// When the next command completes, if any is being served.
-    pub(super) fn next_event(&self) -> Option<u64> {
+    pub(crate) fn next_event(&self) -> Option<u64> {
         self.events.peek().map(|Reverse((t, _, _))| *t)
     }
 
     /// Takes the next completion (`next_event`): its command is done, what waited for it may
     /// go on, and the devices free by then start their next commands. Returns its time.
-    pub(super) fn step(&mut self, media: &mut Media) -> u64 {
+    pub(crate) fn step(&mut self, media: &mut Media) -> u64 {
         let Reverse((t, _, device)) = self.events.pop().expect("an event to take");
         let node = self.serving[device].take().expect("the device serves the command whose completion this is");
         self.complete(media, node, t);
@@ -304,7 +304,7 @@ impl InFlight {
 
     /// Runs every command in flight to its end; returns the time the last one ended (`now`
     /// if none was in flight).
-    pub(super) fn drain(&mut self, media: &mut Media, now: u64) -> u64 {
+    pub(crate) fn drain(&mut self, media: &mut Media, now: u64) -> u64 {
         let mut t = now;
         while self.next_event().is_some() {
             t = self.step(media);
@@ -313,7 +313,7 @@ impl InFlight {
     }
 
     /// Requests completed since last asked, in the order they completed.
-    pub(super) fn take_completed(&mut self, into: &mut Vec<Completed>) {
+    pub(crate) fn take_completed(&mut self, into: &mut Vec<Completed>) {
         into.append(&mut self.completed);
     }
 

@@ -111,9 +111,9 @@ impl GaugeSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::error::SimError;
-    use crate::kernel::ioctx::IoCtx;
-    use crate::kernel::metrics::{Counters, Metric, Unit};
+    use crate::error::SimError;
+    use crate::ioctx::IoCtx;
+    use crate::metrics::{Counters, Metric, Unit};
     use smr_core::Request;
 
     static SERVED: Metric = Metric::new("served", Unit::Count, "requests served");

@@ -19,8 +19,11 @@ use serde::{Deserialize, Serialize};
 use smr_media::{FixedTiming, Medium};
 use smr_core::Op;
 
-pub use super::inflight::Background;
-use super::inflight::{Completed, InFlight};
+mod inflight;
+
+pub use inflight::Background;
+pub(crate) use inflight::Completed;
+use inflight::InFlight;
 use super::recorder::IologRecorder;
 
 /// Index of a channel registered with `IoCtx::channel`.

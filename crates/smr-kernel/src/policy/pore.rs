@@ -42,10 +42,10 @@ use smr_core::quote;
 
 use super::recency::Order;
 use super::{Policy, VictimHints};
-use crate::kernel::disk::check_table;
-use crate::kernel::lists::ListSet;
-use crate::kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
-use crate::kernel::{BuildContext, Kind, ParamSpec, SimError};
+use crate::disk::check_table;
+use crate::lists::ListSet;
+use crate::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use crate::{BuildContext, Kind, ParamSpec, SimError};
 
 pub const BASE: ParamSpec = ParamSpec::new("base", Kind::Choice(&["lru", "fifo"]), "lru", "PORE's base order among evictable blocks");
 pub const SCHEME: ParamSpec =

@@ -4,7 +4,9 @@
 //! declared — the listing each system's `System::counters` used to repeat by hand. Not here:
 //! counts derived from several fields, ratios and expectations (`counters` adds those itself).
 
-/// `totals! { struct Totals { field => METRIC, ... } }`: see the module.
+/// `totals! { struct Totals { field => METRIC, ... } }`: see the module. Exported at the crate's
+/// root (`use smr_kernel::totals;`), as Cargo exports every macro of a crate.
+#[macro_export]
 macro_rules! totals {
     ($(#[$attr:meta])* struct $name:ident { $($(#[$field_attr:meta])* $field:ident => $metric:path),* $(,)? }) => {
         $(#[$attr])*
@@ -15,18 +17,17 @@ macro_rules! totals {
 
         impl $name {
             /// Adds every count to `out` under its metric, in the order declared.
-            fn report(&self, out: &mut $crate::kernel::metrics::Counters) {
+            fn report(&self, out: &mut $crate::metrics::Counters) {
                 $(out.add(&$metric, self.$field);)*
             }
         }
     };
 }
 
-pub(crate) use totals;
 
 #[cfg(test)]
 mod tests {
-    use crate::kernel::metrics::{Counters, Metric, Unit};
+    use crate::metrics::{Counters, Metric, Unit};
 
     static FIRST: Metric = Metric::new("first_count", Unit::Count, "a first count");
     static SECOND: Metric = Metric::new("second_bytes", Unit::Bytes, "a second count");

@@ -7,7 +7,7 @@
 //! parts in its place (`split`).
 
 use super::{Policy, VictimHints};
-use crate::kernel::lists::RecencyList;
+use crate::lists::RecencyList;
 
 /// How a hit reorders a recency list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
