@@ -49,7 +49,7 @@ pub const POLICY: ParamSpec = ParamSpec::new(
     "pore",
     "replacement policy: lru, fifo, lru-band (evicts the LRU block's whole band), pore",
 );
-pub const MODE: ParamSpec = ParamSpec::new("mode", Kind::Choice(&["rw", "wo"]), "rw", "rw: reads and writes cached; wo: write-only cache, reads bypass it");
+pub const MODE: ParamSpec = ParamSpec::new("mode", Kind::Choice(&["rw", "wo"]), "rw", "rw: reads and writes cached; wo: write-only cache: reads do not fill it or reorder it, but a read of a block it holds is served from it");
 pub const CACHE: ParamSpec = ParamSpec::new(
     "cache",
     Kind::Share { of: "the accessed range (rw) or written range (wo), each the capacity of the SMR bands the trace touches or writes" },
