@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from smrlab.bundled import REPO_ROOT
 from smrlab.citations import PAPERS
 from smrlab.errors import UsageError
 
@@ -307,11 +308,10 @@ def load(path: str | Path) -> ClaimsFile:
 def experiments_root() -> Path:
     """The folder holding ``experiments/``: the checkout this package runs from. An installed
     package has none (the experiment files are not package data): ``--root`` names one."""
-    checkout = Path(__file__).resolve().parents[3]
-    if not (checkout / "experiments" / "claims").is_dir():
+    if not (REPO_ROOT / "experiments" / "claims").is_dir():
         raise UsageError("smrlab reproduce needs the experiment and claims files of smrlab's repository (experiments/): "
                          "run it from a checkout, or give --root DIR, a folder holding experiments/ and experiments/claims/")
-    return checkout
+    return REPO_ROOT
 
 
 def claims_path(paper: str, root: Path) -> Path:
