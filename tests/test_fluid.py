@@ -37,7 +37,7 @@ def sim(cli, trace: str, *params: str) -> dict:
 def hm_0(tmp_path_factory) -> tuple[str, str]:
     """A 20,000-request hm_0 of Table 1 and the zone size scaled with it."""
     trace = fluid_traces.table1_trace("hm_0", 20000, folder=tmp_path_factory.mktemp("traces"))
-    return str(trace), str(fluid_traces.zone_size(fluid_traces.scale_of("hm_0", 20000)))
+    return str(trace), str(fluid_traces.zone_size("hm_0", 20000))
 
 
 def test_a_run_reports_latency_zone_counts_and_memory_with_their_declarations(cli, hm_0):
@@ -176,7 +176,7 @@ def test_an_extent_overflowing_the_address_space_is_one_line(cli, tmp_path):
 def test_a_scaled_run_says_what_it_scaled_and_the_quota_is_25_mb_per_tb(cli, tmp_path):
     proc = cli("fluid-sweep", "schemes", "--traces", "hm_0", "--requests", "20000", "--schemes", "fluid-smr", check=True)
     gauges = dict(json.loads((tmp_path / "results/fluid-sweep/schemes/hm_0_fluid-smr.json").read_text())["report"]["gauges"])
-    zone = fluid_traces.zone_size(fluid_traces.scale_of("hm_0", 20000))
+    zone = fluid_traces.zone_size("hm_0", 20000)
     assert gauges["scale"] == zone / (256 << 20)
     zones = gauges["zone_map_bytes"] / 8  # §4.2: a zone number of 8 bytes per zone
     quota = int(zones * zone) * (25 << 20) // (1 << 40) // 20 * 20  # §6.1: 25 MB per TB, in 20-byte entries

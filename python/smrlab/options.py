@@ -9,6 +9,7 @@ declarations parse, or what a command does with a value.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 
 from smrlab import _core
@@ -96,8 +97,9 @@ whole = bounded_whole(0, MAX_WHOLE)
 count = bounded_whole(1, MAX_WHOLE)
 seed = bounded_whole(0, MAX_WHOLE)
 
-# The most requests a figure command generates a trace of (24 GB in smrlab's binary format).
-MAX_GENERATED_REQUESTS = 10**9
+# The most requests a figure command generates a trace of (24 GB in smrlab's binary format): the
+# core's limit on its paper workloads.
+MAX_GENERATED_REQUESTS = json.loads(_core.paper_tables())["max_generated_requests"]
 # ``--requests`` of every figure command: 0 is refused, never read as "the default".
 generated_requests = bounded_whole(1, MAX_GENERATED_REQUESTS)
 

@@ -16,6 +16,7 @@ pub mod invariants;
 mod lines;
 pub mod locality;
 mod msr;
+pub mod paper;
 pub mod pipeline;
 mod records;
 #[cfg(test)]

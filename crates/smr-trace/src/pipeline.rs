@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::paper::PaperTrace;
 use super::synth::{Synth, SynthConfig};
 use super::transform::{self, MergeInput};
 use super::{open, TraceError, TraceReader, TraceStats};
@@ -41,6 +42,9 @@ pub struct Pipeline {
     /// Synthesizer parameters (instead of inputs).
     #[serde(default)]
     pub synth: Option<Vec<String>>,
+    /// A paper's workload (instead of inputs or synthesizer parameters).
+    #[serde(default)]
+    pub paper: Option<PaperTrace>,
     /// Copies of the (merged) input laid into adjacent ranges and interleaved (PORE's `mix`).
     #[serde(default)]
     pub duplicate: Option<u64>,
@@ -60,20 +64,29 @@ impl Pipeline {
     /// The resulting request stream. Merging and duplicating read each input once beforehand to
     /// count its requests and find its extent.
     pub fn requests(&self) -> Result<TraceReader, TraceError> {
-        let base: TraceReader = match (&self.synth, self.inputs.as_slice()) {
-            (Some(_), [_, ..]) => return Err(TraceError::Invalid("give either input traces or synthesizer parameters, not both".into())),
-            (Some(params), []) => {
-                let mut p = Params::parse(params).map_err(|e| TraceError::Invalid(e.to_string()))?;
-                let cfg = SynthConfig::from_params(&mut p).map_err(|e| TraceError::Invalid(e.to_string()))?;
-                p.finish().map_err(|e| TraceError::Invalid(e.to_string()))?;
-                if self.duplicate.is_some() {
-                    return Err(TraceError::Invalid("duplicate works on input files; synthesize a larger trace instead".into()));
-                }
-                TraceReader::boxed(Synth::new(cfg).map(Ok))
+        const DUPLICATE_GENERATED: &str = "duplicate works on input files; synthesize a larger trace instead";
+        let base: TraceReader = match (&self.paper, &self.synth, self.inputs.as_slice()) {
+            (None, Some(_), [_, ..]) => return Err(TraceError::Invalid("give either input traces or synthesizer parameters, not both".into())),
+            (Some(_), Some(_), _) | (Some(_), _, [_, ..]) => {
+                return Err(TraceError::Invalid("give a paper's workload alone, without input traces or synthesizer parameters".into()))
             }
-            (None, []) => return Err(TraceError::Invalid("no input trace given".into())),
-            (None, [single]) if self.duplicate.is_none() => single.open()?,
-            (None, inputs) => self.merged(inputs)?,
+            (Some(paper), ..) => {
+                let requests = paper.requests()?;
+                if self.duplicate.is_some() {
+                    return Err(TraceError::Invalid(DUPLICATE_GENERATED.into()));
+                }
+                requests
+            }
+            (None, Some(params), []) => {
+                let synth = synthesized(params)?;
+                if self.duplicate.is_some() {
+                    return Err(TraceError::Invalid(DUPLICATE_GENERATED.into()));
+                }
+                TraceReader::boxed(synth.map(Ok))
+            }
+            (None, None, []) => return Err(TraceError::Invalid("no input trace given".into())),
+            (None, None, [single]) if self.duplicate.is_none() => single.open()?,
+            (None, None, inputs) => self.merged(inputs)?,
         };
         let mut stream: TraceReader = base;
         if self.shift > 0 {
@@ -116,4 +129,12 @@ impl Pipeline {
         }
         Ok(TraceReader::boxed(transform::interleave(parts, self.seed)))
     }
+}
+
+/// The synthesizer of `params` (`smrlab trace synth`'s parameters), checked.
+pub fn synthesized(params: &[String]) -> Result<Synth, TraceError> {
+    let mut p = Params::parse(params).map_err(|e| TraceError::Invalid(e.to_string()))?;
+    let cfg = SynthConfig::from_params(&mut p).map_err(|e| TraceError::Invalid(e.to_string()))?;
+    p.finish().map_err(|e| TraceError::Invalid(e.to_string()))?;
+    Ok(Synth::new(cfg))
 }

@@ -12,6 +12,7 @@ mod estimate;
 mod hwsr;
 mod interrupt;
 mod kv;
+mod paper;
 mod sim;
 mod systems;
 mod trace;
@@ -26,6 +27,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     estimate::register(m)?;
     hwsr::register(m)?;
     kv::register(m)?;
+    paper::register(m)?;
     sim::register(m)?;
     systems::register(m)?;
     trace::register(m)?;

@@ -108,10 +108,9 @@ class Runner:
         with (the paper's for the user's files)."""
         if self.args.trace:
             return Path(name), []
-        scale = fluid_traces.scale_of(name, self.args.requests)
         path = fluid_traces.table1_trace(name, self.args.requests, seed=self.args.seed, placement=self.args.placement,
                                          hot_ranges=self.args.hot_ranges)
-        return path, [f"zone_size={fluid_traces.zone_size(scale)}"]
+        return path, [f"zone_size={fluid_traces.zone_size(name, self.args.requests)}"]
 
     def add(self, label: str, trace: Path, params: list[str], samples: int = 0, warmup_ns: int = 0) -> str:
         """Plans a run and returns its label (a label planned again is the same run)."""
@@ -418,7 +417,7 @@ def trace_command(args: argparse.Namespace) -> int:
     else:
         path = fluid_traces.table1_trace(args.name, args.requests, folder=Path(args.out), seed=args.seed, placement=args.placement,
                                          hot_ranges=args.hot_ranges)
-        zone = fluid_traces.zone_size(fluid_traces.scale_of(args.name, args.requests))
+        zone = fluid_traces.zone_size(args.name, args.requests)
     print(path)
     note(f"run it with: smrlab sim --system fluid --trace {path} --zone-size {zone}")
     return 0
