@@ -3,7 +3,8 @@
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
-use crate::db::tests::{scratch, small};
+use crate::db::tests::small;
+use crate::scratch::scratch;
 use crate::{Db, Error, Options, Scheme, WriteBatch};
 
 fn key(i: u64) -> Vec<u8> {

@@ -46,7 +46,7 @@ fn listing(dir: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::tests::scratch as folder;
+    use crate::scratch::scratch as folder;
 
     #[test]
     fn a_new_folder_is_a_store_only_when_asked() {

@@ -43,6 +43,8 @@ pub mod options;
 pub mod paced;
 mod recovery;
 mod reopen;
+#[cfg(test)]
+mod scratch;
 pub mod source;
 mod state;
 pub mod table;

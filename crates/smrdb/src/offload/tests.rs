@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 use smr_zoned::MemZonedDevice;
 
 use super::*;
-use crate::db::tests::scratch;
+use crate::scratch::scratch;
 use crate::device::Shared;
 
 const BAND: u64 = 256 << 10;
