@@ -35,28 +35,21 @@ impl Input {
 pub const MAX_COPIES: u64 = 1 << 16;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Pipeline {
     /// Input files; several are merged into adjacent LBA ranges in a seeded interleaving.
-    #[serde(default)]
     pub inputs: Vec<Input>,
     /// Synthesizer parameters (instead of inputs).
-    #[serde(default)]
     pub synth: Option<Vec<String>>,
     /// A paper's workload (instead of inputs or synthesizer parameters).
     #[serde(default)]
     pub paper: Option<PaperTrace>,
     /// Copies of the (merged) input laid into adjacent ranges and interleaved (PORE's `mix`).
-    #[serde(default)]
     pub duplicate: Option<u64>,
-    #[serde(default)]
     pub shift: u64,
-    #[serde(default)]
     pub writes_only: bool,
-    #[serde(default)]
     pub sample: Option<f64>,
-    #[serde(default)]
     pub head: Option<u64>,
-    #[serde(default)]
     pub seed: u64,
 }
 

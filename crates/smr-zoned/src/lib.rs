@@ -13,6 +13,8 @@
 //! unrestricted reads do). Not here: the simulator's zoned disk, which times I/O through its
 //! `IoCtx` (`smr_kernel::zoned_disk`), and any layout of zones a system chooses.
 
+#[cfg(test)]
+mod device_commands;
 mod file;
 mod memory;
 mod table;

@@ -76,6 +76,7 @@ impl ZonedDevice for MemZonedDevice {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device_commands::{cmd, Cmd};
     use crate::ZoneCondition;
     use proptest::prelude::*;
 
@@ -107,28 +108,11 @@ mod tests {
         assert!(MemZonedDevice::new(4096, 2, 3).is_err());
     }
 
-    #[derive(Clone, Debug)]
-    enum Cmd {
-        Append(u64, u8, usize),
-        WriteAt(u64, u8, usize),
-        Reset(u64),
-        Finish(u64),
-    }
-
-    fn cmd() -> impl Strategy<Value = Cmd> {
-        prop_oneof![
-            (0u64..6, any::<u8>(), 1usize..300).prop_map(|(z, b, n)| Cmd::Append(z, b, n)),
-            (0u64..6 * 1024, any::<u8>(), 1usize..300).prop_map(|(o, b, n)| Cmd::WriteAt(o, b, n)),
-            (0u64..6).prop_map(Cmd::Reset),
-            (0u64..6).prop_map(Cmd::Finish),
-        ]
-    }
-
     proptest! {
         /// Against a plain byte array: write pointers only advance (but on reset), refused
         /// commands change nothing, and every byte reads back as last written.
         #[test]
-        fn matches_a_model_and_loses_nothing(cmds in proptest::collection::vec(cmd(), 1..120)) {
+        fn matches_a_model_and_loses_nothing(cmds in proptest::collection::vec(cmd(6, 1024, 300), 1..120)) {
             let zone = 1024u64;
             let mut d = MemZonedDevice::new(zone, 6, 2).unwrap();
             let mut model = vec![0u8; 6 * 1024];

@@ -29,33 +29,33 @@ impl Inner {
     pub(crate) fn work_loop(&self) {
         loop {
             {
-                let mut c = lock(&self.current);
+                let mut c = lock(&self.guarded.current);
                 loop {
-                    if c.closing || c.background_error.is_some() {
+                    if c.standing.stopped() {
                         return;
                     }
                     let manual = c.manual_done < c.manual_requested;
                     if c.imm.is_some() || manual || self.pick(&c.version).is_some() {
                         break;
                     }
-                    c = self.work.wait(c).unwrap_or_else(|p| p.into_inner());
+                    c = self.guarded.work.wait(c).unwrap_or_else(|p| p.into_inner());
                 }
             }
             let manual = {
-                let c = lock(&self.current);
+                let c = lock(&self.guarded.current);
                 c.imm.is_none() && c.manual_done < c.manual_requested
             };
             // Bands the step left without readers are reset at once, so the device (a sparse
             // file) gives their space back.
             let outcome = self.background_step(manual).and_then(|did| self.env.reset_retired_now().map(|()| did));
-            let mut c = lock(&self.current);
+            let mut c = lock(&self.guarded.current);
             match outcome {
-                Err(e) => c.background_error = Some(format!("a background flush or compaction failed: {e}")),
+                Err(e) => c.standing.background_error = Some(format!("a background flush or compaction failed: {e}")),
                 Ok(_) if manual => c.manual_done = c.manual_requested,
                 Ok(_) => {}
             }
             drop(c);
-            self.progress.notify_all();
+            self.guarded.progress.notify_all();
         }
     }
 
@@ -73,7 +73,7 @@ impl Inner {
     pub(crate) fn background_step(&self, manual: bool) -> Result<bool> {
         let _one_at_a_time = lock(&self.stepping);
         let (imm, version) = {
-            let c = lock(&self.current);
+            let c = lock(&self.guarded.current);
             (c.imm.clone(), c.version.clone())
         };
         if let Some(imm) = imm {
@@ -144,7 +144,7 @@ impl Inner {
     /// Writes the next metadata record for `version` (changing the log bands and compaction
     /// pointers with `edit`) and installs `version` for readers.
     fn install(&self, version: Version, edit: impl FnOnce(&mut Manifest)) -> Result<()> {
-        let mut meta = lock(&self.meta);
+        let mut meta = lock(&self.guarded.meta);
         let mut next = meta.clone();
         next.number += 1;
         next.next_table_id = self.next_table_id.load(Relaxed);
@@ -154,15 +154,15 @@ impl Inner {
         next.write(&self.env)?;
         lock(&self.pointers).clone_from(&next.compact_pointers);
         *meta = next;
-        lock(&self.current).version = Arc::new(version);
+        lock(&self.guarded.current).version = Arc::new(version);
         Ok(())
     }
 
     fn flush(&self, imm: &Arc<MemTable>) -> Result<()> {
         let metas = self.build_tables(imm)?;
         let tables = self.open_new_tables(metas)?;
-        let version = lock(&self.current).version.apply(&[], tables.into_iter().map(|t| (0, t)).collect());
-        let imm_last = lock(&self.current).imm_last_sequence;
+        let version = lock(&self.guarded.current).version.apply(&[], tables.into_iter().map(|t| (0, t)).collect());
+        let imm_last = lock(&self.guarded.current).imm_last_sequence;
         let mut freed_log = None;
         self.install(version, |m| {
             // The oldest log band belonged to this memtable.
@@ -171,7 +171,7 @@ impl Inner {
             }
             m.last_sequence = m.last_sequence.max(imm_last);
         })?;
-        lock(&self.current).imm = None;
+        lock(&self.guarded.current).imm = None;
         if let Some(band) = freed_log {
             self.env.retire(band);
         }
@@ -187,7 +187,7 @@ impl Inner {
             let metas = compaction::run(&self.env, self.shape, &c, version, &mut || self.next_id())?;
             self.open_new_tables(metas)?.into_iter().map(|t| (c.output_level, t)).collect()
         };
-        let next = lock(&self.current).version.apply(&removed, added);
+        let next = lock(&self.guarded.current).version.apply(&removed, added);
         let pointer = c.pointer.clone();
         self.install(next, |m| {
             if let Some((level, key)) = pointer {

@@ -166,7 +166,7 @@ impl Db {
     }
 
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        self.check_open()?;
+        self.life.check_open()?;
         let (mem, imm, version, snapshot) = self.inner.snapshot();
         let found = match mem.get(key, snapshot) {
             Some((f, _)) => Some(f),
@@ -186,7 +186,7 @@ impl Db {
 
     /// The pairs with `start <= key < end` (unbounded where `None`), in key order, as of now.
     pub fn scan(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<DbIter> {
-        self.check_open()?;
+        self.life.check_open()?;
         let (mem, imm, version, snapshot) = self.inner.snapshot();
         let start = start.unwrap_or(b"");
         let mut sources: Vec<Box<dyn Source + Send>> = vec![Box::new(MemSource::new(mem, start))];
@@ -206,21 +206,21 @@ impl Db {
     /// bands (SOC: level 1; LOC: the shallowest level that holds it all), dropping overwritten
     /// versions and tombstones.
     pub fn compact(&self) -> Result<()> {
-        self.check_open()?;
+        self.life.check_open()?;
         self.inner.compact_all()
     }
 
     /// Makes every write so far durable.
     pub fn sync(&self) -> Result<()> {
-        self.check_open()?;
+        self.life.check_open()?;
         self.inner.refuse_sync_without_log()?;
-        let mut w = lock(&self.inner.writer);
+        let mut w = lock(&self.inner.guarded.writer);
         w.log.sync(&self.inner.env)
     }
 
     /// Waits until no background work is due (no immutable memtable, no compaction needed).
     pub fn wait_idle(&self) -> Result<()> {
-        self.check_open()?;
+        self.life.check_open()?;
         self.inner.wait_idle()
     }
 
@@ -237,39 +237,25 @@ impl Db {
     pub fn close(mut self) -> Result<()> {
         self.life.close()
     }
-
-    fn check_open(&self) -> Result<()> {
-        self.life.check_open()
-    }
 }
 
 impl Closing for Inner {
-    fn store(&self) -> &str {
-        &self.env.store
+    fn envs(&self) -> Vec<&Env> {
+        vec![&self.env]
     }
 
     fn mark_closing(&self) {
-        lock(&self.current).closing = true;
-        self.work.notify_all();
-        self.progress.notify_all();
+        self.guarded.mark_closing()
     }
 
     fn sync_log(&self) -> Result<()> {
-        let mut w = lock(&self.writer);
-        match w.failed {
-            None => w.log.sync(&self.env),
-            Some(_) => Ok(()),
-        }
-    }
-
-    fn envs(&self) -> Vec<&Env> {
-        vec![&self.env]
+        self.guarded.sync_log(|w| w.log.sync(&self.env))
     }
 }
 
 impl Inner {
     pub(crate) fn snapshot(&self) -> (Arc<MemTable>, Option<Arc<MemTable>>, Arc<Version>, u64) {
-        let c = lock(&self.current);
+        let c = lock(&self.guarded.current);
         (c.mem.clone(), c.imm.clone(), c.version.clone(), c.visible_sequence)
     }
 
@@ -292,20 +278,6 @@ impl Inner {
         check_batch(&self.limits, self.geometry.band_size, batch)
     }
 
-    fn refuse_if_failed(&self, w: &Writer) -> Result<()> {
-        if let Some(problem) = &w.failed {
-            return Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() });
-        }
-        let c = lock(&self.current);
-        if c.closing {
-            return Err(Error::Closed { store: self.env.store.clone() });
-        }
-        if let Some(problem) = &c.background_error {
-            return Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() });
-        }
-        Ok(())
-    }
-
     fn write(&self, batch: &WriteBatch, sync: bool) -> Result<()> {
         self.validate(batch)?;
         if sync {
@@ -314,11 +286,11 @@ impl Inner {
         if batch.is_empty() {
             return Ok(());
         }
-        let mut w = lock(&self.writer);
-        self.refuse_if_failed(&w)?;
+        let mut w = lock(&self.guarded.writer);
+        self.guarded.refuse_if_failed(&self.env.store)?;
         self.throttle()?;
         let batch_bytes: u64 = batch.entries().map(|(_, k, v)| estimated_entry_bytes(k.len(), v.len(), self.options.block_size)).sum();
-        let mem = lock(&self.current).mem.clone();
+        let mem = lock(&self.guarded.current).mem.clone();
         let full = mem.table_bytes() + batch_bytes > self.memtable_limit() && !mem.is_empty();
         if full || !w.log.fits(batch.encoded_len(), self.geometry.band_size) {
             self.switch_memtable(&mut w)?;
@@ -327,13 +299,12 @@ impl Inner {
         let payload = batch.encode(first);
         let logged = if self.options.write_log { w.log.add(&self.env, &payload).and_then(|()| if sync { w.log.sync(&self.env) } else { Ok(()) }) } else { Ok(()) };
         if let Err(e) = logged {
-            w.failed = Some(format!("a log write failed: {e}"));
-            return Err(e);
+            return Err(self.guarded.log_failed("a log write", e));
         }
-        let mem = lock(&self.current).mem.clone();
+        let mem = lock(&self.guarded.current).mem.clone();
         mem.insert_batch(first, batch, &self.env.stats);
         w.last_sequence = first + batch.len() as u64 - 1;
-        lock(&self.current).visible_sequence = w.last_sequence;
+        lock(&self.guarded.current).visible_sequence = w.last_sequence;
         drop(w);
         if !self.options.background {
             self.run_pending_work()?;
@@ -347,16 +318,16 @@ impl Inner {
         if !self.options.background {
             return Ok(());
         }
-        let l0 = lock(&self.current).version.levels[0].len();
+        let l0 = lock(&self.guarded.current).version.levels[0].len();
         if l0 >= self.options.l0_slowdown_trigger && l0 < self.options.l0_stop_trigger {
             Stats::add(&self.env.stats.slowdowns, 1);
             std::thread::sleep(Duration::from_micros(self.options.slowdown_micros));
             Stats::add(&self.env.stats.stall_micros, self.options.slowdown_micros);
         }
         let started = Instant::now();
-        let mut c = lock(&self.current);
-        while c.version.levels[0].len() >= self.options.l0_stop_trigger && c.background_error.is_none() && !c.closing {
-            c = self.progress.wait(c).unwrap_or_else(|p| p.into_inner());
+        let mut c = lock(&self.guarded.current);
+        while c.version.levels[0].len() >= self.options.l0_stop_trigger && !c.standing.stopped() {
+            c = self.guarded.progress.wait(c).unwrap_or_else(|p| p.into_inner());
         }
         Stats::add(&self.env.stats.stall_micros, started.elapsed().as_micros() as u64);
         Ok(())
@@ -366,12 +337,12 @@ impl Inner {
     /// inline, does) the flush of the previous immutable memtable first.
     fn switch_memtable(&self, w: &mut Writer) -> Result<()> {
         if self.options.background {
-            let mut c = lock(&self.current);
-            while c.imm.is_some() && c.background_error.is_none() && !c.closing {
-                c = self.progress.wait(c).unwrap_or_else(|p| p.into_inner());
+            let mut c = lock(&self.guarded.current);
+            while c.imm.is_some() && !c.standing.stopped() {
+                c = self.guarded.progress.wait(c).unwrap_or_else(|p| p.into_inner());
             }
             drop(c);
-            self.refuse_if_failed(w)?;
+            self.guarded.refuse_if_failed(&self.env.store)?;
         } else {
             self.run_pending_work()?;
         }
@@ -379,24 +350,24 @@ impl Inner {
         w.log.sync(&self.env)?;
         let band = self.env.allocate("the log")?;
         {
-            let mut meta = lock(&self.meta);
+            let mut meta = lock(&self.guarded.meta);
             meta.add_log_band(&self.env, band, self.next_table_id.load(Relaxed))?;
-            let mut c = lock(&self.current);
+            let mut c = lock(&self.guarded.current);
             let fresh = Arc::new(MemTable::new(self.options.block_size));
             c.imm = Some(std::mem::replace(&mut c.mem, fresh));
             c.imm_last_sequence = w.last_sequence;
         }
         w.log = LogWriter::new(band, self.limits.log_buffer);
-        self.work.notify_all();
+        self.guarded.work.notify_all();
         Ok(())
     }
 
     /// Switches a non-empty memtable and waits for its flush, then merges everything.
     fn compact_all(&self) -> Result<()> {
         {
-            let mut w = lock(&self.writer);
-            self.refuse_if_failed(&w)?;
-            if !lock(&self.current).mem.is_empty() {
+            let mut w = lock(&self.guarded.writer);
+            self.guarded.refuse_if_failed(&self.env.store)?;
+            if !lock(&self.guarded.current).mem.is_empty() {
                 self.switch_memtable(&mut w)?;
             }
         }
@@ -405,14 +376,14 @@ impl Inner {
             self.background_step(true)?;
             return self.env.reset_retired_now();
         }
-        let mut c = lock(&self.current);
+        let mut c = lock(&self.guarded.current);
         c.manual_requested += 1;
         let ticket = c.manual_requested;
-        self.work.notify_all();
-        while c.manual_done < ticket && c.background_error.is_none() && !c.closing {
-            c = self.progress.wait(c).unwrap_or_else(|p| p.into_inner());
+        self.guarded.work.notify_all();
+        while c.manual_done < ticket && !c.standing.stopped() {
+            c = self.guarded.progress.wait(c).unwrap_or_else(|p| p.into_inner());
         }
-        match &c.background_error {
+        match &c.standing.background_error {
             Some(problem) => Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() }),
             None => Ok(()),
         }
@@ -422,15 +393,15 @@ impl Inner {
         if !self.options.background {
             return self.run_pending_work();
         }
-        let mut c = lock(&self.current);
+        let mut c = lock(&self.guarded.current);
         loop {
-            if let Some(problem) = &c.background_error {
+            if let Some(problem) = &c.standing.background_error {
                 return Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() });
             }
-            if c.closing || (c.imm.is_none() && c.manual_done == c.manual_requested && self.pick(&c.version).is_none()) {
+            if c.standing.closing || (c.imm.is_none() && c.manual_done == c.manual_requested && self.pick(&c.version).is_none()) {
                 return Ok(());
             }
-            c = self.progress.wait_timeout(c, Duration::from_millis(50)).unwrap_or_else(|p| p.into_inner()).0;
+            c = self.guarded.progress.wait_timeout(c, Duration::from_millis(50)).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
 
@@ -443,7 +414,7 @@ impl Inner {
     fn stats(&self) -> DbStats {
         let (mem, imm, version, visible) = self.snapshot();
         let s = &self.env.stats;
-        let log_bytes: u64 = lock(&self.meta).log_bands.iter().map(|&b| self.env.device.filled().get(b as usize).copied().unwrap_or(0)).sum();
+        let log_bytes: u64 = lock(&self.guarded.meta).log_bands.iter().map(|&b| self.env.device.filled().get(b as usize).copied().unwrap_or(0)).sum();
         let levels: Vec<(u64, u64)> = version.levels.iter().map(|ts| (ts.len() as u64, ts.iter().map(|t| t.meta.len).sum())).collect();
         DbStats {
             scheme: self.geometry.scheme.name(),

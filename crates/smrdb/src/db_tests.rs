@@ -2,7 +2,6 @@
 //! both schemes, reopening, and the errors a user can cause.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -10,6 +9,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::*;
 use crate::options::Scheme;
+use crate::scratch::scratch;
 
 /// Small bands so that a few thousand writes flush and compact many times.
 pub(crate) fn small(scheme: Scheme, background: bool) -> Options {
@@ -25,12 +25,6 @@ pub(crate) fn small(scheme: Scheme, background: bool) -> Options {
         background,
         ..Options::default()
     }
-}
-
-pub(crate) fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("smrdb-test-{}-{name}-{}", std::process::id(), rand::random::<u32>()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
 }
 
 fn all(db: &Db) -> Vec<(Vec<u8>, Vec<u8>)> {

@@ -1,12 +1,24 @@
 //! Every error a user can cause is typed, names what and where, and loses nothing stored.
 
 use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
 
-use crate::db::tests::{scratch, small};
+use crate::db::tests::small;
+use crate::scratch::scratch;
 use crate::{Db, Error, Options, Scheme, WriteBatch};
 
 fn key(i: u64) -> Vec<u8> {
     format!("key{i:08}").into_bytes()
+}
+
+/// A SOC store in the scratch folder `name` holding keys 0 to `keys` - 1, each with `value`.
+fn filled(name: &str, keys: u64, value: &[u8]) -> (PathBuf, Db) {
+    let dir = scratch(name);
+    let db = Db::open(&dir, small(Scheme::Soc, true)).unwrap();
+    for i in 0..keys {
+        db.put(&key(i), value).unwrap();
+    }
+    (dir, db)
 }
 
 #[test]
@@ -95,11 +107,7 @@ fn other_parameters_a_second_opening_and_foreign_files_are_refused_by_name() {
 
 #[test]
 fn damaged_data_is_reported_with_its_band_and_bytes_and_the_rest_stays_readable() {
-    let dir = scratch("damage");
-    let db = Db::open(&dir, small(Scheme::Soc, true)).unwrap();
-    for i in 0..3000 {
-        db.put(&key(i), &[b'v'; 100]).unwrap();
-    }
+    let (dir, db) = filled("damage", 3000, &[b'v'; 100]);
     db.compact().unwrap();
     let s = db.stats();
     db.close().unwrap();
@@ -140,11 +148,7 @@ fn damaged_data_is_reported_with_its_band_and_bytes_and_the_rest_stays_readable(
 #[test]
 fn a_store_whose_data_file_is_gone_is_an_error_naming_it_never_an_empty_store() {
     // Issue 42: a store of 6,000 synced keys whose data file was deleted opened as an empty store.
-    let dir = scratch("gone");
-    let db = Db::open(&dir, small(Scheme::Soc, true)).unwrap();
-    for i in 0..6000 {
-        db.put(&key(i), b"v").unwrap();
-    }
+    let (dir, db) = filled("gone", 6000, b"v");
     db.sync().unwrap();
     db.close().unwrap();
     std::fs::remove_file(dir.join("bands")).unwrap();

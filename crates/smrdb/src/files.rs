@@ -46,12 +46,7 @@ fn listing(dir: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn folder(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("smrdb-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
+    use crate::scratch::scratch as folder;
 
     #[test]
     fn a_new_folder_is_a_store_only_when_asked() {

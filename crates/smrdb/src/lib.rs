@@ -9,7 +9,8 @@
 //! and equi-depth histograms (`histogram`). Compaction (`compaction`) runs in a background
 //! thread (`background`) under one of two schemes: LevelDB-style (`loc`) or SMR-friendly
 //! (`soc`). Recovery (`recovery`) replays the log after a crash. The write path, the background
-//! thread and recovery share the store's state (`state`); both stores share the shape of
+//! thread and recovery share the store's state (`state`), guarded by locks both stores share
+//! (`guarded`); both stores share the shape of
 //! opening (`reopen`) and closing (`lifecycle`). Devices (`device`): a file (real persistence),
 //! memory, or either with a disk's simulated time (`paced`: also taken in real time). `offload`: the store variant of chapter 5, with unsorted first-level bands and
 //! writes offloaded to an NVRAM device while a compaction runs.
@@ -28,6 +29,7 @@ pub mod error;
 #[cfg(test)]
 mod error_tests;
 mod files;
+mod guarded;
 pub mod histogram;
 pub mod iter;
 pub mod key;
@@ -41,6 +43,8 @@ pub mod options;
 pub mod paced;
 mod recovery;
 mod reopen;
+#[cfg(test)]
+mod scratch;
 pub mod source;
 mod state;
 pub mod table;

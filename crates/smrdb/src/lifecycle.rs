@@ -13,14 +13,17 @@ use crate::lock::LockFile;
 
 /// A store's shared state, as closing needs it.
 pub(crate) trait Closing: Send + Sync {
-    /// The store's name in errors.
-    fn store(&self) -> &str;
     /// Tells the background thread to stop and wakes whoever waits on the store.
     fn mark_closing(&self);
     /// Makes every write the log took durable, unless a log write failed (its tail is unknown).
     fn sync_log(&self) -> Result<()>;
-    /// The devices' environments, disk first.
+    /// The devices' environments, disk first (the disk's names the store in errors).
     fn envs(&self) -> Vec<&Env>;
+}
+
+/// The store's name in errors: its disk's.
+fn store(state: &dyn Closing) -> String {
+    state.envs()[0].store.clone()
 }
 
 /// What a store's background thread runs.
@@ -41,7 +44,7 @@ impl Lifecycle {
     pub fn start(state: Arc<dyn Closing>, thread: Option<(&str, ThreadBody)>) -> Result<Lifecycle> {
         let thread = match thread {
             None => None,
-            Some((name, body)) => Some(std::thread::Builder::new().name(name.into()).spawn(body).map_err(|source| Error::Io { path: state.store().into(), op: "start compaction thread", source })?),
+            Some((name, body)) => Some(std::thread::Builder::new().name(name.into()).spawn(body).map_err(|source| Error::Io { path: store(&*state), op: "start compaction thread", source })?),
         };
         Ok(Lifecycle { state, thread, closed: false, lock: None })
     }
@@ -53,7 +56,7 @@ impl Lifecycle {
 
     pub fn check_open(&self) -> Result<()> {
         if self.closed {
-            return Err(Error::Closed { store: self.state.store().into() });
+            return Err(Error::Closed { store: store(&*self.state) });
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 
 use smr_zoned::{FileGeometry, FileZonedDevice};
 
@@ -14,6 +14,7 @@ use crate::batch::WriteBatch;
 use crate::device::BandDevice;
 use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::guarded::{Guarded, Standing};
 use crate::log::reader::read_records;
 use crate::log::writer::LogWriter;
 use crate::manifest::Manifest;
@@ -111,32 +112,30 @@ impl Reopen for Plain {
             geometry: g,
             limits,
             shape,
-            writer: Mutex::new(Writer {
-                log: LogWriter::new(log_band, limits.log_buffer),
-                last_sequence,
-                failed: full.then(|| format!("the device is full: all {} bands hold live data (it opened read-only: copy what it holds into a store with a larger capacity)", zones - METADATA_ZONES)),
-            }),
-            meta: Mutex::new(manifest.clone()),
-            current: Mutex::new(Current {
-                mem: Arc::new(MemTable::new(options.block_size)),
-                imm: None,
-                imm_last_sequence: last_sequence,
-                version: Arc::new(version.clone()),
-                visible_sequence: last_sequence,
-                background_error: None,
-                closing: false,
-                manual_requested: 0,
-                manual_done: 0,
-            }),
-            work: Condvar::new(),
-            progress: Condvar::new(),
+            guarded: Guarded::new(
+                Writer { log: LogWriter::new(log_band, limits.log_buffer), last_sequence },
+                manifest.clone(),
+                Current {
+                    mem: Arc::new(MemTable::new(options.block_size)),
+                    imm: None,
+                    imm_last_sequence: last_sequence,
+                    version: Arc::new(version.clone()),
+                    visible_sequence: last_sequence,
+                    standing: Standing {
+                        writer_error: full.then(|| format!("the device is full: all {} bands hold live data (it opened read-only: copy what it holds into a store with a larger capacity)", zones - METADATA_ZONES)),
+                        ..Standing::default()
+                    },
+                    manual_requested: 0,
+                    manual_done: 0,
+                },
+            ),
             next_table_id: AtomicU64::new(manifest.next_table_id.max(1)),
             pointers: Mutex::new(manifest.compact_pointers.clone()),
             stepping: Mutex::new(()),
         };
         env.set_free(free);
         if full {
-            lock(&inner.current).mem = Arc::new(replay);
+            lock(&inner.guarded.current).mem = Arc::new(replay);
             return Ok(inner);
         }
         let replayed = if replay.is_empty() { Vec::new() } else { inner.build_tables(&replay)? };
@@ -158,8 +157,8 @@ impl Reopen for Plain {
         // Once the record naming exactly the live bands is durable, the old log bands are reset.
         let live: Vec<u64> = version.tables().map(|(_, t)| t.meta.band).chain([log_band]).collect();
         commit(&env, &record, (METADATA_ZONES..zones).filter(|b| !live.contains(b)).collect())?;
-        *lock(&inner.meta) = record;
-        lock(&inner.current).version = Arc::new(version);
+        *lock(&inner.guarded.meta) = record;
+        lock(&inner.guarded.current).version = Arc::new(version);
         Ok(inner)
     }
 }

@@ -5,11 +5,11 @@
 //! those operations, or the offloading store's state (`offload`).
 
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 
 use crate::env::Env;
 use crate::log::writer::LogWriter;
-use crate::manifest::Manifest;
+use crate::guarded::{CurrentState, Guarded, Standing};
 use crate::memtable::MemTable;
 use crate::options::{Geometry, Limits, Options};
 use crate::table::builder::TableShape;
@@ -19,8 +19,6 @@ pub(crate) struct Writer {
     pub log: LogWriter,
     /// Last sequence number handed out.
     pub last_sequence: u64,
-    /// Set when a log write failed: later writes are refused, as the log's tail is unknown.
-    pub failed: Option<String>,
 }
 
 pub(crate) struct Current {
@@ -31,9 +29,8 @@ pub(crate) struct Current {
     pub version: Arc<Version>,
     /// Last sequence number readers may see.
     pub visible_sequence: u64,
-    /// Set when background work failed; writes are refused from then on.
-    pub background_error: Option<String>,
-    pub closing: bool,
+    /// Closing, or failed in the background.
+    pub standing: Standing,
     /// Manual compactions asked for and done.
     pub manual_requested: u64,
     pub manual_done: u64,
@@ -45,13 +42,7 @@ pub(crate) struct Inner {
     pub geometry: Geometry,
     pub limits: Limits,
     pub shape: TableShape,
-    pub writer: Mutex<Writer>,
-    pub meta: Mutex<Manifest>,
-    pub current: Mutex<Current>,
-    /// Signalled when there may be background work (or the store closes).
-    pub work: Condvar,
-    /// Signalled when background work finished a step (writers may be waiting for it).
-    pub progress: Condvar,
+    pub guarded: Guarded<Writer, Current>,
     pub next_table_id: AtomicU64,
     /// LOC compaction pointers, as in the last metadata record; a leaf lock (nothing else is
     /// locked while it is held), so compactions can be picked under `current`.
@@ -59,4 +50,10 @@ pub(crate) struct Inner {
     /// Held for each flush or compaction step, so two threads never do the same work (inline
     /// mode lets every writing thread step). Taken after `writer`, before `meta`.
     pub stepping: Mutex<()>,
+}
+
+impl CurrentState for Current {
+    fn standing(&mut self) -> &mut Standing {
+        &mut self.standing
+    }
 }

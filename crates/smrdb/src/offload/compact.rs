@@ -96,9 +96,9 @@ impl Inner {
         let mut last_triggered = Instant::now();
         loop {
             let (pick, aggressive) = {
-                let mut c = lock(&self.current);
+                let mut c = lock(&self.guarded.current);
                 loop {
-                    if c.closing || c.background_error.is_some() {
+                    if c.standing.stopped() {
                         return;
                     }
                     if let Some(p) = self.due(&c.shape, &c.pointers) {
@@ -109,7 +109,7 @@ impl Inner {
                             break (p, true);
                         }
                     }
-                    c = self.work.wait_timeout(c, self.options.check_interval).unwrap_or_else(|p| p.into_inner()).0;
+                    c = self.guarded.work.wait_timeout(c, self.options.check_interval).unwrap_or_else(|p| p.into_inner()).0;
                 }
             };
             let outcome = self.run(pick, aggressive);
@@ -117,9 +117,9 @@ impl Inner {
                 last_triggered = Instant::now();
             }
             if let Err(e) = outcome {
-                lock(&self.current).background_error = Some(format!("a background compaction failed: {e}"));
+                lock(&self.guarded.current).standing.background_error = Some(format!("a background compaction failed: {e}"));
             }
-            self.progress.notify_all();
+            self.guarded.progress.notify_all();
         }
     }
 
@@ -141,7 +141,7 @@ impl Inner {
     }
 
     fn merge_and_install(&self, pick: Pick) -> Result<()> {
-        let version = lock(&self.current).shape.version.clone();
+        let version = lock(&self.guarded.current).shape.version.clone();
         let removed: Vec<u64> = pick.tables.iter().map(|t| t.meta.id).collect();
         let added: Vec<(usize, Arc<Table>)> = if pick.is_move {
             pick.tables.iter().map(|t| (pick.output_level, t.clone())).collect()
@@ -167,8 +167,8 @@ impl Inner {
         };
         let compacted_units: Vec<u64> = pick.units.iter().filter(|u| !u.on_nvram).map(|u| u.band).collect();
         let compacted_sequence = pick.units.iter().map(|u| u.last_sequence).max();
-        let mut meta = lock(&self.meta);
-        let mut c = lock(&self.current);
+        let mut meta = lock(&self.guarded.meta);
+        let mut c = lock(&self.guarded.current);
         let next_version = c.shape.version.apply(&removed, added);
         let mut next = meta.clone();
         next.number += 1;

@@ -38,7 +38,7 @@ mod write;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::batch::WriteBatch;
@@ -47,10 +47,10 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::iter::{DbIter, MemSource, Merge};
 use crate::key::Found;
+use crate::guarded::{CurrentState, Guarded, Standing};
 use crate::lifecycle::{Closing, Lifecycle};
 use crate::lock::LockFile;
 use crate::log::writer::LogWriter;
-use crate::manifest::Manifest;
 use crate::memtable::MemTable;
 use crate::options::{Geometry, Limits, Options};
 use crate::source::Source;
@@ -167,15 +167,13 @@ pub(crate) struct Writer {
     /// An empty disk band the metadata record names, kept for the next disk unit.
     pub parked: Option<u64>,
     pub last_sequence: u64,
-    pub failed: Option<String>,
 }
 
 pub(crate) struct Current {
     pub mem: Arc<MemTable>,
     pub shape: Arc<Shape>,
     pub visible_sequence: u64,
-    pub background_error: Option<String>,
-    pub closing: bool,
+    pub standing: Standing,
     pub pointers: Vec<(u32, Vec<u8>)>,
 }
 
@@ -197,13 +195,9 @@ pub(crate) struct Inner {
     pub geometry: Geometry,
     pub limits: Limits,
     pub table_shape: TableShape,
-    pub writer: Mutex<Writer>,
-    pub meta: Mutex<Manifest>,
-    pub current: Mutex<Current>,
-    /// Signalled when a unit is sealed (or the store closes).
-    pub work: Condvar,
-    /// Signalled when a compaction step ends.
-    pub progress: Condvar,
+    /// `work` is signalled when a unit is sealed (or the store closes), `progress` when a
+    /// compaction step ends.
+    pub guarded: Guarded<Writer, Current>,
     pub next_table_id: AtomicU64,
     /// A compaction is in progress: writes go to the NVRAM device.
     pub compacting: AtomicBool,
@@ -220,8 +214,14 @@ impl Inner {
     }
 
     fn snapshot(&self) -> (Arc<MemTable>, Arc<Shape>, u64) {
-        let c = lock(&self.current);
+        let c = lock(&self.guarded.current);
         (c.mem.clone(), c.shape.clone(), c.visible_sequence)
+    }
+}
+
+impl CurrentState for Current {
+    fn standing(&mut self) -> &mut Standing {
+        &mut self.standing
     }
 }
 
@@ -282,12 +282,12 @@ impl OffloadDb {
 
     /// Applies a batch atomically; with `sync` it is durable when this returns.
     pub fn write(&self, batch: &WriteBatch, sync: bool) -> Result<()> {
-        self.check_open()?;
+        self.life.check_open()?;
         self.inner.write(batch, sync)
     }
 
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        self.check_open()?;
+        self.life.check_open()?;
         let (mem, shape, snapshot) = self.inner.snapshot();
         let mut found = mem.get(key, snapshot).map(|(f, _)| f);
         for unit in shape.units.iter().rev() {
@@ -308,7 +308,7 @@ impl OffloadDb {
     /// The pairs with `start <= key < end` in key order, as of now. Unsorted units are read
     /// record by record.
     pub fn scan(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<DbIter> {
-        self.check_open()?;
+        self.life.check_open()?;
         let (mem, shape, snapshot) = self.inner.snapshot();
         let start = start.unwrap_or(b"");
         let mut sources: Vec<Box<dyn Source + Send>> = vec![Box::new(MemSource::new(mem, start))];
@@ -325,15 +325,15 @@ impl OffloadDb {
 
     /// Makes every write so far durable.
     pub fn sync(&self) -> Result<()> {
-        self.check_open()?;
-        let mut w = lock(&self.inner.writer);
+        self.life.check_open()?;
+        let mut w = lock(&self.inner.guarded.writer);
         let on_nvram = w.open.on_nvram;
         w.open.log.sync(self.inner.env_of(on_nvram))
     }
 
     /// Waits until no size-triggered compaction is due or running.
     pub fn wait_idle(&self) -> Result<()> {
-        self.check_open()?;
+        self.life.check_open()?;
         self.inner.wait_idle()
     }
 
@@ -345,55 +345,40 @@ impl OffloadDb {
     pub fn close(mut self) -> Result<()> {
         self.life.close()
     }
-
-    fn check_open(&self) -> Result<()> {
-        self.life.check_open()
-    }
 }
 
 impl Closing for Inner {
-    fn store(&self) -> &str {
-        &self.disk.store
+    fn envs(&self) -> Vec<&Env> {
+        std::iter::once(&*self.disk).chain(self.nvram.as_deref()).collect()
     }
 
     fn mark_closing(&self) {
-        lock(&self.current).closing = true;
-        self.work.notify_all();
-        self.progress.notify_all();
+        self.guarded.mark_closing()
     }
 
     fn sync_log(&self) -> Result<()> {
-        let mut w = lock(&self.writer);
-        let on_nvram = w.open.on_nvram;
-        match w.failed {
-            None => w.open.log.sync(self.env_of(on_nvram)),
-            Some(_) => Ok(()),
-        }
-    }
-
-    fn envs(&self) -> Vec<&Env> {
-        std::iter::once(&*self.disk).chain(self.nvram.as_deref()).collect()
+        self.guarded.sync_log(|w| w.open.log.sync(self.env_of(w.open.on_nvram)))
     }
 }
 
 impl Inner {
     fn wait_idle(&self) -> Result<()> {
-        let mut c = lock(&self.current);
+        let mut c = lock(&self.guarded.current);
         loop {
-            if let Some(problem) = &c.background_error {
+            if let Some(problem) = &c.standing.background_error {
                 return Err(Error::WritesRefused { store: self.disk.store.clone(), problem: problem.clone() });
             }
-            if c.closing || (!self.compacting.load(Relaxed) && self.due(&c.shape, &c.pointers).is_none()) {
+            if c.standing.closing || (!self.compacting.load(Relaxed) && self.due(&c.shape, &c.pointers).is_none()) {
                 return Ok(());
             }
-            c = self.progress.wait_timeout(c, Duration::from_millis(20)).unwrap_or_else(|p| p.into_inner()).0;
+            c = self.guarded.progress.wait_timeout(c, Duration::from_millis(20)).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
 
     fn stats(&self) -> OffloadStats {
         let (_, shape, _) = self.snapshot();
         let (open_user, open_on_nvram) = {
-            let w = lock(&self.writer);
+            let w = lock(&self.guarded.writer);
             (w.open.user_bytes, w.open.on_nvram)
         };
         let d = &self.disk.stats;

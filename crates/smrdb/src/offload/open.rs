@@ -7,7 +7,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use smr_zoned::{FileGeometry, FileZonedDevice};
@@ -17,6 +17,7 @@ use super::{Counters, Current, Inner, OffloadOptions, OpenUnit, Shape, Writer, L
 use crate::device::BandDevice;
 use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::guarded::{Guarded, Standing};
 use crate::log::writer::LogWriter;
 use crate::manifest::Manifest;
 use crate::memtable::MemTable;
@@ -143,24 +144,16 @@ impl Reopen for Offloading {
             geometry: g,
             limits,
             table_shape,
-            writer: Mutex::new(Writer {
-                open: OpenUnit { on_nvram: false, band: open_band, log: LogWriter::new(open_band, limits.log_buffer), index: UnitIndex::new(), first_sequence: None, last_sequence: 0, user_bytes: 0 },
-                parked: None,
-                last_sequence,
-                failed: None,
-            }),
-            meta: Mutex::new(record),
-            current: Mutex::new(Current {
-                mem: Arc::new(MemTable::new(options.base.block_size)),
-                shape: Arc::new(Shape { units, version: Arc::new(version) }),
-                visible_sequence: last_sequence,
-                background_error: None,
-                closing: false,
-                pointers,
-            }),
+            guarded: Guarded::new(
+                Writer {
+                    open: OpenUnit { on_nvram: false, band: open_band, log: LogWriter::new(open_band, limits.log_buffer), index: UnitIndex::new(), first_sequence: None, last_sequence: 0, user_bytes: 0 },
+                    parked: None,
+                    last_sequence,
+                },
+                record,
+                Current { mem: Arc::new(MemTable::new(options.base.block_size)), shape: Arc::new(Shape { units, version: Arc::new(version) }), visible_sequence: last_sequence, standing: Standing::default(), pointers },
+            ),
             options,
-            work: Condvar::new(),
-            progress: Condvar::new(),
             next_table_id,
             compacting: AtomicBool::new(false),
             counters: Counters::default(),

@@ -6,6 +6,7 @@ use rand_chacha::ChaCha8Rng;
 use smr_zoned::MemZonedDevice;
 
 use super::*;
+use crate::scratch::scratch;
 use crate::device::Shared;
 
 const BAND: u64 = 256 << 10;
@@ -122,8 +123,7 @@ fn writes_go_to_nvram_only_while_a_compaction_runs() {
 
 #[test]
 fn reopening_recovers_units_on_both_devices() {
-    let dir = std::env::temp_dir().join(format!("smrdb-offload-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("offload");
     let mut model = BTreeMap::new();
     for round in 0..3 {
         let db = OffloadDb::open(&dir, options(true)).unwrap();
@@ -140,8 +140,7 @@ fn reopening_recovers_units_on_both_devices() {
 
 #[test]
 fn units_on_the_nvram_device_are_recovered_without_offloading_and_never_lost_with_its_file() {
-    let dir = std::env::temp_dir().join(format!("smrdb-offload-nvram-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("offload-nvram");
     let mut model = BTreeMap::new();
     // Close while units are on the NVRAM device (whether a compaction takes them before the
     // close is up to the background thread: try again until one did not), then open without

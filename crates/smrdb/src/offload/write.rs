@@ -10,24 +10,12 @@ use super::{Inner, OpenUnit, Shape, Writer, CROWDED_SHARE};
 use crate::batch::WriteBatch;
 use crate::db::check_batch;
 use crate::env::Stats;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::log::writer::LogWriter;
 use crate::memtable::MemTable;
 use crate::util::mutex::lock;
 
 impl Inner {
-    fn refuse_if_failed(&self, w: &Writer) -> Result<()> {
-        let refused = |problem: &String| Error::WritesRefused { store: self.disk.store.clone(), problem: problem.clone() };
-        if let Some(problem) = &w.failed {
-            return Err(refused(problem));
-        }
-        let c = lock(&self.current);
-        if c.closing {
-            return Err(Error::Closed { store: self.disk.store.clone() });
-        }
-        c.background_error.as_ref().map_or(Ok(()), |p| Err(refused(p)))
-    }
-
     pub(crate) fn write(&self, batch: &WriteBatch, sync: bool) -> Result<()> {
         check_batch(&self.limits, self.geometry.band_size, batch)?;
         if batch.is_empty() {
@@ -38,8 +26,8 @@ impl Inner {
             std::thread::sleep(self.options.offload_delay);
             Stats::add(&self.counters.delayed_writes, 1);
         }
-        let mut w = lock(&self.writer);
-        self.refuse_if_failed(&w)?;
+        let mut w = lock(&self.guarded.writer);
+        self.guarded.refuse_if_failed(&self.disk.store)?;
         let offloading = self.nvram.is_some() && self.options.offload && self.compacting.load(Acquire);
         if w.open.on_nvram != offloading {
             self.switch_unit(&mut w, offloading)?;
@@ -54,11 +42,10 @@ impl Inner {
         let env = self.env_of(w.open.on_nvram).clone();
         let logged = w.open.log.add(&env, &payload).and_then(|()| if sync { w.open.log.sync(&env) } else { Ok(()) });
         if let Err(e) = logged {
-            w.failed = Some(format!("a log write failed: {e}"));
-            return Err(e);
+            return Err(self.guarded.log_failed("a log write", e));
         }
         index_record(&mut w.open.index, offset, first, batch, payload.len());
-        let mem = lock(&self.current).mem.clone();
+        let mem = lock(&self.guarded.current).mem.clone();
         let user_bytes = mem.insert_batch(first, batch, &self.disk.stats);
         if w.open.on_nvram {
             Stats::add(&self.counters.offloaded_user_bytes, user_bytes);
@@ -69,7 +56,7 @@ impl Inner {
         open.last_sequence = first + batch.len() as u64 - 1;
         open.user_bytes += user_bytes;
         w.last_sequence = first + batch.len() as u64 - 1;
-        lock(&self.current).visible_sequence = w.last_sequence;
+        lock(&self.guarded.current).visible_sequence = w.last_sequence;
         Ok(())
     }
 
@@ -112,7 +99,7 @@ impl Inner {
             return Ok(band);
         }
         let band = self.disk.allocate("an unsorted band")?;
-        lock(&self.meta).add_log_band(&self.disk, band, self.next_table_id.load(Relaxed))?;
+        lock(&self.guarded.meta).add_log_band(&self.disk, band, self.next_table_id.load(Relaxed))?;
         Ok(band)
     }
 
@@ -132,18 +119,17 @@ impl Inner {
         };
         // Everything in the sealed unit is durable before a synced write lands in the next.
         if let Err(e) = old.log.sync(&env) {
-            w.failed = Some(format!("sealing a unit failed: {e}"));
-            return Err(e);
+            return Err(self.guarded.log_failed("sealing a unit", e));
         }
         let unit = Arc::new(Unit::new(env, old.band, old.on_nvram, std::mem::take(&mut old.index), old.log.position(), first, old.last_sequence, old.user_bytes));
         {
-            let mut c = lock(&self.current);
+            let mut c = lock(&self.guarded.current);
             let mut units = c.shape.units.clone();
             units.push(unit);
             c.shape = Arc::new(Shape { units, version: c.shape.version.clone() });
             c.mem = Arc::new(MemTable::new(self.options.base.block_size));
         }
-        self.work.notify_all();
+        self.guarded.work.notify_all();
         Ok(())
     }
 }
