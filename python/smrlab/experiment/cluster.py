@@ -253,7 +253,8 @@ class OnCluster:
             for place in [place for place in self.scattered if place[0] == worker]:
                 del self.scattered[place]
         joined = [worker for worker in workers if worker not in self.threads]
-        held = {worker: self._connecting.greeted[worker] for worker in joined if worker in self._connecting.greeted}
+        # Each greeting from connecting is used once: a worker that leaves and comes back is greeted again.
+        held = {worker: self._connecting.greeted.pop(worker) for worker in joined if worker in self._connecting.greeted}
         if unknown := [worker for worker in joined if worker not in held]:
             held.update(self.client.run(greet, workers=unknown, on_error="return"))
         for worker in joined:
