@@ -113,7 +113,7 @@ def scale(experiment: Path, workers: int, out: Path, as_json: bool) -> None:
     runs[f"local, {workers} workers"] = measures(sidecar, command_s, workers)
     with tempfile.TemporaryDirectory() as shipped:
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                          env={"SMRLAB_CACHE": shipped}, silence_logs=40) as cluster, Client(cluster) as client:
+                          env={"SMRLAB_CACHE": shipped}, silence_logs=50) as cluster, Client(cluster) as client:
             for state in ("traces travel", "traces held"):
                 sidecar, command_s = api_run(experiment, out, client)
                 runs[f"Dask, {workers} workers, {state}"] = measures(sidecar, command_s, workers)

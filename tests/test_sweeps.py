@@ -25,6 +25,7 @@ from smrlab import experiment
 from smrlab.errors import UsageError
 from smrlab.experiment import executors, schedule
 from smrlab.experiment.cells import run_cell, this_worker
+from smrlab.experiment.cluster import Connecting
 from smrlab.experiment.pending import Pending
 from smrlab.experiment.stopwatch import Phases
 
@@ -257,6 +258,16 @@ def test_on_dask_traces_travel_once_and_a_dying_worker_costs_one_retry(tmp_path,
     monkeypatch.setenv("SMRLAB_TEST_MARKERS", str(tmp_path))
     exp = experiment.load(write(tmp_path, GRID))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        # Reached in the background; each fresh worker greeted: it says it holds no trace yet,
+        # and its first task loads smrlab's simulation (a task after it finds it loaded); a
+        # client it made is closed with it.
+        connecting = Connecting(cluster.scheduler_address)
+        client = connecting.client()
+        assert connecting.greeted == dict.fromkeys(cluster.scheduler_info["workers"], [])
+        for worker in connecting.greeted:
+            assert client.submit(lambda: "smrlab.run" in sys.modules, workers=[worker], pure=False).result()
+        connecting.close()
+        assert client.status == "closed"
         first = experiment.run(exp, out=tmp_path / "first", cluster=cluster.scheduler_address)
         again = experiment.run(exp, out=tmp_path / "again", cluster=cluster.scheduler_address)
         shared = experiment.run(exp, out=tmp_path / "shared", cluster=cluster.scheduler_address, share_paths=True)

@@ -18,12 +18,14 @@ from smrlab.tables import add_json_argument, note, print_table
 
 def run(args: argparse.Namespace) -> int:
     from smrlab.experiment.stopwatch import Phases
+    from smrlab.experiment.executors import reaching
     phases = Phases()
-    with phases("load"):  # generates the experiment's traces on first use
-        exp = experiment.load(args.file)
-    show = live.CellProgress(exp.name)
-    summary = experiment.run(exp, out=args.out, jobs=args.jobs, cluster=args.cluster, resume=args.resume,
-                             share_paths=args.shared_paths, progress=show, figures=True, phases=phases)
+    with reaching(args.cluster) as cluster:  # reached while the experiment loads
+        with phases("load"):  # generates the experiment's traces on first use
+            exp = experiment.load(args.file)
+        show = live.CellProgress(exp.name)
+        summary = experiment.run(exp, out=args.out, jobs=args.jobs, cluster=cluster, resume=args.resume,
+                                 share_paths=args.shared_paths, progress=show, figures=True, phases=phases)
     frame = results.read(summary.table)
     print_table(exp.title or exp.name, results.shown_columns(frame, exp), results.table_rows(frame, results.shown_columns(frame, exp)),
                 caption=_caption(exp))

@@ -1,7 +1,8 @@
 """Experiments: many simulations described once (a TOML file or ``smrlab.compare``/``sweep``),
 expanded into cells, run where asked, and gathered into one tidy table.
 
-``run`` is what ``smrlab run`` does: the workers start at once; cells already stored are
+``run`` is what ``smrlab run`` does: a cluster is reached in the background from the start
+(``executors.reaching``: the check and the plan go on meanwhile); the workers start at once; cells already stored are
 skipped on ``resume``; the others start longest first (``schedule``, from what earlier runs of
 the experiment cost) serially, in local worker processes or on a Dask cluster, and the
 experiment is checked (``check``) while the workers run their first cells: a check that fails
@@ -142,9 +143,11 @@ def _run_cells(plan: _Plan, executor, progress, phases: Phases, checked) -> None
     """Runs the plan's cells, storing each as it finishes; ``checked()`` once the first are
     handed out (at once when none is to run)."""
     by_index = {cell.index: cell for cell, _ in plan.cells}
+    with phases("workers"):  # a cluster still being reached is waited for here
+        at_once = executor.at_once
     if progress:
         progress.begin(len(plan.cells), len(plan.reused))
-        progress.running(min(executor.at_once, len(plan.todo)))
+        progress.running(min(at_once, len(plan.todo)))
 
     def done(outcome: Outcome) -> None:
         with phases("store"):
@@ -192,26 +195,27 @@ def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = 
     ``phases`` holds what the caller timed before (e.g. loading the experiment). The workers
     stop once all is written (their stopping is not part of the run's time)."""
     phases = phases or Phases()
-    with phases("check"):
-        if _simulated(experiment):
-            check.parameters(experiment)
-    every = experiment.cells()
-    figures = figures and bool(experiment.figure)
-    with executors.started(len(every), jobs, cluster, share_paths, phases=phases) as executor:
-        plan = _plan(experiment, every, Path(out), resume, phases)
-        warming: list[threading.Thread] = []
+    with executors.reaching(cluster) as cluster:  # meanwhile: the check, the cells and their plan
+        with phases("check"):
+            if _simulated(experiment):
+                check.parameters(experiment)
+        every = experiment.cells()
+        figures = figures and bool(experiment.figure)
+        with executors.started(len(every), jobs, cluster, share_paths, phases=phases) as executor:
+            plan = _plan(experiment, every, Path(out), resume, phases)
+            warming: list[threading.Thread] = []
 
-        def checked() -> None:
-            # Once the first cells are out: the warm-up's imports would slow handing them out.
-            warming.append(_warm_up(figures))
-            with phases("check"):
-                _checked(experiment, every)
+            def checked() -> None:
+                # Once the first cells are out: the warm-up's imports would slow handing them out.
+                warming.append(_warm_up(figures))
+                with phases("check"):
+                    _checked(experiment, every)
 
-        _run_cells(plan, executor, progress, phases, checked)
-        with phases("assemble"):
-            for thread in warming:
-                thread.join()
-        rows, drawn, parent = _write(experiment, plan, type(executor).__name__, executor.at_once, figures, phases)
+            _run_cells(plan, executor, progress, phases, checked)
+            with phases("assemble"):
+                for thread in warming:
+                    thread.join()
+            rows, drawn, parent = _write(experiment, plan, type(executor).__name__, executor.at_once, figures, phases)
     failed = sum(1 for outcome in plan.outcomes.values() if outcome.error)
     return RunSummary(plan.folder.folder, plan.folder.table_path, rows, len(plan.todo), len(plan.reused), failed,
                       [(cell, plan.outcomes[cell.index]) for cell, _ in plan.cells], drawn, parent)

@@ -19,6 +19,12 @@ with the scheduler in the parent's process, its time), or through the scheduler 
 workers cannot be reached from here. With ``share_paths`` (every worker sees the parent's files
 at the same paths) no trace travels at all.
 
+The scheduler is reached in a background thread (``Connecting``) begun before the parent loads
+and plans the experiment (importing dask.distributed alone takes the parent a second on a small
+machine), and each worker is greeted as the parent first sees it (``Connecting.greet``): asked
+which traces it holds, which loads nothing on it, and given a first task that loads smrlab's
+simulation, which it runs while the traces of its first cells travel to it.
+
 A worker that leaves the cluster while running cells (it died, or its job ended) is noticed
 within ``POLL_SECONDS``; each cell it was running is retried once on another worker, then
 recorded as failed, and those only waiting there go back as they were (``pending``); a cell
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 import os
 import queue as queues
+import threading
 import time
 import uuid
 from collections import Counter
@@ -49,7 +56,7 @@ CONNECT_SECONDS = 3
 WORKERS_SECONDS = 600
 # Seconds between two looks at the cluster's workers (joined, left) while cells run.
 POLL_SECONDS = 1.0
-SHIPPED = "shipped"
+SHIPPED = "shipped"  # spelt out again in _held_query, which travels without this module
 
 
 def connect(address: str):
@@ -112,10 +119,87 @@ def _shipped_path(checksum: str, name: str) -> Path:
     return cache.folder(SHIPPED) / f"{checksum.split(':')[-1]}-{name}"
 
 
-def held_traces() -> list[str]:
-    """On a worker: the checksums of the traces in its cache folder."""
-    from smrlab import cache
-    return [f"sha256:{path.name.split('-')[0]}" for path in cache.folder(SHIPPED).iterdir() if not path.name.startswith(".")]
+def warm() -> None:
+    """On a worker, as its first task: loads what running a cell needs (smrlab's simulation and
+    its compiled core), so that its first cell does not."""
+    import smrlab.run  # noqa: F401
+
+
+def _held_query():
+    """The function that gives, on a worker, the checksums of the traces in its cache folder.
+    Made here, so that it travels by value (cloudpickle sends a function defined inside
+    another whole): a fresh worker answers at once, without loading this module and the
+    experiment modules it needs (a third of a second), which ``warm`` loads beside the traces'
+    transfer instead."""
+    def held() -> list[str]:
+        from smrlab import cache
+        return [f"sha256:{path.name.split('-')[0]}" for path in cache.folder("shipped").iterdir() if not path.name.startswith(".")]
+    return held
+
+
+class Connecting:
+    """A client of ``cluster`` (a scheduler address, or a ``distributed.Client`` already
+    connected) made ready in a background thread from the moment this is made: connected
+    (``connect``) and its workers greeted (``greeted``: worker -> the checksums of the traces
+    it holds). The client, or the ``UsageError`` connecting gave, is what ``client()`` waits
+    for. ``close`` closes a client this made (at once, or when the thread ends if it is still
+    connecting), never one it was given."""
+
+    def __init__(self, cluster):
+        self._given = None if isinstance(cluster, str) else cluster
+        self._address = cluster if isinstance(cluster, str) else None
+        self._client = self._given
+        self._error: BaseException | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+        self.greeted: dict[str, list[str]] = {}
+        self._warming: list = []  # the warm-up tasks' futures: a future let go of is cancelled
+        self._ready = threading.Thread(target=self._connect, name="smrlab-connect", daemon=True)
+        self._ready.start()
+
+    def _connect(self) -> None:
+        try:
+            if self._given is None:
+                self._client = connect(self._address)
+        except BaseException as error:  # noqa: BLE001 - handed to the caller of client()
+            self._error = error
+            return
+        try:
+            self.greeted = self.greet(self._client, list(self._client.nthreads()))
+        except Exception:  # noqa: BLE001 - the workers are asked again as they are first seen
+            self.greeted = {}
+        with self._lock:
+            if self._closed:
+                self._close_own()
+
+    def greet(self, client, workers: list[str]) -> dict[str, list[str]]:
+        """Asks each of ``workers`` which traces it holds (a worker that cannot say holds none),
+        then gives it its warm-up task (loading smrlab takes the worker's interpreter lock,
+        which the answer would wait for)."""
+        held = client.run(_held_query(), workers=workers, on_error="return") if workers else {}
+        for worker in workers:
+            self._warming.append(client.submit(warm, key=f"smrlab-warm-{uuid.uuid4().hex[:8]}", workers=[worker],
+                                               allow_other_workers=False, pure=False))
+        return {worker: answer if isinstance(answer, list) else [] for worker, answer in held.items()}
+
+    def client(self):
+        self._ready.join()
+        if self._error is not None:
+            raise self._error
+        return self._client
+
+    def _close_own(self) -> None:
+        self._warming.clear()
+        if self._given is None and self._client is not None:
+            self._client.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if not self._ready.is_alive():
+                self._close_own()
 
 
 def run_on_worker(cell: Cell, key: str, submitted_at: float, attempts: int, ship: bool, data: bytes | None,
@@ -140,15 +224,31 @@ class OnCluster:
 
     def __init__(self, client, share_paths: bool = False, run: Callable[..., Outcome] = run_cell):
         self._run = run
-        self._own = isinstance(client, str)
-        self.client = connect(client) if self._own else client
+        # A connection begun by the caller is this executor's to close, as one it begins itself.
+        self._connecting = client if isinstance(client, Connecting) else Connecting(client)
         self.ship = not share_paths
         self.threads: dict[str, int] = {}  # worker -> its threads
         self.holds: dict[str, set[str]] = {}  # worker -> checksums of the traces it holds
         self.scattered: dict[tuple[str, str], object] = {}  # (worker, checksum) -> future of the bytes
-        # Traces go straight to the workers unless the client says otherwise, or they cannot be reached.
-        self.direct = self.client.direct_to_workers is not False
+        self._direct: bool | None = None
         self._looked = 0.0
+
+    @property
+    def client(self):
+        """The client, once connected (the wait for it is the run's "workers" phase)."""
+        return self._connecting.client()
+
+    @property
+    def direct(self) -> bool:
+        """Whether traces go straight to the workers: unless the client says otherwise, or
+        they cannot be reached."""
+        if self._direct is None:
+            self._direct = self.client.direct_to_workers is not False
+        return self._direct
+
+    @direct.setter
+    def direct(self, value: bool) -> None:
+        self._direct = value
 
     @property
     def at_once(self) -> int:
@@ -174,10 +274,13 @@ class OnCluster:
             for place in [place for place in self.scattered if place[0] == worker]:
                 del self.scattered[place]
         joined = [worker for worker in workers if worker not in self.threads]
-        held = self.client.run(held_traces, workers=joined, on_error="return") if joined and self.ship else {}
+        # Each greeting from connecting is used once: a worker that leaves and comes back is greeted again.
+        held = {worker: self._connecting.greeted.pop(worker) for worker in joined if worker in self._connecting.greeted}
+        if unknown := [worker for worker in joined if worker not in held]:
+            held.update(self._connecting.greet(self.client, unknown))
         for worker in joined:
             self.threads[worker] = workers[worker]
-            self.holds[worker] = set(held[worker]) if isinstance(held.get(worker), list) else set()
+            self.holds[worker] = set(held.get(worker, ()))
 
     def _place(self, worker: str, cell: Cell) -> tuple[str, str] | None:
         """(worker, checksum) when the cell's trace must be on ``worker`` and is not held there."""
@@ -319,5 +422,4 @@ class OnCluster:
         for future in self.scattered.values():
             future.release()
         self.scattered.clear()
-        if self._own:
-            self.client.close()
+        self._connecting.close()

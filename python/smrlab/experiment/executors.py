@@ -62,6 +62,22 @@ class InThisProcess:
 
 
 @contextlib.contextmanager
+def reaching(cluster) -> Iterator:
+    """A cluster (``started``'s ``cluster``) being reached in the background from now on
+    (``cluster.Connecting``), for a caller with work to do before the run (loading the
+    experiment); closed when the block ends unless the run's executor closed it. None stays None."""
+    if cluster is None:
+        yield None
+        return
+    from smrlab.experiment.cluster import Connecting
+    connecting = cluster if isinstance(cluster, Connecting) else Connecting(cluster)
+    try:
+        yield connecting
+    finally:
+        connecting.close()
+
+
+@contextlib.contextmanager
 def started(cells: int, jobs: int | None = None, cluster=None, share_paths: bool = False,
             run: Callable[..., Outcome] = run_cell, phases: Phases | None = None) -> Iterator:
     """The executor for ``cells`` cells, started; stopped when the block ends (at once when it
