@@ -1,10 +1,15 @@
 """The paper commands' line-ups read from experiments/*.toml (``smrlab.experiment.presets``): files
-merged in their own orders, each label once, and the line-ups the commands print today."""
+merged in their own orders, each label once, the line-ups the commands print today, and every file
+the commands name found in the package (what a wheel ships), not in the checkout around it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+import smrlab
+from smrlab import bundled
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
 
@@ -14,7 +19,7 @@ def systems(*labels: str) -> str:
 
 
 def test_files_merge_in_their_own_orders_each_label_once(tmp_path, monkeypatch):
-    monkeypatch.setattr(presets, "REPO_ROOT", tmp_path)
+    monkeypatch.setattr(bundled, "experiments_root", lambda: tmp_path)
     (tmp_path / "experiments").mkdir()
     for name, labels in (("a", ("x", "y", "z")), ("b", ("p", "y", "q", "z", "r")), ("c", ("r", "s"))):
         (tmp_path / "experiments" / f"{name}.toml").write_text(f'name = "{name}"\ntraces = ["t.csv"]\n' + systems(*labels))
@@ -57,3 +62,25 @@ def test_fluid_sweep_takes_its_defaults_from_each_figures_file():
     phases = argparse.Namespace(figure="phases", **unset)
     fluid.paper_defaults(phases)
     assert phases.traces == "" and phases.usage == 0.9
+
+
+def test_every_file_the_commands_name_is_package_data(tmp_path, monkeypatch):
+    from smrlab.citations import PAPERS
+    from smrlab.cli import caches, fluid, hwsr, ucache
+    from smrlab.reproduce import claims
+    # Away from the checkout: nothing may be found relative to the working folder or the repository.
+    monkeypatch.chdir(tmp_path)
+    package = Path(smrlab.__file__).resolve().parent
+    # maturin copies the package's files into the wheel but not a linked folder's: the files live
+    # in the package, and the repository's experiments/ is the link.
+    assert not (package / "experiments").is_symlink()
+    names = {*caches.LINE_UP_FILES["rw"], *caches.LINE_UP_FILES["wo"], *caches.SWEEPS.values(),
+             *(name for names in caches.FACTOR_EXPERIMENTS.values() for name in names), *hwsr.LINE_UP_FILES, hwsr.SWEEP_FILE,
+             *ucache.LINE_UP_FILES, ucache.SWEEP_FILE, *fluid.FIGURE_FILES.values(), fluid.POLICIES_FILE}
+    for paper in PAPERS:
+        path = claims.claims_path(paper, bundled.experiments_root())
+        assert path.resolve().is_relative_to(package), path
+        names |= {claim.experiment for claim in claims.load(path).claims if claim.experiment}
+    for name in sorted(names):
+        path = presets.experiment_file(name)
+        assert path.resolve().is_relative_to(package) and presets.read(name).name, name

@@ -1,6 +1,7 @@
-"""The sample traces bundled with smrlab (package data in ``smrlab/data``, which the repository's
-``data/`` links to; made by ``smrlab trace synth``, see data/README.md), found by name whatever
-their format suffix, and the generated traces — the full-size PORE traces, too large to bundle,
+"""What smrlab ships as package data, each found in one place: the experiment files
+(``smrlab/experiments``, which the repository's ``experiments/`` links to), and the sample traces
+(``smrlab/data``, which the repository's ``data/`` links to; made by ``smrlab trace synth``, see
+data/README.md), found by name whatever their format suffix; and the generated traces — the full-size PORE traces, too large to bundle,
 and the other papers' table traces — made on first use into smrlab's cache folder
 (``smrlab.cache``: ``$SMRLAB_CACHE``, else the platform's user cache folder), never into the
 checkout or the installed package."""
@@ -16,9 +17,15 @@ from smrlab import _core, cache, outputs, recipes
 from smrlab.errors import UsageError
 from smrlab.options import quoted
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
-# The checkout smrlab runs from, where it does (its experiments/ folder).
-REPO_ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_DIR = Path(__file__).resolve().parent
+DATA_DIR = PACKAGE_DIR / "data"
+
+
+def experiments_root() -> Path:
+    """The folder holding ``experiments/`` (a file per reproduced figure, ``experiments/NAME.toml``,
+    and a claims file per paper, ``experiments/claims/PAPER.toml``): the package itself, which
+    ships them as package data, so an installed wheel runs its line-ups as a checkout does."""
+    return PACKAGE_DIR
 
 
 def traces_folder(folder: str | Path | None = None) -> Path:

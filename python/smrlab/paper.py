@@ -18,18 +18,13 @@ COLUMNS = ["claim", "where", "trace", "paper's", "ours", "ours / paper", "verdic
 def claims_file(experiment) -> Path | None:
     """The claims file of the paper ``experiment`` reproduces: ``claims/PAPER.toml`` beside the
     experiment's file, else smrlab's own (for an experiment made in code, or read back from a
-    results folder); None where there is none (an installed package without its experiment
-    files, or a paper without claims)."""
-    from smrlab.errors import UsageError
-    from smrlab.reproduce.claims import experiments_root
+    results folder); None for a paper without claims."""
+    from smrlab.bundled import experiments_root
     paper = experiment.reproduces.get("paper")
     if not paper:
         return None
     folders = [Path(experiment.source).parent] if experiment.source is not None else []
-    try:
-        folders.append(experiments_root() / "experiments")
-    except UsageError:
-        pass
+    folders.append(experiments_root() / "experiments")
     return next((f / "claims" / f"{paper}.toml" for f in folders if (f / "claims" / f"{paper}.toml").is_file()), None)
 
 

@@ -153,13 +153,10 @@ FACTOR_EXPERIMENTS = {"rw": ("pore-fig11", "pore-fig12"), "wo": ("pore-fig13",)}
 
 def paper_factors(mode: str) -> dict[str, tuple[float | None, float | None]]:
     """How many times PORE-BL cut each competitor's I/O time and R_wa, as the PORE paper says:
-    read from its claims (experiments/claims/pore.toml), the one place its numbers live; none
-    where smrlab runs without the experiment files (an installed package)."""
+    read from its claims (experiments/claims/pore.toml), the one place its numbers live."""
+    from smrlab import bundled
     from smrlab.reproduce import claims
-    try:
-        stated = claims.load(claims.claims_path("pore", claims.experiments_root())).claims
-    except UsageError:
-        return {}
+    stated = claims.load(claims.claims_path("pore", bundled.experiments_root())).claims
 
     def factor(label: str, metric: str) -> float | None:
         return next((c.paper_value for c in stated if c.kind == "ratio" and c.experiment in FACTOR_EXPERIMENTS[mode]

@@ -18,8 +18,9 @@ from smrlab.tables import add_json_argument, note
 
 def available_papers(root: Path | None) -> list[str]:
     """The papers that have a claims file, in citation order."""
+    from smrlab import bundled
     from smrlab.reproduce import claims
-    folder = root or claims.experiments_root()
+    folder = root or bundled.experiments_root()
     return [p for p in PAPERS if claims.claims_path(p, folder).is_file()]
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smrlab import recipes
-from smrlab.bundled import REPO_ROOT
+from smrlab import bundled
 from smrlab.errors import SimulationError, UsageError
 from smrlab.experiment.cells import Cell
 from smrlab.experiment.files import parse
@@ -24,10 +24,10 @@ from smrlab.experiment.spec import Experiment, SystemRun
 
 
 def experiment_file(name: str) -> Path:
-    """The experiment file ``experiments/NAME.toml`` of the checkout smrlab runs from."""
-    path = REPO_ROOT / "experiments" / f"{name}.toml"
+    """The experiment file ``experiments/NAME.toml`` smrlab ships (``bundled.experiments_root``)."""
+    path = bundled.experiments_root() / "experiments" / f"{name}.toml"
     if not path.is_file():
-        raise UsageError(f"{path}: no such experiment file (this command's line-up lives there: run smrlab from its repository)")
+        raise UsageError(f"{path}: no such experiment file (this command's line-up lives there)")
     return path
 
 

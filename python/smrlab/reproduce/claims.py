@@ -47,7 +47,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smrlab.bundled import REPO_ROOT
 from smrlab.citations import PAPERS
 from smrlab.errors import UsageError
 
@@ -303,15 +302,6 @@ def load(path: str | Path) -> ClaimsFile:
     if not isinstance(choices, list):
         raise _fail(source, "open_choice", "must be a list of tables ([[open_choice]])")
     return ClaimsFile(paper, doc, calibration, claims, [_open_choice(source, c) for c in choices], source)
-
-
-def experiments_root() -> Path:
-    """The folder holding ``experiments/``: the checkout this package runs from. An installed
-    package has none (the experiment files are not package data): ``--root`` names one."""
-    if not (REPO_ROOT / "experiments" / "claims").is_dir():
-        raise UsageError("smrlab reproduce needs the experiment and claims files of smrlab's repository (experiments/): "
-                         "run it from a checkout, or give --root DIR, a folder holding experiments/ and experiments/claims/")
-    return REPO_ROOT
 
 
 def claims_path(paper: str, root: Path) -> Path:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from smrlab import experiment, provenance, results
+from smrlab import bundled, experiment, provenance, results
 from smrlab.citations import PAPERS
 from smrlab.errors import UsageError
 from smrlab.experiment.spec import Experiment, param_text
@@ -39,7 +39,7 @@ class Settings:
     cluster: str | None = None
     share_paths: bool = False
     out: Path = Path("results") / "reproduce"
-    root: Path = field(default_factory=lambda: claims_files.experiments_root())
+    root: Path = field(default_factory=bundled.experiments_root)
 
 
 @dataclass
