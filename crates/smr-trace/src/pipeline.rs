@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::paper::PaperTrace;
-use super::synth::{Synth, SynthConfig};
+use super::synth::synthesized;
 use super::transform::{self, MergeInput};
 use super::{open, TraceError, TraceReader, TraceStats};
 use smr_core::params::Params;
@@ -122,12 +122,4 @@ impl Pipeline {
         }
         Ok(TraceReader::boxed(transform::interleave(parts, self.seed)))
     }
-}
-
-/// The synthesizer of `params` (`smrlab trace synth`'s parameters), checked.
-pub fn synthesized(params: &[String]) -> Result<Synth, TraceError> {
-    let mut p = Params::parse(params).map_err(|e| TraceError::Invalid(e.to_string()))?;
-    let cfg = SynthConfig::from_params(&mut p).map_err(|e| TraceError::Invalid(e.to_string()))?;
-    p.finish().map_err(|e| TraceError::Invalid(e.to_string()))?;
-    Ok(Synth::new(cfg))
 }

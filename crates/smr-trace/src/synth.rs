@@ -40,6 +40,8 @@ use smr_core::params::{ParamError, Params};
 use smr_core::request::{Op, Request};
 use smr_core::units::{parse_size, BLOCK_4K, GB, NS_PER_S};
 
+use super::TraceError;
+
 /// One Table I row: name, requests, write percent, written and accessed range in GB (10^9 B).
 pub struct Preset {
     pub name: &'static str,
@@ -514,6 +516,14 @@ impl Iterator for Synth {
         self.clock_ns += self.gap.sample(&mut self.rng);
         Some(req)
     }
+}
+
+/// The synthesizer of `params` (`smrlab trace synth`'s parameters), checked.
+pub fn synthesized(params: &[String]) -> Result<Synth, TraceError> {
+    let mut p = Params::parse(params).map_err(|e| TraceError::Invalid(e.to_string()))?;
+    let cfg = SynthConfig::from_params(&mut p).map_err(|e| TraceError::Invalid(e.to_string()))?;
+    p.finish().map_err(|e| TraceError::Invalid(e.to_string()))?;
+    Ok(Synth::new(cfg))
 }
 
 #[cfg(test)]

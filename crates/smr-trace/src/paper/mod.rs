@@ -15,7 +15,7 @@ pub mod spread;
 use serde::{Deserialize, Serialize};
 use smr_core::request::{Op, Request};
 
-use super::pipeline::synthesized;
+use super::synth::synthesized;
 use super::{TraceError, TraceReader};
 use four_phase::FourPhase;
 
