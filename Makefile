@@ -30,8 +30,10 @@ test: rust-test py-test
 rust-test:
 	cargo test --workspace --exclude smrlab-py --quiet
 
+# One pytest worker a core (pytest-xdist); the test files that share a session's long run (the
+# quick scorecard) go to one worker, every other file to one worker whole (tests/conftest.py).
 py-test: $(BUILD_STAMP) system-deps
-	$(IN_VENV) python -m pytest tests
+	$(IN_VENV) python -m pytest tests --numprocesses auto --dist loadgroup
 
 # The longer fuzzing run, which `make test` does not do: the generated hostile-input tests with
 # many more cases (trace records, system parameters, store options, workload parameters,

@@ -44,6 +44,21 @@ def msr_line(tick: int, op: str, offset: int, size: int) -> str:
     return f"{MSR_T0 + tick},host,0,{op},{offset},{size},100"
 
 
+# Session fixtures long enough that two pytest workers should not each run them: the test files
+# using one run on one worker.
+SHARED_RUNS = ("quick_scorecard",)
+
+
+def pytest_collection_modifyitems(items):
+    """Groups the tests for pytest-xdist (``--dist loadgroup``): a test file's tests stay on one
+    worker (its module fixtures run once), and the files that use a fixture of ``SHARED_RUNS``
+    share one worker."""
+    sharing = {item.module.__name__ for item in items if set(SHARED_RUNS) & set(item.fixturenames)}
+    for item in items:
+        module = item.module.__name__
+        item.add_marker(pytest.mark.xdist_group("shared-runs" if module in sharing else module))
+
+
 @pytest.fixture
 def cli(tmp_path):
     """Runs ``smrlab ARGS...`` in a fresh folder; returns the CompletedProcess (text mode)."""

@@ -1,18 +1,21 @@
 """smrlab's cache folder: generated traces go where SMRLAB_CACHE says (by default the platform's
 user cache folder, never under the installed package), a cache folder that cannot be made is
-one line naming it, and a remembered trace checksum is never served for a changed file."""
+one line naming it, a trace two processes need at once is made once, and a remembered trace
+checksum is never served for a changed file."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 import smrlab
-from smrlab import cache, fluid_traces, hwsr_traces, provenance
+from smrlab import bundled, cache, fluid_traces, hwsr_traces, provenance
 from smrlab.errors import UsageError
 
 PACKAGE = Path(smrlab.__file__).resolve().parent
@@ -28,6 +31,32 @@ def test_generated_traces_go_to_the_folder_smrlab_cache_names(tmp_path, monkeypa
     # Made once: asking again finds the same file, not rewritten.
     stamp = hwsr.stat().st_mtime_ns
     assert hwsr_traces.trace("financial1", requests=2000) == hwsr and hwsr.stat().st_mtime_ns == stamp
+
+
+def test_a_trace_two_users_need_at_once_is_made_once(tmp_path):
+    # The second asks while the first is still making it: it waits for the first's file rather
+    # than making its own beside it (the lock is on an open file, so two threads contend as two
+    # processes would).
+    made, second_asking = [], threading.Event()
+
+    def make(path: Path) -> None:
+        made.append(path)
+        second_asking.wait(10)
+        time.sleep(0.2)  # room for the second to reach the lock; no time is asserted
+        path.write_bytes(b"trace")
+
+    def ask() -> Path:
+        return bundled.generated_trace({"recipe": 1}, "shared", tmp_path, make)
+
+    first = threading.Thread(target=lambda: paths.append(ask()))
+    paths: list[Path] = []
+    first.start()
+    while not made:
+        time.sleep(0.01)
+    second_asking.set()
+    paths.append(ask())
+    first.join()
+    assert len(made) == 1 and paths[0] == paths[1] and paths[0].read_bytes() == b"trace"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG cache folder is Linux's")

@@ -93,10 +93,15 @@ def generated_trace(recipe: dict, stem: str, folder: Path | None, make: Callable
     digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
     folder = traces_folder(folder)
     path = folder / f"{stem}-{digest}.{suffix}"
-    if not path.exists():
-        outputs.check_room(folder, needed, f"the generated trace {stem}")
-        with outputs.output_file(path, make_folder=True) as temporary:
-            make(temporary)
+    if path.exists():
+        return path
+    # Two commands (or two workers of one sweep) that need the same trace at once: the first
+    # makes it, the second waits for it rather than making it again beside it.
+    with outputs.held_lock(path):
+        if not path.exists():
+            outputs.check_room(folder, needed, f"the generated trace {stem}")
+            with outputs.output_file(path) as temporary:
+                make(temporary)
     return path
 
 

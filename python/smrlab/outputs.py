@@ -37,14 +37,7 @@ def output_file(path: str | Path, inputs: Iterable[str | Path] = (), make_folder
     normally, removed when it raises (an error or Ctrl-C). ``make_folder`` creates the folder."""
     path = Path(path)
     check_output(path, inputs)
-    folder = path.parent
-    try:
-        if make_folder:
-            folder.mkdir(parents=True, exist_ok=True)
-        if not folder.is_dir():
-            raise UsageError(f"{path}: cannot write there: {folder} is not a folder")
-    except OSError as error:
-        raise UsageError(f"{path}: cannot write there ({error.strerror})") from None
+    folder = writable_folder(path, make_folder)
     temporary = folder / f".smrlab-{os.getpid()}-{path.name}"
     try:
         yield temporary
@@ -57,6 +50,38 @@ def output_file(path: str | Path, inputs: Iterable[str | Path] = (), make_folder
     finally:
         with contextlib.suppress(OSError):
             temporary.unlink()
+
+
+def writable_folder(path: Path, make_folder: bool) -> Path:
+    """The folder ``path`` is to be written in (made first when ``make_folder``); a
+    ``UsageError`` naming ``path`` when it cannot be."""
+    folder = path.parent
+    try:
+        if make_folder:
+            folder.mkdir(parents=True, exist_ok=True)
+        if not folder.is_dir():
+            raise UsageError(f"{path}: cannot write there: {folder} is not a folder")
+    except OSError as error:
+        raise UsageError(f"{path}: cannot write there ({error.strerror})") from None
+    return folder
+
+
+@contextlib.contextmanager
+def held_lock(path: Path) -> Iterator[None]:
+    """Holds an exclusive lock on ``path`` (a lock file beside it, made with its folder if
+    missing) until the block ends: processes making the same output one after another rather
+    than at once. The lock file stays: removing it would let a third process lock a new file
+    while a second still waits on the old one."""
+    import fcntl  # POSIX only, as smrlab is
+
+    lock_path = writable_folder(path, make_folder=True) / (path.name + ".lock")
+    try:
+        lock = open(lock_path, "a")
+    except OSError as error:
+        raise UsageError(f"{lock_path}: cannot write there ({error.strerror})") from None
+    with lock:  # closing it releases the lock
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def write_text(path: str | Path, text: str, make_folder: bool = True, inputs: Iterable[str | Path] = ()) -> Path:
