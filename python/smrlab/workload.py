@@ -50,6 +50,9 @@ PROCESSES = ("constant", "poisson", "selfsimilar", "diurnal")
 MAX_THREADS = _core.MAX_THREADS
 # The most arrivals one schedule holds (rate x duration, and a diurnal run's worst case).
 MAX_ARRIVALS = _core.MAX_ARRIVALS
+# The offloading store's buffer levels, L0 to L2, at their declared defaults (§5.3's 10, 10 and
+# 100 bands; smrdb's offload::OFFLOAD_TUNING).
+BUFFER_BANDS = [int(p[1]) for p in _core.offload_params() if p[0].endswith("_buffer_bands")]
 SEED_MAX = 2**64 - 1
 # The most intervals ``counts`` makes (8 bytes each).
 MAX_COUNTS = 10**8

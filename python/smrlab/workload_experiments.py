@@ -243,7 +243,8 @@ def add_common(parser: argparse.ArgumentParser, duration: float, band_size: str,
 
 
 def add_offload_store(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--buffer-bands", type=whole, nargs=3, default=[10, 10, 100], metavar=("L0", "L1", "L2"), help="bands of the three buffer levels (default 10 10 100, the thesis's)")
+    parser.add_argument("--buffer-bands", type=whole, nargs=3, default=workload.BUFFER_BANDS, metavar=("L0", "L1", "L2"),
+                        help=f"bands of the three buffer levels (default {' '.join(map(str, workload.BUFFER_BANDS))}, the thesis's)")
     parser.add_argument("--check-interval", type=INTERVAL, default=0.5, help="seconds between the periodic checker's looks, 0.001 to 3600 (default 0.5)")
     parser.add_argument("--quiet-interval", type=INTERVAL, default=2.0, help="seconds without a size-triggered compaction that count as quiet, 0.001 to 3600 (default 2)")
 

@@ -114,35 +114,6 @@ pub const MAX_BANDS: u64 = 1 << 20;
 /// SMR drives' zones are 256 MiB.
 pub const MAX_BAND_SIZE: u64 = 1 << 30;
 
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            band_size: None,
-            capacity: None,
-            compaction: None,
-            max_key_len: None,
-            max_value_len: None,
-            sync: false,
-            block_size: 4 * KIB as usize,
-            bloom_bits_per_key: 10,
-            histogram_bytes: None,
-            log_buffer: None,
-            l0_compaction_trigger: 4,
-            l0_slowdown_trigger: 8,
-            l0_stop_trigger: 12,
-            slowdown_micros: 1000,
-            l0_max_inputs: 0,
-            l1_overlap_trigger: 4,
-            levels: 7,
-            l1_bands: 10,
-            level_ratio: 10,
-            background: true,
-            create_if_missing: true,
-            write_log: true,
-        }
-    }
-}
-
 pub const MAX_KEY_LEN: ParamSpec = ParamSpec::new("max_key_len", Kind::Whole, NONE, "longest key (default: 1 KiB, or less where the metadata zone must describe many small bands)");
 pub const MAX_VALUE_LEN: ParamSpec = ParamSpec::new("max_value_len", Kind::Whole, NONE, "longest value (default: 16 MiB or a quarter band, whichever is smaller)");
 pub const BLOCK_SIZE: ParamSpec = ParamSpec::new("block_size", Kind::Whole, "4096", "bytes of a table's data block (LevelDB's)");
@@ -170,36 +141,53 @@ pub const TUNING: ParamList = &[&[
 ]];
 
 impl Options {
-    /// Sets the tuning options given in `given` (a key of `TUNING` each), through their
-    /// declarations; options not given keep their value.
-    pub fn tune(&mut self, given: &mut Params) -> std::result::Result<(), ParamError> {
-        if let Some((key, _)) = given.pairs().find(|(key, _)| !specs(TUNING).any(|spec| spec.key == *key)) {
-            let names: Vec<&str> = specs(TUNING).map(|spec| spec.key).collect();
-            return Err(ParamError::new(key, format!("unknown option (one of {})", names.join(", "))));
-        }
-        let r = &mut ParamReader::new(given, TUNING);
-        let whole = |spec: &ParamSpec, r: &mut ParamReader<'_>| if r.given(spec) { r.whole(spec).map(Some) } else { Ok(None) };
-        if let Some(n) = whole(&MAX_KEY_LEN, r)? { self.max_key_len = Some(n as usize) }
-        if let Some(n) = whole(&MAX_VALUE_LEN, r)? { self.max_value_len = Some(n as usize) }
-        if let Some(n) = whole(&BLOCK_SIZE, r)? { self.block_size = n as usize }
-        if let Some(n) = whole(&BLOOM_BITS_PER_KEY, r)? { self.bloom_bits_per_key = n as u32 }
-        if let Some(n) = whole(&HISTOGRAM_BYTES, r)? { self.histogram_bytes = Some(n as usize) }
-        if let Some(n) = whole(&LOG_BUFFER, r)? { self.log_buffer = Some(n as usize) }
-        if let Some(n) = whole(&L0_COMPACTION_TRIGGER, r)? { self.l0_compaction_trigger = n as usize }
-        if let Some(n) = whole(&L0_SLOWDOWN_TRIGGER, r)? { self.l0_slowdown_trigger = n as usize }
-        if let Some(n) = whole(&L0_STOP_TRIGGER, r)? { self.l0_stop_trigger = n as usize }
-        if let Some(n) = whole(&SLOWDOWN_MICROS, r)? { self.slowdown_micros = n }
-        if let Some(n) = whole(&L0_MAX_INPUTS, r)? { self.l0_max_inputs = n as usize }
-        if let Some(n) = whole(&L1_OVERLAP_TRIGGER, r)? { self.l1_overlap_trigger = n as usize }
-        if let Some(n) = whole(&LEVELS, r)? { self.levels = n as usize }
-        if let Some(n) = whole(&L1_BANDS, r)? { self.l1_bands = n }
-        if let Some(n) = whole(&LEVEL_RATIO, r)? { self.level_ratio = n }
-        for (spec, field) in [(&BACKGROUND, &mut self.background), (&CREATE_IF_MISSING, &mut self.create_if_missing), (&WRITE_LOG, &mut self.write_log)] {
-            if r.given(spec) {
-                *field = r.bool(spec)?;
-            }
-        }
-        Ok(())
+    /// The options of an opening: each tuning option (`TUNING`) as `given` says or else at its
+    /// declared default, read through its declaration; the recorded parameters left to the store
+    /// (`None`), no sync.
+    pub fn tuned(given: &mut Params) -> std::result::Result<Options, ParamError> {
+        let r = &mut declared_reader(given, TUNING)?;
+        let optional = |spec: &ParamSpec, r: &mut ParamReader<'_>| r.optional(spec, ParamReader::whole).map(|n| n.map(|n| n as usize));
+        Ok(Options {
+            band_size: None,
+            capacity: None,
+            compaction: None,
+            sync: false,
+            max_key_len: optional(&MAX_KEY_LEN, r)?,
+            max_value_len: optional(&MAX_VALUE_LEN, r)?,
+            block_size: r.whole(&BLOCK_SIZE)? as usize,
+            bloom_bits_per_key: r.whole(&BLOOM_BITS_PER_KEY)? as u32,
+            histogram_bytes: optional(&HISTOGRAM_BYTES, r)?,
+            log_buffer: optional(&LOG_BUFFER, r)?,
+            l0_compaction_trigger: r.whole(&L0_COMPACTION_TRIGGER)? as usize,
+            l0_slowdown_trigger: r.whole(&L0_SLOWDOWN_TRIGGER)? as usize,
+            l0_stop_trigger: r.whole(&L0_STOP_TRIGGER)? as usize,
+            slowdown_micros: r.whole(&SLOWDOWN_MICROS)?,
+            l0_max_inputs: r.whole(&L0_MAX_INPUTS)? as usize,
+            l1_overlap_trigger: r.whole(&L1_OVERLAP_TRIGGER)? as usize,
+            levels: r.whole(&LEVELS)? as usize,
+            l1_bands: r.whole(&L1_BANDS)?,
+            level_ratio: r.whole(&LEVEL_RATIO)?,
+            background: r.bool(&BACKGROUND)?,
+            create_if_missing: r.bool(&CREATE_IF_MISSING)?,
+            write_log: r.bool(&WRITE_LOG)?,
+        })
+    }
+}
+
+/// A reader of `given` through `declared`, or the error naming the first key `declared` does
+/// not hold.
+pub(crate) fn declared_reader(given: &mut Params, declared: ParamList) -> std::result::Result<ParamReader<'_>, ParamError> {
+    if let Some((key, _)) = given.pairs().find(|(key, _)| !specs(declared).any(|spec| spec.key == *key)) {
+        let names: Vec<&str> = specs(declared).map(|spec| spec.key).collect();
+        return Err(ParamError::new(key, format!("unknown option (one of {})", names.join(", "))));
+    }
+    Ok(ParamReader::new(given, declared))
+}
+
+impl Default for Options {
+    /// Every tuning option at its declared default (`Options::tuned` with none given).
+    fn default() -> Self {
+        Options::tuned(&mut Params::new()).expect("smrdb's declared defaults parse")
     }
 }
 
@@ -307,23 +295,12 @@ impl Options {
 mod tuning_tests {
     use super::*;
 
-    /// The declared defaults are `Options::default()`'s: giving each one changes nothing.
-    #[test]
-    fn declared_defaults_are_the_default_options() {
-        for spec in specs(TUNING).filter(|spec| spec.default != NONE) {
-            let mut options = Options::default();
-            options.tune(&mut Params::parse(&[format!("{}={}", spec.key, spec.default)]).unwrap()).unwrap();
-            assert_eq!(format!("{options:?}"), format!("{:?}", Options::default()), "{}", spec.key);
-        }
-    }
-
     #[test]
     fn tuning_names_a_bad_or_unknown_option() {
-        let mut options = Options::default();
-        options.tune(&mut Params::parse(&["levels=3", "write_log=False"]).unwrap()).unwrap();
-        assert!(options.levels == 3 && !options.write_log);
+        let options = Options::tuned(&mut Params::parse(&["levels=3", "write_log=False", "log_buffer=4096"]).unwrap()).unwrap();
+        assert!(options.levels == 3 && !options.write_log && options.log_buffer == Some(4096));
         for (given, key, says) in [("levels=-1", "levels", "whole number"), ("background=maybe", "background", "true or false"), ("level=3", "level", "unknown option")] {
-            let err = Options::default().tune(&mut Params::parse(&[given]).unwrap()).unwrap_err();
+            let err = Options::tuned(&mut Params::parse(&[given]).unwrap()).unwrap_err();
             assert!(err.param == key && err.message.contains(says), "{given}: {err}");
         }
     }

@@ -49,15 +49,15 @@ fn disk(name: &str) -> PyResult<Box<dyn Medium>> {
     Ok(Box::new(Hdd::new(spec.clone())))
 }
 
-/// Applies `name=value` tuning options (smrdb's `options::TUNING`: whole numbers, or booleans
-/// for `background`, `create_if_missing` and `write_log`), read through their declarations.
-pub(crate) fn tune(options: &mut Options, tuning: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-    let Some(tuning) = tuning else { return Ok(()) };
+/// The options of an opening with the `name=value` tuning options given (smrdb's
+/// `options::TUNING`: whole numbers, or booleans for `background`, `create_if_missing` and
+/// `write_log`), read through their declarations; the others at their defaults.
+pub(crate) fn tuned(tuning: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
     let mut given = Params::new();
-    for (name, value) in tuning.iter() {
+    for (name, value) in tuning.into_iter().flat_map(|tuning| tuning.iter()) {
         given.set(&name.extract::<String>()?, value.str()?.to_string());
     }
-    options.tune(&mut given).map_err(|e| KvParameterError::new_err(format!("option {}: {}", smr_core::quote(&e.param), e.message)))
+    Options::tuned(&mut given).map_err(|e| KvParameterError::new_err(format!("option {}: {}", smr_core::quote(&e.param), e.message)))
 }
 
 /// An open store. `path=None` keeps it in memory; `disk` names an HDD preset whose simulated
@@ -89,11 +89,8 @@ impl KvStore {
     #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python constructor
     #[pyo3(signature = (path=None, band_size=None, capacity=None, compaction=None, sync=false, disk=None, tuning=None))]
     fn new(py: Python<'_>, path: Option<std::path::PathBuf>, band_size: Option<u64>, capacity: Option<u64>, compaction: Option<&str>, sync: bool, disk: Option<&str>, tuning: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let mut options = Options { band_size, capacity, sync, ..Options::default() };
-        if let Some(c) = compaction {
-            options.compaction = Some(Scheme::parse(c).map_err(kv_error)?);
-        }
-        tune(&mut options, tuning)?;
+        let compaction = compaction.map(Scheme::parse).transpose().map_err(kv_error)?;
+        let options = Options { band_size, capacity, compaction, sync, ..tuned(tuning)? };
         let medium = disk.map(self::disk).transpose()?;
         let store = path.as_ref().map_or_else(|| "the memory store".to_string(), |p| p.display().to_string());
         let db = py

@@ -5,11 +5,11 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use pyo3::create_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use smr_core::Params;
 use smr_workload::arrival::ArrivalSpec;
 use smr_workload::resp::Limits;
 use smr_workload::run::{self, Endpoint, OffloadDevice, RunSpec, StoreSpec};
@@ -17,19 +17,14 @@ use smr_workload::server::{self, ServerConfig, Stop};
 use smr_workload::target::SharedStore;
 use smr_workload::ycsb::{CoreWorkload, OpKind, OperationStream};
 use smr_workload::WorkloadError as Error;
+use smrdb::offload::options::{CHECK_INTERVAL, L0_BUFFER_BANDS, L1_BUFFER_BANDS, L2_BUFFER_BANDS, NVRAM_CAPACITY, OFFLOAD, OFFLOAD_DELAY, QUIET_INTERVAL};
 use smrdb::offload::OffloadOptions;
 use smrdb::{Options, Scheme};
 
 use crate::errors::{ParameterError, SmrlabError};
-use crate::kv::{kv_error, tune};
+use crate::kv::{kv_error, tuned};
 
 create_exception!(_core, WorkloadError, SmrlabError, "A workload run or the server failed: a server unreachable or out of protocol, an I/O refusal.");
-
-/// The longest sleep a write of the offloading store may be given (a second: far beyond the
-/// thesis's 10 microseconds, short of a store that never answers).
-const MAX_OFFLOAD_DELAY: Duration = Duration::from_secs(1);
-/// The shortest interval between the offloading store's background checks.
-const MIN_INTERVAL: Duration = Duration::from_millis(1);
 
 fn workload_error(e: Error) -> PyErr {
     match e {
@@ -66,6 +61,13 @@ fn arrival_params() -> Vec<crate::systems::ParamTuple> {
     crate::systems::param_tuples(smr_workload::arrival::PARAMS)
 }
 
+/// `[(key, default, unit, help, open, kind, choices), ...]`: the offloading store's own options
+/// (smrdb's `offload::OFFLOAD_TUNING`), for the command line's defaults.
+#[pyfunction]
+fn offload_params() -> Vec<crate::systems::ParamTuple> {
+    crate::systems::param_tuples(smrdb::offload::OFFLOAD_TUNING)
+}
+
 /// A store for runs, experiments and the server, open until `close`.
 #[pyclass(module = "smrlab._core")]
 pub struct WorkloadStore {
@@ -96,29 +98,19 @@ impl WorkloadStore {
         offload_to: &str,
         offload_delay: f64,
     ) -> PyResult<Self> {
-        let mut options = Options { band_size, capacity, ..Options::default() };
-        if let Some(c) = compaction {
-            options.compaction = Some(Scheme::parse(c).map_err(kv_error)?);
-        }
-        tune(&mut options, tuning)?;
-        let seconds = |name: &str, s: Option<f64>, default: Duration| -> PyResult<Duration> {
-            match s {
-                None => Ok(default),
-                // Below a millisecond the background thread would spin rather than check.
-                Some(s) => Duration::try_from_secs_f64(s).ok().filter(|d| *d >= MIN_INTERVAL).ok_or_else(|| ParameterError::new_err(format!("{name} must be seconds from {} to {:e}, not {s:?}", MIN_INTERVAL.as_secs_f64(), u64::MAX as f64))),
+        let compaction = compaction.map(Scheme::parse).transpose().map_err(kv_error)?;
+        let options = Options { band_size, capacity, compaction, ..tuned(tuning)? };
+        // The keyword arguments become the declared options (`OFFLOAD_TUNING`), read there.
+        let mut given = Params::new();
+        for (spec, value) in [(&L0_BUFFER_BANDS, buffer_bands.map(|b| b.0.to_string())), (&L1_BUFFER_BANDS, buffer_bands.map(|b| b.1.to_string())),
+            (&L2_BUFFER_BANDS, buffer_bands.map(|b| b.2.to_string())), (&OFFLOAD, Some(offload.to_string())), (&NVRAM_CAPACITY, nvram_capacity.map(|n| n.to_string())),
+            (&CHECK_INTERVAL, check_interval.map(|s| s.to_string())), (&QUIET_INTERVAL, quiet_interval.map(|s| s.to_string())), (&OFFLOAD_DELAY, Some(offload_delay.to_string()))]
+        {
+            if let Some(value) = value {
+                given.set(spec.key, value);
             }
-        };
-        let defaults = OffloadOptions::default();
-        let offload_options = OffloadOptions {
-            buffer_bands: buffer_bands.map_or(defaults.buffer_bands, |(a, b, c)| [a, b, c]),
-            offload,
-            nvram_capacity,
-            check_interval: seconds("check_interval", check_interval, defaults.check_interval)?,
-            quiet_interval: seconds("quiet_interval", quiet_interval, defaults.quiet_interval)?,
-            offload_delay: Duration::try_from_secs_f64(offload_delay).ok().filter(|d| *d <= MAX_OFFLOAD_DELAY)
-                .ok_or_else(|| ParameterError::new_err(format!("offload_delay must be seconds from 0 to {}, not {offload_delay:?}", MAX_OFFLOAD_DELAY.as_secs_f64())))?,
-            ..defaults
-        };
+        }
+        let offload_options = OffloadOptions::tuned(options.clone(), &mut given).map_err(|e| ParameterError::new_err(format!("{}: {}", e.param, e.message)))?;
         let offload_to = OffloadDevice::parse(offload_to).map_err(workload_error)?;
         let paced = disk.is_some();
         let spec = StoreSpec { offload_store, path, paced_disk: disk, offload_to, options, offload: offload_options };
@@ -224,6 +216,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WorkloadStore>()?;
     m.add_function(wrap_pyfunction!(arrival_schedule, m)?)?;
     m.add_function(wrap_pyfunction!(arrival_params, m)?)?;
+    m.add_function(wrap_pyfunction!(offload_params, m)?)?;
     m.add_function(wrap_pyfunction!(run_ycsb, m)?)?;
     m.add_function(wrap_pyfunction!(ycsb_operations, m)?)?;
     m.add_function(wrap_pyfunction!(ycsb_keys, m)?)?;

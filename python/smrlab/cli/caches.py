@@ -265,6 +265,14 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="go on in the latest results folder of this line-up: runs already stored are not run again")
 
 
+def add_output_arguments(parser: argparse.ArgumentParser, out: str, out_help: str) -> None:
+    """Where a paper command's results go and how they are printed: ``--out`` (default ``out``,
+    meaning ``out_help``), ``smrlab run``'s options and ``--json``."""
+    parser.add_argument("--out", default=out, help=out_help)
+    add_run_arguments(parser)
+    add_json_argument(parser)
+
+
 # The cache mode these commands run unless told: the write-only cache of PORE's Fig. 13, their
 # documented default since they were written (the cache system's own default is rw, Figs. 11-12).
 PRESET_MODE = "wo"
@@ -287,10 +295,8 @@ def register(commands) -> None:
     add_trace_arguments(parser)
     add_cache_arguments(parser)
     add_engine_arguments(parser)
-    parser.add_argument("--out", default="results/compare-caches",
-                        help="folder for the JSON results and the line-up's results folder (Parquet table, provenance, figure)")
-    add_run_arguments(parser)
-    add_json_argument(parser)
+    add_output_arguments(parser, "results/compare-caches",
+                         "folder for the JSON results and the line-up's results folder (Parquet table, provenance, figure)")
     parser.set_defaults(func=run_compare)
 
     sweep = commands.add("cache-sweep", help="vary zone size, period or cache size of one policy (PORE §V-E/F)")
@@ -302,7 +308,5 @@ def register(commands) -> None:
     sweep.add_argument("--values", help="comma-separated values (default: the paper's range)")
     add_declared(sweep, "cache", "policy", meaning="the cache policy swept")
     add_declared(sweep, "cache", "scheme")
-    sweep.add_argument("--out", default="results/cache-sweep", help="folder for the sweep's results folder (Parquet table, provenance, figure)")
-    add_run_arguments(sweep)
-    add_json_argument(sweep)
+    add_output_arguments(sweep, "results/cache-sweep", "folder for the sweep's results folder (Parquet table, provenance, figure)")
     sweep.set_defaults(func=run_sweep)

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smrlab import fluid_traces, options, outputs
-from smrlab.cli.caches import add_run_arguments
+from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.run import write_result
-from smrlab.tables import add_json_argument, note, print_table
+from smrlab.tables import note, print_table
 from smrlab.trace import Trace
 
 SWEEP_HELP = """Runs the schemes of --system fluid on the paper's workloads (generated on first use)
@@ -461,9 +461,7 @@ def register(commands) -> None:
     add_placement_arguments(parser)
     parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="more fluid parameters for every run")
     add_engine_arguments(parser)
-    parser.add_argument("--out", default="results/fluid-sweep", help="folder for the JSON results and each figure's results folder")
-    add_run_arguments(parser)
-    add_json_argument(parser)
+    add_output_arguments(parser, "results/fluid-sweep", "folder for the JSON results and each figure's results folder")
     parser.set_defaults(func=sweep)
 
     trace = commands.add("fluid-trace", help="write a FluidSMR workload: a Table 1 trace or the four-phase workload (Fig. 16)")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from smrlab import _core, experiment, hwsr_traces
 from smrlab.bundled import traces_folder
-from smrlab.cli.caches import add_run_arguments
+from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
@@ -191,9 +191,7 @@ def register(commands) -> None:
     add_trace_choice(compare)
     add_engine_arguments(compare, replay="open")
     compare.add_argument("--only", metavar="LABELS", help="comma-separated labels of the line-up to run (default all)")
-    compare.add_argument("--out", default="results/hwsr", help="folder for the JSON results and the line-up's results folder")
-    add_run_arguments(compare)
-    add_json_argument(compare)
+    add_output_arguments(compare, "results/hwsr", "folder for the JSON results and the line-up's results folder")
     compare.set_defaults(func=run_compare)
 
     sweep = commands.add("hwsr-sweep", help="HWSR response time over block and region sizes (HWSR Fig. 20)")
@@ -203,7 +201,5 @@ def register(commands) -> None:
                        help=f"block sizes in 512-byte sectors, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_BLOCK_SECTORS} (default 16..512)")
     sweep.add_argument("--regions", type=listed(bounded_whole(1, _core.HWSR_MAX_REGION_TRACKS), MOST_SWEPT), default=None,
                        help=f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to {_core.HWSR_MAX_REGION_TRACKS} (default 8..64)")
-    sweep.add_argument("--out", default="results/hwsr-sweep", help="folder for the JSON results and the sweep's results folder")
-    add_run_arguments(sweep)
-    add_json_argument(sweep)
+    add_output_arguments(sweep, "results/hwsr-sweep", "folder for the JSON results and the sweep's results folder")
     sweep.set_defaults(func=run_sweep)

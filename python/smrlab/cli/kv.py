@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from smrlab import workload
-from smrlab.cli.workload import add_arrival_arguments, arrival_options, process_help
+from smrlab.cli.workload import add_arrival_arguments, arrival_options
 from smrlab.errors import UsageError
 from smrlab.kv import DB, KEY_BYTES, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
 from smrlab.options import bounded_whole, count, quoted, seed, whole
@@ -37,6 +37,16 @@ def add_store_arguments(parser: argparse.ArgumentParser, creates: bool = True) -
     parser.add_argument("--capacity", metavar="SIZE", help="bytes of the sparse device file, at most 2^20 bands (default 1024 bands: 64GiB at 64MiB bands; recorded)")
     parser.add_argument("--compaction", choices=["soc", "loc"], help="SMR-friendly (soc, default) or LevelDB-style (loc); recorded")
     parser.add_argument("--hex", action="store_true", help="keys and values are hexadecimal bytes, not text")
+
+
+def store_command(group, name: str, run, help: str, description: str | None = None, creates: bool = True) -> argparse.ArgumentParser:
+    """Adds the ``kv`` subcommand ``name`` on a store folder (``add_store_arguments``), run by
+    ``run``, its --help ending with the units."""
+    parser = group.add(name, help=help, description=description)
+    add_store_arguments(parser, creates=creates)
+    parser.set_defaults(func=run)
+    parser.epilog = UNITS
+    return parser
 
 
 def open_store(args: argparse.Namespace, create: bool = True, **extra) -> DB:
@@ -262,46 +272,41 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+# What ``kv serve`` speaks, for its --help.
+SERVE_DESCRIPTION = ("Serves the store over the Redis protocol, RESP2 and RESP3 (after HELLO 3), as Redis 7 does: "
+                     "strings (GET, SET with NX/XX/GET/EX/PX/EXAT/PXAT/KEEPTTL, MGET, MSET, INCR, INCRBY, DECR, "
+                     "DECRBY), hashes (HSET, HMSET, HGET, HMGET, HGETALL, HDEL, HLEN, HEXISTS), keys (DEL, EXISTS, "
+                     "TYPE, EXPIRE, PEXPIRE, TTL, PTTL, PERSIST, KEYS, SCAN, DBSIZE, FLUSHDB), MULTI/EXEC/DISCARD "
+                     "transactions, HELLO, AUTH, CLIENT, INFO, PING, QUIT, and RANGE start end [COUNT n] (a range "
+                     "scan in key order). Prints the address once listening; on SIGTERM or SIGINT stops accepting, "
+                     "lets connections finish, syncs and closes the store.")
+
+
 def register(commands) -> None:
     group = commands.group("kv", help="SMRDB, the key-value store on zoned SMR bands: put, get, scan, stats, bench")
-    put = group.add("put", help="store a value under a key (synced before it returns)")
-    add_store_arguments(put)
+    put = store_command(group, "put", run_put, help="store a value under a key (synced before it returns)")
     put.add_argument("key")
     put.add_argument("value")
-    put.set_defaults(func=run_put)
-    put.epilog = UNITS
 
-    get = group.add("get", help="print the value of a key (exit code 1 if it is not there)")
-    add_store_arguments(get, creates=False)
+    get = store_command(group, "get", run_get, creates=False, help="print the value of a key (exit code 1 if it is not there)")
     get.add_argument("key")
-    get.set_defaults(func=run_get)
-    get.epilog = UNITS
 
-    delete = group.add("delete", help="delete a key (synced before it returns)")
-    add_store_arguments(delete, creates=False)
+    delete = store_command(group, "delete", run_delete, creates=False, help="delete a key (synced before it returns)")
     delete.add_argument("key")
-    delete.set_defaults(func=run_delete)
-    delete.epilog = UNITS
 
-    scan = group.add("scan", help="print key<TAB>value lines for keys from --start (inclusive) to --end (exclusive)")
-    add_store_arguments(scan, creates=False)
+    scan = store_command(group, "scan", run_scan, creates=False,
+                         help="print key<TAB>value lines for keys from --start (inclusive) to --end (exclusive)")
     scan.add_argument("--start", help="first key (default: the smallest)")
     scan.add_argument("--end", help="stop before this key (default: after the largest)")
     scan.add_argument("--limit", type=whole, metavar="N", help="print at most N pairs")
-    scan.set_defaults(func=run_scan)
-    scan.epilog = UNITS
 
-    stats = group.add("stats", help="tables per level, bands in use and free, space the store takes")
-    add_store_arguments(stats, creates=False)
+    stats = store_command(group, "stats", run_stats, creates=False, help="tables per level, bands in use and free, space the store takes")
     stats.add_argument("--json", action="store_true", help="print JSON (counters since opening, every table)")
-    stats.set_defaults(func=run_stats)
-    stats.epilog = UNITS
 
-    bench = group.add("bench", help="db_bench-like workloads on a store: ops/s, MB/s, write amplification, disk time",
-                      description="Runs db_bench-like workloads, in order, on the store (use a new folder for a clean "
-                                  "run): fillseq (keys in order), fillrandom and overwrite (uniformly random keys), "
-                                  "readrandom (gets of random keys), readseq (the whole store in key order).")
-    add_store_arguments(bench)
+    bench = store_command(group, "bench", run_bench, help="db_bench-like workloads on a store: ops/s, MB/s, write amplification, disk time",
+                          description="Runs db_bench-like workloads, in order, on the store (use a new folder for a clean "
+                                      "run): fillseq (keys in order), fillrandom and overwrite (uniformly random keys), "
+                                      "readrandom (gets of random keys), readseq (the whole store in key order).")
     bench.add_argument("--workloads", default="fillrandom,readrandom,readseq", help=f"comma-separated, from: {', '.join(WORKLOADS)} (default fillrandom,readrandom,readseq)")
     bench.add_argument("--count", type=count, default=100_000, metavar="N",
                        help="operations per workload, and the key space (default 100000); refused when the fill workloads "
@@ -312,8 +317,6 @@ def register(commands) -> None:
     bench.add_argument("--inline", action="store_true", help="compact in the writing thread (deterministic device commands, for --disk)")
     bench.add_argument("--seed", type=seed, default=1, help="seed of keys and values (default 1)")
     bench.add_argument("--json", action="store_true", help="print JSON")
-    bench.set_defaults(func=run_bench)
-    bench.epilog = UNITS
 
     ycsb = group.add("ycsb", help="run a YCSB core workload (a-f) with realistic arrivals against a store or a Redis-protocol server",
                      description="Loads --records records, then issues one operation of YCSB workload --workload per arrival of "
@@ -333,16 +336,9 @@ def register(commands) -> None:
     add_workload_store_arguments(ycsb)
     add_arrival_arguments(ycsb, rate_default=1000, duration_default=10)
     ycsb.set_defaults(func=run_ycsb)
-    ycsb.epilog = process_help()
 
     serve = group.add("serve", help="serve a store over the Redis protocol (RESP2, RESP3 after HELLO 3) until SIGTERM or SIGINT",
-                      description="Serves the store over the Redis protocol, RESP2 and RESP3 (after HELLO 3), as Redis 7 does: "
-                                  "strings (GET, SET with NX/XX/GET/EX/PX/EXAT/PXAT/KEEPTTL, MGET, MSET, INCR, INCRBY, DECR, "
-                                  "DECRBY), hashes (HSET, HMSET, HGET, HMGET, HGETALL, HDEL, HLEN, HEXISTS), keys (DEL, EXISTS, "
-                                  "TYPE, EXPIRE, PEXPIRE, TTL, PTTL, PERSIST, KEYS, SCAN, DBSIZE, FLUSHDB), MULTI/EXEC/DISCARD "
-                                  "transactions, HELLO, AUTH, CLIENT, INFO, PING, QUIT, and RANGE start end [COUNT n] (a range "
-                                  "scan in key order). Prints the address once listening; on SIGTERM or SIGINT stops accepting, "
-                                  "lets connections finish, syncs and closes the store.")
+                      description=SERVE_DESCRIPTION)
     serve.add_argument("store", nargs="?", help="store folder (created if missing; not with --disk)")
     serve.add_argument("--path", dest="path", help=argparse.SUPPRESS)  # the older spelling of STORE
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

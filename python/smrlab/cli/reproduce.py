@@ -42,16 +42,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+# The command's --help text.
+DESCRIPTION = ("Run the experiment files behind every claim of the chosen papers (experiments/claims/PAPER.toml names "
+               "each claim's experiment, cells, metric and rule) and judge each: holds, direction only, fails, not "
+               "comparable (a saturated cell: its queue grew for the whole replay) or not run. --quick runs smaller "
+               "traces and leaves out the claims that need full-size ones; --full runs everything and, by default, "
+               "re-runs each experiment at every value of the papers' open choices (the sensitivity table). Results "
+               "folders are reused, so a second run only runs what is missing. docs/reproduction.md is written by "
+               "'smrlab reproduce --full -o docs/reproduction.md'.")
+
+
 def register(commands) -> None:
-    parser = commands.add(
-        "reproduce", help="the reproduction scorecard: every claim of the five papers, ours beside theirs, and whether it holds",
-        description="Run the experiment files behind every claim of the chosen papers (experiments/claims/PAPER.toml names "
-                    "each claim's experiment, cells, metric and rule) and judge each: holds, direction only, fails, not "
-                    "comparable (a saturated cell: its queue grew for the whole replay) or not run. --quick runs smaller "
-                    "traces and leaves out the claims that need full-size ones; --full runs everything and, by default, "
-                    "re-runs each experiment at every value of the papers' open choices (the sensitivity table). Results "
-                    "folders are reused, so a second run only runs what is missing. docs/reproduction.md is written by "
-                    "'smrlab reproduce --full -o docs/reproduction.md'.")
+    parser = commands.add("reproduce", help="the reproduction scorecard: every claim of the five papers, ours beside theirs, and whether it holds",
+                          description=DESCRIPTION)
     parser.add_argument("--paper", action="append", metavar="PAPER",
                         help=f"one paper ({', '.join(PAPERS)}); repeatable (default: every paper with a claims file)")
     size = parser.add_mutually_exclusive_group()

@@ -9,13 +9,13 @@ import argparse
 from pathlib import Path
 
 from smrlab import experiment, outputs, systems
-from smrlab.cli.caches import add_run_arguments
+from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.run import write_result
-from smrlab.tables import add_json_argument, note, print_table
+from smrlab.tables import note, print_table
 from smrlab.trace import Trace
 
 # The experiment files whose systems make the sweep: E-region with its live-fraction samples
@@ -104,8 +104,6 @@ def register(commands) -> None:
                         help="drive and cache parameters: " + ", ".join(f"{key} [{drive[key]}]" for key in ("zone_size", "conventional", "cache", "disk")).replace("%", "%%")
                              + " (see smrlab sim --help for units)")
     add_engine_arguments(parser)
-    parser.add_argument("--out", default="results/ucache-sweep",
-                        help="folder for the JSON results and the sweep's results folder (Parquet table, provenance, figure)")
-    add_run_arguments(parser)
-    add_json_argument(parser)
+    add_output_arguments(parser, "results/ucache-sweep",
+                         "folder for the JSON results and the sweep's results folder (Parquet table, provenance, figure)")
     parser.set_defaults(func=run)

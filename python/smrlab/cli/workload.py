@@ -32,7 +32,9 @@ def process_help() -> str:
 
 
 def add_arrival_arguments(parser: argparse.ArgumentParser, rate_default: float | None = None, duration_default: float | None = None) -> None:
-    """The options of an arrival process, shared by ``workload arrivals`` and ``kv ycsb``."""
+    """The options of an arrival process, shared by ``workload arrivals`` and ``kv ycsb``, and the
+    process parameters' help (``process_help``) after the options."""
+    parser.epilog = process_help()
     parser.add_argument("--process", "--arrival", dest="process", choices=workload.PROCESSES, default="constant", help="arrival process (default constant)")
     parser.add_argument("--rate", type=positive, default=rate_default, required=rate_default is None, help="average requests per second [target]" + (f" (default {rate_default:g})" if rate_default else ""))
     parser.add_argument("--duration", type=positive, default=duration_default, required=duration_default is None,
@@ -124,7 +126,6 @@ def register(commands) -> None:
     add_arrival_arguments(arrivals)
     arrivals.add_argument("--out", required=True, metavar="FILE", help="series file to write")
     arrivals.set_defaults(func=run_arrivals)
-    arrivals.epilog = process_help()
 
     analyze = group.add("analyze", help="print a series' autocorrelation (and draw it as a PNG) and five Hurst estimates",
                         description="Analyses a series file: arrival times (as 'smrlab workload arrivals' writes them) are "

@@ -33,6 +33,7 @@
 
 mod compact;
 mod open;
+pub mod options;
 pub mod unit;
 mod write;
 
@@ -60,45 +61,16 @@ use crate::util::mutex::lock;
 use crate::version::Version;
 use unit::{Unit, UnitIndex, UnitSource};
 
+pub use options::{OffloadOptions, DEFAULT_NVRAM_BANDS, MAX_OFFLOAD_DELAY, MIN_INTERVAL, OFFLOAD_TUNING};
+
 /// Levels: 0 (unsorted units), 1 and 2 (buffers), 3 (final).
 pub const LEVELS: usize = 4;
-
-#[derive(Clone, Debug)]
-pub struct OffloadOptions {
-    /// Band size, capacity, limits, table shape, log buffer, sync: as SMRDB's (compaction must
-    /// be unset or `loc`).
-    pub base: Options,
-    /// Bands of level 0, 1 and 2 before they are compacted (the thesis: 10, 10, 100).
-    pub buffer_bands: [u64; 3],
-    /// Offload writes to the NVRAM device while a compaction runs.
-    pub offload: bool,
-    /// Bytes of the NVRAM device; `None`: 256 bands.
-    pub nvram_capacity: Option<u64>,
-    /// The NVRAM device's file (`open` only); `None`: `DIR/nvram`.
-    pub nvram_path: Option<PathBuf>,
-    /// How often the periodic checker looks.
-    pub check_interval: Duration,
-    /// How long without a size-triggered compaction counts as quiet.
-    pub quiet_interval: Duration,
-    /// How long each write sleeps while the NVRAM device is crowded (`CROWDED_SHARE` of its bands
-    /// in use): §5.4.2's "10 microseconds induced sleep delays when too many files get
-    /// accumulated in the flash", which slows the writers so compaction keeps up. Zero: never.
-    pub offload_delay: Duration,
-}
 
 /// The share of the NVRAM device's bands in use above which writes sleep `offload_delay`. Open
 /// choice: the thesis says "too many files" without a number; half leaves room for the rest of
 /// a compaction's offloaded writes.
 pub const CROWDED_SHARE: f64 = 0.5;
 
-impl Default for OffloadOptions {
-    fn default() -> Self {
-        OffloadOptions { base: Options::default(), buffer_bands: [10, 10, 100], offload: true, nvram_capacity: None, nvram_path: None, check_interval: Duration::from_secs(1), quiet_interval: Duration::from_secs(5), offload_delay: Duration::ZERO }
-    }
-}
-
-/// Bands of the NVRAM device unless `nvram_capacity` says otherwise.
-pub const DEFAULT_NVRAM_BANDS: u64 = 256;
 /// The most bands a buffer level may be given (more than any device holds).
 pub const MAX_BUFFER_BANDS: u64 = 1 << 32;
 

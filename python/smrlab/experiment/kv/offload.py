@@ -88,7 +88,8 @@ def run(steps: list[dict], params: dict, seed: int) -> dict:
     value_size = size(params.get("value_size", 1000), "value_size")
     if not 0 < value_size <= MAX_VALUE_SIZE:
         raise UsageError(f"value_size must be 1 to {MAX_VALUE_SIZE:,} bytes, not {value_size:,}")
-    bands = tuple(int(b) for b in str(params.get("buffer_bands", "10,10,100")).split(","))
+    # None: the store's declared buffer levels.
+    bands = tuple(int(b) for b in str(params["buffer_bands"]).split(",")) if "buffer_bands" in params else None
     store = workload.WorkloadStore(offload_store=True, disk=params.get("disk", "desktop7200"),
                                    band_size=size(params.get("band_size", "4MiB"), "band_size"),
                                    capacity=size(params.get("capacity", "8GiB"), "capacity"),
