@@ -36,5 +36,6 @@ fn disk_service_times(py: Python<'_>, preset: &str, writes: &[u8], offsets: &[u8
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(disk_service_times, m)?)
+    add_functions!(m, disk_service_times);
+    Ok(())
 }

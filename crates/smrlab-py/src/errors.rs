@@ -13,11 +13,7 @@ create_exception!(_core, TraceFormatError, SmrlabError, "A trace file is unreada
 create_exception!(_core, SimulationError, SmrlabError, "A request the simulated device cannot serve.");
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    m.add("SmrlabError", py.get_type::<SmrlabError>())?;
-    m.add("ParameterError", py.get_type::<ParameterError>())?;
-    m.add("TraceFormatError", py.get_type::<TraceFormatError>())?;
-    m.add("SimulationError", py.get_type::<SimulationError>())?;
+    add_types!(m, SmrlabError, ParameterError, TraceFormatError, SimulationError);
     Ok(())
 }
 

@@ -27,5 +27,6 @@ fn smr_estimate(py: Python<'_>, spec_json: &str) -> PyResult<String> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(smr_estimate, m)?)
+    add_functions!(m, smr_estimate);
+    Ok(())
 }

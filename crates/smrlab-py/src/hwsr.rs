@@ -26,6 +26,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // command line's sweeps refuse past.
     m.add("HWSR_MAX_TRACK", smr_sim::hwsr::MAX_TRACK)?;
     m.add("HWSR_MAX_REGION_TRACKS", smr_sim::hwsr::MAX_TRACKS)?;
-    m.add_function(wrap_pyfunction!(hwsr_capacity, m)?)?;
-    m.add_function(wrap_pyfunction!(hwsr_trace_table, m)?)
+    add_functions!(m, hwsr_capacity, hwsr_trace_table);
+    Ok(())
 }

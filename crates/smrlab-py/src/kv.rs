@@ -321,18 +321,8 @@ impl KvIter {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
     m.add_class::<KvStore>()?;
     m.add_class::<KvIter>()?;
-    m.add("KvError", py.get_type::<KvError>())?;
-    m.add("KvLimitError", py.get_type::<KvLimitError>())?;
-    m.add("KvDeviceFullError", py.get_type::<KvDeviceFullError>())?;
-    m.add("KvCorruptionError", py.get_type::<KvCorruptionError>())?;
-    m.add("KvParameterError", py.get_type::<KvParameterError>())?;
-    m.add("KvLockedError", py.get_type::<KvLockedError>())?;
-    m.add("KvClosedError", py.get_type::<KvClosedError>())?;
-    m.add("KvWritesRefusedError", py.get_type::<KvWritesRefusedError>())?;
-    m.add("KvIOError", py.get_type::<KvIOError>())?;
-    m.add("KvNotFoundError", py.get_type::<KvNotFoundError>())?;
+    add_types!(m, KvError, KvLimitError, KvDeviceFullError, KvCorruptionError, KvParameterError, KvLockedError, KvClosedError, KvWritesRefusedError, KvIOError, KvNotFoundError);
     Ok(())
 }

@@ -6,6 +6,21 @@
 
 use pyo3::prelude::*;
 
+/// Adds each named `#[pyfunction]` to the module `m`: how every file of the bindings registers
+/// its functions.
+macro_rules! add_functions {
+    ($m:expr, $($function:ident),+ $(,)?) => {
+        $( $m.add_function(wrap_pyfunction!($function, $m)?)?; )+
+    };
+}
+
+/// Adds each named type (an exception class) to the module `m` under its Rust name.
+macro_rules! add_types {
+    ($m:expr, $($name:ident),+ $(,)?) => {
+        $( $m.add(stringify!($name), $m.py().get_type::<$name>())?; )+
+    };
+}
+
 mod disk;
 mod errors;
 mod estimate;

@@ -99,12 +99,6 @@ fn numpy_permutation(seed: u64, n: u64) -> Vec<u64> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(paper_tables, m)?)?;
-    m.add_function(wrap_pyfunction!(paper_recipe, m)?)?;
-    m.add_function(wrap_pyfunction!(fluid_table1_shape, m)?)?;
-    m.add_function(wrap_pyfunction!(four_phase_shape, m)?)?;
-    m.add_function(wrap_pyfunction!(four_phase_writes, m)?)?;
-    m.add_function(wrap_pyfunction!(fluid_spread, m)?)?;
-    m.add_function(wrap_pyfunction!(numpy_integers, m)?)?;
-    m.add_function(wrap_pyfunction!(numpy_permutation, m)?)
+    add_functions!(m, paper_tables, paper_recipe, fluid_table1_shape, four_phase_shape, four_phase_writes, fluid_spread, numpy_integers, numpy_permutation);
+    Ok(())
 }

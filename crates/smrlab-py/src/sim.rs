@@ -91,7 +91,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The runner's limits, so the command line refuses what the core would (and names them once).
     m.add("MAX_GAUGE_SAMPLES", smr_kernel::engine::MAX_GAUGE_SAMPLES)?;
     m.add("MIN_IOLOG_PIECE", smr_kernel::recorder::MIN_SPLIT)?;
-    m.add_function(wrap_pyfunction!(run_sim, m)?)?;
-    m.add_function(wrap_pyfunction!(run_sim_columns, m)?)?;
-    m.add_function(wrap_pyfunction!(trace_footprint, m)?)
+    add_functions!(m, run_sim, run_sim_columns, trace_footprint);
+    Ok(())
 }

@@ -46,7 +46,6 @@ fn system_names() -> Vec<String> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(systems, m)?)?;
-    m.add_function(wrap_pyfunction!(synth_params, m)?)?;
-    m.add_function(wrap_pyfunction!(system_names, m)?)
+    add_functions!(m, systems, synth_params, system_names);
+    Ok(())
 }

@@ -97,11 +97,6 @@ fn synth_presets() -> Vec<(String, u64, f64, f64, f64)> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
-    m.add_function(wrap_pyfunction!(trace_write, m)?)?;
-    m.add_function(wrap_pyfunction!(trace_columns, m)?)?;
-    m.add_function(wrap_pyfunction!(columns_stats, m)?)?;
-    m.add_function(wrap_pyfunction!(trace_locality, m)?)?;
-    m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
-    m.add_function(wrap_pyfunction!(synth_presets, m)?)
+    add_functions!(m, trace_stats, trace_write, trace_columns, columns_stats, trace_locality, trace_formats, synth_presets);
+    Ok(())
 }

@@ -22,6 +22,6 @@ fn quote(text: &str, most: usize) -> String {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
-    m.add_function(wrap_pyfunction!(quote, m)?)
+    add_functions!(m, parse_size, quote);
+    Ok(())
 }

@@ -214,14 +214,8 @@ fn serve(py: Python<'_>, store: &WorkloadStore, address: String, max_bulk: usize
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WorkloadStore>()?;
-    m.add_function(wrap_pyfunction!(arrival_schedule, m)?)?;
-    m.add_function(wrap_pyfunction!(arrival_params, m)?)?;
-    m.add_function(wrap_pyfunction!(offload_params, m)?)?;
-    m.add_function(wrap_pyfunction!(run_ycsb, m)?)?;
-    m.add_function(wrap_pyfunction!(ycsb_operations, m)?)?;
-    m.add_function(wrap_pyfunction!(ycsb_keys, m)?)?;
-    m.add_function(wrap_pyfunction!(serve, m)?)?;
-    m.add("WorkloadError", m.py().get_type::<WorkloadError>())?;
+    add_functions!(m, arrival_schedule, arrival_params, offload_params, run_ycsb, ycsb_operations, ycsb_keys, serve);
+    add_types!(m, WorkloadError);
     m.add("MAX_THREADS", run::MAX_THREADS)?;
     m.add("MAX_ARRIVALS", smr_workload::arrival::MAX_ARRIVALS as u64)?;
     Ok(())

@@ -75,7 +75,7 @@ pub const CROWDED_SHARE: f64 = 0.5;
 pub const MAX_BUFFER_BANDS: u64 = 1 << 32;
 
 /// What `OffloadDb::stats` reports: bytes and counts since opening, and the state now.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct OffloadStats {
     pub band_size: u64,
     pub offload: bool,
