@@ -258,14 +258,12 @@ def test_on_dask_traces_travel_once_and_a_dying_worker_costs_one_retry(tmp_path,
     monkeypatch.setenv("SMRLAB_TEST_MARKERS", str(tmp_path))
     exp = experiment.load(write(tmp_path, GRID))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        # Reached in the background; each fresh worker greeted: it says it holds no trace yet,
-        # and its first task loads smrlab's simulation (a task after it finds it loaded); a
-        # client it made is closed with it.
+        # Reached in the background; each fresh worker greeted (smrlab's simulation loaded, no
+        # trace held yet) before any cell runs; a client it made is closed with it.
         connecting = Connecting(cluster.scheduler_address)
         client = connecting.client()
         assert connecting.greeted == dict.fromkeys(cluster.scheduler_info["workers"], [])
-        for worker in connecting.greeted:
-            assert client.submit(lambda: "smrlab.run" in sys.modules, workers=[worker], pure=False).result()
+        assert set(client.run(lambda: "smrlab.run" in sys.modules).values()) == {True}
         connecting.close()
         assert client.status == "closed"
         first = experiment.run(exp, out=tmp_path / "first", cluster=cluster.scheduler_address)

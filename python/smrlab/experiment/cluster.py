@@ -19,11 +19,11 @@ with the scheduler in the parent's process, its time), or through the scheduler 
 workers cannot be reached from here. With ``share_paths`` (every worker sees the parent's files
 at the same paths) no trace travels at all.
 
-The scheduler is reached in a background thread (``Connecting``) begun before the parent loads
-and plans the experiment (importing dask.distributed alone takes the parent a second on a small
-machine), and each worker is greeted as the parent first sees it (``Connecting.greet``): asked
-which traces it holds, which loads nothing on it, and given a first task that loads smrlab's
-simulation, which it runs while the traces of its first cells travel to it.
+The scheduler is reached, and every worker it has greeted (``greet``: the worker loads what
+running a cell needs, and says which traces it holds), in a background thread (``Connecting``)
+begun before the parent loads and plans the experiment: importing dask.distributed alone takes
+the parent about a second, and a fresh worker loads smrlab in half of one, none of which then
+stands between the start of the run and its first cell.
 
 A worker that leaves the cluster while running cells (it died, or its job ended) is noticed
 within ``POLL_SECONDS``; each cell it was running is retried once on another worker, then
@@ -56,7 +56,7 @@ CONNECT_SECONDS = 3
 WORKERS_SECONDS = 600
 # Seconds between two looks at the cluster's workers (joined, left) while cells run.
 POLL_SECONDS = 1.0
-SHIPPED = "shipped"  # spelt out again in _held_query, which travels without this module
+SHIPPED = "shipped"
 
 
 def connect(address: str):
@@ -119,31 +119,22 @@ def _shipped_path(checksum: str, name: str) -> Path:
     return cache.folder(SHIPPED) / f"{checksum.split(':')[-1]}-{name}"
 
 
-def warm() -> None:
-    """On a worker, as its first task: loads what running a cell needs (smrlab's simulation and
-    its compiled core), so that its first cell does not."""
+def greet() -> list[str]:
+    """On a worker, when the parent first sees it: loads what running a cell needs (smrlab's
+    simulation and its compiled core), so that its first cell does not, and gives the
+    checksums of the traces in its cache folder."""
     import smrlab.run  # noqa: F401
-
-
-def _held_query():
-    """The function that gives, on a worker, the checksums of the traces in its cache folder.
-    Made here, so that it travels by value (cloudpickle sends a function defined inside
-    another whole): a fresh worker answers at once, without loading this module and the
-    experiment modules it needs (a third of a second), which ``warm`` loads beside the traces'
-    transfer instead."""
-    def held() -> list[str]:
-        from smrlab import cache
-        return [f"sha256:{path.name.split('-')[0]}" for path in cache.folder("shipped").iterdir() if not path.name.startswith(".")]
-    return held
+    from smrlab import cache
+    return [f"sha256:{path.name.split('-')[0]}" for path in cache.folder(SHIPPED).iterdir() if not path.name.startswith(".")]
 
 
 class Connecting:
     """A client of ``cluster`` (a scheduler address, or a ``distributed.Client`` already
     connected) made ready in a background thread from the moment this is made: connected
-    (``connect``) and its workers greeted (``greeted``: worker -> the checksums of the traces
-    it holds). The client, or the ``UsageError`` connecting gave, is what ``client()`` waits
-    for. ``close`` closes a client this made (at once, or when the thread ends if it is still
-    connecting), never one it was given."""
+    (``connect``), and its workers greeted (``greeted``: worker -> what ``greet`` gave). The
+    client, or the ``UsageError`` connecting gave, is what ``client()`` waits for. ``close``
+    closes a client this made (at once, or when the thread ends if it is still connecting),
+    never one it was given."""
 
     def __init__(self, cluster):
         self._given = None if isinstance(cluster, str) else cluster
@@ -152,8 +143,7 @@ class Connecting:
         self._error: BaseException | None = None
         self._closed = False
         self._lock = threading.Lock()
-        self.greeted: dict[str, list[str]] = {}
-        self._warming: list = []  # the warm-up tasks' futures: a future let go of is cancelled
+        self.greeted: dict[str, object] = {}
         self._ready = threading.Thread(target=self._connect, name="smrlab-connect", daemon=True)
         self._ready.start()
 
@@ -165,22 +155,12 @@ class Connecting:
             self._error = error
             return
         try:
-            self.greeted = self.greet(self._client, list(self._client.nthreads()))
+            self.greeted = self._client.run(greet, on_error="return")
         except Exception:  # noqa: BLE001 - the workers are asked again as they are first seen
             self.greeted = {}
         with self._lock:
             if self._closed:
                 self._close_own()
-
-    def greet(self, client, workers: list[str]) -> dict[str, list[str]]:
-        """Asks each of ``workers`` which traces it holds (a worker that cannot say holds none),
-        then gives it its warm-up task (loading smrlab takes the worker's interpreter lock,
-        which the answer would wait for)."""
-        held = client.run(_held_query(), workers=workers, on_error="return") if workers else {}
-        for worker in workers:
-            self._warming.append(client.submit(warm, key=f"smrlab-warm-{uuid.uuid4().hex[:8]}", workers=[worker],
-                                               allow_other_workers=False, pure=False))
-        return {worker: answer if isinstance(answer, list) else [] for worker, answer in held.items()}
 
     def client(self):
         self._ready.join()
@@ -189,7 +169,6 @@ class Connecting:
         return self._client
 
     def _close_own(self) -> None:
-        self._warming.clear()
         if self._given is None and self._client is not None:
             self._client.close()
 
@@ -277,10 +256,10 @@ class OnCluster:
         # Each greeting from connecting is used once: a worker that leaves and comes back is greeted again.
         held = {worker: self._connecting.greeted.pop(worker) for worker in joined if worker in self._connecting.greeted}
         if unknown := [worker for worker in joined if worker not in held]:
-            held.update(self._connecting.greet(self.client, unknown))
+            held.update(self.client.run(greet, workers=unknown, on_error="return"))
         for worker in joined:
             self.threads[worker] = workers[worker]
-            self.holds[worker] = set(held.get(worker, ()))
+            self.holds[worker] = set(held[worker]) if isinstance(held.get(worker), list) else set()
 
     def _place(self, worker: str, cell: Cell) -> tuple[str, str] | None:
         """(worker, checksum) when the cell's trace must be on ``worker`` and is not held there."""
