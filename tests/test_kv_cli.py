@@ -65,6 +65,25 @@ def test_help_explains_units(cli):
     assert "MB/s" in text and "powers of 1024" in text and "write amplification" in text
 
 
+def test_a_new_stores_geometry_is_the_cores_default_and_its_help_says_so(cli, tmp_path):
+    # The defaults and limits the help states are the core's (written once, in smrdb's options);
+    # a store made with none of the three options has exactly them.
+    from smrlab import _core
+    from smrlab.cli.kv import binary_size
+
+    band, bands, schemes = _core.KV_DEFAULT_BAND_SIZE, _core.KV_DEFAULT_BANDS, _core.KV_SCHEMES
+    assert cli("kv", "put", "d", "k", "v").returncode == 0
+    stats = json.loads(cli("kv", "stats", "d", "--json", check=True).stdout)
+    device = (tmp_path / "d" / "bands").stat().st_size  # every band, metadata ones too
+    assert (stats["band_size"], device // stats["band_size"], stats["scheme"]) == (band, bands, schemes[0])
+    for command in ("get", "ycsb"):
+        text = " ".join(cli("kv", command, "--help").stdout.split())
+        assert f"default {binary_size(band)}" in text and f"default {bands} bands" in text and f"default {schemes[0]}" in text, text
+        assert f"{binary_size(_core.KV_MIN_BAND_SIZE)} to {binary_size(_core.KV_MAX_BAND_SIZE)}" in text
+    small = cli("kv", "put", "tiny", "k", "v", "--band-size", str(_core.KV_MIN_BAND_SIZE - 4096))
+    assert small.returncode == 2 and "band_size" in small.stderr and "64 KiB" in small.stderr
+
+
 def test_stats_says_the_device_file_is_sparse_and_what_it_takes(cli, tmp_path):
     # A store of one key: its device file is as long as the whole default device (64 GiB), which
     # `ls` shows; kv stats says so and gives the bytes it takes on disk, a few blocks.

@@ -25,7 +25,6 @@ pub struct RunSpec {
     pub system: String,
     pub trace: PathBuf,
     /// Trace format name; `None` detects it from the file name.
-    #[serde(default)]
     pub format: Option<String>,
     /// Reader options as `key=value` (e.g. `action=D` for blkparse).
     #[serde(default)]
@@ -38,10 +37,8 @@ pub struct RunSpec {
     #[serde(default)]
     pub seed: u64,
     /// Known footprint of the trace, to skip the first pass (e.g. in a sweep over one trace).
-    #[serde(default)]
     pub footprint: Option<Footprint>,
     /// Where to write every media I/O as a fio iolog v2.
-    #[serde(default)]
     pub iolog: Option<PathBuf>,
     /// Split recorded I/Os into pieces of at most this many bytes (0: never).
     #[serde(default)]
@@ -179,4 +176,19 @@ fn run_from(spec: &RunSpec, source: &Source, mut progress: Option<&mut dyn FnMut
         devices: ctx.device_descriptions(),
         iolog_ios,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunSpec;
+
+    #[test]
+    fn a_spec_needs_a_system_and_a_trace_and_defaults_the_rest() {
+        let spec: RunSpec = serde_json::from_str(r#"{"system": "cmr", "trace": "t.csv"}"#).unwrap();
+        assert_eq!((spec.format, spec.iolog, spec.seed, spec.iolog_max_io), (None, None, 0, 0));
+        assert!(spec.footprint.is_none() && spec.trace_options.is_empty() && spec.params.is_empty());
+        for missing in [r#"{"trace": "t.csv"}"#, r#"{"system": "cmr"}"#] {
+            assert!(serde_json::from_str::<RunSpec>(missing).unwrap_err().to_string().contains("missing field"), "{missing}");
+        }
+    }
 }

@@ -34,6 +34,9 @@ pub enum Scheme {
 }
 
 impl Scheme {
+    /// Every scheme, the default (a new store's unless `compaction` says otherwise) first.
+    pub const ALL: [Scheme; 2] = [Scheme::Soc, Scheme::Loc];
+
     pub fn name(self) -> &'static str {
         match self {
             Scheme::Loc => "loc",
@@ -113,6 +116,8 @@ pub const MAX_BANDS: u64 = 1 << 20;
 /// The largest band: a log band is read whole at recovery, a metadata record may fill one.
 /// SMR drives' zones are 256 MiB.
 pub const MAX_BAND_SIZE: u64 = 1 << 30;
+/// The smallest band: a band holds at least a table's data block, index and footer.
+pub const MIN_BAND_SIZE: u64 = 64 * KIB;
 
 pub const MAX_KEY_LEN: ParamSpec = ParamSpec::new("max_key_len", Kind::Whole, NONE, "longest key (default: 1 KiB, or less where the metadata zone must describe many small bands)");
 pub const MAX_VALUE_LEN: ParamSpec = ParamSpec::new("max_value_len", Kind::Whole, NONE, "longest value (default: 16 MiB or a quarter band, whichever is smaller)");
@@ -216,7 +221,7 @@ impl Options {
     pub fn new_geometry(&self) -> Result<Geometry> {
         let band_size = self.band_size.unwrap_or(DEFAULT_BAND_SIZE);
         let zones = self.capacity.map_or(DEFAULT_BANDS, |capacity| capacity / band_size.max(1));
-        let g = Geometry { band_size, zones, scheme: self.compaction.unwrap_or(Scheme::Soc) };
+        let g = Geometry { band_size, zones, scheme: self.compaction.unwrap_or(Scheme::ALL[0]) };
         self.check(&g)?;
         Ok(g)
     }
@@ -224,8 +229,8 @@ impl Options {
     /// Checks these options against a store's geometry (new or recorded).
     pub fn check(&self, g: &Geometry) -> Result<()> {
         let bad = |option: &'static str, problem: String| Err(Error::InvalidOption { option, problem });
-        if !(64 * KIB..=MAX_BAND_SIZE).contains(&g.band_size) || !g.band_size.is_multiple_of(4 * KIB) {
-            return bad("band_size", format!("{} bytes: must be a multiple of 4 KiB from 64 KiB to 1 GiB", g.band_size));
+        if !(MIN_BAND_SIZE..=MAX_BAND_SIZE).contains(&g.band_size) || !g.band_size.is_multiple_of(4 * KIB) {
+            return bad("band_size", format!("{} bytes: must be a multiple of 4 KiB from {} KiB to {} MiB", g.band_size, MIN_BAND_SIZE / KIB, MAX_BAND_SIZE / MIB));
         }
         if g.zones > MAX_BANDS {
             return bad("capacity", format!("{} bytes hold {} bands of {}; a store has at most {MAX_BANDS} (use larger bands)", g.zones.saturating_mul(g.band_size), g.zones, g.band_size));

@@ -323,6 +323,14 @@ impl KvIter {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<KvStore>()?;
     m.add_class::<KvIter>()?;
+    // A new store's geometry (recorded in it): defaults and limits, for the command line's help
+    // and checks; the first scheme is the default.
+    m.add("KV_DEFAULT_BAND_SIZE", smrdb::options::DEFAULT_BAND_SIZE)?;
+    m.add("KV_MIN_BAND_SIZE", smrdb::options::MIN_BAND_SIZE)?;
+    m.add("KV_MAX_BAND_SIZE", smrdb::options::MAX_BAND_SIZE)?;
+    m.add("KV_DEFAULT_BANDS", smrdb::options::DEFAULT_BANDS)?;
+    m.add("KV_MAX_BANDS", smrdb::options::MAX_BANDS)?;
+    m.add("KV_SCHEMES", smrdb::options::Scheme::ALL.map(|scheme| scheme.name()).to_vec())?;
     add_types!(m, KvError, KvLimitError, KvDeviceFullError, KvCorruptionError, KvParameterError, KvLockedError, KvClosedError, KvWritesRefusedError, KvIOError, KvNotFoundError);
     Ok(())
 }

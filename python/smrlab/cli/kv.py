@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from smrlab import workload
+from smrlab import _core, workload
 from smrlab.cli.workload import add_arrival_arguments, arrival_options
 from smrlab.errors import UsageError
 from smrlab.kv import DB, KEY_BYTES, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
@@ -31,11 +31,31 @@ values per second); write amplification is bytes written to the device per byte 
 values written; disk time is simulated nanoseconds on the --disk preset."""
 
 
+def binary_size(count: int) -> str:
+    """``count`` bytes in the largest power-of-1024 unit that divides it (64MiB, 1GiB)."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if count >= 1 << shift and count % (1 << shift) == 0:
+            return f"{count >> shift}{unit}"
+    return f"{count}B"
+
+
+def add_geometry_arguments(parser: argparse.ArgumentParser, device: str, fits: str = "") -> None:
+    """Adds the three options a new store records (--band-size, --capacity, --compaction), their
+    defaults and limits the core's (``_core.KV_*``): an existing store keeps its own, so none
+    has a default value here. ``device`` names the device in --capacity's help, ``fits`` what
+    must fit in it."""
+    band, bands = _core.KV_DEFAULT_BAND_SIZE, _core.KV_DEFAULT_BANDS
+    parser.add_argument("--band-size", metavar="SIZE", help=f"bytes per band of a new store, {binary_size(_core.KV_MIN_BAND_SIZE)} to "
+                        f"{binary_size(_core.KV_MAX_BAND_SIZE)} (default {binary_size(band)}; recorded in the store)")
+    parser.add_argument("--capacity", metavar="SIZE", help=f"bytes of {device}, at most 2^{_core.KV_MAX_BANDS.bit_length() - 1} bands "
+                        f"(default {bands} bands: {binary_size(band * bands)} at {binary_size(band)} bands; recorded){fits}")
+    parser.add_argument("--compaction", choices=_core.KV_SCHEMES, help=f"SMR-friendly (soc) or LevelDB-style (loc) compaction of a new "
+                        f"store (default {_core.KV_SCHEMES[0]}; recorded)")
+
+
 def add_store_arguments(parser: argparse.ArgumentParser, creates: bool = True) -> None:
     parser.add_argument("store", help="store folder (created if it holds no store)" if creates else "store folder")
-    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band, 64KiB to 1GiB (default 64MiB; recorded in the store)")
-    parser.add_argument("--capacity", metavar="SIZE", help="bytes of the sparse device file, at most 2^20 bands (default 1024 bands: 64GiB at 64MiB bands; recorded)")
-    parser.add_argument("--compaction", choices=["soc", "loc"], help="SMR-friendly (soc, default) or LevelDB-style (loc); recorded")
+    add_geometry_arguments(parser, "a new store's sparse device file")
     parser.add_argument("--hex", action="store_true", help="keys and values are hexadecimal bytes, not text")
 
 
@@ -196,9 +216,7 @@ def open_workload_store(args: argparse.Namespace) -> workload.WorkloadStore:
 
 
 def add_workload_store_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--band-size", metavar="SIZE", help="bytes per band of a new store, 64KiB to 1GiB (default 64MiB)")
-    parser.add_argument("--capacity", metavar="SIZE", help="bytes of a new store's device, at most 2^20 bands (default 1024 bands); a load must fit it (and, in memory, this machine's free memory)")
-    parser.add_argument("--compaction", choices=["soc", "loc"], help="SMRDB: compaction scheme of a new store (default soc; recorded)")
+    add_geometry_arguments(parser, "a new store's device", fits="; a load must fit it (and, in memory, this machine's free memory)")
     parser.add_argument("--offload-store", action="store_true", help="the write-offloading variant of chapter 5 (unsorted first level, NVRAM device while compacting)")
     parser.add_argument("--no-offload", action="store_true", help="with --offload-store: never offload (the variant's baseline)")
     parser.add_argument("--disk", metavar="PRESET", help="a store in memory whose disk takes this HDD preset's time in real time (e.g. desktop7200); no folder then")
