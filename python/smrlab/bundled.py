@@ -1,10 +1,10 @@
 """What smrlab ships as package data, each found in one place: the experiment files
 (``smrlab/experiments``, which the repository's ``experiments/`` links to), and the sample traces
 (``smrlab/data``, which the repository's ``data/`` links to; made by ``smrlab trace synth``, see
-data/README.md), found by name whatever their format suffix; and the generated traces — the full-size PORE traces, too large to bundle,
-and the other papers' table traces — made on first use into smrlab's cache folder
-(``smrlab.cache``: ``$SMRLAB_CACHE``, else the platform's user cache folder), never into the
-checkout or the installed package."""
+data/README.md), found by name whatever their format suffix; and the generated traces — the
+full-size PORE traces, too large to bundle, and the other papers' table traces — made on first
+use into smrlab's cache folder (``smrlab.cache``: ``$SMRLAB_CACHE``, else the platform's user
+cache folder), never into the checkout or the installed package."""
 
 from __future__ import annotations
 

@@ -12,4 +12,13 @@ class UsageError(SmrlabError):
     """A command-line or config combination that cannot work (found on the Python side)."""
 
 
-__all__ = ["ParameterError", "SimulationError", "SmrlabError", "TraceFormatError", "UsageError"]
+def refused_as_usage(function, *args):
+    """``function(*args)`` of the core, a ``ParameterError`` it raises given again as a
+    ``UsageError`` with the same sentence (for the Python APIs that promise ``UsageError``)."""
+    try:
+        return function(*args)
+    except ParameterError as error:
+        raise UsageError(str(error)) from None
+
+
+__all__ = ["ParameterError", "SimulationError", "SmrlabError", "TraceFormatError", "UsageError", "refused_as_usage"]

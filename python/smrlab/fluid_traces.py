@@ -19,7 +19,7 @@ import numpy as np
 
 from smrlab import _core, recipes
 from smrlab.bundled import SMRBIN_RECORD, generated_trace
-from smrlab.errors import UsageError
+from smrlab.errors import refused_as_usage
 
 _TABLES = json.loads(_core.paper_tables())
 TABLE1 = {row["name"]: row for row in _TABLES["fluid_table1"]}
@@ -32,44 +32,36 @@ PHASE_HOURS = _TABLES["phase_hours"]
 PHASE_HOURS_MIN, PHASE_HOURS_MAX = _TABLES["phase_hours_min"], _TABLES["phase_hours_max"]
 
 
-def _core_call(function, *args):
-    """``function(*args)`` of the core, its refusal a ``UsageError`` carrying the same sentence."""
-    try:
-        return function(*args)
-    except _core.ParameterError as e:
-        raise UsageError(str(e)) from None
-
-
 def recipe(paper: dict) -> dict:
     """The core's recipe of a paper workload (``{"fluid_table1": ...}`` or ``{"four_phase": ...}``)."""
-    return json.loads(_core_call(_core.paper_recipe, json.dumps(paper)))
+    return json.loads(refused_as_usage(_core.paper_recipe, json.dumps(paper)))
 
 
 def preset(name: str) -> dict:
     """Table 1's row ``name``; a ``UsageError`` naming the table's traces for another name."""
-    _core_call(_core.fluid_table1_shape, name, None)
+    refused_as_usage(_core.fluid_table1_shape, name, None)
     return TABLE1[name]
 
 
 def scale_of(name: str, requests: int | None) -> float:
     """How much a trace of ``requests`` requests is scaled down from Table 1's (1: full size)."""
-    return _core_call(_core.fluid_table1_shape, name, requests)[0]
+    return refused_as_usage(_core.fluid_table1_shape, name, requests)[0]
 
 
 def requests_of(name: str, requests: int | None = None) -> int:
     """Requests of Table 1 trace ``name`` scaled to ``requests``."""
-    return _core_call(_core.fluid_table1_shape, name, requests)[1]
+    return refused_as_usage(_core.fluid_table1_shape, name, requests)[1]
 
 
 def zone_size(name: str, requests: int | None = None) -> int:
     """The zone size that keeps the paper's zone count for ``name`` at ``requests``: 256 MiB
     scaled, in 4 KiB blocks."""
-    return _core_call(_core.fluid_table1_shape, name, requests)[2]
+    return refused_as_usage(_core.fluid_table1_shape, name, requests)[2]
 
 
 def max_offset(name: str, requests: int | None = None) -> int:
     """Table 1's maximum offset of ``name``, scaled to ``requests``, in whole 4 KiB blocks."""
-    return _core_call(_core.fluid_table1_shape, name, requests)[3]
+    return refused_as_usage(_core.fluid_table1_shape, name, requests)[3]
 
 
 def chunk_bytes(name: str, requests: int | None, hot_ranges: int) -> int:
@@ -80,7 +72,7 @@ def chunk_bytes(name: str, requests: int | None, hot_ranges: int) -> int:
 
 def spread(offsets: np.ndarray, lengths: np.ndarray, chunk: int, end: int, seed: int) -> np.ndarray:
     """``offsets`` (of requests of ``lengths``) moved by the core's ``spread`` rule over ``0..end``."""
-    return np.array(_core_call(_core.fluid_spread, offsets.tolist(), lengths.tolist(), chunk, end, seed), dtype=np.uint64)
+    return np.array(refused_as_usage(_core.fluid_spread, offsets.tolist(), lengths.tolist(), chunk, end, seed), dtype=np.uint64)
 
 
 def table1_trace(name: str, requests: int | None = None, folder: Path | None = None, seed: int = 0, placement: str = "spread",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from smrlab import _core, recipes
 from smrlab.bundled import SMRBIN_RECORD, generated_trace
-from smrlab.errors import UsageError
+from smrlab.errors import refused_as_usage
 
 ROWS = {row["name"]: row for row in json.loads(_core.paper_tables())["hwsr_table3"]}
 # Bytes of one request as a generated SPC line at most ("ASU,LBA,size,opcode,timestamp").
@@ -27,10 +27,7 @@ def recipe(name: str, requests: int | None = None, seed: int = 0) -> dict:
     own count; fewer scale the ranges in proportion): its synthesizer parameters (``synth``),
     request count and file format; a ``UsageError`` for a trace or count the table cannot make."""
     paper = {"hwsr_table3": {"name": name, "requests": requests, "seed": seed}}
-    try:
-        return {**json.loads(_core.paper_recipe(json.dumps(paper))), "paper": paper}
-    except _core.ParameterError as e:
-        raise UsageError(str(e)) from None
+    return {**json.loads(refused_as_usage(_core.paper_recipe, json.dumps(paper))), "paper": paper}
 
 
 def trace(name: str, requests: int | None = None, folder: Path | None = None, seed: int = 0) -> Path:
