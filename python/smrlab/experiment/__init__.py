@@ -2,9 +2,9 @@
 expanded into cells, run where asked, and gathered into one tidy table.
 
 ``run`` is what ``smrlab run`` does: a cluster is reached in the background from the start
-(``executors.reaching``: the check and the plan go on meanwhile); the workers start at once; cells already stored are
-skipped on ``resume``; the others start longest first (``schedule``, from what earlier runs of
-the experiment cost) serially, in local worker processes or on a Dask cluster, and the
+(``executors.reaching``: the check and the plan go on meanwhile); the workers start at once;
+cells already stored are skipped on ``resume``; the others start longest first (``schedule``,
+from what earlier runs of the experiment cost) serially, in local worker processes or on a Dask cluster, and the
 experiment is checked (``check``) while the workers run their first cells: a check that fails
 stops the run before any outcome is taken, so nothing is stored; each cell is stored as it
 finishes; and the table, its figures and its provenance (with what every cell cost and
