@@ -9,15 +9,18 @@ holds, no long cell waits in a worker's queue behind many others, a worker start
 cell without waiting for the parent, and results stream back as cells finish. Dask carries the
 cells, the traces and the outcomes.
 
-A trace travels to a worker at most once: a worker keeps each trace it receives in its cache
-folder (``smrlab.cache``, ``shipped``) under the trace's checksum, where its later cells and
-later runs find it (the parent asks each worker what it holds when it first sees it); a trace
-a worker lacks is scattered to it with the first cell that needs it, and dropped from the
-workers' memory once its last cell is done. The traces a round of cells needs are sent side by
-side, straight to their workers (a scatter through the scheduler takes the bytes twice and,
-with the scheduler in the parent's process, its time), or through the scheduler where the
-workers cannot be reached from here. With ``share_paths`` (every worker sees the parent's files
-at the same paths) no trace travels at all.
+A trace travels to a worker at most once, and leaves the parent at most once in a run: a
+worker keeps each trace it receives in its cache folder (``smrlab.cache``, ``shipped``) under
+the trace's checksum, where its later cells and later runs find it (the parent asks each
+worker what it holds when it first sees it); a trace no worker holds is scattered to the
+first worker that needs it, and a worker that needs it after that fetches it from one that
+has it in memory (Dask moves a cell's inputs between workers), so the parent sends each
+trace's bytes once however many workers run its cells; the bytes are dropped from the
+workers' memory once the trace's last cell is done. The traces a round of cells needs are
+sent side by side, straight to their workers (a scatter through the scheduler takes the bytes
+twice and, with the scheduler in the parent's process, its time), or through the scheduler
+where the workers cannot be reached from here. With ``share_paths`` (every worker sees the
+parent's files at the same paths) no trace travels at all.
 
 The scheduler is reached, and every worker it has greeted (``greet``: the worker loads what
 running a cell needs, and says which traces it holds), in a background thread (``Connecting``)
@@ -28,7 +31,8 @@ stands between the start of the run and its first cell.
 A worker that leaves the cluster while running cells (it died, or its job ended) is noticed
 within ``POLL_SECONDS``; each cell it was running is retried once on another worker, then
 recorded as failed, and those only waiting there go back as they were (``pending``); a cell
-that finished there but whose outcome had not come back yet runs again. Not here: the order
+that finished there but whose outcome had not come back yet runs again, and so does a cell
+whose trace was in memory only there (the trace is sent again). Not here: the order
 of the cells (``schedule``), local processes (``local``).
 """
 
@@ -197,6 +201,12 @@ def run_on_worker(cell: Cell, key: str, submitted_at: float, attempts: int, ship
     return run(cell, key, submitted_at, attempts, get_worker().address, time.perf_counter() - start)
 
 
+def _in_memory(trace) -> bool:
+    """Whether ``trace``, the future of a trace's bytes scattered to the workers, is still in
+    some worker's memory (it is lost, and cancelled, once every worker that had it left)."""
+    return trace is not None and trace.status == "finished"
+
+
 class OnCluster:
     """Runs cells on the cluster of ``client`` (a scheduler address or a ``distributed.Client``)
     with ``run(cell, key, submitted_at, attempts, worker, fetch_s)``."""
@@ -208,7 +218,7 @@ class OnCluster:
         self.ship = not share_paths
         self.threads: dict[str, int] = {}  # worker -> its threads
         self.holds: dict[str, set[str]] = {}  # worker -> checksums of the traces it holds
-        self.scattered: dict[tuple[str, str], object] = {}  # (worker, checksum) -> future of the bytes
+        self.scattered: dict[str, object] = {}  # checksum -> future of the trace's bytes, on the workers that have them
         self._direct: bool | None = None
         self._looked = 0.0
 
@@ -240,18 +250,16 @@ class OnCluster:
         self._looked = time.monotonic()
         workers = self.client.nthreads()
         for worker in set(self.threads) - set(workers):
-            lost = [future for future, (_, where) in futures.items() if where == worker]
+            lost = [future for future, (_, where, _) in futures.items() if where == worker]
             self.client.cancel(lost)
             for future in lost:
-                task, _ = futures.pop(future)
+                task, _, _ = futures.pop(future)
                 if future.status == "finished":  # its outcome went with the worker: not its fault
                     handed.finished(worker, task.cell.index)
                     pending.put_back(task)
             for gave_up in handed.lost(worker, self.threads.pop(worker), "it left the cluster", worker, pending):
                 done(gave_up)
             del self.holds[worker]
-            for place in [place for place in self.scattered if place[0] == worker]:
-                del self.scattered[place]
         joined = [worker for worker in workers if worker not in self.threads]
         # Each greeting from connecting is used once: a worker that leaves and comes back is greeted again.
         held = {worker: self._connecting.greeted.pop(worker) for worker in joined if worker in self._connecting.greeted}
@@ -261,17 +269,22 @@ class OnCluster:
             self.threads[worker] = workers[worker]
             self.holds[worker] = set(held[worker]) if isinstance(held.get(worker), list) else set()
 
-    def _place(self, worker: str, cell: Cell) -> tuple[str, str] | None:
-        """(worker, checksum) when the cell's trace must be on ``worker`` and is not held there."""
+    def _lacked(self, worker: str, cell: Cell) -> str | None:
+        """The checksum of the cell's trace when it must reach ``worker``, which does not hold it."""
         if not self.ship or cell.trace.path is None or cell.trace_checksum() in self.holds[worker]:
             return None
-        return worker, cell.trace_checksum()
+        return cell.trace_checksum()
 
     def _send(self, assigned: list[tuple[str, Task]], phases: Phases) -> None:
-        """Sends the traces that the workers of ``assigned`` lack, side by side (one thread
-        each) and straight to the workers (not through the scheduler), each file read once."""
-        places = {place: task.cell.trace.path for worker, task in assigned
-                  if (place := self._place(worker, task.cell)) is not None and place not in self.scattered}
+        """Sends the traces that the workers of ``assigned`` lack and that no worker has in
+        memory (none was sent, or the workers that had it left), each to the first worker
+        that needs it; side by side (one thread each) and straight to the workers (not
+        through the scheduler), each file read once."""
+        places: dict[tuple[str, str], Path] = {}
+        for worker, task in assigned:
+            checksum = self._lacked(worker, task.cell)
+            if checksum is not None and not _in_memory(self.scattered.get(checksum)) and checksum not in {c for _, c in places}:
+                places[worker, checksum] = task.cell.trace.path
         if not places:
             return
         with phases("transfer"):
@@ -287,7 +300,7 @@ class OnCluster:
                 return self.client.scatter([contents[checksum]], workers=[worker], hash=False, direct=False)[0]
 
             with ThreadPoolExecutor(max_workers=len(places), thread_name_prefix="smrlab-send") as threads:
-                self.scattered.update(zip(places, threads.map(scatter, places)))
+                self.scattered.update(zip((checksum for _, checksum in places), threads.map(scatter, places)))
         phases.counts["traces_sent"] += len(places)
         phases.counts["trace_bytes_sent"] += sum(len(contents[checksum]) for _, checksum in places)
 
@@ -311,13 +324,14 @@ class OnCluster:
                 assigned.append((worker, task))
             self._send(assigned, phases)
             for worker, task in assigned:
-                place = self._place(worker, task.cell)
+                checksum = self._lacked(worker, task.cell)
+                trace = self.scattered[checksum] if checksum else None
                 future = self.client.submit(run_on_worker, task.cell, task.key, task.submitted_at, task.attempts,
-                                            self.ship, self.scattered[place] if place else None, self._run,
+                                            self.ship, trace, self._run,
                                             key=f"smrlab-{task.key}-{uuid.uuid4().hex[:8]}",
                                             workers=[worker], allow_other_workers=False, pure=False)
                 future.add_done_callback(finished.put)
-                futures[future] = (task, worker)
+                futures[future] = (task, worker, trace)
 
     def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases,
             handed_out: Callable[[], None] | None = None) -> None:
@@ -325,7 +339,7 @@ class OnCluster:
         (``handed_out``: ``executors``)."""
         finished: queues.Queue = queues.Queue()
         handed = Handed()
-        futures: dict[object, tuple[Task, str]] = {}
+        futures: dict[object, tuple[Task, str, object]] = {}
         left = Counter(task.cell.trace_checksum() for task in pending.tasks() if self.ship and task.cell.trace.path is not None)
         try:
             while pending or handed:
@@ -350,11 +364,11 @@ class OnCluster:
             self.client.cancel(list(futures))
             raise
 
-    def _finished(self, future, task: Task, worker: str, handed: Handed, pending: Pending, done: Callable[[Outcome], None],
-                  left: Counter) -> None:
+    def _finished(self, future, task: Task, worker: str, trace, handed: Handed, pending: Pending,
+                  done: Callable[[Outcome], None], left: Counter) -> None:
         handed.finished(worker, task.cell.index)
-        outcome = self._outcome(future, task, worker)
-        if outcome is None:  # it finished, but its worker left before the outcome came back
+        outcome = self._outcome(future, task, worker, trace)
+        if outcome is None:  # its worker left before the outcome came back, or its trace went with another
             self.client.cancel([future])
             pending.put_back(task)
             return
@@ -365,9 +379,11 @@ class OnCluster:
         if shipped:
             self._release_if_last(task.cell.trace_checksum(), left)
 
-    def _outcome(self, future, task: Task, worker: str) -> Outcome | None:
+    def _outcome(self, future, task: Task, worker: str, trace) -> Outcome | None:
         """The outcome of a finished future, fetched from its worker; None when the worker left
-        before it could be (the outcome is lost with it)."""
+        before it could be (the outcome is lost with it), or when the cell was cancelled because
+        the workers that had its trace (``trace``, the future of its bytes) left before it
+        reached this one (it never ran)."""
         from distributed import CancelledError
         while True:
             try:
@@ -376,7 +392,9 @@ class OnCluster:
                 if worker not in self.client.nthreads():
                     return None
             except CancelledError:
-                return None if worker not in self.client.nthreads() else self._failed(task, worker, "cancelled")
+                if worker not in self.client.nthreads() or (trace is not None and not _in_memory(trace)):
+                    return None
+                return self._failed(task, worker, "cancelled")
             except Exception as error:  # noqa: BLE001 - what the cluster raised, as the cell's error
                 return self._failed(task, worker, f"{type(error).__name__}: {error}")
 
@@ -386,9 +404,8 @@ class OnCluster:
 
     def _release_if_last(self, checksum: str, left: Counter) -> None:
         left[checksum] -= 1
-        if left[checksum] <= 0:
-            for place in [place for place in self.scattered if place[1] == checksum]:
-                self.scattered.pop(place).release()
+        if left[checksum] <= 0 and checksum in self.scattered:
+            self.scattered.pop(checksum).release()
 
     def _wait_for_a_worker(self) -> None:
         try:
