@@ -19,7 +19,7 @@ measured at N; beside it the perfect scheduler's bound. Cells that slow each oth
 bandwidth: on a 16-core x86, 16 replays side by side take 1.85 times as long each as one alone)
 stretch both makespans alike, so the prediction of ours over the perfect one holds there too.
 
-    python bench/sweep_scaling.py                       # experiments/hwsr-fig13-14.toml and bench/experiments/short-cells.toml
+    python bench/sweep_scaling.py                       # experiments/hwsr-fig13-14.toml, bench/experiments/{short,tiny}-cells.toml
     python bench/sweep_scaling.py experiments/pore-fig11.toml --workers 4 --json
 
 A warm-up run first makes the experiment's traces (in the cache folder, SMRLAB_CACHE) and gives
@@ -41,7 +41,8 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
-EXPERIMENTS = [REPO / "experiments" / "hwsr-fig13-14.toml", BENCH / "experiments" / "short-cells.toml"]
+EXPERIMENTS = [REPO / "experiments" / "hwsr-fig13-14.toml", BENCH / "experiments" / "short-cells.toml",
+               BENCH / "experiments" / "tiny-cells.toml"]
 PREDICT_FOR = (16, 64)
 
 
