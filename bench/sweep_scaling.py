@@ -12,10 +12,11 @@ workers), the parent's serial time (before the first cell starts and after the l
 its share of the total cell time, the total and the longest cell time, and the makespan a
 perfect scheduler would reach with those cells, max(total / workers, longest), with ours over it.
 
-Then it predicts the speed-up at 16 and 64 workers from the 1-worker run: each cell taking the
-time it took alone, started longest first (the order `smrlab run` uses once it has a history)
-on the first free worker (list scheduling, simulated), plus the parent's serial time as
-measured at N; beside it the perfect scheduler's bound. Cells that slow each other down (memory
+Then it predicts the speed-up at 16 and 64 workers from the 1-worker run, for each way of
+running at N: each cell taking the time it took alone, started longest first (the order
+`smrlab run` uses once it has a history) on the first free worker (list scheduling,
+simulated), plus the parent's serial time as measured that way at N; beside it the perfect
+scheduler's bound. Cells that slow each other down (memory
 bandwidth: on a 16-core x86, 16 replays side by side take 1.85 times as long each as one alone)
 stretch both makespans alike, so the prediction of ours over the perfect one holds there too.
 
@@ -121,13 +122,13 @@ def scale(experiment: Path, workers: int, out: Path, as_json: bool) -> None:
             sidecar, command_s = smrlab_run(experiment, out, ["--cluster", cluster.scheduler_address])
             runs[f"Dask, {workers} workers, smrlab run --cluster"] = measures(sidecar, command_s, workers)
     one = runs["local, 1 worker"]
-    serial_at_n = runs[f"local, {workers} workers"]["serial_s"]
-    predictions = [predict(one, serial_at_n, n) for n in PREDICT_FOR]
+    predictions = {how: [predict(one, run["serial_s"], n) for n in PREDICT_FOR] for how, run in runs.items() if run["workers"] > 1}
     if as_json:
         for how, run in runs.items():
             print(json.dumps({"experiment": experiment.stem, "run": how, **{k: v for k, v in run.items() if k != "walls"}}))
-        for prediction in predictions:
-            print(json.dumps({"experiment": experiment.stem, "prediction": True, **prediction}))
+        for how, predicted in predictions.items():
+            for prediction in predicted:
+                print(json.dumps({"experiment": experiment.stem, "prediction": how, **prediction}))
         return
     print(f"\n{experiment.name}: {one['cells']} cells, {one['cells_s']:.2f} s of cells at 1 worker, longest {one['longest_s']:.2f} s")
     print("| run | makespan s (command s) | speed-up | efficiency | parent serial s (share of cell time) | cells s | longest s | perfect s | ours / perfect |")
@@ -140,10 +141,11 @@ def scale(experiment: Path, workers: int, out: Path, as_json: bool) -> None:
     for how, run in runs.items():
         phases = ", ".join(f"{name} {seconds:.3f}" for name, seconds in sorted(run["phases_s"].items()))
         print(f"  {how}: parent phases (s): {phases}; {run['counts'] or 'nothing sent'}")
-    print(f"Predicted from the 1-worker cell times, longest first, plus {serial_at_n:.3f} s of parent serial time:")
-    for p in predictions:
-        print(f"  {p['workers']} workers: makespan {p['makespan_s']:.2f} s, speed-up {p['speedup']:.1f} "
-              f"(perfect scheduler {p['perfect_s']:.2f} s, {p['perfect_speedup']:.1f}); ours / perfect {p['over_perfect']:.3f}")
+    print("Predicted from the 1-worker cell times, longest first, plus each way's parent serial time at N:")
+    for how, predicted in predictions.items():
+        said = "; ".join(f"{p['workers']} workers: makespan {p['makespan_s']:.2f} s, speed-up {p['speedup']:.1f} of a perfect "
+                         f"{p['perfect_speedup']:.1f}, ours / perfect {p['over_perfect']:.3f}" for p in predicted)
+        print(f"  {how} ({runs[how]['serial_s']:.3f} s serial): {said}")
 
 
 def main(argv: list[str]) -> int:
