@@ -16,7 +16,9 @@ Then it predicts the speed-up at 16 and 64 workers from the 1-worker run, for ea
 running at N: each cell taking the time it took alone, started longest first (the order
 `smrlab run` uses once it has a history) on the first free worker (list scheduling,
 simulated), plus the parent's serial time as measured that way at N; beside it the perfect
-scheduler's bound. Cells that slow each other down (memory
+scheduler's bound. The same prediction made for N itself is printed beside the makespan
+measured at N: how far the method is from a run it can be checked against (cells side by side
+on N cores each take longer than alone, which it leaves out). Cells that slow each other down (memory
 bandwidth: on a 16-core x86, 16 replays side by side take 1.85 times as long each as one alone)
 stretch both makespans alike, so the prediction of ours over the perfect one holds there too.
 
@@ -122,7 +124,8 @@ def scale(experiment: Path, workers: int, out: Path, as_json: bool) -> None:
             sidecar, command_s = smrlab_run(experiment, out, ["--cluster", cluster.scheduler_address])
             runs[f"Dask, {workers} workers, smrlab run --cluster"] = measures(sidecar, command_s, workers)
     one = runs["local, 1 worker"]
-    predictions = {how: [predict(one, run["serial_s"], n) for n in PREDICT_FOR] for how, run in runs.items() if run["workers"] > 1}
+    predictions = {how: [predict(one, run["serial_s"], n) for n in (workers, *PREDICT_FOR)] for how, run in runs.items()
+                   if run["workers"] > 1}
     if as_json:
         for how, run in runs.items():
             print(json.dumps({"experiment": experiment.stem, "run": how, **{k: v for k, v in run.items() if k != "walls"}}))
@@ -143,9 +146,11 @@ def scale(experiment: Path, workers: int, out: Path, as_json: bool) -> None:
         print(f"  {how}: parent phases (s): {phases}; {run['counts'] or 'nothing sent'}")
     print("Predicted from the 1-worker cell times, longest first, plus each way's parent serial time at N:")
     for how, predicted in predictions.items():
+        at_n, *beyond = predicted
         said = "; ".join(f"{p['workers']} workers: makespan {p['makespan_s']:.2f} s, speed-up {p['speedup']:.1f} of a perfect "
-                         f"{p['perfect_speedup']:.1f}, ours / perfect {p['over_perfect']:.3f}" for p in predicted)
-        print(f"  {how} ({runs[how]['serial_s']:.3f} s serial): {said}")
+                         f"{p['perfect_speedup']:.1f}, ours / perfect {p['over_perfect']:.3f}" for p in beyond)
+        print(f"  {how} ({runs[how]['serial_s']:.3f} s serial): at {workers} {at_n['makespan_s']:.2f} s "
+              f"(measured {runs[how]['makespan_s']:.2f} s); {said}")
 
 
 def main(argv: list[str]) -> int:
