@@ -335,9 +335,10 @@ def test_a_traces_footprint_is_measured_once_for_every_worker_and_run(tmp_path, 
 
 def test_traces_go_through_the_scheduler_where_the_workers_cannot_be_reached(tmp_path):
     # Traces are sent straight to the workers; a client that reaches only the scheduler (a
-    # tunnel to it) gets them through the scheduler instead, from the first refusal on. A trace
-    # already in a worker's memory is not sent again for another worker (that one fetches it
-    # from the first), unless every worker that had it left.
+    # tunnel to it) gets them through the scheduler instead, from the first refusal on. The
+    # cells are handed out as their traces are sent, one trace at a time. A trace already in
+    # a worker's memory is not sent again for another worker (that one fetches it from the
+    # first), unless every worker that had it left.
     from smrlab.experiment.cluster import OnCluster
 
     class Bytes:
@@ -361,18 +362,25 @@ def test_traces_go_through_the_scheduler_where_the_workers_cannot_be_reached(tmp
     by_trace = {cell.trace_name: Pending([(cell, key)]).next() for cell, key in cells}
     first, second = by_trace.values()
     on = OnCluster(client)
-    on.holds = {"w1": set(), "w2": set()}
-    on._send([("w1", first), ("w2", second), ("w2", first)], Phases())
+    on.holds = {"w1": set(), "w2": {second.cell.trace_checksum()}}
+    handed = []
+    for worker, task in on._arriving([("w2", second), ("w1", first), ("w1", second), ("w2", first)], Phases()):
+        handed.append((worker, task.cell.trace_name, list(client.tries)))
+    # w2 holds the second trace: its cell goes first, before anything is sent; the first trace
+    # goes to w1 (tried straight, then through the scheduler), and then both its cells; the
+    # second trace, held by w2 but in no worker's memory, goes to w1, and then its cell.
+    assert handed == [("w2", second.cell.trace_name, []),
+                      ("w1", first.cell.trace_name, [("w1", True), ("w1", False)]),
+                      ("w2", first.cell.trace_name, [("w1", True), ("w1", False)]),
+                      ("w1", second.cell.trace_name, [("w1", True), ("w1", False), ("w1", False)])]
     assert {checksum: bytes_.worker for checksum, bytes_ in on.scattered.items()} == {
-        first.cell.trace_checksum(): "w1", second.cell.trace_checksum(): "w2"}
-    # (The two are sent side by side: both may try straight to the worker before the first refusal.)
-    assert not on.direct and sorted(tried for tried in client.tries if not tried[1]) == [("w1", False), ("w2", False)]
+        first.cell.trace_checksum(): "w1", second.cell.trace_checksum(): "w1"}
+    assert not on.direct
     client.tries.clear()
-    on._send([("w1", second)], Phases())
-    assert client.tries == []
-    on.scattered[second.cell.trace_checksum()].status = "cancelled"  # w2 left with it
-    on._send([("w1", second)], Phases())
-    assert client.tries == [("w1", False)]
+    assert [worker for worker, _ in on._arriving([("w2", first)], Phases())] == ["w2"] and client.tries == []
+    on.scattered[first.cell.trace_checksum()].status = "cancelled"  # w1 left with it
+    assert [worker for worker, _ in on._arriving([("w2", first)], Phases())] == ["w2"]
+    assert client.tries == [("w2", False)]
 
 
 def test_a_cell_cancelled_because_its_trace_left_with_a_worker_runs_again_uncharged(tmp_path):

@@ -17,9 +17,10 @@ first worker that needs it, and a worker that needs it after that fetches it fro
 has it in memory (Dask moves a cell's inputs between workers), so the parent sends each
 trace's bytes once however many workers run its cells; the bytes are dropped from the
 workers' memory once the trace's last cell is done. The traces a round of cells needs are
-sent side by side, straight to their workers (a scatter through the scheduler takes the bytes
-twice and, with the scheduler in the parent's process, its time), or through the scheduler
-where the workers cannot be reached from here. With ``share_paths`` (every worker sees the
+sent one after another, each cell handed out as soon as its trace is sent (so the first cells
+start after one trace's transfer, not after the round's), straight to their workers (a
+scatter through the scheduler takes the bytes twice and, with the scheduler in the parent's
+process, its time), or through the scheduler where the workers cannot be reached from here. With ``share_paths`` (every worker sees the
 parent's files at the same paths) no trace travels at all.
 
 The scheduler is reached, and every worker it has greeted (``greet``: the worker loads what
@@ -44,9 +45,8 @@ import threading
 import time
 import uuid
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from smrlab.errors import UsageError
 from smrlab.experiment.cells import Cell, Outcome, failed, run_cell
@@ -275,34 +275,41 @@ class OnCluster:
             return None
         return cell.trace_checksum()
 
-    def _send(self, assigned: list[tuple[str, Task]], phases: Phases) -> None:
-        """Sends the traces that the workers of ``assigned`` lack and that no worker has in
-        memory (none was sent, or the workers that had it left), each to the first worker
-        that needs it; side by side (one thread each) and straight to the workers (not
-        through the scheduler), each file read once."""
-        places: dict[tuple[str, str], Path] = {}
+    def _arriving(self, assigned: list[tuple[str, Task]], phases: Phases) -> Iterator[tuple[str, Task]]:
+        """The cells of ``assigned`` as they can be handed out: at once those whose trace needs
+        no sending (their worker holds it, or some worker has it in memory), then trace by
+        trace, in the order of the cells that need them, each trace sent to the first worker
+        that needs it (the others fetch it from there) and then its cells. One trace at a time,
+        so that the first cells start after one trace's transfer, not after a whole round's."""
+        waiting: dict[str, list[tuple[str, Task]]] = {}
         for worker, task in assigned:
             checksum = self._lacked(worker, task.cell)
-            if checksum is not None and not _in_memory(self.scattered.get(checksum)) and checksum not in {c for _, c in places}:
-                places[worker, checksum] = task.cell.trace.path
-        if not places:
-            return
+            if checksum is None or _in_memory(self.scattered.get(checksum)):
+                yield worker, task
+            else:
+                waiting.setdefault(checksum, []).append((worker, task))
+        for checksum, cells in waiting.items():
+            worker, task = cells[0]
+            self._send(worker, checksum, task.cell.trace.path, phases)
+            yield from cells
+
+    def _send(self, worker: str, checksum: str, path: Path, phases: Phases) -> None:
+        """Sends the trace at ``path`` to ``worker``: straight to it (not through the
+        scheduler), or through the scheduler from the first time the worker cannot be reached
+        from here."""
         with phases("transfer"):
-            contents = {checksum: path.read_bytes() for (_, checksum), path in places.items()}
-
-            def scatter(place: tuple[str, str]):
-                worker, checksum = place
-                if self.direct:
-                    try:
-                        return self.client.scatter([contents[checksum]], workers=[worker], hash=False, direct=True)[0]
-                    except OSError:  # the worker is not reachable from here: through the scheduler
-                        self.direct = False
-                return self.client.scatter([contents[checksum]], workers=[worker], hash=False, direct=False)[0]
-
-            with ThreadPoolExecutor(max_workers=len(places), thread_name_prefix="smrlab-send") as threads:
-                self.scattered.update(zip((checksum for _, checksum in places), threads.map(scatter, places)))
-        phases.counts["traces_sent"] += len(places)
-        phases.counts["trace_bytes_sent"] += sum(len(contents[checksum]) for _, checksum in places)
+            data = path.read_bytes()
+            sent = None
+            if self.direct:
+                try:
+                    sent = self.client.scatter([data], workers=[worker], hash=False, direct=True)[0]
+                except OSError:  # the worker is not reachable from here: through the scheduler
+                    self.direct = False
+            if sent is None:
+                sent = self.client.scatter([data], workers=[worker], hash=False, direct=False)[0]
+        self.scattered[checksum] = sent
+        phases.counts["traces_sent"] += 1
+        phases.counts["trace_bytes_sent"] += len(data)
 
     def _least_handed(self, handed: Handed, beyond: int) -> str | None:
         """The worker with the fewest cells handed per thread, if it has fewer than its threads
@@ -315,15 +322,14 @@ class OnCluster:
     def _hand_out(self, pending: Pending, handed: Handed, futures: dict, finished: queues.Queue, phases: Phases) -> None:
         """Hands cells to the workers with room: first those they can start at once, then those
         they wait with (``LOOKAHEAD``), so that the traces of the first are sent, and the cells
-        start, before the traces of the others travel."""
+        start, before the traces of the others travel; each cell as soon as its trace is sent."""
         for beyond in (0, LOOKAHEAD):
             assigned = []
             while pending and (worker := self._least_handed(handed, beyond)) is not None:
                 task = pending.next()
                 handed.add(worker, task)
                 assigned.append((worker, task))
-            self._send(assigned, phases)
-            for worker, task in assigned:
+            for worker, task in self._arriving(assigned, phases):
                 checksum = self._lacked(worker, task.cell)
                 trace = self.scattered[checksum] if checksum else None
                 future = self.client.submit(run_on_worker, task.cell, task.key, task.submitted_at, task.attempts,
