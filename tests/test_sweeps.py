@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -26,7 +27,7 @@ from smrlab.errors import UsageError
 from smrlab.experiment import executors, schedule
 from smrlab.experiment.cells import run_cell, this_worker
 from smrlab.experiment.cluster import Connecting
-from smrlab.experiment.pending import Pending
+from smrlab.experiment.pending import Handed, Pending
 from smrlab.experiment.stopwatch import Phases
 
 from conftest import DATA, SMALL, write
@@ -227,7 +228,6 @@ def _run_with_dying_workers(tmp_path, monkeypatch, **where):
 
 
 def test_a_lost_worker_charges_only_the_cells_it_was_running(tmp_path):
-    from smrlab.experiment.pending import Handed
     exp = experiment.load(write(tmp_path, GRID))
     cells = [(cell, cell.key()) for cell in exp.cells()]
     pending = Pending(cells)
@@ -404,9 +404,19 @@ def test_a_cell_cancelled_because_its_trace_left_with_a_worker_runs_again_unchar
         def nthreads(self):
             return {"w2": 1}
 
+        def cancel(self, futures):
+            pass
+
     [(cell, key)] = [(cell, cell.key()) for cell in experiment.load(write(tmp_path, GRID)).cells()][:1]
-    task = Pending([(cell, key)]).next()
     on = OnCluster(Client())
-    assert on._outcome(Cancelled(), task, "w2", Trace("cancelled")) is None
-    kept = on._outcome(Cancelled(), task, "w2", Trace("finished"))
-    assert kept.result is None and "cancelled" in kept.error and kept.timing.attempts == 1
+    for trace, runs_again in ((Trace("cancelled"), True), (Trace("finished"), False)):
+        pending, handed, done = Pending([(cell, key)]), Handed(), []
+        task = pending.next()
+        handed.add("w2", task)
+        on._finished(Cancelled(), task, "w2", trace, handed, pending, done.append, Counter({cell.trace_checksum(): 1}))
+        assert handed.count("w2") == 0
+        if runs_again:
+            assert done == [] and pending.next().attempts == 1
+        else:
+            [kept] = done
+            assert not pending and kept.result is None and "cancelled" in kept.error and kept.timing.attempts == 1
