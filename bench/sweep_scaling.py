@@ -17,10 +17,10 @@ running at N: each cell taking the time it took alone, started longest first (th
 `smrlab run` uses once it has a history) on the first free worker (list scheduling,
 simulated), plus the parent's serial time as measured that way at N; beside it the perfect
 scheduler's bound. The same prediction made for N itself is printed beside the makespan
-measured at N: how far the method is from a run it can be checked against (cells side by side
-on N cores each take longer than alone, which it leaves out). Cells that slow each other down (memory
-bandwidth: on a 16-core x86, 16 replays side by side take 1.85 times as long each as one alone)
-stretch both makespans alike, so the prediction of ours over the perfect one holds there too.
+measured at N: how far the method is from a run it can be checked against. It leaves out that
+cells side by side each take longer than alone (memory bandwidth: on a 16-core x86, 16 replays
+side by side take 1.85 times as long each as one alone), so its makespans are short of the
+measured ones; that stretches ours and the perfect one alike, so their ratio holds better.
 
     python bench/sweep_scaling.py                       # experiments/hwsr-fig13-14.toml, bench/experiments/{short,tiny}-cells.toml
     python bench/sweep_scaling.py experiments/pore-fig11.toml --workers 4 --json
