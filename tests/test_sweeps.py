@@ -364,22 +364,24 @@ def test_traces_go_through_the_scheduler_where_the_workers_cannot_be_reached(tmp
     on = OnCluster(client)
     on.holds = {"w1": set(), "w2": {second.cell.trace_checksum()}}
     handed = []
-    for worker, task in on._arriving([("w2", second), ("w1", first), ("w1", second), ("w2", first)], Phases()):
-        handed.append((worker, task.cell.trace_name, list(client.tries)))
+    for worker, task, trace in on._arriving([("w2", second), ("w1", first), ("w1", second), ("w2", first)], Phases()):
+        handed.append((worker, task.cell.trace_name, trace and trace.worker, list(client.tries)))
     # w2 holds the second trace: its cell goes first, before anything is sent; the first trace
     # goes to w1 (tried straight, then through the scheduler), and then both its cells; the
     # second trace, held by w2 but in no worker's memory, goes to w1, and then its cell.
-    assert handed == [("w2", second.cell.trace_name, []),
-                      ("w1", first.cell.trace_name, [("w1", True), ("w1", False)]),
-                      ("w2", first.cell.trace_name, [("w1", True), ("w1", False)]),
-                      ("w1", second.cell.trace_name, [("w1", True), ("w1", False), ("w1", False)])]
+    # Each comes with where its trace's bytes are (None: its worker holds the trace).
+    assert handed == [("w2", second.cell.trace_name, None, []),
+                      ("w1", first.cell.trace_name, "w1", [("w1", True), ("w1", False)]),
+                      ("w2", first.cell.trace_name, "w1", [("w1", True), ("w1", False)]),
+                      ("w1", second.cell.trace_name, "w1", [("w1", True), ("w1", False), ("w1", False)])]
     assert {checksum: bytes_.worker for checksum, bytes_ in on.scattered.items()} == {
         first.cell.trace_checksum(): "w1", second.cell.trace_checksum(): "w1"}
     assert not on.direct
     client.tries.clear()
-    assert [worker for worker, _ in on._arriving([("w2", first)], Phases())] == ["w2"] and client.tries == []
+    assert [(worker, trace.worker) for worker, _, trace in on._arriving([("w2", first)], Phases())] == [("w2", "w1")]
+    assert client.tries == []
     on.scattered[first.cell.trace_checksum()].status = "cancelled"  # w1 left with it
-    assert [worker for worker, _ in on._arriving([("w2", first)], Phases())] == ["w2"]
+    assert [(worker, trace.worker) for worker, _, trace in on._arriving([("w2", first)], Phases())] == [("w2", "w2")]
     assert client.tries == [("w2", False)]
 
 

@@ -275,23 +275,28 @@ class OnCluster:
             return None
         return cell.trace_checksum()
 
-    def _arriving(self, assigned: list[tuple[str, Task]], phases: Phases) -> Iterator[tuple[str, Task]]:
-        """The cells of ``assigned`` as they can be handed out: at once those whose trace needs
-        no sending (their worker holds it, or some worker has it in memory), then trace by
-        trace, in the order of the cells that need them, each trace sent to the first worker
-        that needs it (the others fetch it from there) and then its cells. One trace at a time,
-        so that the first cells start after one trace's transfer, not after a whole round's."""
+    def _arriving(self, assigned: list[tuple[str, Task]], phases: Phases) -> Iterator[tuple[str, Task, object]]:
+        """The cells of ``assigned`` as they can be handed out, each with the future of its
+        trace's bytes for its worker to fetch (None when its worker holds the trace): at once
+        those whose trace needs no sending (their worker holds it, or some worker has it in
+        memory), then trace by trace, in the order of the cells that need them, each trace sent
+        to the first worker that needs it (the others fetch it from there) and then its cells.
+        One trace at a time, so that the first cells start after one trace's transfer, not
+        after a whole round's."""
         waiting: dict[str, list[tuple[str, Task]]] = {}
         for worker, task in assigned:
             checksum = self._lacked(worker, task.cell)
-            if checksum is None or _in_memory(self.scattered.get(checksum)):
-                yield worker, task
+            if checksum is None:
+                yield worker, task, None
+            elif _in_memory(self.scattered.get(checksum)):
+                yield worker, task, self.scattered[checksum]
             else:
                 waiting.setdefault(checksum, []).append((worker, task))
         for checksum, cells in waiting.items():
             worker, task = cells[0]
             self._send(worker, checksum, task.cell.trace.path, phases)
-            yield from cells
+            for worker, task in cells:
+                yield worker, task, self.scattered[checksum]
 
     def _send(self, worker: str, checksum: str, path: Path, phases: Phases) -> None:
         """Sends the trace at ``path`` to ``worker``: straight to it (not through the
@@ -329,9 +334,7 @@ class OnCluster:
                 task = pending.next()
                 handed.add(worker, task)
                 assigned.append((worker, task))
-            for worker, task in self._arriving(assigned, phases):
-                checksum = self._lacked(worker, task.cell)
-                trace = self.scattered[checksum] if checksum else None
+            for worker, task, trace in self._arriving(assigned, phases):
                 future = self.client.submit(run_on_worker, task.cell, task.key, task.submitted_at, task.attempts,
                                             self.ship, trace, self._run,
                                             key=f"smrlab-{task.key}-{uuid.uuid4().hex[:8]}",
