@@ -5,7 +5,10 @@ ratio that points the other way from the paper's as failing and says which stati
 
 from __future__ import annotations
 
+import math
+
 import matplotlib.colors
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 import pandas as pd
 import pytest
 
@@ -100,3 +103,40 @@ def test_a_ratio_on_the_other_side_of_one_fails_and_the_statistic_is_named(tmp_p
     reversed_row, median_row = paper.comparison_rows(experiment({}, claims, tmp_path), frame)
     assert reversed_row[0].startswith("reversed:") and reversed_row[4] == "1.642" and reversed_row[6] == "fails"
     assert median_row[4] == f"{(877 / 534 + 100 / 1000) / 2:.4g} (median of 2)" and median_row[6] == "holds"
+
+
+def tick_labels_apart(fig) -> bool:
+    """Whether the x tick labels stay clear of each other once drawn: level ones side by side,
+    slanted ones (parallel lines of text) farther apart across the slant than a line is high."""
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer, axes = canvas.get_renderer(), fig.axes[0]
+    labels = [label for label in axes.get_xticklabels() if label.get_text()]
+    if labels[0].get_rotation() == 0:
+        boxes = [label.get_window_extent(renderer) for label in labels]
+        return not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    places = sorted(axes.transData.transform((tick, 0))[0] for tick in axes.get_xticks())
+    _, height, _ = renderer.get_text_width_height_descent("Xg", labels[0].get_fontproperties(), ismath=False)
+    return min(b - a for a, b in zip(places, places[1:])) * math.sin(math.radians(labels[0].get_rotation())) > height
+
+
+def test_many_long_trace_names_and_the_saturation_note_stay_clear_of_each_other():
+    # HWSR Fig. 13's twelve Table 3 traces: level labels ran into each other at this width.
+    traces = ["financial1", "financial2", "mds0", "mds1", "prn0", "prn1", "proj0", "proj1", "usr0", "usr1", "prxy0", "wdev0"]
+    frame = pd.DataFrame({"label": ["lru"] * 12, "trace": traces, "write_io_s": range(1, 13),
+                          "saturated": [False] * 11 + [True]})
+    fig = plots.figure(experiment({"kind": "bars", "y": "write_io_s"}), frame)
+    assert tick_labels_apart(fig)
+    renderer = fig.canvas.get_renderer()
+    note = next(t for t in fig.texts if t.get_text() == plots.SATURATED_NOTE).get_window_extent(renderer)
+    assert not any(note.overlaps(label.get_window_extent(renderer)) for label in fig.axes[0].get_xticklabels())
+    few = plots.figure(experiment({"kind": "bars", "y": "write_io_s"}), frame[:3])
+    assert tick_labels_apart(few) and few.axes[0].get_xticklabels()[0].get_rotation() == 0, "three names fit level"
+
+
+def test_a_label_without_a_value_anywhere_gets_no_bars_and_no_legend_entry():
+    frame = FRAME.assign(write_io_s=[float("nan") if label == "lru" else 1.0 for label in FRAME["label"]])
+    fig = plots.figure(experiment({"kind": "bars", "x": "cache", "y": "write_io_s"}), frame)
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["pore-bl"]
+    assert len(fig.axes[0].patches) == 4
+

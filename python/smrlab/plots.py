@@ -55,6 +55,11 @@ PAPER_MARKER = {"marker": "D", "markersize": 6, "markerfacecolor": "none", "mark
 # Derived columns a figure may ask for by name: the complement of a hit rate.
 MISS = {"miss_ratio": "hit_rate", "read_miss_ratio": "read_hit_rate", "write_miss_ratio": "write_hit_rate"}
 FORMATS = ("pdf", "svg", "png")
+# How wide a tick label's character is, in points (about half the 8 pt font size, a little
+# more for serif digits), and the share of the figure's width the axes take: enough to tell
+# whether the labels of evenly spaced ticks would run into each other without drawing first.
+TICK_CHARACTER_PT = 4.4
+AXES_WIDTH_SHARE = 0.85
 
 
 def any_saturated(frame) -> bool:
@@ -128,9 +133,13 @@ def _paper_legend(experiment) -> str:
 def _bars(axes, frame, spec: dict, experiment) -> str:
     x, y, base = spec.get("x", "trace"), spec.get("y", "total_io_s"), spec.get("normalise")
     _need(frame, x, "label")
-    frame = frame.assign(_y=_values(frame, y))
+    # Only the columns read below: each (group, label) selection then copies three, not the table.
+    read = dict.fromkeys([x, "label", *(["saturated"] if "saturated" in frame else [])])
+    frame = frame[list(read)].assign(_y=_values(frame, y))
     groups = [str(g) for g in dict.fromkeys(frame[x])]
-    labels = list(dict.fromkeys(frame["label"]))
+    # A label with no value in any group (a measure its system lacks, such as segments
+    # rewritten on a plain disk) is left out: no empty room among the bars, no empty legend entry.
+    labels = [label for label in dict.fromkeys(frame["label"]) if frame.loc[frame["label"] == label, "_y"].notna().any()]
     width = 0.8 / max(1, len(labels))
     position = {}
     for index, label in enumerate(labels):
@@ -163,10 +172,10 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
     if paper:
         axes.plot(*zip(*paper), label=_paper_legend(experiment), **PAPER_MARKER)
     if len(groups) == 1:
-        axes.set_xticks([position[(label, groups[0])] for label in labels], labels)
+        _x_ticks(axes, [position[(label, groups[0])] for label in labels], labels)
         axes.set_xlabel(spec.get("xlabel", f"{x} {groups[0]}"))
     else:
-        axes.set_xticks(range(len(groups)), groups)
+        _x_ticks(axes, range(len(groups)), groups)
         if x not in ("trace", "label"):
             axes.set_xlabel(spec.get("xlabel", x))
     axes.tick_params(axis="x", length=0)
@@ -198,9 +207,20 @@ def _lines(axes, frame, spec: dict, experiment) -> str:
     paper = [(ticks.index(at), value) for _, at, value in _paper_points(experiment, x, y, None) if at in ticks]
     if paper:
         axes.plot(*zip(*paper), label=_paper_legend(experiment), **PAPER_MARKER)
-    axes.set_xticks(range(len(ticks)), ticks)
+    _x_ticks(axes, range(len(ticks)), ticks)
     axes.set_xlabel(spec.get("xlabel", x))
     return axis_label(y, spec.get("ylabel"))
+
+
+def _x_ticks(axes, places, labels: list[str]) -> None:
+    """Evenly spaced x ticks at ``places`` named ``labels``, slanted when level ones would run
+    into each other (e.g. the twelve traces of HWSR's Table 3)."""
+    room = axes.get_figure().get_figwidth() * 72 * AXES_WIDTH_SHARE / max(1, len(labels))
+    widest = max((len(str(label)) for label in labels), default=0) * TICK_CHARACTER_PT
+    if widest + TICK_CHARACTER_PT > room:
+        axes.set_xticks(places, labels, rotation=30, ha="right", rotation_mode="anchor")
+    else:
+        axes.set_xticks(places, labels)
 
 
 def _mark_saturated(axes, points: list[tuple[float, float]]) -> None:
@@ -280,7 +300,8 @@ def figure(experiment, frame):
         axes.grid(axis="y", linewidth=0.3, color="0.88")
         axes.set_axisbelow(True)
         if kind != "series" and any_saturated(frame):
-            fig.text(0.01, 0.0, SATURATED_NOTE, fontsize=6, ha="left", va="bottom")
+            # A figure-wide label, so that the layout leaves it room below the tick labels.
+            fig.supxlabel(SATURATED_NOTE, x=0.01, ha="left", fontsize=6)
     return fig
 
 
@@ -314,12 +335,14 @@ def render(fig, fmt: str) -> bytes:
 
 
 def save(experiment, frame, folder: Path) -> list[Path]:
-    """The figure as ``folder/NAME.pdf``, ``.svg`` and ``.png``, each written whole."""
+    """The figure as ``folder/NAME.pdf``, ``.svg`` and ``.png``, each written whole, all three
+    laid out as the first: the layout is worked out once (it is a fifth of each format's time)."""
     fig = figure(experiment, frame)
     paths = []
     for fmt in FORMATS:
         path = Path(folder) / f"{experiment.name}.{fmt}"
         with outputs.output_file(path, make_folder=True) as temporary:
             temporary.write_bytes(render(fig, fmt))
+        fig.set_layout_engine("none")  # keeps the places the layout gave every part
         paths.append(path)
     return paths
