@@ -87,7 +87,7 @@ def measures(sidecar: dict, command_s: float, workers: int) -> dict:
     return {"workers": workers, "makespan_s": makespan, "command_s": command_s, "serial_s": parent["serial_s"],
             "serial_share": parent["serial_s"] / total, "cells": len(walls), "cells_s": total, "longest_s": longest,
             "perfect_s": perfect, "over_perfect": makespan / perfect, "phases_s": parent["phases_s"],
-            "counts": parent.get("counts", {}), "walls": walls}
+            "counts": parent.get("counts", {}), "reached_s": parent.get("cluster_reached_s"), "walls": walls}
 
 
 def list_schedule(walls: list[float], workers: int) -> float:
@@ -143,7 +143,8 @@ def scale(experiment: Path, workers: int, out: Path, as_json: bool) -> None:
               f"{run['perfect_s']:.2f} | {run['over_perfect']:.3f} |")
     for how, run in runs.items():
         phases = ", ".join(f"{name} {seconds:.3f}" for name, seconds in sorted(run["phases_s"].items()))
-        print(f"  {how}: parent phases (s): {phases}; {run['counts'] or 'nothing sent'}")
+        reached = f"; the cluster reached {run['reached_s']:.3f} s after the start" if run["reached_s"] is not None else ""
+        print(f"  {how}: parent phases (s): {phases}; {run['counts'] or 'nothing sent'}{reached}")
     print("Predicted from the 1-worker cell times, longest first, plus each way's parent serial time at N:")
     for how, predicted in predictions.items():
         at_n, *beyond = predicted

@@ -276,6 +276,9 @@ def test_on_dask_traces_travel_once_and_a_dying_worker_costs_one_retry(tmp_path,
         assert again.parent["counts"].get("traces_sent", 0) == 0 and shared.parent["counts"].get("traces_sent", 0) == 0
         assert len(list((tmp_path / "cache" / "shipped").iterdir())) == 2
         assert first.rows == again.rows == shared.rows
+        # How long the cluster took to reach is on record: before the first cell could start.
+        first_start = min(o.timing.started_at for _, o in first.outcomes)
+        assert 0 < first.parent["cluster_reached_s"] <= first_start - first.parent["begun_at"]
         assert {o.timing.worker for _, o in first.outcomes} == set(cluster.scheduler_info["workers"])
         with distributed.Client(cluster.scheduler_address) as client:
             _run_with_dying_workers(tmp_path, monkeypatch, cluster=client)

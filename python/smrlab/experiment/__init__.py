@@ -166,9 +166,10 @@ def _run_cells(plan: _Plan, executor, progress, phases: Phases, checked) -> None
             progress.end()
 
 
-def _write(experiment: Experiment, plan: _Plan, executor: str, at_once: int, figures: bool, phases: Phases) -> tuple[list[dict], list[Path], dict]:
+def _write(experiment: Experiment, plan: _Plan, executor, figures: bool, phases: Phases) -> tuple[list[dict], list[Path], dict]:
     """The table, the figure (with ``figures``) and the sidecar: the rows, the figures' paths
-    and the parent's record."""
+    and the parent's record (with, on a cluster, how long it took to reach: part of the serial
+    time before the first cell, spent beside loading and planning)."""
     with phases("assemble"):
         rows = _rows(plan.cells, plan.outcomes)
     drawn: list[Path] = []
@@ -181,7 +182,9 @@ def _write(experiment: Experiment, plan: _Plan, executor: str, at_once: int, fig
         ended = time.time()
         parent = {"phases_s": dict(phases.seconds), "counts": dict(phases.counts), "begun_at": phases.begun, "ended_at": ended,
                   "serial_s": serial_seconds(phases, ended, ran), "cells_s": sum(o.timing.wall_s for o in ran if o.timing),
-                  "executor": executor, "at_once": at_once}
+                  "executor": type(executor).__name__, "at_once": executor.at_once}
+        if getattr(executor, "reached_s", None) is not None:
+            parent["cluster_reached_s"] = executor.reached_s
         plan.folder.write_sidecar(sidecar(experiment, plan.cells, plan.outcomes, parent, plan.reused, plan.expected))
     return rows, drawn, parent
 
@@ -215,7 +218,7 @@ def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = 
             with phases("assemble"):
                 for thread in warming:
                     thread.join()
-            rows, drawn, parent = _write(experiment, plan, type(executor).__name__, executor.at_once, figures, phases)
+            rows, drawn, parent = _write(experiment, plan, executor, figures, phases)
     failed = sum(1 for outcome in plan.outcomes.values() if outcome.error)
     return RunSummary(plan.folder.folder, plan.folder.table_path, rows, len(plan.todo), len(plan.reused), failed,
                       [(cell, plan.outcomes[cell.index]) for cell, _ in plan.cells], drawn, parent)

@@ -136,9 +136,10 @@ class Connecting:
     """A client of ``cluster`` (a scheduler address, or a ``distributed.Client`` already
     connected) made ready in a background thread from the moment this is made: connected
     (``connect``), and its workers greeted (``greeted``: worker -> what ``greet`` gave). The
-    client, or the ``UsageError`` connecting gave, is what ``client()`` waits for. ``close``
-    closes a client this made (at once, or when the thread ends if it is still connecting),
-    never one it was given."""
+    client, or the ``UsageError`` connecting gave, is what ``client()`` waits for;
+    ``reached_s`` the seconds from this being made until it was ready (dask.distributed
+    imported, connected, workers greeted). ``close`` closes a client this made (at once, or
+    when the thread ends if it is still connecting), never one it was given."""
 
     def __init__(self, cluster):
         self._given = None if isinstance(cluster, str) else cluster
@@ -148,6 +149,8 @@ class Connecting:
         self._closed = False
         self._lock = threading.Lock()
         self.greeted: dict[str, object] = {}
+        self.reached_s: float | None = None
+        self._begun = time.perf_counter()
         self._ready = threading.Thread(target=self._connect, name="smrlab-connect", daemon=True)
         self._ready.start()
 
@@ -162,6 +165,7 @@ class Connecting:
             self.greeted = self._client.run(greet, on_error="return")
         except Exception:  # noqa: BLE001 - the workers are asked again as they are first seen
             self.greeted = {}
+        self.reached_s = time.perf_counter() - self._begun
         with self._lock:
             if self._closed:
                 self._close_own()
@@ -242,6 +246,11 @@ class OnCluster:
     @property
     def at_once(self) -> int:
         return sum(self.client.nthreads().values())
+
+    @property
+    def reached_s(self) -> float | None:
+        """Seconds from the connection's start until the cluster was ready (``Connecting``)."""
+        return self._connecting.reached_s
 
     def _look(self, handed: Handed, futures: dict, pending: Pending, done: Callable[[Outcome], None], force: bool = False) -> None:
         """Takes in the workers that joined, and retries the cells of those that left."""
