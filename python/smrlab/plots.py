@@ -336,7 +336,7 @@ def render(fig, fmt: str) -> bytes:
 
 def save(experiment, frame, folder: Path) -> list[Path]:
     """The figure as ``folder/NAME.pdf``, ``.svg`` and ``.png``, each written whole, all three
-    laid out as the first: the layout is worked out once (it is a fifth of each format's time)."""
+    laid out as the first: the layout is worked out once, not once for each format."""
     fig = figure(experiment, frame)
     paths = []
     for fmt in FORMATS:
