@@ -20,9 +20,9 @@ SYSTEM_TOOLS := fio:fio redis-benchmark:redis-tools redis-cli:redis-tools redis-
 # against `smrlab kv serve` and redis-server.
 BENCH_TOOLS := valgrind:valgrind redis-benchmark:redis-tools redis-server:redis-server
 
-.PHONY: demo test test-long rust-test py-test venv build dev system-deps bench-deps bench
+.PHONY: demo test test-long rust-test py-test venv build bytecode dev system-deps bench-deps bench
 
-demo: $(BUILD_STAMP)
+demo: bytecode
 	$(IN_VENV) smrlab demo
 
 test: rust-test py-test
@@ -32,7 +32,7 @@ rust-test:
 
 # One pytest worker a core (pytest-xdist); the test files that share a session's long run (the
 # quick scorecard) go to one worker, every other file to one worker whole (tests/conftest.py).
-py-test: $(BUILD_STAMP) system-deps
+py-test: bytecode system-deps
 	$(IN_VENV) python -m pytest tests --numprocesses auto --dist loadgroup
 
 # The longer fuzzing run, which `make test` does not do: the generated hostile-input tests with
@@ -74,6 +74,13 @@ $(VENV_STAMP): pyproject.toml
 # (and its test extras) installed from PyPI.
 build: $(BUILD_STAMP)
 
+# smrlab's Python modules compiled to bytecode here, as pip does when it installs a wheel (the
+# build installs them in place instead): where the environment says not to write bytecode
+# (PYTHONDONTWRITEBYTECODE, as on some CI machines), every smrlab process, each command and each
+# worker, would otherwise compile them again as it starts. Only changed files are compiled again.
+bytecode: $(BUILD_STAMP)
+	$(IN_VENV) python -m compileall -q python/smrlab
+
 $(BUILD_STAMP): $(VENV_STAMP) $(RUST_SOURCES)
 	$(IN_VENV) maturin develop --release --quiet --extras test
 	touch $@
@@ -98,5 +105,5 @@ system-deps:
 bench-deps:
 	$(call install_missing,$(BENCH_TOOLS))
 
-bench: $(BUILD_STAMP) bench-deps
+bench: bytecode bench-deps
 	$(IN_VENV) python bench/run.py
