@@ -109,12 +109,12 @@ def axis_label(y: str, given: str | None, base: str | None = None) -> str:
     return f"{name} ({unit})" if unit else name
 
 
-def _paper_points(experiment, x: str, y: str, base: str | None) -> list[tuple[str, str, float]]:
+def _paper_points(claims: list, x: str, y: str, base: str | None) -> list[tuple[str, str, float]]:
     """(label, x value, value) of each of the paper's numbers that is a point of this figure: a
-    claim of the experiment (``smrlab.paper.claims_of``) on measure ``y`` with a number, a value
-    or a ratio over the same label the figure divides by (or none), at one x."""
+    claim of ``claims`` (the experiment's: ``smrlab.paper.claims_of``) on measure ``y`` with a
+    number, a value or a ratio over the same label the figure divides by (or none), at one x."""
     points = []
-    for claim in paper.claims_of(experiment):
+    for claim in claims:
         over = claim.over.get("label") if claim.kind == "ratio" else None
         if claim.metric != y or claim.paper_value is None or over != base:
             continue
@@ -124,9 +124,9 @@ def _paper_points(experiment, x: str, y: str, base: str | None) -> list[tuple[st
     return points
 
 
-def _paper_legend(experiment) -> str:
+def _paper_legend(claims: list) -> str:
     """The paper's markers in the legend, with the statistic its values are (when not a mean)."""
-    statistics = {claim.per for claim in paper.claims_of(experiment)} - {"mean", "each", "all"}
+    statistics = {claim.per for claim in claims} - {"mean", "each", "all"}
     return f"paper ({', '.join(sorted(statistics))} of its traces)" if statistics else "paper"
 
 
@@ -168,9 +168,10 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
     if spec.get("logy"):
         for g in range(1, len(groups)):
             axes.axvline(g - 0.5, color="0.85", linewidth=0.5)
-    paper = [(position[(label, at)], value) for label, at, value in _paper_points(experiment, x, y, base) if (label, at) in position]
-    if paper:
-        axes.plot(*zip(*paper), label=_paper_legend(experiment), **PAPER_MARKER)
+    claims = paper.claims_of(experiment)
+    papers = [(position[(label, at)], value) for label, at, value in _paper_points(claims, x, y, base) if (label, at) in position]
+    if papers:
+        axes.plot(*zip(*papers), label=_paper_legend(claims), **PAPER_MARKER)
     if len(groups) == 1:
         _x_ticks(axes, [position[(label, groups[0])] for label in labels], labels)
         axes.set_xlabel(spec.get("xlabel", f"{x} {groups[0]}"))
@@ -204,9 +205,10 @@ def _lines(axes, frame, spec: dict, experiment) -> str:
                   linestyle=["-", "--", ":", "-."][traces.index(rows["trace"].iloc[0]) % 4])
         _mark_saturated(axes, [(place, mean) for place, tick, mean in zip(places, means.index, means)
                                if any_saturated(rows[rows[x].astype(str) == tick])])
-    paper = [(ticks.index(at), value) for _, at, value in _paper_points(experiment, x, y, None) if at in ticks]
-    if paper:
-        axes.plot(*zip(*paper), label=_paper_legend(experiment), **PAPER_MARKER)
+    claims = paper.claims_of(experiment)
+    papers = [(ticks.index(at), value) for _, at, value in _paper_points(claims, x, y, None) if at in ticks]
+    if papers:
+        axes.plot(*zip(*papers), label=_paper_legend(claims), **PAPER_MARKER)
     _x_ticks(axes, range(len(ticks)), ticks)
     axes.set_xlabel(spec.get("xlabel", x))
     return axis_label(y, spec.get("ylabel"))
