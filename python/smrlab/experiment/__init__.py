@@ -4,11 +4,11 @@ expanded into cells, run where asked, and gathered into one tidy table.
 ``run`` is what ``smrlab run`` does: a cluster is reached in the background from the start
 (``executors.reaching``: the check and the plan go on meanwhile); the workers start at once;
 cells already stored are skipped on ``resume``; the others start longest first (``schedule``,
-from what earlier runs of the experiment cost) serially, in local worker processes or on a Dask cluster, and the
-experiment is checked (``check``) while the workers run their first cells: a check that fails
-stops the run before any outcome is taken, so nothing is stored; each cell is stored as it
-finishes; and the table, its figures and its provenance (with what every cell cost and
-the parent's own work by phase) are written at the end. ``frame`` runs an experiment without
+from what earlier runs of the experiment cost) serially, in local worker processes or on a
+Dask cluster, and the experiment is checked (``check``) while the workers run their first
+cells: a check that fails stops the run before any outcome is taken, so nothing is stored;
+each cell is stored as it finishes; and the table, its figures and its provenance (with what
+every cell cost and the parent's own work by phase) are written at the end. ``frame`` runs an experiment without
 storing anything and returns the DataFrame. Rows are in cell order whatever ran them, so the
 same experiment gives the same rows serially, on local workers and on a cluster.
 

@@ -20,8 +20,9 @@ workers' memory once the trace's last cell is done. The traces a round of cells 
 sent one after another, each cell handed out as soon as its trace is sent (so the first cells
 start after one trace's transfer, not after the round's), straight to their workers (a
 scatter through the scheduler takes the bytes twice and, with the scheduler in the parent's
-process, its time), or through the scheduler where the workers cannot be reached from here. With ``share_paths`` (every worker sees the
-parent's files at the same paths) no trace travels at all.
+process, its time), or through the scheduler where the workers cannot be reached from here.
+With ``share_paths`` (every worker sees the parent's files at the same paths) no trace
+travels at all.
 
 The scheduler is reached, and every worker it has greeted (``greet``: the worker loads what
 running a cell needs, and says which traces it holds), in a background thread (``Connecting``)
