@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Callable
 
 from smrlab import outputs, paper
 from smrlab.errors import UsageError
@@ -130,6 +131,15 @@ def _paper_legend(claims: list) -> str:
     return f"paper ({', '.join(sorted(statistics))} of its traces)" if statistics else "paper"
 
 
+def _mark_paper(axes, experiment, x: str, y: str, base: str | None, place: Callable[[str, str], float | None]) -> None:
+    """The paper's values (``_paper_points``) as its markers, each at ``place(label, x value)``,
+    the figure's x position of that label and value (None where the figure has none)."""
+    claims = paper.claims_of(experiment)
+    points = [(where, value) for label, at, value in _paper_points(claims, x, y, base) if (where := place(label, at)) is not None]
+    if points:
+        axes.plot(*zip(*points), label=_paper_legend(claims), **PAPER_MARKER)
+
+
 def _bars(axes, frame, spec: dict, experiment) -> str:
     x, y, base = spec.get("x", "trace"), spec.get("y", "total_io_s"), spec.get("normalise")
     _need(frame, x, "label")
@@ -168,10 +178,7 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
     if spec.get("logy"):
         for g in range(1, len(groups)):
             axes.axvline(g - 0.5, color="0.85", linewidth=0.5)
-    claims = paper.claims_of(experiment)
-    papers = [(position[(label, at)], value) for label, at, value in _paper_points(claims, x, y, base) if (label, at) in position]
-    if papers:
-        axes.plot(*zip(*papers), label=_paper_legend(claims), **PAPER_MARKER)
+    _mark_paper(axes, experiment, x, y, base, lambda label, at: position.get((label, at)))
     if len(groups) == 1:
         _x_ticks(axes, [position[(label, groups[0])] for label in labels], labels)
         axes.set_xlabel(spec.get("xlabel", f"{x} {groups[0]}"))
@@ -205,10 +212,7 @@ def _lines(axes, frame, spec: dict, experiment) -> str:
                   linestyle=["-", "--", ":", "-."][traces.index(rows["trace"].iloc[0]) % 4])
         _mark_saturated(axes, [(place, mean) for place, tick, mean in zip(places, means.index, means)
                                if any_saturated(rows[rows[x].astype(str) == tick])])
-    claims = paper.claims_of(experiment)
-    papers = [(ticks.index(at), value) for _, at, value in _paper_points(claims, x, y, None) if at in ticks]
-    if papers:
-        axes.plot(*zip(*papers), label=_paper_legend(claims), **PAPER_MARKER)
+    _mark_paper(axes, experiment, x, y, None, lambda _, at: ticks.index(at) if at in ticks else None)
     _x_ticks(axes, range(len(ticks)), ticks)
     axes.set_xlabel(spec.get("xlabel", x))
     return axis_label(y, spec.get("ylabel"))
