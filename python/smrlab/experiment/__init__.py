@@ -8,9 +8,10 @@ from what earlier runs of the experiment cost) serially, in local worker process
 Dask cluster, and the experiment is checked (``check``) while the workers run their first
 cells: a check that fails stops the run before any outcome is taken, so nothing is stored;
 each cell is stored as it finishes; and the table, its figures and its provenance (with what
-every cell cost and the parent's own work by phase) are written at the end. ``frame`` runs an experiment without
-storing anything and returns the DataFrame. Rows are in cell order whatever ran them, so the
-same experiment gives the same rows serially, on local workers and on a cluster.
+every cell cost and the parent's own work by phase) are written at the end. ``frame`` runs an
+experiment without storing anything and returns the DataFrame. Rows are in cell order whatever
+ran them, so the same experiment gives the same rows serially, on local workers and on a
+cluster.
 
 Modules: ``files`` (a file of either kind, and their JSON Schema), ``spec`` (the file and its
 cells), ``schema`` (its keys), ``check`` (its names,
