@@ -20,12 +20,29 @@ SYSTEM_TOOLS := fio:fio redis-benchmark:redis-tools redis-cli:redis-tools redis-
 # against `smrlab kv serve` and redis-server.
 BENCH_TOOLS := valgrind:valgrind redis-benchmark:redis-tools redis-server:redis-server
 
-.PHONY: demo test test-long rust-test py-test venv build bytecode dev system-deps bench-deps bench
+.PHONY: demo test test-long lint fmt rust-test py-test venv build bytecode dev system-deps bench-deps bench
 
 demo: bytecode
 	$(IN_VENV) smrlab demo
 
-test: rust-test py-test
+test: lint rust-test py-test
+
+# The formatters and linters, checking only: rustfmt (rustfmt.toml), clippy with every warning an
+# error, ruff's formatter and linter (pyproject.toml's [tool.ruff]). `make fmt` fixes what they can.
+PY_TREES := python tests bench
+
+lint: $(BUILD_STAMP)
+	cargo fmt --all --check
+	cd fuzz && cargo fmt --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(IN_VENV) ruff format --check --quiet $(PY_TREES)
+	$(IN_VENV) ruff check --quiet $(PY_TREES)
+
+fmt: $(BUILD_STAMP)
+	cargo fmt --all
+	cd fuzz && cargo fmt
+	$(IN_VENV) ruff format --quiet $(PY_TREES)
+	$(IN_VENV) ruff check --fix --quiet $(PY_TREES)
 
 rust-test:
 	cargo test --workspace --exclude smrlab-py --quiet

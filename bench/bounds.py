@@ -80,13 +80,18 @@ def perf_counts(command: list[str]) -> dict | None:
     counters are missing."""
     if not shutil.which("perf"):
         return None
-    proc = subprocess.run(["perf", "stat", "-x", ",", "-e", ",".join(PERF_EVENTS), "--", *command], capture_output=True, text=True)
+    proc = subprocess.run(
+        ["perf", "stat", "-x", ",", "-e", ",".join(PERF_EVENTS), "--", *command], capture_output=True, text=True
+    )
     counts: dict[str, int] = {}
     for line in proc.stderr.splitlines():
         fields = line.split(",")
         # An event may come back as "instructions:u", or once per core type on a hybrid CPU
         # ("cpu_core/instructions/"): those add up.
-        event = next((e for e in PERF_EVENTS if len(fields) > 2 and (fields[2].split(":")[0] == e or f"/{e}/" in fields[2])), None)
+        event = next(
+            (e for e in PERF_EVENTS if len(fields) > 2 and (fields[2].split(":")[0] == e or f"/{e}/" in fields[2])),
+            None,
+        )
         if event is None:
             continue
         if not fields[0].strip().isdigit():
@@ -94,8 +99,13 @@ def perf_counts(command: list[str]) -> dict | None:
         counts[event] = counts.get(event, 0) + int(fields[0])
     if proc.returncode != 0 or len(counts) != len(PERF_EVENTS):
         return None
-    return {"instructions": counts["instructions"], "l1_misses": counts["L1-dcache-load-misses"],
-            "outer_misses": counts["LLC-load-misses"], "outer": "llc", "counted_by": "perf stat"}
+    return {
+        "instructions": counts["instructions"],
+        "l1_misses": counts["L1-dcache-load-misses"],
+        "outer_misses": counts["LLC-load-misses"],
+        "outer": "llc",
+        "counted_by": "perf stat",
+    }
 
 
 def cachegrind_counts(command: list[str], scratch: Path) -> dict | None:
@@ -104,16 +114,31 @@ def cachegrind_counts(command: list[str], scratch: Path) -> dict | None:
     if not shutil.which("valgrind") or not l1 or not l2:
         return None
     out = scratch / "cachegrind.out"
-    proc = subprocess.run(["valgrind", "--tool=cachegrind", f"--D1={l1},8,64", f"--LL={l2},8,64",
-                           f"--cachegrind-out-file={out}", *command], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            "valgrind",
+            "--tool=cachegrind",
+            f"--D1={l1},8,64",
+            f"--LL={l2},8,64",
+            f"--cachegrind-out-file={out}",
+            *command,
+        ],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         return None
     lines = out.read_text().splitlines()
     events = next(line.split()[1:] for line in lines if line.startswith("events:"))
     total = dict(zip(events, map(int, next(line.split()[1:] for line in lines if line.startswith("summary:")))))
-    return {"instructions": total["Ir"], "l1_misses": total["D1mr"] + total["D1mw"], "outer_misses": total["DLmr"] + total["DLmw"],
-            "outer": "l2", "counted_by": f"cachegrind (simulated L1d {l1 >> 10} KiB, L2 {l2 >> 10} KiB, 8-way)",
-            "by_function": costliest_functions(lines, events)}
+    return {
+        "instructions": total["Ir"],
+        "l1_misses": total["D1mr"] + total["D1mw"],
+        "outer_misses": total["DLmr"] + total["DLmw"],
+        "outer": "l2",
+        "counted_by": f"cachegrind (simulated L1d {l1 >> 10} KiB, L2 {l2 >> 10} KiB, 8-way)",
+        "by_function": costliest_functions(lines, events),
+    }
 
 
 def costliest_functions(lines: list[str], events: list[str], top: int = 5) -> list[tuple[str, int, int]]:
@@ -148,7 +173,12 @@ def latency_at(latencies: list[tuple[int, float]], bytes_: int) -> float:
 
 def main() -> int:
     subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "smrlab-bench"], cwd=REPO, check=True)
-    latency_lines = [json.loads(line) for line in subprocess.run([str(RELEASE / "memory_latency")], capture_output=True, text=True, check=True).stdout.splitlines()]
+    latency_lines = [
+        json.loads(line)
+        for line in subprocess.run(
+            [str(RELEASE / "memory_latency")], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+    ]
     latencies = sorted((f["working_set_bytes"], f["ns_per_load"]) for f in latency_lines)
     l2_ns = latency_at(latencies, (cache_size(2) or 256 << 10) // 2)
     with tempfile.TemporaryDirectory() as tmp:
@@ -162,7 +192,14 @@ def main() -> int:
             native = replay_once(command)
             counts = perf_counts(command) or cachegrind_counts(command, scratch)
             if counts is None:
-                print(json.dumps({"bounds": label, "skipped": "no hardware counters for perf stat and no valgrind (apt-get install valgrind)"}))
+                print(
+                    json.dumps(
+                        {
+                            "bounds": label,
+                            "skipped": "no hardware counters for perf stat and no valgrind (apt-get install valgrind)",
+                        }
+                    )
+                )
                 continue
             items = native["block_accesses"] or native["items"]
             per = {key: counts[key] / items for key in ("instructions", "l1_misses", "outer_misses")}
@@ -171,20 +208,30 @@ def main() -> int:
             # the last level always from memory.
             outer_ns = latency_at(latencies, native["peak_heap_bytes"]) if counts["outer"] == "l2" else latencies[-1][1]
             serial_ns = (per["l1_misses"] - per["outer_misses"]) * l2_ns + per["outer_misses"] * outer_ns
-            print(json.dumps({
-                "bench": f"bounds {label}", "items": items, "seconds": native["seconds"], "per_second": items / native["seconds"],
-                "per": "block access" if native["block_accesses"] else "request",
-                "ns": round(ns, 1),
-                "instructions": round(per["instructions"]),
-                "l1_misses": round(per["l1_misses"], 2),
-                f"{counts['outer']}_misses": round(per["outer_misses"], 3),
-                "peak_heap_mib": round(native["peak_heap_bytes"] / 2**20, 1),
-                "miss_ns_if_serial": round(serial_ns, 1),
-                "serial_miss_share": round(serial_ns / ns, 2),
-                "counted_by": counts["counted_by"],
-                # Where the instructions and misses go, per access (cachegrind only).
-                "costliest": [[name[:90], round(n / items), round(m / items, 3)] for name, n, m in counts.get("by_function", [])],
-            }))
+            print(
+                json.dumps(
+                    {
+                        "bench": f"bounds {label}",
+                        "items": items,
+                        "seconds": native["seconds"],
+                        "per_second": items / native["seconds"],
+                        "per": "block access" if native["block_accesses"] else "request",
+                        "ns": round(ns, 1),
+                        "instructions": round(per["instructions"]),
+                        "l1_misses": round(per["l1_misses"], 2),
+                        f"{counts['outer']}_misses": round(per["outer_misses"], 3),
+                        "peak_heap_mib": round(native["peak_heap_bytes"] / 2**20, 1),
+                        "miss_ns_if_serial": round(serial_ns, 1),
+                        "serial_miss_share": round(serial_ns / ns, 2),
+                        "counted_by": counts["counted_by"],
+                        # Where the instructions and misses go, per access (cachegrind only).
+                        "costliest": [
+                            [name[:90], round(n / items), round(m / items, 3)]
+                            for name, n, m in counts.get("by_function", [])
+                        ],
+                    }
+                )
+            )
     return 0
 
 

@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 import libcachesim
-
 from smrlab import _core
 
 LINES = 1_000_000
@@ -35,7 +34,9 @@ def timed(run):
 
 
 def emit(name, seconds, extra=None):
-    print(json.dumps({"bench": name, "items": LINES, "seconds": seconds, "per_second": LINES / seconds, **(extra or {})}))
+    print(
+        json.dumps({"bench": name, "items": LINES, "seconds": seconds, "per_second": LINES / seconds, **(extra or {})})
+    )
 
 
 def main() -> int:
@@ -60,6 +61,7 @@ def main() -> int:
                 out = json.loads(_core.run_sim(json.dumps({**spec, "params": params})))
                 c = out["report"]["counters"]
                 return 1 - (c["read_hits"] + c["write_hits"]) / (c["read_lookups"] + c["write_lookups"])
+
             return run
 
         runs = {

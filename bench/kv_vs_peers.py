@@ -84,7 +84,9 @@ def emit(figure: dict) -> None:
     print(json.dumps(figure), flush=True)
 
 
-def run_system(system: str, root: Path, value_size: int, count: int, band: int, fill: str, sync_every: int, figures: list) -> None:
+def run_system(
+    system: str, root: Path, value_size: int, count: int, band: int, fill: str, sync_every: int, figures: list
+) -> None:
     path = root / f"{system}-{fill}-{value_size}-{sync_every}"
     if system.startswith("smrdb"):
         store = SmrdbStore(path, band, system.split("-")[1])
@@ -107,19 +109,33 @@ def run_system(system: str, root: Path, value_size: int, count: int, band: int, 
             after_io = proc_io()
             written = after_io["wchar"] - before_io["wchar"]
             # RocksDB reads with pread, which rchar counts.
-            compaction_read = leveldb_compaction_read(adapter.db) if system == "leveldb" else after_io["rchar"] - before_io["rchar"]
+            compaction_read = (
+                leveldb_compaction_read(adapter.db) if system == "leveldb" else after_io["rchar"] - before_io["rchar"]
+            )
         tag = f"kv/{system}/{fill}/{value_size}B/sync{sync_every or 'never'}"
-        figure = {"bench": tag, "items": result.ops, "seconds": result.seconds, "per_second": result.ops_per_second,
-                  "mb_per_s": round(result.mb_per_second, 2), "write_amplification": round(written / result.user_bytes, 3),
-                  "compaction_read_bytes": compaction_read, "space_bytes": folder_bytes(path)}
+        figure = {
+            "bench": tag,
+            "items": result.ops,
+            "seconds": result.seconds,
+            "per_second": result.ops_per_second,
+            "mb_per_s": round(result.mb_per_second, 2),
+            "write_amplification": round(written / result.user_bytes, 3),
+            "compaction_read_bytes": compaction_read,
+            "space_bytes": folder_bytes(path),
+        }
         emit(figure)
         figures.append(figure)
         if sync_every == 0:
             follow = ["readrandom", "readseq"] + (["overwrite"] if fill == "fillrandom" else [])
             for name in follow:
                 r = run_workload(adapter, name, count, value_size, 0, seed=value_size + 1)
-                figure = {"bench": f"kv/{system}/{name}-after-{fill}/{value_size}B", "items": r.ops, "seconds": r.seconds,
-                          "per_second": r.ops_per_second, "mb_per_s": round(r.mb_per_second, 2)}
+                figure = {
+                    "bench": f"kv/{system}/{name}-after-{fill}/{value_size}B",
+                    "items": r.ops,
+                    "seconds": r.seconds,
+                    "per_second": r.ops_per_second,
+                    "mb_per_s": round(r.mb_per_second, 2),
+                }
                 emit(figure)
                 figures.append(figure)
     finally:
@@ -138,11 +154,16 @@ def run_simulated(band: int, value_size: int, count: int, figures: list) -> None
                 s = store.db.stats()
             finally:
                 store.close()
-            figure = {"bench": f"kv/sim-desktop7200/smrdb-{compaction}/{fill}/{value_size}B/band{band >> 20}MiB",
-                      "items": r.ops, "seconds": s["disk_busy_ns"] / 1e9, "per_second": r.ops / (s["disk_busy_ns"] / 1e9),
-                      "disk_seconds": round(s["disk_busy_ns"] / 1e9, 3), "compaction_read_bytes": s["compaction_bytes_read"],
-                      "compaction_written_bytes": s["compaction_bytes_written"],
-                      "write_amplification": round(s["write_amplification"], 3)}
+            figure = {
+                "bench": f"kv/sim-desktop7200/smrdb-{compaction}/{fill}/{value_size}B/band{band >> 20}MiB",
+                "items": r.ops,
+                "seconds": s["disk_busy_ns"] / 1e9,
+                "per_second": r.ops / (s["disk_busy_ns"] / 1e9),
+                "disk_seconds": round(s["disk_busy_ns"] / 1e9, 3),
+                "compaction_read_bytes": s["compaction_bytes_read"],
+                "compaction_written_bytes": s["compaction_bytes_written"],
+                "write_amplification": round(s["write_amplification"], 3),
+            }
             emit(figure)
             figures.append(figure)
 
@@ -176,7 +197,9 @@ def main(argv: list[str]) -> int:
                     run_system(system, root, value_size, count, band, fill, 0, figures)
             for sync_every, sync_count in ((1, 1000), (100, count // 10), (1000, count)):
                 for system in systems:
-                    run_system(system, root, value_size, min(count, sync_count), band, "fillrandom", sync_every, figures)
+                    run_system(
+                        system, root, value_size, min(count, sync_count), band, "fillrandom", sync_every, figures
+                    )
             # Bands of half and twice the peers' buffer: the data spans tens of bands, so both
             # schemes compact, and the band size's effect shows (Fig. 3.15).
             for sim_band in (band // 2, 2 * band):
@@ -184,13 +207,33 @@ def main(argv: list[str]) -> int:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     targets = {
-        "fillrandom 1 KiB no sync, SOC / LevelDB ops/s (target >= 1.1)": ratio(figures, "kv/smrdb-soc/fillrandom/1024B/syncnever", "kv/leveldb/fillrandom/1024B/syncnever"),
-        "write amplification SOC / LevelDB (target < 1)": ratio(figures, "kv/smrdb-soc/fillrandom/1024B/syncnever", "kv/leveldb/fillrandom/1024B/syncnever", "write_amplification"),
-        "write amplification SOC / RocksDB (target < 1)": ratio(figures, "kv/smrdb-soc/fillrandom/1024B/syncnever", "kv/rocksdb/fillrandom/1024B/syncnever", "write_amplification"),
-        "readrandom after fillrandom 1 KiB, SOC / LevelDB (target >= 1)": ratio(figures, "kv/smrdb-soc/readrandom-after-fillrandom/1024B", "kv/leveldb/readrandom-after-fillrandom/1024B"),
-        "readseq after fillrandom 1 KiB, SOC keys/s (target >= 1e6)": next((f["per_second"] for f in figures if f["bench"] == "kv/smrdb-soc/readseq-after-fillrandom/1024B"), None),
-        "readseq after fillrandom 1 KiB, SOC / LevelDB keys/s": ratio(figures, "kv/smrdb-soc/readseq-after-fillrandom/1024B", "kv/leveldb/readseq-after-fillrandom/1024B"),
-        "readseq after fillrandom 1 KiB, SOC / RocksDB keys/s": ratio(figures, "kv/smrdb-soc/readseq-after-fillrandom/1024B", "kv/rocksdb/readseq-after-fillrandom/1024B"),
+        "fillrandom 1 KiB no sync, SOC / LevelDB ops/s (target >= 1.1)": ratio(
+            figures, "kv/smrdb-soc/fillrandom/1024B/syncnever", "kv/leveldb/fillrandom/1024B/syncnever"
+        ),
+        "write amplification SOC / LevelDB (target < 1)": ratio(
+            figures,
+            "kv/smrdb-soc/fillrandom/1024B/syncnever",
+            "kv/leveldb/fillrandom/1024B/syncnever",
+            "write_amplification",
+        ),
+        "write amplification SOC / RocksDB (target < 1)": ratio(
+            figures,
+            "kv/smrdb-soc/fillrandom/1024B/syncnever",
+            "kv/rocksdb/fillrandom/1024B/syncnever",
+            "write_amplification",
+        ),
+        "readrandom after fillrandom 1 KiB, SOC / LevelDB (target >= 1)": ratio(
+            figures, "kv/smrdb-soc/readrandom-after-fillrandom/1024B", "kv/leveldb/readrandom-after-fillrandom/1024B"
+        ),
+        "readseq after fillrandom 1 KiB, SOC keys/s (target >= 1e6)": next(
+            (f["per_second"] for f in figures if f["bench"] == "kv/smrdb-soc/readseq-after-fillrandom/1024B"), None
+        ),
+        "readseq after fillrandom 1 KiB, SOC / LevelDB keys/s": ratio(
+            figures, "kv/smrdb-soc/readseq-after-fillrandom/1024B", "kv/leveldb/readseq-after-fillrandom/1024B"
+        ),
+        "readseq after fillrandom 1 KiB, SOC / RocksDB keys/s": ratio(
+            figures, "kv/smrdb-soc/readseq-after-fillrandom/1024B", "kv/rocksdb/readseq-after-fillrandom/1024B"
+        ),
     }
     for name, value in targets.items():
         print(f"# {name}: {'not run' if value is None else f'{value:.3g}'}")

@@ -38,7 +38,11 @@ def machine() -> str:
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-        mem_kib = int(next(l for l in Path("/proc/meminfo").read_text().splitlines() if l.startswith("MemTotal")).split()[1])
+        mem_kib = int(
+            next(
+                line for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
+            ).split()[1]
+        )
         memory = f"{mem_kib / 2**20:.0f} GiB"
     except (OSError, StopIteration, ValueError):
         memory = "unknown memory"
@@ -70,7 +74,9 @@ def main(argv: list[str]) -> int:
     width = max((len(f["bench"]) for f in rates), default=10)
     for figure in rates:
         extra = {k: v for k, v in figure.items() if k not in ("bench", "items", "seconds", "per_second")}
-        print(f"{figure['bench']:<{width}}  {figure['per_second']:>14,.0f} /s  ({figure['items']:,} in {figure['seconds']:.3f} s)  {json.dumps(extra) if extra else ''}")
+        print(
+            f"{figure['bench']:<{width}}  {figure['per_second']:>14,.0f} /s  ({figure['items']:,} in {figure['seconds']:.3f} s)  {json.dumps(extra) if extra else ''}"
+        )
     for figure in figures:
         if figure not in rates:
             print(json.dumps(figure))

@@ -54,8 +54,24 @@ def wait_for(port: int, timeout: float = 30) -> None:
 
 
 def benchmark_command(port: int, op: str, args: argparse.Namespace) -> list[str]:
-    return ["redis-benchmark", "-p", str(port), "-t", op.lower(), "-n", str(args.requests), "-c", str(args.clients),
-            "-P", str(args.pipeline), "-d", str(args.size), "-r", "100000", "-q"]
+    return [
+        "redis-benchmark",
+        "-p",
+        str(port),
+        "-t",
+        op.lower(),
+        "-n",
+        str(args.requests),
+        "-c",
+        str(args.clients),
+        "-P",
+        str(args.pipeline),
+        "-d",
+        str(args.size),
+        "-r",
+        "100000",
+        "-q",
+    ]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -86,8 +102,11 @@ def redis_server() -> str | None:
         print("# redis-server is not installed and this is not root: smrlab alone", file=sys.stderr)
         return None
     subprocess.run(["apt-get", "update", "-qq"], check=False)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "redis-server"], check=False,
-                   env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "redis-server"],
+        check=False,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
     return shutil.which("redis-server")
 
 
@@ -103,7 +122,9 @@ def stop(proc: subprocess.Popen) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each server (default 3)")
-    parser.add_argument("--requests", type=int, default=200_000, help="requests per operation and round (default 200000)")
+    parser.add_argument(
+        "--requests", type=int, default=200_000, help="requests per operation and round (default 200000)"
+    )
     parser.add_argument("--clients", type=int, default=50, help="redis-benchmark's connections (default 50)")
     parser.add_argument("--pipeline", type=int, default=16, help="requests per pipeline (default 16)")
     parser.add_argument("--size", type=int, default=100, help="value bytes (default 100)")
@@ -118,15 +139,34 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         try:
             ports["smrlab"] = free_port()
-            servers["smrlab"] = subprocess.Popen([sys.executable, "-m", "smrlab", "kv", "serve", "--path", os.path.join(folder, "db"),
-                                                  "--port", str(ports["smrlab"]), "--band-size", "64MiB", "--capacity", "16GiB"],
-                                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            servers["smrlab"] = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "smrlab",
+                    "kv",
+                    "serve",
+                    "--path",
+                    os.path.join(folder, "db"),
+                    "--port",
+                    str(ports["smrlab"]),
+                    "--band-size",
+                    "64MiB",
+                    "--capacity",
+                    "16GiB",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             wait_for(ports["smrlab"])
             command = redis_server()
             if command:
                 ports["redis"] = free_port()
-                servers["redis"] = subprocess.Popen([command, "--port", str(ports["redis"]), "--save", "", "--appendonly", "no", "--dir", folder],
-                                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                servers["redis"] = subprocess.Popen(
+                    [command, "--port", str(ports["redis"]), "--save", "", "--appendonly", "no", "--dir", folder],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
                 wait_for(ports["redis"])
                 machine["redis"] = subprocess.run([command, "--version"], capture_output=True, text=True).stdout.strip()
             for round_ in range(args.rounds):
@@ -135,9 +175,24 @@ def main() -> int:
                     measured = benchmark(ports[server], servers[server].pid, args)
                     results.setdefault(server, []).append(measured)
                     for op, (rate, cpu_us) in measured.items():
-                        print(json.dumps({"round": round_, "server": server, "op": op, "requests_per_s": rate, "server_cpu_us_per_request": round(cpu_us, 3),
-                                          "requests": args.requests, "clients": args.clients, "pipeline": args.pipeline, "value_bytes": args.size,
-                                          "load_average": os.getloadavg()[0], **machine}), flush=True)
+                        print(
+                            json.dumps(
+                                {
+                                    "round": round_,
+                                    "server": server,
+                                    "op": op,
+                                    "requests_per_s": rate,
+                                    "server_cpu_us_per_request": round(cpu_us, 3),
+                                    "requests": args.requests,
+                                    "clients": args.clients,
+                                    "pipeline": args.pipeline,
+                                    "value_bytes": args.size,
+                                    "load_average": os.getloadavg()[0],
+                                    **machine,
+                                }
+                            ),
+                            flush=True,
+                        )
         finally:
             for proc in servers.values():
                 stop(proc)
@@ -147,12 +202,18 @@ def main() -> int:
         cpu = {server: statistics.median(r[op][1] for r in rounds) for server, rounds in results.items()}
         line = ", ".join(f"{server} {medians[server]:,.0f}/s ({cpu[server]:.2f} us CPU/request)" for server in results)
         if "redis" in results:
-            for what, at, ratio in (("rate", 0, lambda s, r: s / r), ("CPU per request, redis / smrlab", 1, lambda s, r: r / s)):
+            for what, at, ratio in (
+                ("rate", 0, lambda s, r: s / r),
+                ("CPU per request, redis / smrlab", 1, lambda s, r: r / s),
+            ):
                 ratios = [ratio(s[op][at], r[op][at]) for s, r in zip(results["smrlab"], results["redis"])]
-                line += (f"; {what}: median {statistics.median(ratios):.2f}, min {min(ratios):.2f}, max {max(ratios):.2f}"
-                         f" (rounds: {', '.join(f'{x:.2f}' for x in ratios)})")
+                line += (
+                    f"; {what}: median {statistics.median(ratios):.2f}, min {min(ratios):.2f}, max {max(ratios):.2f}"
+                    f" (rounds: {', '.join(f'{x:.2f}' for x in ratios)})"
+                )
         print(f"# {op}: {line}")
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

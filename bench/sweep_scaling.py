@@ -44,8 +44,11 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
-EXPERIMENTS = [REPO / "experiments" / "hwsr-fig13-14.toml", BENCH / "experiments" / "short-cells.toml",
-               BENCH / "experiments" / "tiny-cells.toml"]
+EXPERIMENTS = [
+    REPO / "experiments" / "hwsr-fig13-14.toml",
+    BENCH / "experiments" / "short-cells.toml",
+    BENCH / "experiments" / "tiny-cells.toml",
+]
 PREDICT_FOR = (16, 64)
 
 
@@ -56,8 +59,11 @@ def cores() -> int:
 def smrlab_run(experiment: Path, out: Path, options: list[str]) -> tuple[dict, float]:
     """Runs `smrlab run`; its provenance sidecar and the command's wall time."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "smrlab", "run", str(experiment), "--out", str(out), *options],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "smrlab", "run", str(experiment), "--out", str(out), *options],
+        capture_output=True,
+        text=True,
+    )
     command_s = time.perf_counter() - start
     found = re.search(r"table: (\S+\.parquet)", proc.stderr)
     if proc.returncode != 0 or not found:
@@ -70,6 +76,7 @@ def api_run(experiment: Path, out: Path, client) -> tuple[dict, float]:
     `smrlab run` times itself; its provenance sidecar and the call's wall time."""
     from smrlab import experiment as experiments
     from smrlab.experiment.stopwatch import Phases
+
     start = time.perf_counter()
     phases = Phases()
     with phases("load"):
@@ -84,10 +91,22 @@ def measures(sidecar: dict, command_s: float, workers: int) -> dict:
     makespan = parent["ended_at"] - parent["begun_at"]
     total, longest = sum(walls), max(walls)
     perfect = max(total / workers, longest)
-    return {"workers": workers, "makespan_s": makespan, "command_s": command_s, "serial_s": parent["serial_s"],
-            "serial_share": parent["serial_s"] / total, "cells": len(walls), "cells_s": total, "longest_s": longest,
-            "perfect_s": perfect, "over_perfect": makespan / perfect, "phases_s": parent["phases_s"],
-            "counts": parent.get("counts", {}), "reached_s": parent.get("cluster_reached_s"), "walls": walls}
+    return {
+        "workers": workers,
+        "makespan_s": makespan,
+        "command_s": command_s,
+        "serial_s": parent["serial_s"],
+        "serial_share": parent["serial_s"] / total,
+        "cells": len(walls),
+        "cells_s": total,
+        "longest_s": longest,
+        "perfect_s": perfect,
+        "over_perfect": makespan / perfect,
+        "phases_s": parent["phases_s"],
+        "counts": parent.get("counts", {}),
+        "reached_s": parent.get("cluster_reached_s"),
+        "walls": walls,
+    }
 
 
 def list_schedule(walls: list[float], workers: int) -> float:
@@ -102,8 +121,14 @@ def predict(one: dict, serial_s: float, workers: int) -> dict:
     walls = one["walls"]
     ours = serial_s + list_schedule(walls, workers)
     perfect = max(sum(walls) / workers, max(walls))
-    return {"workers": workers, "makespan_s": ours, "speedup": one["makespan_s"] / ours, "perfect_s": perfect,
-            "perfect_speedup": one["makespan_s"] / perfect, "over_perfect": ours / perfect}
+    return {
+        "workers": workers,
+        "makespan_s": ours,
+        "speedup": one["makespan_s"] / ours,
+        "perfect_s": perfect,
+        "perfect_speedup": one["makespan_s"] / perfect,
+        "over_perfect": ours / perfect,
+    }
 
 
 def scale(experiment: Path, workers: int, out: Path, as_json: bool) -> None:
@@ -116,48 +141,81 @@ def scale(experiment: Path, workers: int, out: Path, as_json: bool) -> None:
     sidecar, command_s = smrlab_run(experiment, out, ["--jobs", str(workers)])
     runs[f"local, {workers} workers"] = measures(sidecar, command_s, workers)
     with tempfile.TemporaryDirectory() as shipped:
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                          env={"SMRLAB_CACHE": shipped}, silence_logs=50) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                env={"SMRLAB_CACHE": shipped},
+                silence_logs=50,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             for state in ("traces travel", "traces held"):
                 sidecar, command_s = api_run(experiment, out, client)
                 runs[f"Dask, {workers} workers, {state}"] = measures(sidecar, command_s, workers)
             sidecar, command_s = smrlab_run(experiment, out, ["--cluster", cluster.scheduler_address])
             runs[f"Dask, {workers} workers, smrlab run --cluster"] = measures(sidecar, command_s, workers)
     one = runs["local, 1 worker"]
-    predictions = {how: [predict(one, run["serial_s"], n) for n in (workers, *PREDICT_FOR)] for how, run in runs.items()
-                   if run["workers"] > 1}
+    predictions = {
+        how: [predict(one, run["serial_s"], n) for n in (workers, *PREDICT_FOR)]
+        for how, run in runs.items()
+        if run["workers"] > 1
+    }
     if as_json:
         for how, run in runs.items():
-            print(json.dumps({"experiment": experiment.stem, "run": how, **{k: v for k, v in run.items() if k != "walls"}}))
+            print(
+                json.dumps(
+                    {"experiment": experiment.stem, "run": how, **{k: v for k, v in run.items() if k != "walls"}}
+                )
+            )
         for how, predicted in predictions.items():
             for prediction in predicted:
                 print(json.dumps({"experiment": experiment.stem, "prediction": how, **prediction}))
         return
-    print(f"\n{experiment.name}: {one['cells']} cells, {one['cells_s']:.2f} s of cells at 1 worker, longest {one['longest_s']:.2f} s")
-    print("| run | makespan s (command s) | speed-up | efficiency | parent serial s (share of cell time) | cells s | longest s | perfect s | ours / perfect |")
+    print(
+        f"\n{experiment.name}: {one['cells']} cells, {one['cells_s']:.2f} s of cells at 1 worker, longest {one['longest_s']:.2f} s"
+    )
+    print(
+        "| run | makespan s (command s) | speed-up | efficiency | parent serial s (share of cell time) | cells s | longest s | perfect s | ours / perfect |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for how, run in runs.items():
         speedup = one["makespan_s"] / run["makespan_s"]
-        print(f"| {how} | {run['makespan_s']:.2f} ({run['command_s']:.2f}) | {speedup:.2f} | {speedup / run['workers']:.2f} | "
-              f"{run['serial_s']:.3f} ({100 * run['serial_share']:.1f} %) | {run['cells_s']:.2f} | {run['longest_s']:.2f} | "
-              f"{run['perfect_s']:.2f} | {run['over_perfect']:.3f} |")
+        print(
+            f"| {how} | {run['makespan_s']:.2f} ({run['command_s']:.2f}) | {speedup:.2f} | {speedup / run['workers']:.2f} | "
+            f"{run['serial_s']:.3f} ({100 * run['serial_share']:.1f} %) | {run['cells_s']:.2f} | {run['longest_s']:.2f} | "
+            f"{run['perfect_s']:.2f} | {run['over_perfect']:.3f} |"
+        )
     for how, run in runs.items():
         phases = ", ".join(f"{name} {seconds:.3f}" for name, seconds in sorted(run["phases_s"].items()))
-        reached = f"; the cluster reached {run['reached_s']:.3f} s after the start" if run["reached_s"] is not None else ""
+        reached = (
+            f"; the cluster reached {run['reached_s']:.3f} s after the start" if run["reached_s"] is not None else ""
+        )
         print(f"  {how}: parent phases (s): {phases}; {run['counts'] or 'nothing sent'}{reached}")
     print("Predicted from the 1-worker cell times, longest first, plus each way's parent serial time at N:")
     for how, predicted in predictions.items():
         at_n, *beyond = predicted
-        said = "; ".join(f"{p['workers']} workers: makespan {p['makespan_s']:.2f} s, speed-up {p['speedup']:.1f} of a perfect "
-                         f"{p['perfect_speedup']:.1f}, ours / perfect {p['over_perfect']:.3f}" for p in beyond)
-        print(f"  {how} ({runs[how]['serial_s']:.3f} s serial): at {workers} {at_n['makespan_s']:.2f} s "
-              f"(measured {runs[how]['makespan_s']:.2f} s); {said}")
+        said = "; ".join(
+            f"{p['workers']} workers: makespan {p['makespan_s']:.2f} s, speed-up {p['speedup']:.1f} of a perfect "
+            f"{p['perfect_speedup']:.1f}, ours / perfect {p['over_perfect']:.3f}"
+            for p in beyond
+        )
+        print(
+            f"  {how} ({runs[how]['serial_s']:.3f} s serial): at {workers} {at_n['makespan_s']:.2f} s "
+            f"(measured {runs[how]['makespan_s']:.2f} s); {said}"
+        )
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("experiments", nargs="*", type=Path, default=EXPERIMENTS, help="experiment files (default: %(default)s)")
-    parser.add_argument("--workers", type=int, default=cores(), help="N, the workers of the parallel runs (default: the cores)")
+    parser.add_argument(
+        "experiments", nargs="*", type=Path, default=EXPERIMENTS, help="experiment files (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=cores(), help="N, the workers of the parallel runs (default: the cores)"
+    )
     parser.add_argument("--out", type=Path, help="results folder (default: a temporary one)")
     parser.add_argument("--json", action="store_true", help="one JSON line per run and prediction")
     args = parser.parse_args(argv)

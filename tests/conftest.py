@@ -17,7 +17,7 @@ SMALL = f"""
 name = "small"
 title = "a small grid"
 metrics = ["total_io_s", "r_wa"]
-traces = ["{DATA / 'wdev.csv.gz'}", "bundled:ts"]
+traces = ["{DATA / "wdev.csv.gz"}", "bundled:ts"]
 seeds = [0, 7]
 [params]
 buffer = ["1/512", "1/64"]
@@ -66,7 +66,9 @@ def cli(tmp_path):
     def run(*args: str, check: bool = False) -> subprocess.CompletedProcess:
         proc = subprocess.run(
             [sys.executable, "-m", "smrlab", *map(str, args)],
-            cwd=tmp_path, capture_output=True, text=True,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
         )
         if check and proc.returncode != 0:
             raise AssertionError(f"smrlab {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stderr}")
@@ -80,7 +82,9 @@ def demo(tmp_path_factory) -> tuple[str, Path]:
     """``smrlab demo`` run once for the whole session (it replays the full-size PORE traces):
     its standard output and its results folder."""
     folder = tmp_path_factory.mktemp("demo")
-    proc = subprocess.run([sys.executable, "-m", "smrlab", "demo", "--out", "results"], cwd=folder, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "smrlab", "demo", "--out", "results"], cwd=folder, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, folder / "results"
 
@@ -91,8 +95,24 @@ def quick_scorecard(tmp_path_factory) -> tuple[dict, Path]:
     document) and the folder holding its results (``results/reproduce``, with the scorecard)."""
     folder = tmp_path_factory.mktemp("reproduce")
     results = folder / "results" / "reproduce"
-    proc = subprocess.run([sys.executable, "-m", "smrlab", "reproduce", "--quick", "--jobs", "2", "--results", str(results),
-                           "-o", str(results / "scorecard-quick.json")], cwd=folder, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "smrlab",
+            "reproduce",
+            "--quick",
+            "--jobs",
+            "2",
+            "--results",
+            str(results),
+            "-o",
+            str(results / "scorecard-quick.json"),
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads((results / "scorecard-quick.json").read_text()), results
 

@@ -18,16 +18,36 @@ import redis
 def require(*tools: str) -> None:
     """The real peers these tests drive: missing is a failure, never a silent skip."""
     missing = [tool for tool in tools if shutil.which(tool) is None]
-    assert not missing, f"{', '.join(missing)} missing: `make test` installs them (Debian packages redis-tools, redis-server)"
+    assert not missing, (
+        f"{', '.join(missing)} missing: `make test` installs them (Debian packages redis-tools, redis-server)"
+    )
 
 
 class SmrlabServer:
     """A `smrlab kv serve` process on a free port."""
 
     def __init__(self, path: Path, *extra: str):
-        self.proc = subprocess.Popen([sys.executable, "-m", "smrlab", "kv", "serve", "--path", str(path), "--port", "0",
-                                      "--band-size", "1MiB", "--capacity", "256MiB", *extra],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "smrlab",
+                "kv",
+                "serve",
+                "--path",
+                str(path),
+                "--port",
+                "0",
+                "--band-size",
+                "1MiB",
+                "--capacity",
+                "256MiB",
+                *extra,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         match = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
         assert match, (line, self.proc.stderr.read() if self.proc.poll() is not None else "")
@@ -58,8 +78,11 @@ class RedisServer:
 
     def __init__(self, folder: Path):
         self.port = free_port()
-        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no", "--dir", str(folder)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no", "--dir", str(folder)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 30
         while True:
             try:

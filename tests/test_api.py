@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-
 import smrlab
 from conftest import DATA
 
@@ -22,7 +21,20 @@ def wdev():
 
 def test_simulate_equals_the_command_line(cli, tmp_path):
     out = tmp_path / "r.json"
-    cli("sim", "--system", "cache", "--trace", DATA / "wdev.csv.gz", "--policy", "lru-band", "--cache", "1%", "--out", out, check=True)
+    cli(
+        "sim",
+        "--system",
+        "cache",
+        "--trace",
+        DATA / "wdev.csv.gz",
+        "--policy",
+        "lru-band",
+        "--cache",
+        "1%",
+        "--out",
+        out,
+        check=True,
+    )
     from_cli = json.loads(out.read_text())
     result = smrlab.simulate("cache", DATA / "wdev.csv.gz", policy="lru-band", cache="1%")
     assert result.counters == from_cli["report"]["counters"]
@@ -110,7 +122,9 @@ def test_the_mean_response_is_exact_past_2_64_ns():
     assert read["sum_ns"] == write["sum_ns"] == 2**64 - 1, "the run reaches the clamp"
     mean = result.row()["response_mean_ns"]
     assert min(read["mean_ns"], write["mean_ns"]) <= mean <= max(read["mean_ns"], write["mean_ns"])
-    assert mean == pytest.approx((read["mean_ns"] * read["count"] + write["mean_ns"] * write["count"]) / count, rel=1e-12)
+    assert mean == pytest.approx(
+        (read["mean_ns"] * read["count"] + write["mean_ns"] * write["count"]) / count, rel=1e-12
+    )
 
 
 def test_sweep_from_a_plain_script_without_a_main_guard(tmp_path):
@@ -120,9 +134,11 @@ def test_sweep_from_a_plain_script_without_a_main_guard(tmp_path):
     script.write_text(
         "import smrlab\n"
         f"frame = smrlab.sweep('dmsmr', {str(DATA / 'wdev.csv.gz')!r}, vary={{'buffer': ['1/512', '1/256', '1/64']}}, jobs=None)\n"
-        "print('rows', len(frame), list(frame['buffer']))\n")
+        "print('rows', len(frame), list(frame['buffer']))\n"
+    )
     import subprocess
     import sys
+
     proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.count("rows") == 1 and "rows 3 ['1/512', '1/256', '1/64']" in proc.stdout

@@ -39,8 +39,14 @@ PATHS = set(FILES) | folders(FILES)
 
 
 def test_every_path_the_page_names_exists():
-    named = [s.rstrip("/") for s in SPANS if " " not in s and ("/" in s or s.endswith(PATH_SUFFIXES)) and not PLACEHOLDER.search(s)
-             and not s.startswith(("$", "~", "http"))]
+    named = [
+        s.rstrip("/")
+        for s in SPANS
+        if " " not in s
+        and ("/" in s or s.endswith(PATH_SUFFIXES))
+        and not PLACEHOLDER.search(s)
+        and not s.startswith(("$", "~", "http"))
+    ]
     assert named, "the page names paths"
     absent = [s for s in named if not any(fnmatch.fnmatch(p, s) or fnmatch.fnmatch(p, "*/" + s) for p in PATHS)]
     assert not absent, f"docs/architecture.md names paths that do not exist: {sorted(absent)}"
@@ -61,7 +67,7 @@ def test_every_crate_top_folder_and_source_folder_is_named():
 
 def test_every_python_module_is_named():
     package = "python/smrlab/"
-    modules = [f[len(package):] for f in FILES if f.startswith(package) and f.endswith(".py")]
+    modules = [f[len(package) :] for f in FILES if f.startswith(package) and f.endswith(".py")]
     unnamed = []
     for module in modules:
         path = Path(module)
@@ -72,7 +78,11 @@ def test_every_python_module_is_named():
         else:
             # A module of a sub-package: its file named, or its name in the row naming the folder.
             row_names_folder = [line for line in LINES if f"{path.parent}/" in code_spans(line)]
-            found = str(path) in SPANS or any(path.stem in code_spans(line) or path.name in code_spans(line) for line in row_names_folder)
+            found = str(path) in SPANS or any(
+                path.stem in code_spans(line) or path.name in code_spans(line) for line in row_names_folder
+            )
         if not found:
             unnamed.append(module)
-    assert modules and not unnamed, f"docs/architecture.md does not name these modules of python/smrlab: {sorted(unnamed)}"
+    assert modules and not unnamed, (
+        f"docs/architecture.md does not name these modules of python/smrlab: {sorted(unnamed)}"
+    )

@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import msr_line
 
 TOP = 2**64 - 1
@@ -57,8 +56,13 @@ def bounded_cli(tmp_path):
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
 
     def run(*args: str, check: bool = False) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "smrlab", *map(str, args)], cwd=tmp_path, capture_output=True, text=True,
-                              preexec_fn=limit)
+        proc = subprocess.run(
+            [sys.executable, "-m", "smrlab", *map(str, args)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            preexec_fn=limit,
+        )
         assert not check or proc.returncode == 0, (args, proc.stderr[-2000:])
         return proc
 
@@ -68,7 +72,9 @@ def bounded_cli(tmp_path):
 @pytest.fixture
 def msr(tmp_path) -> Path:
     """A valid 200-request MSR trace."""
-    return write_msr(tmp_path / "ok.csv", [(i * 1000, "Write" if i % 3 else "Read", i * 8192, 4096) for i in range(200)])
+    return write_msr(
+        tmp_path / "ok.csv", [(i * 1000, "Write" if i % 3 else "Read", i * 8192, 4096) for i in range(200)]
+    )
 
 
 def vscsi_v1(cmd: int, length: int, lbn: int, ts: int) -> bytes:
@@ -77,16 +83,23 @@ def vscsi_v1(cmd: int, length: int, lbn: int, ts: int) -> bytes:
 
 # --- Ranges that cannot be byte ranges ---------------------------------------------------------
 
-@pytest.mark.parametrize("name,text,fmt,says", [
-    ("far.csv", msr_line(0, "Write", TOP, 4096), "msr", "2^63"),
-    ("huge.csv", msr_line(0, "Write", 0, TOP), "msr", "longer than"),
-    ("far.spc", "0,36028797018963967,8192,w,0.0", "spc", "2^63"),
-    ("far.blkparse", "  8,0    0        6     0.1   697  D   W 18446744073709551615 + 8 [x]", "blkparse", "sector"),
-])
+
+@pytest.mark.parametrize(
+    "name,text,fmt,says",
+    [
+        ("far.csv", msr_line(0, "Write", TOP, 4096), "msr", "2^63"),
+        ("huge.csv", msr_line(0, "Write", 0, TOP), "msr", "longer than"),
+        ("far.spc", "0,36028797018963967,8192,w,0.0", "spc", "2^63"),
+        ("far.blkparse", "  8,0    0        6     0.1   697  D   W 18446744073709551615 + 8 [x]", "blkparse", "sector"),
+    ],
+)
 def test_text_records_past_the_address_space_are_refused_by_line(cli, tmp_path, name, text, fmt, says):
     path = tmp_path / name
     path.write_text(msr_line(0, "Read", 0, 4096) + "\n" + text + "\n" if fmt == "msr" else text + "\n")
-    for command in (("trace", "stats", path, "--format", fmt), ("sim", "--system", "dmsmr", "--trace", path, "--format", fmt)):
+    for command in (
+        ("trace", "stats", path, "--format", fmt),
+        ("sim", "--system", "dmsmr", "--trace", path, "--format", fmt),
+    ):
         one_line_error(cli(*command), says, str(path))
 
 
@@ -112,11 +125,15 @@ def test_an_endless_line_is_an_error_at_line_one(cli):
 
 # --- Fields, line ends and echoes ----------------------------------------------------------------
 
-@pytest.mark.parametrize("line,fmt,says", [
-    ("128166372003061629,h,0,Write,0,4096", "msr", "missing field ResponseTime"),
-    ("128166372003061629,h,0,Write,0,4096,1,x,y", "msr", "more than 7 fields"),
-    ("0,1,512,r,0.1,7", "spc", "found 6"),
-])
+
+@pytest.mark.parametrize(
+    "line,fmt,says",
+    [
+        ("128166372003061629,h,0,Write,0,4096", "msr", "missing field ResponseTime"),
+        ("128166372003061629,h,0,Write,0,4096,1,x,y", "msr", "more than 7 fields"),
+        ("0,1,512,r,0.1,7", "spc", "found 6"),
+    ],
+)
 def test_lines_with_the_wrong_number_of_fields_are_refused(cli, tmp_path, line, fmt, says):
     path = tmp_path / "t.txt"
     path.write_text(line + "\n")
@@ -143,42 +160,59 @@ def test_a_folder_or_device_given_as_a_trace_is_named_as_such(cli, tmp_path):
 
 # --- Parameters and options ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("system,param,says", [
-    ("dmsmr", "band_size=1.5", "whole number of bytes"),
-    ("cache", "zone=1.5", "whole number of bytes"),
-    ("ucache", "zone_size=1.5", "whole number of bytes"),
-    ("ucache", "zone_size=4096", "choose a larger one"),
-    ("dmsmr", "buffer=150%", "more than the whole"),
-    ("dmsmr", "buffer=1TiB", "more than the whole"),
-])
+
+@pytest.mark.parametrize(
+    "system,param,says",
+    [
+        ("dmsmr", "band_size=1.5", "whole number of bytes"),
+        ("cache", "zone=1.5", "whole number of bytes"),
+        ("ucache", "zone_size=1.5", "whole number of bytes"),
+        ("ucache", "zone_size=4096", "choose a larger one"),
+        ("dmsmr", "buffer=150%", "more than the whole"),
+        ("dmsmr", "buffer=1TiB", "more than the whole"),
+    ],
+)
 def test_parameters_follow_one_rule_per_kind(bounded_cli, msr, system, param, says):
-    one_line_error(bounded_cli("sim", "--system", system, "--trace", msr, "-p", param), f"'{param.split('=')[0]}'", says)
+    one_line_error(
+        bounded_cli("sim", "--system", system, "--trace", msr, "-p", param), f"'{param.split('=')[0]}'", says
+    )
 
 
 def test_estimate_buffer_past_the_whole_and_synth_huge_tables_are_refused(bounded_cli, msr, tmp_path):
     one_line_error(bounded_cli("trace", "smr-estimate", msr, "-p", "buffer=1e30/1"), "'buffer'", "more than the whole")
-    one_line_error(bounded_cli("trace", "synth", "--requests", "1000", "-p", "hot_regions=99999999999", "--out", tmp_path / "s.csv"),
-                   "'hot_regions'")
+    one_line_error(
+        bounded_cli(
+            "trace", "synth", "--requests", "1000", "-p", "hot_regions=99999999999", "--out", tmp_path / "s.csv"
+        ),
+        "'hot_regions'",
+    )
     assert not (tmp_path / "s.csv").exists()
 
 
 def test_an_option_and_a_parameter_for_the_same_key_are_refused(cli, tmp_path):
-    one_line_error(cli("trace", "synth", "--requests", "1000", "-p", "requests=abc", "--stats"), "'requests'", "give it once")
+    one_line_error(
+        cli("trace", "synth", "--requests", "1000", "-p", "requests=abc", "--stats"), "'requests'", "give it once"
+    )
 
 
-@pytest.mark.parametrize("option,value,says", [
-    ("--warmup-seconds", "1e300", "--warmup-seconds"),
-    ("--series-interval", "1e300", "--series-interval"),
-    ("--seed", "-1", "--seed"),
-    ("--iolog-max-io", "1", "--iolog-max-io"),
-])
+@pytest.mark.parametrize(
+    "option,value,says",
+    [
+        ("--warmup-seconds", "1e300", "--warmup-seconds"),
+        ("--series-interval", "1e300", "--series-interval"),
+        ("--seed", "-1", "--seed"),
+        ("--iolog-max-io", "1", "--iolog-max-io"),
+    ],
+)
 def test_out_of_range_options_are_named(cli, msr, option, value, says):
     line = one_line_error(cli("sim", "--system", "cmr", "--trace", msr, option, value), says)
     assert "run spec" not in line and "OverflowError" not in line
 
 
 def test_a_series_interval_below_a_nanosecond_is_refused(cli, msr):
-    one_line_error(cli("sim", "--system", "cmr", "--trace", msr, "--series-interval", "1e-12"), "--series-interval", "nanosecond")
+    one_line_error(
+        cli("sim", "--system", "cmr", "--trace", msr, "--series-interval", "1e-12"), "--series-interval", "nanosecond"
+    )
 
 
 @pytest.mark.parametrize("speedup", ["0", "-1", "inf", "nan", "2"])
@@ -189,7 +223,9 @@ def test_speedup_is_refused_without_the_open_loop_or_when_not_positive(cli, msr,
 def test_a_tiny_speedup_is_refused_instead_of_wrapping_the_clock(cli, tmp_path):
     day = 864_000_000_000  # 100 ns ticks
     trace = write_msr(tmp_path / "day.csv", [(i * day // 10, "Write", i * 4096, 4096) for i in range(11)])
-    one_line_error(cli("sim", "--system", "cmr", "--trace", trace, "--replay", "open", "--speedup", "1e-9"), "'speedup'", "2^63")
+    one_line_error(
+        cli("sim", "--system", "cmr", "--trace", trace, "--replay", "open", "--speedup", "1e-9"), "'speedup'", "2^63"
+    )
 
 
 def test_a_warmup_longer_than_the_trace_says_nothing_was_measured(cli, msr):
@@ -219,6 +255,7 @@ def test_merged_copies_never_overlap_or_wrap(cli, tmp_path):
 
 
 # --- Files ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("suffix", [".smrbin", ".csv"])
 def test_an_output_that_is_an_input_is_refused_and_left_whole(cli, msr, tmp_path, suffix):
@@ -267,6 +304,7 @@ def test_bad_output_paths_are_one_line_naming_them(cli, msr, tmp_path):
 
 # --- Ctrl-C --------------------------------------------------------------------------------------
 
+
 def cpu_seconds(pid: int) -> float:
     """CPU time process ``pid`` has used (user + system), from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -293,13 +331,15 @@ def python_startup_cpu_seconds(launcher: str) -> float:
     return most
 
 
-def interrupted(tmp_path: Path, *args: str, ready=None, after_cpu_seconds: float = 1.0,
-                launcher: str = "module") -> subprocess.CompletedProcess:
+def interrupted(
+    tmp_path: Path, *args: str, ready=None, after_cpu_seconds: float = 1.0, launcher: str = "module"
+) -> subprocess.CompletedProcess:
     """Runs ``smrlab ARGS`` and sends it SIGINT once ``ready()`` says so (default: once it has
     used ``after_cpu_seconds`` of CPU time, by default well past Python's start-up, whatever the
     machine's load)."""
-    proc = subprocess.Popen([*LAUNCHERS[launcher], *map(str, args)], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*LAUNCHERS[launcher], *map(str, args)], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     ready = ready or (lambda: cpu_seconds(proc.pid) >= after_cpu_seconds)
     while proc.poll() is None and not ready():
         time.sleep(0.001)
@@ -309,10 +349,13 @@ def interrupted(tmp_path: Path, *args: str, ready=None, after_cpu_seconds: float
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
-@pytest.mark.parametrize("command", [
-    ("trace", "synth", "--requests", "300000000", "--out", "big.smrbin"),
-    ("trace", "synth", "--requests", "300000000", "--stats"),
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("trace", "synth", "--requests", "300000000", "--out", "big.smrbin"),
+        ("trace", "synth", "--requests", "300000000", "--stats"),
+    ],
+)
 def test_ctrl_c_stops_trace_commands_with_one_line_and_no_partial_file(tmp_path, command):
     proc = interrupted(tmp_path, *command)
     assert proc.returncode == 130, proc.stderr[-2000:]
@@ -327,14 +370,23 @@ def test_ctrl_c_while_the_command_line_loads_is_one_line(tmp_path, launcher, aft
     # while the command line and its command modules load (numpy, pyarrow, rich), Ctrl-C is one
     # line and 130. The CPU time is read in clock ticks, so the signal comes at least a tick
     # after the start-up's longest measured run.
-    proc = interrupted(tmp_path, "trace", "synth", "--requests", "300000000", "--stats", launcher=launcher,
-                       after_cpu_seconds=python_startup_cpu_seconds(launcher) + 1 / os.sysconf("SC_CLK_TCK") + after_startup_seconds)
+    proc = interrupted(
+        tmp_path,
+        "trace",
+        "synth",
+        "--requests",
+        "300000000",
+        "--stats",
+        launcher=launcher,
+        after_cpu_seconds=python_startup_cpu_seconds(launcher) + 1 / os.sysconf("SC_CLK_TCK") + after_startup_seconds,
+    )
     assert proc.returncode == 130, proc.stderr[-2000:]
     assert proc.stderr.strip() == "smrlab: interrupted", proc.stderr[-2000:]
 
 
 def test_ctrl_c_stops_a_simulation_with_one_line_and_no_partial_file(cli, tmp_path):
     cli("trace", "synth", "--requests", "3000000", "--out", "t.smrbin", check=True)
+
     def replaying() -> bool:
         """Whether the replay has started writing its (temporary) iolog."""
         for path in tmp_path.glob(".smrlab-*io.log"):
@@ -343,14 +395,26 @@ def test_ctrl_c_stops_a_simulation_with_one_line_and_no_partial_file(cli, tmp_pa
                     return True
         return False
 
-    proc = interrupted(tmp_path, "sim", "--system", "dmsmr", "--trace", "t.smrbin", "--iolog", "io.log", "--out", "r.json",
-                       ready=replaying)
+    proc = interrupted(
+        tmp_path,
+        "sim",
+        "--system",
+        "dmsmr",
+        "--trace",
+        "t.smrbin",
+        "--iolog",
+        "io.log",
+        "--out",
+        "r.json",
+        ready=replaying,
+    )
     assert proc.returncode == 130, proc.stderr[-2000:]
     assert proc.stderr.strip() == "smrlab: interrupted", proc.stderr[-2000:]
     assert sorted(os.listdir(tmp_path)) == ["t.smrbin"]
 
 
 # --- Issue 42: the newer surfaces ----------------------------------------------------------------
+
 
 def test_a_store_whose_data_file_is_gone_is_an_error_naming_it_never_an_empty_store(cli, tmp_path):
     from smrlab.kv import DB, KvCorruptionError, KvNotFoundError
@@ -382,13 +446,44 @@ def test_a_benchmark_that_would_fill_its_device_is_refused_before_it_starts(boun
 
 
 def test_arrivals_that_could_outgrow_memory_are_refused_before_any_is_drawn(bounded_cli, tmp_path):
-    proc = bounded_cli("workload", "arrivals", "--process", "diurnal", "--rate", "100", "--duration", "2", "--modulation", "50",
-                       "--cycle", "0.01", "--shape", "1.0000001", "--out", "a.txt")
+    proc = bounded_cli(
+        "workload",
+        "arrivals",
+        "--process",
+        "diurnal",
+        "--rate",
+        "100",
+        "--duration",
+        "2",
+        "--modulation",
+        "50",
+        "--cycle",
+        "0.01",
+        "--shape",
+        "1.0000001",
+        "--out",
+        "a.txt",
+    )
     one_line_error(proc, "diurnal.distribution.shape", "at least 1.0000151")
     assert not (tmp_path / "a.txt").exists()
     # The b-model at its finest slots and a bias near 1 holds runs of empty slots, not 2^26 slots.
-    bounded_cli("workload", "arrivals", "--process", "selfsimilar", "--bias", "0.99999", "--resolution", "1e-300", "--rate", "100",
-                "--duration", "1", "--out", "b.txt", check=True)
+    bounded_cli(
+        "workload",
+        "arrivals",
+        "--process",
+        "selfsimilar",
+        "--bias",
+        "0.99999",
+        "--resolution",
+        "1e-300",
+        "--rate",
+        "100",
+        "--duration",
+        "1",
+        "--out",
+        "b.txt",
+        check=True,
+    )
 
 
 def small_results(cli, tmp_path: Path, msr: Path) -> Path:
@@ -415,21 +510,34 @@ def test_two_traces_of_one_name_in_an_experiment_are_refused_before_either_is_re
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         cli("trace", "convert", msr, f"{folder}/t.smrbin", check=True)
-    (tmp_path / "e.toml").write_text('name = "two"\ntraces = ["a/t.smrbin", "b/t.smrbin"]\n[[systems]]\nsystem = "cmr"\n')
+    (tmp_path / "e.toml").write_text(
+        'name = "two"\ntraces = ["a/t.smrbin", "b/t.smrbin"]\n[[systems]]\nsystem = "cmr"\n'
+    )
     one_line_error(cli("run", "e.toml", "--jobs", "1"), "e.toml", "'a/t.smrbin' and 'b/t.smrbin' are both named 't'")
     assert not (tmp_path / "results").exists()
     # Named apart, both run.
-    (tmp_path / "e.toml").write_text('name = "two"\ntraces = [{ name = "a", path = "a/t.smrbin" }, { name = "b", path = "b/t.smrbin" }]\n'
-                                     '[[systems]]\nsystem = "cmr"\n')
+    (tmp_path / "e.toml").write_text(
+        'name = "two"\ntraces = [{ name = "a", path = "a/t.smrbin" }, { name = "b", path = "b/t.smrbin" }]\n'
+        '[[systems]]\nsystem = "cmr"\n'
+    )
     cli("run", "e.toml", "--jobs", "1", check=True)
     rows = json.loads(cli("results", "results", "--json", check=True).stdout)["tables"][0]["rows"]
     assert len(rows) == 2, rows
 
 
-@pytest.mark.parametrize("command", [
-    ("fluid-sweep", "phases"), ("fluid-sweep", "schemes"), ("fluid-trace", "four-phase"), ("fluid-trace", "usr_0"),
-    ("hwsr", "traces"), ("hwsr", "compare", "--preset", "wdev0"), ("hwsr-sweep", "--preset", "wdev0"), ("trace", "synth", "--stats"),
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("fluid-sweep", "phases"),
+        ("fluid-sweep", "schemes"),
+        ("fluid-trace", "four-phase"),
+        ("fluid-trace", "usr_0"),
+        ("hwsr", "traces"),
+        ("hwsr", "compare", "--preset", "wdev0"),
+        ("hwsr-sweep", "--preset", "wdev0"),
+        ("trace", "synth", "--stats"),
+    ],
+)
 def test_requests_0_is_refused_alike_by_every_figure_command(cli, tmp_path, command):
     # Issue 42: `fluid-sweep phases` and `hwsr traces` read 0 as "the default" (full-size runs).
     one_line_error(cli(*command, "--requests", "0"), "--requests", "'0'")

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 import smrlab
 from smrlab import bundled, cache, fluid_traces, hwsr_traces, provenance
 from smrlab.errors import UsageError
@@ -66,7 +65,10 @@ def test_the_default_is_the_platforms_user_cache_folder(tmp_path, monkeypatch):
     assert cache.root() == tmp_path / "xdg" / "smrlab"
     monkeypatch.setenv("SMRLAB_CACHE", "  ")  # blank: as if unset
     assert cache.root() == tmp_path / "xdg" / "smrlab"
-    assert cache.folder("traces") == tmp_path / "xdg" / "smrlab" / "traces" and (tmp_path / "xdg" / "smrlab" / "traces").is_dir()
+    assert (
+        cache.folder("traces") == tmp_path / "xdg" / "smrlab" / "traces"
+        and (tmp_path / "xdg" / "smrlab" / "traces").is_dir()
+    )
 
 
 def test_a_cache_folder_that_cannot_be_made_is_one_line_naming_it(tmp_path, monkeypatch):
@@ -77,7 +79,9 @@ def test_a_cache_folder_that_cannot_be_made_is_one_line_naming_it(tmp_path, monk
         cache.folder("traces")
     exp = tmp_path / "exp.toml"
     exp.write_text('name = "x"\ntraces = ["hwsr-table3:financial1"]\n[[systems]]\nsystem = "cmr"\n')
-    proc = subprocess.run([sys.executable, "-m", "smrlab", "run", str(exp)], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "smrlab", "run", str(exp)], cwd=tmp_path, capture_output=True, text=True
+    )
     assert proc.returncode == 2 and str(blocker) in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
@@ -96,6 +100,7 @@ def test_a_remembered_checksum_is_never_served_for_a_changed_file(tmp_path, monk
     changed = provenance.trace_checksum(trace)
     assert changed != first
     import hashlib
+
     assert changed == "sha256:" + hashlib.sha256(trace.read_bytes()).hexdigest()
     # A stored value that is not a checksum is made again, not trusted.
     cache._KEPT.clear()

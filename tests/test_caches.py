@@ -7,7 +7,6 @@ import json
 
 import libcachesim
 import pytest
-
 from conftest import DATA, assert_parameter_errors, msr_line
 from smrlab import _core
 from smrlab.bundled import DEMO_TRACES
@@ -42,8 +41,24 @@ def test_hits_equal_libcachesim(cli, tmp_path, trace, policy):
     path.write_text("".join(f"{int(w)} {b}\n" for w, b in stream_head))
     for blocks in (64, 1000, 8000):
         out = tmp_path / f"{policy}-{blocks}.json"
-        cli("sim", "--system", "cache", "--trace", path, "--policy", policy, "--mode", "rw", "--below", "cmr",
-            "--cache", f"{blocks}blocks", "--out", out, check=True)
+        cli(
+            "sim",
+            "--system",
+            "cache",
+            "--trace",
+            path,
+            "--policy",
+            policy,
+            "--mode",
+            "rw",
+            "--below",
+            "cmr",
+            "--cache",
+            f"{blocks}blocks",
+            "--out",
+            out,
+            check=True,
+        )
         counters = json.loads(out.read_text())["report"]["counters"]
         ours = counters["read_hits"] + counters["write_hits"]
         assert counters["read_lookups"] + counters["write_lookups"] == len(stream_head)
@@ -65,7 +80,10 @@ def test_compare_caches_table_and_results(cli, tmp_path):
     # The cache absorbs writes: LRU sends fewer bytes to the SMR disk than no cache at all.
     # Exactly: what LRU sends is the written bytes that missed, less what is still dirty in the
     # cache at the end (at most the whole cache; a write-only cache holds only dirty blocks).
-    reports = {label: json.loads((tmp_path / "cmp" / f"mds-{label}.json").read_text())["report"] for label in ("smr-only", "lru")}
+    reports = {
+        label: json.loads((tmp_path / "cmp" / f"mds-{label}.json").read_text())["report"]
+        for label in ("smr-only", "lru")
+    }
     sent = {label: report["counters"]["buffer_bytes_written"] for label, report in reports.items()}
     missed = (1 - lru["write_hit_rate"]) * sent["smr-only"]
     cache_bytes = dict(reports["lru"]["gauges"])["cache_dirty_blocks"] * 4096
@@ -86,10 +104,25 @@ def test_comparison_divides_like_by_like_and_shows_what_carries_information(cli,
     without reads has no read columns."""
     cli("trace", "convert", DATA / "wdev.csv.gz", "writes.smrbin", "--writes-only", check=True)
     for trace, has_reads in ((tmp_path / "writes.smrbin", False), (DATA / "wdev.csv.gz", True)):
-        out = cli("compare-caches", "--trace", trace, "--mode", "wo", "--geometry-scale", "0.0377", "--out", "cmp", "--json", check=True).stdout
+        out = cli(
+            "compare-caches",
+            "--trace",
+            trace,
+            "--mode",
+            "wo",
+            "--geometry-scale",
+            "0.0377",
+            "--out",
+            "cmp",
+            "--json",
+            check=True,
+        ).stdout
         table = json.loads(out)["tables"][0]
         columns = table["columns"]
-        assert ("read time / cmr" in columns) == has_reads and ("read hits / block lookups" in columns) == has_reads, (trace, columns)
+        assert ("read time / cmr" in columns) == has_reads and ("read hits / block lookups" in columns) == has_reads, (
+            trace,
+            columns,
+        )
         rows = {row[0]: dict(zip(columns, row)) for row in table["rows"]}
         times = [c for c in columns if c.endswith("time / cmr") or c == "total / cmr"]
         assert all(rows["cmr-only"][c] == 1.0 for c in times), rows["cmr-only"]
@@ -110,7 +143,17 @@ def test_a_write_cache_with_nothing_to_cache_says_so(cli, tmp_path):
 
 def test_cache_sweep_over_zone_sizes(cli):
     """PORE §V-E: larger zones supply a period's victims from fewer open zones."""
-    out = cli("cache-sweep", "--trace", DATA / "ts.csv.gz", "--vary", "zone", "--values", "5MB,20MB,50MB", "--json", check=True).stdout
+    out = cli(
+        "cache-sweep",
+        "--trace",
+        DATA / "ts.csv.gz",
+        "--vary",
+        "zone",
+        "--values",
+        "5MB,20MB,50MB",
+        "--json",
+        check=True,
+    ).stdout
     rows = table_rows(out)
     assert list(rows) == ["5MB", "20MB", "50MB"]
     open_zones = [rows[zone]["avg open zones"] for zone in rows]
@@ -121,7 +164,18 @@ def test_cache_sweep_over_zone_sizes(cli):
 def test_cache_sweep_runs_as_a_resumable_experiment(cli, tmp_path):
     """Its values are cells of an experiment: run on local workers, stored with a table, and on
     --resume only a lost cell runs again, with the same table printed."""
-    sweep = ("cache-sweep", "--trace", DATA / "ts.csv.gz", "--vary", "cache", "--values", "1%,3%", "--out", "sweep", "--json")
+    sweep = (
+        "cache-sweep",
+        "--trace",
+        DATA / "ts.csv.gz",
+        "--vary",
+        "cache",
+        "--values",
+        "1%,3%",
+        "--out",
+        "sweep",
+        "--json",
+    )
     first = table_rows(cli(*sweep, "--jobs", "2", check=True).stdout)
     assert list(first) == ["1%", "3%"] and first["1%"]["read hit"] < first["3%"]["read hit"]
     [table] = (tmp_path / "sweep").rglob("*.parquet")
@@ -135,8 +189,19 @@ def test_cache_sweep_runs_as_a_resumable_experiment(cli, tmp_path):
 
 
 def test_bad_cache_parameters(cli):
-    assert_parameter_errors(cli, "pore", DATA / "wdev.csv.gz", (("--cache=0", "cache"), ("--cache=100GB", "cache"), ("--zone=0", "zone"), ("--period=0", "period"),
-                      ("--policy=arc", "policy"), ("--scheme=zz", "scheme")))
+    assert_parameter_errors(
+        cli,
+        "pore",
+        DATA / "wdev.csv.gz",
+        (
+            ("--cache=0", "cache"),
+            ("--cache=100GB", "cache"),
+            ("--zone=0", "zone"),
+            ("--period=0", "period"),
+            ("--policy=arc", "policy"),
+            ("--scheme=zz", "scheme"),
+        ),
+    )
 
 
 def test_geometry_scale_multiplies_band_and_zone_sizes():
@@ -189,8 +254,10 @@ def test_paper_order_on_the_full_size_traces(demo):
     table_one = {preset[0]: preset for preset in PRESETS}
     pf_best = 0
     for name in DEMO_TRACES:
-        results = {label: json.loads((folder / f"{name}-{label}.json").read_text())
-                   for label in ("smr-only", "cmr-only", "lru", "lru-band", "pore-cf", "pore-pf", "pore-bl")}
+        results = {
+            label: json.loads((folder / f"{name}-{label}.json").read_text())
+            for label in ("smr-only", "cmr-only", "lru", "lru-band", "pore-cf", "pore-pf", "pore-bl")
+        }
         _, requests, write_percent, written_gb, _ = table_one[name]
         smr = results["smr-only"]["report"]
         assert abs(smr["requests"] / (requests * write_percent / 100) - 1) < 0.01, name

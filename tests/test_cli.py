@@ -69,8 +69,20 @@ def test_unknown_system_is_a_usage_error(cli, small_msr_trace):
 
 
 def test_open_loop_reports_waiting(cli, small_msr_trace, tmp_path):
-    cli("sim", "--system", "cmr", "--trace", small_msr_trace, "--replay", "open", "--speedup", "1000",
-        "--out", "open.json", check=True)
+    cli(
+        "sim",
+        "--system",
+        "cmr",
+        "--trace",
+        small_msr_trace,
+        "--replay",
+        "open",
+        "--speedup",
+        "1000",
+        "--out",
+        "open.json",
+        check=True,
+    )
     report = json.loads((tmp_path / "open.json").read_text())["report"]
     assert report["write"]["response"]["mean_ns"] > report["write"]["service"]["mean_ns"]
 
@@ -146,6 +158,8 @@ def test_sim_never_replaces_a_different_runs_result(cli, small_msr_trace, tmp_pa
     configs = [json.loads(path.read_text())["config"] for path in written]
     assert len({json.dumps(config, sort_keys=True) for config in configs}) == 3
     # The same run again finds its own file (and says so), and writes nothing new.
-    proc = cli("sim", "--system", "dmsmr", "--trace", small_msr_trace, "--buffer", "1/256", check=True)  # the default buffer
+    proc = cli(
+        "sim", "--system", "dmsmr", "--trace", small_msr_trace, "--buffer", "1/256", check=True
+    )  # the default buffer
     assert len(list((tmp_path / "results").glob("sim-dmsmr-small-*.json"))) == 3
     assert any(f"result written to results/{path.name}" in proc.stderr for path in written), proc.stderr

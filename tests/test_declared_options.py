@@ -9,7 +9,6 @@ import argparse
 import functools
 
 import pytest
-
 from smrlab import _core, systems
 from smrlab.cli import build_parser
 from smrlab.cli.caches import PRESET_MODE
@@ -24,7 +23,7 @@ DECLARED = [
 ]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parser() -> argparse.ArgumentParser:
     return build_parser()
 
@@ -53,8 +52,15 @@ def test_the_cache_mode_preset_differs_from_the_system_and_says_so():
     assert f"cache's own default {systems.parameters('cache')['mode'].default}" in action.help
 
 
-@pytest.mark.parametrize("words, named", [(["--zone", "0"], "--zone"), (["--zone", "20XB"], "--zone"), (["--mode", "ro"], "--mode"),
-                                          (["--policy", "arc"], "--policy")])
+@pytest.mark.parametrize(
+    "words, named",
+    [
+        (["--zone", "0"], "--zone"),
+        (["--zone", "20XB"], "--zone"),
+        (["--mode", "ro"], "--mode"),
+        (["--policy", "arc"], "--policy"),
+    ],
+)
 def test_a_value_the_kind_refuses_is_a_usage_error(words, named, capsys):
     with pytest.raises(SystemExit) as stop:
         build_parser().parse_args(["cache-sweep", "--trace", "t", "--vary", "zone", *words])

@@ -7,7 +7,6 @@ import doctest
 import importlib
 
 import pytest
-
 from conftest import REPO
 
 MODULES = ["smrlab", "smrlab.api", "smrlab.trace", "smrlab.result"]

@@ -12,7 +12,6 @@ import tomllib
 
 import jsonschema
 import pytest
-
 import smrlab
 from conftest import DATA, REPO
 from smrlab.experiment.files import json_schema
@@ -39,15 +38,34 @@ def run_file(cli, tmp_path, text):
     return cli("run", path, "--jobs", "1", "--out", "out")
 
 
-@pytest.mark.parametrize("good, bad, said", [
-    ('buffer_on = "ssd"', 'bufer_on = "ssd"', "no system of the line-up (dmsmr) reads a parameter 'bufer_on' (did you mean 'buffer_on'?)"),
-    ('"r_wa"]', '"r_wa", "no_such_metric"]', "metrics: no system of the line-up reports a measure 'no_such_metric'"),
-    ('y = "r_wa"', 'y = "r_waa"', "figure.y: no system of the line-up reports a measure 'r_waa' (did you mean 'r_wa'?)"),
-    ('kind = "bars"', 'kind = "bar"', "figure: kind 'bar' is none of bars, lines, series (did you mean 'bars'?)"),
-    ('system = "dmsmr"', 'system = "dmsmr"\nparams = { bufer = "1/64" }', "dmsmr reads no parameter 'bufer' (did you mean 'buffer'?)"),
-    ('[figure]', '[figures]', "unknown key 'figures' (did you mean 'figure'?)"),
-    ('[params]', '[engine]\nmod = "open"\n[params]', "engine: unknown key 'mod' (did you mean 'mode'?)"),
-])
+@pytest.mark.parametrize(
+    "good, bad, said",
+    [
+        (
+            'buffer_on = "ssd"',
+            'bufer_on = "ssd"',
+            "no system of the line-up (dmsmr) reads a parameter 'bufer_on' (did you mean 'buffer_on'?)",
+        ),
+        (
+            '"r_wa"]',
+            '"r_wa", "no_such_metric"]',
+            "metrics: no system of the line-up reports a measure 'no_such_metric'",
+        ),
+        (
+            'y = "r_wa"',
+            'y = "r_waa"',
+            "figure.y: no system of the line-up reports a measure 'r_waa' (did you mean 'r_wa'?)",
+        ),
+        ('kind = "bars"', 'kind = "bar"', "figure: kind 'bar' is none of bars, lines, series (did you mean 'bars'?)"),
+        (
+            'system = "dmsmr"',
+            'system = "dmsmr"\nparams = { bufer = "1/64" }',
+            "dmsmr reads no parameter 'bufer' (did you mean 'buffer'?)",
+        ),
+        ("[figure]", "[figures]", "unknown key 'figures' (did you mean 'figure'?)"),
+        ("[params]", '[engine]\nmod = "open"\n[params]', "engine: unknown key 'mod' (did you mean 'mode'?)"),
+    ],
+)
 def test_a_misspelt_name_stops_the_run_before_any_cell_with_the_nearest_name(cli, tmp_path, good, bad, said):
     assert good in GOOD
     proc = run_file(cli, tmp_path, GOOD.replace(good, bad))
@@ -77,12 +95,18 @@ def test_compare_and_sweep_refuse_a_keyword_no_system_reads():
 
 def test_a_shared_key_goes_to_the_systems_that_read_it_through_their_stack():
     # buffer is dmsmr's: the cache reads it through the dmsmr below it, the plain disk not at all.
-    frame = smrlab.compare({"smr": "dmsmr", "disk": "cmr", "lru": {"system": "cache", "policy": "lru"}}, DATA / "wdev.csv.gz",
-                           buffer="1/64")
+    frame = smrlab.compare(
+        {"smr": "dmsmr", "disk": "cmr", "lru": {"system": "cache", "policy": "lru"}},
+        DATA / "wdev.csv.gz",
+        buffer="1/64",
+    )
     assert frame["error"].isna().all()
     assert list(frame["buffer"].fillna("-")) == ["1/64", "-", "1/64"]
     # The right key changes the answer (the 2,121 s against 1,997 s).
-    default, ssd = (smrlab.compare(["dmsmr"], DATA / "wdev.csv.gz", **given)["total_io_s"][0] for given in ({}, {"buffer_on": "ssd"}))
+    default, ssd = (
+        smrlab.compare(["dmsmr"], DATA / "wdev.csv.gz", **given)["total_io_s"][0]
+        for given in ({}, {"buffer_on": "ssd"})
+    )
     assert ssd != default
 
 
@@ -100,7 +124,11 @@ def test_the_schema_refuses_what_the_reader_refuses():
     schema = json.loads(SCHEMA.read_text())
     document = tomllib.loads(GOOD)
     jsonschema.validate(document, schema)
-    for broken in ({**document, "metricz": []}, {**document, "figure": {"kind": "bar"}}, {**document, "seeds": [-1]},
-                   {k: v for k, v in document.items() if k != "traces"}):
+    for broken in (
+        {**document, "metricz": []},
+        {**document, "figure": {"kind": "bar"}},
+        {**document, "seeds": [-1]},
+        {k: v for k, v in document.items() if k != "traces"},
+    ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(broken, schema)

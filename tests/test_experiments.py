@@ -12,7 +12,6 @@ import time
 
 import pyarrow.parquet as pq
 import pytest
-
 import smrlab
 from conftest import DATA, SMALL, write
 
@@ -61,7 +60,9 @@ def test_resume_skips_stored_cells_and_runs_never_overwrite(cli, tmp_path):
 
 
 def test_failed_cell_is_recorded_and_the_rest_go_on(cli, tmp_path):
-    exp = write(tmp_path, f"""
+    exp = write(
+        tmp_path,
+        """
 name = "partly"
 traces = ["bundled:wdev"]
 [[systems]]
@@ -69,8 +70,9 @@ system = "cmr"
 [[systems]]
 label = "broken"
 system = "dmsmr"
-params = {{ band_size = ["8MiB", "1KiB"] }}
-""")
+params = { band_size = ["8MiB", "1KiB"] }
+""",
+    )
     proc = cli("run", exp, "--jobs", "2")
     assert proc.returncode == 1 and "1 failed" in proc.stderr
     frame = pq.read_table(tables(tmp_path / "results")[0]).to_pandas()
@@ -79,13 +81,19 @@ params = {{ band_size = ["8MiB", "1KiB"] }}
     assert errors is not None and "band_size" in errors["1KiB"]
 
 
-@pytest.mark.parametrize("text, named", [
-    ("name = 'x'\ntraces = ['bundled:wdev']\n[[systems]]\nsystem = 'cmr'\nbogus = 1\n", "bogus"),
-    ("name = 'x'\ntraces = ['bundled:wdev']\n[[systems]]\nsystem = 'nosuch'\n", "nosuch"),
-    ("name = 'x'\ntraces = ['missing.csv']\n[[systems]]\nsystem = 'cmr'\n", "missing.csv"),
-    ("name = 'x'\ntraces = ['bundled:wdev']\n[[systems]]\nsystem = 'cmr'\n[engine]\nmode = 'sideways'\n", "sideways"),
-    ("name = 'x\n", "TOML"),
-])
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("name = 'x'\ntraces = ['bundled:wdev']\n[[systems]]\nsystem = 'cmr'\nbogus = 1\n", "bogus"),
+        ("name = 'x'\ntraces = ['bundled:wdev']\n[[systems]]\nsystem = 'nosuch'\n", "nosuch"),
+        ("name = 'x'\ntraces = ['missing.csv']\n[[systems]]\nsystem = 'cmr'\n", "missing.csv"),
+        (
+            "name = 'x'\ntraces = ['bundled:wdev']\n[[systems]]\nsystem = 'cmr'\n[engine]\nmode = 'sideways'\n",
+            "sideways",
+        ),
+        ("name = 'x\n", "TOML"),
+    ],
+)
 def test_bad_experiment_files_fail_in_one_line(cli, tmp_path, text, named):
     proc = cli("run", write(tmp_path, text))
     assert proc.returncode == 2, proc.stderr
@@ -95,10 +103,16 @@ def test_bad_experiment_files_fail_in_one_line(cli, tmp_path, text, named):
 def test_results_filters_pivots_and_prints_csv(cli, tmp_path):
     exp = write(tmp_path, SMALL.replace("seeds = [0, 7]", "seeds = [0]"))
     cli("run", exp, "--jobs", "2", check=True)
-    csv = cli("results", "results", "--where", "buffer=1/64", "--columns", "label,trace,total_io_s", "--csv", check=True).stdout
+    csv = cli(
+        "results", "results", "--where", "buffer=1/64", "--columns", "label,trace,total_io_s", "--csv", check=True
+    ).stdout
     lines = csv.strip().splitlines()
     assert lines[0] == "label,trace,total_io_s" and len(lines) == 1 + 4, "plain CSV: the header, then a row each"
-    pivot = json.loads(cli("results", "results", "--where", "buffer=1/64", "--pivot", "trace:label:total_io_s", "--json", check=True).stdout)
+    pivot = json.loads(
+        cli(
+            "results", "results", "--where", "buffer=1/64", "--pivot", "trace:label:total_io_s", "--json", check=True
+        ).stdout
+    )
     [table] = pivot["tables"]
     assert table["columns"] == ["trace", "dmsmr", "lru-band"] and len(table["rows"]) == 2
     by_trace = {row[0]: row for row in table["rows"]}
@@ -110,8 +124,13 @@ def test_results_filters_pivots_and_prints_csv(cli, tmp_path):
 
 def test_ctrl_c_stops_a_run_in_one_line_without_a_table(tmp_path):
     exp = write(tmp_path, SMALL.replace('["1/512", "1/64"]', '["1/512", "1/256", "1/128", "1/64", "1/32", "1/16"]'))
-    proc = subprocess.Popen([sys.executable, "-m", "smrlab", "run", str(exp), "--jobs", "2"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "smrlab", "run", str(exp), "--jobs", "2"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     # Interrupted once some cells are stored and others still run.
     while proc.poll() is None and not list((tmp_path / "results").glob("*/cells/*.json")):
         time.sleep(0.01)
@@ -125,7 +144,9 @@ def test_ctrl_c_stops_a_run_in_one_line_without_a_table(tmp_path):
 
 
 def test_a_time_series_figure_draws_each_cells_sampled_gauge(cli, tmp_path):
-    exp = write(tmp_path, """
+    exp = write(
+        tmp_path,
+        """
 name = "live"
 traces = ["bundled:vm-local"]
 [params]
@@ -138,7 +159,8 @@ engine = { gauge_samples = 40 }
 [figure]
 kind = "series"
 y = "log_live_fraction"
-""")
+""",
+    )
     cli("run", exp, "--jobs", "1", check=True)
     [table] = tables(tmp_path / "results")
     columns = pq.read_table(table).to_pydict()
@@ -146,12 +168,17 @@ y = "log_live_fraction"
     for cell in range(2):
         assert len(times[cell]) == len(live[cell]) >= 20 and times[cell] == sorted(times[cell])
         assert all(0 <= v <= 1 for v in live[cell])
-        assert max(live[cell]) <= columns["log_live_fraction_max"][cell], "the samples are some of the values the maximum is over"
+        assert max(live[cell]) <= columns["log_live_fraction_max"][cell], (
+            "the samples are some of the values the maximum is over"
+        )
     from smrlab import experiment, plots, results
+
     figure = plots.figure(experiment.load(exp), results.read(table))
     lines = figure.axes[0].get_lines()
     assert [list(line.get_ydata()) for line in lines] == live and [list(line.get_xdata()) for line in lines] == times
-    assert [line.get_label() for line in lines] == ["96MiB", "128MiB"], "each line is named by what tells its cell apart"
+    assert [line.get_label() for line in lines] == ["96MiB", "128MiB"], (
+        "each line is named by what tells its cell apart"
+    )
 
 
 def test_a_table_trace_that_is_not_in_its_table_is_refused_in_one_line(cli, tmp_path):
@@ -159,4 +186,3 @@ def test_a_table_trace_that_is_not_in_its_table_is_refused_in_one_line(cli, tmp_
     proc = cli("run", exp)
     assert proc.returncode == 2 and "financial9" in proc.stderr and "financial1" in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-

@@ -34,14 +34,34 @@ def test_results_record_the_format_and_every_parameter_used(cli, tmp_path):
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["trace"]["format"] == "msr", "detected from .csv"
     params = result["config"]["params"]
-    for key, value in {"policy": "pore", "cache": "2%", "band_min": "17MB", "buffer": "1/256", "disk": "st5000as0011",
-                       "disk_cache": "preset"}.items():
+    for key, value in {
+        "policy": "pore",
+        "cache": "2%",
+        "band_min": "17MB",
+        "buffer": "1/256",
+        "disk": "st5000as0011",
+        "disk_cache": "preset",
+    }.items():
         assert params[key] == value, (key, params)
 
 
 def test_e_region_uses_the_cache_given_to_the_ucache_sweep(cli, tmp_path):
-    cli("ucache-sweep", "--trace", DATA / "vm-local.csv.gz", "-p", "zone_size=64MiB", "-p", "conventional=512MiB",
-        "-p", "cache=128MiB", "--buckets", "256KiB", "--out", "sweep", check=True)
+    cli(
+        "ucache-sweep",
+        "--trace",
+        DATA / "vm-local.csv.gz",
+        "-p",
+        "zone_size=64MiB",
+        "-p",
+        "conventional=512MiB",
+        "-p",
+        "cache=128MiB",
+        "--buckets",
+        "256KiB",
+        "--out",
+        "sweep",
+        check=True,
+    )
     for name in ("ucache-256KiB", "eregion"):
         result = json.loads((tmp_path / "sweep" / f"vm-local-{name}.json").read_text())
         assert result["config"]["params"]["cache"] == "128MiB", name
@@ -64,18 +84,43 @@ def test_help_names_formats_and_what_write_only_means(cli):
 def test_numeric_op_codes_of_a_generic_csv_must_be_named(cli, tmp_path):
     """MSN and UMass write 1 for a read: a numeric op column has no default meaning."""
     trace = tmp_path / "t.txt"
-    trace.write_text("".join(f"{i},1,{i * 4096},4096\n" for i in range(10)) + "".join(f"{10 + i},0,0,4096\n" for i in range(2)))
-    options = ["--format", "csv", "--trace-option", "time=0", "--trace-option", "op=1", "--trace-option", "offset=2",
-               "--trace-option", "len=3"]
+    trace.write_text(
+        "".join(f"{i},1,{i * 4096},4096\n" for i in range(10)) + "".join(f"{10 + i},0,0,4096\n" for i in range(2))
+    )
+    options = [
+        "--format",
+        "csv",
+        "--trace-option",
+        "time=0",
+        "--trace-option",
+        "op=1",
+        "--trace-option",
+        "offset=2",
+        "--trace-option",
+        "len=3",
+    ]
     proc = cli("trace", "stats", trace, *options)
     assert proc.returncode == 2 and "read=1" in proc.stderr, proc.stderr
-    stats = json.loads(cli("trace", "stats", trace, *options, "--trace-option", "read=1", "--trace-option", "write=0",
-                           "--json", check=True).stdout)
+    stats = json.loads(
+        cli(
+            "trace",
+            "stats",
+            trace,
+            *options,
+            "--trace-option",
+            "read=1",
+            "--trace-option",
+            "write=0",
+            "--json",
+            check=True,
+        ).stdout
+    )
     assert (stats["reads"], stats["writes"]) == (10, 2)
 
 
 def test_timestamps_that_go_backwards_are_counted_and_said_once(cli, tmp_path):
     from conftest import msr_line
+
     ticks = [0, 10, 5, 20, 15, 30]
     trace = tmp_path / "t.csv"
     trace.write_text("".join(msr_line(t, "Write", i * 4096, 4096) + "\n" for i, t in enumerate(ticks)))

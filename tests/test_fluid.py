@@ -7,11 +7,9 @@ sizes a run reports, a published-format trace, and the claims file against its e
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import DATA, assert_parameter_errors
 from smrlab import fluid_traces
 from smrlab.errors import UsageError
@@ -48,28 +46,59 @@ def test_a_run_reports_latency_zone_counts_and_memory_with_their_declarations(cl
     assert derived["mean_latency_ns"] == pytest.approx(counters["service_ns"] / counters["requests"])
     assert counters["requests"] == 20000
     assert metrics["mean_latency_ns"]["unit"] == "ns" and metrics["cmr_zones"]["kind"] == "gauge"
-    assert gauges["memory_bytes"] == gauges["zone_map_bytes"] + gauges["nsw_tracking_bytes"] + gauges["cache_map_quota_bytes"]
-    assert gauges["cmr_zones"] + gauges["smr_zones"] == pytest.approx(-(-result["trace"]["footprint"]["max_end"] // int(zone)))
+    assert (
+        gauges["memory_bytes"]
+        == gauges["zone_map_bytes"] + gauges["nsw_tracking_bytes"] + gauges["cache_map_quota_bytes"]
+    )
+    assert gauges["cmr_zones"] + gauges["smr_zones"] == pytest.approx(
+        -(-result["trace"]["footprint"]["max_end"] // int(zone))
+    )
     again = sim(cli, trace, "--scheme", "fluid-smr", "--zone-size", zone)
     assert again["report"] == result["report"], "same trace, parameters and seed: the same numbers"
 
 
 def test_bad_parameters_are_one_line_naming_the_option(cli, hm_0):
     trace, _ = hm_0
-    assert_parameter_errors(cli, "fluid", trace, [
-        ("--alpha=1", "alpha"), ("--alpha=0.8", "alpha"), ("--usage=0", "usage"), ("--usage=1.2", "usage"),
-        ("--partition=10MiB", "partition"), ("--latency-bound=10", "latency_bound"), ("--scheme=nope", "scheme"),
-        ("--occupancy=0", "occupancy"), ("--occupancy=1.5", "occupancy"), ("--occupancy=-0.1", "occupancy"),
-        ("--cache-limit=0%", "cache_limit"), ("--map-quota=200%", "map_quota"), ("--map-entry=0", "map_entry"),
-    ])
+    assert_parameter_errors(
+        cli,
+        "fluid",
+        trace,
+        [
+            ("--alpha=1", "alpha"),
+            ("--alpha=0.8", "alpha"),
+            ("--usage=0", "usage"),
+            ("--usage=1.2", "usage"),
+            ("--partition=10MiB", "partition"),
+            ("--latency-bound=10", "latency_bound"),
+            ("--scheme=nope", "scheme"),
+            ("--occupancy=0", "occupancy"),
+            ("--occupancy=1.5", "occupancy"),
+            ("--occupancy=-0.1", "occupancy"),
+            ("--cache-limit=0%", "cache_limit"),
+            ("--map-quota=200%", "map_quota"),
+            ("--map-entry=0", "map_entry"),
+        ],
+    )
 
 
 def test_pure_cmr_and_swap_only_in_phase_one_run_the_same_disk(cli, hm_0):
     # At usage 0.6 every zone fits in CMR (2 CMR zones take 3 SMR zones' space: 0.67), so
     # swap-only never uses SMR and runs exactly as the ideal pure CMR partition does.
     trace, zone = hm_0
-    proc = cli("fluid-sweep", "usage", "--trace", trace, "--usages", "0.6,0.95", "--schemes", "swap-only,pure-cmr",
-               "-p", f"zone_size={zone}", "--json", check=True)
+    proc = cli(
+        "fluid-sweep",
+        "usage",
+        "--trace",
+        trace,
+        "--usages",
+        "0.6,0.95",
+        "--schemes",
+        "swap-only,pure-cmr",
+        "-p",
+        f"zone_size={zone}",
+        "--json",
+        check=True,
+    )
     rows = json.loads(proc.stdout)["tables"][0]["rows"]
     assert [r[0] for r in rows] == [0.6, 0.95]
     assert rows[0][1] == rows[0][2], "phase I: swap-only is pure CMR"
@@ -109,11 +138,40 @@ def test_no_scheme_panics_on_the_tiny_partition_of_issue_42(cli):
     # usr_0 at 2,000 requests: zones of 245,760 bytes (60 blocks) against 128 KiB writes. Before,
     # 7 of the 16 schemes panicked cleaning the cache ("cleaning a log that holds blocks"), and
     # so did this very sweep; now each runs, the old recipe's trace and the new one alike.
-    schemes = ",".join(["recency", "frequency", "swap-only", "+cache-fix", "format-adapt", "imprv-lru", "fifo", "loop-back",
-                        "fluid-smr", "fix-0.2", "fix-0.4", "fix-0.6", "fix-0.8", "adapt", "pure-cmr"])
+    schemes = ",".join(
+        [
+            "recency",
+            "frequency",
+            "swap-only",
+            "+cache-fix",
+            "format-adapt",
+            "imprv-lru",
+            "fifo",
+            "loop-back",
+            "fluid-smr",
+            "fix-0.2",
+            "fix-0.4",
+            "fix-0.6",
+            "fix-0.8",
+            "adapt",
+            "pure-cmr",
+        ]
+    )
     for placement in ("front", "spread"):
-        proc = cli("fluid-sweep", "schemes", "--traces", "usr_0", "--requests", "2000", "--placement", placement,
-                   "--schemes", schemes, "--json", check=True)
+        proc = cli(
+            "fluid-sweep",
+            "schemes",
+            "--traces",
+            "usr_0",
+            "--requests",
+            "2000",
+            "--placement",
+            placement,
+            "--schemes",
+            schemes,
+            "--json",
+            check=True,
+        )
         latencies = json.loads(proc.stdout)["tables"][0]["rows"][0][1:]
         assert len(latencies) == 15 and all(ms and ms > 0 for ms in latencies), (placement, latencies)
         assert "Traceback" not in proc.stderr and "panicked" not in proc.stderr
@@ -126,24 +184,36 @@ def test_spread_moves_whole_chunks_by_a_seeded_permutation_and_pins_the_range():
     moved = fluid_traces.spread(offsets, lengths, chunk, end, seed=3)
     chunks = 3  # chunks 0-2; 30-35 is the last, partial one
     assert (moved[:6] % chunk == offsets[:6] % chunk).all(), "a request keeps its place in its chunk"
-    assert sorted(set((moved[:6] // chunk).tolist())) == list(range(chunks)), "whole chunks map onto whole chunks, one to one"
+    assert sorted(set((moved[:6] // chunk).tolist())) == list(range(chunks)), (
+        "whole chunks map onto whole chunks, one to one"
+    )
     assert moved[6] == offsets[6], "the partial chunk stays"
-    assert moved[8] < end - 4096 and moved[8] % 4096 == 0, "a request past the range is folded back into it, in whole blocks"
+    assert moved[8] < end - 4096 and moved[8] % 4096 == 0, (
+        "a request past the range is folded back into it, in whole blocks"
+    )
     assert moved[7] + lengths[7] == end, "the request ending highest ends at the range's end"
     assert (fluid_traces.spread(offsets, lengths, chunk, end, seed=3) == moved).all(), "seeded"
-    assert any((fluid_traces.spread(offsets, lengths, chunk, end, seed=s) != moved).any() for s in range(4, 10)), "another seed, another order"
+    assert any((fluid_traces.spread(offsets, lengths, chunk, end, seed=s) != moved).any() for s in range(4, 10)), (
+        "another seed, another order"
+    )
 
 
 def test_the_spread_placement_keeps_the_footprint_and_takes_the_hot_data_out_of_the_cmr_zones(tmp_path, hm_0):
     front = fluid_traces.table1_trace("hm_0", 20000, folder=tmp_path, placement="front")
     spread, zone = hm_0
-    runs = {name: simulate("fluid", path, ["scheme=swap-only", f"zone_size={zone}", "swapping=none"])
-            for name, path in (("front", front), ("spread", spread))}
+    runs = {
+        name: simulate("fluid", path, ["scheme=swap-only", f"zone_size={zone}", "swapping=none"])
+        for name, path in (("front", front), ("spread", spread))
+    }
     fp = {name: r["trace"]["footprint"] for name, r in runs.items()}
     assert fp["spread"]["max_end"] == fluid_traces.max_offset("hm_0", 20000), "Table 1's range, exactly"
-    assert abs(fp["front"]["max_end"] - fp["spread"]["max_end"]) < 0.03 * fp["spread"]["max_end"], "the recipe before came near it"
+    assert abs(fp["front"]["max_end"] - fp["spread"]["max_end"]) < 0.03 * fp["spread"]["max_end"], (
+        "the recipe before came near it"
+    )
     written = {name: r["report"]["write"]["bytes"] for name, r in runs.items()}
-    assert written["spread"] == pytest.approx(written["front"], rel=0.05), "the same bytes written (fewer sparse single blocks)"
+    assert written["spread"] == pytest.approx(written["front"], rel=0.05), (
+        "the same bytes written (fewer sparse single blocks)"
+    )
     share = {name: r["derived"]["cmr_write_share"] for name, r in runs.items()}
     # Without swapping the layout is the start's: the lowest user zones (a third here) in CMR.
     # The front recipe's core lies there; spread, its hot ranges land anywhere.
@@ -174,8 +244,12 @@ def test_an_extent_overflowing_the_address_space_is_one_line(cli, tmp_path):
 
 
 def test_a_scaled_run_says_what_it_scaled_and_the_quota_is_25_mb_per_tb(cli, tmp_path):
-    proc = cli("fluid-sweep", "schemes", "--traces", "hm_0", "--requests", "20000", "--schemes", "fluid-smr", check=True)
-    gauges = dict(json.loads((tmp_path / "results/fluid-sweep/schemes/hm_0_fluid-smr.json").read_text())["report"]["gauges"])
+    proc = cli(
+        "fluid-sweep", "schemes", "--traces", "hm_0", "--requests", "20000", "--schemes", "fluid-smr", check=True
+    )
+    gauges = dict(
+        json.loads((tmp_path / "results/fluid-sweep/schemes/hm_0_fluid-smr.json").read_text())["report"]["gauges"]
+    )
     zone = fluid_traces.zone_size("hm_0", 20000)
     assert gauges["scale"] == zone / (256 << 20)
     zones = gauges["zone_map_bytes"] / 8  # §4.2: a zone number of 8 bytes per zone
@@ -188,7 +262,19 @@ def test_a_scaled_run_says_what_it_scaled_and_the_quota_is_25_mb_per_tb(cli, tmp
 def test_a_trace_in_the_msr_format_runs_as_published(cli):
     # The bundled wdev sample is in the MSR Cambridge CSV layout, compressed as the traces are
     # published; its tables name it by its file's name.
-    proc = cli("fluid-sweep", "schemes", "--trace", DATA / "wdev.csv.gz", "--trace", DATA / "ts.csv.gz",
-               "--schemes", "fluid-smr,pure-cmr", "-p", "zone_size=4MiB", "--json", check=True)
+    proc = cli(
+        "fluid-sweep",
+        "schemes",
+        "--trace",
+        DATA / "wdev.csv.gz",
+        "--trace",
+        DATA / "ts.csv.gz",
+        "--schemes",
+        "fluid-smr,pure-cmr",
+        "-p",
+        "zone_size=4MiB",
+        "--json",
+        check=True,
+    )
     rows = json.loads(proc.stdout)["tables"][0]["rows"]
     assert [row[0] for row in rows] == ["wdev", "ts"] and all(row[1] > 0 and row[2] > 0 for row in rows), rows

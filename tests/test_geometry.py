@@ -20,11 +20,16 @@ def geometry_lines(stderr: str) -> list[str]:
 def test_sim_says_its_bands_and_warns_when_they_are_few(cli, tmp_path):
     proc = cli("sim", "--system", "dmsmr", "--trace", WDEV, "--out", "plain.json", check=True)
     said, warned = geometry_lines(proc.stderr)
-    assert said == "geometry: bands of 17MB to 36MB (the PORE paper's drive (§V-A), unscaled); 7 bands over the trace's footprint"
+    assert (
+        said
+        == "geometry: bands of 17MB to 36MB (the PORE paper's drive (§V-A), unscaled); 7 bands over the trace's footprint"
+    )
     assert warned.startswith("geometry: only 7 bands: the figures are dominated by the few bands the trace touches")
     # Scaled as the demo scales the sample, the same numbers as the demo's dmsmr run.
     scale = sample_scale("wdev")
-    proc = cli("sim", "--system", "dmsmr", "--trace", WDEV, "--geometry-scale", str(scale), "--out", "scaled.json", check=True)
+    proc = cli(
+        "sim", "--system", "dmsmr", "--trace", WDEV, "--geometry-scale", str(scale), "--out", "scaled.json", check=True
+    )
     [said] = geometry_lines(proc.stderr)
     bands = int(re.search(r"; ([0-9,]+) bands over", said).group(1).replace(",", ""))
     assert f"scaled by {scale:g} (--geometry-scale)" in said and bands >= 50

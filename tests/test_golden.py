@@ -18,7 +18,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA
 from smrlab.bundled import DEMO_TRACES
 from smrlab.run import engine_config, footprint, simulate
@@ -41,7 +40,12 @@ RUNS = [
     ("cmr", "cmr", [], {}),
     ("dmsmr", "dmsmr", [], {}),
     ("dmsmr-ssd", "dmsmr", ["buffer_on=ssd", "band_size=4MiB"], {}),
-    ("dmsmr-open-idle", "dmsmr", ["idle_clean=true", "idle_clean_above=0.25"], {"mode": "open", "speedup": 4.0, "warmup_requests": 1000}),
+    (
+        "dmsmr-open-idle",
+        "dmsmr",
+        ["idle_clean=true", "idle_clean_above=0.25"],
+        {"mode": "open", "speedup": 4.0, "warmup_requests": 1000},
+    ),
     ("lru", "cache", ["policy=lru", "mode=rw"], {}),
     ("fifo", "cache", ["policy=fifo", "mode=rw"], {}),
     ("lru-band", "cache", ["policy=lru-band", "mode=wo"], {}),
@@ -66,13 +70,16 @@ TRACES = ["wdev", "vm-local"]
 
 # FluidSMR's three cache policies' schemes and its swap-only baseline, on a partition of 4 MiB
 # zones sized for the samples (their few hundred MB would fill a single 256 MiB zone).
-FLUID_RUNS = [(f"fluid-{scheme}", "fluid", [f"scheme={scheme}", "zone_size=4MiB"], {})
-              for scheme in ("swap-only", "+cache-fix", "imprv-lru", "fifo", "fluid-smr")]
+FLUID_RUNS = [
+    (f"fluid-{scheme}", "fluid", [f"scheme={scheme}", "zone_size=4MiB"], {})
+    for scheme in ("swap-only", "+cache-fix", "imprv-lru", "fifo", "fluid-smr")
+]
 
 # The demo's results: the SMR-versus-CMR table on the samples and the PORE line-up on the
 # full-size traces (tests/conftest.py runs the demo once per session).
 DEMO_RESULTS = [f"{name}-{system}" for name in DEMO_TRACES for system in ("cmr", "dmsmr")] + [
-    f"{name}-{label}" for name in DEMO_TRACES
+    f"{name}-{label}"
+    for name in DEMO_TRACES
     for label in ("smr-only", "cmr-only", "lru", "lru-band", "pore-cf", "pore-pf", "pore-bl")
 ]
 
@@ -101,8 +108,14 @@ def flatten(result: dict) -> dict[str, float | int]:
     put("gauge", dict(report["gauges"]))
     series = report["gauge_series"]
     for sample in series["samples"]:
-        put(f"gauge_series.{sample['request']}", {"sim_ns": sample["sim_ns"], "trace_ns": sample["trace_ns"],
-                                                   **dict(zip(series["names"], sample["values"]))})
+        put(
+            f"gauge_series.{sample['request']}",
+            {
+                "sim_ns": sample["sim_ns"],
+                "trace_ns": sample["trace_ns"],
+                **dict(zip(series["names"], sample["values"])),
+            },
+        )
     put("footprint", {k: v for k, v in result["trace"]["footprint"].items() if not k.endswith("extents")})
     put("derived", result["derived"])
     put("informative", result["informative"])
@@ -137,7 +150,10 @@ def compare_or_record(file: str, results: dict[str, dict]) -> None:
 def run_all(runs: list, trace: str) -> dict[str, dict]:
     path = next(DATA.glob(f"{trace}.*"))
     fp = footprint(path)
-    return {name: simulate(system, path, params, engine=engine_config(**engine), seed=7, footprint=fp) for name, system, params, engine in runs}
+    return {
+        name: simulate(system, path, params, engine=engine_config(**engine), seed=7, footprint=fp)
+        for name, system, params, engine in runs
+    }
 
 
 @pytest.mark.parametrize("trace", TRACES)

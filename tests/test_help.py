@@ -9,7 +9,6 @@ import argparse
 import re
 
 import pytest
-
 from smrlab.cli import build_parser
 
 
@@ -24,12 +23,25 @@ def parsers(parser=None, path=("smrlab",)):
 
 
 def options(parser):
-    return [a for a in parser._actions if a.option_strings and a.help != argparse.SUPPRESS
-            and not isinstance(a, (argparse._HelpAction, argparse._VersionAction))]
+    return [
+        a
+        for a in parser._actions
+        if a.option_strings
+        and a.help != argparse.SUPPRESS
+        and not isinstance(a, (argparse._HelpAction, argparse._VersionAction))
+    ]
 
 
-@pytest.mark.parametrize("command, default", [(("sim",), "closed"), (("hwsr", "compare"), "open"), (("hwsr-sweep",), "open"),
-                                              (("compare-caches",), "closed"), (("fluid-sweep",), "closed")])
+@pytest.mark.parametrize(
+    "command, default",
+    [
+        (("sim",), "closed"),
+        (("hwsr", "compare"), "open"),
+        (("hwsr-sweep",), "open"),
+        (("compare-caches",), "closed"),
+        (("fluid-sweep",), "closed"),
+    ],
+)
 def test_the_replay_default_shown_is_the_one_used(command, default):
     found = dict(parsers())[("smrlab", *command)]
     [replay] = [a for a in found._actions if "--replay" in a.option_strings]
@@ -46,7 +58,11 @@ def test_every_default_a_help_states_is_the_default():
             for stated in re.findall(r"\(default:? ([^);,]+)", action.help or ""):
                 word = stated.split(" ")[0]
                 number = word.replace(",", "").replace("_", "")
-                if isinstance(action.default, (int, float)) and not isinstance(action.default, bool) and re.fullmatch(r"[0-9.]+", number):
+                if (
+                    isinstance(action.default, (int, float))
+                    and not isinstance(action.default, bool)
+                    and re.fullmatch(r"[0-9.]+", number)
+                ):
                     ok = float(number) == float(action.default)
                 elif action.choices and word in action.choices and action.default is not None:
                     ok = word == action.default
@@ -58,7 +74,12 @@ def test_every_default_a_help_states_is_the_default():
 
 
 def test_every_option_says_what_it_does():
-    missing = [(" ".join(path), a.option_strings[0]) for path, parser in parsers() for a in options(parser) if not (a.help or "").strip()]
+    missing = [
+        (" ".join(path), a.option_strings[0])
+        for path, parser in parsers()
+        for a in options(parser)
+        if not (a.help or "").strip()
+    ]
     assert not missing, missing
 
 

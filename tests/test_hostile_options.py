@@ -19,26 +19,49 @@ import os
 import time
 
 import pytest
+from conftest import msr_line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import msr_line
 from smrlab import _core
 from smrlab.cli import main
 
 EXAMPLES = int(os.environ.get("SMRLAB_HYPOTHESIS_EXAMPLES", "25"))
 # The same examples on every run of `make test`; fresh ones when more are asked for.
 DERANDOMIZE = "SMRLAB_HYPOTHESIS_EXAMPLES" not in os.environ
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=DERANDOMIZE,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=DERANDOMIZE,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 
 # Text that option parsers meet: numbers of every size and sign, special floats, units, words,
 # control characters and long strings.
 HOSTILE_TEXT = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
-    st.sampled_from(["", "nan", "inf", "-inf", "1e300", "1e-300", "1.5", "0", "-0", "4KiB", "1.5B", "150%", "1e30/1",
-                     "\x00", "\x07\x1b[2J", "auto", "true", "9" * 400]),
+    st.sampled_from(
+        [
+            "",
+            "nan",
+            "inf",
+            "-inf",
+            "1e300",
+            "1e-300",
+            "1.5",
+            "0",
+            "-0",
+            "4KiB",
+            "1.5B",
+            "150%",
+            "1e30/1",
+            "\x00",
+            "\x07\x1b[2J",
+            "auto",
+            "true",
+            "9" * 400,
+        ]
+    ),
     st.text(max_size=20),
 )
 
@@ -46,7 +69,9 @@ HOSTILE_TEXT = st.one_of(
 @pytest.fixture
 def trace(tmp_path) -> str:
     path = tmp_path / "t.csv"
-    path.write_text("".join(msr_line(i * 1000, "Write" if i % 3 else "Read", i * 8192, 4096) + "\n" for i in range(300)))
+    path.write_text(
+        "".join(msr_line(i * 1000, "Write" if i % 3 else "Read", i * 8192, 4096) + "\n" for i in range(300))
+    )
     return str(path)
 
 
@@ -100,8 +125,15 @@ def assert_clean(code: int, err: str, growth: int, cpu: float, argv: list[str]) 
         assert not any(ord(c) < 32 for c in lines[0]), (argv, lines[0])
 
 
-SIM_OPTIONS = ["--speedup", "--warmup-requests", "--warmup-seconds", "--series-interval", "--gauge-samples", "--seed",
-               "--iolog-max-io"]
+SIM_OPTIONS = [
+    "--speedup",
+    "--warmup-requests",
+    "--warmup-seconds",
+    "--series-interval",
+    "--gauge-samples",
+    "--seed",
+    "--iolog-max-io",
+]
 
 
 @SETTINGS
@@ -113,14 +145,24 @@ def test_sim_options(capsys, monkeypatch, tmp_path, trace, option, value, open_l
     assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
 
 
-TRACE_OPTIONS = [("--shift", "convert"), ("--sample", "convert"), ("--head", "convert"), ("--seed", "convert"), ("--copies", "merge")]
+TRACE_OPTIONS = [
+    ("--shift", "convert"),
+    ("--sample", "convert"),
+    ("--head", "convert"),
+    ("--seed", "convert"),
+    ("--copies", "merge"),
+]
 
 
 @SETTINGS
 @given(option=st.sampled_from(TRACE_OPTIONS), value=HOSTILE_TEXT)
 def test_trace_options(capsys, monkeypatch, tmp_path, trace, option, value):
     name, command = option
-    argv = ["trace", command, trace, "out.smrbin"] if command == "convert" else ["trace", "merge", trace, "--out", "out.smrbin"]
+    argv = (
+        ["trace", command, trace, "out.smrbin"]
+        if command == "convert"
+        else ["trace", "merge", trace, "--out", "out.smrbin"]
+    )
     argv.append(f"{name}={value}")
     assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
 
@@ -145,8 +187,23 @@ def test_system_parameters(capsys, monkeypatch, tmp_path, trace, system_param, v
 
 
 # Not `requests`: a valid huge count is a long run, not a bad value.
-SYNTH_KEYS = ["write_ratio", "written_range", "accessed_range", "sizes", "hot_regions", "hot_size", "hot_fraction",
-              "zipf", "seq", "rate", "cold_streams", "cold_run", "cold_window", "sparse_fraction", "sparse_range"]
+SYNTH_KEYS = [
+    "write_ratio",
+    "written_range",
+    "accessed_range",
+    "sizes",
+    "hot_regions",
+    "hot_size",
+    "hot_fraction",
+    "zipf",
+    "seq",
+    "rate",
+    "cold_streams",
+    "cold_run",
+    "cold_window",
+    "sparse_fraction",
+    "sparse_range",
+]
 
 
 @SETTINGS
@@ -156,8 +213,19 @@ def test_synthesizer_parameters(capsys, monkeypatch, tmp_path, key, value):
     assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
 
 
-READER_OPTIONS = [("spc", "asu"), ("blkparse", "action"), ("csv", "op"), ("csv", "offset"), ("csv", "time"), ("csv", "time_unit"),
-                  ("csv", "offset_unit"), ("csv", "len_unit"), ("csv", "delimiter"), ("csv", "header"), ("csv", "read")]
+READER_OPTIONS = [
+    ("spc", "asu"),
+    ("blkparse", "action"),
+    ("csv", "op"),
+    ("csv", "offset"),
+    ("csv", "time"),
+    ("csv", "time_unit"),
+    ("csv", "offset_unit"),
+    ("csv", "len_unit"),
+    ("csv", "delimiter"),
+    ("csv", "header"),
+    ("csv", "read"),
+]
 
 
 @SETTINGS
@@ -168,13 +236,23 @@ def test_reader_options(capsys, monkeypatch, tmp_path, trace, format_key, value)
     assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
 
 
-LINE_UP_OPTIONS = [("compare-caches", "--cache"), ("compare-caches", "--zone"), ("compare-caches", "--period"),
-                   ("compare-caches", "--geometry-scale"), ("cache-sweep", "--values"), ("trace locality", "--buckets"),
-                   ("ucache-sweep", "--buckets")]
+LINE_UP_OPTIONS = [
+    ("compare-caches", "--cache"),
+    ("compare-caches", "--zone"),
+    ("compare-caches", "--period"),
+    ("compare-caches", "--geometry-scale"),
+    ("cache-sweep", "--values"),
+    ("trace locality", "--buckets"),
+    ("ucache-sweep", "--buckets"),
+]
 
 
-@settings(max_examples=max(5, EXAMPLES // 3), deadline=None, derandomize=DERANDOMIZE,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=max(5, EXAMPLES // 3),
+    deadline=None,
+    derandomize=DERANDOMIZE,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(command_option=st.sampled_from(LINE_UP_OPTIONS), value=HOSTILE_TEXT)
 def test_line_up_options(capsys, monkeypatch, tmp_path, trace, command_option, value):
     command, option = command_option
@@ -192,9 +270,16 @@ ARRIVAL_RUNS = {
     "selfsimilar": ["--bias", "0.65", "--resolution", "0.001"],
     "diurnal": ["--modulation", "50", "--cycle", "0.01", "--shape", "1.5", "--distribution", "pareto"],
 }
-ARRIVAL_OPTIONS = [("selfsimilar", "--bias"), ("selfsimilar", "--resolution"), ("selfsimilar", "--seed"),
-                   ("diurnal", "--modulation"), ("diurnal", "--cycle"), ("diurnal", "--shape"), ("analyze", "--interval"),
-                   ("analyze", "--max-lag")]
+ARRIVAL_OPTIONS = [
+    ("selfsimilar", "--bias"),
+    ("selfsimilar", "--resolution"),
+    ("selfsimilar", "--seed"),
+    ("diurnal", "--modulation"),
+    ("diurnal", "--cycle"),
+    ("diurnal", "--shape"),
+    ("analyze", "--interval"),
+    ("analyze", "--max-lag"),
+]
 
 
 @SETTINGS

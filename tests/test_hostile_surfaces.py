@@ -26,7 +26,6 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from smrlab.cli import main
 from test_hostile_options import DERANDOMIZE, HOSTILE_TEXT, assert_clean, run
 
@@ -35,8 +34,12 @@ EXAMPLES = os.environ.get("SMRLAB_HYPOTHESIS_EXAMPLES")
 
 def examples(default: int):
     """Settings of a family's test: ``default`` examples in ``make test``."""
-    return settings(max_examples=int(EXAMPLES) if EXAMPLES else default, deadline=None, derandomize=DERANDOMIZE,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    return settings(
+        max_examples=int(EXAMPLES) if EXAMPLES else default,
+        deadline=None,
+        derandomize=DERANDOMIZE,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
 
 
 def _small_if_large(text: str, most: float) -> str:
@@ -51,7 +54,9 @@ def _small_if_large(text: str, most: float) -> str:
 def short(most: float) -> st.SearchStrategy[str]:
     """Hostile text whose valid numbers stay at or below ``most`` (negatives, zero, fractions,
     words and numbers past every limit stay)."""
-    return HOSTILE_TEXT.map(lambda text: text if float_or_none(text) is None or float_or_none(text) > 1e20 else _small_if_large(text, most))
+    return HOSTILE_TEXT.map(
+        lambda text: text if float_or_none(text) is None or float_or_none(text) > 1e20 else _small_if_large(text, most)
+    )
 
 
 def float_or_none(text: str) -> float | None:
@@ -75,13 +80,19 @@ def fresh(tmp_path: Path) -> Path:
 def trace(tmp_path) -> str:
     """A 300-request MSR trace of writes and reads over 1 GB, a second apart."""
     from conftest import msr_line
+
     path = tmp_path / "t.csv"
-    path.write_text("".join(msr_line(i * 10_000_000, "Write" if i % 3 else "Read", (i * 7919 % 250_000) * 4096, 4096) + "\n"
-                            for i in range(300)))
+    path.write_text(
+        "".join(
+            msr_line(i * 10_000_000, "Write" if i % 3 else "Read", (i * 7919 % 250_000) * 4096, 4096) + "\n"
+            for i in range(300)
+        )
+    )
     return str(path)
 
 
 # --- The figure commands -----------------------------------------------------------------------
+
 
 def figure_runs(trace: str) -> dict[str, list[str]]:
     """Each figure command at a size that runs in a fraction of a second."""
@@ -89,25 +100,59 @@ def figure_runs(trace: str) -> dict[str, list[str]]:
         "hwsr traces": ["hwsr", "traces", "--preset", "wdev0", "--requests", "300", "--out", "tr"],
         "hwsr compare": ["hwsr", "compare", "--trace", trace, "--only", "hwsr", "--out", "res"],
         "hwsr-sweep": ["hwsr-sweep", "--trace", trace, "--blocks", "16", "--regions", "8", "--out", "res"],
-        "fluid usage": ["fluid-sweep", "usage", "--trace", trace, "--schemes", "fluid-smr", "--usages", "0.9", "--out", "res"],
+        "fluid usage": [
+            "fluid-sweep",
+            "usage",
+            "--trace",
+            trace,
+            "--schemes",
+            "fluid-smr",
+            "--usages",
+            "0.9",
+            "--out",
+            "res",
+        ],
         # A generated trace (into results/traces, as the figure makes them), whose zones are
         # scaled down with it, so the guard range fits; its data at the front, since 300
         # requests are too few to spread over hot ranges of at least 128 KiB.
-        "fluid migration": ["fluid-sweep", "migration", "--traces", "proj_1", "--requests", "300", "--placement", "front", "--bounds", "60",
-                            "--out", "res"],
+        "fluid migration": [
+            "fluid-sweep",
+            "migration",
+            "--traces",
+            "proj_1",
+            "--requests",
+            "300",
+            "--placement",
+            "front",
+            "--bounds",
+            "60",
+            "--out",
+            "res",
+        ],
         "fluid-trace": ["fluid-trace", "four-phase", "--requests", "300", "--phase-hours", "0.01", "--out", "tr"],
         "fluid-trace usr_0": ["fluid-trace", "usr_0", "--requests", "300", "--placement", "front", "--out", "tr"],
     }
 
 
 FIGURE_OPTIONS = [
-    ("hwsr traces", "--requests", short(2000)), ("hwsr traces", "--seed", HOSTILE_TEXT), ("hwsr traces", "--preset", HOSTILE_TEXT),
-    ("hwsr compare", "--only", HOSTILE_TEXT), ("hwsr compare", "--requests", short(2000)), ("hwsr compare", "--preset", HOSTILE_TEXT),
-    ("hwsr-sweep", "--blocks", HOSTILE_TEXT), ("hwsr-sweep", "--regions", HOSTILE_TEXT),
-    ("fluid usage", "--usages", HOSTILE_TEXT), ("fluid usage", "--usage", HOSTILE_TEXT), ("fluid usage", "--schemes", HOSTILE_TEXT),
-    ("fluid usage", "--traces", HOSTILE_TEXT), ("fluid migration", "--bounds", HOSTILE_TEXT),
-    ("fluid migration", "--allocate-at", HOSTILE_TEXT), ("fluid migration", "--migration-usage", HOSTILE_TEXT),
-    ("fluid-trace", "--requests", short(2000)), ("fluid-trace", "--phase-hours", HOSTILE_TEXT), ("fluid-trace", "--seed", HOSTILE_TEXT),
+    ("hwsr traces", "--requests", short(2000)),
+    ("hwsr traces", "--seed", HOSTILE_TEXT),
+    ("hwsr traces", "--preset", HOSTILE_TEXT),
+    ("hwsr compare", "--only", HOSTILE_TEXT),
+    ("hwsr compare", "--requests", short(2000)),
+    ("hwsr compare", "--preset", HOSTILE_TEXT),
+    ("hwsr-sweep", "--blocks", HOSTILE_TEXT),
+    ("hwsr-sweep", "--regions", HOSTILE_TEXT),
+    ("fluid usage", "--usages", HOSTILE_TEXT),
+    ("fluid usage", "--usage", HOSTILE_TEXT),
+    ("fluid usage", "--schemes", HOSTILE_TEXT),
+    ("fluid usage", "--traces", HOSTILE_TEXT),
+    ("fluid migration", "--bounds", HOSTILE_TEXT),
+    ("fluid migration", "--allocate-at", HOSTILE_TEXT),
+    ("fluid migration", "--migration-usage", HOSTILE_TEXT),
+    ("fluid-trace", "--requests", short(2000)),
+    ("fluid-trace", "--phase-hours", HOSTILE_TEXT),
+    ("fluid-trace", "--seed", HOSTILE_TEXT),
     ("fluid-trace usr_0", "--requests", short(2000)),
 ]
 
@@ -134,21 +179,81 @@ def test_figure_command_options(capsys, monkeypatch, tmp_path, trace, case, data
 # Each at a size that runs in well under a second: stores in memory at full speed, runs of a few
 # hundredths of a second.
 WORKLOAD_RUNS = {
-    "fig4.10": ["workload", "fig4.10", "--disk", "none", "--duration", "0.03", "--calibration-requests", "1000", "--records", "50",
-                "--threads", "2", "--capacity", "64MiB", "--band-size", "1MiB", "--json"],
-    "fig5.8": ["workload", "fig5.8", "--disk", "none", "--duration", "0.03", "--calibration-requests", "1000", "--records", "50",
-               "--threads", "2", "--capacity", "64MiB", "--band-size", "1MiB", "--json"],
-    "table5.1": ["workload", "table5.1", "--duration", "0.02", "--rate-scale", "0.02", "--threads", "2", "--capacity", "64MiB",
-                 "--band-size", "1MiB", "--json"],
+    "fig4.10": [
+        "workload",
+        "fig4.10",
+        "--disk",
+        "none",
+        "--duration",
+        "0.03",
+        "--calibration-requests",
+        "1000",
+        "--records",
+        "50",
+        "--threads",
+        "2",
+        "--capacity",
+        "64MiB",
+        "--band-size",
+        "1MiB",
+        "--json",
+    ],
+    "fig5.8": [
+        "workload",
+        "fig5.8",
+        "--disk",
+        "none",
+        "--duration",
+        "0.03",
+        "--calibration-requests",
+        "1000",
+        "--records",
+        "50",
+        "--threads",
+        "2",
+        "--capacity",
+        "64MiB",
+        "--band-size",
+        "1MiB",
+        "--json",
+    ],
+    "table5.1": [
+        "workload",
+        "table5.1",
+        "--duration",
+        "0.02",
+        "--rate-scale",
+        "0.02",
+        "--threads",
+        "2",
+        "--capacity",
+        "64MiB",
+        "--band-size",
+        "1MiB",
+        "--json",
+    ],
 }
 WORKLOAD_OPTIONS = [
-    ("fig4.10", "--records", short(200)), ("fig4.10", "--calibration-requests", short(2000)), ("fig4.10", "--bias", HOSTILE_TEXT),
-    ("fig4.10", "--shape", HOSTILE_TEXT), ("fig4.10", "--capacity", HOSTILE_TEXT), ("fig4.10", "--band-size", HOSTILE_TEXT),
-    ("fig4.10", "--threads", HOSTILE_TEXT), ("fig4.10", "--seed", HOSTILE_TEXT), ("fig4.10", "--disk", HOSTILE_TEXT),
-    ("fig4.10", "--load", short(2)), ("fig4.10", "--duration", short(0.05)), ("fig5.8", "--check-interval", HOSTILE_TEXT),
-    ("fig5.8", "--quiet-interval", HOSTILE_TEXT), ("fig5.8", "--buffer-bands", HOSTILE_TEXT), ("fig5.8", "--rate", short(20_000)),
-    ("table5.1", "--rate-scale", short(0.05)), ("table5.1", "--cycle", HOSTILE_TEXT), ("table5.1", "--write-cycles", HOSTILE_TEXT),
-    ("table5.1", "--shape", HOSTILE_TEXT), ("table5.1", "--bias", HOSTILE_TEXT),
+    ("fig4.10", "--records", short(200)),
+    ("fig4.10", "--calibration-requests", short(2000)),
+    ("fig4.10", "--bias", HOSTILE_TEXT),
+    ("fig4.10", "--shape", HOSTILE_TEXT),
+    ("fig4.10", "--capacity", HOSTILE_TEXT),
+    ("fig4.10", "--band-size", HOSTILE_TEXT),
+    ("fig4.10", "--threads", HOSTILE_TEXT),
+    ("fig4.10", "--seed", HOSTILE_TEXT),
+    ("fig4.10", "--disk", HOSTILE_TEXT),
+    ("fig4.10", "--load", short(2)),
+    ("fig4.10", "--duration", short(0.05)),
+    ("fig5.8", "--check-interval", HOSTILE_TEXT),
+    ("fig5.8", "--quiet-interval", HOSTILE_TEXT),
+    ("fig5.8", "--buffer-bands", HOSTILE_TEXT),
+    ("fig5.8", "--rate", short(20_000)),
+    ("table5.1", "--rate-scale", short(0.05)),
+    ("table5.1", "--cycle", HOSTILE_TEXT),
+    ("table5.1", "--write-cycles", HOSTILE_TEXT),
+    ("table5.1", "--shape", HOSTILE_TEXT),
+    ("table5.1", "--bias", HOSTILE_TEXT),
 ]
 
 
@@ -165,16 +270,41 @@ def test_workload_experiment_options(capsys, monkeypatch, tmp_path, case, data):
 # --- The key-value store's commands --------------------------------------------------------------
 
 KV_OPTIONS = [
-    ("put", "--band-size", HOSTILE_TEXT), ("put", "--capacity", HOSTILE_TEXT), ("get", "--band-size", HOSTILE_TEXT),
-    ("scan", "--limit", HOSTILE_TEXT), ("scan", "--start", HOSTILE_TEXT), ("stats", "--capacity", HOSTILE_TEXT),
-    ("bench", "--count", short(2000)), ("bench", "--value-size", HOSTILE_TEXT), ("bench", "--sync-every", HOSTILE_TEXT),
-    ("bench", "--workloads", HOSTILE_TEXT), ("bench", "--seed", HOSTILE_TEXT), ("bench", "--capacity", HOSTILE_TEXT),
-    ("bench", "--band-size", HOSTILE_TEXT), ("ycsb", "--records", short(500)), ("ycsb", "--threads", HOSTILE_TEXT),
-    ("ycsb", "--rate", short(2000)), ("ycsb", "--duration", short(0.05)), ("ycsb", "--capacity", HOSTILE_TEXT),
-    ("ycsb", "--band-size", HOSTILE_TEXT), ("ycsb", "--seed", HOSTILE_TEXT),
+    ("put", "--band-size", HOSTILE_TEXT),
+    ("put", "--capacity", HOSTILE_TEXT),
+    ("get", "--band-size", HOSTILE_TEXT),
+    ("scan", "--limit", HOSTILE_TEXT),
+    ("scan", "--start", HOSTILE_TEXT),
+    ("stats", "--capacity", HOSTILE_TEXT),
+    ("bench", "--count", short(2000)),
+    ("bench", "--value-size", HOSTILE_TEXT),
+    ("bench", "--sync-every", HOSTILE_TEXT),
+    ("bench", "--workloads", HOSTILE_TEXT),
+    ("bench", "--seed", HOSTILE_TEXT),
+    ("bench", "--capacity", HOSTILE_TEXT),
+    ("bench", "--band-size", HOSTILE_TEXT),
+    ("ycsb", "--records", short(500)),
+    ("ycsb", "--threads", HOSTILE_TEXT),
+    ("ycsb", "--rate", short(2000)),
+    ("ycsb", "--duration", short(0.05)),
+    ("ycsb", "--capacity", HOSTILE_TEXT),
+    ("ycsb", "--band-size", HOSTILE_TEXT),
+    ("ycsb", "--seed", HOSTILE_TEXT),
 ]
-YCSB_PROPERTIES = ["recordcount", "fieldcount", "fieldlength", "readproportion", "insertproportion", "scanproportion",
-                   "requestdistribution", "zipfianconstant", "minscanlength", "maxscanlength", "hotspotdatafraction", "zeropadding"]
+YCSB_PROPERTIES = [
+    "recordcount",
+    "fieldcount",
+    "fieldlength",
+    "readproportion",
+    "insertproportion",
+    "scanproportion",
+    "requestdistribution",
+    "zipfianconstant",
+    "minscanlength",
+    "maxscanlength",
+    "hotspotdatafraction",
+    "zeropadding",
+]
 
 
 KV_COMMANDS = ["put", "bench", "ycsb"]
@@ -183,10 +313,42 @@ KV_COMMANDS = ["put", "bench", "ycsb"]
 def kv_argv(command: str) -> list[str]:
     """A ``kv`` command on the store ``st`` (made by a put first where it must hold one)."""
     return {
-        "put": ["kv", "put", "st", "k", "v"], "get": ["kv", "get", "st", "k"], "scan": ["kv", "scan", "st"], "stats": ["kv", "stats", "st"],
-        "bench": ["kv", "bench", "st", "--count", "200", "--value-size", "100", "--band-size", "1MiB", "--capacity", "64MiB", "--json"],
-        "ycsb": ["kv", "ycsb", "st", "--records", "50", "--rate", "500", "--duration", "0.05", "--threads", "2", "--band-size", "1MiB",
-                 "--capacity", "64MiB", "--json"],
+        "put": ["kv", "put", "st", "k", "v"],
+        "get": ["kv", "get", "st", "k"],
+        "scan": ["kv", "scan", "st"],
+        "stats": ["kv", "stats", "st"],
+        "bench": [
+            "kv",
+            "bench",
+            "st",
+            "--count",
+            "200",
+            "--value-size",
+            "100",
+            "--band-size",
+            "1MiB",
+            "--capacity",
+            "64MiB",
+            "--json",
+        ],
+        "ycsb": [
+            "kv",
+            "ycsb",
+            "st",
+            "--records",
+            "50",
+            "--rate",
+            "500",
+            "--duration",
+            "0.05",
+            "--threads",
+            "2",
+            "--band-size",
+            "1MiB",
+            "--capacity",
+            "64MiB",
+            "--json",
+        ],
     }[command]
 
 
@@ -208,12 +370,17 @@ def test_ycsb_properties(capsys, monkeypatch, tmp_path, name, value):
 
 # --- Experiment files -----------------------------------------------------------------------------
 
+
 def toml_value(value) -> str:
     """``value`` written as TOML (strings as JSON writes them, which TOML reads alike)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return repr(value) if not isinstance(value, float) or math.isfinite(value) else {math.inf: "inf", -math.inf: "-inf"}.get(value, "nan")
+        return (
+            repr(value)
+            if not isinstance(value, float) or math.isfinite(value)
+            else {math.inf: "inf", -math.inf: "-inf"}.get(value, "nan")
+        )
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, list):
@@ -221,30 +388,93 @@ def toml_value(value) -> str:
     return "{" + ", ".join(f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
 
 
-TOML_SCALARS = st.one_of(st.integers(min_value=-(2**63), max_value=2**63 - 1), st.floats(), st.booleans(), HOSTILE_TEXT,
-                         st.sampled_from(["cmr", "dmsmr", "bars", "lines", "series", "trace", "label", "total_io_s", "closed",
-                                          "open", "t.csv", "bundled:nosuch", "fluid-table1:x"]))
-TOML_VALUES = st.recursive(TOML_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                                  st.dictionaries(st.sampled_from(["a", "label", "system", "path", "kind", "x", "value"]), inner, max_size=3)),
-                           max_leaves=8)
+TOML_SCALARS = st.one_of(
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(),
+    st.booleans(),
+    HOSTILE_TEXT,
+    st.sampled_from(
+        [
+            "cmr",
+            "dmsmr",
+            "bars",
+            "lines",
+            "series",
+            "trace",
+            "label",
+            "total_io_s",
+            "closed",
+            "open",
+            "t.csv",
+            "bundled:nosuch",
+            "fluid-table1:x",
+        ]
+    ),
+)
+TOML_VALUES = st.recursive(
+    TOML_SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(["a", "label", "system", "path", "kind", "x", "value"]), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
 
 # Where a hostile value goes in a working experiment (a key path; a number indexes a list).
 EXPERIMENT_KEYS = [
-    ("name",), ("title",), ("description",), ("seeds",), ("metrics",), ("traces",), ("traces", 0), ("traces", 0, "name"),
-    ("traces", 0, "format"), ("traces", 0, "options"), ("reproduces",), ("reproduces", "paper"), ("engine",), ("engine", "mode"),
-    ("engine", "speedup"), ("engine", "warmup_requests"), ("engine", "warmup_seconds"), ("engine", "gauge_samples"),
-    ("engine", "series_interval_seconds"), ("engine", "idle_work"), ("params",), ("params", "buffer"), ("systems",), ("systems", 0),
-    ("systems", 0, "label"), ("systems", 0, "system"), ("systems", 0, "params"), ("systems", 0, "params", "buffer"),
-    ("systems", 0, "engine"), ("figure",), ("figure", "kind"), ("figure", "x"), ("figure", "y"), ("figure", "normalise"),
-    ("figure", "logy"), ("reproduces", "figure"), ("reproduces", "claims"), ("unknown",),
+    ("name",),
+    ("title",),
+    ("description",),
+    ("seeds",),
+    ("metrics",),
+    ("traces",),
+    ("traces", 0),
+    ("traces", 0, "name"),
+    ("traces", 0, "format"),
+    ("traces", 0, "options"),
+    ("reproduces",),
+    ("reproduces", "paper"),
+    ("engine",),
+    ("engine", "mode"),
+    ("engine", "speedup"),
+    ("engine", "warmup_requests"),
+    ("engine", "warmup_seconds"),
+    ("engine", "gauge_samples"),
+    ("engine", "series_interval_seconds"),
+    ("engine", "idle_work"),
+    ("params",),
+    ("params", "buffer"),
+    ("systems",),
+    ("systems", 0),
+    ("systems", 0, "label"),
+    ("systems", 0, "system"),
+    ("systems", 0, "params"),
+    ("systems", 0, "params", "buffer"),
+    ("systems", 0, "engine"),
+    ("figure",),
+    ("figure", "kind"),
+    ("figure", "x"),
+    ("figure", "y"),
+    ("figure", "normalise"),
+    ("figure", "logy"),
+    ("reproduces", "figure"),
+    ("reproduces", "claims"),
+    ("unknown",),
 ]
 
 
 def working_experiment() -> dict:
     return {
-        "name": "hostile", "title": "t", "metrics": ["total_io_s"], "traces": [{"path": "t.csv", "name": "t"}],
-        "engine": {"mode": "closed"}, "params": {},
-        "systems": [{"label": "cmr", "system": "cmr"}, {"label": "smr", "system": "dmsmr", "params": {"buffer": "1/64"}}],
+        "name": "hostile",
+        "title": "t",
+        "metrics": ["total_io_s"],
+        "traces": [{"path": "t.csv", "name": "t"}],
+        "engine": {"mode": "closed"},
+        "params": {},
+        "systems": [
+            {"label": "cmr", "system": "cmr"},
+            {"label": "smr", "system": "dmsmr", "params": {"buffer": "1/64"}},
+        ],
         "figure": {"kind": "bars", "y": "total_io_s", "normalise": "cmr"},
     }
 
@@ -292,12 +522,16 @@ def test_an_experiment_of_too_many_cells_is_refused_before_any_is_made(capsys, m
 
 # --- Results tables and their provenance --------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def results_folder(tmp_path_factory) -> Path:
     """The results folder of one small experiment: two systems and a figure."""
     folder = tmp_path_factory.mktemp("results")
     from conftest import msr_line
-    (folder / "t.csv").write_text("".join(msr_line(i * 1000, "Write", (i * 7919 % 50_000) * 4096, 4096) + "\n" for i in range(300)))
+
+    (folder / "t.csv").write_text(
+        "".join(msr_line(i * 1000, "Write", (i * 7919 % 50_000) * 4096, 4096) + "\n" for i in range(300))
+    )
     (folder / "e.toml").write_text(experiment_text(working_experiment()))
     assert main(["run", str(folder / "e.toml"), "--jobs", "1", "--out", str(folder / "results")]) == 0
     return folder / "results"
@@ -310,18 +544,36 @@ def results_copy(results_folder: Path, tmp_path: Path) -> tuple[Path, Path]:
     return copy, next(copy.glob("*/*.parquet"))
 
 
-JSON_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), HOSTILE_TEXT),
-                           lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
-                           max_leaves=6)
-SIDECAR_KEYS = [("experiment",), ("experiment", "text"), ("experiment", "file"), ("smrlab",), ("smrlab", "version"), ("host",),
-                ("host", "name"), ("cells",), ("failed",), ("traces",), ("traces", "t"), ("traces", "t", "checksum")]
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), HOSTILE_TEXT),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=6,
+)
+SIDECAR_KEYS = [
+    ("experiment",),
+    ("experiment", "text"),
+    ("experiment", "file"),
+    ("smrlab",),
+    ("smrlab", "version"),
+    ("host",),
+    ("host", "name"),
+    ("cells",),
+    ("failed",),
+    ("traces",),
+    ("traces", "t"),
+    ("traces", "t", "checksum"),
+]
 
 
 @st.composite
 def table_damage(draw):
     """A way to damage a results table: its bytes, or its columns."""
     kind = draw(st.sampled_from(["truncate", "flip", "bytes", "drop", "retype", "list", "empty"]))
-    return kind, draw(st.integers(min_value=0, max_value=10**6)), draw(st.sampled_from(["label", "trace", "total_io_s", "cell", "error", "seed"]))
+    return (
+        kind,
+        draw(st.integers(min_value=0, max_value=10**6)),
+        draw(st.sampled_from(["label", "trace", "total_io_s", "cell", "error", "seed"])),
+    )
 
 
 def damage_table(table: Path, kind: str, number: int, column: str) -> None:
@@ -330,7 +582,7 @@ def damage_table(table: Path, kind: str, number: int, column: str) -> None:
         table.write_bytes(data[: number % len(data)])
     elif kind == "flip":
         at = number % len(data)
-        table.write_bytes(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:])
+        table.write_bytes(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :])
     elif kind == "bytes":
         table.write_bytes(number.to_bytes(8, "little") * (number % 50))
     else:
@@ -338,8 +590,12 @@ def damage_table(table: Path, kind: str, number: int, column: str) -> None:
         if column in frame.column_names:
             index = frame.column_names.index(column)
             rows = frame.num_rows
-            replacement = {"drop": None, "retype": pa.array([str(number)] * rows if number % 2 else [number] * rows),
-                           "list": pa.array([[1.0, 2.0]] * rows), "empty": pa.array([None] * rows)}[kind]
+            replacement = {
+                "drop": None,
+                "retype": pa.array([str(number)] * rows if number % 2 else [number] * rows),
+                "list": pa.array([[1.0, 2.0]] * rows),
+                "empty": pa.array([None] * rows),
+            }[kind]
             frame = frame.remove_column(index) if replacement is None else frame.set_column(index, column, replacement)
         pq.write_table(frame, table)
 
@@ -360,16 +616,29 @@ def damage_sidecar(sidecar: Path, keys: tuple, value, raw: str | None) -> None:
 
 
 RESULTS_OPTIONS = ["--where", "--pivot", "--columns"]
-COLUMN_WORDS = st.sampled_from(["label", "trace", "total_io_s", "cell", "seed", "buffer", "error", "nosuch", "", ":", "="])
-RESULTS_VALUES = st.one_of(HOSTILE_TEXT, st.lists(COLUMN_WORDS, min_size=1, max_size=4).map(":".join),
-                           st.lists(COLUMN_WORDS, min_size=1, max_size=4).map(",".join), st.tuples(COLUMN_WORDS, HOSTILE_TEXT).map("=".join))
+COLUMN_WORDS = st.sampled_from(
+    ["label", "trace", "total_io_s", "cell", "seed", "buffer", "error", "nosuch", "", ":", "="]
+)
+RESULTS_VALUES = st.one_of(
+    HOSTILE_TEXT,
+    st.lists(COLUMN_WORDS, min_size=1, max_size=4).map(":".join),
+    st.lists(COLUMN_WORDS, min_size=1, max_size=4).map(",".join),
+    st.tuples(COLUMN_WORDS, HOSTILE_TEXT).map("=".join),
+)
 
 
 @examples(40)
-@given(damage=st.one_of(st.none(), table_damage()), sidecar_keys=st.sampled_from(SIDECAR_KEYS), sidecar_value=st.one_of(st.none(), JSON_VALUES),
-       raw_sidecar=st.one_of(st.none(), st.text(max_size=40)), option=st.sampled_from(RESULTS_OPTIONS), value=RESULTS_VALUES)
-def test_results_and_report_inputs(capsys, monkeypatch, tmp_path, results_folder, damage, sidecar_keys, sidecar_value, raw_sidecar,
-                                   option, value):
+@given(
+    damage=st.one_of(st.none(), table_damage()),
+    sidecar_keys=st.sampled_from(SIDECAR_KEYS),
+    sidecar_value=st.one_of(st.none(), JSON_VALUES),
+    raw_sidecar=st.one_of(st.none(), st.text(max_size=40)),
+    option=st.sampled_from(RESULTS_OPTIONS),
+    value=RESULTS_VALUES,
+)
+def test_results_and_report_inputs(
+    capsys, monkeypatch, tmp_path, results_folder, damage, sidecar_keys, sidecar_value, raw_sidecar, option, value
+):
     folder, table = results_copy(results_folder, tmp_path)
     if damage is not None:
         damage_table(table, *damage)

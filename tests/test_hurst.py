@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from fbm import FBM
-
 from smrlab import hurst
 
 N = 2**16

@@ -49,8 +49,10 @@ def import_graph(root: Path, package: str) -> dict[str, set[str]]:
     """Each module of ``package`` and the modules of the package it imports."""
     sources = modules(root, package)
     known = set(sources)
-    return {name: imported(ast.parse(path.read_text(), str(path)), name, path.name == "__init__.py", known)
-            for name, path in sources.items()}
+    return {
+        name: imported(ast.parse(path.read_text(), str(path)), name, path.name == "__init__.py", known)
+        for name, path in sources.items()
+    }
 
 
 def cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -76,17 +78,31 @@ def write_package(root: Path, files: dict[str, str]) -> None:
         path.write_text(text)
 
 
-@pytest.mark.parametrize("files, expected", [
-    # Module-level imports both ways.
-    ({"p/__init__.py": "", "p/a.py": "import p.b\n", "p/b.py": "from p import a\n"}, {"p.a", "p.b"}),
-    # One side hidden inside a function, and a relative import.
-    ({"p/__init__.py": "", "p/a.py": "def f():\n    from .b import g\n", "p/b.py": "from p.a import f\n"}, {"p.a", "p.b"}),
-    # A package's __init__ importing a submodule that takes a name from the __init__.
-    ({"p/__init__.py": "from p.a import f\nX = 1\n", "p/a.py": "from p import X\ndef f(): pass\n"}, {"p", "p.a"}),
-    # Three modules around, one through a subpackage's relative import of its parent's module.
-    ({"p/__init__.py": "", "p/a.py": "from p.q import c\n", "p/q/__init__.py": "", "p/q/c.py": "from .. import b\n",
-      "p/b.py": "import p.a\n"}, {"p.a", "p.q.c", "p.b"}),
-])
+@pytest.mark.parametrize(
+    "files, expected",
+    [
+        # Module-level imports both ways.
+        ({"p/__init__.py": "", "p/a.py": "import p.b\n", "p/b.py": "from p import a\n"}, {"p.a", "p.b"}),
+        # One side hidden inside a function, and a relative import.
+        (
+            {"p/__init__.py": "", "p/a.py": "def f():\n    from .b import g\n", "p/b.py": "from p.a import f\n"},
+            {"p.a", "p.b"},
+        ),
+        # A package's __init__ importing a submodule that takes a name from the __init__.
+        ({"p/__init__.py": "from p.a import f\nX = 1\n", "p/a.py": "from p import X\ndef f(): pass\n"}, {"p", "p.a"}),
+        # Three modules around, one through a subpackage's relative import of its parent's module.
+        (
+            {
+                "p/__init__.py": "",
+                "p/a.py": "from p.q import c\n",
+                "p/q/__init__.py": "",
+                "p/q/c.py": "from .. import b\n",
+                "p/b.py": "import p.a\n",
+            },
+            {"p.a", "p.q.c", "p.b"},
+        ),
+    ],
+)
 def test_a_cycle_is_found_and_named(tmp_path, files, expected):
     write_package(tmp_path, files)
     found = cycle(import_graph(tmp_path, "p"))
@@ -96,6 +112,13 @@ def test_a_cycle_is_found_and_named(tmp_path, files, expected):
 
 
 def test_no_cycle_is_reported_where_there_is_none(tmp_path):
-    write_package(tmp_path, {"p/__init__.py": "", "p/a.py": "import p.b\nimport os\n", "p/b.py": "from p.c import x\nimport json\n",
-                             "p/c.py": "x = 1\n"})
+    write_package(
+        tmp_path,
+        {
+            "p/__init__.py": "",
+            "p/a.py": "import p.b\nimport os\n",
+            "p/b.py": "from p.c import x\nimport json\n",
+            "p/c.py": "x = 1\n",
+        },
+    )
     assert cycle(import_graph(tmp_path, "p")) is None

@@ -21,7 +21,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 EXPERIMENT = """
@@ -46,14 +45,44 @@ def installed(tmp_path_factory) -> Path:
     env = {**os.environ, "PATH": f"{maturin.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     # No manylinux repair: it would patch cargo's own copy of the library in place (to load a
     # renamed liblzma it bundles), which the next `make build` then installs, broken.
-    build = subprocess.run([str(maturin), "build", "--release", "--quiet", "--auditwheel", "skip", "--interpreter", sys.executable,
-                            "--out", str(folder / "wheels")], cwd=REPO, capture_output=True, text=True, env=env)
+    build = subprocess.run(
+        [
+            str(maturin),
+            "build",
+            "--release",
+            "--quiet",
+            "--auditwheel",
+            "skip",
+            "--interpreter",
+            sys.executable,
+            "--out",
+            str(folder / "wheels"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert build.returncode == 0, build.stderr[-3000:]
     [wheel] = (folder / "wheels").glob("smrlab-*.whl")
     venv = folder / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--quiet", "--no-deps", "--no-index",
-                    str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
     [site] = (venv / "lib").glob("python3*/site-packages")
     (site / "zz-development-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return venv / "bin"
@@ -61,11 +90,27 @@ def installed(tmp_path_factory) -> Path:
 
 def test_the_wheel_brings_its_samples_and_runs_outside_the_checkout(installed, tmp_path):
     env = {**os.environ, "SMRLAB_CACHE": str(tmp_path / "cache")}
-    where = subprocess.run([str(installed / "python"), "-c", "import smrlab, smrlab.bundled as b; print(smrlab.__file__); print(b.DATA_DIR)"],
-                           cwd=tmp_path, capture_output=True, text=True, env=env, check=True).stdout.split()
+    where = subprocess.run(
+        [
+            str(installed / "python"),
+            "-c",
+            "import smrlab, smrlab.bundled as b; print(smrlab.__file__); print(b.DATA_DIR)",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout.split()
     assert all(path.startswith(str(installed.parent)) for path in where), where
     (tmp_path / "exp.toml").write_text(EXPERIMENT)
-    proc = subprocess.run([str(installed / "smrlab"), "run", "exp.toml", "--jobs", "1"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [str(installed / "smrlab"), "run", "exp.toml", "--jobs", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "ucache" in proc.stdout and list(tmp_path.glob("results/from-the-wheel-*/*.parquet"))
     # The README's bundled trace paths are the package's samples: the whole set came along.

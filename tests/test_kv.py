@@ -7,7 +7,6 @@ import random
 import threading
 
 import pytest
-
 from smrlab.errors import SmrlabError
 from smrlab.kv import (
     DB,
@@ -32,7 +31,7 @@ def test_reads_match_a_dict_through_flushes_compactions_and_reopening(tmp_path, 
     rng = random.Random(5)
     model: dict[bytes, bytes] = {}
     with DB(tmp_path / "s", compaction=compaction, **SMALL) as db:
-        for i in range(5000):
+        for _ in range(5000):
             key = b"key%05d" % rng.randrange(1200)
             if rng.random() < 0.1:
                 db.delete(key)
@@ -50,7 +49,9 @@ def test_reads_match_a_dict_through_flushes_compactions_and_reopening(tmp_path, 
         assert all(db.get(k) == v for k, v in model.items())
         assert db.get(b"absent") is None
         assert contents(db) == sorted(model.items())
-        assert contents(db, b"key00100", b"key00200") == sorted((k, v) for k, v in model.items() if b"key00100" <= k < b"key00200")
+        assert contents(db, b"key00100", b"key00200") == sorted(
+            (k, v) for k, v in model.items() if b"key00100" <= k < b"key00200"
+        )
     with DB(tmp_path / "s") as db:
         assert contents(db) == sorted(model.items()), "reopened without stating the recorded parameters"
         assert db.stats()["scheme"] == compaction
@@ -85,8 +86,11 @@ def flattened(batches) -> list[tuple[bytes, bytes]]:
 # compaction still held its inputs (the store then refuses writes, as it should, but this test
 # is about scans).
 @pytest.mark.parametrize("compaction", ["soc", "loc"])
-@pytest.mark.parametrize("options, writes, largest", [(SMALL, 2500, 1200), (dict(band_size="1MiB", capacity="96MiB"), 300, 120_000)],
-                         ids=["small-values", "large-values"])
+@pytest.mark.parametrize(
+    "options, writes, largest",
+    [(SMALL, 2500, 1200), (dict(band_size="1MiB", capacity="96MiB"), 300, 120_000)],
+    ids=["small-values", "large-values"],
+)
 def test_batched_scans_return_exactly_the_pairs_of_pair_by_pair_scans(tmp_path, compaction, options, writes, largest):
     rng = random.Random(9)
     model: dict[bytes, bytes] = {}
@@ -102,7 +106,9 @@ def test_batched_scans_return_exactly_the_pairs_of_pair_by_pair_scans(tmp_path, 
                     db.put(key, model[key])
             bounds = [(None, None), (b"k00100", b"k00400"), (b"k%05d" % writes, None), (None, b"k"), (b"zzz", None)]
             for start, end in bounds:
-                expected = sorted((k, v) for k, v in model.items() if (start is None or k >= start) and (end is None or k < end))
+                expected = sorted(
+                    (k, v) for k, v in model.items() if (start is None or k >= start) and (end is None or k < end)
+                )
                 assert list(db.scan(start, end)) == expected, (round, start, end)
                 for size in (1, 7, 1024):
                     assert flattened(db.scan_batches(start, end, size)) == expected, (round, start, end, size)
@@ -139,8 +145,12 @@ def test_compact_leaves_one_sorted_run_and_writes_amplify_as_counted():
         ranges = sorted((lo, hi) for _, _, _, _, lo, hi in tables)
         assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:])), "no two bands overlap"
         stats = db.stats()
-        assert stats["device_bytes_written"] == (stats["log_bytes_written"] + stats["flush_bytes_written"]
-                                                 + stats["compaction_bytes_written"] + stats["metadata_bytes_written"])
+        assert stats["device_bytes_written"] == (
+            stats["log_bytes_written"]
+            + stats["flush_bytes_written"]
+            + stats["compaction_bytes_written"]
+            + stats["metadata_bytes_written"]
+        )
         assert stats["write_amplification"] == pytest.approx(stats["device_bytes_written"] / stats["user_bytes"])
         assert stats["write_amplification"] > 2, "log, flush and the full compaction each wrote the data"
 
@@ -150,6 +160,7 @@ def test_simulated_disk_time_is_reported_and_repeatable():
         with DB(None, disk="desktop7200", background=False, **SMALL) as db:
             run_workload(SmrdbAdapter(db), "fillrandom", 3000, 300, seed=4)
             return db.stats()
+
     a, b = run(), run()
     assert a["disk_busy_ns"] > 0 and a["disk_write_bytes"] >= a["device_bytes_written"] - a["metadata_bytes_written"]
     assert a["disk_busy_ns"] == b["disk_busy_ns"], "inline compaction on simulated time gives the same time every run"
@@ -170,10 +181,12 @@ def test_workloads_count_what_they_did():
 
 def test_calls_from_threads_see_their_own_writes():
     with DB(None, **SMALL) as db:
+
         def writer(t):
             for i in range(500):
                 db.put(b"t%d-%04d" % (t, i), b"%d" % i)
                 assert db.get(b"t%d-%04d" % (t, i)) == b"%d" % i
+
         threads = [threading.Thread(target=writer, args=(t,)) for t in range(4)]
         for t in threads:
             t.start()

@@ -29,13 +29,29 @@ def test_put_get_scan_delete_and_stats(cli):
 
 
 def test_bench_reports_rates_and_amplification(cli):
-    proc = cli("kv", "bench", "b", "--count", "3000", "--value-size", "512", "--json", "--workloads",
-               "fillseq,readseq,readrandom", *STORE, check=True)
+    proc = cli(
+        "kv",
+        "bench",
+        "b",
+        "--count",
+        "3000",
+        "--value-size",
+        "512",
+        "--json",
+        "--workloads",
+        "fillseq,readseq,readrandom",
+        *STORE,
+        check=True,
+    )
     rows = {row["workload"]: row for row in json.loads(proc.stdout)}
     assert rows["fillseq"]["ops"] == 3000 and rows["readseq"]["ops"] == 3000
     assert rows["fillseq"]["write_amplification"] > 1, "the log and the tables both hold the data"
     assert rows["readrandom"]["ops_per_s"] > 0
-    timed = json.loads(cli("kv", "bench", "t", "--count", "2000", "--disk", "desktop7200", "--inline", "--json", *STORE, check=True).stdout)
+    timed = json.loads(
+        cli(
+            "kv", "bench", "t", "--count", "2000", "--disk", "desktop7200", "--inline", "--json", *STORE, check=True
+        ).stdout
+    )
     assert timed[0]["disk_seconds"] > 0
 
 
@@ -78,7 +94,11 @@ def test_a_new_stores_geometry_is_the_cores_default_and_its_help_says_so(cli, tm
     assert (stats["band_size"], device // stats["band_size"], stats["scheme"]) == (band, bands, schemes[0])
     for command in ("get", "ycsb"):
         text = " ".join(cli("kv", command, "--help").stdout.split())
-        assert f"default {binary_size(band)}" in text and f"default {bands} bands" in text and f"default {schemes[0]}" in text, text
+        assert (
+            f"default {binary_size(band)}" in text
+            and f"default {bands} bands" in text
+            and f"default {schemes[0]}" in text
+        ), text
         assert f"{binary_size(_core.KV_MIN_BAND_SIZE)} to {binary_size(_core.KV_MAX_BAND_SIZE)}" in text
     small = cli("kv", "put", "tiny", "k", "v", "--band-size", str(_core.KV_MIN_BAND_SIZE - 4096))
     assert small.returncode == 2 and "band_size" in small.stderr and "64 KiB" in small.stderr

@@ -23,14 +23,21 @@ import sys
 import time
 
 import pytest
-
 from smrlab.kv import DB
 
 KILL_POINTS = int(os.environ.get("SMRLAB_KV_CRASH_POINTS", "200"))
 
 # Small bands so that a short run flushes, compacts and moves bands many times.
-STORE_OPTIONS = dict(band_size=64 * 1024, capacity=64 * 1024 * 100, histogram_bytes=128, max_key_len=64,
-                     max_value_len=8192, block_size=1024, log_buffer=4096, l1_overlap_trigger=4)
+STORE_OPTIONS = dict(
+    band_size=64 * 1024,
+    capacity=64 * 1024 * 100,
+    histogram_bytes=128,
+    max_key_len=64,
+    max_value_len=8192,
+    block_size=1024,
+    log_buffer=4096,
+    l1_overlap_trigger=4,
+)
 
 # The writer: derives its operations from a seed, and around each one appends a line to its
 # journal: the operation before it starts, its number once the store acknowledged it.
@@ -111,8 +118,10 @@ def check_prefix(base: dict, seed: int, ops: list[dict], acked: set[int], found:
         if applied >= len(ops):
             sample = sorted(differ)[:5]
             details = [(k, state.get(k, b"<absent>")[:24], found.get(k, b"<absent>")[:24]) for k in sample]
-            pytest.fail(f"after the kill the store matches no prefix of at least {must} operations "
-                        f"(of {len(ops)} started): {len(differ)} keys differ, e.g. {details}")
+            pytest.fail(
+                f"after the kill the store matches no prefix of at least {must} operations "
+                f"(of {len(ops)} started): {len(differ)} keys differ, e.g. {details}"
+            )
         for key in apply(state, seed, ops[applied]):
             if state.get(key) == found.get(key):
                 differ.discard(key)
@@ -147,8 +156,10 @@ def test_sigkill_at_random_points_loses_no_synced_write(tmp_path, compaction):
         journal = tmp_path / f"journal-{point}"
         seed = point + 1
         journal.touch()
-        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(journal), str(seed), compaction, options],
-                                  stderr=subprocess.PIPE)
+        writer = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(journal), str(seed), compaction, options],
+            stderr=subprocess.PIPE,
+        )
         # Some kills land while the writer starts or recovers, most while it writes.
         time.sleep(rng.choice([rng.uniform(0.0, 0.15), rng.uniform(0.15, 0.6)]))
         writer.send_signal(signal.SIGKILL)

@@ -9,9 +9,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from smrlab.errors import UsageError
-from smrlab.experiment.kv import capture, filelayout, ycsb
+from smrlab.experiment.kv import capture, ycsb
 from smrlab.experiment.kv.filelayout import BLOCK, DATA_START, JOURNAL_COMMIT, JOURNAL_START, READ_AHEAD, lay_out
 from smrlab.experiment.kv.spec import parse
 
@@ -21,30 +20,44 @@ def accesses(disk):
 
 
 def test_files_are_placed_first_fit_and_written_back_at_sync_with_a_journal_commit():
-    events = [("create", 1), ("write", 1, 0, 10000), ("create", 2), ("write", 2, 0, 4096),
-              ("sync", 1),                      # file 1: 3 dirty blocks, and it grew: a journal commit
-              ("write", 1, 10000, 100), ("sync", 1),   # the partial last block again; grew again
-              ("sync", 1),                      # nothing dirty, no growth: nothing
-              ("delete", 2),                    # never synced: never written, its extent freed
-              ("create", 3), ("write", 3, 0, 4096), ("phase", 0)]
+    events = [
+        ("create", 1),
+        ("write", 1, 0, 10000),
+        ("create", 2),
+        ("write", 2, 0, 4096),
+        ("sync", 1),  # file 1: 3 dirty blocks, and it grew: a journal commit
+        ("write", 1, 10000, 100),
+        ("sync", 1),  # the partial last block again; grew again
+        ("sync", 1),  # nothing dirty, no growth: nothing
+        ("delete", 2),  # never synced: never written, its extent freed
+        ("create", 3),
+        ("write", 3, 0, 4096),
+        ("phase", 0),
+    ]
     disk = lay_out(events)
-    one, three = DATA_START, DATA_START + 3 * BLOCK   # file 1 takes 3 blocks (10100 bytes); 2's block is reused by 3
+    one, three = DATA_START, DATA_START + 3 * BLOCK  # file 1 takes 3 blocks (10100 bytes); 2's block is reused by 3
     assert accesses(disk) == [
-        (1, one, 3 * BLOCK), (1, JOURNAL_START, JOURNAL_COMMIT),
-        (1, one + 2 * BLOCK, BLOCK), (1, JOURNAL_START + JOURNAL_COMMIT, JOURNAL_COMMIT),
-        (1, three, BLOCK),                      # the end flushes what is still dirty
+        (1, one, 3 * BLOCK),
+        (1, JOURNAL_START, JOURNAL_COMMIT),
+        (1, one + 2 * BLOCK, BLOCK),
+        (1, JOURNAL_START + JOURNAL_COMMIT, JOURNAL_COMMIT),
+        (1, three, BLOCK),  # the end flushes what is still dirty
     ]
     assert disk.phase_starts == [4] and disk.journal_commits == 2
 
 
 def test_reads_of_dirty_blocks_stay_in_memory_and_sequential_reads_read_ahead():
     size = 1 << 20
-    events = [("create", 1), ("write", 1, 0, size), ("sync", 1),
-              ("write", 1, 0, BLOCK),           # block 0 dirty again
-              ("read", 1, 0, BLOCK),            # from memory
-              ("read", 1, BLOCK, BLOCK),        # continues the last read: a read-ahead window
-              ("read", 1, 2 * BLOCK, BLOCK),    # inside the window: no access
-              ("read", 1, 100 * BLOCK, BLOCK)]  # a jump: just that block
+    events = [
+        ("create", 1),
+        ("write", 1, 0, size),
+        ("sync", 1),
+        ("write", 1, 0, BLOCK),  # block 0 dirty again
+        ("read", 1, 0, BLOCK),  # from memory
+        ("read", 1, BLOCK, BLOCK),  # continues the last read: a read-ahead window
+        ("read", 1, 2 * BLOCK, BLOCK),  # inside the window: no access
+        ("read", 1, 100 * BLOCK, BLOCK),
+    ]  # a jump: just that block
     disk = lay_out(events)
     reads = [(o - DATA_START, n) for w, o, n in accesses(disk) if not w]
     assert reads == [(BLOCK, READ_AHEAD), (100 * BLOCK, BLOCK)]
@@ -82,10 +95,17 @@ STRACE = """\
 def test_strace_lines_become_file_events_of_the_store_folder_only():
     events = capture.file_events(STRACE.splitlines(True), Path("/s"))
     assert events == [
-        ("create", 1), ("write", 1, 0, 4142), ("phase", 1),
-        ("write", 1, 4142, 100), ("create", 2), ("read", 2, 8192, 4096), ("sync", 1),
-        ("create", 3), ("write", 3, 0, 50),
-        ("delete", 1), ("write", 2, 20, 10),
+        ("create", 1),
+        ("write", 1, 0, 4142),
+        ("phase", 1),
+        ("write", 1, 4142, 100),
+        ("create", 2),
+        ("read", 2, 8192, 4096),
+        ("sync", 1),
+        ("create", 3),
+        ("write", 3, 0, 50),
+        ("delete", 1),
+        ("write", 2, 20, 10),
     ]
 
 
@@ -116,10 +136,10 @@ def test_ycsb_phases_issue_the_workloads_mix_on_loaded_records():
     store.calls.clear()
     ycsb.run_phase(store, state, "a", 1, False)
     gets = sum(1 for c in store.calls if c[0] == "get")
-    assert 900 < gets < 1100 and len(store.calls) == 2000      # A: 50 % reads, 50 % updates
-    assert all(key in store.data for _, key in store.calls)     # only loaded records
+    assert 900 < gets < 1100 and len(store.calls) == 2000  # A: 50 % reads, 50 % updates
+    assert all(key in store.data for _, key in store.calls)  # only loaded records
     store.calls.clear()
-    ycsb.run_phase(store, state, "d", 1, False)                 # D inserts new records
+    ycsb.run_phase(store, state, "d", 1, False)  # D inserts new records
     assert len(store.data) > 500 and state.loaded == len(store.data)
     # The same seed gives every store the same stream, whatever the threads.
     again = Recorder()
@@ -153,6 +173,7 @@ params = { l1_overlap_trigger = [2, 4] }
 
 def run_rows(text, tmp_path, jobs=1):
     from smrlab import experiment
+
     path = tmp_path / "kv.toml"
     path.write_text(text)
     summary = experiment.run(parse(tomllib.loads(text), path), out=tmp_path / "results", jobs=jobs)
@@ -173,7 +194,9 @@ def test_smrdb_modelled_cells_give_the_same_numbers_every_run(tmp_path):
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed (apt-get install strace)")
 @pytest.mark.parametrize("system", ["leveldb", "rocksdb"])
 def test_a_traced_peer_writes_at_least_its_data_and_reads_through_system_calls(tmp_path, system):
-    text = KV.replace('system = "smrdb-soc"', f'system = "{system}"').replace("params = { l1_overlap_trigger = [2, 4] }", "")
+    text = KV.replace('system = "smrdb-soc"', f'system = "{system}"').replace(
+        "params = { l1_overlap_trigger = [2, 4] }", ""
+    )
     text = text.replace("count = 3000", "count = 4000")
     [row] = run_rows(text, tmp_path)
     assert row["error"] is None
@@ -183,13 +206,16 @@ def test_a_traced_peer_writes_at_least_its_data_and_reads_through_system_calls(t
     assert row["fillrandom_s"] > 0 and row["readrandom_s"] > 0
 
 
-@pytest.mark.parametrize("change, message", [
-    (('system = "smrdb-soc"', 'system = "lmdb"'), "system 'lmdb' is none of"),
-    (('"readrandom"]', '"readrandom", "scanall"]'), "'scanall' is none of"),
-    (("params = { l1_overlap_trigger", "params = { levels_x"), "takes no parameter 'levels_x'"),
-    (('band_size = "256KiB"', 'setting = "cloud"'), "setting must be one of"),
-    (("count = 3000", "count = -3"), "traces.count must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (('system = "smrdb-soc"', 'system = "lmdb"'), "system 'lmdb' is none of"),
+        (('"readrandom"]', '"readrandom", "scanall"]'), "'scanall' is none of"),
+        (("params = { l1_overlap_trigger", "params = { levels_x"), "takes no parameter 'levels_x'"),
+        (('band_size = "256KiB"', 'setting = "cloud"'), "setting must be one of"),
+        (("count = 3000", "count = -3"), "traces.count must be a whole number"),
+    ],
+)
 def test_bad_kv_files_are_refused_naming_the_key(tmp_path, change, message):
     text = KV.replace(*change)
     with pytest.raises(UsageError, match=message):
@@ -240,25 +266,37 @@ def test_offloading_cells_run_steps_of_arrivals_on_the_paced_disk(tmp_path):
         assert r["insert_unissued"] >= 0 and r["insert_p99_ms"] > 0
 
 
-@pytest.mark.parametrize("change, message", [
-    (('workload = "insert"', 'workload = "g"'), "workload 'g' is none of"),
-    (("rate = 3000", "rate = -1"), "rate must be a positive number"),
-    (('process = "poisson"', 'process = "bursty"'), "process 'bursty' is none of"),
-    (('name = "scan", ', ''), "needs 'name'"),
-    (('system = "smrdb-offload"\nparams = { offload = "none" }', 'system = "smrdb-soc"'), "cannot run on smrdb-soc"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (('workload = "insert"', 'workload = "g"'), "workload 'g' is none of"),
+        (("rate = 3000", "rate = -1"), "rate must be a positive number"),
+        (('process = "poisson"', 'process = "bursty"'), "process 'bursty' is none of"),
+        (('name = "scan", ', ""), "needs 'name'"),
+        (
+            ('system = "smrdb-offload"\nparams = { offload = "none" }', 'system = "smrdb-soc"'),
+            "cannot run on smrdb-soc",
+        ),
+    ],
+)
 def test_bad_steps_are_refused_naming_the_key(tmp_path, change, message):
     with pytest.raises(UsageError, match=message):
         parse(tomllib.loads(OFFLOAD.replace(*change, 1)), tmp_path / "kv.toml")
 
 
-@pytest.mark.parametrize("params, message", [
-    ('offload = "tape"', "offload 'tape' is none of nvram, disk, none"),
-    ('offload = "nvram", offload_delay_us = -1', "offload_delay_us must be microseconds from 0 to 1,000,000"),
-    ('offload = "nvram", offload_delay_us = "soon"', "offload_delay_us must be microseconds"),
-    ('offload = "nvram", value_size = 0', "value_size must be 1 to 65,536 bytes"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ('offload = "tape"', "offload 'tape' is none of nvram, disk, none"),
+        ('offload = "nvram", offload_delay_us = -1', "offload_delay_us must be microseconds from 0 to 1,000,000"),
+        ('offload = "nvram", offload_delay_us = "soon"', "offload_delay_us must be microseconds"),
+        ('offload = "nvram", value_size = 0', "value_size must be 1 to 65,536 bytes"),
+    ],
+)
 def test_a_bad_offloading_parameter_fails_its_cell_naming_it(tmp_path, params, message):
-    one = OFFLOAD.split("[[systems]]")[0] + f'[[systems]]\nlabel = "bad"\nsystem = "smrdb-offload"\nparams = {{ {params} }}\n'
+    one = (
+        OFFLOAD.split("[[systems]]")[0]
+        + f'[[systems]]\nlabel = "bad"\nsystem = "smrdb-offload"\nparams = {{ {params} }}\n'
+    )
     [row] = run_rows(one, tmp_path)
     assert message in row["error"], row["error"]

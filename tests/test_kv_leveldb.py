@@ -7,11 +7,18 @@ import random
 
 import plyvel
 import pytest
-
 from smrlab.kv import DB
 
-SMALL = dict(band_size="64KiB", capacity="8MiB", block_size=1024, log_buffer=4096,
-             l0_compaction_trigger=2, l0_slowdown_trigger=3, l0_stop_trigger=4, l1_overlap_trigger=3)
+SMALL = dict(
+    band_size="64KiB",
+    capacity="8MiB",
+    block_size=1024,
+    log_buffer=4096,
+    l0_compaction_trigger=2,
+    l0_slowdown_trigger=3,
+    l0_stop_trigger=4,
+    l1_overlap_trigger=3,
+)
 
 
 def leveldb_scan(db, start, end):
@@ -23,7 +30,7 @@ def test_scans_and_gets_equal_leveldb_on_the_same_operations(tmp_path, compactio
     rng = random.Random(seed)
     level = plyvel.DB(str(tmp_path / "leveldb"), create_if_missing=True)
     smr = DB(tmp_path / "smrdb", compaction=compaction, **SMALL)
-    key = lambda: b"k%04d" % rng.randrange(800)  # noqa: E731
+    key = lambda: b"k%04d" % rng.randrange(800)
     scans = 0
     try:
         for step in range(6000):
@@ -37,7 +44,9 @@ def test_scans_and_gets_equal_leveldb_on_the_same_operations(tmp_path, compactio
                 level.delete(k)
                 smr.delete(k)
             elif roll < 0.78:
-                ops = [(key(), rng.choice([None, rng.randbytes(rng.randrange(50))])) for _ in range(rng.randrange(1, 10))]
+                ops = [
+                    (key(), rng.choice([None, rng.randbytes(rng.randrange(50))])) for _ in range(rng.randrange(1, 10))
+                ]
                 with level.write_batch() as wb:
                     for k, v in ops:
                         wb.delete(k) if v is None else wb.put(k, v)

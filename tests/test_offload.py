@@ -7,19 +7,33 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from smrlab import workload
 
 
 def heavy_inserts(store) -> dict:
-    props = {"recordcount": 1, "readproportion": 0, "updateproportion": 0, "insertproportion": 1, "fieldcount": 1, "fieldlength": 1000}
+    props = {
+        "recordcount": 1,
+        "readproportion": 0,
+        "updateproportion": 0,
+        "insertproportion": 1,
+        "fieldcount": 1,
+        "fieldlength": 1000,
+    }
     return workload.run_ycsb(store, "a", props, process="constant", rate=30000, duration=1, threads=4)
 
 
 @pytest.mark.parametrize("offload", [False, True])
 def test_offloading_only_when_enabled_and_counters_add_up(tmp_path, offload):
-    store = workload.WorkloadStore(offload_store=True, path=tmp_path / "db", band_size=1 << 20, capacity=512 << 20, offload=offload,
-                                   buffer_bands=(2, 2, 4), check_interval=0.05, quiet_interval=0.2)
+    store = workload.WorkloadStore(
+        offload_store=True,
+        path=tmp_path / "db",
+        band_size=1 << 20,
+        capacity=512 << 20,
+        offload=offload,
+        buffer_bands=(2, 2, 4),
+        check_interval=0.05,
+        quiet_interval=0.2,
+    )
     try:
         result = heavy_inserts(store)
         stats = json.loads(store.stats())
@@ -37,7 +51,11 @@ def test_offloading_only_when_enabled_and_counters_add_up(tmp_path, offload):
     assert stats["disk_log_bytes"] + stats["nvram_bytes_written"] >= stats["user_bytes"]
     reopened = workload.WorkloadStore(offload_store=True, path=tmp_path / "db", offload=offload)
     try:
-        assert json.loads(reopened.stats())["unsorted_user_bytes"] + sum(b for _, b in json.loads(reopened.stats())["levels"]) > 30000 * 1000
+        assert (
+            json.loads(reopened.stats())["unsorted_user_bytes"]
+            + sum(b for _, b in json.loads(reopened.stats())["levels"])
+            > 30000 * 1000
+        )
     finally:
         reopened.close()
 
@@ -52,8 +70,30 @@ def test_nvram_lifetime_follows_fig_5_3():
 
 
 def test_table_5_1_runs_its_eight_workloads_in_order(cli):
-    proc = cli("workload", "table5.1", "--duration", "0.5", "--rate-scale", "0.2", "--band-size", "1MiB", "--capacity", "1GiB",
-               "--buffer-bands", "2", "2", "4", "--quiet-interval", "0.2", "--check-interval", "0.05", "--disk", "none", "--json", check=True)
+    proc = cli(
+        "workload",
+        "table5.1",
+        "--duration",
+        "0.5",
+        "--rate-scale",
+        "0.2",
+        "--band-size",
+        "1MiB",
+        "--capacity",
+        "1GiB",
+        "--buffer-bands",
+        "2",
+        "2",
+        "4",
+        "--quiet-interval",
+        "0.2",
+        "--check-interval",
+        "0.05",
+        "--disk",
+        "none",
+        "--json",
+        check=True,
+    )
     rows = json.loads(proc.stdout)
     assert [r["workload"] for r in rows] == [str(i) for i in range(1, 9)]
     assert [r["process"] for r in rows] == ["selfsimilar"] * 4 + ["diurnal"] * 4
@@ -66,8 +106,30 @@ def test_table_5_1_runs_its_eight_workloads_in_order(cli):
 def test_table_5_1_on_the_paced_disk_stops_each_workload_at_its_limit(cli):
     # Paced on the 7200 rpm model (the default), a workload issues nothing after --stop-after
     # seconds; the table says what share of its schedule it never issued.
-    proc = cli("workload", "table5.1", "--duration", "0.4", "--stop-after", "0.3", "--rate-scale", "0.2", "--band-size", "1MiB",
-               "--capacity", "1GiB", "--buffer-bands", "2", "2", "4", "--quiet-interval", "0.2", "--check-interval", "0.05", "--json", check=True)
+    proc = cli(
+        "workload",
+        "table5.1",
+        "--duration",
+        "0.4",
+        "--stop-after",
+        "0.3",
+        "--rate-scale",
+        "0.2",
+        "--band-size",
+        "1MiB",
+        "--capacity",
+        "1GiB",
+        "--buffer-bands",
+        "2",
+        "2",
+        "4",
+        "--quiet-interval",
+        "0.2",
+        "--check-interval",
+        "0.05",
+        "--json",
+        check=True,
+    )
     rows = json.loads(proc.stdout)
     assert len(rows) == 8 and all(r["failed"] == 0 for r in rows)
     # The b-model gives the last quarter of the schedule at least 0.35^2 of its requests.
@@ -76,12 +138,41 @@ def test_table_5_1_on_the_paced_disk_stops_each_workload_at_its_limit(cli):
 
 
 def test_latency_experiments_run_end_to_end(cli):
-    proc = cli("workload", "fig5.8", "--duration", "1", "--calibration-requests", "3000", "--band-size", "1MiB", "--capacity", "1GiB",
-               "--buffer-bands", "2", "2", "4", "--json", check=True)
+    proc = cli(
+        "workload",
+        "fig5.8",
+        "--duration",
+        "1",
+        "--calibration-requests",
+        "3000",
+        "--band-size",
+        "1MiB",
+        "--capacity",
+        "1GiB",
+        "--buffer-bands",
+        "2",
+        "2",
+        "4",
+        "--json",
+        check=True,
+    )
     out = json.loads(proc.stdout)
     assert set(out["runs"]) == {"without offloading", "with offloading"}
     assert out["runs"]["without offloading"]["store"]["offloaded_user_bytes"] == 0
-    proc = cli("workload", "fig4.10", "--duration", "1", "--calibration-requests", "3000", "--band-size", "1MiB", "--capacity", "1GiB", "--json", check=True)
+    proc = cli(
+        "workload",
+        "fig4.10",
+        "--duration",
+        "1",
+        "--calibration-requests",
+        "3000",
+        "--band-size",
+        "1MiB",
+        "--capacity",
+        "1GiB",
+        "--json",
+        check=True,
+    )
     out = json.loads(proc.stdout)
     assert set(out["runs"]) == {"constant", "poisson", "selfsimilar", "diurnal"}
     assert all(run["summary"]["failed"] == 0 for run in out["runs"].values())

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from smrlab import _core, fluid_traces, hwsr_traces
 from smrlab.errors import UsageError
 
@@ -43,7 +42,9 @@ def test_generated_traces_are_the_ones_main_made(tmp_path):
         "mds0@20000": hwsr_traces.trace("mds0", 20000, folder=tmp_path),
         "hm_0@20000/spread": fluid_traces.table1_trace("hm_0", 20000, folder=tmp_path),
         "hm_0@20000/front": fluid_traces.table1_trace("hm_0", 20000, folder=tmp_path, placement="front"),
-        "four-phase@40000": fluid_traces.four_phase_trace(40000, *fluid_traces.four_phase_shape(40000), folder=tmp_path),
+        "four-phase@40000": fluid_traces.four_phase_trace(
+            40000, *fluid_traces.four_phase_shape(40000), folder=tmp_path
+        ),
     }
     assert {key: sha256(path) for key, path in made.items()} == TRACE_SHA256
     assert made["financial1@20000"].suffix == ".spc" and made["mds0@20000"].suffix == ".smrbin"
@@ -57,15 +58,30 @@ def test_the_recipes_spell_every_number_as_main_did():
     for key, params in golden["fluid_table1"].items():
         name, rest = key.split("@")
         requests, placement = rest.split("/")
-        paper = {"name": name, "requests": None if requests == "None" else int(requests), "seed": 5, "placement": placement}
+        paper = {
+            "name": name,
+            "requests": None if requests == "None" else int(requests),
+            "seed": 5,
+            "placement": placement,
+        }
         assert fluid_traces.recipe({"fluid_table1": paper})["synth"] == params, key
 
 
 # Ranges that take each of numpy's paths: a single value (no draw), 32-bit Lemire, the full
 # 32-bit range (raw draws), 64-bit Lemire; interleaved so that the 32-bit draws' kept halves
 # carry from one call to the next.
-RANGES = [(0, 5, 7), (0, 1, 3), (-3, 10, 5), (0, 2**32, 4), (0, 2**32 - 1, 3), (0, 2**32 + 1, 3), (0, 360 * 10**12, 5),
-          (7, 2**62, 3), (0, 3, 1), (0, 1541, 9)]
+RANGES = [
+    (0, 5, 7),
+    (0, 1, 3),
+    (-3, 10, 5),
+    (0, 2**32, 4),
+    (0, 2**32 - 1, 3),
+    (0, 2**32 + 1, 3),
+    (0, 360 * 10**12, 5),
+    (7, 2**62, 3),
+    (0, 3, 1),
+    (0, 1541, 9),
+]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 7, 12345, 2**32 + 5, 2**64 - 1])
@@ -85,12 +101,17 @@ spans = st.one_of(st.integers(1, 16), st.integers(1, 2**32 + 16), st.integers(1,
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**64 - 1), draws=st.lists(st.tuples(st.integers(-2**40, 2**40), spans, st.integers(0, 12)), max_size=5),
-       n=st.integers(0, 300))
+@given(
+    seed=st.integers(0, 2**64 - 1),
+    draws=st.lists(st.tuples(st.integers(-(2**40), 2**40), spans, st.integers(0, 12)), max_size=5),
+    n=st.integers(0, 300),
+)
 def test_any_seed_and_range_draw_as_numpy_does(seed, draws, n):
     ranges = [(low, low + span, count) for low, span, count in draws]
     rng = np.random.default_rng(seed)
-    assert _core.numpy_integers(seed, ranges) == [rng.integers(low, high, size=count).tolist() for low, high, count in ranges]
+    assert _core.numpy_integers(seed, ranges) == [
+        rng.integers(low, high, size=count).tolist() for low, high, count in ranges
+    ]
     assert _core.numpy_permutation(seed, n) == np.random.default_rng(seed).permutation(n).tolist()
 
 
@@ -120,7 +141,9 @@ def test_spread_moves_requests_as_numpy_did(seed, chunks, tail, data):
     count = data.draw(st.integers(1, 60))
     offsets = np.array(data.draw(st.lists(st.integers(0, 2 * end), min_size=count, max_size=count)), dtype=np.uint64)
     lengths = np.array(data.draw(st.lists(st.integers(1, 3 * BLOCK), min_size=count, max_size=count)), dtype=np.uint64)
-    assert (fluid_traces.spread(offsets, lengths, chunk, end, seed) == numpy_spread(offsets, lengths, chunk, end, seed)).all()
+    assert (
+        fluid_traces.spread(offsets, lengths, chunk, end, seed) == numpy_spread(offsets, lengths, chunk, end, seed)
+    ).all()
 
 
 def numpy_four_phase(requests, zone, zones, hot_zones, hours, seed):
@@ -142,11 +165,29 @@ def numpy_four_phase(requests, zone, zones, hot_zones, hours, seed):
     return np.concatenate(rows).tolist()
 
 
-@pytest.mark.parametrize("requests, zone, zones, hot_zones, hours, seed", [
-    (4000, 256 << 20, 4, 1, 100.0, 0), (1001, 64 << 20, 7, 3, 0.5, 11), (3, 4096, 5, 9, 0.001, 2), (2500, 8 << 20, 30, 6, 1.0, 2**33)])
+@pytest.mark.parametrize(
+    "requests, zone, zones, hot_zones, hours, seed",
+    [
+        (4000, 256 << 20, 4, 1, 100.0, 0),
+        (1001, 64 << 20, 7, 3, 0.5, 11),
+        (3, 4096, 5, 9, 0.001, 2),
+        (2500, 8 << 20, 30, 6, 1.0, 2**33),
+    ],
+)
 def test_the_four_phase_workload_is_numpys(requests, zone, zones, hot_zones, hours, seed):
-    paper = {"four_phase": {"requests": requests, "zone": zone, "zones": zones, "hot_zones": hot_zones, "hours": hours, "seed": seed}}
-    assert [list(row) for row in _core.four_phase_writes(json.dumps(paper))] == numpy_four_phase(requests, zone, zones, hot_zones, hours, seed)
+    paper = {
+        "four_phase": {
+            "requests": requests,
+            "zone": zone,
+            "zones": zones,
+            "hot_zones": hot_zones,
+            "hours": hours,
+            "seed": seed,
+        }
+    }
+    assert [list(row) for row in _core.four_phase_writes(json.dumps(paper))] == numpy_four_phase(
+        requests, zone, zones, hot_zones, hours, seed
+    )
 
 
 def test_refusals_keep_their_sentences():
@@ -158,7 +199,10 @@ def test_refusals_keep_their_sentences():
         fluid_traces.table1_trace("hm0")
     with pytest.raises(UsageError, match=r"^--requests must be from 1 to 1,000,000,000, got -5$"):
         fluid_traces.scale_of("hm_0", -5)
-    with pytest.raises(UsageError, match=r"^the four-phase workload has from 1 to 10,000,000 requests \(its full size\), not 10,000,001$"):
+    with pytest.raises(
+        UsageError,
+        match=r"^the four-phase workload has from 1 to 10,000,000 requests \(its full size\), not 10,000,001$",
+    ):
         fluid_traces.four_phase_trace(10_000_001)
     with pytest.raises(UsageError, match=r"^a phase lasts from 0.001 to 100000 hours, not 0.0001$"):
         fluid_traces.four_phase_trace(100, hours=0.0001)

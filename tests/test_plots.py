@@ -8,10 +8,9 @@ from __future__ import annotations
 import math
 
 import matplotlib.colors
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 import pandas as pd
 import pytest
-
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from smrlab import paper, plots
 from smrlab.experiment.spec import Experiment, SystemRun
 
@@ -25,35 +24,49 @@ def experiment(figure, claims_text: str = "", folder=None):
         (folder / "claims" / "pore.toml").write_text('paper = "pore"\n' + claims_text)
         source = folder / "fig.toml"
     systems = [SystemRun(label, "cache") for label in ("lru", "lru-band", "pore-bl")]
-    return Experiment(name="fig", traces={}, systems=systems,
-                      figure=figure, title="a title that must not be drawn", reproduces={"paper": "pore"}, source=source)
+    return Experiment(
+        name="fig",
+        traces={},
+        systems=systems,
+        figure=figure,
+        title="a title that must not be drawn",
+        reproduces={"paper": "pore"},
+        source=source,
+    )
 
 
 def claim(**keys) -> str:
     """A [[claim]] table of the experiment "fig", each key's value written as TOML (text, a
     number, a list of text or a table of text)."""
+
     def toml(value) -> str:
         if isinstance(value, dict):
             return "{ " + ", ".join(f'{k} = "{v}"' for k, v in value.items()) + " }"
         if isinstance(value, list):
             return "[" + ", ".join(f'"{v}"' for v in value) + "]"
         return repr(value) if isinstance(value, (int, float)) else f'"{value}"'
+
     given = {"where": "§1", "quote": "q", "claim": "c", "experiment": "fig", **keys}
     return "[[claim]]\n" + "".join(f"{k} = {toml(v)}\n" for k, v in given.items())
 
 
-FRAME = pd.DataFrame({
-    "label": ["lru", "pore-bl"] * 4,
-    "trace": ["wdev"] * 8,
-    "cache": ["1%", "1%", "2%", "2%", "3%", "3%", "5%", "5%"],
-    "write_io_s": [9882.0, 4688.0, 6424.0, 2422.0, 3046.0, 1647.0, 1910.0, 877.0],
-    "response_mean_ns": [2.5e6, 1.5e6] * 4,
-})
+FRAME = pd.DataFrame(
+    {
+        "label": ["lru", "pore-bl"] * 4,
+        "trace": ["wdev"] * 8,
+        "cache": ["1%", "1%", "2%", "2%", "3%", "3%", "5%", "5%"],
+        "write_io_s": [9882.0, 4688.0, 6424.0, 2422.0, 3046.0, 1647.0, 1910.0, 877.0],
+        "response_mean_ns": [2.5e6, 1.5e6] * 4,
+    }
+)
 
 
 def texts(fig) -> list[str]:
     axes = fig.axes[0]
-    return [t.get_text() for t in axes.get_yticklabels() + axes.get_xticklabels()] + [axes.get_ylabel(), axes.get_title()]
+    return [t.get_text() for t in axes.get_yticklabels() + axes.get_xticklabels()] + [
+        axes.get_ylabel(),
+        axes.get_title(),
+    ]
 
 
 def test_a_log_axis_draws_points_with_plain_ticks_and_no_title():
@@ -76,10 +89,20 @@ def test_bars_start_at_zero_in_colour_blind_safe_colours():
 
 
 def test_the_papers_values_are_drawn_beside_ours_in_milliseconds(tmp_path):
-    claims = claim(id="a", kind="value", metric="response_mean_ns", of={"label": "pore-bl", "cache": "2%"}, paper_value=1.2e6,
-                   per="median")
-    fig = plots.figure(experiment({"kind": "lines", "x": "cache", "y": "response_mean_ns", "ylabel": "mean response (ns)"}, claims,
-                                  tmp_path), FRAME)
+    claims = claim(
+        id="a",
+        kind="value",
+        metric="response_mean_ns",
+        of={"label": "pore-bl", "cache": "2%"},
+        paper_value=1.2e6,
+        per="median",
+    )
+    fig = plots.figure(
+        experiment(
+            {"kind": "lines", "x": "cache", "y": "response_mean_ns", "ylabel": "mean response (ns)"}, claims, tmp_path
+        ),
+        FRAME,
+    )
     axes = fig.axes[0]
     [marks] = [line for line in axes.get_lines() if line.get_label().startswith("paper")]
     assert marks.get_label() == "paper (median of its traces)"
@@ -89,17 +112,37 @@ def test_the_papers_values_are_drawn_beside_ours_in_milliseconds(tmp_path):
 
 @pytest.mark.parametrize("fmt, start", [("svg", b"<?xml"), ("pdf", b"%PDF")])
 def test_vector_output(fmt, start):
-    made = [plots.render(plots.figure(experiment({"kind": "bars", "x": "cache", "y": "write_io_s"}), FRAME), fmt) for _ in range(2)]
+    made = [
+        plots.render(plots.figure(experiment({"kind": "bars", "x": "cache", "y": "write_io_s"}), FRAME), fmt)
+        for _ in range(2)
+    ]
     assert made[0].startswith(start) and made[0] == made[1], "the same bytes for the same figure"
 
 
 def test_a_ratio_on_the_other_side_of_one_fails_and_the_statistic_is_named(tmp_path):
     # PORE Fig. 16 at 5 %: PORE-BL's write time over LRU-band's, 0.181 in the paper, 1.64 here.
-    frame = pd.DataFrame({"label": ["pore-bl", "lru-band"] * 2, "trace": ["wdev", "wdev", "usr", "usr"], "seed": [0] * 4,
-                          "cache": ["5%"] * 4, "write_io_s": [877.0, 534.0, 100.0, 1000.0]})
-    claims = claim(id="reversed", kind="ratio", metric="write_io_s", of={"label": "pore-bl", "cache": "5%"},
-                   over={"label": "lru-band", "cache": "5%"}, paper_value=0.181, per="each", traces=["wdev"])
-    claims += claim(id="median", kind="ratio", metric="write_io_s", of="pore-bl", over="lru-band", paper_value=0.8, per="median")
+    frame = pd.DataFrame(
+        {
+            "label": ["pore-bl", "lru-band"] * 2,
+            "trace": ["wdev", "wdev", "usr", "usr"],
+            "seed": [0] * 4,
+            "cache": ["5%"] * 4,
+            "write_io_s": [877.0, 534.0, 100.0, 1000.0],
+        }
+    )
+    claims = claim(
+        id="reversed",
+        kind="ratio",
+        metric="write_io_s",
+        of={"label": "pore-bl", "cache": "5%"},
+        over={"label": "lru-band", "cache": "5%"},
+        paper_value=0.181,
+        per="each",
+        traces=["wdev"],
+    )
+    claims += claim(
+        id="median", kind="ratio", metric="write_io_s", of="pore-bl", over="lru-band", paper_value=0.8, per="median"
+    )
     reversed_row, median_row = paper.comparison_rows(experiment({}, claims, tmp_path), frame)
     assert reversed_row[0].startswith("reversed:") and reversed_row[4] == "1.642" and reversed_row[6] == "fails"
     assert median_row[4] == f"{(877 / 534 + 100 / 1000) / 2:.4g} (median of 2)" and median_row[6] == "holds"
@@ -114,7 +157,7 @@ def tick_labels_apart(fig) -> bool:
     labels = [label for label in axes.get_xticklabels() if label.get_text()]
     if labels[0].get_rotation() == 0:
         boxes = [label.get_window_extent(renderer) for label in labels]
-        return not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        return not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
     places = sorted(axes.transData.transform((tick, 0))[0] for tick in axes.get_xticks())
     _, height, _ = renderer.get_text_width_height_descent("Xg", labels[0].get_fontproperties(), ismath=False)
     return min(b - a for a, b in zip(places, places[1:])) * math.sin(math.radians(labels[0].get_rotation())) > height
@@ -122,9 +165,23 @@ def tick_labels_apart(fig) -> bool:
 
 def test_many_long_trace_names_and_the_saturation_note_stay_clear_of_each_other():
     # HWSR Fig. 13's twelve Table 3 traces: level labels ran into each other at this width.
-    traces = ["financial1", "financial2", "mds0", "mds1", "prn0", "prn1", "proj0", "proj1", "usr0", "usr1", "prxy0", "wdev0"]
-    frame = pd.DataFrame({"label": ["lru"] * 12, "trace": traces, "write_io_s": range(1, 13),
-                          "saturated": [False] * 11 + [True]})
+    traces = [
+        "financial1",
+        "financial2",
+        "mds0",
+        "mds1",
+        "prn0",
+        "prn1",
+        "proj0",
+        "proj1",
+        "usr0",
+        "usr1",
+        "prxy0",
+        "wdev0",
+    ]
+    frame = pd.DataFrame(
+        {"label": ["lru"] * 12, "trace": traces, "write_io_s": range(1, 13), "saturated": [False] * 11 + [True]}
+    )
     fig = plots.figure(experiment({"kind": "bars", "y": "write_io_s"}), frame)
     assert tick_labels_apart(fig)
     renderer = fig.canvas.get_renderer()
@@ -139,4 +196,3 @@ def test_a_label_without_a_value_anywhere_gets_no_bars_and_no_legend_entry():
     fig = plots.figure(experiment({"kind": "bars", "x": "cache", "y": "write_io_s"}), frame)
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["pore-bl"]
     assert len(fig.axes[0].patches) == 4
-

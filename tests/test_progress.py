@@ -6,7 +6,6 @@ moves. The commands here were silent when piped (no total, or no progress at all
 from __future__ import annotations
 
 import pytest
-
 from conftest import REPO
 
 
@@ -24,14 +23,20 @@ def progress_lines(proc, needle: str) -> list[str]:
 def test_a_fluid_sweep_shows_its_runs(cli, often):
     # Its runs are the cells of one experiment, shown as they start and end (in worker processes,
     # whose requests are not shown).
-    proc = cli("fluid-sweep", "usage", "--requests", "150000", "--usages", "0.9,0.95", "--schemes", "fluid-smr", "--out", "out")
+    proc = cli(
+        "fluid-sweep", "usage", "--requests", "150000", "--usages", "0.9,0.95", "--schemes", "fluid-smr", "--out", "out"
+    )
     lines = progress_lines(proc, "fluid-sweep usage:")
-    assert lines[-1] == "fluid-sweep usage: 100 % of 2 runs" and all(" of 2 runs, " in line for line in lines[:-1]), proc.stderr
+    assert lines[-1] == "fluid-sweep usage: 100 % of 2 runs" and all(" of 2 runs, " in line for line in lines[:-1]), (
+        proc.stderr
+    )
     assert any("1 running" in line or "2 running" in line for line in lines), proc.stderr
 
 
 def test_hwsr_compare_shows_its_line_up(cli, often):
-    proc = cli("hwsr", "compare", "--preset", "financial1", "--requests", "20000", "--only", "hwsr,sblock", "--out", "out")
+    proc = cli(
+        "hwsr", "compare", "--preset", "financial1", "--requests", "20000", "--only", "hwsr,sblock", "--out", "out"
+    )
     lines = progress_lines(proc, "hwsr compare on")
     assert lines and any("of 2 runs" in line for line in lines), proc.stderr
 
@@ -45,7 +50,9 @@ def test_a_ycsb_run_shows_its_seconds(cli, often):
 
 def test_cells_running_elsewhere_still_get_a_line_by_the_clock(cli, tmp_path, often):
     # One cell in a worker process: nothing moves in this process until it ends, and lines come all the same.
-    (tmp_path / "exp.toml").write_text('name = "one"\ntraces = ["bundled:wdev", "bundled:ts"]\n[[systems]]\nsystem = "dmsmr"\n')
+    (tmp_path / "exp.toml").write_text(
+        'name = "one"\ntraces = ["bundled:wdev", "bundled:ts"]\n[[systems]]\nsystem = "dmsmr"\n'
+    )
     proc = cli("run", "exp.toml", "--jobs", "2")
     lines = progress_lines(proc, "one: ")
     assert len(lines) >= 2 and any("running" in line for line in lines), proc.stderr
@@ -54,4 +61,6 @@ def test_cells_running_elsewhere_still_get_a_line_by_the_clock(cli, tmp_path, of
 def test_one_progress_mechanism():
     assert not (REPO / "python" / "smrlab" / "progress.py").exists()
     sources = [p for p in (REPO / "python" / "smrlab").rglob("*.py") if p.name != "live.py"]
-    assert not [p for p in sources if "\\r" in p.read_text() and "stderr" in p.read_text()], "carriage-return progress outside live.py"
+    assert not [p for p in sources if "\\r" in p.read_text() and "stderr" in p.read_text()], (
+        "carriage-return progress outside live.py"
+    )

@@ -57,8 +57,13 @@ def free_port() -> int:
 
 def checkout_files() -> set[str]:
     """Every file git sees in the checkout, ignored ones too, but Python's bytecode caches."""
-    listed = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all"], cwd=REPO,
-                            capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return {line for line in listed.splitlines() if "__pycache__" not in line}
 
 
@@ -69,7 +74,10 @@ class Watched:
         self.start = time.monotonic()
         self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.times, self.lines, self.out = [self.start], [], []
-        self.readers = [threading.Thread(target=self._read_err, daemon=True), threading.Thread(target=self._read_out, daemon=True)]
+        self.readers = [
+            threading.Thread(target=self._read_err, daemon=True),
+            threading.Thread(target=self._read_out, daemon=True),
+        ]
         for reader in self.readers:
             reader.start()
 

@@ -6,7 +6,6 @@ names no recipe of its own."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import REPO, msr_line
 from smrlab import recipes
 from smrlab.errors import UsageError
@@ -49,11 +48,19 @@ def test_each_papers_traces_are_registered_and_checked_before_anything_is_made(t
     assert "financial1" in known["hwsr-table3"].names and "hm_0" in known["fluid-table1"].names
     with pytest.raises(UsageError, match="'nope' is not one of HWSR's Table 3"):
         recipes.make("hwsr-table3", "nope", 10)
-    for text, message in (("bundled:wdev@10", "bundled traces are not scaled"), ("pore-full:wdev@5", "not scaled"),
-                          ("fluid-phases:two-phase", "not one of FluidSMR's Fig. 16"), ("hwsr-table3:prn0@0", "request count above 0")):
+    for text, message in (
+        ("bundled:wdev@10", "bundled traces are not scaled"),
+        ("pore-full:wdev@5", "not scaled"),
+        ("fluid-phases:two-phase", "not one of FluidSMR's Fig. 16"),
+        ("hwsr-table3:prn0@0", "request count above 0"),
+    ):
         with pytest.raises(UsageError, match=message):
             parse(experiment_text(text), tmp_path / "exp.toml")
-    assert recipes.generated_name("data/wdev.csv.gz") is None and recipes.generated_name("hwsr-table3:prn0@20") == ("hwsr-table3", "prn0", 20)
+    assert recipes.generated_name("data/wdev.csv.gz") is None and recipes.generated_name("hwsr-table3:prn0@20") == (
+        "hwsr-table3",
+        "prn0",
+        20,
+    )
 
 
 def test_the_experiment_code_names_no_papers_generators():

@@ -14,7 +14,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 from smrlab import recipes
 from smrlab.citations import PAPERS
@@ -45,7 +44,12 @@ def report(quick_scorecard, tmp_path_factory):
     over a swept parameter and a time series among them) and the scorecard itself."""
     _, results = quick_scorecard
     folder = tmp_path_factory.mktemp("report")
-    proc = subprocess.run([sys.executable, "-m", "smrlab", "report", str(results), "-o", "out/report.html"], cwd=folder, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "smrlab", "report", str(results), "-o", "out/report.html"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()) == folder / "out" / "report.html"
     return folder / "out" / "report.html"
@@ -54,8 +58,12 @@ def report(quick_scorecard, tmp_path_factory):
 def test_report_renders_every_figure_in_chromium(report):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     assert chromium, "chromium is missing: `make py-test` installs it (Debian package chromium)"
-    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", report.as_uri()],
-                         capture_output=True, text=True, timeout=120).stdout
+    dom = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", report.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     [(rendered, total)] = re.findall(r'data-figures="(\d+)/(\d+)"', dom)
     assert int(total) >= 3 and rendered == total
     assert 'class="broken"' not in dom
@@ -72,8 +80,11 @@ def test_report_is_self_contained_and_cites(report):
     assert "uCache: a mutable cache for SMR translation layer" in page and "References" in page
     # Table III: the paper's median at 256 KiB beside ours (from its claims file), with the ratio
     # and the statistic ours is.
-    row = re.search(r"<tr><td[^>]*>table3-hit-256k: [^<]*</td>(?:<td[^>]*>[^<]*</td>){2}<td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>"
-                    r"<td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>", page)
+    row = re.search(
+        r"<tr><td[^>]*>table3-hit-256k: [^<]*</td>(?:<td[^>]*>[^<]*</td>){2}<td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>"
+        r"<td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>",
+        page,
+    )
     assert row, "the paper's row for 256 KiB buckets"
     paper, ours, ratio, verdict = row.groups()
     value = float(ours.split()[0])

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import DATA
 from smrlab import experiment
 from smrlab.errors import UsageError
@@ -23,7 +22,10 @@ CLAIMS = sorted((ROOT / "experiments" / "claims").glob("*.toml"))
 
 def test_every_paper_has_a_claims_file():
     from smrlab.citations import PAPERS
-    assert {path.stem for path in CLAIMS} == set(PAPERS), "every paper of smrlab.citations has its claims file, and only they"
+
+    assert {path.stem for path in CLAIMS} == set(PAPERS), (
+        "every paper of smrlab.citations has its claims file, and only they"
+    )
 
 
 @pytest.mark.parametrize("path", CLAIMS, ids=lambda p: p.stem)
@@ -42,7 +44,8 @@ def test_claims_name_experiments_and_cells_that_exist(path):
             assert selector.get("label", next(iter(labels))) in labels, (claim.id, selector, labels)
         if claim.kind == "trend":
             assert claim.x in {k for k, v in exp.params.items() if isinstance(v, list)} | {
-                k for s in exp.systems for k, v in s.params.items() if isinstance(v, list)}, claim.id
+                k for s in exp.systems for k, v in s.params.items() if isinstance(v, list)
+            }, claim.id
     for choice in loaded.open_choices:
         for name in choice.experiments:
             assert (ROOT / "experiments" / f"{name}.toml").is_file(), name
@@ -60,7 +63,9 @@ def frame(rows):
 def test_a_ratio_within_the_factor_holds_on_the_same_side_is_direction_only_else_fails():
     c = claim(of={"label": "a"}, over={"label": "b"}, paper_value=4.0)
     for a, expected in ((3.0, HOLDS), (9.0, DIRECTION), (1.5, DIRECTION), (0.5, FAILS)):
-        rows = Evaluation(frame([{"label": "a", "trace": "t", "m": a}, {"label": "b", "trace": "t", "m": 1.0}]), {}, "synthetic").rows("p", c)
+        rows = Evaluation(
+            frame([{"label": "a", "trace": "t", "m": a}, {"label": "b", "trace": "t", "m": 1.0}]), {}, "synthetic"
+        ).rows("p", c)
         assert [r.verdict for r in rows] == [expected], a
         assert rows[0].ours == pytest.approx(a) and rows[0].ratio == pytest.approx(a / 4)
 
@@ -86,16 +91,23 @@ def test_ratios_pair_cells_on_trace_seed_and_shared_grid_values():
 
 def test_per_trace_rows_and_aggregates():
     rows = [{"label": "a", "trace": t, "m": v} for t, v in (("t1", 1.0), ("t2", 3.0), ("t3", 8.0))]
-    each = Evaluation(frame(rows), {}, "synthetic").rows("p", claim(kind="value", of={"label": "a"}, paper_value=3.0, per="each"))
+    each = Evaluation(frame(rows), {}, "synthetic").rows(
+        "p", claim(kind="value", of={"label": "a"}, paper_value=3.0, per="each")
+    )
     assert [(r.trace, r.verdict) for r in each] == [("t1", FAILS), ("t2", HOLDS), ("t3", FAILS)]
     for per, expected in (("mean", 4.0), ("median", 3.0), ("max", 8.0), ("min", 1.0), ("geomean", 24 ** (1 / 3))):
-        (row,) = Evaluation(frame(rows), {}, "synthetic").rows("p", claim(kind="value", of={"label": "a"}, paper_value=3.0, per=per))
+        (row,) = Evaluation(frame(rows), {}, "synthetic").rows(
+            "p", claim(kind="value", of={"label": "a"}, paper_value=3.0, per=per)
+        )
         assert row.ours == pytest.approx(expected), per
 
 
 def test_an_order_with_tiers_and_on_every_trace():
-    rows = [{"label": l, "trace": t, "m": v} for t, values in (("t1", (1, 5, 3, 4)), ("t2", (1, 2, 3, 4)))
-            for l, v in zip("abcd", values)]
+    rows = [
+        {"label": label, "trace": t, "m": v}
+        for t, values in (("t1", (1, 5, 3, 4)), ("t2", (1, 2, 3, 4)))
+        for label, v in zip("abcd", values)
+    ]
     c = claim(kind="order", order=[[{"label": "a"}], [{"label": "c"}, {"label": "b"}], [{"label": "d"}]], per="each")
     rows_out = Evaluation(frame(rows), {}, "synthetic").rows("p", c)
     assert [r.verdict for r in rows_out] == [FAILS, HOLDS]
@@ -108,14 +120,23 @@ def test_trends_follow_the_experiments_axis_order():
     zones = ["2MB", "5MB", "10MB", "20MB", "50MB"]
     valley = [5.0, 3.0, 2.0, 2.5, 4.0]
     rows = frame([{"label": "a", "trace": "t", "zone": z, "m": v} for z, v in zip(zones, valley)])
-    judge = lambda **g: Evaluation(rows, {"zone": zones}, "synthetic").rows("p", claim(kind="trend", of={"label": "a"}, x="zone", **g))[0].verdict
+    judge = lambda **g: (
+        Evaluation(rows, {"zone": zones}, "synthetic")
+        .rows("p", claim(kind="trend", of={"label": "a"}, x="zone", **g))[0]
+        .verdict
+    )
     assert judge(direction="valley") == HOLDS
     assert judge(direction="valley", at="10MB") == HOLDS
     assert judge(direction="valley", at="20MB") == FAILS
     assert judge(direction="increasing") == FAILS
     # Sorted as text the axis would start 10MB, 20MB, 2MB...: the experiment's order is kept.
     rising = frame([{"label": "a", "trace": "t", "zone": z, "m": float(i)} for i, z in enumerate(zones)])
-    assert Evaluation(rising, {"zone": zones}, "synthetic").rows("p", claim(kind="trend", of={"label": "a"}, x="zone", direction="increasing"))[0].verdict == HOLDS
+    assert (
+        Evaluation(rising, {"zone": zones}, "synthetic")
+        .rows("p", claim(kind="trend", of={"label": "a"}, x="zone", direction="increasing"))[0]
+        .verdict
+        == HOLDS
+    )
 
 
 def test_a_saturated_cell_makes_a_claim_not_comparable_and_missing_cells_not_run():
@@ -129,6 +150,7 @@ def test_a_saturated_cell_makes_a_claim_not_comparable_and_missing_cells_not_run
 
 def test_open_loop_saturation_is_found_and_shown(tmp_path):
     import smrlab
+
     fast = smrlab.simulate("cmr", DATA / "wdev.csv.gz", engine={"mode": "open", "speedup": 1e6})
     slow = smrlab.simulate("cmr", DATA / "wdev.csv.gz", engine={"mode": "open", "speedup": 1.0})
     closed = smrlab.simulate("cmr", DATA / "wdev.csv.gz")
@@ -136,22 +158,33 @@ def test_open_loop_saturation_is_found_and_shown(tmp_path):
     quarters = fast.to_dict()["report"]["saturation"]["wait_quarters_ns"]
     assert quarters == sorted(quarters) and quarters[3] > 2 * quarters[1]
     from smrlab import results
+
     table = pd.DataFrame([fast.row(), slow.row()])
     exp = experiment.Experiment(name="x", traces={}, systems=[], metrics=["write_response_mean_ns"])
     assert "saturated" in results.shown_columns(table, exp)
     assert "saturated" not in results.shown_columns(pd.DataFrame([slow.row()]), exp)
 
 
-@pytest.mark.parametrize("text, message", [
-    ('paper = "nope"\n[[claim]]\nid="a"', "is none of"),
-    ('paper = "pore"\nwho = 1\n[[claim]]\nid="a"', "unknown key 'who'"),
-    ('paper = "pore"\n[[claim]]\nid="a"\nwhere="w"\nquote="q"\nclaim="c"\nkind="ratio"\nexperiment="e"\nmetric="m"\nof="x"\nover="y"',
-     "needs exactly one of"),
-    ('paper = "pore"\n[[claim]]\nid="a"\nwhere="w"\nquote="q"\nclaim="c"\nkind="value"\nexperiment="e"\nmetric="m"\nof="x"\npaper_value=-1',
-     "above 0"),
-    ('paper = "pore"\n[[claim]]\nid="a"\nwhere="w"\nquote="q"\nclaim="c"\nkind="guess"', "kind 'guess'"),
-    ('paper = "pore"\ncalibration = "zz"\n[[claim]]\nid="a"\nwhere="w"\nquote="q"\nclaim="c"\nkind="not-run"\nreason="r"', "'zz' is not the id"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('paper = "nope"\n[[claim]]\nid="a"', "is none of"),
+        ('paper = "pore"\nwho = 1\n[[claim]]\nid="a"', "unknown key 'who'"),
+        (
+            'paper = "pore"\n[[claim]]\nid="a"\nwhere="w"\nquote="q"\nclaim="c"\nkind="ratio"\nexperiment="e"\nmetric="m"\nof="x"\nover="y"',
+            "needs exactly one of",
+        ),
+        (
+            'paper = "pore"\n[[claim]]\nid="a"\nwhere="w"\nquote="q"\nclaim="c"\nkind="value"\nexperiment="e"\nmetric="m"\nof="x"\npaper_value=-1',
+            "above 0",
+        ),
+        ('paper = "pore"\n[[claim]]\nid="a"\nwhere="w"\nquote="q"\nclaim="c"\nkind="guess"', "kind 'guess'"),
+        (
+            'paper = "pore"\ncalibration = "zz"\n[[claim]]\nid="a"\nwhere="w"\nquote="q"\nclaim="c"\nkind="not-run"\nreason="r"',
+            "'zz' is not the id",
+        ),
+    ],
+)
 def test_a_bad_claims_file_is_one_error_naming_the_file(tmp_path, text, message):
     path = tmp_path / "pore.toml"
     path.write_text(text)
@@ -161,18 +194,24 @@ def test_a_bad_claims_file_is_one_error_naming_the_file(tmp_path, text, message)
 
 
 def test_bad_command_lines_are_one_line_and_exit_2(cli, tmp_path):
-    for argv, message in ((["--paper", "nope"], "not one of"), (["--traces", str(tmp_path / "missing")], "no such folder")):
+    for argv, message in (
+        (["--paper", "nope"], "not one of"),
+        (["--traces", str(tmp_path / "missing")], "no such folder"),
+    ):
         result = cli("reproduce", *argv, "--results", str(tmp_path / "r"))
         assert result.returncode == 2, result.stderr
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     (tmp_path / "experiments" / "claims").mkdir(parents=True)
     (tmp_path / "experiments" / "claims" / "pore.toml").write_text('paper = "pore"\nwho = 1\n')
     result = cli("reproduce", "--paper", "pore", "--root", str(tmp_path), "--results", str(tmp_path / "r"))
-    assert result.returncode == 2 and "unknown key 'who'" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert (
+        result.returncode == 2 and "unknown key 'who'" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    )
 
 
 def test_real_traces_are_found_by_name(tmp_path):
     from smrlab.reproduce.realtraces import RealTraces
+
     for name in ("Financial1.spc", "mds_0.csv.gz", "wdev_0.csv", "hm_0.csv", "notes.txt"):
         (tmp_path / name).write_text("")
     real = RealTraces(tmp_path)
@@ -209,16 +248,19 @@ def test_the_committed_page_agrees_with_a_quick_run(quick_scorecard):
     compared = {key: v for key, v in quick.items() if v != NOT_RUN and key in committed}
     assert compared, "the quick run judges some claims of the page"
     differing = {key: (committed[key], v) for key, v in compared.items() if committed[key] != v}
-    assert not differing, f"verdicts (committed, quick) that differ: {differing}; rerun smrlab reproduce --full -o docs/reproduction.md, or mark the claim full_only"
+    assert not differing, (
+        f"verdicts (committed, quick) that differ: {differing}; rerun smrlab reproduce --full -o docs/reproduction.md, or mark the claim full_only"
+    )
 
 
 def test_figures_mark_saturated_runs():
     from smrlab import plots
-    rows = frame([{"label": l, "trace": "t", "m": v} for l, v in (("a", 1.0), ("b", 2.0))])
+
+    rows = frame([{"label": label, "trace": "t", "m": v} for label, v in (("a", 1.0), ("b", 2.0))])
     for kind, extra in (("bars", {}), ("lines", {"x": "zone"})):
         exp = experiment.Experiment(name="x", traces={}, systems=[], figure={"kind": kind, "y": "m", **extra})
         table = rows.assign(zone=["1", "2"]) if kind == "lines" else rows
-        texts = lambda f: [t.get_text() for t in f.axes[0].texts] + [t.get_text() for t in f.texts]  # noqa: E731
+        texts = lambda f: [t.get_text() for t in f.axes[0].texts] + [t.get_text() for t in f.texts]
         assert plots.SATURATED_MARK not in "".join(texts(plots.figure(exp, table))), kind
         marked = table.copy()
         marked.loc[1, "saturated"] = True
@@ -230,12 +272,25 @@ def test_a_traces_folder_replaces_the_recipes_by_name(cli, tmp_path):
     """A user's copy of an MSR trace named as published (wdev_0.csv.gz) takes the place of the
     full-size wdev recipe; the write-only experiment gets its writes; rows say the traces were real."""
     import shutil
+
     traces = tmp_path / "traces"
     traces.mkdir()
     shutil.copy(DATA / "wdev.csv.gz", traces / "wdev_0.csv.gz")
     out = tmp_path / "card.json"
-    result = cli("reproduce", "--paper", "pore", "--quick", "--traces", str(traces), "--jobs", "1",
-                 "--results", str(tmp_path / "results"), "-o", str(out))
+    result = cli(
+        "reproduce",
+        "--paper",
+        "pore",
+        "--quick",
+        "--traces",
+        str(traces),
+        "--jobs",
+        "1",
+        "--results",
+        str(tmp_path / "results"),
+        "-o",
+        str(out),
+    )
     assert result.returncode == 0, result.stderr
     rows = [r for r in json.loads(out.read_text())["rows"] if r["verdict"] != NOT_RUN]
     assert rows and {r["traces_kind"] for r in rows} == {"real"}

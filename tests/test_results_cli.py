@@ -34,14 +34,25 @@ params = { band_size = "16MiB" }
 def folder(tmp_path_factory):
     folder = tmp_path_factory.mktemp("results")
     (folder / "exp.toml").write_text(EXPERIMENT)
-    proc = subprocess.run([sys.executable, "-m", "smrlab", "run", "exp.toml", "--out", "results"], cwd=folder, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "smrlab", "run", "exp.toml", "--out", "results"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     return folder
 
 
 def results(folder, *args):
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    proc = subprocess.run([sys.executable, "-m", "smrlab", "results", "results", *args], cwd=folder, capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "smrlab", "results", "results", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -55,7 +66,9 @@ def test_a_pivot_keeps_what_tells_rows_apart_instead_of_averaging_them(folder):
     assert len(rows) == 4  # two traces x two labels
     for row in rows:
         for buffer in ("1/256", "1/64"):
-            [value] = table.query(f"trace == '{row['trace']}' and label == '{row['label']}' and buffer == '{buffer}'")["r_wa"]
+            [value] = table.query(f"trace == '{row['trace']}' and label == '{row['label']}' and buffer == '{buffer}'")[
+                "r_wa"
+            ]
             assert float(row[buffer]) == pytest.approx(value, rel=1e-12)
     # With a filter, one row per trace and nothing kept.
     proc = results(folder, "--where", "label=small-bands", "--pivot", "trace:buffer:r_wa", "--csv")

@@ -35,17 +35,42 @@ def server(tmp_path):
 
 
 def test_redis_benchmark_set_get_runs_without_errors(server):
-    proc = subprocess.run(["redis-benchmark", "-p", str(server.port), "-t", "set,get", "-n", "20000", "-c", "20", "-P", "16",
-                           "-r", "5000", "-d", "100", "-q"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            "redis-benchmark",
+            "-p",
+            str(server.port),
+            "-t",
+            "set,get",
+            "-n",
+            "20000",
+            "-c",
+            "20",
+            "-P",
+            "16",
+            "-r",
+            "5000",
+            "-d",
+            "100",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout + proc.stderr
-    assert re.search(r"SET: [\d.]+ requests per second", out) and re.search(r"GET: [\d.]+ requests per second", out), out
+    assert re.search(r"SET: [\d.]+ requests per second", out) and re.search(r"GET: [\d.]+ requests per second", out), (
+        out
+    )
     assert "ERR" not in out and "error" not in out.lower(), out
     assert 0 < server.client().dbsize() <= 5000
 
 
 def test_redis_cli_speaks_to_it(server):
-    cli = lambda *a: subprocess.run(["redis-cli", "-p", str(server.port), *a], capture_output=True, text=True, timeout=30)  # noqa: E731
+    cli = lambda *a: subprocess.run(
+        ["redis-cli", "-p", str(server.port), *a], capture_output=True, text=True, timeout=30
+    )
     assert cli("PING").stdout.strip() == "PONG"
     assert cli("SET", "fruit:apple", "red").stdout.strip() == "OK"
     assert cli("MSET", "fruit:pear", "green", "veg:leek", "white").stdout.strip() == "OK"

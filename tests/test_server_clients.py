@@ -68,13 +68,20 @@ def test_redis_py_completes_a_workload(server, protocol):
 
     # A transaction: queued, then applied as one.
     with r.pipeline() as p:
-        p.set(prefix + "t", 10).incrby(prefix + "t", 5).get(prefix + "t").hset(prefix + "t", "f", "v").exists(prefix + "t", prefix + "s")
+        p.set(prefix + "t", 10).incrby(prefix + "t", 5).get(prefix + "t").hset(prefix + "t", "f", "v").exists(
+            prefix + "t", prefix + "s"
+        )
         with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
             p.execute()
     with r.pipeline() as p:
         assert p.set(prefix + "t", 1).incr(prefix + "t").get(prefix + "t").execute() == [True, 2, b"2"]
 
-    assert r.expire(prefix + "s", 3600) and 3590 <= r.ttl(prefix + "s") <= 3600 and r.persist(prefix + "s") and r.ttl(prefix + "s") == -1
+    assert (
+        r.expire(prefix + "s", 3600)
+        and 3590 <= r.ttl(prefix + "s") <= 3600
+        and r.persist(prefix + "s")
+        and r.ttl(prefix + "s") == -1
+    )
     assert r.exists(prefix + "s", prefix + "missing", prefix + "s") == 2
     assert sorted(r.keys(prefix + "[nst]")) == [(prefix + k).encode() for k in "nst"]
     assert len(set(r.scan_iter(match=prefix + "user*", count=33))) == 200
@@ -87,8 +94,16 @@ def go_client() -> Path:
     sources = [GO_PROGRAM / name for name in ("main.go", "go.mod", "go.sum")]
     if binary.exists() and all(binary.stat().st_mtime >= s.stat().st_mtime for s in sources):
         return binary
-    env = {**os.environ, "GOMODCACHE": str(GO_CACHE / "mod"), "GOCACHE": str(GO_CACHE / "build"), "GOFLAGS": "-mod=readonly -buildvcs=false", "GOTOOLCHAIN": "local"}
-    proc = subprocess.run(["go", "build", "-o", str(binary), "."], cwd=GO_PROGRAM, env=env, capture_output=True, text=True, timeout=600)
+    env = {
+        **os.environ,
+        "GOMODCACHE": str(GO_CACHE / "mod"),
+        "GOCACHE": str(GO_CACHE / "build"),
+        "GOFLAGS": "-mod=readonly -buildvcs=false",
+        "GOTOOLCHAIN": "local",
+    }
+    proc = subprocess.run(
+        ["go", "build", "-o", str(binary), "."], cwd=GO_PROGRAM, env=env, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, f"building the go-redis program failed:\n{proc.stderr}"
     return binary
 
@@ -97,8 +112,12 @@ def go_client() -> Path:
 def test_go_redis_completes_a_workload(server, protocol):
     if shutil.which("go") is None:
         pytest.skip("Go is not installed: the go-redis client was not run (install Go to run it)")
-    proc = subprocess.run([str(go_client()), "-addr", f"127.0.0.1:{server.port}", "-protocol", str(protocol), "-records", "300"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [str(go_client()), "-addr", f"127.0.0.1:{server.port}", "-protocol", str(protocol), "-records", "300"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary == {"protocol": protocol, "scanned": 300, "pipelined": 300, "counter": 16, "name": "smrlab-test"}

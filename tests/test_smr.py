@@ -61,8 +61,17 @@ def test_idle_cleaning_in_open_loop(cli, tmp_path):
 
 
 def test_bad_dmsmr_parameters(cli):
-    assert_parameter_errors(cli, "dmsmr", DATA / "wdev.csv.gz", (("--buffer=0", "buffer"), ("--band-min=40MB", "band_min"), ("--buffer-on=tape", "buffer_on"),
-                      ("--buffer=6TB", "buffer")))
+    assert_parameter_errors(
+        cli,
+        "dmsmr",
+        DATA / "wdev.csv.gz",
+        (
+            ("--buffer=0", "buffer"),
+            ("--band-min=40MB", "band_min"),
+            ("--buffer-on=tape", "buffer_on"),
+            ("--buffer=6TB", "buffer"),
+        ),
+    )
 
 
 def test_demo_prints_the_comparison(demo):
@@ -70,15 +79,30 @@ def test_demo_prints_the_comparison(demo):
     assert "Drive-managed SMR vs plain disk" in out and "PORE-BL against the others" in out
     for trace in ("wdev", "mds", "ts", "usr"):
         assert trace in out
-        result = {system: json.loads((results / f"{trace}-{system}.json").read_text())["derived"] for system in ("cmr", "dmsmr")}
+        result = {
+            system: json.loads((results / f"{trace}-{system}.json").read_text())["derived"]
+            for system in ("cmr", "dmsmr")
+        }
         assert result["dmsmr"]["total_io_s"] > result["cmr"]["total_io_s"], trace
         assert result["dmsmr"]["r_wa"] > 1, trace
 
 
 def test_translated_trace_as_fio_iolog(cli, tmp_path):
     trace = DATA / "usr.csv.gz"
-    cli("sim", "--system", "dmsmr", "--trace", trace, "--iolog", "t.iolog", "--iolog-max-io", "512KiB",
-        "--out", "r.json", check=True)
+    cli(
+        "sim",
+        "--system",
+        "dmsmr",
+        "--trace",
+        trace,
+        "--iolog",
+        "t.iolog",
+        "--iolog-max-io",
+        "512KiB",
+        "--out",
+        "r.json",
+        check=True,
+    )
     lines = (tmp_path / "t.iolog").read_text().splitlines()
     assert lines[0] == "fio version 2 iolog"
     assert lines[1:3] == ["disk add", "disk open"] and lines[-1] == "disk close"
@@ -93,6 +117,7 @@ def test_translated_trace_as_fio_iolog(cli, tmp_path):
 
 def test_trace_larger_than_the_disk_is_refused(cli, tmp_path):
     from conftest import msr_line
+
     trace = tmp_path / "far.csv"
     trace.write_text(msr_line(0, "Write", 0, 4096) + "\n" + msr_line(1, "Write", 6 * 10**12, 4096) + "\n")
     proc = cli("sim", "--system", "cmr", "--trace", trace)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
+from conftest import DATA, SMALL, write
 from smrlab import experiment
 from smrlab.errors import UsageError
 from smrlab.experiment import executors, schedule
@@ -29,8 +29,6 @@ from smrlab.experiment.cells import run_cell, this_worker
 from smrlab.experiment.cluster import Connecting
 from smrlab.experiment.pending import Handed, Pending
 from smrlab.experiment.stopwatch import Phases
-
-from conftest import DATA, SMALL, write
 
 # 8 cells: 2 traces x 2 systems x 2 buffer sizes.
 GRID = SMALL.replace("seeds = [0, 7]", "seeds = [0]")
@@ -70,10 +68,16 @@ def test_every_cells_cost_is_on_record_and_out_of_the_results(cli, tmp_path):
     # test_experiments.py).
     table = pq.read_table(next(two.glob("*.parquet"))).to_pandas()
     assert not [c for c in table.columns if c.startswith("timing") or c.endswith("_at")]
-    assert [c["key"] for c in record["cells"]] == [cell.key() for cell in experiment.load(exp).cells()] == list(table["cell"])
+    assert (
+        [c["key"] for c in record["cells"]]
+        == [cell.key() for cell in experiment.load(exp).cells()]
+        == list(table["cell"])
+    )
     # `smrlab results --timing` gives each row its cell's record.
     columns = "cell,timing.wall_s,timing.worker,timing.peak_rss_bytes"
-    shown = json.loads(cli("results", str(two), "--timing", "--columns", columns, "--json", check=True).stdout)["tables"][0]
+    shown = json.loads(cli("results", str(two), "--timing", "--columns", columns, "--json", check=True).stdout)[
+        "tables"
+    ][0]
     column = {name: index for index, name in enumerate(shown["columns"])}
     by_key = {c["key"]: c["timing"] for c in record["cells"]}
     for row in shown["rows"]:
@@ -97,7 +101,9 @@ def test_cells_start_longest_first_by_what_earlier_runs_cost(tmp_path):
     second = experiment.run(exp, out=tmp_path, jobs=1)
     walls = {c["key"]: c["timing"]["wall_s"] for c in sidecar_of(first.folder)["cells"]}
     cells = sidecar_of(second.folder)["cells"]
-    assert all(c["expected_s"] == pytest.approx(walls[c["key"]]) for c in cells), "each cell expected to cost what it did"
+    assert all(c["expected_s"] == pytest.approx(walls[c["key"]]) for c in cells), (
+        "each cell expected to cost what it did"
+    )
     started = [c["key"] for c in sorted(cells, key=lambda c: c["timing"]["started_at"])]
     assert started == sorted(walls, key=walls.get, reverse=True)
 
@@ -108,20 +114,35 @@ def _sidecar(folder: Path, name: str, cells: list[dict]) -> None:
 
 
 def _history(key, label, system, checksum, wall, requests):
-    return {"key": key, "label": label, "system": system, "trace": {"checksum": checksum}, "error": None,
-            "timing": {"wall_s": wall, "requests": requests}}
+    return {
+        "key": key,
+        "label": label,
+        "system": system,
+        "trace": {"checksum": checksum},
+        "error": None,
+        "timing": {"wall_s": wall, "requests": requests},
+    }
 
 
 def test_expected_costs_are_learnt_from_earlier_runs_of_the_same_experiment(tmp_path):
     from smrlab import Trace
-    _sidecar(tmp_path / "exp-0123abcd", "exp", [
-        _history("k1", "hwsr", "hwsr", "sha256:a", 4.0, 1000), _history("k2", "hwsr", "hwsr", "sha256:b", 2.0, 3000),
-        _history("k3", "disk", "cmr", "sha256:a", 1.0, 1000)])
+
+    _sidecar(
+        tmp_path / "exp-0123abcd",
+        "exp",
+        [
+            _history("k1", "hwsr", "hwsr", "sha256:a", 4.0, 1000),
+            _history("k2", "hwsr", "hwsr", "sha256:b", 2.0, 3000),
+            _history("k3", "disk", "cmr", "sha256:a", 1.0, 1000),
+        ],
+    )
     _sidecar(tmp_path / "exp-0123abcd-2", "exp", [_history("k1", "hwsr", "hwsr", "sha256:a", 6.0, 1000)])
     _sidecar(tmp_path / "exp-other-0123abcd", "exp-other", [_history("k9", "x", "cmr", "sha256:z", 99.0, 1)])
     costs = schedule.learn(tmp_path, "exp")
     assert costs.seconds == {"k1": 5.0, "k2": 2.0, "k3": 1.0}, "a cell's own mean wall time"
-    assert costs.per_request_label["hwsr"] == pytest.approx(12.0 / 5000) and costs.per_request_system["cmr"] == pytest.approx(1e-3)
+    assert costs.per_request_label["hwsr"] == pytest.approx(12.0 / 5000) and costs.per_request_system[
+        "cmr"
+    ] == pytest.approx(1e-3)
     trace = Trace.open(DATA / "wdev.csv.gz")
 
     def cell(label, system, checksum, index=0):
@@ -130,14 +151,22 @@ def test_expected_costs_are_learnt_from_earlier_runs_of_the_same_experiment(tmp_
         return made
 
     assert schedule.expected_seconds(cell("hwsr", "hwsr", "sha256:a"), "k1", costs) == 5.0
-    assert schedule.expected_seconds(cell("hwsr", "hwsr", "sha256:b"), "new", costs) == pytest.approx(3000 * 12.0 / 5000)
+    assert schedule.expected_seconds(cell("hwsr", "hwsr", "sha256:b"), "new", costs) == pytest.approx(
+        3000 * 12.0 / 5000
+    )
     assert schedule.expected_seconds(cell("other", "cmr", "sha256:a"), "new", costs) == pytest.approx(1000 * 1e-3)
     unseen = cell("other", "fluid", "sha256:unseen")
     median = (12.0 / 5000 + 1e-3) / 2  # of the two systems' costs per request
     guessed = trace.path.stat().st_size / schedule.BYTES_PER_TEXT_REQUEST_GUESS
     assert schedule.expected_seconds(unseen, "new", costs) == pytest.approx(guessed * median)
-    ordered, expected = schedule.longest_first([(cell("disk", "cmr", "sha256:a", 0), "k3"), (cell("hwsr", "hwsr", "sha256:a", 1), "k1"),
-                                                (cell("hwsr", "hwsr", "sha256:b", 2), "k2")], costs)
+    ordered, expected = schedule.longest_first(
+        [
+            (cell("disk", "cmr", "sha256:a", 0), "k3"),
+            (cell("hwsr", "hwsr", "sha256:a", 1), "k1"),
+            (cell("hwsr", "hwsr", "sha256:b", 2), "k2"),
+        ],
+        costs,
+    )
     assert [key for _, key in ordered] == ["k1", "k2", "k3"] and expected == {0: 1.0, 1: 5.0, 2: 2.0}
 
 
@@ -179,15 +208,24 @@ def test_a_cluster_that_is_not_there_is_one_line_within_ten_seconds(tmp_path):
     refused = socket.socket()
     refused.bind(("127.0.0.1", 0))  # bound, not listening: connections are refused
     address = f"tcp://127.0.0.1:{refused.getsockname()[1]}"
-    proc = subprocess.run([sys.executable, "-m", "smrlab", "run", str(write(tmp_path, GRID)), "--cluster", address],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=10)  # the bound the issue sets
+    proc = subprocess.run(
+        [sys.executable, "-m", "smrlab", "run", str(write(tmp_path, GRID)), "--cluster", address],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )  # the bound the issue sets
     assert proc.returncode == 2 and address in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "results").exists(), proc.stderr
     # What answers but is not a scheduler, or does not answer, or is no address: one UsageError each.
     from smrlab.experiment import cluster
-    for address, named in ((f"tcp://127.0.0.1:{_serve(bytes(range(256)) * 4)}", "does not answer as a Dask scheduler"),
-                           (f"tcp://127.0.0.1:{_serve(None)}", f"within {cluster.CONNECT_SECONDS} s"),
-                           ("tcp://127.0.0.1", "not a scheduler address"), ("tcp://[::1", "not a scheduler address")):
+
+    for address, named in (
+        (f"tcp://127.0.0.1:{_serve(bytes(range(256)) * 4)}", "does not answer as a Dask scheduler"),
+        (f"tcp://127.0.0.1:{_serve(None)}", f"within {cluster.CONNECT_SECONDS} s"),
+        ("tcp://127.0.0.1", "not a scheduler address"),
+        ("tcp://[::1", "not a scheduler address"),
+    ):
         with pytest.raises(UsageError, match=re.escape(named)) as refused_with:
             cluster.connect(address)
         assert address in str(refused_with.value) and "\n" not in str(refused_with.value)
@@ -206,7 +244,8 @@ def dying(cell, key, submitted_at, attempts, *where):
 
 # Four plain-disk cells: one whose worker always dies, one whose worker dies the first time.
 DYING = 'name = "dying"\ntraces = ["bundled:wdev"]\n' + "".join(
-    f'[[systems]]\nlabel = "{label}"\nsystem = "cmr"\n' for label in ("cmr", "flaky", "doomed", "last"))
+    f'[[systems]]\nlabel = "{label}"\nsystem = "cmr"\n' for label in ("cmr", "flaky", "doomed", "last")
+)
 
 
 def _run_with_dying_workers(tmp_path, monkeypatch, **where):
@@ -215,7 +254,9 @@ def _run_with_dying_workers(tmp_path, monkeypatch, **where):
     cells = [(cell, cell.key()) for cell in exp.cells()]
     outcomes = {}
     with executors.started(len(cells), run=dying, **where) as executor:
-        executor.run(Pending(cells), lambda outcome: outcomes.__setitem__(cells[outcome.index][0].label, outcome), Phases())
+        executor.run(
+            Pending(cells), lambda outcome: outcomes.__setitem__(cells[outcome.index][0].label, outcome), Phases()
+        )
     assert set(outcomes) == {"cmr", "flaky", "doomed", "last"}, "every cell has an outcome"
     assert outcomes["cmr"].result and outcomes["last"].result and outcomes["cmr"].timing.attempts == 1
     flaky = outcomes["flaky"]
@@ -224,7 +265,9 @@ def _run_with_dying_workers(tmp_path, monkeypatch, **where):
     doomed = outcomes["doomed"]
     assert doomed.result is None and "died running it 2 times" in doomed.error and doomed.timing.attempts == 2
     assert not (tmp_path / "doomed-2-3").exists(), "not tried a third time"
-    assert flaky.result["derived"] == outcomes["cmr"].result["derived"], "a retried cell measures what any run of it does"
+    assert flaky.result["derived"] == outcomes["cmr"].result["derived"], (
+        "a retried cell measures what any run of it does"
+    )
 
 
 def test_a_lost_worker_charges_only_the_cells_it_was_running(tmp_path):
@@ -289,6 +332,7 @@ def test_the_figure_warm_up_draws_in_every_format(monkeypatch):
     # library fails again where the figure is drawn); a warm-up that broke silently left the
     # figure to be drawn cold after the last cell, as serial time.
     from smrlab import plots
+
     rendered = []
     real = plots.render
     monkeypatch.setattr(plots, "render", lambda fig, fmt: rendered.append(fmt) or real(fig, fmt))
@@ -320,6 +364,7 @@ def test_a_traces_footprint_is_measured_once_for_every_worker_and_run(tmp_path, 
     # trace's checksum: another worker process, or a later run, reads it instead; a kept file
     # that is not a footprint is measured again. The results are the same either way.
     from smrlab import cache
+
     monkeypatch.setenv("SMRLAB_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(cache, "_KEPT", {})
     [cell] = [c for c in experiment.load(write(tmp_path, GRID)).cells() if c.trace.path.name == "wdev.csv.gz"][:1]
@@ -332,6 +377,7 @@ def test_a_traces_footprint_is_measured_once_for_every_worker_and_run(tmp_path, 
     monkeypatch.setattr(cache, "_KEPT", {})
     remade = run_cell(cell)
     from smrlab.run import footprint
+
     assert remade.timing.footprint_s > 0 and json.loads(kept.read_text()) == footprint(cell.trace)
     assert first.result["derived"] == again.result["derived"] == remade.result["derived"]
 
@@ -373,12 +419,16 @@ def test_traces_go_through_the_scheduler_where_the_workers_cannot_be_reached(tmp
     # goes to w1 (tried straight, then through the scheduler), and then both its cells; the
     # second trace, held by w2 but in no worker's memory, goes to w1, and then its cell.
     # Each comes with where its trace's bytes are (None: its worker holds the trace).
-    assert handed == [("w2", second.cell.trace_name, None, []),
-                      ("w1", first.cell.trace_name, "w1", [("w1", True), ("w1", False)]),
-                      ("w2", first.cell.trace_name, "w1", [("w1", True), ("w1", False)]),
-                      ("w1", second.cell.trace_name, "w1", [("w1", True), ("w1", False), ("w1", False)])]
+    assert handed == [
+        ("w2", second.cell.trace_name, None, []),
+        ("w1", first.cell.trace_name, "w1", [("w1", True), ("w1", False)]),
+        ("w2", first.cell.trace_name, "w1", [("w1", True), ("w1", False)]),
+        ("w1", second.cell.trace_name, "w1", [("w1", True), ("w1", False), ("w1", False)]),
+    ]
     assert {checksum: bytes_.worker for checksum, bytes_ in on.scattered.items()} == {
-        first.cell.trace_checksum(): "w1", second.cell.trace_checksum(): "w1"}
+        first.cell.trace_checksum(): "w1",
+        second.cell.trace_checksum(): "w1",
+    }
     assert not on.direct
     client.tries.clear()
     assert [(worker, trace.worker) for worker, _, trace in on._arriving([("w2", first)], Phases())] == [("w2", "w1")]

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA
-
 from smrlab import _core
 
 PRESETS = _core.synth_presets()
@@ -29,14 +28,41 @@ def test_presets_reproduce_table_one_at_full_size(cli, name, requests, write_per
 
 def test_same_seed_same_trace_other_seed_other_trace(cli, tmp_path):
     for name, seed in (("a", 1), ("b", 1), ("c", 2)):
-        cli("trace", "synth", "--preset", "mds", "--requests", "5000", "--seed", seed, "--out", f"{name}.smrbin", check=True)
+        cli(
+            "trace",
+            "synth",
+            "--preset",
+            "mds",
+            "--requests",
+            "5000",
+            "--seed",
+            seed,
+            "--out",
+            f"{name}.smrbin",
+            check=True,
+        )
     a, b, c = ((tmp_path / f"{n}.smrbin").read_bytes() for n in "abc")
     assert a == b and a != c
 
 
 def test_explicit_parameters(cli):
-    stats = json.loads(cli("trace", "synth", "--requests", "50000", "-p", "write_ratio=0.25", "-p", "written_range=64MiB",
-                           "-p", "accessed_range=96MiB", "--stats", "--json", check=True).stdout)
+    stats = json.loads(
+        cli(
+            "trace",
+            "synth",
+            "--requests",
+            "50000",
+            "-p",
+            "write_ratio=0.25",
+            "-p",
+            "written_range=64MiB",
+            "-p",
+            "accessed_range=96MiB",
+            "--stats",
+            "--json",
+            check=True,
+        ).stdout
+    )
     assert abs(stats["write_percent"] - 25) < 1.5
     assert abs(stats["written_union_bytes"] / (64 << 20) - 1) < 0.1
 

@@ -15,12 +15,17 @@ def stats_of(cli, path, *extra):
 
 def test_stats_by_hand(cli, tmp_path):
     trace = tmp_path / "t.csv"
-    trace.write_text("\n".join([
-        msr_line(0, "Write", 0, 8192),          # blocks 0, 1
-        msr_line(10, "Write", 4096, 4096),      # block 1 again: one update
-        msr_line(20, "Read", 40960, 4096),      # block 10
-        msr_line(50, "Write", 409600, 4096),    # block 100
-    ]) + "\n")
+    trace.write_text(
+        "\n".join(
+            [
+                msr_line(0, "Write", 0, 8192),  # blocks 0, 1
+                msr_line(10, "Write", 4096, 4096),  # block 1 again: one update
+                msr_line(20, "Read", 40960, 4096),  # block 10
+                msr_line(50, "Write", 409600, 4096),  # block 100
+            ]
+        )
+        + "\n"
+    )
     s = stats_of(cli, trace)
     assert (s["requests"], s["reads"], s["writes"]) == (4, 1, 3)
     assert s["write_percent"] == 75.0
@@ -65,9 +70,28 @@ def test_merge_copies_lay_traces_side_by_side(cli, small_msr_trace, tmp_path):
 def test_generic_csv_with_a_column_mapping(cli, tmp_path):
     trace = tmp_path / "t.txt"
     trace.write_text("time;kind;sector;bytes\n0.5;W;8;4096\n1.5;R;16;512\n")
-    s = stats_of(cli, trace, "--format", "csv", "--trace-option", "header=true", "--trace-option", "delimiter=;",
-                 "--trace-option", "time=0", "--trace-option", "op=1", "--trace-option", "offset=2",
-                 "--trace-option", "len=3", "--trace-option", "time_unit=s", "--trace-option", "offset_unit=sectors")
+    s = stats_of(
+        cli,
+        trace,
+        "--format",
+        "csv",
+        "--trace-option",
+        "header=true",
+        "--trace-option",
+        "delimiter=;",
+        "--trace-option",
+        "time=0",
+        "--trace-option",
+        "op=1",
+        "--trace-option",
+        "offset=2",
+        "--trace-option",
+        "len=3",
+        "--trace-option",
+        "time_unit=s",
+        "--trace-option",
+        "offset_unit=sectors",
+    )
     assert (s["reads"], s["writes"], s["duration_ns"]) == (1, 1, 1_000_000_000)
 
 

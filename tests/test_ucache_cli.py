@@ -9,15 +9,25 @@ import csv
 import json
 
 import pyarrow.parquet as pq
-
 from conftest import DATA, assert_parameter_errors, msr_line
 
 SMALL_DRIVE = ["-p", "zone_size=64MiB"]
 
 
 def test_a_cache_that_holds_the_footprint_never_collects(cli, tmp_path):
-    out = cli("ucache-sweep", "--trace", DATA / "wdev.csv.gz", *SMALL_DRIVE, "-p", "conventional=512MiB",
-              "--buckets", "256KiB,4MiB", "--out", "sweep", check=True).stdout
+    out = cli(
+        "ucache-sweep",
+        "--trace",
+        DATA / "wdev.csv.gz",
+        *SMALL_DRIVE,
+        "-p",
+        "conventional=512MiB",
+        "--buckets",
+        "256KiB,4MiB",
+        "--out",
+        "sweep",
+        check=True,
+    ).stdout
     assert "Table III" in out
     for bucket in ("256KiB", "4MiB"):
         counters = json.loads((tmp_path / "sweep" / f"wdev-ucache-{bucket}.json").read_text())["report"]["counters"]
@@ -31,9 +41,22 @@ def test_a_cache_that_holds_the_footprint_never_collects(cli, tmp_path):
 def test_scattered_writes_collect_more_and_hit_less_with_larger_buckets(cli, tmp_path):
     """The paper's case 3 (w37): hot blocks scattered thinly, so larger buckets fill the cache
     with data that is never written."""
-    cli("ucache-sweep", "--trace", DATA / "vm-scatter.csv.gz", *SMALL_DRIVE, "-p", "conventional=192MiB",
-        "--buckets", "128KiB,1MiB,4MiB", "--out", "sweep", check=True)
-    results = [json.loads((tmp_path / "sweep" / f"vm-scatter-ucache-{b}.json").read_text()) for b in ("128KiB", "1MiB", "4MiB")]
+    cli(
+        "ucache-sweep",
+        "--trace",
+        DATA / "vm-scatter.csv.gz",
+        *SMALL_DRIVE,
+        "-p",
+        "conventional=192MiB",
+        "--buckets",
+        "128KiB,1MiB,4MiB",
+        "--out",
+        "sweep",
+        check=True,
+    )
+    results = [
+        json.loads((tmp_path / "sweep" / f"vm-scatter-ucache-{b}.json").read_text()) for b in ("128KiB", "1MiB", "4MiB")
+    ]
     cycles = [r["report"]["counters"]["gc_cycles"] for r in results]
     hit_ratio = [r["derived"]["bucket_write_hit_ratio"] for r in results]
     assert 0 < cycles[0] < cycles[1] < cycles[2], cycles
@@ -41,22 +64,42 @@ def test_scattered_writes_collect_more_and_hit_less_with_larger_buckets(cli, tmp
 
 
 def test_bad_ucache_parameters(cli):
-    assert_parameter_errors(cli, "ucache", DATA / "wdev.csv.gz", (("--bucket=96KiB", "bucket"), ("--bucket=512MiB", "bucket"), ("--cache=1TiB", "cache"),
-                      ("--conventional=100MiB", "conventional")))
+    assert_parameter_errors(
+        cli,
+        "ucache",
+        DATA / "wdev.csv.gz",
+        (
+            ("--bucket=96KiB", "bucket"),
+            ("--bucket=512MiB", "bucket"),
+            ("--cache=1TiB", "cache"),
+            ("--conventional=100MiB", "conventional"),
+        ),
+    )
 
 
 def sweep(cli, tmp_path, conventional, buckets):
     """ucache-sweep on the bundled spatially local, write-heavy trace."""
-    cli("ucache-sweep", "--trace", DATA / "vm-local.csv.gz", *SMALL_DRIVE, "-p", f"conventional={conventional}",
-        "--buckets", ",".join(buckets), "--out", conventional, check=True)
-    load = lambda name: json.loads((tmp_path / conventional / f"vm-local-{name}.json").read_text())  # noqa: E731
+    cli(
+        "ucache-sweep",
+        "--trace",
+        DATA / "vm-local.csv.gz",
+        *SMALL_DRIVE,
+        "-p",
+        f"conventional={conventional}",
+        "--buckets",
+        ",".join(buckets),
+        "--out",
+        conventional,
+        check=True,
+    )
+    load = lambda name: json.loads((tmp_path / conventional / f"vm-local-{name}.json").read_text())
     return {b: load(f"ucache-{b}") for b in buckets}, load("eregion")
 
 
 def test_ucache_avoids_the_collections_eregion_needs(cli, tmp_path):
     """With a cache that holds the footprint at 256 KiB buckets uCache never collects while the
     E-region log still must; with a smaller cache both collect, uCache less often."""
-    gc = lambda result: result["report"]["counters"]["gc_cycles"]  # noqa: E731
+    gc = lambda result: result["report"]["counters"]["gc_cycles"]
     ucache, eregion = sweep(cli, tmp_path, "512MiB", ["256KiB"])
     assert gc(ucache["256KiB"]) == 0 < gc(eregion)
     ucache, eregion = sweep(cli, tmp_path, "192MiB", ["256KiB"])
@@ -113,11 +156,27 @@ def test_promotion_by_map_reads_less_and_seeks_differently(cli, tmp_path):
     results = {}
     for promote in ("copy", "map"):
         out = tmp_path / f"{promote}.json"
-        cli("sim", "--system", "ucache", "--trace", DATA / "vm-local.csv.gz", "--zone-size", "64MiB", "--conventional", "512MiB",
-            "--promote", promote, "--out", out, check=True)
+        cli(
+            "sim",
+            "--system",
+            "ucache",
+            "--trace",
+            DATA / "vm-local.csv.gz",
+            "--zone-size",
+            "64MiB",
+            "--conventional",
+            "512MiB",
+            "--promote",
+            promote,
+            "--out",
+            out,
+            check=True,
+        )
         results[promote] = json.loads(out.read_text())
     copy, by_map = results["copy"], results["map"]
-    assert copy["report"]["counters"]["promotion_bytes_read"] > 0 == by_map["report"]["counters"]["promotion_bytes_read"]
+    assert (
+        copy["report"]["counters"]["promotion_bytes_read"] > 0 == by_map["report"]["counters"]["promotion_bytes_read"]
+    )
     assert copy["derived"]["io_amplification_bytes"] > by_map["derived"]["io_amplification_bytes"]
     assert "mean_promotion_ns" in copy["derived"] and "mean_promotion_ns" not in by_map["derived"]
     assert copy["derived"]["seeks"] != by_map["derived"]["seeks"]

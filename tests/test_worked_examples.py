@@ -13,17 +13,23 @@ import re
 from pathlib import Path
 
 import pandas as pd
-
 from conftest import DATA
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "architecture.md").read_text()
 # A marker comment, then a fenced block: what the block is held to.
-EXAMPLE = re.compile(r"<!-- (whole file: (?P<whole>\S+)|line of: (?P<line_of>\S+)|(?P<experiment>experiment file)) -->\n```\w*\n(?P<body>.*?)```", re.S)
+EXAMPLE = re.compile(
+    r"<!-- (whole file: (?P<whole>\S+)|line of: (?P<line_of>\S+)|(?P<experiment>experiment file)) -->\n```\w*\n(?P<body>.*?)```",
+    re.S,
+)
 
 
 def examples(kind: str) -> list[tuple[str | None, str]]:
-    found = [(m.group(kind) if kind != "experiment" else None, m.group("body")) for m in EXAMPLE.finditer(DOC) if m.group(kind)]
+    found = [
+        (m.group(kind) if kind != "experiment" else None, m.group("body"))
+        for m in EXAMPLE.finditer(DOC)
+        if m.group(kind)
+    ]
     assert found, f"docs/architecture.md has no worked example of kind {kind!r}"
     return found
 

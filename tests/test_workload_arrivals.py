@@ -11,14 +11,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from smrlab import hurst, workload
 
 
 @settings(max_examples=25, deadline=None)
 @given(process=st.sampled_from(workload.PROCESSES), seed=st.integers(0, 2**32), rate=st.floats(1, 3000))
 def test_arrivals_are_sorted_bounded_and_seeded(process, seed, rate):
-    options = {"selfsimilar": {"bias": 0.7}, "diurnal": {"modulation": rate / 2, "cycle_minutes": 0.05, "shape": 1.5}}.get(process, {})
+    options = {
+        "selfsimilar": {"bias": 0.7},
+        "diurnal": {"modulation": rate / 2, "cycle_minutes": 0.05, "shape": 1.5},
+    }.get(process, {})
     t = workload.arrivals(process, rate, 2.0, seed, **options)
     assert np.all(np.diff(t) >= 0)
     assert len(t) == 0 or (t[0] >= 0 and t[-1] < 2e9)
@@ -86,7 +88,21 @@ def test_series_files_round_trip_and_bad_lines_are_named(tmp_path):
 
 
 def test_arrivals_and_analyze_commands(cli, tmp_path):
-    proc = cli("workload", "arrivals", "--process", "selfsimilar", "--bias", "0.65", "--rate", "200", "--duration", "1024", "--out", "ss.txt", check=True)
+    proc = cli(
+        "workload",
+        "arrivals",
+        "--process",
+        "selfsimilar",
+        "--bias",
+        "0.65",
+        "--rate",
+        "200",
+        "--duration",
+        "1024",
+        "--out",
+        "ss.txt",
+        check=True,
+    )
     assert "204,800 arrivals" in proc.stdout
     proc = cli("workload", "analyze", "ss.txt", "--json", "--png", "acf.png", check=True)
     out = json.loads(proc.stdout)
@@ -98,18 +114,80 @@ def test_arrivals_and_analyze_commands(cli, tmp_path):
     assert "inter-arrival times" in proc.stdout and "Whittle" in proc.stdout
 
 
-@pytest.mark.parametrize("args, named", [
-    (["workload", "arrivals", "--process", "selfsimilar", "--rate", "10", "--duration", "5", "--out", "x"], "ss.bias"),
-    (["workload", "arrivals", "--process", "selfsimilar", "--bias", "1.5", "--rate", "10", "--duration", "5", "--out", "x"], "ss.bias"),
-    (["workload", "arrivals", "--process", "diurnal", "--modulation", "20", "--cycle", "1", "--shape", "1.5", "--rate", "10", "--duration", "5", "--out", "x"], "diurnal.modulation"),
-    (["workload", "arrivals", "--process", "diurnal", "--modulation", "2", "--cycle", "1", "--shape", "0.5", "--rate", "10", "--duration", "5", "--out", "x"], "diurnal.distribution.shape"),
-    (["workload", "arrivals", "--rate", "-1", "--duration", "5", "--out", "x"], "--rate"),
-    (["workload", "arrivals", "--rate", "1e300", "--duration", "1e300", "--out", "x"], "duration"),
-    (["workload", "arrivals", "--rate", "10", "--duration", "5", "--seed", "-1", "--out", "x"], "--seed"),
-    (["workload", "arrivals", "--rate", "10", "--duration", "5", "--out", "."], "folder"),
-    (["workload", "arrivals", "--process", "burst", "--rate", "1", "--duration", "5", "--out", "x"], "--process"),
-    (["workload", "analyze", "missing.txt"], "missing.txt"),
-])
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (
+            ["workload", "arrivals", "--process", "selfsimilar", "--rate", "10", "--duration", "5", "--out", "x"],
+            "ss.bias",
+        ),
+        (
+            [
+                "workload",
+                "arrivals",
+                "--process",
+                "selfsimilar",
+                "--bias",
+                "1.5",
+                "--rate",
+                "10",
+                "--duration",
+                "5",
+                "--out",
+                "x",
+            ],
+            "ss.bias",
+        ),
+        (
+            [
+                "workload",
+                "arrivals",
+                "--process",
+                "diurnal",
+                "--modulation",
+                "20",
+                "--cycle",
+                "1",
+                "--shape",
+                "1.5",
+                "--rate",
+                "10",
+                "--duration",
+                "5",
+                "--out",
+                "x",
+            ],
+            "diurnal.modulation",
+        ),
+        (
+            [
+                "workload",
+                "arrivals",
+                "--process",
+                "diurnal",
+                "--modulation",
+                "2",
+                "--cycle",
+                "1",
+                "--shape",
+                "0.5",
+                "--rate",
+                "10",
+                "--duration",
+                "5",
+                "--out",
+                "x",
+            ],
+            "diurnal.distribution.shape",
+        ),
+        (["workload", "arrivals", "--rate", "-1", "--duration", "5", "--out", "x"], "--rate"),
+        (["workload", "arrivals", "--rate", "1e300", "--duration", "1e300", "--out", "x"], "duration"),
+        (["workload", "arrivals", "--rate", "10", "--duration", "5", "--seed", "-1", "--out", "x"], "--seed"),
+        (["workload", "arrivals", "--rate", "10", "--duration", "5", "--out", "."], "folder"),
+        (["workload", "arrivals", "--process", "burst", "--rate", "1", "--duration", "5", "--out", "x"], "--process"),
+        (["workload", "analyze", "missing.txt"], "missing.txt"),
+    ],
+)
 def test_bad_arrival_options_exit_2_naming_what(cli, args, named):
     proc = cli(*args)
     assert proc.returncode == 2, proc.stderr

@@ -9,15 +9,23 @@ import json
 
 import numpy as np
 import pytest
-
 from smrlab import workload
 
 
 def test_a_run_logs_every_request_from_its_scheduled_time(tmp_path):
     store = workload.WorkloadStore(path=tmp_path / "db", band_size=1 << 20, capacity=256 << 20)
     try:
-        result = workload.run_ycsb(store, "b", {"recordcount": 2000}, process="poisson", rate=2000, duration=2, threads=4,
-                                   seed=3, log_path=tmp_path / "log.csv")
+        result = workload.run_ycsb(
+            store,
+            "b",
+            {"recordcount": 2000},
+            process="poisson",
+            rate=2000,
+            duration=2,
+            threads=4,
+            seed=3,
+            log_path=tmp_path / "log.csv",
+        )
     finally:
         store.close()
     s = result["summary"]
@@ -28,7 +36,9 @@ def test_a_run_logs_every_request_from_its_scheduled_time(tmp_path):
     scheduled = np.array([int(r["scheduled_ns"]) for r in rows])
     start = np.array([int(r["start_ns"]) for r in rows])
     end = np.array([int(r["end_ns"]) for r in rows])
-    assert np.array_equal(scheduled, workload.arrivals("poisson", 2000, 2, 3)), "requests are due when the arrival process says"
+    assert np.array_equal(scheduled, workload.arrivals("poisson", 2000, 2, 3)), (
+        "requests are due when the arrival process says"
+    )
     assert np.all(start >= scheduled) and np.all(end >= start)
     assert np.array_equal(result["latencies_ns"], end - scheduled), "latency counts from the scheduled time"
     reads = sum(r["op"] == "read" for r in rows) / len(rows)
@@ -46,16 +56,71 @@ def test_kv_ycsb_against_the_server_and_embedded(cli, tmp_path):
     import subprocess
     import sys
 
-    proc = cli("kv", "ycsb", "db", "--workload", "a", "--records", "500", "--arrival", "selfsimilar", "--bias", "0.65",
-               "--rate", "1000", "--duration", "2", "--band-size", "1MiB", "--capacity", "128MiB", "--json", check=True)
+    proc = cli(
+        "kv",
+        "ycsb",
+        "db",
+        "--workload",
+        "a",
+        "--records",
+        "500",
+        "--arrival",
+        "selfsimilar",
+        "--bias",
+        "0.65",
+        "--rate",
+        "1000",
+        "--duration",
+        "2",
+        "--band-size",
+        "1MiB",
+        "--capacity",
+        "128MiB",
+        "--json",
+        check=True,
+    )
     out = json.loads(proc.stdout)
     assert out["summary"]["requests"] == 2000 and out["store"]["puts"] >= 500
-    server = subprocess.Popen([sys.executable, "-m", "smrlab", "kv", "serve", "--path", str(tmp_path / "srv"), "--port", "0",
-                               "--band-size", "1MiB", "--capacity", "128MiB"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "smrlab",
+            "kv",
+            "serve",
+            "--path",
+            str(tmp_path / "srv"),
+            "--port",
+            "0",
+            "--band-size",
+            "1MiB",
+            "--capacity",
+            "128MiB",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         port = re.search(r":(\d+)", server.stdout.readline()).group(1)
-        proc = cli("kv", "ycsb", "--server", f"127.0.0.1:{port}", "--workload", "e", "--records", "300", "--arrival", "poisson",
-                   "--rate", "400", "--duration", "1", "--json", check=True)
+        proc = cli(
+            "kv",
+            "ycsb",
+            "--server",
+            f"127.0.0.1:{port}",
+            "--workload",
+            "e",
+            "--records",
+            "300",
+            "--arrival",
+            "poisson",
+            "--rate",
+            "400",
+            "--duration",
+            "1",
+            "--json",
+            check=True,
+        )
         summary = json.loads(proc.stdout)["summary"]
         assert summary["failed"] == 0 and {op for op, _ in summary["by_op"]} == {"scan", "insert"}
     finally:
@@ -63,18 +128,21 @@ def test_kv_ycsb_against_the_server_and_embedded(cli, tmp_path):
         server.communicate(timeout=60)
 
 
-@pytest.mark.parametrize("args, named", [
-    (["kv", "ycsb", "db", "--workload", "g"], "--workload"),
-    (["kv", "ycsb", "db", "-p", "readproportion=2"], "readproportion"),
-    (["kv", "ycsb", "db", "-p", "nosuch=1"], "nosuch"),
-    (["kv", "ycsb", "db", "-p", "novalue"], "-p"),
-    (["kv", "ycsb", "db", "--threads", "0"], "--threads"),
-    (["kv", "ycsb"], "--disk"),
-    (["kv", "ycsb", "--server", "127.0.0.1:1", "--rate", "10", "--duration", "1"], "127.0.0.1:1"),
-    (["kv", "ycsb", "db", "--disk", "desktop7200"], "--disk"),
-    (["kv", "ycsb", "--disk", "nosuchdisk"], "nosuchdisk"),
-    (["kv", "serve", "--path", "x", "--port", "70000"], "--port"),
-])
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["kv", "ycsb", "db", "--workload", "g"], "--workload"),
+        (["kv", "ycsb", "db", "-p", "readproportion=2"], "readproportion"),
+        (["kv", "ycsb", "db", "-p", "nosuch=1"], "nosuch"),
+        (["kv", "ycsb", "db", "-p", "novalue"], "-p"),
+        (["kv", "ycsb", "db", "--threads", "0"], "--threads"),
+        (["kv", "ycsb"], "--disk"),
+        (["kv", "ycsb", "--server", "127.0.0.1:1", "--rate", "10", "--duration", "1"], "127.0.0.1:1"),
+        (["kv", "ycsb", "db", "--disk", "desktop7200"], "--disk"),
+        (["kv", "ycsb", "--disk", "nosuchdisk"], "nosuchdisk"),
+        (["kv", "serve", "--path", "x", "--port", "70000"], "--port"),
+    ],
+)
 def test_bad_ycsb_and_serve_options_exit_2(cli, args, named):
     proc = cli(*args)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)

@@ -11,8 +11,7 @@ from smrlab import startup
 if __name__ in ("__main__", "smrlab.__main__"):
     startup.exit_at_once_on_ctrl_c()
 
-from smrlab.cli import main  # noqa: E402  (after the handler, on purpose)
-
+from smrlab.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -19,14 +19,15 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
 from smrlab import experiment, run
-from smrlab.experiment import check
 from smrlab.errors import ParameterError
+from smrlab.experiment import check
 from smrlab.experiment.spec import Experiment, SystemRun, param_text
 from smrlab.result import Result
 from smrlab.trace import Trace
@@ -42,7 +43,9 @@ def as_trace(trace: Any) -> Trace:
         return Trace.from_numpy(trace)
     if hasattr(trace, "column_names") or hasattr(trace, "columns"):
         return Trace.from_arrow(trace)
-    raise ParameterError(f"a trace is a path, a Trace, a numpy structured array or an Arrow table, not {type(trace).__name__}")
+    raise ParameterError(
+        f"a trace is a path, a Trace, a numpy structured array or an Arrow table, not {type(trace).__name__}"
+    )
 
 
 def _traces(traces: Any) -> dict[str, Trace]:
@@ -59,8 +62,15 @@ def _traces(traces: Any) -> dict[str, Trace]:
     return {trace.name if trace.path else "memory": trace}
 
 
-def simulate(system: str, trace: Any, *, seed: int = 0, engine: dict | None = None,
-             progress: Callable[[int, int], bool] | None = None, **params: Any) -> Result:
+def simulate(
+    system: str,
+    trace: Any,
+    *,
+    seed: int = 0,
+    engine: dict | None = None,
+    progress: Callable[[int, int], bool] | None = None,
+    **params: Any,
+) -> Result:
     """Replays ``trace`` through ``system`` with keyword ``params``; returns a ``Result``.
 
     >>> import numpy as np, smrlab
@@ -74,19 +84,35 @@ def simulate(system: str, trace: Any, *, seed: int = 0, engine: dict | None = No
     """
     given = {key: param_text(value) for key, value in params.items()}
     check.system_parameters(system, [f"{k}={v}" for k, v in given.items()])
-    output = run.simulate(system, as_trace(trace), [f"{k}={v}" for k, v in given.items()],
-                          engine=run.engine_config(**(engine or {})), seed=seed, progress=progress)
+    output = run.simulate(
+        system,
+        as_trace(trace),
+        [f"{k}={v}" for k, v in given.items()],
+        engine=run.engine_config(**(engine or {})),
+        seed=seed,
+        progress=progress,
+    )
     return Result(output, system, given)
 
 
-def _experiment(traces: Any, systems: list[SystemRun], params: dict[str, Any], seeds: Iterable[int], engine: dict | None,
-                name: str) -> Experiment:
-    return Experiment(name=name, traces=_traces(traces), systems=systems, params=params, seeds=list(seeds),
-                      engine=dict(engine or {}))
+def _experiment(
+    traces: Any, systems: list[SystemRun], params: dict[str, Any], seeds: Iterable[int], engine: dict | None, name: str
+) -> Experiment:
+    return Experiment(
+        name=name, traces=_traces(traces), systems=systems, params=params, seeds=list(seeds), engine=dict(engine or {})
+    )
 
 
-def compare(systems: Iterable[str] | Mapping[str, Any], traces: Any, *, seeds: Iterable[int] = (0,),
-            engine: dict | None = None, jobs: int | None = 1, cluster=None, **params: Any):
+def compare(
+    systems: Iterable[str] | Mapping[str, Any],
+    traces: Any,
+    *,
+    seeds: Iterable[int] = (0,),
+    engine: dict | None = None,
+    jobs: int | None = 1,
+    cluster=None,
+    **params: Any,
+):
     """Runs each system on each trace; returns a DataFrame, one row per run.
 
     ``systems`` is a list of registry names, or a mapping label -> name or label ->
@@ -107,8 +133,17 @@ def compare(systems: Iterable[str] | Mapping[str, Any], traces: Any, *, seeds: I
     return experiment.frame(_experiment(traces, line_up, params, seeds, engine, "compare"), jobs=jobs, cluster=cluster)
 
 
-def sweep(system: str, traces: Any, vary: Mapping[str, list], *, seeds: Iterable[int] = (0,), engine: dict | None = None,
-          jobs: int | None = 1, cluster=None, **params: Any):
+def sweep(
+    system: str,
+    traces: Any,
+    vary: Mapping[str, list],
+    *,
+    seeds: Iterable[int] = (0,),
+    engine: dict | None = None,
+    jobs: int | None = 1,
+    cluster=None,
+    **params: Any,
+):
     """Runs ``system`` on each trace at every combination of the ``vary`` values (with the fixed
     keyword ``params``); returns a DataFrame, one row per run, a column per varied parameter.
 
@@ -123,5 +158,6 @@ def sweep(system: str, traces: Any, vary: Mapping[str, list], *, seeds: Iterable
         if not isinstance(values, (list, tuple)) or not values:
             raise ParameterError(f"vary['{key}'] must be a non-empty list of values")
     own = {**params, **{key: list(values) for key, values in vary.items()}}
-    return experiment.frame(_experiment(traces, [SystemRun(system, system, own)], {}, seeds, engine, "sweep"),
-                            jobs=jobs, cluster=cluster)
+    return experiment.frame(
+        _experiment(traces, [SystemRun(system, system, own)], {}, seeds, engine, "sweep"), jobs=jobs, cluster=cluster
+    )

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from smrlab import _core, cache, outputs, recipes
 from smrlab.errors import UsageError
@@ -75,17 +75,24 @@ def full_size_params(name: str) -> list[str]:
         raise UsageError(f"{quoted(name)} is not a Table I preset ({', '.join(presets)})")
     _, _, _, written_gb, accessed_gb = presets[name]
     core = written_gb * (1 - FULL_SPARSE_SHARE)
-    return [f"preset={name}", "seed=0", f"cold_window={FULL_COLD_WINDOW}", f"sparse_fraction={FULL_SPARSE_FRACTION}",
-            f"written_range={round(core * 1e9)}", f"accessed_range={round((core + accessed_gb - written_gb) * 1e9)}",
-            f"sparse_range={round(written_gb * FULL_SPARSE_SHARE * 1e9)}"]
+    return [
+        f"preset={name}",
+        "seed=0",
+        f"cold_window={FULL_COLD_WINDOW}",
+        f"sparse_fraction={FULL_SPARSE_FRACTION}",
+        f"written_range={round(core * 1e9)}",
+        f"accessed_range={round((core + accessed_gb - written_gb) * 1e9)}",
+        f"sparse_range={round(written_gb * FULL_SPARSE_SHARE * 1e9)}",
+    ]
 
 
 # Bytes of one request in smrlab's binary trace format.
 SMRBIN_RECORD = 24
 
 
-def generated_trace(recipe: dict, stem: str, folder: Path | None, make: Callable[[Path], None], needed: int = 0,
-                    suffix: str = "smrbin") -> Path:
+def generated_trace(
+    recipe: dict, stem: str, folder: Path | None, make: Callable[[Path], None], needed: int = 0, suffix: str = "smrbin"
+) -> Path:
     """A generated trace (by default in smrlab's binary format), made by ``make(path)`` into
     ``folder`` (default: the cache's, ``traces_folder``) on first use, under a name that carries
     a digest of ``recipe``, so a changed recipe never reuses an old file. Refused before it
@@ -112,11 +119,22 @@ def full_size_trace(name: str, folder: Path | None = None, writes_only: bool = F
     pipeline = {"synth": full_size_params(name), "writes_only": writes_only}
     stem = f"{name}-full{'-writes' if writes_only else ''}"
     requests = {preset[0]: preset[1] for preset in _core.synth_presets()}[name]
-    return generated_trace(pipeline, stem, folder, lambda path: _core.trace_write(json.dumps(pipeline), str(path), None),
-                           needed=requests * SMRBIN_RECORD)
+    return generated_trace(
+        pipeline,
+        stem,
+        folder,
+        lambda path: _core.trace_write(json.dumps(pipeline), str(path), None),
+        needed=requests * SMRBIN_RECORD,
+    )
 
 
-recipes.register("bundled", lambda name, requests: bundled_trace(name), source="smrlab's bundled traces", scalable=False)
+recipes.register(
+    "bundled", lambda name, requests: bundled_trace(name), source="smrlab's bundled traces", scalable=False
+)
 recipes.register("pore-full", lambda name, requests: full_size_trace(name), source="PORE's Table I", scalable=False)
-recipes.register("pore-full-writes", lambda name, requests: full_size_trace(name, writes_only=True), source="PORE's Table I",
-                 scalable=False)
+recipes.register(
+    "pore-full-writes",
+    lambda name, requests: full_size_trace(name, writes_only=True),
+    source="PORE's Table I",
+    scalable=False,
+)

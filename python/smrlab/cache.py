@@ -15,8 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from smrlab.errors import SmrlabError, UsageError
 
@@ -29,6 +29,7 @@ def root() -> Path:
     if chosen:
         return Path(chosen).expanduser()
     import platformdirs
+
     return Path(platformdirs.user_cache_dir("smrlab", appauthor=False))
 
 
@@ -39,8 +40,10 @@ def folder(kind: str) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise UsageError(f"{path}: cannot make smrlab's cache folder there ({error.strerror}); "
-                         f"set {ENVIRONMENT} to a folder you can write") from None
+        raise UsageError(
+            f"{path}: cannot make smrlab's cache folder there ({error.strerror}); "
+            f"set {ENVIRONMENT} to a folder you can write"
+        ) from None
     return path
 
 
@@ -48,7 +51,9 @@ def folder(kind: str) -> Path:
 _KEPT: dict[tuple, str] = {}
 
 
-def remembered(kind: str, identity: tuple, make: Callable[[], str], valid: Callable[[str], object], keep: bool = True) -> str:
+def remembered(
+    kind: str, identity: tuple, make: Callable[[], str], valid: Callable[[str], object], keep: bool = True
+) -> str:
     """The text ``make()`` gives for ``identity`` (a tuple of plain values), kept in this process
     and (with ``keep``) in the cache's ``kind`` folder: made only when neither has it, or what is
     stored is not ``valid``. A cache folder that cannot be written only means making it again
@@ -69,6 +74,7 @@ def remembered(kind: str, identity: tuple, make: Callable[[], str], valid: Calla
         text = make()
         if path is not None:
             from smrlab import outputs
+
             try:
                 outputs.write_text(path, text)
             except SmrlabError:

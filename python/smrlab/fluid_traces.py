@@ -72,22 +72,46 @@ def chunk_bytes(name: str, requests: int | None, hot_ranges: int) -> int:
 
 def spread(offsets: np.ndarray, lengths: np.ndarray, chunk: int, end: int, seed: int) -> np.ndarray:
     """``offsets`` (of requests of ``lengths``) moved by the core's ``spread`` rule over ``0..end``."""
-    return np.array(refused_as_usage(_core.fluid_spread, offsets.tolist(), lengths.tolist(), chunk, end, seed), dtype=np.uint64)
+    return np.array(
+        refused_as_usage(_core.fluid_spread, offsets.tolist(), lengths.tolist(), chunk, end, seed), dtype=np.uint64
+    )
 
 
-def table1_trace(name: str, requests: int | None = None, folder: Path | None = None, seed: int = 0, placement: str = "spread",
-                 hot_ranges: int = HOT_RANGES) -> Path:
+def table1_trace(
+    name: str,
+    requests: int | None = None,
+    folder: Path | None = None,
+    seed: int = 0,
+    placement: str = "spread",
+    hot_ranges: int = HOT_RANGES,
+) -> Path:
     """The generated Table 1 trace ``name`` in smrlab's binary format (made on first use), its
     written data placed by ``placement``."""
-    paper = {"fluid_table1": {"name": name, "requests": requests, "seed": seed, "placement": placement, "hot_ranges": hot_ranges}}
+    paper = {
+        "fluid_table1": {
+            "name": name,
+            "requests": requests,
+            "seed": seed,
+            "placement": placement,
+            "hot_ranges": hot_ranges,
+        }
+    }
     made = recipe(paper)
     pipeline = {"synth": made["synth"]}
     if placement == "front":
         key, stem = pipeline, f"fluid-{name}"
     else:
-        key, stem = {**pipeline, "placement": placement, "chunk": made["chunk"], "end": made["end"]}, f"fluid-{name}-{placement}"
-    return generated_trace(key, stem, folder, lambda path: _core.trace_write(json.dumps({"paper": paper}), str(path), None),
-                           needed=made["requests"] * SMRBIN_RECORD)
+        key, stem = (
+            {**pipeline, "placement": placement, "chunk": made["chunk"], "end": made["end"]},
+            f"fluid-{name}-{placement}",
+        )
+    return generated_trace(
+        key,
+        stem,
+        folder,
+        lambda path: _core.trace_write(json.dumps({"paper": paper}), str(path), None),
+        needed=made["requests"] * SMRBIN_RECORD,
+    )
 
 
 def four_phase_shape(requests: int) -> tuple[int, int, int]:
@@ -96,20 +120,47 @@ def four_phase_shape(requests: int) -> tuple[int, int, int]:
     return tuple(_core.four_phase_shape(requests))
 
 
-def four_phase_trace(requests: int = PHASE_REQUESTS, zone: int = ZONE, zones: int | None = None, hot_zones: int | None = None,
-                     hours: float = PHASE_HOURS, folder: Path | None = None, seed: int = 0) -> Path:
+def four_phase_trace(
+    requests: int = PHASE_REQUESTS,
+    zone: int = ZONE,
+    zones: int | None = None,
+    hot_zones: int | None = None,
+    hours: float = PHASE_HOURS,
+    folder: Path | None = None,
+    seed: int = 0,
+) -> Path:
     """Fig. 16's workload in smrlab's binary format (made on first use)."""
     _, full_zones, full_hot = four_phase_shape(PHASE_REQUESTS)
     zones, hot_zones = full_zones if zones is None else zones, full_hot if hot_zones is None else hot_zones
-    paper = {"four_phase": {"requests": requests, "zone": zone, "zones": zones, "hot_zones": hot_zones, "hours": hours, "seed": seed}}
+    paper = {
+        "four_phase": {
+            "requests": requests,
+            "zone": zone,
+            "zones": zones,
+            "hot_zones": hot_zones,
+            "hours": hours,
+            "seed": seed,
+        }
+    }
     recipe(paper)
     key = {"four_phase": [requests, zone, zones, hot_zones, hours, seed]}
-    return generated_trace(key, "fluid-four-phase", folder, lambda path: _core.trace_write(json.dumps({"paper": paper}), str(path), None),
-                           needed=requests * SMRBIN_RECORD)
+    return generated_trace(
+        key,
+        "fluid-four-phase",
+        folder,
+        lambda path: _core.trace_write(json.dumps({"paper": paper}), str(path), None),
+        needed=requests * SMRBIN_RECORD,
+    )
 
 
 # FluidSMR's Table 1 traces and its Fig. 16 workload (its one name: four-phase), at full size or
 # scaled to a request count, made on first use.
-recipes.register("fluid-table1", lambda name, requests: table1_trace(name, requests), names=TABLE1, source="FluidSMR's Table 1")
-recipes.register("fluid-phases", lambda name, requests: four_phase_trace(*([requests] if requests else [])), names=["four-phase"],
-                 source="FluidSMR's Fig. 16 workloads")
+recipes.register(
+    "fluid-table1", lambda name, requests: table1_trace(name, requests), names=TABLE1, source="FluidSMR's Table 1"
+)
+recipes.register(
+    "fluid-phases",
+    lambda name, requests: four_phase_trace(*([requests] if requests else [])),
+    names=["four-phase"],
+    source="FluidSMR's Fig. 16 workloads",
+)

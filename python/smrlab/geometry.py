@@ -47,7 +47,11 @@ def scale(params: list[str], factor: float, accepted: set[str] | None = None) ->
         sizes["band_min"] = sizes["band_max"] = None
     if accepted is not None:
         sizes = {key: value for key, value in sizes.items() if key in accepted}
-    scaled = [f"{key}={max(4096, round(_core.parse_size(value) * factor))}" for key, value in sizes.items() if value is not None]
+    scaled = [
+        f"{key}={max(4096, round(_core.parse_size(value) * factor))}"
+        for key, value in sizes.items()
+        if value is not None
+    ]
     return [p for p in params if p.split("=", 1)[0] not in sizes] + scaled
 
 
@@ -64,7 +68,11 @@ def notes(result: dict, factor: float, given: list[str]) -> list[str]:
     """What a run's geometry was and why, and a warning when its footprint spans fewer than
     ``FEW_BANDS`` bands; nothing for a system without bands."""
     params = result["config"]["params"]
-    band = {key.rsplit(".", 1)[-1]: value for key, value in params.items() if key.rsplit(".", 1)[-1] in ("band_min", "band_max", "band_size")}
+    band = {
+        key.rsplit(".", 1)[-1]: value
+        for key, value in params.items()
+        if key.rsplit(".", 1)[-1] in ("band_min", "band_max", "band_size")
+    }
     bands = dict(result["report"]["gauges"]).get("bands")
     if not band or bands is None:
         return []
@@ -79,7 +87,9 @@ def describe(band: dict[str, str], bands: float, over: str, factor: float, given
     sizes = shown["band_size"] if fixed else f"{shown.get('band_min')} to {shown.get('band_max')}"
     lines = [f"geometry: bands of {sizes} ({why(factor, given)}); {bands:,.0f} bands {over}"]
     if bands < FEW_BANDS:
-        lines.append(f"geometry: only {bands:,.0f} bands: the figures are dominated by the few bands the trace touches. For a sample "
-                     "of a larger trace, scale the bands with it: --geometry-scale F, F = the sample's requests / the original's "
-                     "(the bundled samples are 100,000 requests: wdev 0.0377 of its 2,654,824)")
+        lines.append(
+            f"geometry: only {bands:,.0f} bands: the figures are dominated by the few bands the trace touches. For a sample "
+            "of a larger trace, scale the bands with it: --geometry-scale F, F = the sample's requests / the original's "
+            "(the bundled samples are 100,000 requests: wdev 0.0377 of its 2,654,824)"
+        )
     return lines

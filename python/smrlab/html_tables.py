@@ -16,6 +16,7 @@ def _cell(value) -> str:
     """A cell: numbers right-aligned, words left, a claim's verdict marked by its class
     (``verdict-holds``, ``verdict-fails``...)."""
     from smrlab.reproduce.verdict import VERDICTS
+
     if value in VERDICTS:
         return f'<td class="verdict-{value.replace(" ", "-")}">{html.escape(value)}</td>'
     if isinstance(value, str) and len(value) > 12:

@@ -30,7 +30,16 @@ import math
 
 import numpy as np
 
-__all__ = ["ESTIMATORS", "abry_veitch", "acf", "aggregate_variance", "estimate_all", "periodogram", "rescaled_range", "whittle"]
+__all__ = [
+    "ESTIMATORS",
+    "abry_veitch",
+    "acf",
+    "aggregate_variance",
+    "estimate_all",
+    "periodogram",
+    "rescaled_range",
+    "whittle",
+]
 
 
 def _series(x, minimum: int = 64) -> np.ndarray:

@@ -34,9 +34,14 @@ def trace(name: str, requests: int | None = None, folder: Path | None = None, se
     """The Table 3 trace ``name``, generated into ``folder`` (default: the cache's) on
     first use under a name carrying a digest of its recipe."""
     made = recipe(name, requests, seed)
-    return generated_trace(made["synth"], f"{name}-{made['requests']}", folder,
-                           lambda path: _core.trace_write(json.dumps({"paper": made["paper"]}), str(path), None),
-                           needed=trace_bytes(name, requests), suffix=made["format"])
+    return generated_trace(
+        made["synth"],
+        f"{name}-{made['requests']}",
+        folder,
+        lambda path: _core.trace_write(json.dumps({"paper": made["paper"]}), str(path), None),
+        needed=trace_bytes(name, requests),
+        suffix=made["format"],
+    )
 
 
 def trace_bytes(name: str, requests: int | None = None) -> int:
@@ -54,8 +59,14 @@ def deviations(name: str, columns: dict, requests: int | None = None) -> dict[st
     """How far each measured column is from Table 3's (scaled to ``requests``), as a fraction."""
     r = ROWS[name]
     scale = (r["requests"] if requests is None else requests) / r["requests"]
-    paper = {"requests": r["requests"] * scale, "unique_bytes": r["unique_gb"] * 1e9 * scale, "avg_read_len": r["avg_read"],
-             "avg_write_len": r["avg_write"], "updates": r["updates"] * scale, "write_percent": r["write_percent"]}
+    paper = {
+        "requests": r["requests"] * scale,
+        "unique_bytes": r["unique_gb"] * 1e9 * scale,
+        "avg_read_len": r["avg_read"],
+        "avg_write_len": r["avg_write"],
+        "updates": r["updates"] * scale,
+        "write_percent": r["write_percent"],
+    }
     return {key: columns[key] / value - 1 for key, value in paper.items()}
 
 

@@ -32,9 +32,9 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from os import PathLike
-from typing import Iterable, Iterator
 
 from smrlab import _core
 from smrlab._core import (
@@ -44,8 +44,8 @@ from smrlab._core import (
     KvError,
     KvIOError,
     KvLimitError,
-    KvNotFoundError,
     KvLockedError,
+    KvNotFoundError,
     KvParameterError,
     KvWritesRefusedError,
 )
@@ -164,9 +164,7 @@ class DB:
 
     def write_batch(self, ops: Iterable[tuple[bytes, bytes | None]], sync: bool | None = None) -> None:
         """Applies ``(key, value)`` puts and ``(key, None)`` deletes atomically."""
-        self._store.write_batch(
-            [(_bytes(k, "key"), None if v is None else _bytes(v, "value")) for k, v in ops], sync
-        )
+        self._store.write_batch([(_bytes(k, "key"), None if v is None else _bytes(v, "value")) for k, v in ops], sync)
 
     def scan(self, start: bytes | None = None, end: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
         """``(key, value)`` pairs with ``start <= key < end`` in key order, as of this call
@@ -175,8 +173,9 @@ class DB:
             None if start is None else _bytes(start, "start"), None if end is None else _bytes(end, "end")
         )
 
-    def scan_batches(self, start: bytes | None = None, end: bytes | None = None,
-                     size: int = SCAN_BATCH) -> Iterator[tuple[list[bytes], list[bytes]]]:
+    def scan_batches(
+        self, start: bytes | None = None, end: bytes | None = None, size: int = SCAN_BATCH
+    ) -> Iterator[tuple[list[bytes], list[bytes]]]:
         """The pairs of ``scan(start, end)``, as of this call, in batches: for each, a list of
         keys and the list of their values, in key order, at most ``size`` pairs (fewer once a
         batch holds 256 KiB of keys and values). The fastest way through a long scan: each
@@ -246,7 +245,7 @@ class DB:
     def values(self) -> Iterator[bytes]:
         return (value for _, value in self.scan())
 
-    def __enter__(self) -> "DB":
+    def __enter__(self) -> DB:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -292,7 +291,7 @@ class ValueSource:
     def next(self) -> bytes:
         if self.at + self.value_size > len(self.pool):
             self.at = 0
-        value = self.pool[self.at:self.at + self.value_size]
+        value = self.pool[self.at : self.at + self.value_size]
         self.at += 97
         return value
 
@@ -330,7 +329,9 @@ class SmrdbAdapter:
         return sum(len(keys) for keys, _ in self.db.scan_batches())
 
 
-def run_workload(store, workload: str, count: int, value_size: int = 1024, sync_every: int = 0, seed: int = 1) -> WorkloadResult:
+def run_workload(
+    store, workload: str, count: int, value_size: int = 1024, sync_every: int = 0, seed: int = 1
+) -> WorkloadResult:
     """Runs one db_bench-style workload of ``count`` operations on ``store`` (an adapter):
     fillseq (keys in order), fillrandom and overwrite (uniformly random keys of [0, count)),
     readrandom (gets of random keys), readseq (the whole store in key order, each store's

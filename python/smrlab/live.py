@@ -23,7 +23,7 @@ import os
 import sys
 import threading
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 # Seconds between two plain progress lines (piped output): a quick run prints none.
 # SMRLAB_PROGRESS_SECONDS sets another interval (logs that want more or fewer lines).
@@ -41,7 +41,7 @@ class Task:
     """One task in progress: ``advance``, ``update`` or (for a replay) call it as the
     ``progress(requests, sim_time_ns)`` callback of ``smrlab.run.simulate``."""
 
-    def __init__(self, board: "_Board", description: str, total: float | None, unit: str):
+    def __init__(self, board: _Board, description: str, total: float | None, unit: str):
         self.board, self.description, self.unit = board, description, unit
         self.id = board.progress.add_task(description, total=total, state="")
         self.printed = False
@@ -66,8 +66,10 @@ class Task:
         state = f", {task.fields['state']}" if task.fields.get("state") else ""
         if task.total:
             eta = task.time_remaining
-            return (f"{self.description}: {task.percentage:.0f} % of {task.total:,.0f} {self.unit}{state}, "
-                    f"ETA {'?' if eta is None else f'{eta:,.0f} s'}")
+            return (
+                f"{self.description}: {task.percentage:.0f} % of {task.total:,.0f} {self.unit}{state}, "
+                f"ETA {'?' if eta is None else f'{eta:,.0f} s'}"
+            )
         return f"{self.description}: {self.unit} {task.completed:,.0f}{state}, {task.elapsed or 0:,.0f} s so far"
 
 
@@ -79,8 +81,16 @@ class _Board:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         self.terminal = sys.stderr.isatty()
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[state]}"),
-                                 TimeRemainingColumn(), console=Console(stderr=True), transient=True, disable=not self.terminal)
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[state]}"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+            disable=not self.terminal,
+        )
         self.tasks: list[Task] = []
         self.lock = threading.RLock()
         self.last_line = time.monotonic()
@@ -104,7 +114,11 @@ class _Board:
             self.tasks.remove(task)
             if finished and task.printed and not self.terminal:
                 total = self.progress._tasks[task.id].total
-                print(f"{task.description}: " + (f"100 % of {total:,.0f} {task.unit}" if total else "done"), file=sys.stderr, flush=True)
+                print(
+                    f"{task.description}: " + (f"100 % of {total:,.0f} {task.unit}" if total else "done"),
+                    file=sys.stderr,
+                    flush=True,
+                )
             self.progress.remove_task(task.id)
             if not self.tasks and self.terminal:
                 self.progress.stop()

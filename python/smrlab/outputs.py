@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from smrlab.errors import SmrlabError, UsageError
 
@@ -106,5 +106,6 @@ def check_room(folder: str | Path, needed: int, what: str) -> None:
     except OSError:
         return  # nowhere to ask: writing will say what is wrong
     if needed > free:
-        raise UsageError(f"{folder}: {what} needs about {needed / 1e9:,.1f} GB, and its file system has "
-                         f"{free / 1e9:,.1f} GB free")
+        raise UsageError(
+            f"{folder}: {what} needs about {needed / 1e9:,.1f} GB, and its file system has {free / 1e9:,.1f} GB free"
+        )

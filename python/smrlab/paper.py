@@ -20,6 +20,7 @@ def claims_file(experiment) -> Path | None:
     experiment's file, else smrlab's own (for an experiment made in code, or read back from a
     results folder); None for a paper without claims."""
     from smrlab.bundled import experiments_root
+
     paper = experiment.reproduces.get("paper")
     if not paper:
         return None
@@ -33,6 +34,7 @@ def claims_of(experiment) -> list:
     its ``[reproduces] claims`` names), can run, and compare only labels of its line-up (a
     line-up run without some of its systems skips the claims on them)."""
     from smrlab.reproduce.claims import load
+
     path = claims_file(experiment)
     if path is None:
         return []
@@ -45,12 +47,22 @@ def comparison_rows(experiment, frame) -> list[tuple]:
     """(claim, where, trace, paper's, ours, ours / paper, verdict) for each of the experiment's
     claims, judged on ``frame``."""
     from smrlab.reproduce.verdict import Evaluation
+
     evaluation = Evaluation(frame, experiment.axes(), "")
     rows = []
     for claim in claims_of(experiment):
         for row in evaluation.rows(experiment.reproduces["paper"], claim):
-            rows.append((f"{row.id}: {row.claim}", row.where, row.trace, row.paper_value, row.ours_text,
-                         None if row.ratio is None else round(row.ratio, 3), row.verdict))
+            rows.append(
+                (
+                    f"{row.id}: {row.claim}",
+                    row.where,
+                    row.trace,
+                    row.paper_value,
+                    row.ours_text,
+                    None if row.ratio is None else round(row.ratio, 3),
+                    row.verdict,
+                )
+            )
     return rows
 
 

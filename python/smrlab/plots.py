@@ -29,8 +29,8 @@ comparison table (``smrlab.paper``) or the report page.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from smrlab import outputs, paper
 from smrlab.errors import UsageError
@@ -43,16 +43,31 @@ from smrlab.results import check_scalars
 COLOURS = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442"]
 HATCHES = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
-STYLE = {"font.family": "serif", "font.size": 8, "axes.linewidth": 0.6, "hatch.linewidth": 0.5, "axes.spines.top": False,
-         "axes.spines.right": False, "legend.frameon": False, "svg.fonttype": "none", "pdf.fonttype": 42,
-         # The same figure gives the same SVG (its element ids are hashed with this, not a random salt).
-         "svg.hashsalt": "smrlab"}
+STYLE = {
+    "font.family": "serif",
+    "font.size": 8,
+    "axes.linewidth": 0.6,
+    "hatch.linewidth": 0.5,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "svg.fonttype": "none",
+    "pdf.fonttype": 42,
+    # The same figure gives the same SVG (its element ids are hashed with this, not a random salt).
+    "svg.hashsalt": "smrlab",
+}
 # The mark beside a saturated run's bar or point, and what the figure says of it.
 SATURATED_MARK = "‡"
 SATURATED_NOTE = "‡ saturated: the queue grew for the whole replay; response times not comparable"
 # The paper's values: hollow black diamonds, larger than ours.
-PAPER_MARKER = {"marker": "D", "markersize": 6, "markerfacecolor": "none", "markeredgecolor": "black", "markeredgewidth": 1.0,
-                "linestyle": "none"}
+PAPER_MARKER = {
+    "marker": "D",
+    "markersize": 6,
+    "markerfacecolor": "none",
+    "markeredgecolor": "black",
+    "markeredgewidth": 1.0,
+    "linestyle": "none",
+}
 # Derived columns a figure may ask for by name: the complement of a hit rate.
 MISS = {"miss_ratio": "hit_rate", "read_miss_ratio": "read_hit_rate", "write_miss_ratio": "write_hit_rate"}
 FORMATS = ("pdf", "svg", "png")
@@ -67,6 +82,7 @@ def any_saturated(frame) -> bool:
     """``smrlab.results.any_saturated``, imported when drawn (results reads experiments, whose
     schema lists this module's figure kinds)."""
     from smrlab.results import any_saturated as saturated
+
     return saturated(frame)
 
 
@@ -79,8 +95,10 @@ def _need(frame, *columns: str) -> None:
     """Refuses columns the figure groups or plots by that the results lack, or that hold lists."""
     for column in columns:
         if column not in frame:
-            raise UsageError(f"figure: no column {quoted(column)} in the results "
-                             f"(columns: {quoted(', '.join(map(str, frame.columns)), 200)})")
+            raise UsageError(
+                f"figure: no column {quoted(column)} in the results "
+                f"(columns: {quoted(', '.join(map(str, frame.columns)), 200)})"
+            )
     check_scalars(frame, columns, "figure")
 
 
@@ -135,7 +153,11 @@ def _mark_paper(axes, experiment, x: str, y: str, base: str | None, place: Calla
     """The paper's values (``_paper_points``) as its markers, each at ``place(label, x value)``,
     the figure's x position of that label and value (None where the figure has none)."""
     claims = paper.claims_of(experiment)
-    points = [(where, value) for label, at, value in _paper_points(claims, x, y, base) if (where := place(label, at)) is not None]
+    points = [
+        (where, value)
+        for label, at, value in _paper_points(claims, x, y, base)
+        if (where := place(label, at)) is not None
+    ]
     if points:
         axes.plot(*zip(*points), label=_paper_legend(claims), **PAPER_MARKER)
 
@@ -149,7 +171,9 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
     groups = [str(g) for g in dict.fromkeys(frame[x])]
     # A label with no value in any group (a measure its system lacks, such as segments
     # rewritten on a plain disk) is left out: no empty room among the bars, no empty legend entry.
-    labels = [label for label in dict.fromkeys(frame["label"]) if frame.loc[frame["label"] == label, "_y"].notna().any()]
+    labels = [
+        label for label in dict.fromkeys(frame["label"]) if frame.loc[frame["label"] == label, "_y"].notna().any()
+    ]
     width = 0.8 / max(1, len(labels))
     position = {}
     for index, label in enumerate(labels):
@@ -169,11 +193,26 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
         # One group: the labels name the x axis's ticks themselves, and need no legend.
         legend = label if len(groups) > 1 else None
         if spec.get("logy"):
-            axes.plot(positions, heights, linestyle="none", marker=MARKERS[index % len(MARKERS)], color=colour, markersize=4.5,
-                      label=legend)
+            axes.plot(
+                positions,
+                heights,
+                linestyle="none",
+                marker=MARKERS[index % len(MARKERS)],
+                color=colour,
+                markersize=4.5,
+                label=legend,
+            )
         else:
-            axes.bar(positions, heights, width, label=legend, color=colour, hatch=HATCHES[index % len(HATCHES)],
-                     edgecolor="black" if index else "white", linewidth=0.5)
+            axes.bar(
+                positions,
+                heights,
+                width,
+                label=legend,
+                color=colour,
+                hatch=HATCHES[index % len(HATCHES)],
+                edgecolor="black" if index else "white",
+                linewidth=0.5,
+            )
         _mark_saturated(axes, [(place, height) for place, height, mark in zip(positions, heights, marked) if mark])
     if spec.get("logy"):
         for g in range(1, len(groups)):
@@ -207,11 +246,24 @@ def _lines(axes, frame, spec: dict, experiment) -> str:
         key = key if isinstance(key, tuple) else (key,)
         means = rows.groupby(rows[x].astype(str), sort=False)["_y"].mean()
         places = [ticks.index(t) for t in means.index]
-        axes.plot(places, list(means), marker=MARKERS[labels.index(key[0]) % len(MARKERS)],
-                  markersize=3.5, color=COLOURS[index % len(COLOURS)], linewidth=1.0, label=" ".join(map(str, key)),
-                  linestyle=["-", "--", ":", "-."][traces.index(rows["trace"].iloc[0]) % 4])
-        _mark_saturated(axes, [(place, mean) for place, tick, mean in zip(places, means.index, means)
-                               if any_saturated(rows[rows[x].astype(str) == tick])])
+        axes.plot(
+            places,
+            list(means),
+            marker=MARKERS[labels.index(key[0]) % len(MARKERS)],
+            markersize=3.5,
+            color=COLOURS[index % len(COLOURS)],
+            linewidth=1.0,
+            label=" ".join(map(str, key)),
+            linestyle=["-", "--", ":", "-."][traces.index(rows["trace"].iloc[0]) % 4],
+        )
+        _mark_saturated(
+            axes,
+            [
+                (place, mean)
+                for place, tick, mean in zip(places, means.index, means)
+                if any_saturated(rows[rows[x].astype(str) == tick])
+            ],
+        )
     _mark_paper(axes, experiment, x, y, None, lambda _, at: ticks.index(at) if at in ticks else None)
     _x_ticks(axes, range(len(ticks)), ticks)
     axes.set_xlabel(spec.get("xlabel", x))
@@ -239,19 +291,35 @@ def _series(axes, frame, spec: dict, experiment) -> str:
     y = spec.get("y")
     column = f"series.{y}"
     if column not in frame:
-        raise UsageError(f"figure: no time series {quoted(str(y))} in the results (sample it with the engine's gauge_samples)")
+        raise UsageError(
+            f"figure: no time series {quoted(str(y))} in the results (sample it with the engine's gauge_samples)"
+        )
     # A line is named by what tells its cell from the others: the text columns (label, trace,
     # given parameters; not the cell's key) whose values differ between rows.
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
-    naming = [c for c in frame.columns if c != "cell" and not c.startswith("series.") and not is_numeric_dtype(frame[c])
-              and not is_bool_dtype(frame[c]) and frame[c].map(str).nunique() > 1] or ["label"]
+
+    naming = [
+        c
+        for c in frame.columns
+        if c != "cell"
+        and not c.startswith("series.")
+        and not is_numeric_dtype(frame[c])
+        and not is_bool_dtype(frame[c])
+        and frame[c].map(str).nunique() > 1
+    ] or ["label"]
     for index, (_, row) in enumerate(frame.iterrows()):
         times, values = row.get("series.trace_s"), row[column]
         if times is None or values is None or not len(values):
             continue
         label = " ".join(str(row[key]) for key in naming)
-        axes.plot(list(times), [v * _scale(y) for v in values], color=COLOURS[index % len(COLOURS)],
-                  linestyle=["-", "--", ":", "-."][index % 4], linewidth=0.9, label=label)
+        axes.plot(
+            list(times),
+            [v * _scale(y) for v in values],
+            color=COLOURS[index % len(COLOURS)],
+            linestyle=["-", "--", ":", "-."][index % 4],
+            linewidth=0.9,
+            label=label,
+        )
     axes.set_xlabel(spec.get("xlabel", "trace time (s)"))
     return axis_label(y, spec.get("ylabel"))
 
@@ -296,13 +364,23 @@ def figure(experiment, frame):
         if spec.get("logy") and len(frame) and (_values(frame, spec.get("y", "total_io_s")) > 0).all():
             axes.set_yscale("log")
             # The data's own lines (not the separators between groups, drawn in axes coordinates).
-            _plain_log_ticks(axes, [y for line in axes.get_lines() if line.get_transform() == axes.transData for y in line.get_ydata()])
+            _plain_log_ticks(
+                axes,
+                [y for line in axes.get_lines() if line.get_transform() == axes.transData for y in line.get_ydata()],
+            )
         elif kind == "bars" or spec.get("logy"):
             axes.set_ylim(bottom=0)
         handles, labels = axes.get_legend_handles_labels()
         if labels:
-            axes.legend(fontsize=6, ncols=min(4, len(labels)), loc="lower left", bbox_to_anchor=(0, 1.01), borderaxespad=0,
-                        columnspacing=1.2, handlelength=2.2)
+            axes.legend(
+                fontsize=6,
+                ncols=min(4, len(labels)),
+                loc="lower left",
+                bbox_to_anchor=(0, 1.01),
+                borderaxespad=0,
+                columnspacing=1.2,
+                handlelength=2.2,
+            )
         axes.grid(axis="y", linewidth=0.3, color="0.88")
         axes.set_axisbelow(True)
         if kind != "series" and any_saturated(frame):

@@ -20,7 +20,7 @@ _HEX64 = re.compile("[0-9a-f]{64}")
 REMEMBER_FROM = 16 << 20
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def git_commit() -> str:
     """The commit of the smrlab checkout this package runs from, or "unknown" outside one.
 
@@ -33,7 +33,10 @@ def git_commit() -> str:
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=root, capture_output=True, text=True, check=True,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -59,8 +62,9 @@ def trace_checksum(path: str | Path) -> str:
     resolved = Path(path).resolve()
     stat = resolved.stat()
     identity = (str(resolved), stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
-    return "sha256:" + cache.remembered("checksums", identity, lambda: _file_sha256(str(resolved)), _HEX64.fullmatch,
-                                        keep=stat.st_size >= REMEMBER_FROM)
+    return "sha256:" + cache.remembered(
+        "checksums", identity, lambda: _file_sha256(str(resolved)), _HEX64.fullmatch, keep=stat.st_size >= REMEMBER_FROM
+    )
 
 
 def stamp() -> dict:

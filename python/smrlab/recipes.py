@@ -10,9 +10,9 @@ names no paper. Not here: generating a trace (the providers) or reading one (``s
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from smrlab.errors import UsageError
 from smrlab.options import quoted
@@ -38,7 +38,9 @@ _RECIPES: dict[str, Recipe] = {}
 _loaded = False
 
 
-def register(scheme: str, make: Callable[[str, int | None], Path], names=None, source: str = "", scalable: bool = True) -> None:
+def register(
+    scheme: str, make: Callable[[str, int | None], Path], names=None, source: str = "", scalable: bool = True
+) -> None:
     """Registers ``make`` as the recipe ``scheme`` (see ``Recipe``); a scheme registered twice is
     a programming error."""
     if scheme in _RECIPES:

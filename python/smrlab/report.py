@@ -66,8 +66,10 @@ def section(table: Path) -> tuple[str, str | None]:
     parts = [f"<h2>{html.escape(experiment.title or experiment.name)}</h2>"]
     key = experiment.reproduces.get("paper")
     if key:
-        parts.append(f'<p class="cite">Reproduces {html.escape(experiment.reproduces.get("figure", ""))} of '
-                     f'{html.escape(citations.full(key))}</p>')
+        parts.append(
+            f'<p class="cite">Reproduces {html.escape(experiment.reproduces.get("figure", ""))} of '
+            f"{html.escape(citations.full(key))}</p>"
+        )
     if experiment.description:
         parts.append(f"<p>{html.escape(experiment.description)}</p>")
     parts.append(_figure(experiment, frame))
@@ -78,11 +80,13 @@ def section(table: Path) -> tuple[str, str | None]:
         parts.append(html_table(paper.COLUMNS, beside))
     stamp = sidecar["smrlab"]
     traces = [(name, t["checksum"]) for name, t in sidecar["traces"].items()]
-    parts.append("<details><summary>Experiment file and provenance</summary>"
-                 f"<pre>{html.escape(text)}</pre>"
-                 f"<p>smrlab {html.escape(stamp['version'])}, commit {html.escape(stamp['git_commit'])}, "
-                 f"host {html.escape(sidecar['host']['name'])}; {len(sidecar['cells'])} cells, {sidecar['failed']} failed; "
-                 f"table {html.escape(str(table))}</p>" + html_table(["trace", "checksum"], traces) + "</details>")
+    parts.append(
+        "<details><summary>Experiment file and provenance</summary>"
+        f"<pre>{html.escape(text)}</pre>"
+        f"<p>smrlab {html.escape(stamp['version'])}, commit {html.escape(stamp['git_commit'])}, "
+        f"host {html.escape(sidecar['host']['name'])}; {len(sidecar['cells'])} cells, {sidecar['failed']} failed; "
+        f"table {html.escape(str(table))}</p>" + html_table(["trace", "checksum"], traces) + "</details>"
+    )
     return "\n".join(parts), key
 
 
@@ -90,6 +94,7 @@ def page(tables: list[Path], title: str = "smrlab reproduction report", scorecar
     """The whole report for ``tables`` (Parquet files written by ``smrlab run``), led by the
     reproduction scorecards given (documents written by ``smrlab reproduce``)."""
     from smrlab.reproduce.output import html_section
+
     sections, cited = [html_section(card) for card in scorecards], []
     for card in scorecards:
         cited += [p for p in card.get("papers", []) if p not in cited]
@@ -99,8 +104,10 @@ def page(tables: list[Path], title: str = "smrlab reproduction report", scorecar
         if key and key not in cited:
             cited.append(key)
     references = "".join(f"<li>{html.escape(citations.full(key))}</li>" for key in cited)
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"<style>{STYLE}</style><script>{CHECK}</script></head><body>\n<h1>{html.escape(title)}</h1>\n"
-            + "\n".join(sections)
-            + (f"\n<h2>References</h2><ol>{references}</ol>" if references else "")
-            + "\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{STYLE}</style><script>{CHECK}</script></head><body>\n<h1>{html.escape(title)}</h1>\n"
+        + "\n".join(sections)
+        + (f"\n<h2>References</h2><ol>{references}</ol>" if references else "")
+        + "\n</body></html>\n"
+    )

@@ -23,8 +23,11 @@ RUN_COLUMNS = ("label", "system", "trace", "seed")
 def measures(result: dict) -> dict[str, Any]:
     """Requests measured, then every derived value, counter and final gauge of a result dict."""
     report = result["report"]
-    row: dict[str, Any] = {"requests": report["requests"], "cancelled": report.get("cancelled", False),
-                           "saturated": saturated(report)}
+    row: dict[str, Any] = {
+        "requests": report["requests"],
+        "cancelled": report.get("cancelled", False),
+        "saturated": saturated(report),
+    }
     row.update(result["derived"])
     row.update(report["counters"])
     row.update(dict(report["gauges"]))
@@ -138,6 +141,7 @@ class Result:
     def to_pandas(self):
         """A one-row DataFrame of ``row()``."""
         import pandas as pd
+
         return pd.DataFrame([self.row()])
 
     def __repr__(self) -> str:

@@ -68,9 +68,12 @@ def read(path: str | Path, timing: bool = False):
 def _with_timing(frame, table: Path):
     """``frame`` with the ``timing.NAME`` columns of its sidecar, matched on the cell's key."""
     import pandas as pd
+
     if "cell" not in frame.columns:
         raise UsageError(f"{table}: has no 'cell' column to match costs to (not a table of smrlab run)")
-    costs = pd.DataFrame(timing_rows(provenance(table)), columns=["cell", *(f"timing.{name}" for name in TIMING_COLUMNS)])
+    costs = pd.DataFrame(
+        timing_rows(provenance(table)), columns=["cell", *(f"timing.{name}" for name in TIMING_COLUMNS)]
+    )
     return frame.merge(costs.drop_duplicates("cell"), on="cell", how="left")
 
 
@@ -98,13 +101,17 @@ def provenance(table: str | Path) -> dict:
     try:
         document = json.loads(sidecar.read_text())
     except (OSError, ValueError, RecursionError) as error:
-        raise UsageError(f"{sidecar}: no readable provenance beside the table ({quoted(str(error), MESSAGE_QUOTE)})") from None
+        raise UsageError(
+            f"{sidecar}: no readable provenance beside the table ({quoted(str(error), MESSAGE_QUOTE)})"
+        ) from None
     for keys, kinds in SIDECAR_FIELDS.items():
         value = document
         for key in keys:
             value = value.get(key, KeyError) if isinstance(value, dict) else KeyError
         if not isinstance(value, kinds) or isinstance(value, bool):
-            raise UsageError(f"{sidecar}: not the provenance smrlab run writes ('{'.'.join(keys)}' is missing or of the wrong type)")
+            raise UsageError(
+                f"{sidecar}: not the provenance smrlab run writes ('{'.'.join(keys)}' is missing or of the wrong type)"
+            )
     if not all(isinstance(t, dict) and isinstance(t.get("checksum"), str) for t in document["traces"].values()):
         raise UsageError(f"{sidecar}: not the provenance smrlab run writes (a trace without its checksum)")
     return document
@@ -132,8 +139,14 @@ def key_columns(frame) -> list[str]:
     """The columns that say what a row ran (label, system, trace, seed, the run's folder, the
     given parameters: text columns), as opposed to what it measured."""
     from pandas.api.types import is_numeric_dtype
-    return [c for c in frame.columns if c not in ("cell", "error") and not str(c).startswith("series.")
-            and (c in ("seed", "run") or not is_numeric_dtype(frame[c]))]
+
+    return [
+        c
+        for c in frame.columns
+        if c not in ("cell", "error")
+        and not str(c).startswith("series.")
+        and (c in ("seed", "run") or not is_numeric_dtype(frame[c]))
+    ]
 
 
 def pivot(frame, spec: str) -> tuple[object, list[str]]:
@@ -143,14 +156,20 @@ def pivot(frame, spec: str) -> tuple[object, list[str]]:
     that would share a cell is kept in the index, and returned, so the caller can say so."""
     parts = spec.split(":")
     if len(parts) != 3 or not all(parts):
-        raise UsageError(f"--pivot {quoted(spec, MESSAGE_QUOTE)} is not INDEX:COLUMNS:VALUES (e.g. trace:label:total_io_s)")
+        raise UsageError(
+            f"--pivot {quoted(spec, MESSAGE_QUOTE)} is not INDEX:COLUMNS:VALUES (e.g. trace:label:total_io_s)"
+        )
     index, columns, values = parts[0].split(","), parts[1], parts[2]
     if len({*index, columns, values}) != len(index) + 2:
         raise UsageError(f"--pivot {quoted(spec, MESSAGE_QUOTE)}: INDEX, COLUMNS and VALUES name different columns")
     check_columns(frame, [*index, columns, values])
     check_scalars(frame, key_columns(frame) + [columns], "--pivot")
-    kept = [c for c in key_columns(frame) if c not in (*index, columns)
-            and (frame.groupby([*index, columns], sort=False, dropna=False)[c].nunique(dropna=False) > 1).any()]
+    kept = [
+        c
+        for c in key_columns(frame)
+        if c not in (*index, columns)
+        and (frame.groupby([*index, columns], sort=False, dropna=False)[c].nunique(dropna=False) > 1).any()
+    ]
     cells = len(frame.drop_duplicates([*index, *kept])) * frame[columns].nunique(dropna=False)
     if cells > MAX_PIVOT_CELLS:
         raise UsageError(f"--pivot {quoted(spec, MESSAGE_QUOTE)} would make {cells:,} cells, over {MAX_PIVOT_CELLS:,}")
@@ -173,6 +192,7 @@ def _plain(value):
     """A cell as a plain Python value: None for missing, a list for a series (a gauge sampled
     over the run is a list in its cell)."""
     import pandas as pd
+
     if hasattr(value, "tolist") and getattr(value, "ndim", 0) > 0:
         return value.tolist()
     if isinstance(value, (str, list, dict)):
@@ -226,6 +246,7 @@ def experiment_of(table: Path):
     """The experiment a results table was run from, read back from its provenance sidecar
     (without opening its traces)."""
     from smrlab.experiment.files import parse
+
     sidecar = provenance(table)
     return parse(sidecar["experiment"]["text"] or "", Path(sidecar["experiment"]["file"] or table), with_traces=False)
 
@@ -239,4 +260,3 @@ def default_columns(path: str | Path, frame) -> list[str]:
     for table in found:
         columns += shown_columns(frame, experiment_of(table))
     return [c for c in dict.fromkeys(columns) if c in frame.columns]
-

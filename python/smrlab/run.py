@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from smrlab import _core, outputs, provenance
 from smrlab.errors import UsageError
@@ -49,11 +49,15 @@ def engine_config(
         if not (math.isfinite(seconds) and 0 <= seconds <= MAX_SECONDS):
             raise UsageError(f"{option} must be a number of seconds from 0 to {MAX_SECONDS:.4g}, got {seconds}")
     if 0 < series_interval_seconds * NS_PER_S < 1:
-        raise UsageError(f"--series-interval must be 0 (no series) or at least one nanosecond, got {series_interval_seconds}")
+        raise UsageError(
+            f"--series-interval must be 0 (no series) or at least one nanosecond, got {series_interval_seconds}"
+        )
     if not 0 <= warmup_requests <= MAX_WHOLE:
         raise UsageError(f"--warmup-requests must be a whole number from 0 to {MAX_WHOLE}, got {warmup_requests}")
     if not 0 <= gauge_samples <= _core.MAX_GAUGE_SAMPLES:
-        raise UsageError(f"--gauge-samples must be a whole number from 0 to {_core.MAX_GAUGE_SAMPLES}, got {gauge_samples}")
+        raise UsageError(
+            f"--gauge-samples must be a whole number from 0 to {_core.MAX_GAUGE_SAMPLES}, got {gauge_samples}"
+        )
     return {
         "mode": replay,
         "warmup_requests": int(warmup_requests),
@@ -163,8 +167,10 @@ def note_caveats(result: dict, label: str) -> None:
     for reason in result["not_informative"]:
         note(f"{label}: not informative: {reason}")
     if regressions := result["report"]["time_regressions"]:
-        note(f"{label}: {regressions:,} requests have timestamps earlier than the request before them; "
-             "each was replayed at the time before it")
+        note(
+            f"{label}: {regressions:,} requests have timestamps earlier than the request before them; "
+            "each was replayed at the time before it"
+        )
 
 
 def write_result(result: dict, path: str | Path, inputs: Iterable[str | Path] = ()) -> Path:

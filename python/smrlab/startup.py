@@ -9,11 +9,10 @@ Ctrl-C simply ends the process. Not here: Ctrl-C during a command, which ``smrla
 turns into one line after removing partial outputs.
 """
 
-import os
-
 # The C module ``signal`` wraps, loaded by Python's own start-up: ``signal`` itself would first
 # import ``enum`` (a few milliseconds in which Ctrl-C would still print a traceback).
 import _signal as signal
+import os
 
 # Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 INTERRUPTED = 128 + signal.SIGINT

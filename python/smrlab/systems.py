@@ -29,7 +29,7 @@ class Parameter(NamedTuple):
     choices: tuple[str, ...] | None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parameters(system: str) -> dict[str, Parameter]:
     """Every parameter ``system`` declares, by key, in declaration order."""
     for name, _summary, params in _core.systems():

@@ -14,7 +14,8 @@ import csv
 import json
 import os
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -22,8 +23,12 @@ from rich.table import Table
 # A terminal's tables fit its width; piped output (a file, CI logs) is as wide as each table
 # needs (COLUMNS, where set, limits it), never squeezed into rich's 80-column default.
 UNLIMITED = 100_000
-_console = Console(stderr=False, highlight=False, soft_wrap=True,
-                   width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else UNLIMITED)
+_console = Console(
+    stderr=False,
+    highlight=False,
+    soft_wrap=True,
+    width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else UNLIMITED,
+)
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -37,7 +42,7 @@ def fmt(value: Any, digits: int = 3) -> str:
     if isinstance(value, float):
         if value == 0:
             return "0"
-        if abs(value) >= 10 ** digits:
+        if abs(value) >= 10**digits:
             return f"{value:,.0f}"
         return f"{value:.{digits}g}"
     return str(value)
@@ -53,11 +58,19 @@ _csv_tables: list[dict] | None = None
 
 def add_json_argument(parser) -> None:
     """``--json`` and ``--csv``: tables as one JSON document, or as CSV, instead of drawn."""
-    parser.add_argument("--json", dest="tables_json", action="store_true",
-                        help="print the tables as one JSON document (title, caption, columns, rows) instead of drawing them")
-    parser.add_argument("--csv", dest="tables_csv", action="store_true",
-                        help="print the tables as CSV: one table as it is; several as one, whose first column "
-                             "'table' names each row's table")
+    parser.add_argument(
+        "--json",
+        dest="tables_json",
+        action="store_true",
+        help="print the tables as one JSON document (title, caption, columns, rows) instead of drawing them",
+    )
+    parser.add_argument(
+        "--csv",
+        dest="tables_csv",
+        action="store_true",
+        help="print the tables as CSV: one table as it is; several as one, whose first column "
+        "'table' names each row's table",
+    )
 
 
 def gather_csv() -> None:
@@ -100,7 +113,9 @@ def _csv_row(row) -> list:
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None) -> None:
     """Prints rows under ``columns``; the first column is left-aligned, the others right-aligned."""
     if _json_tables is not None:
-        _json_tables.append({"title": title, "caption": caption, "columns": list(columns), "rows": [list(r) for r in rows]})
+        _json_tables.append(
+            {"title": title, "caption": caption, "columns": list(columns), "rows": [list(r) for r in rows]}
+        )
         return
     if _csv_tables is not None:
         _csv_tables.append({"title": title, "columns": list(columns), "rows": [list(r) for r in rows]})

@@ -47,8 +47,10 @@ def _column_bytes(name: str, values: Any) -> bytes:
     if array.dtype.kind == "i" and array.size and array.min() < 0:
         raise TraceFormatError(f"{IN_MEMORY}: column '{name}' has a negative value at index {int(np.argmin(array))}")
     if name == "op" and array.size and array.max() > TRIM:
-        raise TraceFormatError(f"{IN_MEMORY}: op code {int(array.max())} at index {int(np.argmax(array))} is none of "
-                               "0 (read), 1 (write), 2 (trim)")
+        raise TraceFormatError(
+            f"{IN_MEMORY}: op code {int(array.max())} at index {int(np.argmax(array))} is none of "
+            "0 (read), 1 (write), 2 (trim)"
+        )
     return np.ascontiguousarray(array, dtype="u1" if name == "op" else "<u8").tobytes()
 
 
@@ -62,12 +64,17 @@ class Trace:
     ['time_ns', 'op', 'offset', 'len']
     """
 
-    def __init__(self, path: Path | None = None, format: str | None = None, options: tuple[str, ...] = (),
-                 columns: tuple[bytes, bytes, bytes, bytes] | None = None):
+    def __init__(
+        self,
+        path: Path | None = None,
+        format: str | None = None,
+        options: tuple[str, ...] = (),
+        columns: tuple[bytes, bytes, bytes, bytes] | None = None,
+    ):
         self._path, self._format, self._options, self._columns = path, format, tuple(options), columns
 
     @classmethod
-    def open(cls, path: str | Path, format: str | None = None, options: tuple[str, ...] | list[str] = ()) -> "Trace":
+    def open(cls, path: str | Path, format: str | None = None, options: tuple[str, ...] | list[str] = ()) -> Trace:
         """The trace file at ``path`` (format from its name unless given; reader ``options`` as
         ``key=value``). Nothing is read until asked."""
         path = Path(path)
@@ -76,7 +83,7 @@ class Trace:
         return cls(path=path, format=format, options=tuple(options))
 
     @classmethod
-    def from_columns(cls, time_ns: Any, op: Any, offset: Any, length: Any) -> "Trace":
+    def from_columns(cls, time_ns: Any, op: Any, offset: Any, length: Any) -> Trace:
         """Requests from four equally long sequences of whole numbers (arrival ns, op code,
         offset and length in bytes)."""
         given = dict(zip(COLUMNS, (time_ns, op, offset, length)))
@@ -86,24 +93,26 @@ class Trace:
         return cls(columns=tuple(_column_bytes(name, values) for name, values in given.items()))
 
     @classmethod
-    def from_numpy(cls, requests: np.ndarray) -> "Trace":
+    def from_numpy(cls, requests: np.ndarray) -> Trace:
         """Requests from a numpy structured array with the fields of ``REQUEST_DTYPE``."""
         names = requests.dtype.names or ()
         missing = [name for name in COLUMNS if name not in names]
         if missing:
-            raise TraceFormatError(f"{IN_MEMORY}: the array has no field {', '.join(map(repr, missing))} "
-                                   f"(fields: {', '.join(COLUMNS)})")
+            raise TraceFormatError(
+                f"{IN_MEMORY}: the array has no field {', '.join(map(repr, missing))} (fields: {', '.join(COLUMNS)})"
+            )
         return cls.from_columns(*(requests[name] for name in COLUMNS))
 
     @classmethod
-    def from_arrow(cls, table: Any) -> "Trace":
+    def from_arrow(cls, table: Any) -> Trace:
         """Requests from an Arrow table (or a pandas DataFrame) with columns ``time_ns``, ``op``,
         ``offset`` and ``len``."""
         names = list(getattr(table, "column_names", None) or getattr(table, "columns", []))
         missing = [name for name in COLUMNS if name not in names]
         if missing:
-            raise TraceFormatError(f"{IN_MEMORY}: the table has no column {', '.join(map(repr, missing))} "
-                                   f"(columns: {', '.join(COLUMNS)})")
+            raise TraceFormatError(
+                f"{IN_MEMORY}: the table has no column {', '.join(map(repr, missing))} (columns: {', '.join(COLUMNS)})"
+            )
         values = []
         for name in COLUMNS:
             column = table[name]
@@ -159,6 +168,7 @@ class Trace:
         """SHA-256 of the file's bytes, or of the four columns of a trace in memory."""
         if self._path is not None:
             from smrlab.provenance import trace_checksum
+
             return trace_checksum(self._path)
         digest = hashlib.sha256()
         for column in self._columns:
@@ -178,13 +188,20 @@ class Trace:
     def to_arrow(self):
         """The requests as an Arrow table (``op`` as codes: 0 read, 1 write, 2 trim)."""
         import pyarrow as pa
+
         time_ns, op, offset, length = self.columns()
-        arrays = [np.frombuffer(time_ns, "<u8"), np.frombuffer(op, "u1"), np.frombuffer(offset, "<u8"), np.frombuffer(length, "<u8")]
+        arrays = [
+            np.frombuffer(time_ns, "<u8"),
+            np.frombuffer(op, "u1"),
+            np.frombuffer(offset, "<u8"),
+            np.frombuffer(length, "<u8"),
+        ]
         return pa.table(dict(zip(COLUMNS, arrays)))
 
     def head(self, n: int = 5):
         """The first ``n`` requests as a pandas DataFrame, ``op`` by name."""
         import pandas as pd
+
         if self._columns is None and self._path is not None:
             head = Trace(columns=tuple(_core.trace_columns(json.dumps({**self.pipeline(), "head": int(n)}))))
         else:
@@ -194,4 +211,8 @@ class Trace:
         return frame
 
     def __repr__(self) -> str:
-        return f"Trace.open({str(self._path)!r})" if self._path else f"<Trace in memory, {len(self._columns[1]):,} requests>"
+        return (
+            f"Trace.open({str(self._path)!r})"
+            if self._path
+            else f"<Trace in memory, {len(self._columns[1]):,} requests>"
+        )

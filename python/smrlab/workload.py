@@ -69,15 +69,28 @@ class SeriesError(UsageError):
     """A series file that cannot be read: named with the line at fault."""
 
 
-def arrival_params(process: str, rate: float, duration: float, *, bias: float | None = None,
-                   modulation: float | None = None, cycle_minutes: float | None = None,
-                   distribution: str | None = None, shape: float | None = None,
-                   resolution: float | None = None) -> list[tuple[str, str]]:
+def arrival_params(
+    process: str,
+    rate: float,
+    duration: float,
+    *,
+    bias: float | None = None,
+    modulation: float | None = None,
+    cycle_minutes: float | None = None,
+    distribution: str | None = None,
+    shape: float | None = None,
+    resolution: float | None = None,
+) -> list[tuple[str, str]]:
     """The Table 4.1 parameters (and YCSB's ``target``) of an arrival process."""
     params = [("arrivalgenerator", process), ("target", repr(float(rate))), ("duration", repr(float(duration)))]
-    for name, value in (("ss.bias", bias), ("ss.resolution", resolution), ("diurnal.modulation", modulation),
-                        ("diurnal.cyclelength", cycle_minutes), ("diurnal.distribution", distribution),
-                        ("diurnal.distribution.shape", shape)):
+    for name, value in (
+        ("ss.bias", bias),
+        ("ss.resolution", resolution),
+        ("diurnal.modulation", modulation),
+        ("diurnal.cyclelength", cycle_minutes),
+        ("diurnal.distribution", distribution),
+        ("diurnal.distribution.shape", shape),
+    ):
         if value is not None:
             params.append((name, str(value)))
     return params
@@ -86,7 +99,9 @@ def arrival_params(process: str, rate: float, duration: float, *, bias: float | 
 def arrivals(process: str, rate: float, duration: float, seed: int = 1, **options) -> np.ndarray:
     """Arrival times in nanoseconds from the start (int64, non-decreasing, below ``duration``
     seconds); ``options`` as ``arrival_params``'s."""
-    packed = _core.arrival_schedule(arrival_params(process, rate, duration, **options), _whole(seed, "seed", 0, SEED_MAX))
+    packed = _core.arrival_schedule(
+        arrival_params(process, rate, duration, **options), _whole(seed, "seed", 0, SEED_MAX)
+    )
     return np.frombuffer(packed, dtype="<u8").astype(np.int64)
 
 
@@ -109,12 +124,16 @@ def check_memory_store(records: float, record_bytes: int, capacity: int | None, 
     needed = float(records) * record_bytes
     count = f"{records:,.0f}" if records < 1e15 else f"{records:.3g}"
     if capacity is not None and needed > capacity:
-        raise UsageError(f"{what}: {count} records of {record_bytes:,} bytes are {needed:.3g} bytes, over the {capacity:,} "
-                         "the store's device holds (a larger --capacity, or fewer records)")
+        raise UsageError(
+            f"{what}: {count} records of {record_bytes:,} bytes are {needed:.3g} bytes, over the {capacity:,} "
+            "the store's device holds (a larger --capacity, or fewer records)"
+        )
     available = available_memory()
     if available is not None and needed > available:
-        raise UsageError(f"{what}: {count} records of {record_bytes:,} bytes would hold {needed / 1e9:.3g} GB in memory, "
-                         f"and this machine has {available / 1e9:,.1f} GB available")
+        raise UsageError(
+            f"{what}: {count} records of {record_bytes:,} bytes would hold {needed / 1e9:.3g} GB in memory, "
+            f"and this machine has {available / 1e9:,.1f} GB available"
+        )
 
 
 def interarrivals(times_ns: np.ndarray) -> np.ndarray:
@@ -130,7 +149,9 @@ def counts(times_ns: np.ndarray, interval: float, duration: float | None = None)
         raise UsageError(f"the counting interval must be positive seconds, not {interval}")
     end = duration if duration is not None else (t[-1] / 1e9 if len(t) else 0.0)
     if not end / interval <= MAX_COUNTS:
-        raise UsageError(f"{end:g} s counted per {interval:g} s is over {MAX_COUNTS:,} counts: count per a longer interval")
+        raise UsageError(
+            f"{end:g} s counted per {interval:g} s is over {MAX_COUNTS:,} counts: count per a longer interval"
+        )
     bins = max(1, math.ceil(end / interval - 1e-9))
     return np.bincount(np.minimum((t / 1e9 / interval).astype(np.int64), bins - 1), minlength=bins).astype(float)
 
@@ -178,10 +199,23 @@ def read_series(path: str | PathLike) -> tuple[np.ndarray, dict]:
     return x, header
 
 
-def run_ycsb(endpoint, workload: str = "a", properties: dict | None = None, *, process: str = "constant",
-             rate: float = 1000, duration: float = 10, threads: int = 8, seed: int = 1, load: bool = True,
-             log_path: str | PathLike | None = None, sync: bool = False, stop_after: float | None = None,
-             progress: bool = False, **arrival_options) -> dict:
+def run_ycsb(
+    endpoint,
+    workload: str = "a",
+    properties: dict | None = None,
+    *,
+    process: str = "constant",
+    rate: float = 1000,
+    duration: float = 10,
+    threads: int = 8,
+    seed: int = 1,
+    load: bool = True,
+    log_path: str | PathLike | None = None,
+    sync: bool = False,
+    stop_after: float | None = None,
+    progress: bool = False,
+    **arrival_options,
+) -> dict:
     """One YCSB run: ``endpoint`` a ``WorkloadStore`` or ``"host:port"``; ``workload`` a letter
     a-f; ``properties`` YCSB properties (recordcount, requestdistribution, ...). Returns the
     result (``summary``: latency percentiles from the scheduled times, per operation, the
@@ -194,12 +228,23 @@ def run_ycsb(endpoint, workload: str = "a", properties: dict | None = None, *, p
     from smrlab import live
 
     props = [("workload", workload)] + [(str(k), str(v)) for k, v in (properties or {}).items()]
-    shown = live.timed(f"YCSB workload {workload}, {process} arrivals", float(duration)) if progress else contextlib.nullcontext()
+    shown = (
+        live.timed(f"YCSB workload {workload}, {process} arrivals", float(duration))
+        if progress
+        else contextlib.nullcontext()
+    )
     with shown:
         text, latencies, scheduled = _core.run_ycsb(
-            endpoint, props, arrival_params(process, rate, duration, **arrival_options), threads=_whole(threads, "threads", 1, MAX_THREADS),
-            seed=_whole(seed, "seed", 0, SEED_MAX), load=bool(load), log_path=None if log_path is None else str(log_path), sync=bool(sync),
-            stop_after_s=None if stop_after is None else float(stop_after))
+            endpoint,
+            props,
+            arrival_params(process, rate, duration, **arrival_options),
+            threads=_whole(threads, "threads", 1, MAX_THREADS),
+            seed=_whole(seed, "seed", 0, SEED_MAX),
+            load=bool(load),
+            log_path=None if log_path is None else str(log_path),
+            sync=bool(sync),
+            stop_after_s=None if stop_after is None else float(stop_after),
+        )
     result = json.loads(text)
     result["latencies_ns"] = np.frombuffer(latencies, dtype="<u8").astype(np.int64)
     result["scheduled_ns"] = np.frombuffer(scheduled, dtype="<u8").astype(np.int64)

@@ -29,7 +29,6 @@ import json
 import numpy as np
 
 from smrlab import workload
-from smrlab.errors import UsageError
 from smrlab.kv import size
 from smrlab.options import bounded_number, bounded_whole, count, positive, seed, whole
 from smrlab.tables import print_json, print_table
@@ -44,21 +43,34 @@ RECORD_BYTES = 1005
 
 def insert_properties(records: int) -> dict:
     """YCSB properties of a pure random-insert run (the thesis's 1 KB values)."""
-    return {"recordcount": records, "readproportion": 0, "updateproportion": 0, "insertproportion": 1,
-            "fieldcount": 1, "fieldlength": 1000}
+    return {
+        "recordcount": records,
+        "readproportion": 0,
+        "updateproportion": 0,
+        "insertproportion": 1,
+        "fieldcount": 1,
+        "fieldlength": 1000,
+    }
 
 
 def media(args: argparse.Namespace) -> str:
     """What the stores ran on, for a caption."""
-    return "stores in memory at full speed" if args.disk == "none" else f"{args.disk} disk (and NVRAM) taken in real time"
+    return (
+        "stores in memory at full speed" if args.disk == "none" else f"{args.disk} disk (and NVRAM) taken in real time"
+    )
 
 
 def open_store(args: argparse.Namespace, offload_store: bool, offload: bool = True) -> workload.WorkloadStore:
-    return workload.WorkloadStore(offload_store=offload_store, disk=None if args.disk == "none" else args.disk, band_size=size(args.band_size, "--band-size"),
-                                  capacity=size(args.capacity, "--capacity"), offload=offload,
-                                  buffer_bands=tuple(args.buffer_bands) if offload_store else None,
-                                  check_interval=args.check_interval if offload_store else None,
-                                  quiet_interval=args.quiet_interval if offload_store else None)
+    return workload.WorkloadStore(
+        offload_store=offload_store,
+        disk=None if args.disk == "none" else args.disk,
+        band_size=size(args.band_size, "--band-size"),
+        capacity=size(args.capacity, "--capacity"),
+        offload=offload,
+        buffer_bands=tuple(args.buffer_bands) if offload_store else None,
+        check_interval=args.check_interval if offload_store else None,
+        quiet_interval=args.quiet_interval if offload_store else None,
+    )
 
 
 def check_inserts(args: argparse.Namespace, records: float, what: str) -> None:
@@ -74,8 +86,17 @@ def saturation(args: argparse.Namespace, offload_store: bool, offload: bool) -> 
     check_inserts(args, 1000 + args.calibration_requests, "--calibration-requests")
     store = open_store(args, offload_store, offload)
     try:
-        result = workload.run_ycsb(store, "a", insert_properties(1000), process="constant", rate=1e6,
-                                   duration=args.calibration_requests / 1e6, threads=1, seed=args.seed, progress=True)
+        result = workload.run_ycsb(
+            store,
+            "a",
+            insert_properties(1000),
+            process="constant",
+            rate=1e6,
+            duration=args.calibration_requests / 1e6,
+            threads=1,
+            seed=args.seed,
+            progress=True,
+        )
     finally:
         store.close()
     return result["summary"]["throughput"]
@@ -86,8 +107,18 @@ def ms(ns: float) -> str:
 
 
 def latency_row(label: str, summary: dict) -> tuple:
-    l = summary["latency"]
-    return (label, l["count"], f"{summary['throughput']:,.0f}", ms(l["mean_ns"]), ms(l["p50_ns"]), ms(l["p90_ns"]), ms(l["p99_ns"]), ms(l["p999_ns"]), ms(l["max_ns"]))
+    lat = summary["latency"]
+    return (
+        label,
+        lat["count"],
+        f"{summary['throughput']:,.0f}",
+        ms(lat["mean_ns"]),
+        ms(lat["p50_ns"]),
+        ms(lat["p90_ns"]),
+        ms(lat["p99_ns"]),
+        ms(lat["p999_ns"]),
+        ms(lat["max_ns"]),
+    )
 
 
 LATENCY_COLUMNS = ["run", "requests", "achieved/s", "mean (ms)", "p50", "p90", "p99", "p99.9", "max"]
@@ -106,14 +137,28 @@ def run_fig_4_10(args: argparse.Namespace) -> int:
     capacity = saturation(args, offload_store=False, offload=False)
     rate = args.rate or args.load * capacity
     check_inserts(args, args.records + rate * args.duration, "--rate x --duration")
-    processes = [("constant", {}), ("poisson", {}), ("selfsimilar", {"bias": args.bias}),
-                 ("diurnal", {"modulation": 0.9 * rate, "cycle_minutes": args.duration / 60 / 3, "shape": args.shape})]
+    processes = [
+        ("constant", {}),
+        ("poisson", {}),
+        ("selfsimilar", {"bias": args.bias}),
+        ("diurnal", {"modulation": 0.9 * rate, "cycle_minutes": args.duration / 60 / 3, "shape": args.shape}),
+    ]
     rows, out = [], {"saturation_per_s": capacity, "rate": rate, "runs": {}}
     for name, extra in processes:
         store = open_store(args, offload_store=False)
         try:
-            result = workload.run_ycsb(store, "a", insert_properties(args.records), process=name, rate=rate, duration=args.duration,
-                                       threads=args.threads, seed=args.seed, progress=True, **extra)
+            result = workload.run_ycsb(
+                store,
+                "a",
+                insert_properties(args.records),
+                process=name,
+                rate=rate,
+                duration=args.duration,
+                threads=args.threads,
+                seed=args.seed,
+                progress=True,
+                **extra,
+            )
         finally:
             store.close()
         rows.append(latency_row(name, result["summary"]))
@@ -121,10 +166,14 @@ def run_fig_4_10(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out)
         return 0
-    print_table(f"Fig. 4.10: SMRDB, random 1 KB inserts at {rate:,.0f}/s on average ({rate / capacity:.0%} of the {capacity:,.0f}/s "
-                f"it sustains back to back), {args.duration:g} s per run", LATENCY_COLUMNS, rows,
-                caption=f"latency from the scheduled time; {media(args)}; bands of {args.band_size}; "
-                        f"b = {args.bias}, diurnal modulation 0.9 x rate over three cycles, Pareto alpha {args.shape}; seed {args.seed}")
+    print_table(
+        f"Fig. 4.10: SMRDB, random 1 KB inserts at {rate:,.0f}/s on average ({rate / capacity:.0%} of the {capacity:,.0f}/s "
+        f"it sustains back to back), {args.duration:g} s per run",
+        LATENCY_COLUMNS,
+        rows,
+        caption=f"latency from the scheduled time; {media(args)}; bands of {args.band_size}; "
+        f"b = {args.bias}, diurnal modulation 0.9 x rate over three cycles, Pareto alpha {args.shape}; seed {args.seed}",
+    )
     return 0
 
 
@@ -136,21 +185,36 @@ def run_fig_5_8(args: argparse.Namespace) -> int:
     for label, offload in (("without offloading", False), ("with offloading", True)):
         store = open_store(args, offload_store=True, offload=offload)
         try:
-            result = workload.run_ycsb(store, "a", insert_properties(args.records), process="poisson", rate=rate,
-                                       duration=args.duration, threads=args.threads, seed=args.seed, progress=True)
+            result = workload.run_ycsb(
+                store,
+                "a",
+                insert_properties(args.records),
+                process="poisson",
+                rate=rate,
+                duration=args.duration,
+                threads=args.threads,
+                seed=args.seed,
+                progress=True,
+            )
             stats = json.loads(store.stats())
         finally:
             store.close()
-        rows.append(latency_row(label, result["summary"]) + (f"{100 * stats['offloaded_user_bytes'] / max(1, stats['user_bytes']):.1f}", stats["compactions"]))
+        rows.append(
+            latency_row(label, result["summary"])
+            + (f"{100 * stats['offloaded_user_bytes'] / max(1, stats['user_bytes']):.1f}", stats["compactions"])
+        )
         out["runs"][label] = {"summary": result["summary"], "store": stats, "cdf": cdf_points(result["latencies_ns"])}
     if args.json:
         print_json(out)
         return 0
-    print_table(f"Figs. 5.8/5.9: offloading store, random 1 KB inserts, Poisson arrivals at {rate:,.0f}/s "
-                f"({rate / capacity:.0%} of the {capacity:,.0f}/s it sustains back to back without offloading), {args.duration:g} s",
-                LATENCY_COLUMNS + ["% offloaded", "compactions"], rows,
-                caption=f"latency from the scheduled time; {media(args)}; bands of {args.band_size}; "
-                        f"buffer levels {args.buffer_bands}; seed {args.seed}")
+    print_table(
+        f"Figs. 5.8/5.9: offloading store, random 1 KB inserts, Poisson arrivals at {rate:,.0f}/s "
+        f"({rate / capacity:.0%} of the {capacity:,.0f}/s it sustains back to back without offloading), {args.duration:g} s",
+        LATENCY_COLUMNS + ["% offloaded", "compactions"],
+        rows,
+        caption=f"latency from the scheduled time; {media(args)}; bands of {args.band_size}; "
+        f"buffer levels {args.buffer_bands}; seed {args.seed}",
+    )
     for label, run in out["runs"].items():
         cdf = run["cdf"]
         print(f"{label}: fraction of inserts within " + ", ".join(f"{e / 1e6:.2f} ms: {f:.4f}" for e, f in cdf[::4]))
@@ -173,14 +237,25 @@ TABLE_5_1 = [
 def mixed_properties(records: int) -> dict:
     """The mixed workloads of Table 5.1: inserts and updates 30 % of the operations (15 % each,
     the thesis gives only their sum), the rest scans of 1 to 100 records."""
-    return {"recordcount": records, "readproportion": 0, "updateproportion": 0.15, "insertproportion": 0.15,
-            "scanproportion": 0.7, "maxscanlength": 100, "fieldcount": 1, "fieldlength": 1000}
+    return {
+        "recordcount": records,
+        "readproportion": 0,
+        "updateproportion": 0.15,
+        "insertproportion": 0.15,
+        "scanproportion": 0.7,
+        "maxscanlength": 100,
+        "fieldcount": 1,
+        "fieldlength": 1000,
+    }
 
 
 def run_table_5_1(args: argparse.Namespace) -> int:
     # Every arrival may write a record, into the one store all eight workloads share.
-    check_inserts(args, 1 + sum(rate * args.rate_scale * args.duration for _, _, rate, _, _ in TABLE_5_1),
-                  "--rate-scale x --duration")
+    check_inserts(
+        args,
+        1 + sum(rate * args.rate_scale * args.duration for _, _, rate, _, _ in TABLE_5_1),
+        "--rate-scale x --duration",
+    )
     stop_after = None if args.disk == "none" else (args.stop_after or 2 * args.duration)
     store = open_store(args, offload_store=True)
     rows, out = [], []
@@ -189,96 +264,230 @@ def run_table_5_1(args: argparse.Namespace) -> int:
     try:
         for name, process, rate, modulation, inserts_only in TABLE_5_1:
             rate_here = rate * args.rate_scale
-            extra = {"bias": args.bias} if process == "selfsimilar" else {"modulation": modulation * args.rate_scale, "cycle_minutes": args.cycle, "shape": args.shape}
+            extra = (
+                {"bias": args.bias}
+                if process == "selfsimilar"
+                else {"modulation": modulation * args.rate_scale, "cycle_minutes": args.cycle, "shape": args.shape}
+            )
             # The first run loads one record; later ones continue the record numbers inserted so far.
             records = max(1, inserted)
             properties = insert_properties(records) if inserts_only else mixed_properties(records)
-            result = workload.run_ycsb(store, "a", properties, process=process, rate=rate_here, duration=args.duration, threads=args.threads,
-                                       seed=args.seed + int(name), load=inserted == 0, stop_after=stop_after, progress=True, **extra)
-            inserted = records + sum(l["count"] for op, l in result["summary"]["by_op"] if op == "insert")
+            result = workload.run_ycsb(
+                store,
+                "a",
+                properties,
+                process=process,
+                rate=rate_here,
+                duration=args.duration,
+                threads=args.threads,
+                seed=args.seed + int(name),
+                load=inserted == 0,
+                stop_after=stop_after,
+                progress=True,
+                **extra,
+            )
+            inserted = records + sum(lat["count"] for op, lat in result["summary"]["by_op"] if op == "insert")
             after = json.loads(store.stats())
-            delta = {k: after[k] - before[k] for k in ("user_bytes", "compaction_bytes_read", "compaction_bytes_written", "offloaded_user_bytes",
-                                                        "nvram_bytes_written", "compaction_seconds", "open_seconds")}
+            delta = {
+                k: after[k] - before[k]
+                for k in (
+                    "user_bytes",
+                    "compaction_bytes_read",
+                    "compaction_bytes_written",
+                    "offloaded_user_bytes",
+                    "nvram_bytes_written",
+                    "compaction_seconds",
+                    "open_seconds",
+                )
+            }
             written = max(1, delta["user_bytes"])
             offloaded = delta["offloaded_user_bytes"] / written
-            lifetime = workload.nvram_lifetime(after["nvram_capacity"], after["disk_capacity"], offloaded, args.write_cycles)
-            row = {"workload": name, "process": process, "rate": rate_here, "modulation": None if modulation is None else modulation * args.rate_scale,
-                   "written_mb": delta["user_bytes"] / 1e6, "read_pct": 100 * delta["compaction_bytes_read"] / written,
-                   "rewritten_pct": 100 * delta["compaction_bytes_written"] / written, "offloaded_pct": 100 * offloaded,
-                   "unsorted_pct": 100 * after["unsorted_user_bytes"] / max(1, after["user_bytes"]),
-                   "offload_active_pct": 100 * delta["compaction_seconds"] / max(1e-9, delta["open_seconds"]),
-                   "nvram_mb_written": delta["nvram_bytes_written"] / 1e6, "nvram_lifetime_disk_overwrites": lifetime["disk_overwrites"],
-                   "requests": result["summary"]["requests"], "failed": result["summary"]["failed"],
-                   "unissued_pct": 100 * result["summary"]["unissued"] / max(1, result["arrivals"])}
+            lifetime = workload.nvram_lifetime(
+                after["nvram_capacity"], after["disk_capacity"], offloaded, args.write_cycles
+            )
+            row = {
+                "workload": name,
+                "process": process,
+                "rate": rate_here,
+                "modulation": None if modulation is None else modulation * args.rate_scale,
+                "written_mb": delta["user_bytes"] / 1e6,
+                "read_pct": 100 * delta["compaction_bytes_read"] / written,
+                "rewritten_pct": 100 * delta["compaction_bytes_written"] / written,
+                "offloaded_pct": 100 * offloaded,
+                "unsorted_pct": 100 * after["unsorted_user_bytes"] / max(1, after["user_bytes"]),
+                "offload_active_pct": 100 * delta["compaction_seconds"] / max(1e-9, delta["open_seconds"]),
+                "nvram_mb_written": delta["nvram_bytes_written"] / 1e6,
+                "nvram_lifetime_disk_overwrites": lifetime["disk_overwrites"],
+                "requests": result["summary"]["requests"],
+                "failed": result["summary"]["failed"],
+                "unissued_pct": 100 * result["summary"]["unissued"] / max(1, result["arrivals"]),
+            }
             out.append(row)
-            rows.append((name, f"{process} {rate_here:g}/s" + (f" +-{row['modulation']:g}" if modulation else ""), f"{row['written_mb']:,.1f}",
-                         f"{row['read_pct']:,.1f}", f"{row['rewritten_pct']:,.1f}", f"{row['offloaded_pct']:.1f}", f"{row['unsorted_pct']:.1f}",
-                         f"{row['offload_active_pct']:.1f}", f"{row['nvram_mb_written']:,.1f}", f"{row['nvram_lifetime_disk_overwrites']:,.1f}",
-                         f"{row['unissued_pct']:.1f}"))
+            rows.append(
+                (
+                    name,
+                    f"{process} {rate_here:g}/s" + (f" +-{row['modulation']:g}" if modulation else ""),
+                    f"{row['written_mb']:,.1f}",
+                    f"{row['read_pct']:,.1f}",
+                    f"{row['rewritten_pct']:,.1f}",
+                    f"{row['offloaded_pct']:.1f}",
+                    f"{row['unsorted_pct']:.1f}",
+                    f"{row['offload_active_pct']:.1f}",
+                    f"{row['nvram_mb_written']:,.1f}",
+                    f"{row['nvram_lifetime_disk_overwrites']:,.1f}",
+                    f"{row['unissued_pct']:.1f}",
+                )
+            )
             before = after
     finally:
         store.close()
     if args.json:
         print_json(out)
         return 0
-    print_table("Table 5.1: compaction and offload statistics, eight workloads in order on one offloading store",
-                ["#", "arrivals", "written (MB)", "% read", "% rewritten", "% offloaded", "% unsorted", "% time offloading", "NVRAM MB written",
-                 f"NVRAM life (disk overwrites, {args.write_cycles} cycles)", "% not issued"], rows,
-                caption=f"percentages of the bytes each workload wrote; {args.duration:g} s per workload, rates x {args.rate_scale:g}, diurnal "
-                        f"cycles of {args.cycle:g} min, Pareto alpha {args.shape}, b = {args.bias}; 1 and 2 pure inserts, the rest 15 % inserts, "
-                        f"15 % updates, 70 % scans of 1-100 records; {media(args)}; bands of {args.band_size}, "
-                        f"buffer levels {args.buffer_bands}; quiet after {args.quiet_interval:g} s"
-                        + ("" if stop_after is None else f"; each workload stopped issuing after {stop_after:g} s (% not issued)"))
+    print_table(
+        "Table 5.1: compaction and offload statistics, eight workloads in order on one offloading store",
+        [
+            "#",
+            "arrivals",
+            "written (MB)",
+            "% read",
+            "% rewritten",
+            "% offloaded",
+            "% unsorted",
+            "% time offloading",
+            "NVRAM MB written",
+            f"NVRAM life (disk overwrites, {args.write_cycles} cycles)",
+            "% not issued",
+        ],
+        rows,
+        caption=f"percentages of the bytes each workload wrote; {args.duration:g} s per workload, rates x {args.rate_scale:g}, diurnal "
+        f"cycles of {args.cycle:g} min, Pareto alpha {args.shape}, b = {args.bias}; 1 and 2 pure inserts, the rest 15 % inserts, "
+        f"15 % updates, 70 % scans of 1-100 records; {media(args)}; bands of {args.band_size}, "
+        f"buffer levels {args.buffer_bands}; quiet after {args.quiet_interval:g} s"
+        + ("" if stop_after is None else f"; each workload stopped issuing after {stop_after:g} s (% not issued)"),
+    )
     return 0
 
 
 def add_common(parser: argparse.ArgumentParser, duration: float, band_size: str, disk: str = "desktop7200") -> None:
-    parser.add_argument("--duration", type=positive, default=duration, help=f"seconds of arrivals per run (default {duration:g})")
-    parser.add_argument("--disk", default=disk, help=f"HDD preset taken in real time (e.g. desktop7200, the thesis's 7200 rpm disk), or none: memory at full speed (default {disk})")
-    parser.add_argument("--band-size", default=band_size, help=f"bytes per band, 64KiB to 1GiB (default {band_size}: bands scaled down with the runs)")
-    parser.add_argument("--capacity", default="8GiB", help="bytes of the disk, at most 2^20 bands; held in memory as written (default 8GiB)")
-    parser.add_argument("--threads", type=bounded_whole(1, workload.MAX_THREADS), default=16, help="executor workers (default 16)")
+    parser.add_argument(
+        "--duration", type=positive, default=duration, help=f"seconds of arrivals per run (default {duration:g})"
+    )
+    parser.add_argument(
+        "--disk",
+        default=disk,
+        help=f"HDD preset taken in real time (e.g. desktop7200, the thesis's 7200 rpm disk), or none: memory at full speed (default {disk})",
+    )
+    parser.add_argument(
+        "--band-size",
+        default=band_size,
+        help=f"bytes per band, 64KiB to 1GiB (default {band_size}: bands scaled down with the runs)",
+    )
+    parser.add_argument(
+        "--capacity",
+        default="8GiB",
+        help="bytes of the disk, at most 2^20 bands; held in memory as written (default 8GiB)",
+    )
+    parser.add_argument(
+        "--threads", type=bounded_whole(1, workload.MAX_THREADS), default=16, help="executor workers (default 16)"
+    )
     parser.add_argument("--seed", type=seed, default=1, help="seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print JSON (with the latency distributions)")
 
 
 def add_offload_store(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--buffer-bands", type=whole, nargs=3, default=workload.BUFFER_BANDS, metavar=("L0", "L1", "L2"),
-                        help=f"bands of the three buffer levels (default {' '.join(map(str, workload.BUFFER_BANDS))}, the thesis's)")
-    parser.add_argument("--check-interval", type=INTERVAL, default=0.5, help="seconds between the periodic checker's looks, 0.001 to 3600 (default 0.5)")
-    parser.add_argument("--quiet-interval", type=INTERVAL, default=2.0, help="seconds without a size-triggered compaction that count as quiet, 0.001 to 3600 (default 2)")
+    parser.add_argument(
+        "--buffer-bands",
+        type=whole,
+        nargs=3,
+        default=workload.BUFFER_BANDS,
+        metavar=("L0", "L1", "L2"),
+        help=f"bands of the three buffer levels (default {' '.join(map(str, workload.BUFFER_BANDS))}, the thesis's)",
+    )
+    parser.add_argument(
+        "--check-interval",
+        type=INTERVAL,
+        default=0.5,
+        help="seconds between the periodic checker's looks, 0.001 to 3600 (default 0.5)",
+    )
+    parser.add_argument(
+        "--quiet-interval",
+        type=INTERVAL,
+        default=2.0,
+        help="seconds without a size-triggered compaction that count as quiet, 0.001 to 3600 (default 2)",
+    )
 
 
 def add_saturation(parser: argparse.ArgumentParser, load: float) -> None:
-    parser.add_argument("--rate", type=positive, help="average requests per second (default: --load x the back-to-back rate)")
-    parser.add_argument("--load", type=positive, default=load, help=f"rate as a fraction of the back-to-back insert rate, measured first (default {load:g})")
-    parser.add_argument("--records", type=count, default=1000,
-                        help="records loaded first (default 1000); with the run's inserts, 1 KB each, they must fit the store's --capacity and this machine's free memory")
-    parser.add_argument("--calibration-requests", type=count, default=200_000,
-                        help="inserts of the back-to-back measurement, enough for compactions to run (default 200000); 1 KB each, they must fit as --records do")
+    parser.add_argument(
+        "--rate", type=positive, help="average requests per second (default: --load x the back-to-back rate)"
+    )
+    parser.add_argument(
+        "--load",
+        type=positive,
+        default=load,
+        help=f"rate as a fraction of the back-to-back insert rate, measured first (default {load:g})",
+    )
+    parser.add_argument(
+        "--records",
+        type=count,
+        default=1000,
+        help="records loaded first (default 1000); with the run's inserts, 1 KB each, they must fit the store's --capacity and this machine's free memory",
+    )
+    parser.add_argument(
+        "--calibration-requests",
+        type=count,
+        default=200_000,
+        help="inserts of the back-to-back measurement, enough for compactions to run (default 200000); 1 KB each, they must fit as --records do",
+    )
 
 
 def register(group) -> None:
-    fig410 = group.add("fig4.10", help="SMRDB's latency under constant, Poisson, self-similar and diurnal arrivals at one average rate (Fig. 4.10)")
+    fig410 = group.add(
+        "fig4.10",
+        help="SMRDB's latency under constant, Poisson, self-similar and diurnal arrivals at one average rate (Fig. 4.10)",
+    )
     add_common(fig410, duration=20, band_size="4MiB")
     add_saturation(fig410, load=0.8)
     fig410.add_argument("--bias", type=positive, default=0.65, help="b-model bias (default 0.65)")
     fig410.add_argument("--shape", type=positive, default=1.5, help="diurnal Pareto shape (default 1.5)")
     fig410.set_defaults(func=run_fig_4_10)
 
-    fig58 = group.add("fig5.8", help="p99 insert latency with and without write-offloading, Poisson arrivals near saturation (Figs. 5.8/5.9)")
+    fig58 = group.add(
+        "fig5.8",
+        help="p99 insert latency with and without write-offloading, Poisson arrivals near saturation (Figs. 5.8/5.9)",
+    )
     add_common(fig58, duration=20, band_size="4MiB")
     add_offload_store(fig58)
     add_saturation(fig58, load=0.9)
     fig58.set_defaults(func=run_fig_5_8)
 
-    table = group.add("table5.1", help="the eight workloads of Table 5.1 in order on one offloading store: compaction and offload statistics")
+    table = group.add(
+        "table5.1",
+        help="the eight workloads of Table 5.1 in order on one offloading store: compaction and offload statistics",
+    )
     add_common(table, duration=20, band_size="4MiB")
     add_offload_store(table)
-    table.add_argument("--rate-scale", type=positive, default=1.0, help="multiply Table 5.1's rates by this (default 1)")
-    table.add_argument("--cycle", type=positive, default=0.25, help="diurnal cycle length, minutes (default 0.25: the thesis's 15 minutes scaled 60 times)")
+    table.add_argument(
+        "--rate-scale", type=positive, default=1.0, help="multiply Table 5.1's rates by this (default 1)"
+    )
+    table.add_argument(
+        "--cycle",
+        type=positive,
+        default=0.25,
+        help="diurnal cycle length, minutes (default 0.25: the thesis's 15 minutes scaled 60 times)",
+    )
     table.add_argument("--shape", type=positive, default=1.5, help="diurnal Pareto shape (default 1.5, the thesis's)")
     table.add_argument("--bias", type=positive, default=0.65, help="b-model bias (default 0.65, the thesis's)")
-    table.add_argument("--stop-after", type=positive, help="seconds after which a workload issues no more requests, the rest counted as not issued (default: twice --duration; not with --disk none)")
-    table.add_argument("--write-cycles", type=count, default=3000, help="NVRAM write cycles before wear-out, for the lifetime (default 3000, Fig. 5.3's)")
+    table.add_argument(
+        "--stop-after",
+        type=positive,
+        help="seconds after which a workload issues no more requests, the rest counted as not issued (default: twice --duration; not with --disk none)",
+    )
+    table.add_argument(
+        "--write-cycles",
+        type=count,
+        default=3000,
+        help="NVRAM write cycles before wear-out, for the lifetime (default 3000, Fig. 5.3's)",
+    )
     table.set_defaults(func=run_table_5_1)

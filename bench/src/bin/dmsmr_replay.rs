@@ -4,12 +4,12 @@
 //! streamed once and ten times over (same footprint, ten times the length) and the resident
 //! memory after each replay is reported.
 
-use smr_trace::synth::{Synth, SynthConfig};
-use smr_trace::TraceStats;
 use smr_core::{Params, Request};
 use smr_kernel::ok_requests;
 use smr_sim::registry::build;
 use smr_sim::{Engine, EngineConfig, IoCtx};
+use smr_trace::synth::{Synth, SynthConfig};
+use smr_trace::TraceStats;
 use smrlab_bench::{best_of, proc_status_kib, report};
 
 fn main() {
@@ -22,11 +22,17 @@ fn main() {
             let mut ctx = IoCtx::new();
             let mut p = Params::new();
             let mut sys = build(system, &mut p, footprint.clone(), 0, &mut ctx).expect("build");
-            let r = Engine::new(EngineConfig::default()).run(sys.as_mut(), &mut ctx, ok_requests(&requests)).expect("replay");
+            let r = Engine::new(EngineConfig::default())
+                .run(sys.as_mut(), &mut ctx, ok_requests(&requests))
+                .expect("replay");
             r.counters.get("band_cleanings")
         });
-        report(&format!("replay {system}"), requests.len() as u64, seconds,
-               serde_json::json!({"band_cleanings": cleanings, "peak_rss_mib": proc_status_kib("VmHWM") / 1024}));
+        report(
+            &format!("replay {system}"),
+            requests.len() as u64,
+            seconds,
+            serde_json::json!({"band_cleanings": cleanings, "peak_rss_mib": proc_status_kib("VmHWM") / 1024}),
+        );
     }
     for repeats in [1usize, 10] {
         let streamed = requests.len() * repeats;
@@ -38,7 +44,11 @@ fn main() {
             Engine::new(EngineConfig::default()).run(sys.as_mut(), &mut ctx, stream).expect("replay");
             proc_status_kib("VmRSS")
         });
-        report(&format!("replay dmsmr streamed x{repeats}"), streamed as u64, seconds,
-               serde_json::json!({"rss_after_mib": rss_kib as f64 / 1024.0}));
+        report(
+            &format!("replay dmsmr streamed x{repeats}"),
+            streamed as u64,
+            seconds,
+            serde_json::json!({"rss_after_mib": rss_kib as f64 / 1024.0}),
+        );
     }
 }

@@ -6,12 +6,12 @@
 //! NSW-Range tracking at 4 KiB, mapping-table quota). Target (issue 14): >= 1 M requests/s for
 //! fluid-smr on one core.
 
-use smr_trace::synth::{Synth, SynthConfig};
-use smr_trace::TraceStats;
 use smr_core::{Params, Request};
 use smr_kernel::ok_requests;
 use smr_sim::registry::build;
 use smr_sim::{Engine, EngineConfig, IoCtx};
+use smr_trace::synth::{Synth, SynthConfig};
+use smr_trace::TraceStats;
 use smrlab_bench::{best_of, report};
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -38,7 +38,9 @@ fn main() {
             let mut ctx = IoCtx::new();
             let mut p = Params::parse(&[format!("scheme={scheme}")]).expect("params");
             let mut sys = build("fluid", &mut p, footprint.clone(), 0, &mut ctx).expect("build");
-            let r = Engine::new(EngineConfig::default()).run(sys.as_mut(), &mut ctx, ok_requests(&requests)).expect("replay");
+            let r = Engine::new(EngineConfig::default())
+                .run(sys.as_mut(), &mut ctx, ok_requests(&requests))
+                .expect("replay");
             (r.derived.get("mean_latency_ns").copied().unwrap_or(0.0), r.gauges)
         });
         let gauge = |name: &str| gauges.iter().find(|(n, _)| n == name).map_or(0.0, |(_, v)| *v);

@@ -8,12 +8,12 @@
 //! `fill=full disk_write_cache=false disk_queue_depth=1`, the defaults before the drive queued,
 //! to time the replay without queueing against a build from before.
 
-use smr_trace::synth::{Synth, SynthConfig};
-use smr_trace::{Footprint, TraceStats};
 use smr_core::{Op, Params, Request};
 use smr_kernel::{ok_requests, ReplayMode};
 use smr_sim::registry::build;
 use smr_sim::{Engine, EngineConfig, IoCtx};
+use smr_trace::synth::{Synth, SynthConfig};
+use smr_trace::{Footprint, TraceStats};
 use smrlab_bench::heap::{self, Counting};
 use smrlab_bench::{best_of, proc_status_kib, report};
 
@@ -43,7 +43,12 @@ fn bytes_per_cached_block(name: &str, params: &[&str], op: Op) {
         sys.submit(&Request::new(0, op, i * 7919 % span * BLOCK, 4096), &mut ctx).expect("request");
     }
     let bytes = heap::current() - before;
-    report(name, CACHED + EVICTING, start.elapsed().as_secs_f64(), serde_json::json!({"bytes_per_cached_block": bytes as f64 / CACHED as f64}));
+    report(
+        name,
+        CACHED + EVICTING,
+        start.elapsed().as_secs_f64(),
+        serde_json::json!({"bytes_per_cached_block": bytes as f64 / CACHED as f64}),
+    );
 }
 
 fn main() {
@@ -54,26 +59,40 @@ fn main() {
     // requests, 78.7 % writes of ~4.5 KB, reads of ~3.2 KB, 122 requests/s), replayed twice
     // over (the second time shifted past the first in time) for two million requests.
     let mut params = Params::parse(&[
-        "requests=1000000", "seed=0", "write_ratio=0.787300", "size_unit=512", "sizes=2048:0.654436,9216:0.345564",
-        "read_sizes=1536:0.681445,6656:0.318555", "written_range=334514812", "accessed_range=387860000", "hot_fraction=0.812204",
-        "seq=0.2", "rate=122.048568",
+        "requests=1000000",
+        "seed=0",
+        "write_ratio=0.787300",
+        "size_unit=512",
+        "sizes=2048:0.654436,9216:0.345564",
+        "read_sizes=1536:0.681445,6656:0.318555",
+        "written_range=334514812",
+        "accessed_range=387860000",
+        "hot_fraction=0.812204",
+        "seq=0.2",
+        "rate=122.048568",
     ])
     .expect("params");
     let once: Vec<Request> = Synth::new(SynthConfig::from_params(&mut params).expect("synth")).collect();
     let span = once.last().map_or(0, |r| r.time_ns + 1);
-    let requests: Vec<Request> = once.iter().copied().chain(once.iter().map(|r| Request { time_ns: r.time_ns + span, ..*r })).collect();
+    let requests: Vec<Request> =
+        once.iter().copied().chain(once.iter().map(|r| Request { time_ns: r.time_ns + span, ..*r })).collect();
     let footprint = TraceStats::compute(ok_requests(&requests)).expect("stats").into_footprint();
     let open = EngineConfig { mode: ReplayMode::Open { speedup: 1.0 }, progress_every: 0, ..EngineConfig::default() };
     let given: Vec<String> = std::env::args().skip(1).collect();
     for system in ["hwsr", "sblock", "dmsmr"] {
         let (seconds, rewritten) = best_of(3, || {
             let mut ctx = IoCtx::new();
-            let mut p = if system == "dmsmr" { Params::new() } else { Params::parse(&given).expect("key=value parameters") };
+            let mut p =
+                if system == "dmsmr" { Params::new() } else { Params::parse(&given).expect("key=value parameters") };
             let mut sys = build(system, &mut p, footprint.clone(), 0, &mut ctx).expect("build");
             let r = Engine::new(open.clone()).run(sys.as_mut(), &mut ctx, ok_requests(&requests)).expect("replay");
             r.counters.get("segments_rewritten") + r.counters.get("band_cleanings")
         });
-        report(&format!("open-loop replay {system}"), requests.len() as u64, seconds,
-               serde_json::json!({"segments_rewritten_or_band_cleanings": rewritten, "peak_rss_mib": proc_status_kib("VmHWM") / 1024}));
+        report(
+            &format!("open-loop replay {system}"),
+            requests.len() as u64,
+            seconds,
+            serde_json::json!({"segments_rewritten_or_band_cleanings": rewritten, "peak_rss_mib": proc_status_kib("VmHWM") / 1024}),
+        );
     }
 }

@@ -40,11 +40,16 @@ fn main() {
                 let json = serde_json::to_string_pretty(&out).expect("a run output serialises");
                 std::fs::write(&file, json).unwrap_or_else(|e| fail(&format!("cannot write {file}: {e}")));
             }
-            report(&format!("replay {system}"), out.report.requests, seconds, serde_json::json!({
-                "total_io_ns": out.report.total_io_ns,
-                "block_accesses": block_accesses(&out.report),
-                "peak_heap_bytes": heap::peak(),
-            }));
+            report(
+                &format!("replay {system}"),
+                out.report.requests,
+                seconds,
+                serde_json::json!({
+                    "total_io_ns": out.report.total_io_ns,
+                    "block_accesses": block_accesses(&out.report),
+                    "peak_heap_bytes": heap::peak(),
+                }),
+            );
         }
         Err(e) => fail(&e.to_string()),
     }

@@ -15,10 +15,10 @@
 
 use std::path::Path;
 
-use smr_trace::pipeline::Pipeline;
-use smr_trace::{open, write_all, TraceStats};
 use smr_core::Params;
 use smr_sim::runner::run;
+use smr_trace::pipeline::Pipeline;
+use smr_trace::{open, write_all, TraceStats};
 use smrlab_bench::heap::{self, Counting};
 use smrlab_bench::{block_accesses, replay_spec, report};
 
@@ -58,12 +58,17 @@ fn replay(label: &str, trace: &Path, system: &str, params: &[&str]) {
     let seconds = start.elapsed().as_secs_f64();
     let lookups = block_accesses(&out.report);
     let cache_blocks = out.report.gauges.iter().find(|(name, _)| name == "cache_blocks").map(|&(_, v)| v);
-    report(label, out.report.requests, seconds, serde_json::json!({
-        "block_accesses_per_second": (lookups > 0).then(|| lookups as f64 / seconds),
-        "cache_blocks": cache_blocks,
-        "peak_heap_bytes": heap::peak() - before,
-        "total_io_ns": out.report.total_io_ns,
-    }));
+    report(
+        label,
+        out.report.requests,
+        seconds,
+        serde_json::json!({
+            "block_accesses_per_second": (lookups > 0).then(|| lookups as f64 / seconds),
+            "cache_blocks": cache_blocks,
+            "peak_heap_bytes": heap::peak() - before,
+            "total_io_ns": out.report.total_io_ns,
+        }),
+    );
 }
 
 /// Peak heap of the footprint pass (`TraceStats`) over `trace`, per touched 4 KiB block.
@@ -74,11 +79,16 @@ fn footprint_memory(label: &str, trace: &Path) {
     let stats = TraceStats::compute(open(trace, None, &mut Params::new()).expect("trace opens")).expect("trace reads");
     let seconds = start.elapsed().as_secs_f64();
     let bytes = heap::peak() - before;
-    report(label, stats.requests, seconds, serde_json::json!({
-        "touched_blocks": stats.unique_blocks_touched,
-        "peak_heap_bytes": bytes,
-        "heap_bytes_per_touched_block": bytes as f64 / stats.unique_blocks_touched.max(1) as f64,
-    }));
+    report(
+        label,
+        stats.requests,
+        seconds,
+        serde_json::json!({
+            "touched_blocks": stats.unique_blocks_touched,
+            "peak_heap_bytes": bytes,
+            "heap_bytes_per_touched_block": bytes as f64 / stats.unique_blocks_touched.max(1) as f64,
+        }),
+    );
 }
 
 fn main() {

@@ -4,9 +4,9 @@
 //! 5 M lines/s on one core (issue 18: smrbin ≥ 200 M). The block format writes a line per 4 KiB
 //! block, so its item count is its line count.
 
+use smr_core::Params;
 use smr_trace::synth::{Synth, SynthConfig};
 use smr_trace::{open, write_all};
-use smr_core::Params;
 use smrlab_bench::{best_of, report};
 
 const REQUESTS: u64 = 5_000_000;

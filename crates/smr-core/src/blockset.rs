@@ -89,7 +89,10 @@ impl Chunk {
             Chunk::Dense(words) => {
                 let first = words.iter().position(|&w| w != 0).expect("a chunk is never empty");
                 let last = words.iter().rposition(|&w| w != 0).expect("a chunk is never empty");
-                (first as u64 * 64 + words[first].trailing_zeros() as u64, last as u64 * 64 + 63 - words[last].leading_zeros() as u64)
+                (
+                    first as u64 * 64 + words[first].trailing_zeros() as u64,
+                    last as u64 * 64 + 63 - words[last].leading_zeros() as u64,
+                )
             }
         }
     }

@@ -79,7 +79,11 @@ impl TimeUnit {
     }
 
     fn nanoseconds(self) -> f64 {
-        TIME_UNITS.iter().find(|(symbol, _)| *symbol == self.symbol()).map(|(_, ns)| *ns).expect("every unit is in the table")
+        TIME_UNITS
+            .iter()
+            .find(|(symbol, _)| *symbol == self.symbol())
+            .map(|(_, ns)| *ns)
+            .expect("every unit is in the table")
     }
 }
 
@@ -275,7 +279,11 @@ impl<'a> ParamReader<'a> {
     /// `spec` read by `read` (one of this reader's methods), or `None` when its text is `NONE`
     /// (an optional parameter left at its default, or given as none) or when a `REQUIRED` one
     /// is not given.
-    pub fn optional<T>(&mut self, spec: &ParamSpec, read: impl FnOnce(&mut Self, &ParamSpec) -> Result<T, ParamError>) -> Result<Option<T>, ParamError> {
+    pub fn optional<T>(
+        &mut self,
+        spec: &ParamSpec,
+        read: impl FnOnce(&mut Self, &ParamSpec) -> Result<T, ParamError>,
+    ) -> Result<Option<T>, ParamError> {
         if self.text(spec)? == NONE || (spec.default == REQUIRED && !self.given(spec)) {
             return Ok(None);
         }
@@ -288,7 +296,10 @@ impl<'a> ParamReader<'a> {
         let text = self.text(spec)?;
         let bytes = parse_share(&text, whole, block).map_err(|m| self.error(spec, m))?;
         if bytes > whole {
-            return Err(self.error(spec, format!("{} is {bytes} bytes, more than the whole it is a share of ({whole} bytes)", quote(&text))));
+            return Err(self.error(
+                spec,
+                format!("{} is {bytes} bytes, more than the whole it is a share of ({whole} bytes)", quote(&text)),
+            ));
         }
         let bytes = bytes / block * block;
         if bytes == 0 {
@@ -331,7 +342,9 @@ impl<'a> ParamReader<'a> {
         };
         self.parsed(spec, |text| match text.trim() {
             word if word.eq_ignore_ascii_case(keyword) => Ok(None),
-            number => values::fraction(number).map(Some).map_err(|_| format!("{} is not a fraction from 0 to 1 or '{keyword}'", quote(text))),
+            number => values::fraction(number)
+                .map(Some)
+                .map_err(|_| format!("{} is not a fraction from 0 to 1 or '{keyword}'", quote(text))),
         })
     }
 
@@ -377,7 +390,11 @@ fn parse_duration(text: &str, unit: TimeUnit) -> Result<u64, String> {
         .unwrap_or((t, unit.nanoseconds()));
     match values::number(number) {
         Ok(x) if x >= 0.0 && x * ns_per < u64::MAX as f64 => Ok((x * ns_per) as u64),
-        _ => Err(format!("{} is not a time of 0 or more {} (or with a unit: ns, us, ms, s, min, h)", quote(text), unit.name())),
+        _ => Err(format!(
+            "{} is not a time of 0 or more {} (or with a unit: ns, us, ms, s, min, h)",
+            quote(text),
+            unit.name()
+        )),
     }
 }
 
@@ -515,7 +532,8 @@ mod tests {
         assert_eq!(read("alpha=2", |r| r.ratio(&ALPHA)).unwrap(), 2.0);
         assert_eq!(read("band_size=none", |r| r.optional(&BAND, ParamReader::size)).unwrap(), None);
         assert_eq!(read("band_size=1KiB", |r| r.optional(&BAND, ParamReader::size)).unwrap(), Some(1024));
-        const NEEDED: ParamSpec = ParamSpec::new("rate", Kind::Positive { unit: "requests per second" }, REQUIRED, "rate");
+        const NEEDED: ParamSpec =
+            ParamSpec::new("rate", Kind::Positive { unit: "requests per second" }, REQUIRED, "rate");
         let mut p = Params::parse(&["alpha=2"]).unwrap();
         assert_eq!(ParamReader::new(&mut p, &[&[NEEDED]]).optional(&NEEDED, ParamReader::positive).unwrap(), None);
         assert_eq!(read("rate=3", |r| r.optional(&NEEDED, ParamReader::positive)).unwrap(), Some(3.0));

@@ -48,9 +48,7 @@ impl Params {
         let mut params = Params::new();
         for pair in pairs {
             let pair = pair.as_ref();
-            let (key, value) = pair
-                .split_once('=')
-                .ok_or_else(|| ParamError::new(pair, "expected key=value"))?;
+            let (key, value) = pair.split_once('=').ok_or_else(|| ParamError::new(pair, "expected key=value"))?;
             let key = key.trim();
             if key.is_empty() {
                 return Err(ParamError::new(pair, "empty key in key=value"));
@@ -87,7 +85,12 @@ impl Params {
     }
 
     /// `key`'s value parsed by `parse` (one of `crate::values`), or `default` if not given.
-    fn parsed<T>(&mut self, key: &str, default: T, parse: impl FnOnce(&str) -> Result<T, String>) -> Result<T, ParamError> {
+    fn parsed<T>(
+        &mut self,
+        key: &str,
+        default: T,
+        parse: impl FnOnce(&str) -> Result<T, String>,
+    ) -> Result<T, ParamError> {
         match self.raw(key) {
             None => Ok(default),
             Some(v) => parse(&v).map_err(|m| ParamError::new(key, m)),

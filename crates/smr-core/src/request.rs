@@ -124,7 +124,10 @@ mod tests {
         assert_eq!(Request::checked(0, Op::Read, MAX_END - MAX_LEN, MAX_LEN).map(|r| r.end()), Ok(MAX_END));
         assert_eq!(Request::checked(0, Op::Read, MAX_END, 0).map(|r| r.end()), Ok(MAX_END));
         assert_eq!(Request::checked(0, Op::Read, MAX_END, 1), Err(RangeError::EndsTooFar { offset: MAX_END, len: 1 }));
-        assert_eq!(Request::checked(0, Op::Read, u64::MAX, 4096), Err(RangeError::EndsTooFar { offset: u64::MAX, len: 4096 }));
+        assert_eq!(
+            Request::checked(0, Op::Read, u64::MAX, 4096),
+            Err(RangeError::EndsTooFar { offset: u64::MAX, len: 4096 })
+        );
         assert_eq!(Request::checked(0, Op::Read, 0, MAX_LEN + 1), Err(RangeError::TooLong { len: MAX_LEN + 1 }));
         assert_eq!(Request::checked(0, Op::Read, 0, u64::MAX), Err(RangeError::TooLong { len: u64::MAX }));
     }

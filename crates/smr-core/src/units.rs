@@ -59,7 +59,9 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 /// `whole.fraction × multiplier` from decimal digits, exactly: `None` past `u64::MAX`,
 /// `Some(Err(()))` if it is not a whole number.
 fn exact_bytes(whole: &str, fraction: &str, multiplier: u128) -> Option<Result<u64, ()>> {
-    let digits = |text: &str| -> Option<u128> { text.bytes().try_fold(0u128, |n, d| n.checked_mul(10)?.checked_add(u128::from(d - b'0'))) };
+    let digits = |text: &str| -> Option<u128> {
+        text.bytes().try_fold(0u128, |n, d| n.checked_mul(10)?.checked_add(u128::from(d - b'0')))
+    };
     let integral = digits(whole)?.checked_mul(multiplier)?;
     // 10^k for a fraction of k digits; more than 30 significant digits cannot be whole at any
     // multiplier below 2^100.

@@ -21,7 +21,10 @@ enum Sizes {
     Fixed(u64),
     /// `starts[i]` is band i's first byte; `starts[len-1]` is the end of the last band.
     /// `index` finds a byte's band without a binary search over thousands of starts.
-    Random { starts: Vec<u64>, index: StretchIndex },
+    Random {
+        starts: Vec<u64>,
+        index: StretchIndex,
+    },
 }
 
 /// Finds the band of each of a run of nearby offsets, looking the layout up again only for an

@@ -6,9 +6,9 @@
 //! never names a system, and no system imports another. Not here: the list of systems itself
 //! (smr-sim's `registry`).
 
-use smr_trace::Footprint;
 use smr_core::param_spec::{ParamList, ParamReader};
 use smr_core::{ParamError, Params};
+use smr_trace::Footprint;
 
 use super::error::SimError;
 use super::ioctx::IoCtx;
@@ -28,7 +28,12 @@ pub struct SystemEntry {
 }
 
 impl SystemEntry {
-    pub const fn new(name: &'static str, summary: &'static str, params: ParamList, build: fn(&mut BuildContext<'_>) -> Result<Box<dyn System>, SimError>) -> Self {
+    pub const fn new(
+        name: &'static str,
+        summary: &'static str,
+        params: ParamList,
+        build: fn(&mut BuildContext<'_>) -> Result<Box<dyn System>, SimError>,
+    ) -> Self {
         SystemEntry { name, aliases: &[], summary, params, build }
     }
 
@@ -56,14 +61,23 @@ pub struct BuildContext<'a> {
 }
 
 impl<'a> BuildContext<'a> {
-    pub fn new(params: &'a mut Params, footprint: Footprint, seed: u64, ctx: &'a mut IoCtx, systems: &'a [&'static SystemEntry]) -> Self {
+    pub fn new(
+        params: &'a mut Params,
+        footprint: Footprint,
+        seed: u64,
+        ctx: &'a mut IoCtx,
+        systems: &'a [&'static SystemEntry],
+    ) -> Self {
         BuildContext { params: ParamReader::new(params, &[]), footprint, seed, ctx, systems, building: Vec::new() }
     }
 
     /// Builds the system called `name` (or an alias) with this context's parameters.
     pub fn build(&mut self, name: &str) -> Result<Box<dyn System>, SimError> {
         let Some(entry) = self.systems.iter().copied().find(|e| e.answers_to(name)) else {
-            return Err(SimError::UnknownSystem { name: name.to_string(), known: self.systems.iter().map(|e| e.name).collect::<Vec<_>>().join(", ") });
+            return Err(SimError::UnknownSystem {
+                name: name.to_string(),
+                known: self.systems.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
+            });
         };
         if self.building.contains(&entry.name) {
             return Err(ParamError::new("below", format!("{} cannot stack over itself", entry.name)).into());
@@ -79,7 +93,11 @@ impl<'a> BuildContext<'a> {
 
     /// Runs a system's constructor with `declared` as the parameters it may read (its entry's),
     /// then restores those of the system being built around it.
-    pub fn construct<T>(&mut self, declared: ParamList, constructor: impl FnOnce(&mut Self) -> Result<T, SimError>) -> Result<T, SimError> {
+    pub fn construct<T>(
+        &mut self,
+        declared: ParamList,
+        constructor: impl FnOnce(&mut Self) -> Result<T, SimError>,
+    ) -> Result<T, SimError> {
         let outer = self.params.swap_declared(declared);
         let built = constructor(self);
         self.params.swap_declared(outer);

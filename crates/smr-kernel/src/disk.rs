@@ -4,9 +4,9 @@
 //! asked for), and how many commands the drive queues. A system may declare its own preset,
 //! write-cache and queue-depth defaults (`DiskSpecs`).
 
-use smr_media::{preset_spec, CacheConfig, Hdd, Medium, ReadAhead, MAX_QUEUE_DEPTH, PRESET_NAMES};
 use smr_core::units::SECTOR;
 use smr_core::values;
+use smr_media::{preset_spec, CacheConfig, Hdd, Medium, ReadAhead, MAX_QUEUE_DEPTH, PRESET_NAMES};
 
 use super::build::BuildContext;
 use super::error::SimError;
@@ -56,7 +56,8 @@ pub const DISK_QUEUE_DEPTH: ParamSpec = ParamSpec::new(
 pub const DISK_CACHE_PARAMS: [ParamSpec; 3] = [DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD];
 
 /// Every disk parameter, for a system's list of declared parameters.
-pub const DISK_PARAMS: [ParamSpec; 6] = [DISK, DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD, DISK_WRITE_CACHE, DISK_QUEUE_DEPTH];
+pub const DISK_PARAMS: [ParamSpec; 6] =
+    [DISK, DISK_CACHE, DISK_CACHE_SEGMENTS, DISK_READ_AHEAD, DISK_WRITE_CACHE, DISK_QUEUE_DEPTH];
 
 /// The declarations a disk is read through: the preset, write-back caching and the queue depth,
 /// each of kind and key as `DISK`, `DISK_WRITE_CACHE` and `DISK_QUEUE_DEPTH` (a system may give
@@ -68,7 +69,8 @@ pub struct DiskSpecs {
 }
 
 /// The shared declarations.
-pub const DISK_SPECS: DiskSpecs = DiskSpecs { preset: &DISK, write_cache: &DISK_WRITE_CACHE, queue_depth: &DISK_QUEUE_DEPTH };
+pub const DISK_SPECS: DiskSpecs =
+    DiskSpecs { preset: &DISK, write_cache: &DISK_WRITE_CACHE, queue_depth: &DISK_QUEUE_DEPTH };
 
 /// The most entries of a table a system sizes from a geometry parameter (one per band, zone or
 /// bucket): 2^23. Past it a band or zone is far smaller than the space it tiles, and the run is
@@ -109,7 +111,11 @@ pub fn disk_with(b: &mut BuildContext<'_>, specs: &DiskSpecs, min_capacity: u64)
     Ok(Box::new(Hdd::with_cache(spec, cache).with_queue_depth(depth as u32)))
 }
 
-fn cache_config(b: &mut BuildContext<'_>, preset: &CacheConfig, write_cache: &ParamSpec) -> Result<CacheConfig, SimError> {
+fn cache_config(
+    b: &mut BuildContext<'_>,
+    preset: &CacheConfig,
+    write_cache: &ParamSpec,
+) -> Result<CacheConfig, SimError> {
     let bytes = match b.params.text(&DISK_CACHE)?.as_str() {
         "preset" => preset.bytes,
         "off" | "0" => 0,
@@ -117,10 +123,18 @@ fn cache_config(b: &mut BuildContext<'_>, preset: &CacheConfig, write_cache: &Pa
     };
     let segments = match b.params.text(&DISK_CACHE_SEGMENTS)?.as_str() {
         "preset" => preset.segments,
-        text => values::count(text).and_then(|n| u32::try_from(n).map_err(|_| format!("{n} segments are more than 2^32"))).map_err(|m| b.params.error(&DISK_CACHE_SEGMENTS, m))?,
+        text => values::count(text)
+            .and_then(|n| u32::try_from(n).map_err(|_| format!("{n} segments are more than 2^32")))
+            .map_err(|m| b.params.error(&DISK_CACHE_SEGMENTS, m))?,
     };
     if bytes > 0 && bytes / u64::from(segments) < SECTOR {
-        return Err(b.params.error(&DISK_CACHE_SEGMENTS, format!("{segments} segments of a {bytes}-byte cache would hold less than a sector each")).into());
+        return Err(b
+            .params
+            .error(
+                &DISK_CACHE_SEGMENTS,
+                format!("{segments} segments of a {bytes}-byte cache would hold less than a sector each"),
+            )
+            .into());
     }
     let read_ahead = match b.params.text(&DISK_READ_AHEAD)?.as_str() {
         "segment" => ReadAhead::Segment,

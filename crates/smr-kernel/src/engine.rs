@@ -19,8 +19,8 @@
 //! (`build`) or reading files.
 
 use serde::{Deserialize, Serialize};
-use smr_trace::TraceError;
 use smr_core::Request;
+use smr_trace::TraceError;
 
 use super::error::SimError;
 use super::gauge_series::GaugeSampler;
@@ -28,10 +28,10 @@ use super::ioctx::{ChannelStats, IoCtx};
 use super::metrics::{Counters, Gauges};
 mod overlapped;
 
-use overlapped::Overlapped;
 use super::report::{OpAccumulator, RunReport, SeriesPoint};
 use super::saturation::{ReplaySpan, SaturationWatch};
 use super::system::System;
+use overlapped::Overlapped;
 
 /// How requests are issued.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -259,7 +259,10 @@ impl<'c> Replay<'c> {
                 at as u64
             }
         };
-        if self.baseline.is_none() && self.seen >= self.config.warmup_requests && self.trace_offset >= self.config.warmup_ns {
+        if self.baseline.is_none()
+            && self.seen >= self.config.warmup_requests
+            && self.trace_offset >= self.config.warmup_ns
+        {
             let mut counters = Counters::default();
             system.counters(&mut counters);
             self.baseline = Some(Baseline {
@@ -310,7 +313,12 @@ impl<'c> Replay<'c> {
     #[inline]
     pub(super) fn serve(&mut self, system: &mut dyn System, ctx: &mut IoCtx, req: &Request) -> Result<(), SimError> {
         if req.offset.checked_add(req.len).is_none_or(|end| end > self.capacity) {
-            return Err(SimError::OutOfRange { index: self.seen + 1, offset: req.offset, len: req.len, capacity: self.capacity });
+            return Err(SimError::OutOfRange {
+                index: self.seen + 1,
+                offset: req.offset,
+                len: req.len,
+                capacity: self.capacity,
+            });
         }
         if req.len > 0 {
             system.submit(req, ctx)?;
@@ -320,7 +328,14 @@ impl<'c> Replay<'c> {
 
     /// Counts the request served from `start` to `end`; measures it once warm-up is over.
     #[inline]
-    pub(super) fn measure(&mut self, system: &dyn System, req: &Request, arrival: u64, start: u64, end: u64) -> Result<(), SimError> {
+    pub(super) fn measure(
+        &mut self,
+        system: &dyn System,
+        req: &Request,
+        arrival: u64,
+        start: u64,
+        end: u64,
+    ) -> Result<(), SimError> {
         self.seen += 1;
         if let Some(s) = self.sampler.as_mut() {
             s.after_request(system, self.seen, end, self.trace_offset);
@@ -365,7 +380,8 @@ impl<'c> Replay<'c> {
         system.counters(&mut counters);
         let mut gauges = Gauges::default();
         system.gauges(&mut gauges);
-        let gauge_series = self.sampler.map(|s| s.finish(system, self.seen, ctx.now(), self.trace_offset)).unwrap_or_default();
+        let gauge_series =
+            self.sampler.map(|s| s.finish(system, self.seen, ctx.now(), self.trace_offset)).unwrap_or_default();
         let mut channels = ctx.channel_reports();
         let base = self.baseline.unwrap_or_else(|| Baseline {
             counters: counters.clone(),
@@ -394,7 +410,11 @@ impl<'c> Replay<'c> {
             time_regressions: self.time_regressions,
             saturation: self.saturation.map(|watch| {
                 let last_arrival_ns = self.speedup.map_or(0, |s| (self.trace_offset as f64 / s) as u64);
-                watch.verdict(self.seen - measured, measured, ReplaySpan { first_arrival_ns: base.start_ns, last_arrival_ns, end_ns: ctx.now() })
+                watch.verdict(
+                    self.seen - measured,
+                    measured,
+                    ReplaySpan { first_arrival_ns: base.start_ns, last_arrival_ns, end_ns: ctx.now() },
+                )
             }),
             ..Default::default()
         };
@@ -413,8 +433,8 @@ mod tests {
     use super::*;
     use crate::ioctx::ChannelId;
     use crate::metrics::{Metric, Unit};
-    use smr_media::FixedLatencyMedium;
     use smr_core::Op;
+    use smr_media::FixedLatencyMedium;
 
     static SERVED: Metric = Metric::new("served", Unit::Count, "requests served");
 
@@ -456,7 +476,9 @@ mod tests {
     }
 
     fn reqs() -> Vec<Request> {
-        (0..10).map(|i| Request::new(i * 10_000_000, if i % 2 == 0 { Op::Write } else { Op::Read }, i * 4096, 4096)).collect()
+        (0..10)
+            .map(|i| Request::new(i * 10_000_000, if i % 2 == 0 { Op::Write } else { Op::Read }, i * 4096, 4096))
+            .collect()
     }
 
     #[test]
@@ -503,7 +525,8 @@ mod tests {
 
     #[test]
     fn timestamps_that_go_backwards_arrive_with_the_one_before_and_are_counted() {
-        let reqs: Vec<Request> = [0, 30, 10, 40, 20].iter().map(|&ms| Request::new(ms * 1_000_000, Op::Read, 0, 4096)).collect();
+        let reqs: Vec<Request> =
+            [0, 30, 10, 40, 20].iter().map(|&ms| Request::new(ms * 1_000_000, Op::Read, 0, 4096)).collect();
         let (mut sys, mut ctx) = toy(0);
         let cfg = EngineConfig { mode: ReplayMode::Open { speedup: 1.0 }, ..Default::default() };
         let r = Engine::new(cfg).run(&mut sys, &mut ctx, ok_requests(&reqs)).unwrap();
@@ -532,13 +555,20 @@ mod tests {
     #[test]
     fn requests_beyond_the_system_are_refused_by_number_and_empty_ones_not_served() {
         let (mut sys, mut ctx) = toy(0);
-        let reqs = [Request::new(0, Op::Read, 0, 0), Request::new(1, Op::Read, (1 << 30) - 4096, 4096), Request::new(2, Op::Read, 1 << 30, 1)];
+        let reqs = [
+            Request::new(0, Op::Read, 0, 0),
+            Request::new(1, Op::Read, (1 << 30) - 4096, 4096),
+            Request::new(2, Op::Read, 1 << 30, 1),
+        ];
         let err = Engine::new(EngineConfig::default()).run(&mut sys, &mut ctx, ok_requests(&reqs)).unwrap_err();
         assert!(err.to_string().starts_with("request #3 "), "{err}");
         assert_eq!(sys.served, 1, "the empty request was measured but not served");
         let (mut sys, mut ctx) = toy(0);
         let wraps = [Request::new(0, Op::Read, u64::MAX, 2)];
-        assert!(matches!(Engine::new(EngineConfig::default()).run(&mut sys, &mut ctx, ok_requests(&wraps)), Err(SimError::OutOfRange { index: 1, .. })));
+        assert!(matches!(
+            Engine::new(EngineConfig::default()).run(&mut sys, &mut ctx, ok_requests(&wraps)),
+            Err(SimError::OutOfRange { index: 1, .. })
+        ));
     }
 
     #[test]
@@ -567,7 +597,10 @@ mod tests {
 
     #[test]
     fn a_warmup_longer_than_the_trace_is_an_error_saying_nothing_was_measured() {
-        for cfg in [EngineConfig { warmup_requests: 10, ..Default::default() }, EngineConfig { warmup_ns: 1 << 40, ..Default::default() }] {
+        for cfg in [
+            EngineConfig { warmup_requests: 10, ..Default::default() },
+            EngineConfig { warmup_ns: 1 << 40, ..Default::default() },
+        ] {
             let (mut sys, mut ctx) = toy(0);
             let err = Engine::new(cfg).run(&mut sys, &mut ctx, ok_requests(&reqs())).unwrap_err();
             assert!(matches!(err, SimError::NothingMeasured(_)), "{err}");

@@ -1,7 +1,7 @@
 //! The error type of simulation: bad parameters, bad traces, and requests a device cannot serve.
 
-use smr_trace::TraceError;
 use smr_core::ParamError;
+use smr_trace::TraceError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {

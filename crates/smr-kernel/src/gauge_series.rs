@@ -172,7 +172,11 @@ mod tests {
     #[test]
     fn summaries_weigh_samples_by_trace_time() {
         let sample = |request, trace_ns, value| GaugeSample { request, sim_ns: 0, trace_ns, values: vec![value] };
-        let mut series = GaugeSeries { names: vec!["g".into()], every_requests: 1, samples: vec![sample(1, 1, 1.0), sample(2, 4, 0.0)] };
+        let mut series = GaugeSeries {
+            names: vec!["g".into()],
+            every_requests: 1,
+            samples: vec![sample(1, 1, 1.0), sample(2, 4, 0.0)],
+        };
         assert_eq!(series.summaries(), [("g", 0.25, 1.0)]);
         series.samples.iter_mut().for_each(|s| s.trace_ns = 0);
         assert_eq!(series.summaries(), [("g", 0.5, 1.0)], "without trace time, samples weigh equally");

@@ -4,9 +4,11 @@
 
 use super::metrics::{Counters, Metric, Unit};
 
-pub static GC_CYCLES: Metric = Metric::new("gc_cycles", Unit::Count, "garbage collections (each cleans one data zone or log unit)");
+pub static GC_CYCLES: Metric =
+    Metric::new("gc_cycles", Unit::Count, "garbage collections (each cleans one data zone or log unit)");
 pub static GC_BYTES_READ: Metric = Metric::new("gc_bytes_read", Unit::Bytes, "bytes read by garbage collection");
-pub static GC_BYTES_WRITTEN: Metric = Metric::new("gc_bytes_written", Unit::Bytes, "bytes written by garbage collection");
+pub static GC_BYTES_WRITTEN: Metric =
+    Metric::new("gc_bytes_written", Unit::Bytes, "bytes written by garbage collection");
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GcCost {

@@ -16,15 +16,15 @@
 //! `IoCtx` only executes them.
 
 use serde::{Deserialize, Serialize};
-use smr_media::{FixedTiming, Medium};
 use smr_core::Op;
+use smr_media::{FixedTiming, Medium};
 
 mod inflight;
 
+use super::recorder::IologRecorder;
 pub use inflight::Background;
 pub(crate) use inflight::Completed;
 use inflight::InFlight;
-use super::recorder::IologRecorder;
 
 /// Index of a channel registered with `IoCtx::channel`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -200,7 +200,13 @@ impl Default for IoCtx {
 
 impl IoCtx {
     pub fn new() -> Self {
-        IoCtx { now_ns: 0, media: Media { devices: Vec::new(), channels: Vec::new(), recorder: None }, flight: None, overlapped: false, queueing: false }
+        IoCtx {
+            now_ns: 0,
+            media: Media { devices: Vec::new(), channels: Vec::new(), recorder: None },
+            flight: None,
+            overlapped: false,
+            queueing: false,
+        }
     }
 
     /// Registers a medium under `name` (used in reports and as the file name in a recorded iolog).
@@ -208,7 +214,14 @@ impl IoCtx {
         let devices = &mut self.media.devices;
         let queue_depth = medium.queue_depth().max(1);
         self.queueing |= queue_depth > 1;
-        devices.push(Device { name: name.to_string(), rotating: medium.rotating(), fixed_latency: medium.fixed_latency(), queue_depth, medium, last_end: 0 });
+        devices.push(Device {
+            name: name.to_string(),
+            rotating: medium.rotating(),
+            fixed_latency: medium.fixed_latency(),
+            queue_depth,
+            medium,
+            last_end: 0,
+        });
         DeviceId((devices.len() - 1) as u16)
     }
 
@@ -395,7 +408,9 @@ impl IoCtx {
 
     /// Whether, since last asked, background work finished or a device ran out of commands.
     pub(super) fn take_background_cue(&mut self) -> bool {
-        self.flight.as_mut().is_some_and(|f| std::mem::take(&mut f.background_finished) | std::mem::take(&mut f.went_idle))
+        self.flight
+            .as_mut()
+            .is_some_and(|f| std::mem::take(&mut f.background_finished) | std::mem::take(&mut f.went_idle))
     }
 
     /// Every command the device queues served: device, command, start and end.

@@ -45,7 +45,7 @@ pub use engine::{ok_requests, Engine, EngineConfig, Progress, ReplayMode};
 pub use error::SimError;
 pub use ioctx::{Background, ChannelId, Command, IoCtx};
 pub use metrics::{Counters, Gauges, Metric, Ratio, Unit};
-pub use smr_core::param_spec::{self as params, Kind, ParamList, ParamSpec};
 pub use report::RunReport;
 pub use saturation::Saturation;
+pub use smr_core::param_spec::{self as params, Kind, ParamList, ParamSpec};
 pub use system::{Bands, Concurrency, System};

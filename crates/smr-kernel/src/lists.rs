@@ -70,8 +70,16 @@ impl ListSet {
 
     fn link(&mut self, list: usize, slot: u32, p: u32, n: u32) {
         self.links[slot as usize] = Links { prev: p, next: n };
-        if p != NIL { self.links[p as usize].next = slot } else { self.ends[list].0 = slot }
-        if n != NIL { self.links[n as usize].prev = slot } else { self.ends[list].1 = slot }
+        if p != NIL {
+            self.links[p as usize].next = slot
+        } else {
+            self.ends[list].0 = slot
+        }
+        if n != NIL {
+            self.links[n as usize].prev = slot
+        } else {
+            self.ends[list].1 = slot
+        }
     }
 
     /// Removes `slot` from `list` if it is there.
@@ -80,8 +88,16 @@ impl ListSet {
         if p == DETACHED {
             return;
         }
-        if p != NIL { self.links[p as usize].next = n } else { self.ends[list].0 = n }
-        if n != NIL { self.links[n as usize].prev = p } else { self.ends[list].1 = p }
+        if p != NIL {
+            self.links[p as usize].next = n
+        } else {
+            self.ends[list].0 = n
+        }
+        if n != NIL {
+            self.links[n as usize].prev = p
+        } else {
+            self.ends[list].1 = p
+        }
         self.links[slot as usize].prev = DETACHED;
     }
 

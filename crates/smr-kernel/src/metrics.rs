@@ -129,7 +129,9 @@ impl Counters {
 
     /// Every declared ratio whose denominator is not zero, with its value.
     pub fn ratios(&self) -> impl Iterator<Item = (&'static Ratio, f64)> + '_ {
-        self.ratios.iter().filter_map(|r| r.of(self.get(r.numerator.name), self.get(r.denominator.name)).map(|v| (*r, v)))
+        self.ratios
+            .iter()
+            .filter_map(|r| r.of(self.get(r.numerator.name), self.get(r.denominator.name)).map(|v| (*r, v)))
     }
 }
 
@@ -203,7 +205,8 @@ mod tests {
     static CLEANINGS: Metric = Metric::new("cleanings", Unit::Count, "bands cleaned");
     static WRITTEN: Metric = Metric::new("written", Unit::Bytes, "bytes written to bands");
     static EVICTED: Metric = Metric::new("evicted", Unit::Bytes, "bytes evicted");
-    static AMPLIFICATION: Ratio = Ratio::new(Metric::new("amplification", Unit::Ratio, "written / evicted"), &WRITTEN, &EVICTED);
+    static AMPLIFICATION: Ratio =
+        Ratio::new(Metric::new("amplification", Unit::Ratio, "written / evicted"), &WRITTEN, &EVICTED);
 
     #[test]
     fn counters_subtract_a_snapshot_and_ratios_divide_what_remains() {

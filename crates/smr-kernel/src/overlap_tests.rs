@@ -3,9 +3,9 @@
 //! what it waits for ends, the clock ends with the last command).
 
 use proptest::prelude::*;
-use smr_media::{CacheConfig, FixedLatencyMedium, Hdd, Medium, DESKTOP7200};
 use smr_core::units::SECTOR;
 use smr_core::{Op, Request};
+use smr_media::{CacheConfig, FixedLatencyMedium, Hdd, Medium, DESKTOP7200};
 
 use super::engine::{ok_requests, Engine, EngineConfig, ReplayMode};
 use super::ioctx::{Background, ChannelId, Command, IoCtx};
@@ -43,7 +43,10 @@ fn revolution() -> f64 {
 fn slots_on_track_10(n: usize, seed: u64) -> Vec<u64> {
     use rand::SeedableRng;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    rand::seq::index::sample(&mut rng, (spt() / 8) as usize, n).iter().map(|slot| (10 * spt() + slot as u64 * 8) * SECTOR).collect()
+    rand::seq::index::sample(&mut rng, (spt() / 8) as usize, n)
+        .iter()
+        .map(|slot| (10 * spt() + slot as u64 * 8) * SECTOR)
+        .collect()
 }
 
 #[test]
@@ -51,7 +54,13 @@ fn a_batch_on_devices_that_do_not_queue_is_its_ios_one_by_one() {
     let (mut batched, disk, ssd) = context(1);
     let (mut single, _, _) = context(1);
     let commands: Vec<Command> = (0..12u64)
-        .map(|i| if i % 3 == 0 { Command::new(ssd, Op::Read, i << 20, 4096) } else { Command::new(disk, Op::Write, (i * 7919) << 20, 65536) })
+        .map(|i| {
+            if i % 3 == 0 {
+                Command::new(ssd, Op::Read, i << 20, 4096)
+            } else {
+                Command::new(disk, Op::Write, (i * 7919) << 20, 65536)
+            }
+        })
         .collect();
     batched.batch(&commands);
     for c in &commands {
@@ -72,7 +81,10 @@ fn reads_on_one_track_batched_at_depth_n_finish_within_a_turn() {
             let (mut ctx, disk, _) = context(depth);
             ctx.io(disk, Op::Read, 10 * spt() * SECTOR, SECTOR);
             let start = ctx.now();
-            let reads: Vec<Command> = slots_on_track_10(n, n as u64).into_iter().map(|at| Command::new(disk, Op::Read, at, 8 * SECTOR)).collect();
+            let reads: Vec<Command> = slots_on_track_10(n, n as u64)
+                .into_iter()
+                .map(|at| Command::new(disk, Op::Read, at, 8 * SECTOR))
+                .collect();
             ctx.batch(&reads);
             (ctx.now() - start) as f64
         };
@@ -194,7 +206,11 @@ impl System for Toy {
     }
 
     fn concurrency(&self) -> Concurrency {
-        if self.overlaps { Concurrency::Overlapped { background: self.backlog > 0 } } else { Concurrency::Serial }
+        if self.overlaps {
+            Concurrency::Overlapped { background: self.backlog > 0 }
+        } else {
+            Concurrency::Serial
+        }
     }
 
     fn background(&mut self, ctx: &mut IoCtx) -> Result<bool, SimError> {
@@ -289,13 +305,24 @@ fn a_system_that_cannot_overlap_is_refused_a_queueing_drive_in_an_open_loop() {
     let err = Engine::new(open()).run(&mut toy, &mut ctx, ok_requests(&requests)).unwrap_err().to_string();
     assert!(err.contains("'disk_queue_depth'"), "{err}");
     let (mut toy, mut ctx) = Toy::new(4, false, 0);
-    assert!(Engine::new(EngineConfig::default()).run(&mut toy, &mut ctx, ok_requests(&requests)).is_ok(), "closed loop: one request at a time anyway");
+    assert!(
+        Engine::new(EngineConfig::default()).run(&mut toy, &mut ctx, ok_requests(&requests)).is_ok(),
+        "closed loop: one request at a time anyway"
+    );
 }
 
 #[test]
 fn overlapped_replays_are_deterministic() {
-    let requests: Vec<Request> =
-        (0..400u64).map(|i| Request::new(i * 700_000, if i % 3 == 0 { Op::Write } else { Op::Read }, if i % 4 == 0 { ON_SSD + i * 4096 } else { (i * 7919 % 5000) << 20 }, 4096)).collect();
+    let requests: Vec<Request> = (0..400u64)
+        .map(|i| {
+            Request::new(
+                i * 700_000,
+                if i % 3 == 0 { Op::Write } else { Op::Read },
+                if i % 4 == 0 { ON_SSD + i * 4096 } else { (i * 7919 % 5000) << 20 },
+                4096,
+            )
+        })
+        .collect();
     let run = || {
         let (mut toy, mut ctx) = Toy::new(8, true, 50);
         Engine::new(open()).run(&mut toy, &mut ctx, ok_requests(&requests)).unwrap()
@@ -310,7 +337,8 @@ fn overlapped_replays_are_deterministic() {
 #[test]
 fn an_overlapped_replay_is_judged_saturated_when_its_queue_grows_throughout() {
     let saturated = |gap_ns: u64| {
-        let requests: Vec<Request> = (0..2_000u64).map(|i| Request::new(i * gap_ns, Op::Read, ON_SSD + i * 4096, 4096)).collect();
+        let requests: Vec<Request> =
+            (0..2_000u64).map(|i| Request::new(i * gap_ns, Op::Read, ON_SSD + i * 4096, 4096)).collect();
         let (mut toy, mut ctx) = Toy::new(8, true, 0);
         let r = Engine::new(open()).run(&mut toy, &mut ctx, ok_requests(&requests)).unwrap();
         r.saturation.expect("an open-loop replay has a verdict").saturated

@@ -75,18 +75,34 @@ pub struct RunReport {
     pub saturation: Option<Saturation>,
 }
 
-pub static TOTAL_IO_S: Metric = Metric::new("total_io_s", Unit::Seconds, "total I/O time: the sum of measured requests' service times");
+pub static TOTAL_IO_S: Metric =
+    Metric::new("total_io_s", Unit::Seconds, "total I/O time: the sum of measured requests' service times");
 pub static READ_IO_S: Metric = Metric::new("read_io_s", Unit::Seconds, "I/O time of the measured reads");
 pub static WRITE_IO_S: Metric = Metric::new("write_io_s", Unit::Seconds, "I/O time of the measured writes");
-pub static MAKESPAN_S: Metric = Metric::new("makespan_s", Unit::Seconds, "simulated time from the first measured request's start to the last completion");
-pub static IO_AMPLIFICATION_OPS: Metric =
-    Metric::new("io_amplification_ops", Unit::Ratio, "media operations per host read or write, over every channel (uCache Fig. 9)");
-pub static IO_AMPLIFICATION_BYTES: Metric =
-    Metric::new("io_amplification_bytes", Unit::Ratio, "media bytes per host byte read or written, over every channel (uCache Fig. 9)");
+pub static MAKESPAN_S: Metric = Metric::new(
+    "makespan_s",
+    Unit::Seconds,
+    "simulated time from the first measured request's start to the last completion",
+);
+pub static IO_AMPLIFICATION_OPS: Metric = Metric::new(
+    "io_amplification_ops",
+    Unit::Ratio,
+    "media operations per host read or write, over every channel (uCache Fig. 9)",
+);
+pub static IO_AMPLIFICATION_BYTES: Metric = Metric::new(
+    "io_amplification_bytes",
+    Unit::Ratio,
+    "media bytes per host byte read or written, over every channel (uCache Fig. 9)",
+);
 pub static HOST_READS: Metric = Metric::new("host_reads", Unit::Count, "host read requests measured");
 pub static HOST_WRITES: Metric = Metric::new("host_writes", Unit::Count, "host write requests measured");
-pub static HOST_BYTES_READ: Metric = Metric::new("host_bytes_read", Unit::Bytes, "bytes the host read (measured requests)");
-pub static HOST_BYTES_WRITTEN: Metric = Metric::new("host_bytes_written", Unit::Bytes, "bytes the host wrote (measured requests): the user bytes ratios divide by");
+pub static HOST_BYTES_READ: Metric =
+    Metric::new("host_bytes_read", Unit::Bytes, "bytes the host read (measured requests)");
+pub static HOST_BYTES_WRITTEN: Metric = Metric::new(
+    "host_bytes_written",
+    Unit::Bytes,
+    "bytes the host wrote (measured requests): the user bytes ratios divide by",
+);
 pub static SEEKS: Metric =
     Metric::new("seeks", Unit::Count, "media I/Os on rotating devices that did not start where the device's previous I/O ended (the channels give them per device)");
 
@@ -207,7 +223,10 @@ impl RunReport {
             for (suffix, value, what) in [("mean", mean, "mean over trace time"), ("max", max, "maximum")] {
                 let key = format!("{name}_{suffix}");
                 self.derived.insert(key.clone(), value);
-                self.metrics.insert(key, MetricDoc { kind: MetricKind::Derived, unit, meaning: format!("{what} of: {meaning}") });
+                self.metrics.insert(
+                    key,
+                    MetricDoc { kind: MetricKind::Derived, unit, meaning: format!("{what} of: {meaning}") },
+                );
             }
         }
     }

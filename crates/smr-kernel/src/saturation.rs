@@ -93,7 +93,8 @@ impl SaturationWatch {
 
     /// Merges neighbouring blocks pairwise and doubles the block length.
     fn halve(&mut self) {
-        let merged = self.blocks.chunks(2).map(|pair| pair.iter().fold((0, 0), |(n, s), (bn, bs)| (n + bn, s + bs))).collect();
+        let merged =
+            self.blocks.chunks(2).map(|pair| pair.iter().fold((0, 0), |(n, s), (bn, bs)| (n + bn, s + bs))).collect();
         self.blocks = merged;
         self.block_len *= 2;
     }
@@ -112,7 +113,11 @@ impl SaturationWatch {
         let wait_quarters_ns = self.quarter_means(measured);
         let rising = wait_quarters_ns[1] < wait_quarters_ns[2] && wait_quarters_ns[2] < wait_quarters_ns[3];
         let arrivals_ns = span.last_arrival_ns.saturating_sub(span.first_arrival_ns);
-        let backlog_share = if arrivals_ns == 0 { 0.0 } else { span.end_ns.saturating_sub(span.last_arrival_ns) as f64 / arrivals_ns as f64 };
+        let backlog_share = if arrivals_ns == 0 {
+            0.0
+        } else {
+            span.end_ns.saturating_sub(span.last_arrival_ns) as f64 / arrivals_ns as f64
+        };
         let saturated = busy_tail >= 0.75 && (rising || backlog_share > BACKLOG_SHARE);
         Saturation { saturated, busy_tail, wait_quarters_ns, backlog_share }
     }
@@ -148,7 +153,8 @@ mod tests {
     }
 
     /// Arrivals over one second and the last completion right after the last arrival.
-    const PROMPT: ReplaySpan = ReplaySpan { first_arrival_ns: 0, last_arrival_ns: 1_000_000_000, end_ns: 1_000_000_000 };
+    const PROMPT: ReplaySpan =
+        ReplaySpan { first_arrival_ns: 0, last_arrival_ns: 1_000_000_000, end_ns: 1_000_000_000 };
 
     #[test]
     fn a_queue_that_grows_for_the_whole_replay_is_saturated() {

@@ -13,7 +13,11 @@ pub struct SlotPool {
 impl SlotPool {
     /// A pool of slots `0..capacity` (at most `u32::MAX`).
     pub fn new(capacity: usize) -> Self {
-        SlotPool { capacity: u32::try_from(capacity).expect("slot counts are checked at build"), unused: 0, free: Vec::new() }
+        SlotPool {
+            capacity: u32::try_from(capacity).expect("slot counts are checked at build"),
+            unused: 0,
+            free: Vec::new(),
+        }
     }
 
     pub fn capacity(&self) -> usize {
@@ -32,7 +36,11 @@ impl SlotPool {
 
     /// The slot `take` would return next.
     pub fn peek(&self) -> Option<u32> {
-        if self.unused < self.capacity { Some(self.unused) } else { self.free.last().copied() }
+        if self.unused < self.capacity {
+            Some(self.unused)
+        } else {
+            self.free.last().copied()
+        }
     }
 
     /// Gives `slot` back.

@@ -24,7 +24,6 @@ macro_rules! totals {
     };
 }
 
-
 #[cfg(test)]
 mod tests {
     use crate::metrics::{Counters, Metric, Unit};

@@ -4,9 +4,9 @@
 //! wrong result. Not here: how a system lays out its zones (a translation layer's cache and
 //! data zones, a hybrid drive's CMR and SMR areas).
 
+use smr_core::Op;
 use smr_media::Medium;
 use smr_zoned::{ZoneError, ZoneTable};
-use smr_core::Op;
 
 use super::error::SimError;
 use super::ioctx::{ChannelId, DeviceId, IoCtx};

@@ -40,7 +40,8 @@ pub struct CacheConfig {
 }
 
 impl CacheConfig {
-    pub const OFF: CacheConfig = CacheConfig { bytes: 0, segments: 1, read_ahead: ReadAhead::Sectors(0), write_back: false };
+    pub const OFF: CacheConfig =
+        CacheConfig { bytes: 0, segments: 1, read_ahead: ReadAhead::Sectors(0), write_back: false };
 }
 
 /// One segment's run, as `store` filled it.
@@ -154,13 +155,22 @@ impl SegmentCache {
     /// Whether one run holds every sector of `[first, end)`, as last brought up to date (a
     /// read-ahead since then not counted); changes nothing, not even the recency order.
     pub fn holds(&self, first: u64, end: u64) -> bool {
-        self.overlaps_any(first, first + 1) && self.starts.iter().zip(&self.ends).any(|(&start, &stop)| start <= first && end <= stop)
+        self.overlaps_any(first, first + 1)
+            && self.starts.iter().zip(&self.ends).any(|(&start, &stop)| start <= first && end <= stop)
     }
 
     /// After the media read `[first, end)` finished at `done_ns`: its sectors fill a segment,
     /// and read-ahead starts at `end`, a sector every `ns_per_sector`, at most to `track_end`
     /// (for `ReadAhead::TrackEnd`) or `disk_end`.
-    pub fn filled_by_read(&mut self, first: u64, end: u64, done_ns: f64, ns_per_sector: f64, track_end: u64, disk_end: u64) {
+    pub fn filled_by_read(
+        &mut self,
+        first: u64,
+        end: u64,
+        done_ns: f64,
+        ns_per_sector: f64,
+        track_end: u64,
+        disk_end: u64,
+    ) {
         let segment = self.store(first, end);
         let wanted = match self.read_ahead {
             ReadAhead::TrackEnd => track_end,
@@ -169,7 +179,14 @@ impl SegmentCache {
         };
         let limit = wanted.min(segment.start + self.segment_sectors).min(disk_end);
         if limit > end {
-            self.prefetch = Some(Prefetch { segment: segment.index, started: end, from: end, since_ns: done_ns, ns_per_sector, limit });
+            self.prefetch = Some(Prefetch {
+                segment: segment.index,
+                started: end,
+                from: end,
+                since_ns: done_ns,
+                ns_per_sector,
+                limit,
+            });
         }
     }
 
@@ -235,7 +252,10 @@ impl SegmentCache {
 /// `SegmentCache::overlaps_any`'s pass over the runs `starts[i]..ends[i]`.
 #[inline(always)]
 fn overlap_pass(starts: &[u64], ends: &[u64], first: u64, end: u64) -> bool {
-    let any = starts.iter().zip(ends).fold(0u64, |bits, (&start, &stop)| bits | (start.wrapping_sub(end) & first.wrapping_sub(stop)));
+    let any = starts
+        .iter()
+        .zip(ends)
+        .fold(0u64, |bits, (&start, &stop)| bits | (start.wrapping_sub(end) & first.wrapping_sub(stop)));
     any >> 63 != 0
 }
 
@@ -290,7 +310,11 @@ mod tests {
     use super::*;
 
     fn cache(segments: u32, sectors: u64, read_ahead: ReadAhead) -> SegmentCache {
-        SegmentCache::new(&CacheConfig { bytes: segments as u64 * sectors * 512, segments, read_ahead, write_back: false }, 512).unwrap()
+        SegmentCache::new(
+            &CacheConfig { bytes: segments as u64 * sectors * 512, segments, read_ahead, write_back: false },
+            512,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -323,7 +347,11 @@ mod tests {
         c.filled_by_read(100, 110, 0.0, 1.0, 0, 1 << 20);
         c.cached_from(5);
         c.filled_by_read(200, 210, 0.0, 1.0, 0, 1 << 20);
-        assert_eq!((c.cached_from(5), c.cached_from(105), c.cached_from(205)), (10, 105, 210), "100..110 was the least recent");
+        assert_eq!(
+            (c.cached_from(5), c.cached_from(105), c.cached_from(205)),
+            (10, 105, 210),
+            "100..110 was the least recent"
+        );
         c.filled_by_write(4, 6);
         assert_eq!(c.cached_from(7), 7, "the written sectors and what followed them left the older run");
         assert_eq!(c.cached_from(4), 6, "the written sectors sit in a segment of their own");

@@ -44,7 +44,11 @@ impl LatencyProfile {
     /// The profile as its accesses are timed (`FixedTiming`). Bandwidths must be positive
     /// (`FixedLatencyMedium::new` checks).
     pub fn timing(self) -> FixedTiming {
-        FixedTiming { read_divisor: StrengthReducedU64::new(self.read_bandwidth), write_divisor: StrengthReducedU64::new(self.write_bandwidth), profile: self }
+        FixedTiming {
+            read_divisor: StrengthReducedU64::new(self.read_bandwidth),
+            write_divisor: StrengthReducedU64::new(self.write_bandwidth),
+            profile: self,
+        }
     }
 }
 

@@ -72,7 +72,12 @@ impl HddSpec {
     /// The cache as the drive ships: its size and segments, read-ahead until a segment is full,
     /// writes through to the media (the papers' experiments disable write caching).
     pub fn default_cache(&self) -> CacheConfig {
-        CacheConfig { bytes: self.cache_bytes, segments: self.cache_segments, read_ahead: ReadAhead::Segment, write_back: false }
+        CacheConfig {
+            bytes: self.cache_bytes,
+            segments: self.cache_segments,
+            read_ahead: ReadAhead::Segment,
+            write_back: false,
+        }
     }
 }
 
@@ -184,7 +189,11 @@ impl Hdd {
         let z = spec.recording_zones.max(1) as u64;
         let spt = |i: u64| {
             let (o, n) = (spec.outer_spt as f64, spec.inner_spt as f64);
-            if z == 1 { o as u64 } else { (o - (o - n) * i as f64 / (z - 1) as f64).round() as u64 }
+            if z == 1 {
+                o as u64
+            } else {
+                (o - (o - n) * i as f64 / (z - 1) as f64).round() as u64
+            }
         };
         let heads = spec.heads.max(1) as u64;
         let per_cylinder_all_zones: u64 = (0..z).map(|i| spt(i) * heads).sum();
@@ -210,7 +219,13 @@ impl Hdd {
             track += heads * cyl_per_zone;
         }
         let cylinders = cyl_per_zone * z;
-        let seek = SeekCurve::three_point(spec.track_to_track_ns, spec.average_seek_ns, spec.full_stroke_ns, cylinders / 3, cylinders);
+        let seek = SeekCurve::three_point(
+            spec.track_to_track_ns,
+            spec.average_seek_ns,
+            spec.full_stroke_ns,
+            cylinders / 3,
+            cylinders,
+        );
         for z in &mut zones {
             // After a track is transferred to its end the head is at the angle of that track's
             // sector 0; the next track's sector 0 lies `skew` sectors further on.
@@ -313,9 +328,8 @@ impl Hdd {
     /// Records where an access ended: in the stream it continued, else in place of the least
     /// recently used stream.
     fn follow_stream(&mut self, continued: Option<usize>, now: Stream) {
-        let slot = continued.unwrap_or_else(|| {
-            (0..STREAMS).min_by_key(|&i| self.streams[i].last_use).expect("STREAMS > 0")
-        });
+        let slot =
+            continued.unwrap_or_else(|| (0..STREAMS).min_by_key(|&i| self.streams[i].last_use).expect("STREAMS > 0"));
         self.streams[slot] = now;
     }
 
@@ -349,10 +363,17 @@ impl Hdd {
         let (t, place, angle) = if n == total {
             (t, place, exact_f64(end_index) * self.zones[place.zone].turns_per_sector)
         } else {
-            debug_assert_eq!(first + n, self.track_end(place), "a transfer that goes on moved its first track to the end");
+            debug_assert_eq!(
+                first + n,
+                self.track_end(place),
+                "a transfer that goes on moved its first track to the end"
+            );
             self.across_tracks(t, phase_ns, op, place, first + total, end_index)
         };
-        self.follow_stream(stream, Stream { next_sector: first + total, op, track: place.track, angle, last_use: self.accesses });
+        self.follow_stream(
+            stream,
+            Stream { next_sector: first + total, op, track: place.track, angle, last_use: self.accesses },
+        );
         if let Some(wb) = self.write_back.as_mut() {
             wb.busy_until_ns = wb.busy_until_ns.max(t);
         }
@@ -367,7 +388,9 @@ impl Hdd {
     #[inline(always)]
     fn continued_stream(&self, first: u64, op: Op, last_access: u64) -> Option<usize> {
         let combining = op == Op::Write && self.cache.is_some();
-        self.streams.iter().position(|s| s.next_sector == first && s.op == op && (combining || s.last_use == last_access))
+        self.streams
+            .iter()
+            .position(|s| s.next_sector == first && s.op == op && (combining || s.last_use == last_access))
     }
 
     /// Where an access starting at `start_ns` positions from: the head's track, or a continued
@@ -392,7 +415,8 @@ impl Hdd {
         let place = self.place(first);
         let (from_track, phase_ns) = self.resume(self.continued_stream(first, op, self.accesses), now_ns);
         let t = now_ns + self.positioning(from_track, place.track, op);
-        let angle = exact_f64(self.angle_index(place.zone, place.track, place.sector)) * self.zones[place.zone].turns_per_sector;
+        let angle = exact_f64(self.angle_index(place.zone, place.track, place.sector))
+            * self.zones[place.zone].turns_per_sector;
         t + self.rotational_wait(t + phase_ns, angle) - now_ns
     }
 
@@ -406,7 +430,11 @@ impl Hdd {
             Op::Read => self.cache.as_ref().is_some_and(|c| c.holds(first, end)),
             Op::Write => self.write_back.as_ref().is_some_and(|wb| wb.has_room(end - first)),
         };
-        if answered { 0.0 } else { self.media_positioning_ns(now_ns, a.op, first) }
+        if answered {
+            0.0
+        } else {
+            self.media_positioning_ns(now_ns, a.op, first)
+        }
     }
 
     /// The sector after the last one of `place`'s track.
@@ -435,14 +463,26 @@ impl Hdd {
     /// track on, whole tracks inside a zone timed in closed form. Returns when it ends, the
     /// place of its last track and the fraction of a turn at which it ended.
     #[inline(never)]
-    fn across_tracks(&mut self, mut t: f64, phase_ns: f64, op: Op, mut place: Place, end: u64, end_index: u64) -> (f64, Place, f64) {
+    fn across_tracks(
+        &mut self,
+        mut t: f64,
+        phase_ns: f64,
+        op: Op,
+        mut place: Place,
+        end: u64,
+        end_index: u64,
+    ) -> (f64, Place, f64) {
         let mut remaining = end - self.track_end(place);
         // The angle index at which the last transfer within a track ended; `None` once whole
         // tracks were transferred to their end.
         let mut end_index = Some(end_index);
         while remaining > 0 {
             // The next track starts at its sector 0, in this zone or the next one.
-            let zone = if self.zones.get(place.zone + 1).is_some_and(|z| z.first_track == place.track + 1) { place.zone + 1 } else { place.zone };
+            let zone = if self.zones.get(place.zone + 1).is_some_and(|z| z.first_track == place.track + 1) {
+                place.zone + 1
+            } else {
+                place.zone
+            };
             let z = &self.zones[zone];
             let zone_end = self.zones.get(zone + 1).map_or(u64::MAX, |n| n.first_track);
             let whole = (remaining / z.spt).min(zone_end - (place.track + 1));
@@ -480,7 +520,10 @@ impl Hdd {
         self.track = place.track;
         let continued = self.streams.iter().position(|s| s.next_sector == next && s.op == Op::Read);
         let angle = self.angle_of(place.zone, place.track, place.sector + 1);
-        self.follow_stream(continued, Stream { next_sector: next, op: Op::Read, track: place.track, angle, last_use: self.accesses });
+        self.follow_stream(
+            continued,
+            Stream { next_sector: next, op: Op::Read, track: place.track, angle, last_use: self.accesses },
+        );
     }
 
     /// Stops the read-ahead in progress (the head is needed), leaving the head where it got to.
@@ -514,7 +557,10 @@ impl Hdd {
     fn next_write_back(&mut self, now_ns: f64) -> Option<(u64, u64)> {
         let wb = self.write_back.as_ref()?;
         let pick = if self.queue_depth > 1 {
-            soonest(wb.oldest(self.queue_depth as usize).map(|(first, _)| self.media_positioning_ns(now_ns, Op::Write, first)))
+            soonest(
+                wb.oldest(self.queue_depth as usize)
+                    .map(|(first, _)| self.media_positioning_ns(now_ns, Op::Write, first)),
+            )
         } else {
             0
         };
@@ -553,7 +599,13 @@ impl Hdd {
             Some(true) => now_ns,
             Some(false) => {
                 let mut t = free_ns;
-                while let Some((first, n)) = self.write_back.as_ref().is_some_and(|wb| !wb.has_room(sectors)).then(|| self.next_write_back(t)).flatten() {
+                while let Some((first, n)) = self
+                    .write_back
+                    .as_ref()
+                    .is_some_and(|wb| !wb.has_room(sectors))
+                    .then(|| self.next_write_back(t))
+                    .flatten()
+                {
                     self.stop_read_ahead(t);
                     t = self.media(t, Op::Write, first, n);
                 }

@@ -80,7 +80,11 @@ fn average_random_4k_read_matches_documented_access_time() {
         }
         let mean = sum / n as f64;
         let ratio = mean / documented;
-        assert!((ratio - 1.0).abs() < 0.10, "{}: mean random read {mean:.0} ns vs documented {documented:.0} ns", spec.name);
+        assert!(
+            (ratio - 1.0).abs() < 0.10,
+            "{}: mean random read {mean:.0} ns vs documented {documented:.0} ns",
+            spec.name
+        );
     }
 }
 
@@ -202,7 +206,8 @@ fn an_unaligned_sequential_scan_costs_about_what_an_aligned_one_costs() {
     let unaligned = scan(&mut Hdd::new(spec.clone()), 5000, 16 * 1024 * 1024 / 5000) as f64;
     assert!((unaligned / aligned - 1.0).abs() < 0.03, "aligned {aligned} unaligned {unaligned}");
     // Without a cache, each unaligned piece rereads a sector that has just passed: a turn each.
-    let uncached = scan(&mut Hdd::with_cache(spec.clone(), super::CacheConfig::OFF), 5000, 16 * 1024 * 1024 / 5000) as f64;
+    let uncached =
+        scan(&mut Hdd::with_cache(spec.clone(), super::CacheConfig::OFF), 5000, 16 * 1024 * 1024 / 5000) as f64;
     assert!(uncached > 20.0 * aligned, "uncached {uncached} aligned {aligned}");
 }
 

@@ -37,7 +37,11 @@ pub(crate) fn exact_f64(x: u64) -> f64 {
 /// below 2^63: the counterpart of `exact_f64`.
 #[inline]
 pub(crate) fn truncated_u64(t: f64) -> u64 {
-    if t < TWO_TO_THE_63 { (t as i64).max(0) as u64 } else { t as u64 }
+    if t < TWO_TO_THE_63 {
+        (t as i64).max(0) as u64
+    } else {
+        t as u64
+    }
 }
 
 const TWO_TO_THE_63: f64 = (1u64 << 63) as f64;
@@ -92,7 +96,6 @@ pub trait Medium: Send {
     }
 }
 
-
 #[cfg(test)]
 mod hdd_tests;
 
@@ -108,7 +111,9 @@ mod tests {
             assert_eq!(exact_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
         }
         let below = f64::from_bits(TWO_TO_THE_63.to_bits() - 1);
-        for t in [-1.5, -0.0, 0.0, 0.7, 1e10, below, TWO_TO_THE_63, 1.8e19, 1e30, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+        for t in
+            [-1.5, -0.0, 0.0, 0.7, 1e10, below, TWO_TO_THE_63, 1.8e19, 1e30, f64::INFINITY, f64::NEG_INFINITY, f64::NAN]
+        {
             assert_eq!(truncated_u64(t), t as u64, "{t}");
         }
     }

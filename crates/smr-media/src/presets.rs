@@ -96,7 +96,10 @@ pub fn preset_spec(name: &str, min_capacity: u64) -> Result<HddSpec, String> {
         return Err(format!("{} is not one of {}", smr_core::quote(name), PRESET_NAMES.join(", ")));
     };
     if min_capacity > spec.capacity {
-        return Err(format!("{name} holds {} bytes but {min_capacity} are needed (trace footprint plus the system's own areas)", spec.capacity));
+        return Err(format!(
+            "{name} holds {} bytes but {min_capacity} are needed (trace footprint plus the system's own areas)",
+            spec.capacity
+        ));
     }
     Ok(spec.clone())
 }

@@ -106,7 +106,10 @@ mod tests {
         let track_start = 10 * spt;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let slots = rand::seq::index::sample(&mut rng, (spt / 8) as usize, n);
-        let reads = slots.iter().map(|slot| Access { op: Op::Read, offset: (track_start + slot as u64 * 8) * SECTOR, len: 8 * SECTOR }).collect();
+        let reads = slots
+            .iter()
+            .map(|slot| Access { op: Op::Read, offset: (track_start + slot as u64 * 8) * SECTOR, len: 8 * SECTOR })
+            .collect();
         (reads, track_start * SECTOR)
     }
 
@@ -138,7 +141,13 @@ mod tests {
     fn depth_one_serves_in_order_exactly_as_single_accesses() {
         let (reads, _) = reads_on_one_track(20, 4);
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let scattered: Vec<Access> = (0..20).map(|i| Access { op: if i % 3 == 0 { Op::Write } else { Op::Read }, offset: rng.gen_range(0..1u64 << 28) * SECTOR, len: 64 * SECTOR }).collect();
+        let scattered: Vec<Access> = (0..20)
+            .map(|i| Access {
+                op: if i % 3 == 0 { Op::Write } else { Op::Read },
+                offset: rng.gen_range(0..1u64 << 28) * SECTOR,
+                len: 64 * SECTOR,
+            })
+            .collect();
         for batch in [reads, scattered] {
             let mut batched = Hdd::new(DESKTOP7200);
             let mut single = Hdd::new(DESKTOP7200);

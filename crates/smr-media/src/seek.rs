@@ -21,7 +21,13 @@ impl SeekCurve {
     /// Fits the Ruemmler–Wilkes form through three data-sheet figures: track-to-track (d = 1),
     /// average (at `avg_distance`) and full stroke (d = `cylinders − 1`), in ns. Continuous at
     /// `avg_distance`, which is the threshold between the two regimes.
-    pub fn three_point(track_to_track_ns: u64, average_ns: u64, full_stroke_ns: u64, avg_distance: u64, cylinders: u64) -> Self {
+    pub fn three_point(
+        track_to_track_ns: u64,
+        average_ns: u64,
+        full_stroke_ns: u64,
+        avg_distance: u64,
+        cylinders: u64,
+    ) -> Self {
         let (t1, tavg, tfull) = (track_to_track_ns as f64, average_ns as f64, full_stroke_ns as f64);
         let davg = avg_distance.max(2) as f64;
         let dfull = (cylinders.max(3) - 1) as f64;

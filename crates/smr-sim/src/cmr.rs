@@ -8,7 +8,12 @@ use smr_kernel::{BuildContext, ChannelId, Concurrency, Counters, IoCtx, ParamLis
 
 pub const PARAMS: ParamList = &[&DISK_PARAMS];
 
-pub const ENTRY: SystemEntry = SystemEntry::new("cmr", "plain conventional disk: each request is one disk access at its own address", PARAMS, |b| Ok(Box::new(Cmr::build(b)?)));
+pub const ENTRY: SystemEntry = SystemEntry::new(
+    "cmr",
+    "plain conventional disk: each request is one disk access at its own address",
+    PARAMS,
+    |b| Ok(Box::new(Cmr::build(b)?)),
+);
 
 pub struct Cmr {
     disk: ChannelId,

@@ -5,8 +5,8 @@
 //! depends on the systems and the kernel; nothing depends on it but the runner and the
 //! bindings. Not here: the systems themselves, or how they are built (`kernel::build`).
 
-use smr_trace::Footprint;
 use smr_core::Params;
+use smr_trace::Footprint;
 
 use smr_kernel::{BuildContext, IoCtx, SimError, System, SystemEntry};
 
@@ -30,7 +30,13 @@ pub fn entry(name: &str) -> Option<&'static SystemEntry> {
 
 /// Builds system `name` (or an alias) on the media of `ctx`; a parameter that no part of the
 /// system read is an error naming it.
-pub fn build(name: &str, params: &mut Params, footprint: Footprint, seed: u64, ctx: &mut IoCtx) -> Result<Box<dyn System>, SimError> {
+pub fn build(
+    name: &str,
+    params: &mut Params,
+    footprint: Footprint,
+    seed: u64,
+    ctx: &mut IoCtx,
+) -> Result<Box<dyn System>, SimError> {
     let system = BuildContext::new(params, footprint, seed, ctx, SYSTEMS).build(name)?;
     params.finish()?;
     Ok(system)

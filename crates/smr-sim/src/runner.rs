@@ -11,13 +11,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use smr_trace::{Footprint, Interruptible, TraceError, TraceReader, TraceStats};
 use smr_core::{Params, Request};
+use smr_trace::{Footprint, Interruptible, TraceError, TraceReader, TraceStats};
 
+use crate::registry;
 use smr_kernel::engine::MAX_GAUGE_SAMPLES;
 use smr_kernel::recorder::{IologRecorder, MIN_SPLIT};
 use smr_kernel::{BuildContext, Engine, EngineConfig, IoCtx, Progress, RunReport, SimError};
-use crate::registry;
 
 /// Everything that defines a run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -76,7 +76,10 @@ pub fn measure_footprint(spec: &RunSpec) -> Result<Footprint, SimError> {
 
 /// `measure_footprint`, asking `progress` every `trace::CHECK_EVERY` requests whether to go on
 /// (a `Progress` with `first_pass` set); a no ends it with `TraceError::Interrupted`.
-pub fn measure_footprint_with(spec: &RunSpec, progress: &mut dyn FnMut(Progress) -> bool) -> Result<Footprint, SimError> {
+pub fn measure_footprint_with(
+    spec: &RunSpec,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<Footprint, SimError> {
     Ok(measure_with(spec, progress)?.0)
 }
 
@@ -86,8 +89,14 @@ pub fn measure_with(spec: &RunSpec, progress: &mut dyn FnMut(Progress) -> bool) 
 }
 
 /// The pass is skipped for a trace that carries its statistics (an smrbin file smrlab wrote).
-fn measure(requests: TraceReader, path: &std::path::Path, progress: &mut dyn FnMut(Progress) -> bool) -> Result<(Footprint, u64), SimError> {
-    let stats = TraceStats::of(requests, |r| Interruptible::new(r, |requests| progress(Progress { requests, sim_time_ns: 0, first_pass: true })))?;
+fn measure(
+    requests: TraceReader,
+    path: &std::path::Path,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<(Footprint, u64), SimError> {
+    let stats = TraceStats::of(requests, |r| {
+        Interruptible::new(r, |requests| progress(Progress { requests, sim_time_ns: 0, first_pass: true }))
+    })?;
     if stats.requests == 0 {
         return Err(TraceError::Empty { path: path.to_path_buf() }.into());
     }
@@ -114,7 +123,9 @@ impl Source {
 
     fn format(&self, spec: &RunSpec) -> Result<String, SimError> {
         match self {
-            Source::File => Ok(smr_trace::TraceFormat::resolve(spec.format.as_deref(), &spec.trace)?.name().to_string()),
+            Source::File => {
+                Ok(smr_trace::TraceFormat::resolve(spec.format.as_deref(), &spec.trace)?.name().to_string())
+            }
             Source::Memory(_) => Ok(smr_trace::columns::IN_MEMORY.to_string()),
         }
     }
@@ -127,16 +138,32 @@ pub fn run(spec: &RunSpec, progress: Option<&mut dyn FnMut(Progress) -> bool>) -
 
 /// Runs `spec` on `requests` held in memory instead of the trace file it names (its `trace`,
 /// `format` and `trace_options` are not read).
-pub fn run_requests(spec: &RunSpec, requests: Arc<[Request]>, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
+pub fn run_requests(
+    spec: &RunSpec,
+    requests: Arc<[Request]>,
+    progress: Option<&mut dyn FnMut(Progress) -> bool>,
+) -> Result<RunOutput, SimError> {
     run_from(spec, &Source::Memory(requests), progress)
 }
 
-fn run_from(spec: &RunSpec, source: &Source, mut progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
+fn run_from(
+    spec: &RunSpec,
+    source: &Source,
+    mut progress: Option<&mut dyn FnMut(Progress) -> bool>,
+) -> Result<RunOutput, SimError> {
     if spec.iolog_max_io != 0 && spec.iolog_max_io < MIN_SPLIT {
-        return Err(smr_core::ParamError::new("iolog_max_io", format!("{} bytes is less than one {MIN_SPLIT}-byte sector (0: never split)", spec.iolog_max_io)).into());
+        return Err(smr_core::ParamError::new(
+            "iolog_max_io",
+            format!("{} bytes is less than one {MIN_SPLIT}-byte sector (0: never split)", spec.iolog_max_io),
+        )
+        .into());
     }
     if spec.engine.gauge_samples > MAX_GAUGE_SAMPLES {
-        return Err(smr_core::ParamError::new("gauge_samples", format!("{} is more than {MAX_GAUGE_SAMPLES} samples", spec.engine.gauge_samples)).into());
+        return Err(smr_core::ParamError::new(
+            "gauge_samples",
+            format!("{} is more than {MAX_GAUGE_SAMPLES} samples", spec.engine.gauge_samples),
+        )
+        .into());
     }
     let footprint = match (&spec.footprint, progress.as_mut()) {
         (Some(f), _) => f.clone(),
@@ -148,12 +175,13 @@ fn run_from(spec: &RunSpec, source: &Source, mut progress: Option<&mut dyn FnMut
     // Built here rather than by `registry::build` to take the footprint back without a copy.
     let mut build = BuildContext::new(&mut params, footprint, spec.seed, &mut ctx, registry::SYSTEMS);
     let mut system = build.build(&spec.system)?;
-    let footprint = Footprint { written_extents: Vec::new(), accessed_extents: Vec::new(), ..std::mem::take(&mut build.footprint) };
+    let footprint =
+        Footprint { written_extents: Vec::new(), accessed_extents: Vec::new(), ..std::mem::take(&mut build.footprint) };
     let resolved = build.params.resolved().to_vec();
     params.finish()?;
     if let Some(path) = &spec.iolog {
-        let file = std::fs::File::create(path)
-            .map_err(|source| SimError::Io { path: path.display().to_string(), source })?;
+        let file =
+            std::fs::File::create(path).map_err(|source| SimError::Io { path: path.display().to_string(), source })?;
         ctx.record_to(IologRecorder::new(Box::new(std::io::BufWriter::new(file)), spec.iolog_max_io));
     }
     let mut engine = Engine::new(spec.engine.clone());
@@ -188,7 +216,10 @@ mod tests {
         assert_eq!((spec.format, spec.iolog, spec.seed, spec.iolog_max_io), (None, None, 0, 0));
         assert!(spec.footprint.is_none() && spec.trace_options.is_empty() && spec.params.is_empty());
         for missing in [r#"{"trace": "t.csv"}"#, r#"{"system": "cmr"}"#] {
-            assert!(serde_json::from_str::<RunSpec>(missing).unwrap_err().to_string().contains("missing field"), "{missing}");
+            assert!(
+                serde_json::from_str::<RunSpec>(missing).unwrap_err().to_string().contains("missing field"),
+                "{missing}"
+            );
         }
     }
 }

@@ -4,19 +4,20 @@
 //! registry by name (`below`), as users run it.
 
 use proptest::prelude::*;
-use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
-use smr_sim::cache::{Cache, PARAMS};
 use smr_kernel::metrics::{CounterValues, Counters, Gauges};
 use smr_kernel::{ok_requests, BuildContext, Engine, EngineConfig, IoCtx, System};
+use smr_sim::cache::{Cache, PARAMS};
 use smr_sim::{registry, SimError};
+use smr_trace::Footprint;
 
 const GIB: u64 = 1 << 30;
 
 fn build(params: &[&str], footprint: Footprint) -> Result<(Box<dyn Cache>, IoCtx), SimError> {
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(params).unwrap();
-    let c = BuildContext::new(&mut p, footprint, 3, &mut ctx, registry::SYSTEMS).construct(PARAMS, smr_sim::cache::build)?;
+    let c = BuildContext::new(&mut p, footprint, 3, &mut ctx, registry::SYSTEMS)
+        .construct(PARAMS, smr_sim::cache::build)?;
     p.finish()?;
     Ok((c, ctx))
 }
@@ -95,9 +96,13 @@ fn fifo_by_hand() {
 #[test]
 fn lru_band_evicts_the_whole_band() {
     // 1 MiB bands (256 blocks), 4 cached blocks: evicting block 0 takes block 1 (same band) too.
-    let c = run(&["policy=lru-band", "cache=4blocks", "band_size=1MiB", "buffer=1MiB"], &[w(0), w(1), w(256), w(512), w(768)]);
+    let c = run(
+        &["policy=lru-band", "cache=4blocks", "band_size=1MiB", "buffer=1MiB"],
+        &[w(0), w(1), w(256), w(512), w(768)],
+    );
     assert_eq!(c.get("evicted_dirty_blocks"), 2);
-    let c = run(&["policy=lru", "cache=4blocks", "band_size=1MiB", "buffer=1MiB"], &[w(0), w(1), w(256), w(512), w(768)]);
+    let c =
+        run(&["policy=lru", "cache=4blocks", "band_size=1MiB", "buffer=1MiB"], &[w(0), w(1), w(256), w(512), w(768)]);
     assert_eq!(c.get("evicted_dirty_blocks"), 1);
 }
 
@@ -121,7 +126,15 @@ fn eq2(period_blocks: u64) -> (f64, f64) {
         })
         .collect();
     let period = format!("period={period_blocks}");
-    let params = ["policy=pore", "scheme=cf", "cache=2048blocks", "zone=1MiB", "band_size=1MiB", "buffer=512blocks", period.as_str()];
+    let params = [
+        "policy=pore",
+        "scheme=cf",
+        "cache=2048blocks",
+        "zone=1MiB",
+        "band_size=1MiB",
+        "buffer=512blocks",
+        period.as_str(),
+    ];
     let c = run(&params, &reqs);
     let s_or = c.get("pore_open_zones_total") as f64 / c.get("pore_periods") as f64 * zone_blocks as f64;
     let r_wa = c.get("band_bytes_written") as f64 / c.get("buffer_bytes_evicted") as f64;
@@ -169,7 +182,11 @@ fn random_stream(requests: usize, blocks: u64, mut state: u64) -> Vec<Request> {
             state ^= state >> 7;
             state ^= state << 17;
             let block = (state >> 16) % blocks;
-            if state & 3 == 0 { w(block) } else { r(block) }
+            if state & 3 == 0 {
+                w(block)
+            } else {
+                r(block)
+            }
         })
         .collect()
 }
@@ -192,14 +209,22 @@ fn a_prefetching_cache_is_exact_lru() {
         let dirty = match by_block.remove(&block) {
             Some((last, dirty)) => {
                 by_tick.remove(&last);
-                if write { write_hits += 1 } else { read_hits += 1 }
+                if write {
+                    write_hits += 1
+                } else {
+                    read_hits += 1
+                }
                 dirty || write
             }
             None => {
                 if by_block.len() == SLOTS {
                     let (_, victim) = by_tick.pop_first().unwrap();
                     let (_, was_dirty) = by_block.remove(&victim).unwrap();
-                    if was_dirty { evicted_dirty += 1 } else { evicted_clean += 1 }
+                    if was_dirty {
+                        evicted_dirty += 1
+                    } else {
+                        evicted_clean += 1
+                    }
                 }
                 write
             }
@@ -208,7 +233,8 @@ fn a_prefetching_cache_is_exact_lru() {
         by_tick.insert(tick, block);
     }
     assert!(evicted_dirty > 10_000 && evicted_clean > 10_000, "the stream evicts both kinds");
-    let counts = (c.get("read_hits"), c.get("write_hits"), c.get("evicted_dirty_blocks"), c.get("evicted_clean_blocks"));
+    let counts =
+        (c.get("read_hits"), c.get("write_hits"), c.get("evicted_dirty_blocks"), c.get("evicted_clean_blocks"));
     assert_eq!(counts, (read_hits, write_hits, evicted_dirty, evicted_clean));
 }
 
@@ -216,7 +242,8 @@ fn a_prefetching_cache_is_exact_lru() {
 /// exactly once or still dirty in the cache, as in the small-cache property below.
 #[test]
 fn a_prefetching_pore_cache_writes_back_every_dirty_block() {
-    let params = ["policy=pore", "cache=40000blocks", "band_size=1MiB", "zone=1MiB", "period=4000", "buffer=4096blocks"];
+    let params =
+        ["policy=pore", "cache=40000blocks", "band_size=1MiB", "zone=1MiB", "period=4000", "buffer=4096blocks"];
     let (mut c, mut ctx) = build(&params, fp()).unwrap();
     let mut became_dirty = 0u64;
     for req in random_stream(200_000, 60_000, 0x5eed) {

@@ -3,10 +3,10 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use smr_trace::TraceStats;
 use smr_core::{Op, Params, Request};
 use smr_kernel::{ok_requests, Engine, EngineConfig, IoCtx};
 use smr_sim::registry;
+use smr_trace::TraceStats;
 
 /// Reads as real traces have them: 512-byte aligned, of any length, often continuing the
 /// previous one (so neighbouring reads share a 4 KiB block), otherwise anywhere in 8 GiB.

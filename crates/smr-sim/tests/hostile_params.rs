@@ -8,13 +8,13 @@
 
 use proptest::prelude::*;
 use smr_core::alloc_bound::Bounded;
-use smr_trace::synth::{Synth, SynthConfig};
-use smr_trace::Footprint;
 use smr_core::Params;
-use smr_sim::dmsmr::estimate::estimate;
 use smr_kernel::params::specs;
 use smr_kernel::IoCtx;
+use smr_sim::dmsmr::estimate::estimate;
 use smr_sim::registry::{self, SYSTEMS};
+use smr_trace::synth::{Synth, SynthConfig};
+use smr_trace::Footprint;
 
 /// The largest single allocation a build may make: a table of `MAX_TABLE_ENTRIES` entries of
 /// 32 bytes is 256 MiB.
@@ -35,10 +35,44 @@ fn small() -> Footprint {
 
 /// Values no parameter should take without a word, and some it may.
 const HOSTILE: &[&str] = &[
-    "", "0", "-1", "1.5", "0.5", "nan", "inf", "-inf", "1e300", "1e-300", "18446744073709551615", "18446744073709551616",
-    "99999999999999999999999", "150%", "0%", "-2%", "1/0", "0/1", "1e30/1", "3/2", "1", "4096", "4k", "1TiB", "9999999TiB",
-    "0.0000001", "1blocks", "999999999999999999999blocks", "true", "auto", "0x", "1e30x", "nanx", "cache", "dmsmr",
-    "\u{0}\u{7}", "lru", "pore",
+    "",
+    "0",
+    "-1",
+    "1.5",
+    "0.5",
+    "nan",
+    "inf",
+    "-inf",
+    "1e300",
+    "1e-300",
+    "18446744073709551615",
+    "18446744073709551616",
+    "99999999999999999999999",
+    "150%",
+    "0%",
+    "-2%",
+    "1/0",
+    "0/1",
+    "1e30/1",
+    "3/2",
+    "1",
+    "4096",
+    "4k",
+    "1TiB",
+    "9999999TiB",
+    "0.0000001",
+    "1blocks",
+    "999999999999999999999blocks",
+    "true",
+    "auto",
+    "0x",
+    "1e30x",
+    "nanx",
+    "cache",
+    "dmsmr",
+    "\u{0}\u{7}",
+    "lru",
+    "pore",
 ];
 
 #[test]
@@ -49,7 +83,10 @@ fn every_parameter_refuses_hostile_values_with_a_message_naming_it() {
                 let given = format!("{}={value}", spec.key);
                 if let Err(message) = build(entry.name, std::slice::from_ref(&given), small()) {
                     assert!(!message.is_empty() && message.len() < 600, "{} {given}: {message}", entry.name);
-                    assert!(!message.contains('\u{0}') && !message.contains('\u{7}'), "raw control bytes echoed: {message}");
+                    assert!(
+                        !message.contains('\u{0}') && !message.contains('\u{7}'),
+                        "raw control bytes echoed: {message}"
+                    );
                 }
             }
         }
@@ -58,8 +95,24 @@ fn every_parameter_refuses_hostile_values_with_a_message_naming_it() {
 
 /// Every synthesizer parameter.
 const SYNTH_KEYS: &[&str] = &[
-    "requests", "write_ratio", "written_range", "accessed_range", "sizes", "hot_regions", "hot_size", "hot_fraction", "zipf", "seq",
-    "rate", "seed", "cold_streams", "cold_run", "cold_window", "sparse_fraction", "sparse_range", "preset",
+    "requests",
+    "write_ratio",
+    "written_range",
+    "accessed_range",
+    "sizes",
+    "hot_regions",
+    "hot_size",
+    "hot_fraction",
+    "zipf",
+    "seq",
+    "rate",
+    "seed",
+    "cold_streams",
+    "cold_run",
+    "cold_window",
+    "sparse_fraction",
+    "sparse_range",
+    "preset",
 ];
 
 /// The synthesizer with `key=value` (and 1,000 requests unless `key` is `requests`): an error
@@ -118,7 +171,8 @@ fn a_trace_reaching_far_up_is_refused_before_any_table_is_sized_from_it() {
         // The estimate has no disk: it refuses only a band table past the bound.
         if max_end >= 1 << 50 {
             let mut p = Params::new();
-            let err = estimate(std::iter::empty(), &mut p, Footprint::dense(GIB, GIB, max_end), 0).unwrap_err().to_string();
+            let err =
+                estimate(std::iter::empty(), &mut p, Footprint::dense(GIB, GIB, max_end), 0).unwrap_err().to_string();
             assert!(err.contains("'band_min'") && err.contains("bands"), "estimate at {max_end}: {err}");
         }
     }

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeSet;
 
-use smr_trace::Footprint;
 use smr_core::Params;
 use smr_kernel::params::{specs, Kind, ParamSpec, NONE};
 use smr_kernel::IoCtx;
 use smr_sim::registry::{self, SYSTEMS};
+use smr_trace::Footprint;
 
 const GIB: u64 = 1 << 30;
 
@@ -41,7 +41,8 @@ fn every_declared_parameter_is_read_when_given() {
     for entry in SYSTEMS {
         for spec in specs(entry.params) {
             let given = format!("{}={}", spec.key, sample(spec));
-            build(entry.name, std::slice::from_ref(&given)).unwrap_or_else(|e| panic!("{} with {given}: {e}", entry.name));
+            build(entry.name, std::slice::from_ref(&given))
+                .unwrap_or_else(|e| panic!("{} with {given}: {e}", entry.name));
         }
     }
 }
@@ -96,7 +97,11 @@ fn every_offered_policy_is_in_the_kernels_table() {
         for spec in specs(system.params).filter(|s| s.key == "policy") {
             let Kind::Choice(names) = spec.kind else { panic!("{}'s policy is not a choice", system.name) };
             for name in names {
-                assert!(smr_kernel::policy::entry(name).is_some(), "{}: policy {name} is not in kernel::policy::POLICIES", system.name);
+                assert!(
+                    smr_kernel::policy::entry(name).is_some(),
+                    "{}: policy {name} is not in kernel::policy::POLICIES",
+                    system.name
+                );
                 offered += 1;
             }
         }

@@ -17,7 +17,9 @@ impl LineParser for BlocksParser {
     #[inline]
     fn parse(&mut self, line: &[u8]) -> Result<Option<Request>, String> {
         match fast_fields(line) {
-            Some((op, block)) if block < MAX_END / BLOCK_4K => Ok(Some(Request::new(0, op, block * BLOCK_4K, BLOCK_4K))),
+            Some((op, block)) if block < MAX_END / BLOCK_4K => {
+                Ok(Some(Request::new(0, op, block * BLOCK_4K, BLOCK_4K)))
+            }
             _ => checked_parse(line),
         }
     }
@@ -88,7 +90,11 @@ mod tests {
                 .into_iter()
                 .map(|r| r.map(|r| (r.op, r.offset / 4096)).unwrap())
                 .collect();
-            assert_eq!(requests, [(Op::Write, 10), (Op::Read, 3), (Op::Write, 123456789), (Op::Read, 5)], "capacity {capacity}");
+            assert_eq!(
+                requests,
+                [(Op::Write, 10), (Op::Read, 3), (Op::Write, 123456789), (Op::Read, 5)],
+                "capacity {capacity}"
+            );
         }
     }
 
@@ -98,7 +104,9 @@ mod tests {
             let results = read(b"1 10\n\n1 x\n0 4\n", capacity);
             assert_eq!(results.len(), 2);
             match &results[1] {
-                Err(TraceError::Malformed { line, message, .. }) => assert_eq!((*line, message.contains("'x'")), (3, true)),
+                Err(TraceError::Malformed { line, message, .. }) => {
+                    assert_eq!((*line, message.contains("'x'")), (3, true))
+                }
                 other => panic!("{other:?}"),
             }
         }
@@ -134,11 +142,11 @@ mod tests {
         line.extend(b"\r\n0 3\n");
         for capacity in [5, 1 << 20] {
             let reader = std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(line.clone()));
-            let read: Result<Vec<Request>, TraceError> = LineRecords::new(Box::new(reader), PathBuf::from("t.blocks"), BlocksParser).collect();
+            let read: Result<Vec<Request>, TraceError> =
+                LineRecords::new(Box::new(reader), PathBuf::from("t.blocks"), BlocksParser).collect();
             assert_eq!(read.unwrap().len(), 2, "capacity {capacity}");
         }
     }
-
 
     #[test]
     fn one_block_per_line() {
@@ -153,7 +161,11 @@ mod tests {
         assert!(p.parse(b"1 99999999999999999999").unwrap_err().contains("block number"));
         assert!(p.parse(b"1 4503599627370496").unwrap_err().contains("out of range"));
         assert!(p.parse(b"1 2251799813685248").unwrap_err().contains("2^63"), "block 2^51 ends past byte 2^63");
-        assert_eq!(p.parse(b"1 2251799813685247").unwrap().unwrap().end(), smr_core::request::MAX_END, "the last block ends at it");
+        assert_eq!(
+            p.parse(b"1 2251799813685247").unwrap().unwrap().end(),
+            smr_core::request::MAX_END,
+            "the last block ends at it"
+        );
         assert_eq!(p.parse(b" 1 10 ").unwrap().unwrap().offset, 40960, "leading and trailing blanks");
     }
 

@@ -38,14 +38,17 @@ pub fn requests_from_columns(time_ns: &[u8], op: &[u8], offset: &[u8], len: &[u8
         .zip(words(offset).zip(words(len)))
         .enumerate()
         .map(|(index, ((time, &code), (offset, len)))| {
-            let op = Op::from_code(code).ok_or_else(|| corrupt(index, format!("op code {code} is none of 0 (read), 1 (write), 2 (trim)")))?;
+            let op = Op::from_code(code)
+                .ok_or_else(|| corrupt(index, format!("op code {code} is none of 0 (read), 1 (write), 2 (trim)")))?;
             Request::checked(time, op, offset, len).map_err(|e| corrupt(index, e.to_string()))
         })
         .collect()
 }
 
 /// `requests` as the four little-endian columns `requests_from_columns` takes.
-pub fn columns_from_requests(requests: impl Iterator<Item = Result<Request, TraceError>>) -> Result<[Vec<u8>; 4], TraceError> {
+pub fn columns_from_requests(
+    requests: impl Iterator<Item = Result<Request, TraceError>>,
+) -> Result<[Vec<u8>; 4], TraceError> {
     let [mut time_ns, mut op, mut offset, mut len] = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     for request in requests {
         let r = request?;
@@ -63,7 +66,11 @@ mod tests {
 
     #[test]
     fn columns_round_trip() {
-        let requests = vec![Request::new(5, Op::Write, 4096, 8192), Request::new(9, Op::Read, 0, 512), Request::new(9, Op::Trim, 1 << 40, 4096)];
+        let requests = vec![
+            Request::new(5, Op::Write, 4096, 8192),
+            Request::new(9, Op::Read, 0, 512),
+            Request::new(9, Op::Trim, 1 << 40, 4096),
+        ];
         let [t, o, off, l] = columns_from_requests(requests.iter().copied().map(Ok)).unwrap();
         assert_eq!(o, vec![1, 0, 2]);
         assert_eq!(requests_from_columns(&t, &o, &off, &l).unwrap(), requests);
@@ -71,7 +78,10 @@ mod tests {
 
     #[test]
     fn bad_columns_name_the_request() {
-        let [t, mut o, off, l] = columns_from_requests([Ok(Request::new(0, Op::Read, 0, 1)), Ok(Request::new(1, Op::Read, 0, 1))].into_iter()).unwrap();
+        let [t, mut o, off, l] = columns_from_requests(
+            [Ok(Request::new(0, Op::Read, 0, 1)), Ok(Request::new(1, Op::Read, 0, 1))].into_iter(),
+        )
+        .unwrap();
         o[1] = 7;
         let message = requests_from_columns(&t, &o, &off, &l).unwrap_err().to_string();
         assert!(message.contains("at byte 1") && message.contains("op code 7"), "{message}");

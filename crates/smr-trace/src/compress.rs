@@ -20,12 +20,8 @@ pub enum Compression {
     Zstd,
 }
 
-const SUFFIXES: [(&str, Compression); 4] = [
-    (".gz", Compression::Gzip),
-    (".xz", Compression::Xz),
-    (".bz2", Compression::Bzip2),
-    (".zst", Compression::Zstd),
-];
+const SUFFIXES: [(&str, Compression); 4] =
+    [(".gz", Compression::Gzip), (".xz", Compression::Xz), (".bz2", Compression::Bzip2), (".zst", Compression::Zstd)];
 
 /// The compression of `path` and its name without the compression suffix.
 pub fn split_compression(path: &Path) -> (Compression, String) {
@@ -45,7 +41,10 @@ const BUFFER: usize = 1 << 20;
 pub fn open_file(path: &Path) -> Result<File, TraceError> {
     let file = File::open(path).map_err(|e| TraceError::io(path, e))?;
     if file.metadata().map_err(|e| TraceError::io(path, e))?.is_dir() {
-        return Err(TraceError::io(path, std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a folder, not a trace file")));
+        return Err(TraceError::io(
+            path,
+            std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a folder, not a trace file"),
+        ));
     }
     Ok(file)
 }
@@ -78,9 +77,9 @@ pub fn create_write(path: &Path) -> Result<Box<dyn Write + Send>, TraceError> {
         Compression::Gzip => Box::new(flate2::write::GzEncoder::new(raw, flate2::Compression::default())),
         Compression::Xz => Box::new(xz2::write::XzEncoder::new(raw, 6)),
         Compression::Bzip2 => Box::new(bzip2::write::BzEncoder::new(raw, bzip2::Compression::default())),
-        Compression::Zstd => Box::new(
-            zstd::stream::write::Encoder::new(raw, 3).map_err(|e| TraceError::io(path, e))?.auto_finish(),
-        ),
+        Compression::Zstd => {
+            Box::new(zstd::stream::write::Encoder::new(raw, 3).map_err(|e| TraceError::io(path, e))?.auto_finish())
+        }
     })
 }
 

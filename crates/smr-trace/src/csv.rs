@@ -11,8 +11,8 @@
 //! Also the default writer layout: `time_ns,op,offset,len` with op `R`/`W`/`T`.
 
 use super::lines::{field_f64, field_u64, request, scaled_bytes, scaled_ns, text, LineParser, RelativeClock};
-use smr_core::quote::quote;
 use smr_core::params::{ParamError, Params};
+use smr_core::quote::quote;
 use smr_core::request::{Op, Request};
 use smr_core::units::{BLOCK_4K, SECTOR};
 
@@ -41,14 +41,22 @@ fn unit_scale(params: &mut Params, key: &str) -> Result<u64, ParamError> {
 }
 
 fn column(params: &mut Params, key: &str) -> Result<Option<usize>, ParamError> {
-    params.raw(key).map(|v| v.parse::<usize>().map_err(|_| ParamError::new(key, format!("{} is not a column number (0-based)", quote(&v))))).transpose()
+    params
+        .raw(key)
+        .map(|v| {
+            v.parse::<usize>()
+                .map_err(|_| ParamError::new(key, format!("{} is not a column number (0-based)", quote(&v))))
+        })
+        .transpose()
 }
 
 impl CsvParser {
     /// Reads the column mapping from `options`; `op`, `offset` and `len` are required.
     pub fn from_params(options: &mut Params) -> Result<Self, ParamError> {
         let required = |options: &mut Params, key: &str| {
-            column(options, key)?.ok_or_else(|| ParamError::new(key, "the csv format needs a column number for this field, e.g. --trace-option op=3"))
+            column(options, key)?.ok_or_else(|| {
+                ParamError::new(key, "the csv format needs a column number for this field, e.g. --trace-option op=3")
+            })
         };
         let op = required(options, "op")?;
         let offset = required(options, "offset")?;
@@ -67,7 +75,9 @@ impl CsvParser {
             "tab" | "\\t" => '\t',
             "space" => ' ',
             d if d.chars().count() == 1 => d.chars().next().unwrap_or(','),
-            d => return Err(ParamError::new("delimiter", format!("{} is not one character (or tab, space)", quote(d)))),
+            d => {
+                return Err(ParamError::new("delimiter", format!("{} is not one character (or tab, space)", quote(d))))
+            }
         };
         let skip_header = options.bool("header", false)?;
         let split = |s: String| s.split('|').map(str::to_string).collect::<Vec<_>>();
@@ -75,7 +85,18 @@ impl CsvParser {
         let write = split(options.string("write", "W|w|Write|write|WRITE"));
         let trim = split(options.string("trim", "T|t|Trim|trim|TRIM"));
         Ok(CsvParser {
-            time, op, offset, len, time_scale_ns, offset_scale, len_scale, delimiter, skip_header, read, write, trim,
+            time,
+            op,
+            offset,
+            len,
+            time_scale_ns,
+            offset_scale,
+            len_scale,
+            delimiter,
+            skip_header,
+            read,
+            write,
+            trim,
             clock: RelativeClock::default(),
         })
     }
@@ -134,7 +155,17 @@ mod tests {
 
     #[test]
     fn mapping_units_and_spellings() {
-        let mut o = Params::parse(&["time=0", "op=1", "offset=2", "len=3", "time_unit=us", "offset_unit=sectors", "delimiter=tab", "header=true"]).unwrap();
+        let mut o = Params::parse(&[
+            "time=0",
+            "op=1",
+            "offset=2",
+            "len=3",
+            "time_unit=us",
+            "offset_unit=sectors",
+            "delimiter=tab",
+            "header=true",
+        ])
+        .unwrap();
         let mut p = CsvParser::from_params(&mut o).unwrap();
         o.finish().unwrap();
         assert_eq!(p.parse(b"t\top\toff\tlen").unwrap(), None);
@@ -142,7 +173,10 @@ mod tests {
         assert_eq!(p.parse(b"15\tr\t0\t512").unwrap().unwrap(), Request::new(5_000, Op::Read, 0, 512));
         assert!(p.parse(b"16\tX\t0\t512").unwrap_err().contains("op 'X'"));
         assert!(p.parse(b"16\tW\t18014398509481984\t512").unwrap_err().contains("2^63"), "sectors times 512 past 2^63");
-        assert!(p.parse(b"16\tW\t36028797018963968\t512").unwrap_err().contains("offset 36028797018963968 is out of range"));
+        assert!(p
+            .parse(b"16\tW\t36028797018963968\t512")
+            .unwrap_err()
+            .contains("offset 36028797018963968 is out of range"));
     }
 
     #[test]

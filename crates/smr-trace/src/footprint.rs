@@ -33,7 +33,14 @@ impl Footprint {
     /// A footprint for a trace that wrote (and touched) every block of `[0, written)`
     /// (`[0, accessed)`); for tests and hand-made sizing.
     pub fn dense(written: u64, accessed: u64, max_end: u64) -> Self {
-        let extent = |bytes: u64| if bytes == 0 { vec![] } else { vec![(0, bytes.div_ceil(EXTENT_GRAIN) * EXTENT_GRAIN)] };
-        Footprint { written_bytes: written, accessed_bytes: accessed, max_end, written_extents: extent(written), accessed_extents: extent(accessed) }
+        let extent =
+            |bytes: u64| if bytes == 0 { vec![] } else { vec![(0, bytes.div_ceil(EXTENT_GRAIN) * EXTENT_GRAIN)] };
+        Footprint {
+            written_bytes: written,
+            accessed_bytes: accessed,
+            max_end,
+            written_extents: extent(written),
+            accessed_extents: extent(accessed),
+        }
     }
 }

@@ -32,7 +32,11 @@ pub fn check(format: TraceFormat, bytes: &[u8], options: &[&str]) -> Result<u64,
     for item in reader {
         steps += 1;
         if steps > steps_allowed {
-            return Err(format!("{} yielded more than {steps_allowed} items from {} bytes", format.name(), bytes.len()));
+            return Err(format!(
+                "{} yielded more than {steps_allowed} items from {} bytes",
+                format.name(),
+                bytes.len()
+            ));
         }
         if failed {
             return Err(format!("{} went on after an error", format.name()));

@@ -38,9 +38,9 @@ pub use interrupt::{Interruptible, CHECK_EVERY};
 pub use stats::{StatsPass, TraceStats};
 pub use writer::{write_all, TraceWriter};
 
+use lines::LineRecords;
 use smr_core::params::Params;
 use smr_core::request::Request;
-use lines::LineRecords;
 
 /// A stream of requests from one trace, in file order. An uncompressed smrbin file, the format
 /// re-runs read, is decoded from its memory map with no dynamic call per request (decoding a
@@ -154,9 +154,11 @@ impl TraceFormat {
             (".blocks", TraceFormat::Blocks),
             (".csv", TraceFormat::Msr),
         ];
-        by_suffix.into_iter().find(|(s, _)| stem.ends_with(s)).map(|(_, f)| f).ok_or_else(|| TraceError::UnknownFormat {
-            name: format!("{} (cannot tell from the file name; give the format)", path.display()),
-            known: Self::known(),
+        by_suffix.into_iter().find(|(s, _)| stem.ends_with(s)).map(|(_, f)| f).ok_or_else(|| {
+            TraceError::UnknownFormat {
+                name: format!("{} (cannot tell from the file name; give the format)", path.display()),
+                known: Self::known(),
+            }
         })
     }
 }
@@ -183,7 +185,12 @@ pub fn open(path: &Path, format: Option<&str>, options: &mut Params) -> Result<T
 
 /// Reads a trace of `format` from the byte stream `input` (already decompressed); `path` names
 /// it in messages. Unknown options are an error.
-pub fn read_from(input: Box<dyn std::io::BufRead + Send>, path: &Path, format: TraceFormat, options: &mut Params) -> Result<TraceReader, TraceError> {
+pub fn read_from(
+    input: Box<dyn std::io::BufRead + Send>,
+    path: &Path,
+    format: TraceFormat,
+    options: &mut Params,
+) -> Result<TraceReader, TraceError> {
     let owned = path.to_path_buf();
     let reader: TraceReader = match format {
         TraceFormat::Smrbin => smrbin::open_stream(input, path)?,
@@ -191,11 +198,19 @@ pub fn read_from(input: Box<dyn std::io::BufRead + Send>, path: &Path, format: T
         TraceFormat::Msr => TraceReader::boxed(LineRecords::new(input, owned, msr::MsrParser::default())),
         TraceFormat::Blocks => TraceReader::boxed(LineRecords::new(input, owned, blocks::BlocksParser)),
         TraceFormat::Spc => {
-            let asu = options.raw("asu").map(|v| v.parse::<u64>().map_err(|_| TraceError::Invalid(format!("trace option 'asu': {} is not an ASU number", smr_core::quote(&v))))).transpose()?;
+            let asu = options
+                .raw("asu")
+                .map(|v| {
+                    v.parse::<u64>().map_err(|_| {
+                        TraceError::Invalid(format!("trace option 'asu': {} is not an ASU number", smr_core::quote(&v)))
+                    })
+                })
+                .transpose()?;
             TraceReader::boxed(LineRecords::new(input, owned, spc::SpcParser::new(asu)))
         }
         TraceFormat::Blkparse => {
-            let parser = blkparse::BlkparseParser::new(&options.string("action", "D")).map_err(|m| TraceError::Invalid(format!("trace option 'action': {m}")))?;
+            let parser = blkparse::BlkparseParser::new(&options.string("action", "D"))
+                .map_err(|m| TraceError::Invalid(format!("trace option 'action': {m}")))?;
             TraceReader::boxed(LineRecords::new(input, owned, parser))
         }
         TraceFormat::Csv => {
@@ -211,7 +226,11 @@ pub fn read_from(input: Box<dyn std::io::BufRead + Send>, path: &Path, format: T
 }
 
 /// All requests of a trace, or an `Empty` error if it has none (for commands that need some).
-pub fn open_nonempty(path: &Path, format: Option<&str>, options: &mut Params) -> Result<std::iter::Peekable<TraceReader>, TraceError> {
+pub fn open_nonempty(
+    path: &Path,
+    format: Option<&str>,
+    options: &mut Params,
+) -> Result<std::iter::Peekable<TraceReader>, TraceError> {
     let mut reader = open(path, format, options)?.peekable();
     if reader.peek().is_none() {
         return Err(TraceError::Empty { path: path.to_path_buf() });

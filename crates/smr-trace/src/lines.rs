@@ -58,7 +58,18 @@ pub struct LineRecords<P: LineParser> {
 impl<P: LineParser> LineRecords<P> {
     pub fn new(input: Box<dyn BufRead + Send>, path: PathBuf, parser: P) -> Self {
         let window = vec![0; WINDOW].into_boxed_slice();
-        LineRecords { input, path, line_no: 0, window, start: 0, end: 0, ends: LineEnds::default(), at_eof: false, parser, failed: false }
+        LineRecords {
+            input,
+            path,
+            line_no: 0,
+            window,
+            start: 0,
+            end: 0,
+            ends: LineEnds::default(),
+            at_eof: false,
+            parser,
+            failed: false,
+        }
     }
 
     /// What one line (without its `\n`) says: a request, nothing (blank or skipped), or the
@@ -191,7 +202,9 @@ fn line_end_mask(block: &[u8; BLOCK]) -> u64 {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: SSE2 is part of x86-64; each unaligned load reads 16 of the block's 64 bytes.
     unsafe {
-        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        };
         let (newline, carriage_return) = (_mm_set1_epi8(b'\n' as i8), _mm_set1_epi8(b'\r' as i8));
         (0..BLOCK / 16).fold(0u64, |mask, i| {
             let bytes = _mm_loadu_si128(block.as_ptr().add(16 * i) as *const __m128i);
@@ -228,7 +241,11 @@ const BARE_CR: &str = "a carriage return inside the line (old Mac line endings?)
 
 /// The message for a line longer than `MAX_LINE`.
 fn too_long(start: &[u8]) -> String {
-    let hint = if memchr::memchr(b'\r', start).is_some() { " (its carriage returns look like old Mac line endings: lines must end with \\n or \\r\\n)" } else { " (is this a text trace?)" };
+    let hint = if memchr::memchr(b'\r', start).is_some() {
+        " (its carriage returns look like old Mac line endings: lines must end with \\n or \\r\\n)"
+    } else {
+        " (is this a text trace?)"
+    };
     format!("the line is longer than {MAX_LINE} bytes{hint}; it starts {}", quote(&start[..start.len().min(16)]))
 }
 
@@ -263,7 +280,11 @@ pub fn leading_decimal(bytes: &[u8]) -> Option<(u64, usize)> {
     let mut value = 0u64;
     let mut digits = 0;
     while digits <= 8 {
-        let Some(eight) = bytes.get(digits..digits + 8).and_then(|chunk| eight_digits(chunk.try_into().expect("eight bytes"))) else { break };
+        let Some(eight) =
+            bytes.get(digits..digits + 8).and_then(|chunk| eight_digits(chunk.try_into().expect("eight bytes")))
+        else {
+            break;
+        };
         value = value * 100_000_000 + eight;
         digits += 8;
     }
@@ -278,7 +299,10 @@ pub fn leading_decimal(bytes: &[u8]) -> Option<(u64, usize)> {
     match digits {
         0 => None,
         1..=19 => Some((value, digits)),
-        _ => bytes[..digits].iter().try_fold(0u64, |n, &b| n.checked_mul(10)?.checked_add(u64::from(b - b'0'))).map(|n| (n, digits)),
+        _ => bytes[..digits]
+            .iter()
+            .try_fold(0u64, |n, &b| n.checked_mul(10)?.checked_add(u64::from(b - b'0')))
+            .map(|n| (n, digits)),
     }
 }
 
@@ -428,11 +452,19 @@ mod tests {
         assert_eq!(leading_decimal(b"0,5"), Some((0, 1)));
         assert_eq!(leading_decimal(b"x1"), None);
         assert_eq!(leading_decimal(b""), None);
-        assert_eq!(leading_decimal(b"9999999999999999999"), Some((9_999_999_999_999_999_999, 19)), "19 digits need no check");
+        assert_eq!(
+            leading_decimal(b"9999999999999999999"),
+            Some((9_999_999_999_999_999_999, 19)),
+            "19 digits need no check"
+        );
         assert_eq!(leading_decimal(b"18446744073709551615"), Some((u64::MAX, 20)));
         assert_eq!(leading_decimal(b"18446744073709551616"), None, "2^64");
         assert_eq!(leading_decimal(b"000000000000000000000042;"), Some((42, 24)), "leading zeros are not an overflow");
-        assert_eq!(leading_decimal(b"128166372003061629,wdev"), Some((128_166_372_003_061_629, 18)), "two words and two bytes");
+        assert_eq!(
+            leading_decimal(b"128166372003061629,wdev"),
+            Some((128_166_372_003_061_629, 18)),
+            "two words and two bytes"
+        );
         assert_eq!(leading_decimal(b"1234567:9"), Some((1_234_567, 7)), "':' is the byte after '9'");
         assert_eq!(leading_decimal(b"12345678/"), Some((12_345_678, 8)), "'/' is the byte before '0'");
         assert_eq!(leading_decimal(b"1234\xfa7890123"), Some((1234, 4)), "0xfa + 6 carries into the next byte");

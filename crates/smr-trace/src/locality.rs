@@ -52,7 +52,10 @@ impl Fenwick {
 
 impl Locality {
     /// Measures the writes of `requests` for each size in `bucket_sizes` (bytes).
-    pub fn compute(requests: impl IntoIterator<Item = Result<Request, TraceError>>, bucket_sizes: &[u64]) -> Result<Self, TraceError> {
+    pub fn compute(
+        requests: impl IntoIterator<Item = Result<Request, TraceError>>,
+        bucket_sizes: &[u64],
+    ) -> Result<Self, TraceError> {
         let mut sets: Vec<BlockSet> = bucket_sizes.iter().map(|_| BlockSet::new()).collect();
         let mut regions: Vec<u64> = Vec::new();
         let (mut near, mut previous) = (0u64, None::<u64>);

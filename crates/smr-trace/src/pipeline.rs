@@ -59,9 +59,13 @@ impl Pipeline {
     pub fn requests(&self) -> Result<TraceReader, TraceError> {
         const DUPLICATE_GENERATED: &str = "duplicate works on input files; synthesize a larger trace instead";
         let base: TraceReader = match (&self.paper, &self.synth, self.inputs.as_slice()) {
-            (None, Some(_), [_, ..]) => return Err(TraceError::Invalid("give either input traces or synthesizer parameters, not both".into())),
+            (None, Some(_), [_, ..]) => {
+                return Err(TraceError::Invalid("give either input traces or synthesizer parameters, not both".into()))
+            }
             (Some(_), Some(_), _) | (Some(_), _, [_, ..]) => {
-                return Err(TraceError::Invalid("give a paper's workload alone, without input traces or synthesizer parameters".into()))
+                return Err(TraceError::Invalid(
+                    "give a paper's workload alone, without input traces or synthesizer parameters".into(),
+                ))
             }
             (Some(paper), ..) => {
                 let requests = paper.requests()?;

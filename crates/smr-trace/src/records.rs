@@ -58,7 +58,8 @@ impl Iterator for FixedRecords {
             match read_full(&mut self.input, &mut self.buf) {
                 Ok(0) => return None,
                 Ok(n) if n < size => {
-                    return self.corrupt(format!("the file ends inside a {size}-byte record ({n} bytes left): truncated?"))
+                    return self
+                        .corrupt(format!("the file ends inside a {size}-byte record ({n} bytes left): truncated?"))
                 }
                 Ok(_) => {}
                 Err(e) => return self.corrupt(e.to_string()),

@@ -39,7 +39,11 @@ impl Drop for Scratch {
 
 fn scratch(name: &str) -> Scratch {
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    Scratch(std::env::temp_dir().join(format!("smrlab-roundtrip-{}-{}-{name}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))))
+    Scratch(std::env::temp_dir().join(format!(
+        "smrlab-roundtrip-{}-{}-{name}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )))
 }
 
 fn read_back(path: &Path) -> Vec<Request> {
@@ -49,18 +53,19 @@ fn read_back(path: &Path) -> Vec<Request> {
 /// Requests whose times start at 0 and never go back (readers make times relative to the first
 /// record), with offsets and lengths below 2^40 and times below ~3 hours.
 fn requests(ops: &'static [Op]) -> impl Strategy<Value = Vec<Request>> {
-    prop::collection::vec((0..1u64 << 40, prop::sample::select(ops), 0..1u64 << 40, 0..u32::MAX as u64), 1..40).prop_map(|raw| {
-        let mut time = 0;
-        raw.into_iter()
-            .enumerate()
-            .map(|(i, (gap, op, offset, len))| {
-                if i > 0 {
-                    time += gap / 100;
-                }
-                Request { time_ns: time, op, offset, len }
-            })
-            .collect()
-    })
+    prop::collection::vec((0..1u64 << 40, prop::sample::select(ops), 0..1u64 << 40, 0..u32::MAX as u64), 1..40)
+        .prop_map(|raw| {
+            let mut time = 0;
+            raw.into_iter()
+                .enumerate()
+                .map(|(i, (gap, op, offset, len))| {
+                    if i > 0 {
+                        time += gap / 100;
+                    }
+                    Request { time_ns: time, op, offset, len }
+                })
+                .collect()
+        })
 }
 
 const READ_WRITE: &[Op] = &[Op::Read, Op::Write];
@@ -160,19 +165,28 @@ fn truncated_smrbin_names_the_offset_of_the_broken_record() {
     for cut in [records_end - 5, records_end + 3, bytes.len() - 1] {
         std::fs::write(&path, &bytes[..cut]).unwrap();
         let err = open(&path, None, &mut Params::default()).err().unwrap();
-        assert!(matches!(err, TraceError::Corrupt { .. }) && err.to_string().contains("truncated"), "cut at {cut}: {err}");
+        assert!(
+            matches!(err, TraceError::Corrupt { .. }) && err.to_string().contains("truncated"),
+            "cut at {cut}: {err}"
+        );
     }
     // A file whose writer stopped early (count unknown): the good records, then the error.
     bytes[COUNT].fill(0xff);
     std::fs::write(&path, &bytes).unwrap();
     let err = first_error(&path);
-    assert!(err.to_string().contains("op code") && matches!(err, TraceError::Corrupt { offset, .. } if offset == records_end as u64), "stopped before the patch: {err}");
+    assert!(
+        err.to_string().contains("op code")
+            && matches!(err, TraceError::Corrupt { offset, .. } if offset == records_end as u64),
+        "stopped before the patch: {err}"
+    );
     std::fs::write(&path, &bytes[..records_end - 5]).unwrap();
     let items: Vec<_> = open(&path, None, &mut Params::default()).unwrap().collect();
     assert_eq!(items.len(), 2, "one good record, then one error and the end");
     assert_eq!(*items[0].as_ref().unwrap(), reqs[0]);
     match &items[1] {
-        Err(TraceError::Corrupt { path: p, offset, .. }) => assert_eq!((p.as_path(), *offset), (&*path, (RECORDS_AT + 24) as u64)),
+        Err(TraceError::Corrupt { path: p, offset, .. }) => {
+            assert_eq!((p.as_path(), *offset), (&*path, (RECORDS_AT + 24) as u64))
+        }
         other => panic!("expected Corrupt, got {other:?}"),
     }
     // The same cut, streamed from a compressed copy of the finished file.
@@ -192,7 +206,9 @@ fn damaged_statistics_are_refused_by_name() {
     let appended = [bytes.as_slice(), b"\n"].concat();
     let mut recounted = bytes.clone();
     recounted[COUNT].copy_from_slice(&1u64.to_le_bytes());
-    for (damaged, expected) in [(flipped, "fails its checksum"), (appended, "appended to"), (recounted, "statistics block")] {
+    for (damaged, expected) in
+        [(flipped, "fails its checksum"), (appended, "appended to"), (recounted, "statistics block")]
+    {
         std::fs::write(&path, &damaged).unwrap();
         let err = first_error(&path);
         assert!(matches!(err, TraceError::Corrupt { .. }) && err.to_string().contains(expected), "{expected}: {err}");
@@ -203,7 +219,8 @@ fn damaged_statistics_are_refused_by_name() {
 /// (length and checksum made to match), as another version or a damaged writer would leave it.
 fn with_stats_block(finished: &[u8], records: usize, block: &[u8]) -> Vec<u8> {
     let records_end = RECORDS_AT + records * 24;
-    [&finished[..records_end], &(block.len() as u32).to_le_bytes(), &crc32fast::hash(block).to_le_bytes(), block].concat()
+    [&finished[..records_end], &(block.len() as u32).to_le_bytes(), &crc32fast::hash(block).to_le_bytes(), block]
+        .concat()
 }
 
 /// Requests whose footprint has three extents written and four accessed.
@@ -275,8 +292,14 @@ fn extents_that_break_their_layout_are_refused() {
     for (damaged, expected) in cases {
         std::fs::write(&path, with_stats_block(&finished, reqs.len(), &damaged)).unwrap();
         match open(&path, None, &mut Params::default()) {
-            Ok(trace) => assert!(expected.is_empty() && trace.stored_stats().is_some_and(|s| s.written_extents == *w && s.accessed_extents.is_empty())),
-            Err(err) => assert!(matches!(err, TraceError::Corrupt { .. }) && err.to_string().contains(expected), "{expected}: {err}"),
+            Ok(trace) => assert!(
+                expected.is_empty()
+                    && trace.stored_stats().is_some_and(|s| s.written_extents == *w && s.accessed_extents.is_empty())
+            ),
+            Err(err) => assert!(
+                matches!(err, TraceError::Corrupt { .. }) && err.to_string().contains(expected),
+                "{expected}: {err}"
+            ),
         }
     }
     let short = block(w, 3, &[]);
@@ -286,11 +309,21 @@ fn extents_that_break_their_layout_are_refused() {
 
 #[test]
 fn version_1_files_still_read() {
-    let record = |time: u64, op: Op, offset: u64, len: u32| [&time.to_le_bytes()[..], &offset.to_le_bytes(), &len.to_le_bytes(), &[op as u8, 0, 0, 0]].concat();
-    let bytes = [b"SMRLABTR".as_slice(), &1u32.to_le_bytes(), &24u32.to_le_bytes(), &record(3, Op::Write, 4096, 512), &record(9, Op::Read, 0, 4096)].concat();
+    let record = |time: u64, op: Op, offset: u64, len: u32| {
+        [&time.to_le_bytes()[..], &offset.to_le_bytes(), &len.to_le_bytes(), &[op as u8, 0, 0, 0]].concat()
+    };
+    let bytes = [
+        b"SMRLABTR".as_slice(),
+        &1u32.to_le_bytes(),
+        &24u32.to_le_bytes(),
+        &record(3, Op::Write, 4096, 512),
+        &record(9, Op::Read, 0, 4096),
+    ]
+    .concat();
     for name in ["v1.smrbin", "v1.smrbin.zst"] {
         let path = scratch(name);
-        let stored = if name.ends_with(".zst") { zstd::encode_all(bytes.as_slice(), 1).unwrap() } else { bytes.clone() };
+        let stored =
+            if name.ends_with(".zst") { zstd::encode_all(bytes.as_slice(), 1).unwrap() } else { bytes.clone() };
         std::fs::write(&path, stored).unwrap();
         assert!(open(&path, None, &mut Params::default()).unwrap().stored_stats().is_none());
         assert_eq!(read_back(&path), [Request::new(3, Op::Write, 4096, 512), Request::new(9, Op::Read, 0, 4096)]);

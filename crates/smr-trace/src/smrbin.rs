@@ -116,12 +116,17 @@ fn parse_header(head: &[u8], path: &Path) -> Result<Header, TraceError> {
 fn read_stats(file: &[u8], at: usize, count: u64, version: u32, path: &Path) -> Result<TraceStats, TraceError> {
     let corrupt = |message: String| TraceError::Corrupt { path: path.to_path_buf(), offset: at as u64, message };
     let Some(prefix) = file.get(at..at + STATS_PREFIX) else {
-        return Err(corrupt(format!("the header announces {count} records, and the file ends before their statistics: truncated?")));
+        return Err(corrupt(format!(
+            "the header announces {count} records, and the file ends before their statistics: truncated?"
+        )));
     };
     let (len, crc) = (u32_at(prefix, 0) as usize, u32_at(prefix, 4));
     let block = &file[at + STATS_PREFIX..];
     if block.len() != len {
-        return Err(corrupt(format!("the statistics block should be {len} bytes and the file holds {} after it: truncated or appended to?", block.len())));
+        return Err(corrupt(format!(
+            "the statistics block should be {len} bytes and the file holds {} after it: truncated or appended to?",
+            block.len()
+        )));
     }
     if crc32fast::hash(block) != crc {
         return Err(corrupt("the statistics block fails its checksum".into()));
@@ -131,7 +136,9 @@ fn read_stats(file: &[u8], at: usize, count: u64, version: u32, path: &Path) -> 
         _ => decode_stats(block),
     }
     .map_err(corrupt)?;
-    check_extents(&written_extents, "written").and_then(|()| check_extents(&accessed_extents, "accessed")).map_err(corrupt)?;
+    check_extents(&written_extents, "written")
+        .and_then(|()| check_extents(&accessed_extents, "accessed"))
+        .map_err(corrupt)?;
     if stats.requests != count {
         return Err(corrupt(format!("the statistics count {} requests and the header {count}", stats.requests)));
     }
@@ -152,7 +159,9 @@ type Extents = Vec<(u64, u64)>;
 /// The bytes of a version 3 statistics block: the statistics and the written and accessed
 /// extents.
 fn decode_stats(block: &[u8]) -> Result<(TraceStats, Extents, Extents), String> {
-    let json_and_rest = block.split_first_chunk::<4>().and_then(|(len, after)| after.split_at_checked(u32::from_le_bytes(*len) as usize));
+    let json_and_rest = block
+        .split_first_chunk::<4>()
+        .and_then(|(len, after)| after.split_at_checked(u32::from_le_bytes(*len) as usize));
     let Some((json, mut rest)) = json_and_rest else {
         return Err("the statistics block ends inside its JSON".into());
     };
@@ -173,7 +182,11 @@ fn take_extents(rest: &mut &[u8], what: &str) -> Result<Extents, String> {
     let ends_inside = || format!("the statistics block ends inside its {what} extents");
     let (count, after_count) = rest.split_first_chunk::<8>().ok_or_else(ends_inside)?;
     let count = u64::from_le_bytes(*count);
-    let bytes = usize::try_from(count).ok().and_then(|n| n.checked_mul(EXTENT_BYTES)).filter(|&n| n <= after_count.len()).ok_or_else(ends_inside)?;
+    let bytes = usize::try_from(count)
+        .ok()
+        .and_then(|n| n.checked_mul(EXTENT_BYTES))
+        .filter(|&n| n <= after_count.len())
+        .ok_or_else(ends_inside)?;
     let (pairs, after) = after_count.split_at(bytes);
     *rest = after;
     Ok(pairs.chunks_exact(EXTENT_BYTES).map(|pair| (u64_at(pair, 0), u64_at(pair, 8))).collect())
@@ -187,7 +200,13 @@ fn check_extents(extents: &[(u64, u64)], what: &str) -> Result<(), String> {
     for (i, &(offset, len)) in extents.iter().enumerate() {
         match offset.checked_add(len) {
             Some(end) if offset >= free_from && len > 0 => free_from = end,
-            _ => return Err(format!("{what} extent {} of {} ({offset}, {len} bytes) is empty, out of order or past 2^64", i + 1, extents.len())),
+            _ => {
+                return Err(format!(
+                    "{what} extent {} of {} ({offset}, {len} bytes) is empty, out of order or past 2^64",
+                    i + 1,
+                    extents.len()
+                ))
+            }
         }
     }
     Ok(())
@@ -234,7 +253,11 @@ impl Iterator for Mapped {
         }
         let rest = self.map.get(self.pos..self.end).filter(|_| !self.failed)?;
         let Some(record) = rest.first_chunk::<RECORD>() else {
-            return if rest.is_empty() { None } else { self.fail(format!("the file ends inside a {RECORD}-byte record: truncated?")) };
+            return if rest.is_empty() {
+                None
+            } else {
+                self.fail(format!("the file ends inside a {RECORD}-byte record: truncated?"))
+            };
         };
         match request_of(record) {
             Ok(request) => {
@@ -256,7 +279,10 @@ pub fn open_mapped(path: &Path) -> Result<TraceReader, TraceError> {
     let (end, stats) = match header.count {
         None => (map.len(), None),
         Some(count) => {
-            let end = usize::try_from(count).ok().and_then(|n| n.checked_mul(RECORD)?.checked_add(header.records_at)).filter(|&end| end <= map.len());
+            let end = usize::try_from(count)
+                .ok()
+                .and_then(|n| n.checked_mul(RECORD)?.checked_add(header.records_at))
+                .filter(|&end| end <= map.len());
             let Some(end) = end else {
                 return Err(TraceError::Corrupt {
                     path: path.to_path_buf(),
@@ -282,7 +308,13 @@ pub fn open_stream(mut input: Box<dyn Read + Send>, path: &Path) -> Result<Trace
     Ok(match header.count {
         None => TraceReader::boxed(FixedRecords::new(input, path.to_path_buf(), records_at, RECORD, decode)),
         Some(count) => {
-            let records = FixedRecords::new(Box::new(input.take(count.saturating_mul(RECORD as u64))), path.to_path_buf(), records_at, RECORD, decode);
+            let records = FixedRecords::new(
+                Box::new(input.take(count.saturating_mul(RECORD as u64))),
+                path.to_path_buf(),
+                records_at,
+                RECORD,
+                decode,
+            );
             TraceReader::boxed(Counted { records, count, read: 0, records_at, path: path.to_path_buf(), done: false })
         }
     })
@@ -320,7 +352,10 @@ impl Iterator for Counted {
                     Err(TraceError::Corrupt {
                         path: self.path.clone(),
                         offset: self.records_at + self.read * RECORD as u64,
-                        message: format!("the stream ends after {} of the {} records its header announces: truncated?", self.read, self.count),
+                        message: format!(
+                            "the stream ends after {} of the {} records its header announces: truncated?",
+                            self.read, self.count
+                        ),
                     })
                 })
             }
@@ -351,7 +386,8 @@ pub fn write_stats(out: &mut dyn Write, stats: StatsPass) -> std::io::Result<()>
             block.extend_from_slice(&len.to_le_bytes());
         }
     }
-    let len = u32::try_from(block.len()).map_err(|_| std::io::Error::other("the statistics block is larger than 4 GiB"))?;
+    let len =
+        u32::try_from(block.len()).map_err(|_| std::io::Error::other("the statistics block is larger than 4 GiB"))?;
     out.write_all(&len.to_le_bytes())?;
     out.write_all(&crc32fast::hash(&block).to_le_bytes())?;
     out.write_all(&block)
@@ -366,8 +402,12 @@ pub fn patch_count(path: &Path, count: u64) -> std::io::Result<()> {
 
 /// Writes one record; a request longer than `u32::MAX` bytes is refused.
 pub fn write_record(out: &mut dyn Write, req: &Request) -> std::io::Result<()> {
-    let len = u32::try_from(req.len)
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("request of {} bytes is too long for smrbin (max 4 GiB)", req.len)))?;
+    let len = u32::try_from(req.len).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("request of {} bytes is too long for smrbin (max 4 GiB)", req.len),
+        )
+    })?;
     let mut rec = [0u8; RECORD];
     rec[0..8].copy_from_slice(&req.time_ns.to_le_bytes());
     rec[8..16].copy_from_slice(&req.offset.to_le_bytes());

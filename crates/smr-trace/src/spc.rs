@@ -26,7 +26,10 @@ impl LineParser for SpcParser {
         let line = text(line)?;
         let fields: Vec<&str> = line.split(',').collect();
         if fields.len() != 5 {
-            return Err(format!("expected 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found {}", fields.len()));
+            return Err(format!(
+                "expected 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found {}",
+                fields.len()
+            ));
         }
         let asu = field_u64(&fields, 0, "ASU")?;
         let lba = field_u64(&fields, 1, "LBA")?;
@@ -58,13 +61,19 @@ mod tests {
     #[test]
     fn sectors_and_seconds() {
         let mut p = SpcParser::new(None);
-        assert_eq!(p.parse(b"0,20941264,8192,W,0.551706").unwrap().unwrap(), Request::new(0, Op::Write, 20941264 * 512, 8192));
+        assert_eq!(
+            p.parse(b"0,20941264,8192,W,0.551706").unwrap().unwrap(),
+            Request::new(0, Op::Write, 20941264 * 512, 8192)
+        );
         assert_eq!(p.parse(b"1,8,512,r,0.651706").unwrap().unwrap(), Request::new(100_000_000, Op::Read, 4096, 512));
         let mut only = SpcParser::new(Some(1));
         assert_eq!(only.parse(b"0,1,512,r,0").unwrap(), None);
         assert!(p.parse(b"0,1,512,x,0").unwrap_err().contains("Opcode"));
         assert!(p.parse(b"0,1,512,r,0,7").unwrap_err().contains("found 6"));
-        assert!(p.parse(b"0,36028797018963967,8192,r,0").unwrap_err().contains("2^63"), "an LBA near 2^55 ends past 2^63 bytes");
+        assert!(
+            p.parse(b"0,36028797018963967,8192,r,0").unwrap_err().contains("2^63"),
+            "an LBA near 2^55 ends past 2^63 bytes"
+        );
         assert!(p.parse(b"0,36028797018963968000,512,r,0").unwrap_err().contains("LBA"));
         assert!(p.parse(b"0,1,512,r,1e300").unwrap_err().contains("Timestamp"));
     }

@@ -53,7 +53,10 @@ pub struct TraceStats {
 
 /// The `EXTENT_GRAIN`s that hold a block of any of `sets`, as ascending, disjoint byte extents.
 fn extents(sets: &[&BlockSet]) -> Vec<(u64, u64)> {
-    BlockSet::grain_runs(sets, EXTENT_GRAIN / BLOCK_4K).into_iter().map(|(first, count)| (first * EXTENT_GRAIN, count * EXTENT_GRAIN)).collect()
+    BlockSet::grain_runs(sets, EXTENT_GRAIN / BLOCK_4K)
+        .into_iter()
+        .map(|(first, count)| (first * EXTENT_GRAIN, count * EXTENT_GRAIN))
+        .collect()
 }
 
 fn span(set: &BlockSet) -> u64 {
@@ -74,7 +77,13 @@ pub struct StatsPass {
 
 impl Default for StatsPass {
     fn default() -> Self {
-        StatsPass { stats: TraceStats::default(), read: BlockSet::new(), written: BlockSet::new(), first_t: u64::MAX, last_t: 0 }
+        StatsPass {
+            stats: TraceStats::default(),
+            read: BlockSet::new(),
+            written: BlockSet::new(),
+            first_t: u64::MAX,
+            last_t: 0,
+        }
     }
 }
 
@@ -151,7 +160,10 @@ impl TraceStats {
 
     /// The statistics `trace` carries (`TraceReader::stored_stats`: an smrbin file smrlab wrote),
     /// else those of one pass over it through `read` (which may wrap it, e.g. to be interrupted).
-    pub fn of<I: IntoIterator<Item = Result<Request, TraceError>>>(trace: TraceReader, read: impl FnOnce(TraceReader) -> I) -> Result<Self, TraceError> {
+    pub fn of<I: IntoIterator<Item = Result<Request, TraceError>>>(
+        trace: TraceReader,
+        read: impl FnOnce(TraceReader) -> I,
+    ) -> Result<Self, TraceError> {
         match trace.stored_stats() {
             Some(stats) => Ok(stats.clone()),
             None => TraceStats::compute(read(trace)),
@@ -201,7 +213,11 @@ mod tests {
         assert_eq!(s.accessed_span_bytes, 101 * 4096);
         assert_eq!(s.duration_ns, 10);
         assert_eq!(s.time_regressions, 0);
-        let backwards = [Request::new(5, Op::Read, 0, 4096), Request::new(9, Op::Read, 0, 4096), Request::new(7, Op::Read, 0, 4096)];
+        let backwards = [
+            Request::new(5, Op::Read, 0, 4096),
+            Request::new(9, Op::Read, 0, 4096),
+            Request::new(7, Op::Read, 0, 4096),
+        ];
         assert_eq!(TraceStats::compute(backwards.iter().map(|r| Ok(*r))).unwrap().time_regressions, 1);
         assert_eq!(s.max_end, 1 << 20);
         let fp = s.clone().into_footprint();

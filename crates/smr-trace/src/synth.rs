@@ -90,43 +90,130 @@ pub const PRESET: ParamSpec = ParamSpec::new(
     NONE,
     "a row of the PORE paper's Table I (MSR Cambridge, one week): its requests, write share, ranges and rate become the defaults",
 );
-pub const REQUESTS: ParamSpec = ParamSpec::new("requests", Kind::Count, NONE, "requests to generate (default: the preset's, else 100000); below a preset's count its ranges scale down alike");
-pub const SIZE_UNIT: ParamSpec = ParamSpec::new("size_unit", Kind::Size, "4KiB", "bytes request sizes are counted in: 4 KiB, or a multiple of 512 bytes dividing it");
-pub const SIZES: ParamSpec =
-    ParamSpec::new("sizes", Kind::Custom { unit: "SIZE:WEIGHT,... (sizes in bytes, multiples of size_unit)" }, "4k:50,8k:20,16k:10,32k:10,64k:10", "request sizes with their weights");
+pub const REQUESTS: ParamSpec = ParamSpec::new(
+    "requests",
+    Kind::Count,
+    NONE,
+    "requests to generate (default: the preset's, else 100000); below a preset's count its ranges scale down alike",
+);
+pub const SIZE_UNIT: ParamSpec = ParamSpec::new(
+    "size_unit",
+    Kind::Size,
+    "4KiB",
+    "bytes request sizes are counted in: 4 KiB, or a multiple of 512 bytes dividing it",
+);
+pub const SIZES: ParamSpec = ParamSpec::new(
+    "sizes",
+    Kind::Custom { unit: "SIZE:WEIGHT,... (sizes in bytes, multiples of size_unit)" },
+    "4k:50,8k:20,16k:10,32k:10,64k:10",
+    "request sizes with their weights",
+);
 pub const READ_SIZES: ParamSpec = ParamSpec::new(
     "read_sizes",
     Kind::Custom { unit: "SIZE:WEIGHT,... (sizes in bytes, multiples of size_unit)" },
     NONE,
     "read sizes with their weights (default: reads draw from sizes, and a re-read keeps the length of the write it re-reads)",
 );
-pub const WRITE_RATIO: ParamSpec = ParamSpec::new("write_ratio", Kind::Fraction, NONE, "share of requests that are writes (default: the preset's, else 0.7)");
-pub const HOT_FRACTION: ParamSpec = ParamSpec::new("hot_fraction", Kind::Fraction, "0.5", "share of writes that land in the hot regions");
+pub const WRITE_RATIO: ParamSpec = ParamSpec::new(
+    "write_ratio",
+    Kind::Fraction,
+    NONE,
+    "share of requests that are writes (default: the preset's, else 0.7)",
+);
+pub const HOT_FRACTION: ParamSpec =
+    ParamSpec::new("hot_fraction", Kind::Fraction, "0.5", "share of writes that land in the hot regions");
 pub const WRITTEN_RANGE: ParamSpec = ParamSpec::new(
     "written_range",
     Kind::Size,
     NONE,
     "union of written 4 KiB blocks (default: the preset's, else half of what the cold writes could cover)",
 );
-pub const ACCESSED_RANGE: ParamSpec =
-    ParamSpec::new("accessed_range", Kind::Size, NONE, "union of accessed blocks, at least written_range (default: the preset's, else 10 % above written_range)");
-pub const HOT_REGIONS: ParamSpec = ParamSpec::new("hot_regions", Kind::Count, "16", "equal hot regions, chosen by a Zipf law (region 1 the hottest)");
-pub const HOT_SIZE: ParamSpec = ParamSpec::new("hot_size", Kind::Size, NONE, "bytes of all hot regions together, at most written_range (default: 2 % of it)");
-pub const ZIPF: ParamSpec = ParamSpec::new("zipf", Kind::Positive { unit: "an exponent" }, "1", "the Zipf exponent of the hot regions' popularity");
-pub const SEQ: ParamSpec = ParamSpec::new("seq", Kind::Fraction, "0.2", "probability that a request continues the previous one (same op, next address)");
-pub const RATE: ParamSpec =
-    ParamSpec::new("rate", Kind::Positive { unit: "requests per second" }, NONE, "mean arrival rate, exponential gaps (default: the requests spread over a week)");
+pub const ACCESSED_RANGE: ParamSpec = ParamSpec::new(
+    "accessed_range",
+    Kind::Size,
+    NONE,
+    "union of accessed blocks, at least written_range (default: the preset's, else 10 % above written_range)",
+);
+pub const HOT_REGIONS: ParamSpec =
+    ParamSpec::new("hot_regions", Kind::Count, "16", "equal hot regions, chosen by a Zipf law (region 1 the hottest)");
+pub const HOT_SIZE: ParamSpec = ParamSpec::new(
+    "hot_size",
+    Kind::Size,
+    NONE,
+    "bytes of all hot regions together, at most written_range (default: 2 % of it)",
+);
+pub const ZIPF: ParamSpec = ParamSpec::new(
+    "zipf",
+    Kind::Positive { unit: "an exponent" },
+    "1",
+    "the Zipf exponent of the hot regions' popularity",
+);
+pub const SEQ: ParamSpec = ParamSpec::new(
+    "seq",
+    Kind::Fraction,
+    "0.2",
+    "probability that a request continues the previous one (same op, next address)",
+);
+pub const RATE: ParamSpec = ParamSpec::new(
+    "rate",
+    Kind::Positive { unit: "requests per second" },
+    NONE,
+    "mean arrival rate, exponential gaps (default: the requests spread over a week)",
+);
 pub const SEED: ParamSpec = ParamSpec::new("seed", Kind::Whole, "0", "seed of the generator's random choices");
-pub const COLD_STREAMS: ParamSpec = ParamSpec::new("cold_streams", Kind::Whole, "0", "streams that append the cold writes (0: cold writes land uniformly)");
-pub const COLD_RUN: ParamSpec = ParamSpec::new("cold_run", Kind::Positive { unit: "writes" }, "64", "mean writes a stream appends before it jumps to a random place (at least 1)");
-pub const COLD_WINDOW: ParamSpec = ParamSpec::new("cold_window", Kind::Fraction, "1", "share of the cold area (above 0) the cold writes reach at any one time");
-pub const SPARSE_FRACTION: ParamSpec = ParamSpec::new("sparse_fraction", Kind::Fraction, "0", "share of writes that are single 4 KiB blocks scattered over the sparse area");
-pub const SPARSE_RANGE: ParamSpec = ParamSpec::new("sparse_range", Kind::Size, NONE, "bytes of the sparse area, after the cold area (needed when sparse_fraction is above 0)");
+pub const COLD_STREAMS: ParamSpec = ParamSpec::new(
+    "cold_streams",
+    Kind::Whole,
+    "0",
+    "streams that append the cold writes (0: cold writes land uniformly)",
+);
+pub const COLD_RUN: ParamSpec = ParamSpec::new(
+    "cold_run",
+    Kind::Positive { unit: "writes" },
+    "64",
+    "mean writes a stream appends before it jumps to a random place (at least 1)",
+);
+pub const COLD_WINDOW: ParamSpec = ParamSpec::new(
+    "cold_window",
+    Kind::Fraction,
+    "1",
+    "share of the cold area (above 0) the cold writes reach at any one time",
+);
+pub const SPARSE_FRACTION: ParamSpec = ParamSpec::new(
+    "sparse_fraction",
+    Kind::Fraction,
+    "0",
+    "share of writes that are single 4 KiB blocks scattered over the sparse area",
+);
+pub const SPARSE_RANGE: ParamSpec = ParamSpec::new(
+    "sparse_range",
+    Kind::Size,
+    NONE,
+    "bytes of the sparse area, after the cold area (needed when sparse_fraction is above 0)",
+);
 
 /// Every parameter of the generator.
 pub const PARAMS: ParamList = &[&[
-    PRESET, REQUESTS, SIZE_UNIT, SIZES, READ_SIZES, WRITE_RATIO, HOT_FRACTION, WRITTEN_RANGE, ACCESSED_RANGE, HOT_REGIONS, HOT_SIZE, ZIPF, SEQ, RATE, SEED, COLD_STREAMS,
-    COLD_RUN, COLD_WINDOW, SPARSE_FRACTION, SPARSE_RANGE,
+    PRESET,
+    REQUESTS,
+    SIZE_UNIT,
+    SIZES,
+    READ_SIZES,
+    WRITE_RATIO,
+    HOT_FRACTION,
+    WRITTEN_RANGE,
+    ACCESSED_RANGE,
+    HOT_REGIONS,
+    HOT_SIZE,
+    ZIPF,
+    SEQ,
+    RATE,
+    SEED,
+    COLD_STREAMS,
+    COLD_RUN,
+    COLD_WINDOW,
+    SPARSE_FRACTION,
+    SPARSE_RANGE,
 ]];
 
 /// Every knob of the generator, after defaults.
@@ -166,11 +253,16 @@ fn parse_sizes(key: &str, text: &str, unit: u64) -> Result<Vec<(u64, f64)>, Para
     let err = |m: String| ParamError::new(key, m);
     let mut out = Vec::new();
     for part in text.split(',') {
-        let (size, weight) = part.split_once(':').ok_or_else(|| err(format!("{} is not SIZE:WEIGHT", smr_core::quote(part))))?;
+        let (size, weight) =
+            part.split_once(':').ok_or_else(|| err(format!("{} is not SIZE:WEIGHT", smr_core::quote(part))))?;
         let bytes = parse_size(size).map_err(err)?;
-        let weight: f64 = weight.trim().parse().map_err(|_| err(format!("weight {} is not a number", smr_core::quote(weight))))?;
+        let weight: f64 =
+            weight.trim().parse().map_err(|_| err(format!("weight {} is not a number", smr_core::quote(weight))))?;
         if bytes == 0 || !bytes.is_multiple_of(unit) || !(weight >= 0.0 && weight.is_finite()) {
-            return Err(err(format!("{}: sizes must be positive multiples of {unit} bytes (size_unit) and weights non-negative", smr_core::quote(part))));
+            return Err(err(format!(
+                "{}: sizes must be positive multiples of {unit} bytes (size_unit) and weights non-negative",
+                smr_core::quote(part)
+            )));
         }
         out.push((bytes / unit, weight));
     }
@@ -191,13 +283,18 @@ impl SynthConfig {
     /// below the preset's count scales its ranges proportionally.
     pub fn from_params(params: &mut Params) -> Result<Self, ParamError> {
         let params = &mut ParamReader::new(params, PARAMS);
-        let preset = params.optional(&PRESET, ParamReader::choice)?.map(|name| PRESETS.iter().find(|p| p.name == name).expect("the choices are the presets' names"));
+        let preset = params
+            .optional(&PRESET, ParamReader::choice)?
+            .map(|name| PRESETS.iter().find(|p| p.name == name).expect("the choices are the presets' names"));
         let full = preset.map_or(DEFAULT_REQUESTS, |p| p.requests);
         let requests = params.optional(&REQUESTS, ParamReader::count)?.unwrap_or(full);
         let scale = requests as f64 / full as f64;
         let size_unit = params.size(&SIZE_UNIT)?;
         if !size_unit.is_multiple_of(512) || !BLOCK_4K.is_multiple_of(size_unit) {
-            return Err(ParamError::new("size_unit", format!("{size_unit} is not a multiple of 512 bytes dividing 4096")));
+            return Err(ParamError::new(
+                "size_unit",
+                format!("{size_unit} is not a multiple of 512 bytes dividing 4096"),
+            ));
         }
         let sizes = parse_sizes("sizes", &params.text(&SIZES)?, size_unit)?;
         let read_sizes = match params.optional(&READ_SIZES, ParamReader::text)? {
@@ -205,7 +302,9 @@ impl SynthConfig {
             None => None,
         };
         let mean_bytes = mean_blocks(&sizes, size_unit) * BLOCK_4K as f64;
-        let write_ratio = params.optional(&WRITE_RATIO, ParamReader::fraction)?.unwrap_or(preset.map_or(DEFAULT_WRITE_RATIO, |p| p.write_percent / 100.0));
+        let write_ratio = params
+            .optional(&WRITE_RATIO, ParamReader::fraction)?
+            .unwrap_or(preset.map_or(DEFAULT_WRITE_RATIO, |p| p.write_percent / 100.0));
         let hot_fraction = params.fraction(&HOT_FRACTION)?;
         // Without a preset, the written range is half of what the cold writes could cover at
         // most (so they touch its blocks about 1.3 times on average) and reads reach 10 % beyond it.
@@ -219,13 +318,21 @@ impl SynthConfig {
         let written_range = params.optional_size(&WRITTEN_RANGE)?.unwrap_or(written_default.max(BLOCK_4K));
         let accessed_range = params.optional_size(&ACCESSED_RANGE)?.unwrap_or(accessed_default.max(written_range));
         if accessed_range < written_range {
-            return Err(ParamError::new("accessed_range", "must be at least written_range (the accessed range includes the written one)"));
+            return Err(ParamError::new(
+                "accessed_range",
+                "must be at least written_range (the accessed range includes the written one)",
+            ));
         }
         let hot_regions = params.count(&HOT_REGIONS)?;
         if hot_regions > MAX_TABLE {
-            return Err(ParamError::new("hot_regions", format!("{hot_regions} regions are more than the generator keeps ({MAX_TABLE})")));
+            return Err(ParamError::new(
+                "hot_regions",
+                format!("{hot_regions} regions are more than the generator keeps ({MAX_TABLE})"),
+            ));
         }
-        let hot_size = params.optional_size(&HOT_SIZE)?.unwrap_or((written_range / 50).max(hot_regions * BLOCK_4K).min(written_range));
+        let hot_size = params
+            .optional_size(&HOT_SIZE)?
+            .unwrap_or((written_range / 50).max(hot_regions * BLOCK_4K).min(written_range));
         if hot_size > written_range {
             return Err(ParamError::new("hot_size", "must not exceed written_range"));
         }
@@ -233,12 +340,18 @@ impl SynthConfig {
         let seq = params.fraction(&SEQ)?;
         let rate = params.optional(&RATE, ParamReader::positive)?.unwrap_or(full as f64 / WEEK_S);
         if requests as f64 / rate * NS_PER_S as f64 >= (1u64 << 62) as f64 {
-            return Err(ParamError::new("rate", format!("{rate} requests per second would make {requests} requests last past 2^62 ns (146 years)")));
+            return Err(ParamError::new(
+                "rate",
+                format!("{rate} requests per second would make {requests} requests last past 2^62 ns (146 years)"),
+            ));
         }
         let seed = params.whole(&SEED)?;
         let cold_streams = params.whole(&COLD_STREAMS)?;
         if cold_streams > MAX_TABLE {
-            return Err(ParamError::new("cold_streams", format!("{cold_streams} streams are more than the generator keeps ({MAX_TABLE})")));
+            return Err(ParamError::new(
+                "cold_streams",
+                format!("{cold_streams} streams are more than the generator keeps ({MAX_TABLE})"),
+            ));
         }
         let cold_run = params.positive(&COLD_RUN)?;
         if cold_run < 1.0 {
@@ -251,18 +364,34 @@ impl SynthConfig {
         let sparse_fraction = params.fraction(&SPARSE_FRACTION)?;
         let sparse_range = params.optional_size(&SPARSE_RANGE)?.unwrap_or(0);
         if sparse_fraction > 0.0 && sparse_range < BLOCK_4K {
-            return Err(ParamError::new("sparse_range", "sparse writes (sparse_fraction above 0) need a sparse area of at least one 4 KiB block"));
+            return Err(ParamError::new(
+                "sparse_range",
+                "sparse writes (sparse_fraction above 0) need a sparse area of at least one 4 KiB block",
+            ));
         }
         let largest = sizes.iter().map(|(blocks, _)| blocks * BLOCK_4K).max().unwrap_or(BLOCK_4K);
         if largest > smr_core::request::MAX_LEN {
-            return Err(ParamError::new("sizes", format!("{largest} bytes is longer than the longest request ({} bytes)", smr_core::request::MAX_LEN)));
+            return Err(ParamError::new(
+                "sizes",
+                format!("{largest} bytes is longer than the longest request ({} bytes)", smr_core::request::MAX_LEN),
+            ));
         }
         // The areas lie one after the other: cold (up to twice the written range), sparse, read-only.
-        let reach = [written_range, written_range, sparse_range, accessed_range - written_range, accessed_range - written_range, largest]
-            .iter()
-            .try_fold(0u64, |sum, &bytes| sum.checked_add(bytes));
+        let reach = [
+            written_range,
+            written_range,
+            sparse_range,
+            accessed_range - written_range,
+            accessed_range - written_range,
+            largest,
+        ]
+        .iter()
+        .try_fold(0u64, |sum, &bytes| sum.checked_add(bytes));
         if reach.is_none_or(|end| end > smr_core::request::MAX_END / 2) {
-            return Err(ParamError::new("written_range", "the ranges (written, accessed, sparse) together reach past byte 2^62: they are beyond any disk"));
+            return Err(ParamError::new(
+                "written_range",
+                "the ranges (written, accessed, sparse) together reach past byte 2^62: they are beyond any disk",
+            ));
         }
         let cfg = SynthConfig {
             requests,
@@ -313,7 +442,10 @@ impl SynthConfig {
         if extra >= 1.0 && extra >= MARGIN * read_k {
             return Err(ParamError::new(
                 "accessed_range",
-                format!("the reads cannot cover {} bytes beyond the written range: lower accessed_range or add reads", (extra as u64) * BLOCK_4K),
+                format!(
+                    "the reads cannot cover {} bytes beyond the written range: lower accessed_range or add reads",
+                    (extra as u64) * BLOCK_4K
+                ),
             ));
         }
         Ok(())
@@ -329,9 +461,12 @@ impl SynthConfig {
 
     /// Expected blocks written by cold writes (neither hot nor sparse).
     fn cold_blocks_written(&self) -> f64 {
-        self.requests as f64 * self.write_ratio * (1.0 - self.sparse_fraction) * (1.0 - self.hot_fraction) * self.mean_blocks()
+        self.requests as f64
+            * self.write_ratio
+            * (1.0 - self.sparse_fraction)
+            * (1.0 - self.hot_fraction)
+            * self.mean_blocks()
     }
-
 }
 
 /// Blocks B of a uniformly written area such that k random blocks plus `hot` always-written
@@ -388,19 +523,28 @@ impl Synth {
         let hot_blocks_total = (cfg.hot_size / BLOCK_4K).max(cfg.hot_regions);
         let hot_blocks = hot_blocks_total / cfg.hot_regions;
         let target_written = (cfg.written_range / BLOCK_4K) as f64;
-        let cold_blocks = solve_area(target_written, cfg.cold_blocks_written(), (hot_blocks * cfg.hot_regions) as f64).ceil() as u64;
+        let cold_blocks =
+            solve_area(target_written, cfg.cold_blocks_written(), (hot_blocks * cfg.hot_regions) as f64).ceil() as u64;
         let sparse_blocks = cfg.sparse_range / BLOCK_4K;
         let cold_cursors = (0..cfg.cold_streams).map(|_| rng.gen_range(0..cold_blocks)).collect();
-        let hot_starts = (0..cfg.hot_regions).map(|_| rng.gen_range(0..cold_blocks.saturating_sub(hot_blocks).max(1))).collect();
+        let hot_starts =
+            (0..cfg.hot_regions).map(|_| rng.gen_range(0..cold_blocks.saturating_sub(hot_blocks).max(1))).collect();
         // Reads alone must cover the read-only extra: give them thrice its size in blocks.
         let extra = ((cfg.accessed_range - cfg.written_range) / BLOCK_4K) as f64;
         let read_blocks = reads * cfg.mean_read_blocks();
-        let read_only_share = if extra < 1.0 || read_blocks <= 0.0 { 0.0 } else { (3.0 * extra / read_blocks).min(1.0) };
-        let read_only_blocks = if read_only_share == 0.0 { 0 } else { solve_area(extra, read_only_share * read_blocks, 0.0).ceil() as u64 };
+        let read_only_share =
+            if extra < 1.0 || read_blocks <= 0.0 { 0.0 } else { (3.0 * extra / read_blocks).min(1.0) };
+        let read_only_blocks = if read_only_share == 0.0 {
+            0
+        } else {
+            solve_area(extra, read_only_share * read_blocks, 0.0).ceil() as u64
+        };
         let weights: Vec<f64> = cfg.sizes.iter().map(|(_, w)| *w).collect();
         Synth {
             sizes: WeightedIndex::new(weights).expect("weights validated in SynthConfig"),
-            read_sizes: cfg.read_sizes.as_ref().map(|sizes| WeightedIndex::new(sizes.iter().map(|(_, w)| *w)).expect("weights validated in SynthConfig")),
+            read_sizes: cfg.read_sizes.as_ref().map(|sizes| {
+                WeightedIndex::new(sizes.iter().map(|(_, w)| *w)).expect("weights validated in SynthConfig")
+            }),
             zipf: Zipf::new(cfg.hot_regions, cfg.zipf).expect("zipf parameters validated in SynthConfig"),
             gap: Exp::new(cfg.rate / NS_PER_S as f64).expect("rate validated in SynthConfig"),
             hot_starts,
@@ -446,7 +590,8 @@ impl Synth {
             if at + blocks > self.cold_blocks {
                 at = self.cold_place(blocks);
             }
-            self.cold_cursors[stream] = if self.rng.gen_bool(1.0 / self.cfg.cold_run) { self.cold_place(blocks) } else { at + blocks };
+            self.cold_cursors[stream] =
+                if self.rng.gen_bool(1.0 / self.cfg.cold_run) { self.cold_place(blocks) } else { at + blocks };
             at
         }
     }
@@ -465,7 +610,11 @@ impl Synth {
         let time_ns = self.clock_ns as u64;
         if let Some(prev) = self.previous {
             if self.rng.gen_bool(self.cfg.seq) {
-                let len = if prev.op == Op::Read && self.read_sizes.is_some() { self.read_bytes(0) } else { self.size_bytes() };
+                let len = if prev.op == Op::Read && self.read_sizes.is_some() {
+                    self.read_bytes(0)
+                } else {
+                    self.size_bytes()
+                };
                 return Request { time_ns, op: prev.op, offset: prev.end(), len };
             }
         }
@@ -479,11 +628,13 @@ impl Synth {
             let block = self.write_at(blocks);
             return Request { time_ns, op: Op::Write, offset: block * BLOCK_4K, len };
         }
-        let to_read_only = self.recent.is_empty() || (self.read_only_blocks > 0 && self.rng.gen_bool(self.read_only_share));
+        let to_read_only =
+            self.recent.is_empty() || (self.read_only_blocks > 0 && self.rng.gen_bool(self.read_only_share));
         if to_read_only && self.read_only_blocks > 0 {
             let len = self.read_bytes(len);
             let blocks = len.div_ceil(BLOCK_4K);
-            let block = self.read_only_start + self.rng.gen_range(0..self.read_only_blocks.saturating_sub(blocks).max(1));
+            let block =
+                self.read_only_start + self.rng.gen_range(0..self.read_only_blocks.saturating_sub(blocks).max(1));
             return Request { time_ns, op: Op::Read, offset: block * BLOCK_4K, len };
         }
         if self.recent.is_empty() {
@@ -550,7 +701,8 @@ mod tests {
 
     #[test]
     fn write_ratio_and_ranges_are_met() {
-        let s = stats(&["requests=200000", "write_ratio=0.6", "written_range=256MiB", "accessed_range=320MiB", "seq=0.1"]);
+        let s =
+            stats(&["requests=200000", "write_ratio=0.6", "written_range=256MiB", "accessed_range=320MiB", "seq=0.1"]);
         assert!((s.write_percent - 60.0).abs() < 1.0, "{}", s.write_percent);
         let w = s.written_union_bytes as f64 / (256u64 << 20) as f64;
         let a = s.accessed_union_bytes as f64 / (320u64 << 20) as f64;
@@ -576,12 +728,20 @@ mod tests {
 
     #[test]
     fn cold_streams_append_and_still_meet_the_written_range() {
-        let base = ["requests=100000", "hot_fraction=0", "seq=0", "written_range=256MiB", "write_ratio=1", "accessed_range=256MiB"];
+        let base = [
+            "requests=100000",
+            "hot_fraction=0",
+            "seq=0",
+            "written_range=256MiB",
+            "write_ratio=1",
+            "accessed_range=256MiB",
+        ];
         let appended = |extra: &[&str]| {
             let mut p = Params::parse(&[&base[..], extra].concat()).unwrap();
             let reqs: Vec<Request> = Synth::new(SynthConfig::from_params(&mut p).unwrap()).collect();
             // Requests starting where one of the previous 16 ended (8 streams interleave).
-            let continues = (16..reqs.len()).filter(|&i| reqs[i - 16..i].iter().any(|p| p.end() == reqs[i].offset)).count();
+            let continues =
+                (16..reqs.len()).filter(|&i| reqs[i - 16..i].iter().any(|p| p.end() == reqs[i].offset)).count();
             let written = TraceStats::compute(reqs.iter().map(|r| Ok(*r))).unwrap().written_union_bytes;
             (continues as f64 / reqs.len() as f64, written as f64 / (256u64 << 20) as f64)
         };
@@ -613,7 +773,14 @@ mod tests {
 
     #[test]
     fn sector_sized_requests_and_separate_read_sizes() {
-        let base = ["requests=20000", "write_ratio=0.5", "size_unit=512", "sizes=512:1,4k:1", "read_sizes=1k:1,64k:1", "seq=0.3"];
+        let base = [
+            "requests=20000",
+            "write_ratio=0.5",
+            "size_unit=512",
+            "sizes=512:1,4k:1",
+            "read_sizes=1k:1,64k:1",
+            "seq=0.3",
+        ];
         let s = stats(&base);
         assert!((s.avg_write_len - 2304.0).abs() < 150.0, "writes {}", s.avg_write_len);
         assert!((s.avg_read_len - 33280.0).abs() < 2000.0, "reads {}", s.avg_read_len);
@@ -631,7 +798,24 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_named() {
-        for (bad, key) in [("write_ratio=1.5", "write_ratio"), ("preset=foo", "preset"), ("sizes=3k:1", "sizes"), ("zipf=0", "zipf"), ("requests=0", "requests"), ("written_range=2GiB", "accessed_range"), ("written_range=64GiB", "written_range"), ("cold_run=0.5", "cold_run"), ("sparse_fraction=0.1", "sparse_range"), ("sparse_fraction=2", "sparse_fraction"), ("hot_regions=99999999999", "hot_regions"), ("written_range=8000000TiB", "written_range"), ("sizes=8GiB:1", "sizes"), ("requests=abc", "requests"), ("cold_streams=99999999999", "cold_streams"), ("rate=1e-300", "rate")] {
+        for (bad, key) in [
+            ("write_ratio=1.5", "write_ratio"),
+            ("preset=foo", "preset"),
+            ("sizes=3k:1", "sizes"),
+            ("zipf=0", "zipf"),
+            ("requests=0", "requests"),
+            ("written_range=2GiB", "accessed_range"),
+            ("written_range=64GiB", "written_range"),
+            ("cold_run=0.5", "cold_run"),
+            ("sparse_fraction=0.1", "sparse_range"),
+            ("sparse_fraction=2", "sparse_fraction"),
+            ("hot_regions=99999999999", "hot_regions"),
+            ("written_range=8000000TiB", "written_range"),
+            ("sizes=8GiB:1", "sizes"),
+            ("requests=abc", "requests"),
+            ("cold_streams=99999999999", "cold_streams"),
+            ("rate=1e-300", "rate"),
+        ] {
             let mut p = Params::parse(&[bad, "accessed_range=1GiB"]).unwrap();
             let p = if key == "accessed_range" { &mut p } else { &mut Params::parse(&[bad]).unwrap() };
             assert_eq!(SynthConfig::from_params(p).unwrap_err().param, key, "{bad}");

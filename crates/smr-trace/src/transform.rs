@@ -35,7 +35,11 @@ pub fn writes_only(input: impl Iterator<Item = Item>) -> impl Iterator<Item = It
 }
 
 /// Keeps each request with probability `fraction`, drawn from a RNG seeded with `seed`.
-pub fn sample(input: impl Iterator<Item = Item>, fraction: f64, seed: u64) -> Result<impl Iterator<Item = Item>, TraceError> {
+pub fn sample(
+    input: impl Iterator<Item = Item>,
+    fraction: f64,
+    seed: u64,
+) -> Result<impl Iterator<Item = Item>, TraceError> {
     if !(fraction > 0.0 && fraction <= 1.0) {
         return Err(TraceError::Invalid(format!("sample fraction {fraction} is not in (0, 1]")));
     }
@@ -122,7 +126,8 @@ mod tests {
 
     #[test]
     fn filters_and_shift() {
-        let mixed: Vec<Request> = (0..100).map(|i| Request::new(i, if i % 4 == 0 { Op::Read } else { Op::Write }, i, 1)).collect();
+        let mixed: Vec<Request> =
+            (0..100).map(|i| Request::new(i, if i % 4 == 0 { Op::Read } else { Op::Write }, i, 1)).collect();
         assert_eq!(writes_only(reader(mixed.clone())).count(), 75);
         let s: Vec<Request> = shift(reader(mixed.clone()), 10).map(Result::unwrap).collect();
         assert_eq!(s[3].offset, 13);

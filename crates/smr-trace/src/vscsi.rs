@@ -29,8 +29,10 @@ fn op_of(cmd: u16) -> Option<Op> {
 
 fn request(cmd: u16, len: u32, lbn: u64, ts_us: u64) -> Result<Option<Request>, String> {
     let Some(op) = op_of(cmd) else { return Ok(None) };
-    let time_ns = ts_us.checked_mul(NS_PER_US).ok_or_else(|| format!("timestamp {ts_us} us is beyond 2^64 nanoseconds"))?;
-    let offset = lbn.checked_mul(SECTOR).ok_or_else(|| format!("lbn {lbn} is out of range (times 512 bytes it passes 2^64)"))?;
+    let time_ns =
+        ts_us.checked_mul(NS_PER_US).ok_or_else(|| format!("timestamp {ts_us} us is beyond 2^64 nanoseconds"))?;
+    let offset =
+        lbn.checked_mul(SECTOR).ok_or_else(|| format!("lbn {lbn} is out of range (times 512 bytes it passes 2^64)"))?;
     Request::checked(time_ns, op, offset, len as u64).map(Some).map_err(|e| e.to_string())
 }
 
@@ -113,7 +115,8 @@ pub(crate) mod tests {
 
     #[test]
     fn detects_both_versions() {
-        let v1: Vec<u8> = [v1_record(0x2a, 8192, 16, 1000), v1_record(0x12, 0, 0, 1500), v1_record(0x28, 4096, 8, 3000)].concat();
+        let v1: Vec<u8> =
+            [v1_record(0x2a, 8192, 16, 1000), v1_record(0x12, 0, 0, 1500), v1_record(0x28, 4096, 8, 3000)].concat();
         let reqs = read_all(v1).unwrap();
         assert_eq!(reqs, vec![Request::new(0, Op::Write, 8192, 8192), Request::new(2_000_000, Op::Read, 4096, 4096)]);
         let v2: Vec<u8> = [v2_record(0x88, 512, 1, 10), v2_record(0x8a, 512, 2, 11)].concat();

@@ -9,7 +9,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{blocks, create_write, csv, msr, smrbin, spc, split_compression, Compression, StatsPass, TraceError, TraceFormat};
+use super::{
+    blocks, create_write, csv, msr, smrbin, spc, split_compression, Compression, StatsPass, TraceError, TraceFormat,
+};
 use smr_core::request::{Op, Request};
 
 /// A trace being written; call `finish` to flush it.
@@ -34,7 +36,8 @@ impl TraceWriter {
             smrbin::write_header(&mut out).map_err(|e| TraceError::io(path, e))?;
         }
         // Only a regular file can have its header patched at the end (not a pipe or a terminal).
-        let patchable = split_compression(path).0 == Compression::None && std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        let patchable =
+            split_compression(path).0 == Compression::None && std::fs::metadata(path).is_ok_and(|m| m.is_file());
         let stats = (format == TraceFormat::Smrbin && patchable).then(StatsPass::default);
         Ok(TraceWriter { out, format, path: path.to_path_buf(), count: 0, stats })
     }
@@ -43,7 +46,9 @@ impl TraceWriter {
         if req.op == Op::Trim && matches!(self.format, TraceFormat::Msr | TraceFormat::Spc | TraceFormat::Blocks) {
             return Err(TraceError::Invalid(format!(
                 "{}: request #{} is a trim, which the {} format cannot express",
-                self.path.display(), self.count + 1, self.format.name()
+                self.path.display(),
+                self.count + 1,
+                self.format.name()
             )));
         }
         let out: &mut dyn Write = &mut self.out;

@@ -24,7 +24,10 @@ const READERS: &[(TraceFormat, &[&str])] = &[
     (TraceFormat::Vscsi, &[]),
     (TraceFormat::Blocks, &[]),
     (TraceFormat::Csv, &[]),
-    (TraceFormat::Csv, &["op=0", "offset=1", "len=2", "offset_unit=sectors", "len_unit=blocks", "time=3", "time_unit=filetime"]),
+    (
+        TraceFormat::Csv,
+        &["op=0", "offset=1", "len=2", "offset_unit=sectors", "len_unit=blocks", "time=3", "time_unit=filetime"],
+    ),
     (TraceFormat::Smrbin, &[]),
 ];
 
@@ -41,7 +44,23 @@ fn fields() -> impl Strategy<Value = String> {
         Just("".to_string()),
         Just("+".to_string()),
         Just("\u{0}\u{7}\u{1b}[2J".to_string()),
-        prop::sample::select(vec!["Read", "Write", "r", "w", "W", "R", "D", "Q", "C", "WS", "0", "1", "8,0", "Timestamp"]).prop_map(str::to_string),
+        prop::sample::select(vec![
+            "Read",
+            "Write",
+            "r",
+            "w",
+            "W",
+            "R",
+            "D",
+            "Q",
+            "C",
+            "WS",
+            "0",
+            "1",
+            "8,0",
+            "Timestamp"
+        ])
+        .prop_map(str::to_string),
         (0u64..1 << 40).prop_map(|n| n.to_string()),
         (0.0f64..1e12).prop_map(|x| x.to_string()),
         "\\PC{0,8}",
@@ -56,9 +75,20 @@ fn lines() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn vscsi_records() -> impl Strategy<Value = Vec<u8>> {
-    let v1 = (any::<u32>(), any::<u16>(), any::<u64>(), any::<u64>(), prop::sample::select(vec![0x28u16, 0x2a, 0x12, 0x88])).prop_map(|(len, ver_low, lbn, ts, cmd)| {
-        [7u32.to_le_bytes().as_slice(), &len.to_le_bytes(), &1u32.to_le_bytes(), &cmd.to_le_bytes(), &(0x0100 | (ver_low & 0xff)).to_le_bytes(), &lbn.to_le_bytes(), &ts.to_le_bytes()].concat()
-    });
+    let v1 =
+        (any::<u32>(), any::<u16>(), any::<u64>(), any::<u64>(), prop::sample::select(vec![0x28u16, 0x2a, 0x12, 0x88]))
+            .prop_map(|(len, ver_low, lbn, ts, cmd)| {
+                [
+                    7u32.to_le_bytes().as_slice(),
+                    &len.to_le_bytes(),
+                    &1u32.to_le_bytes(),
+                    &cmd.to_le_bytes(),
+                    &(0x0100 | (ver_low & 0xff)).to_le_bytes(),
+                    &lbn.to_le_bytes(),
+                    &ts.to_le_bytes(),
+                ]
+                .concat()
+            });
     (prop::collection::vec(v1, 0..6), 0usize..40).prop_map(|(records, cut)| {
         let mut bytes = records.concat();
         bytes.truncate(bytes.len().saturating_sub(cut % 33));
@@ -75,22 +105,29 @@ fn smrbin_records() -> impl Strategy<Value = Vec<u8>> {
         [t.to_le_bytes().as_slice(), &offset.to_le_bytes(), &len.to_le_bytes(), &[op, 0, 0, 0]].concat()
     });
     let count = prop_oneof![Just(None), Just(Some(u64::MAX)), (0u64..8).prop_map(Some), any::<u64>().prop_map(Some)];
-    let framed = |block: Vec<u8>| [&(block.len() as u32).to_le_bytes()[..], &crc32fast::hash(&block).to_le_bytes(), &block].concat();
-    let tail = prop_oneof![prop::collection::vec(any::<u8>(), 0..64), prop::collection::vec(any::<u8>(), 0..64).prop_map(framed)];
-    (prop::collection::vec(record, 0..6), count, any::<bool>(), tail, 0usize..30).prop_map(|(records, count, third, tail, cut)| {
-        let version = match count {
-            None => 1,
-            Some(_) => 2 + u8::from(third),
-        };
-        let mut bytes = [b"SMRLABTR".as_slice(), &[version, 0, 0, 0], &24u32.to_le_bytes()].concat();
-        if let Some(count) = count {
-            bytes.extend(count.to_le_bytes());
-        }
-        bytes.extend(records.concat());
-        bytes.extend(tail);
-        bytes.truncate(bytes.len().saturating_sub(cut % 25));
-        bytes
-    })
+    let framed = |block: Vec<u8>| {
+        [&(block.len() as u32).to_le_bytes()[..], &crc32fast::hash(&block).to_le_bytes(), &block].concat()
+    };
+    let tail = prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..64),
+        prop::collection::vec(any::<u8>(), 0..64).prop_map(framed)
+    ];
+    (prop::collection::vec(record, 0..6), count, any::<bool>(), tail, 0usize..30).prop_map(
+        |(records, count, third, tail, cut)| {
+            let version = match count {
+                None => 1,
+                Some(_) => 2 + u8::from(third),
+            };
+            let mut bytes = [b"SMRLABTR".as_slice(), &[version, 0, 0, 0], &24u32.to_le_bytes()].concat();
+            if let Some(count) = count {
+                bytes.extend(count.to_le_bytes());
+            }
+            bytes.extend(records.concat());
+            bytes.extend(tail);
+            bytes.truncate(bytes.len().saturating_sub(cut % 25));
+            bytes
+        },
+    )
 }
 
 /// `bytes` as an smrbin file opened by memory map (the reader runs use): it opens or is refused

@@ -66,28 +66,43 @@ pub fn open_store(spec: &StoreSpec) -> Result<Arc<SharedStore>> {
     let name = spec.path.as_ref().map_or_else(|| "the memory store".to_string(), |p| p.display().to_string());
     let offload_options = OffloadOptions { base: spec.options.clone(), ..spec.offload.clone() };
     let store: Box<dyn Store> = match (&spec.path, &spec.paced_disk) {
-        (Some(_), Some(_)) => return Err(WorkloadError::parameter("disk", "a paced disk model runs in memory: give no store folder with it")),
+        (Some(_), Some(_)) => {
+            return Err(WorkloadError::parameter(
+                "disk",
+                "a paced disk model runs in memory: give no store folder with it",
+            ))
+        }
         (Some(path), None) if spec.offload_store => Box::new(OffloadDb::open(path, offload_options)?),
         (Some(path), None) => Box::new(Db::open(path, spec.options.clone())?),
         (None, disk) => {
             let g = spec.options.new_geometry()?;
-            let device = |zones: u64, conventional: u64, medium: Option<Box<dyn smr_media::Medium>>| -> Result<Box<dyn BandDevice>> {
-                let mem = MemZonedDevice::new(g.band_size, zones, conventional).map_err(|e| WorkloadError::parameter("capacity", e.to_string()))?;
+            let device = |zones: u64,
+                          conventional: u64,
+                          medium: Option<Box<dyn smr_media::Medium>>|
+             -> Result<Box<dyn BandDevice>> {
+                let mem = MemZonedDevice::new(g.band_size, zones, conventional)
+                    .map_err(|e| WorkloadError::parameter("capacity", e.to_string()))?;
                 Ok(match medium {
                     None => Box::new(smrdb::device::Shared::new(mem)),
-                    Some(m) => Box::new(Paced::new(TimedZonedDevice::new(mem, m).map_err(|e| WorkloadError::parameter("disk", e.to_string()))?)),
+                    Some(m) => Box::new(Paced::new(
+                        TimedZonedDevice::new(mem, m).map_err(|e| WorkloadError::parameter("disk", e.to_string()))?,
+                    )),
                 })
             };
             // The store's disk, and the offloading store's second disk, of the preset named.
-            let disk_of = |name: &str| disk_preset(name, g.zones * g.band_size).map_err(|e| WorkloadError::parameter("disk", e));
+            let disk_of =
+                |name: &str| disk_preset(name, g.zones * g.band_size).map_err(|e| WorkloadError::parameter("disk", e));
             let disk_medium = disk.as_deref().map(disk_of).transpose()?;
             let disk_device = device(g.zones, METADATA_ZONES, disk_medium)?;
             if spec.offload_store {
-                let nvram_bytes = spec.offload.nvram_capacity.unwrap_or(smrdb::offload::DEFAULT_NVRAM_BANDS * g.band_size);
+                let nvram_bytes =
+                    spec.offload.nvram_capacity.unwrap_or(smrdb::offload::DEFAULT_NVRAM_BANDS * g.band_size);
                 let nvram = if spec.offload.offload {
                     let medium = match (disk, spec.offload_to) {
                         (None, _) => None,
-                        (Some(_), OffloadDevice::Nvram) => Some(Box::new(FixedLatencyMedium::nvram(nvram_bytes)) as Box<dyn smr_media::Medium>),
+                        (Some(_), OffloadDevice::Nvram) => {
+                            Some(Box::new(FixedLatencyMedium::nvram(nvram_bytes)) as Box<dyn smr_media::Medium>)
+                        }
                         (Some(name), OffloadDevice::Disk) => Some(disk_of(name)?),
                     };
                     Some(device(nvram_bytes / g.band_size, 0, medium)?)
@@ -106,7 +121,10 @@ pub fn open_store(spec: &StoreSpec) -> Result<Arc<SharedStore>> {
 /// Where a run's requests go.
 #[derive(Clone)]
 pub enum Endpoint {
-    Embedded { store: Arc<SharedStore>, sync: bool },
+    Embedded {
+        store: Arc<SharedStore>,
+        sync: bool,
+    },
     /// `host:port` of a Redis-protocol server.
     Server(String),
 }
@@ -171,7 +189,10 @@ fn check_load_fits(workload: &CoreWorkload, capacity: u64) -> Result<()> {
 /// Runs `spec` against `endpoint`.
 pub fn run(endpoint: &Endpoint, spec: &RunSpec) -> Result<RunResult> {
     if !(1..=MAX_THREADS).contains(&spec.threads) {
-        return Err(WorkloadError::parameter("threads", format!("must be from 1 to {MAX_THREADS}, not {}", spec.threads)));
+        return Err(WorkloadError::parameter(
+            "threads",
+            format!("must be from 1 to {MAX_THREADS}, not {}", spec.threads),
+        ));
     }
     if let (true, Endpoint::Embedded { store, .. }) = (spec.load, endpoint) {
         check_load_fits(&spec.workload, store.capacity()?)?;
@@ -186,14 +207,24 @@ pub fn run(endpoint: &Endpoint, spec: &RunSpec) -> Result<RunResult> {
         let mut record = 0;
         while record < workload.record_count {
             let end = (record + LOAD_BATCH).min(workload.record_count);
-            let pairs: Vec<(Vec<u8>, Vec<u8>)> = (record..end).map(|r| (workload.key(r).into_bytes(), values.take().to_vec())).collect();
+            let pairs: Vec<(Vec<u8>, Vec<u8>)> =
+                (record..end).map(|r| (workload.key(r).into_bytes(), values.take().to_vec())).collect();
             loader.load(&pairs)?;
             record = end;
         }
     }
     let load_seconds = load_started.elapsed().as_secs_f64();
     let targets = (0..spec.threads).map(|_| endpoint.target()).collect::<Result<Vec<_>>>()?;
-    let log = executor::run(&schedule, &mut ops, targets, ExecutorConfig { value_seed: spec.seed, stop_after_ns: spec.stop_after_s.map(|s| (s * 1e9) as u64), ..ExecutorConfig::default() })?;
+    let log = executor::run(
+        &schedule,
+        &mut ops,
+        targets,
+        ExecutorConfig {
+            value_seed: spec.seed,
+            stop_after_ns: spec.stop_after_s.map(|s| (s * 1e9) as u64),
+            ..ExecutorConfig::default()
+        },
+    )?;
     if let Some(path) = &spec.log_path {
         log.write_csv(path)?;
     }

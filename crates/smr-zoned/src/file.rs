@@ -94,11 +94,29 @@ impl FileZonedDevice {
         if zone_size % ALIGN != 0 {
             return Err(ZoneError::Geometry(format!("zone size {zone_size} is not a multiple of {ALIGN} bytes")));
         }
-        let file = OpenOptions::new().read(true).write(true).create_new(true).open(path).map_err(|e| io_error(path, "create", e))?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| io_error(path, "create", e))?;
         let slot_len = slot_len(zones);
         let data_start = HEADER_LEN + 2 * slot_len;
-        let mut device = FileZonedDevice { path: path.to_path_buf(), file, table, data_start, slot_len, state_seq: 0, dirty: true, data: None };
-        let total = device.table.capacity().checked_add(data_start).ok_or_else(|| ZoneError::Geometry("capacity overflows".into()))?;
+        let mut device = FileZonedDevice {
+            path: path.to_path_buf(),
+            file,
+            table,
+            data_start,
+            slot_len,
+            state_seq: 0,
+            dirty: true,
+            data: None,
+        };
+        let total = device
+            .table
+            .capacity()
+            .checked_add(data_start)
+            .ok_or_else(|| ZoneError::Geometry("capacity overflows".into()))?;
         device.file.set_len(total).map_err(|e| device.io("set length of", e))?;
         device.data = map_zones(&device.file, data_start, device.table.capacity());
         let mut header = Vec::with_capacity(HEADER_LEN as usize);
@@ -143,7 +161,10 @@ impl FileZonedDevice {
         let data_start = HEADER_LEN + 2 * slot_len;
         let size = file.metadata().map_err(|e| io_error(path, "stat", e))?.len();
         if size < data_start + table.capacity() {
-            return Err(bad(format!("{size} bytes, but its header describes {} (truncated?)", data_start + table.capacity())));
+            return Err(bad(format!(
+                "{size} bytes, but its header describes {} (truncated?)",
+                data_start + table.capacity()
+            )));
         }
         let slots = [0u64, 1].map(|i| read_slot(&file, HEADER_LEN + i * slot_len, zones, zone_size));
         let (state_seq, filled) = slots
@@ -157,7 +178,16 @@ impl FileZonedDevice {
             }
         }
         let data = map_zones(&file, data_start, table.capacity());
-        let device = FileZonedDevice { path: path.to_path_buf(), file, table, data_start, slot_len, state_seq, dirty: false, data };
+        let device = FileZonedDevice {
+            path: path.to_path_buf(),
+            file,
+            table,
+            data_start,
+            slot_len,
+            state_seq,
+            dirty: false,
+            data,
+        };
         // Bytes written after the last sync lie above the recovered write pointers: punch them
         // out (best effort), so they take no space.
         for zone in conventional..zones {
@@ -171,7 +201,11 @@ impl FileZonedDevice {
 
     /// The geometry recorded in the file.
     pub fn geometry(&self) -> FileGeometry {
-        FileGeometry { zone_size: self.table.zone_size(), zones: self.table.zone_count(), conventional: self.table.conventional_zones() }
+        FileGeometry {
+            zone_size: self.table.zone_size(),
+            zones: self.table.zone_count(),
+            conventional: self.table.conventional_zones(),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -241,7 +275,12 @@ impl FileZonedDevice {
         let start = self.data_start + zone * self.table.zone_size() + from;
         // SAFETY: fallocate on a descriptor this device owns, with a range inside the file.
         let status = unsafe {
-            libc::fallocate(self.file.as_raw_fd(), libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE, start as libc::off_t, len as libc::off_t)
+            libc::fallocate(
+                self.file.as_raw_fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                start as libc::off_t,
+                len as libc::off_t,
+            )
         };
         status == 0
     }
@@ -377,7 +416,9 @@ mod tests {
         d.read(100, &mut meta).unwrap();
         assert_eq!(&meta, b"meta");
         // A restart never accepts a write off the recovered write pointer.
-        assert!(matches!(d.write_at(2 * 8192 + 11, b"x"), Err(ZoneError::NotAtWritePointer { write_pointer, .. }) if write_pointer == 2 * 8192 + 3));
+        assert!(
+            matches!(d.write_at(2 * 8192 + 11, b"x"), Err(ZoneError::NotAtWritePointer { write_pointer, .. }) if write_pointer == 2 * 8192 + 3)
+        );
         d.reset(3).unwrap();
         d.sync().unwrap();
         drop(d);
@@ -398,7 +439,10 @@ mod tests {
         let mut d = FileZonedDevice::create(&path, GEOMETRY).unwrap();
         d.append(2, b"x").unwrap();
         d.sync().unwrap();
-        assert!(matches!(FileZonedDevice::create(&path, GEOMETRY), Err(ZoneError::Io { .. })), "create never overwrites");
+        assert!(
+            matches!(FileZonedDevice::create(&path, GEOMETRY), Err(ZoneError::Io { .. })),
+            "create never overwrites"
+        );
         drop(d);
         // Tear the newest zone-state slot (the second sync, so slot 0): the older one (an empty
         // device) is used.

@@ -36,7 +36,9 @@ impl ZonedDevice for MemZonedDevice {
         let at = (offset - zone * self.table.zone_size()) as usize;
         let visible = match self.table.kind(zone) {
             ZoneKind::Conventional => self.table.zone_size() as usize,
-            ZoneKind::SequentialWriteRequired => (self.table.write_pointer(zone) - zone * self.table.zone_size()) as usize,
+            ZoneKind::SequentialWriteRequired => {
+                (self.table.write_pointer(zone) - zone * self.table.zone_size()) as usize
+            }
         };
         for (i, byte) in buf.iter_mut().enumerate() {
             let pos = at + i;

@@ -51,7 +51,11 @@ impl ZoneTable {
         if let Some(kinds) = &self.converted {
             return kinds[zone as usize];
         }
-        if zone < self.conventional { ZoneKind::Conventional } else { ZoneKind::SequentialWriteRequired }
+        if zone < self.conventional {
+            ZoneKind::Conventional
+        } else {
+            ZoneKind::SequentialWriteRequired
+        }
     }
 
     /// Absolute address of the next write to sequential zone `zone`.
@@ -101,7 +105,8 @@ impl ZoneTable {
     /// each part written in a sequential zone must start at that zone's write pointer (which then
     /// advances). Reads and trims move nothing.
     pub fn admit(&mut self, op: Op, offset: u64, len: u64) -> Result<(), ZoneError> {
-        let end = offset.checked_add(len).ok_or(ZoneError::BeyondCapacity { offset, len, capacity: self.capacity() })?;
+        let end =
+            offset.checked_add(len).ok_or(ZoneError::BeyondCapacity { offset, len, capacity: self.capacity() })?;
         let mut at = offset;
         while at < end {
             let piece = ((at / self.zone_size + 1) * self.zone_size).min(end) - at;
@@ -148,7 +153,9 @@ impl ZoneTable {
         let count = self.zone_count();
         let conventional = self.conventional;
         let kinds = self.converted.get_or_insert_with(|| {
-            (0..count).map(|z| if z < conventional { ZoneKind::Conventional } else { ZoneKind::SequentialWriteRequired }).collect()
+            (0..count)
+                .map(|z| if z < conventional { ZoneKind::Conventional } else { ZoneKind::SequentialWriteRequired })
+                .collect()
         });
         kinds[zone as usize] = kind;
         self.filled[zone as usize] = 0;
@@ -165,7 +172,13 @@ impl ZoneTable {
             _ if filled == self.zone_size => ZoneCondition::Full,
             _ => ZoneCondition::ImplicitlyOpen,
         };
-        ZoneInfo { start: zone * self.zone_size, len: self.zone_size, write_pointer: self.write_pointer(zone), kind, condition }
+        ZoneInfo {
+            start: zone * self.zone_size,
+            len: self.zone_size,
+            write_pointer: self.write_pointer(zone),
+            kind,
+            condition,
+        }
     }
 
     pub fn report(&self) -> Vec<ZoneInfo> {
@@ -187,7 +200,10 @@ mod tests {
         t.admit(Op::Write, 4096, 4096 + 100).unwrap();
         assert_eq!(t.write_pointer(2), 2 * 4096 + 100, "the sequential part advanced its pointer");
         let err = t.admit(Op::Write, 2 * 4096 + 200, 10).unwrap_err();
-        assert_eq!(err, ZoneError::NotAtWritePointer { zone: 2, offset: 2 * 4096 + 200, write_pointer: 2 * 4096 + 100 });
+        assert_eq!(
+            err,
+            ZoneError::NotAtWritePointer { zone: 2, offset: 2 * 4096 + 200, write_pointer: 2 * 4096 + 100 }
+        );
         assert!(matches!(t.admit(Op::Read, 3 * 4096, 4097), Err(ZoneError::BeyondCapacity { .. })));
         assert!(matches!(t.admit(Op::Read, u64::MAX, 2), Err(ZoneError::BeyondCapacity { .. })));
         t.admit(Op::Write, 2 * 4096 + 100, 4096 - 100).unwrap();
@@ -201,7 +217,15 @@ mod tests {
         t.admit(Op::Write, 2 * 4096, 100).unwrap();
         t.convert(1, ZoneKind::SequentialWriteRequired).unwrap();
         t.convert(2, ZoneKind::Conventional).unwrap();
-        assert_eq!((t.kind(0), t.kind(1), t.kind(2), t.kind(3)), (ZoneKind::Conventional, ZoneKind::SequentialWriteRequired, ZoneKind::Conventional, ZoneKind::SequentialWriteRequired));
+        assert_eq!(
+            (t.kind(0), t.kind(1), t.kind(2), t.kind(3)),
+            (
+                ZoneKind::Conventional,
+                ZoneKind::SequentialWriteRequired,
+                ZoneKind::Conventional,
+                ZoneKind::SequentialWriteRequired
+            )
+        );
         assert_eq!(t.conventional_zones(), 2);
         assert_eq!(t.write_pointer(1), 4096, "a zone converted to sequential starts empty");
         t.admit(Op::Write, 2 * 4096 + 500, 10).unwrap();

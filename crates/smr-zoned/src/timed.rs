@@ -13,8 +13,8 @@
 use std::sync::Mutex;
 
 use super::{ZoneError, ZoneTable, ZonedDevice};
-use smr_media::Medium;
 use smr_core::request::Op;
+use smr_media::Medium;
 
 /// What the simulated disk did so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -135,9 +135,9 @@ impl<D: ZonedDevice> ZonedDevice for TimedZonedDevice<D> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smr_media::{Hdd, DESKTOP7200};
-    use smr_core::units::MIB;
     use crate::MemZonedDevice;
+    use smr_core::units::MIB;
+    use smr_media::{Hdd, DESKTOP7200};
 
     fn disk() -> Box<dyn Medium> {
         Box::new(Hdd::new(DESKTOP7200))

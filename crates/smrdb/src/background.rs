@@ -97,7 +97,9 @@ impl Inner {
             return 1;
         }
         let total: u64 = (0..version.levels.len()).map(|l| version.level_bytes(l)).sum();
-        (1..version.levels.len()).find(|&l| loc::level_limit(&self.options, self.geometry.band_size, l) >= total).unwrap_or(version.levels.len() - 1)
+        (1..version.levels.len())
+            .find(|&l| loc::level_limit(&self.options, self.geometry.band_size, l) >= total)
+            .unwrap_or(version.levels.len() - 1)
     }
 
     fn next_id(&self) -> u64 {
@@ -114,7 +116,13 @@ impl Inner {
                 outputs.push(builder.take().expect("checked just above").finish()?);
             }
             if builder.is_none() {
-                builder = Some(TableBuilder::new(env, &env.stats.flush_bytes_written, self.shape, self.next_id(), env.allocate("a flush")?));
+                builder = Some(TableBuilder::new(
+                    env,
+                    &env.stats.flush_bytes_written,
+                    self.shape,
+                    self.next_id(),
+                    env.allocate("a flush")?,
+                ));
             }
             builder.as_mut().expect("made just above").add(key, tag, value)
         });
@@ -134,7 +142,9 @@ impl Inner {
     /// Opens freshly written tables and makes them durable; on error their bands are retired.
     fn open_new_tables(&self, metas: Vec<TableMeta>) -> Result<Vec<Arc<Table>>> {
         let bands: Vec<u64> = metas.iter().map(|m| m.band).collect();
-        let opened = self.env.sync().and_then(|()| metas.into_iter().map(|m| Table::open(self.env.clone(), m).map(Arc::new)).collect::<Result<Vec<_>>>());
+        let opened = self.env.sync().and_then(|()| {
+            metas.into_iter().map(|m| Table::open(self.env.clone(), m).map(Arc::new)).collect::<Result<Vec<_>>>()
+        });
         if opened.is_err() {
             bands.into_iter().for_each(|b| self.env.retire(b));
         }
@@ -149,7 +159,8 @@ impl Inner {
         next.number += 1;
         next.next_table_id = self.next_table_id.load(Relaxed);
         next.tables = version.tables().map(|(l, t)| (l as u32, t.meta.clone())).collect();
-        next.last_sequence = next.last_sequence.max(version.tables().map(|(_, t)| t.meta.max_sequence).max().unwrap_or(0));
+        next.last_sequence =
+            next.last_sequence.max(version.tables().map(|(_, t)| t.meta.max_sequence).max().unwrap_or(0));
         edit(&mut next);
         next.write(&self.env)?;
         lock(&self.pointers).clone_from(&next.compact_pointers);

@@ -47,7 +47,9 @@ impl WriteBatch {
     pub fn entries(&self) -> impl Iterator<Item = (Kind, &[u8], &[u8])> {
         let mut cur = Cursor::new(&self.rep);
         // `rep` is only ever written by `put` and `delete`, or checked whole by `decode`.
-        std::iter::from_fn(move || (!cur.is_empty()).then(|| next_entry(&mut cur).expect("a batch's entries are well formed")))
+        std::iter::from_fn(move || {
+            (!cur.is_empty()).then(|| next_entry(&mut cur).expect("a batch's entries are well formed"))
+        })
     }
 
     /// Bytes of the log record payload this batch makes.
@@ -101,7 +103,14 @@ mod tests {
         b.delete(b"k2");
         b.put(b"", &[0; 300]);
         let entries: Vec<_> = b.entries().map(|(kind, k, v)| (kind, k.to_vec(), v.to_vec())).collect();
-        assert_eq!(entries, vec![(Kind::Value, b"k1".to_vec(), b"v1".to_vec()), (Kind::Deletion, b"k2".to_vec(), vec![]), (Kind::Value, vec![], vec![0; 300])]);
+        assert_eq!(
+            entries,
+            vec![
+                (Kind::Value, b"k1".to_vec(), b"v1".to_vec()),
+                (Kind::Deletion, b"k2".to_vec(), vec![]),
+                (Kind::Value, vec![], vec![0; 300])
+            ]
+        );
         assert_eq!(b.len(), 3);
         let payload = b.encode(42);
         assert_eq!(payload.len() as u64, b.encoded_len());

@@ -15,14 +15,14 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use smr_zoned::{DiskActivity, MemZonedDevice, TimedZonedDevice};
 use smr_media::Medium;
+use smr_zoned::{DiskActivity, MemZonedDevice, TimedZonedDevice};
 
 use crate::batch::WriteBatch;
 use crate::device::{BandDevice, Shared};
 use crate::env::{Env, Stats};
 use crate::error::{Error, Result};
-use crate::iter::{DbIter, Merge, MemSource};
+use crate::iter::{DbIter, MemSource, Merge};
 use crate::key::Found;
 use crate::lifecycle::{Closing, Lifecycle, ThreadBody};
 use crate::lock::LockFile;
@@ -106,13 +106,19 @@ impl Db {
 
     fn open_file(dir: &Path, options: Options, disk: Option<Box<dyn Medium>>) -> Result<Db> {
         crate::files::check_present(dir, &[device_path(dir)], options.create_if_missing)?;
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), op: "create folder", source })?;
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.display().to_string(),
+            op: "create folder",
+            source,
+        })?;
         let lock = LockFile::acquire(dir)?;
         let store = dir.display().to_string();
         let file = crate::recovery::open_file_device(&device_path(dir), &store, &options)?;
         let device: Box<dyn BandDevice> = match disk {
             None => Box::new(Shared::new(file)),
-            Some(disk) => Box::new(Shared::new(TimedZonedDevice::new(file, disk).map_err(|source| Error::Device { store: store.clone(), source })?)),
+            Some(disk) => Box::new(Shared::new(
+                TimedZonedDevice::new(file, disk).map_err(|source| Error::Device { store: store.clone(), source })?,
+            )),
         };
         let mut db = Self::open_device(device, store, options)?;
         db.life.hold(lock);
@@ -122,11 +128,14 @@ impl Db {
     /// A store held in memory (for tests and experiments); optionally timed on `disk`.
     pub fn open_in_memory(options: Options, disk: Option<Box<dyn Medium>>) -> Result<Db> {
         let g = options.new_geometry()?;
-        let mem = MemZonedDevice::new(g.band_size, g.zones, crate::options::METADATA_ZONES).map_err(|e| Error::InvalidOption { option: "capacity", problem: e.to_string() })?;
+        let mem = MemZonedDevice::new(g.band_size, g.zones, crate::options::METADATA_ZONES)
+            .map_err(|e| Error::InvalidOption { option: "capacity", problem: e.to_string() })?;
         let store = "the memory store".to_string();
         let device: Box<dyn BandDevice> = match disk {
             None => Box::new(Shared::new(mem)),
-            Some(disk) => Box::new(Shared::new(TimedZonedDevice::new(mem, disk).map_err(|source| Error::Device { store: store.clone(), source })?)),
+            Some(disk) => Box::new(Shared::new(
+                TimedZonedDevice::new(mem, disk).map_err(|source| Error::Device { store: store.clone(), source })?,
+            )),
         };
         Self::open_device(device, store, options)
     }
@@ -135,7 +144,10 @@ impl Db {
     pub fn open_device(device: Box<dyn BandDevice>, store: String, options: Options) -> Result<Db> {
         let inner = Arc::new(crate::recovery::recover(device, store, options)?);
         let background = inner.clone();
-        let thread = inner.options.background.then(|| ("smrdb-compaction", Box::new(move || background.work_loop()) as ThreadBody));
+        let thread = inner
+            .options
+            .background
+            .then(|| ("smrdb-compaction", Box::new(move || background.work_loop()) as ThreadBody));
         let life = Lifecycle::start(inner.clone(), thread)?;
         Ok(Db { inner, life })
     }
@@ -271,7 +283,10 @@ impl Inner {
         if self.options.write_log {
             return Ok(());
         }
-        Err(Error::InvalidOption { option: "write_log", problem: "a store without a log cannot make writes durable: the sync was refused".into() })
+        Err(Error::InvalidOption {
+            option: "write_log",
+            problem: "a store without a log cannot make writes durable: the sync was refused".into(),
+        })
     }
 
     fn validate(&self, batch: &WriteBatch) -> Result<()> {
@@ -289,7 +304,8 @@ impl Inner {
         let mut w = lock(&self.guarded.writer);
         self.guarded.refuse_if_failed(&self.env.store)?;
         self.throttle()?;
-        let batch_bytes: u64 = batch.entries().map(|(_, k, v)| estimated_entry_bytes(k.len(), v.len(), self.options.block_size)).sum();
+        let batch_bytes: u64 =
+            batch.entries().map(|(_, k, v)| estimated_entry_bytes(k.len(), v.len(), self.options.block_size)).sum();
         let mem = lock(&self.guarded.current).mem.clone();
         let full = mem.table_bytes() + batch_bytes > self.memtable_limit() && !mem.is_empty();
         if full || !w.log.fits(batch.encoded_len(), self.geometry.band_size) {
@@ -297,7 +313,11 @@ impl Inner {
         }
         let first = w.last_sequence + 1;
         let payload = batch.encode(first);
-        let logged = if self.options.write_log { w.log.add(&self.env, &payload).and_then(|()| if sync { w.log.sync(&self.env) } else { Ok(()) }) } else { Ok(()) };
+        let logged = if self.options.write_log {
+            w.log.add(&self.env, &payload).and_then(|()| if sync { w.log.sync(&self.env) } else { Ok(()) })
+        } else {
+            Ok(())
+        };
         if let Err(e) = logged {
             return Err(self.guarded.log_failed("a log write", e));
         }
@@ -398,7 +418,9 @@ impl Inner {
             if let Some(problem) = &c.standing.background_error {
                 return Err(Error::WritesRefused { store: self.env.store.clone(), problem: problem.clone() });
             }
-            if c.standing.closing || (c.imm.is_none() && c.manual_done == c.manual_requested && self.pick(&c.version).is_none()) {
+            if c.standing.closing
+                || (c.imm.is_none() && c.manual_done == c.manual_requested && self.pick(&c.version).is_none())
+            {
                 return Ok(());
             }
             c = self.guarded.progress.wait_timeout(c, Duration::from_millis(50)).unwrap_or_else(|p| p.into_inner()).0;
@@ -414,8 +436,13 @@ impl Inner {
     fn stats(&self) -> DbStats {
         let (mem, imm, version, visible) = self.snapshot();
         let s = &self.env.stats;
-        let log_bytes: u64 = lock(&self.guarded.meta).log_bands.iter().map(|&b| self.env.device.filled().get(b as usize).copied().unwrap_or(0)).sum();
-        let levels: Vec<(u64, u64)> = version.levels.iter().map(|ts| (ts.len() as u64, ts.iter().map(|t| t.meta.len).sum())).collect();
+        let log_bytes: u64 = lock(&self.guarded.meta)
+            .log_bands
+            .iter()
+            .map(|&b| self.env.device.filled().get(b as usize).copied().unwrap_or(0))
+            .sum();
+        let levels: Vec<(u64, u64)> =
+            version.levels.iter().map(|ts| (ts.len() as u64, ts.iter().map(|t| t.meta.len).sum())).collect();
         DbStats {
             scheme: self.geometry.scheme.name(),
             band_size: self.geometry.band_size,

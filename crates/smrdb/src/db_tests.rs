@@ -241,7 +241,13 @@ fn sequential_inserts_under_soc_move_bands_without_rewriting() {
 /// Bytes compaction rewrote and read, per user byte, for uniformly random inserts.
 fn random_insert_cost(scheme: Scheme) -> (f64, f64, u64) {
     let disk = Box::new(smr_media::Hdd::new(smr_media::DESKTOP7200));
-    let options = Options { band_size: Some(256 * 1024), capacity: Some(256 * 1024 * 200), histogram_bytes: Some(256), max_key_len: Some(32), ..small(scheme, false) };
+    let options = Options {
+        band_size: Some(256 * 1024),
+        capacity: Some(256 * 1024 * 200),
+        histogram_bytes: Some(256),
+        max_key_len: Some(32),
+        ..small(scheme, false)
+    };
     let db = Db::open_in_memory(options, Some(disk)).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     for _ in 0..100_000 {
@@ -258,7 +264,10 @@ fn soc_rewrites_and_reads_less_than_loc_on_random_inserts() {
     // and rewrites less than the LevelDB-style one, and so takes less disk time.
     let (soc_w, soc_r, soc_ns) = random_insert_cost(Scheme::Soc);
     let (loc_w, loc_r, loc_ns) = random_insert_cost(Scheme::Loc);
-    assert!(soc_w < loc_w && soc_r < loc_r, "SOC rewrote {soc_w:.2} and read {soc_r:.2} per user byte, LOC {loc_w:.2} and {loc_r:.2}");
+    assert!(
+        soc_w < loc_w && soc_r < loc_r,
+        "SOC rewrote {soc_w:.2} and read {soc_r:.2} per user byte, LOC {loc_w:.2} and {loc_r:.2}"
+    );
     assert!(soc_ns < loc_ns, "disk time SOC {soc_ns} ns, LOC {loc_ns} ns");
 }
 

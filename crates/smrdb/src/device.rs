@@ -6,7 +6,9 @@
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use smr_zoned::{DiskActivity, FileZonedDevice, MemZonedDevice, TimedZonedDevice, ZoneError, ZoneInfo, ZoneKind, ZonedDevice};
+use smr_zoned::{
+    DiskActivity, FileZonedDevice, MemZonedDevice, TimedZonedDevice, ZoneError, ZoneInfo, ZoneKind, ZonedDevice,
+};
 
 /// A zoned device that can make what was written durable.
 pub trait Persist {

@@ -72,7 +72,13 @@ pub struct Env {
 impl Env {
     pub fn new(device: Box<dyn BandDevice>, store: String) -> Self {
         let band_size = device.zone_size();
-        Env { device, store, band_size, stats: Stats::default(), pool: Mutex::new(BandPool { free: BTreeSet::new(), retired: Vec::new() }) }
+        Env {
+            device,
+            store,
+            band_size,
+            stats: Stats::default(),
+            pool: Mutex::new(BandPool { free: BTreeSet::new(), retired: Vec::new() }),
+        }
     }
 
     fn pool(&self) -> std::sync::MutexGuard<'_, BandPool> {
@@ -156,7 +162,17 @@ impl Env {
         Error::Device { store: self.store.clone(), source }
     }
 
-    pub fn corruption(&self, what: impl Into<String>, location: impl Into<String>, problem: impl Into<String>) -> Error {
-        Error::Corruption { store: self.store.clone(), what: what.into(), location: location.into(), problem: problem.into() }
+    pub fn corruption(
+        &self,
+        what: impl Into<String>,
+        location: impl Into<String>,
+        problem: impl Into<String>,
+    ) -> Error {
+        Error::Corruption {
+            store: self.store.clone(),
+            what: what.into(),
+            location: location.into(),
+            problem: problem.into(),
+        }
     }
 }

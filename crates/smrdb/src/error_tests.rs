@@ -87,11 +87,15 @@ fn other_parameters_a_second_opening_and_foreign_files_are_refused_by_name() {
     assert!(matches!(e, Error::ParameterMismatch { parameter: "band_size", .. }), "{e}");
     assert!(e.to_string().contains("65536") && e.to_string().contains("131072"), "{e}");
     let e = Db::open(&dir, small(Scheme::Loc, true)).err().unwrap();
-    assert!(matches!(e, Error::ParameterMismatch { parameter: "compaction", .. }) && e.to_string().contains("soc"), "{e}");
+    assert!(
+        matches!(e, Error::ParameterMismatch { parameter: "compaction", .. }) && e.to_string().contains("soc"),
+        "{e}"
+    );
     let e = Db::open(&dir, Options { capacity: Some(64 * 1024 * 64), ..small(Scheme::Soc, true) }).err().unwrap();
     assert!(matches!(e, Error::ParameterMismatch { parameter: "capacity", .. }), "{e}");
     // Unstated parameters are taken from the store.
-    let db = Db::open(&dir, Options { band_size: None, capacity: None, compaction: None, ..small(Scheme::Soc, true) }).unwrap();
+    let db = Db::open(&dir, Options { band_size: None, capacity: None, compaction: None, ..small(Scheme::Soc, true) })
+        .unwrap();
     assert_eq!(db.get(b"k").unwrap(), Some(b"v".to_vec()));
     assert_eq!(db.stats().scheme, "soc");
     db.close().unwrap();
@@ -154,7 +158,10 @@ fn a_store_whose_data_file_is_gone_is_an_error_naming_it_never_an_empty_store() 
     std::fs::remove_file(dir.join("bands")).unwrap();
     for create in [true, false] {
         let e = Db::open(&dir, Options { create_if_missing: create, ..small(Scheme::Soc, true) }).err().unwrap();
-        assert!(matches!(e, Error::MissingFile { .. }) && e.to_string().contains(&dir.join("bands").display().to_string()), "{e}");
+        assert!(
+            matches!(e, Error::MissingFile { .. }) && e.to_string().contains(&dir.join("bands").display().to_string()),
+            "{e}"
+        );
     }
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "only the lock file is left: nothing was created");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -39,8 +39,12 @@ fn listing(dir: &Path) -> String {
     names.sort();
     let more = names.len().saturating_sub(LISTED);
     names.truncate(LISTED);
-    let shown = names.iter().map(|n| smr_core::quote::quote(n)).collect::<Vec<_>>().join(", ");
-    if more > 0 { format!("{shown} and {more} more") } else { shown }
+    let shown = names.iter().map(smr_core::quote::quote).collect::<Vec<_>>().join(", ");
+    if more > 0 {
+        format!("{shown} and {more} more")
+    } else {
+        shown
+    }
 }
 
 #[cfg(test)]
@@ -67,7 +71,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join(LOCK_FILE), b"").unwrap();
         let e = check_present(&dir, &[dir.join("bands")], true).unwrap_err();
-        assert!(e.to_string().contains(&dir.join("bands").display().to_string()) && e.to_string().contains("'LOCK'"), "{e}");
+        assert!(
+            e.to_string().contains(&dir.join("bands").display().to_string()) && e.to_string().contains("'LOCK'"),
+            "{e}"
+        );
         // One device file of two, without a lock file.
         std::fs::remove_file(dir.join(LOCK_FILE)).unwrap();
         std::fs::write(dir.join("disk"), b"").unwrap();

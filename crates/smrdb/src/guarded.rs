@@ -48,7 +48,13 @@ pub(crate) struct Guarded<W, C> {
 
 impl<W, C: CurrentState> Guarded<W, C> {
     pub fn new(writer: W, meta: Manifest, current: C) -> Self {
-        Guarded { writer: Mutex::new(writer), meta: Mutex::new(meta), current: Mutex::new(current), work: Condvar::new(), progress: Condvar::new() }
+        Guarded {
+            writer: Mutex::new(writer),
+            meta: Mutex::new(meta),
+            current: Mutex::new(current),
+            work: Condvar::new(),
+            progress: Condvar::new(),
+        }
     }
 
     /// Tells the background thread to stop and wakes whoever waits on the store.

@@ -78,7 +78,12 @@ impl Histogram {
     }
 
     pub fn encoded_len(&self) -> usize {
-        varint_len(self.buckets.len() as u64) + self.buckets.iter().map(|b| varint_len(b.upper.len() as u64) + b.upper.len() + varint_len(b.bytes)).sum::<usize>()
+        varint_len(self.buckets.len() as u64)
+            + self
+                .buckets
+                .iter()
+                .map(|b| varint_len(b.upper.len() as u64) + b.upper.len() + varint_len(b.bytes))
+                .sum::<usize>()
     }
 
     pub fn encode(&self, out: &mut Vec<u8>) {

@@ -174,7 +174,13 @@ impl DbIter {
     /// As `next_batch`, but packed: keys and values are appended back to back to `arena`, and
     /// for each pair the arena length after its key and after its value to `ends` (one
     /// allocation per batch instead of two per pair). Returns how many pairs were added.
-    pub fn next_batch_packed(&mut self, max_items: usize, max_bytes: usize, arena: &mut Vec<u8>, ends: &mut Vec<(usize, usize)>) -> Result<usize> {
+    pub fn next_batch_packed(
+        &mut self,
+        max_items: usize,
+        max_bytes: usize,
+        arena: &mut Vec<u8>,
+        ends: &mut Vec<(usize, usize)>,
+    ) -> Result<usize> {
         let (start, mut n) = (arena.len(), 0);
         while n < max_items && arena.len() - start < max_bytes {
             let more = self.step(&mut |k, v| {

@@ -52,7 +52,11 @@ mod tests {
         let (old, new) = (tag(5, Kind::Value), tag(9, Kind::Deletion));
         assert_eq!(compare(b"k", new, b"k", old), Ordering::Less);
         assert_eq!(compare(b"a", old, b"b", new), Ordering::Less);
-        assert_eq!(compare(b"k", tag(MAX_SEQUENCE, Kind::Value), b"k", new), Ordering::Less, "a snapshot probe sorts before the versions it sees");
+        assert_eq!(
+            compare(b"k", tag(MAX_SEQUENCE, Kind::Value), b"k", new),
+            Ordering::Less,
+            "a snapshot probe sorts before the versions it sees"
+        );
         assert_eq!((sequence_of(new), kind_of(new)), (9, Some(Kind::Deletion)));
         assert_eq!(kind_of(7 << 8 | 5), None);
     }

@@ -44,7 +44,13 @@ impl Lifecycle {
     pub fn start(state: Arc<dyn Closing>, thread: Option<(&str, ThreadBody)>) -> Result<Lifecycle> {
         let thread = match thread {
             None => None,
-            Some((name, body)) => Some(std::thread::Builder::new().name(name.into()).spawn(body).map_err(|source| Error::Io { path: store(&*state), op: "start compaction thread", source })?),
+            Some((name, body)) => {
+                Some(std::thread::Builder::new().name(name.into()).spawn(body).map_err(|source| Error::Io {
+                    path: store(&*state),
+                    op: "start compaction thread",
+                    source,
+                })?)
+            }
         };
         Ok(Lifecycle { state, thread, closed: false, lock: None })
     }

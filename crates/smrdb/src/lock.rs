@@ -18,7 +18,12 @@ pub struct LockFile {
 impl LockFile {
     pub fn acquire(dir: &Path) -> Result<LockFile> {
         let path = dir.join(LOCK_FILE);
-        let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|source| Error::Io { path: path.display().to_string(), op: "open lock file", source })?;
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| Error::Io { path: path.display().to_string(), op: "open lock file", source })?;
         // SAFETY: flock on a descriptor we own; no memory is passed.
         let status = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
         if status != 0 {

@@ -106,14 +106,26 @@ impl Manifest {
             let level = u32::try_from(cur.varint()?).ok()?;
             tables.push((level, TableMeta::decode(&mut cur)?));
         }
-        cur.is_empty().then_some(Manifest { number, geometry: Geometry { band_size, zones, scheme }, last_sequence, next_table_id, log_bands, compact_pointers, tables })
+        cur.is_empty().then_some(Manifest {
+            number,
+            geometry: Geometry { band_size, zones, scheme },
+            last_sequence,
+            next_table_id,
+            log_bands,
+            compact_pointers,
+            tables,
+        })
     }
 
     /// Writes this record into its slot (by record number) and syncs the device.
     pub fn write(&self, env: &Env) -> Result<()> {
         let bytes = self.encode();
         if bytes.len() as u64 > env.band_size {
-            return Err(env.corruption("metadata record", format!("record {}", self.number), format!("{} bytes do not fit in a {}-byte metadata zone", bytes.len(), env.band_size)));
+            return Err(env.corruption(
+                "metadata record",
+                format!("record {}", self.number),
+                format!("{} bytes do not fit in a {}-byte metadata zone", bytes.len(), env.band_size),
+            ));
         }
         let slot = self.number % 2;
         env.device.write_at(slot * env.band_size, &bytes).map_err(|e| env.device_error(e))?;

@@ -24,8 +24,8 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use rustc_hash::FxHashMap;
 
 use crate::key::{self, Found, Kind};
-use key_bytes::MemKey;
 use crate::table::format::estimated_entry_bytes;
+use key_bytes::MemKey;
 
 /// One entry: user key, tag, value (empty for tombstones).
 pub type Entry = (Vec<u8>, u64, Vec<u8>);

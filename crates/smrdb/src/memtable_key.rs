@@ -77,7 +77,8 @@ mod tests {
 
     #[test]
     fn behaves_as_its_bytes_either_side_of_the_inline_limit() {
-        let keys: Vec<Vec<u8>> = [0, 1, INLINE - 1, INLINE, INLINE + 1, 100].iter().map(|&n| (0..n as u8).collect()).collect();
+        let keys: Vec<Vec<u8>> =
+            [0, 1, INLINE - 1, INLINE, INLINE + 1, 100].iter().map(|&n| (0..n as u8).collect()).collect();
         let hash = |k: &dyn Fn(&mut rustc_hash::FxHasher)| {
             let mut h = rustc_hash::FxHasher::default();
             k(&mut h);

@@ -40,7 +40,11 @@ enum Op {
     Get(u8, u64),
     /// Entries from a key (or, with `after`, after the model's entry at that index), at most
     /// `limit`.
-    Entries { start: u8, after: Option<usize>, limit: usize },
+    Entries {
+        start: u8,
+        after: Option<usize>,
+        limit: usize,
+    },
     ForEach,
 }
 
@@ -60,7 +64,11 @@ fn op() -> impl Strategy<Value = Op> {
 
 /// Key number `k` as bytes: 0..4 one byte, the rest two bytes sharing a first byte with them.
 fn key_bytes(k: u8) -> Vec<u8> {
-    if k < 4 { vec![b'a' + k] } else { vec![b'a' + k % 4, k] }
+    if k < 4 {
+        vec![b'a' + k]
+    } else {
+        vec![b'a' + k % 4, k]
+    }
 }
 
 type Model = BTreeMap<(Vec<u8>, Reverse<u64>), Vec<u8>>;

@@ -48,7 +48,10 @@ impl Scheme {
         match text.to_ascii_lowercase().as_str() {
             "loc" => Ok(Scheme::Loc),
             "soc" => Ok(Scheme::Soc),
-            other => Err(Error::InvalidOption { option: "compaction", problem: format!("'{other}' is not a scheme (loc or soc)") }),
+            other => Err(Error::InvalidOption {
+                option: "compaction",
+                problem: format!("'{other}' is not a scheme (loc or soc)"),
+            }),
         }
     }
 }
@@ -119,30 +122,106 @@ pub const MAX_BAND_SIZE: u64 = 1 << 30;
 /// The smallest band: a band holds at least a table's data block, index and footer.
 pub const MIN_BAND_SIZE: u64 = 64 * KIB;
 
-pub const MAX_KEY_LEN: ParamSpec = ParamSpec::new("max_key_len", Kind::Whole, NONE, "longest key (default: 1 KiB, or less where the metadata zone must describe many small bands)");
-pub const MAX_VALUE_LEN: ParamSpec = ParamSpec::new("max_value_len", Kind::Whole, NONE, "longest value (default: 16 MiB or a quarter band, whichever is smaller)");
-pub const BLOCK_SIZE: ParamSpec = ParamSpec::new("block_size", Kind::Whole, "4096", "bytes of a table's data block (LevelDB's)");
-pub const BLOOM_BITS_PER_KEY: ParamSpec = ParamSpec::new("bloom_bits_per_key", Kind::Whole, "10", "Bloom filter bits per key (LevelDB's)");
-pub const HISTOGRAM_BYTES: ParamSpec = ParamSpec::new("histogram_bytes", Kind::Whole, NONE, "bytes of equi-depth histogram per band (default: 4 KiB, §3.2.3, or what the metadata zone has room for)");
-pub const LOG_BUFFER: ParamSpec = ParamSpec::new("log_buffer", Kind::Whole, NONE, "bytes of log records gathered before they go to the device (default: 1 MiB, §3.3.2, or an eighth of a band)");
-pub const L0_COMPACTION_TRIGGER: ParamSpec = ParamSpec::new("l0_compaction_trigger", Kind::Whole, "4", "L0 bands that start a compaction (§3.3.2)");
-pub const L0_SLOWDOWN_TRIGGER: ParamSpec = ParamSpec::new("l0_slowdown_trigger", Kind::Whole, "8", "L0 bands from which each write waits slowdown_micros (§3.3.2)");
-pub const L0_STOP_TRIGGER: ParamSpec = ParamSpec::new("l0_stop_trigger", Kind::Whole, "12", "L0 bands at which writes stop until a compaction (LevelDB's)");
-pub const SLOWDOWN_MICROS: ParamSpec = ParamSpec::new("slowdown_micros", Kind::Whole, "1000", "microseconds each write waits past l0_slowdown_trigger (§3.3.2)");
-pub const L0_MAX_INPUTS: ParamSpec = ParamSpec::new("l0_max_inputs", Kind::Whole, "0", "SOC: most L0 bands in one L0-to-L1 compaction (0: l0_compaction_trigger)");
-pub const L1_OVERLAP_TRIGGER: ParamSpec = ParamSpec::new("l1_overlap_trigger", Kind::Whole, "4", "SOC: L1 bands overlapping at one key that start an L1-to-L1 compaction")
-    .open("Fig. 3.7 draws level 1 at most three deep; see the module documentation of smrdb's options");
+pub const MAX_KEY_LEN: ParamSpec = ParamSpec::new(
+    "max_key_len",
+    Kind::Whole,
+    NONE,
+    "longest key (default: 1 KiB, or less where the metadata zone must describe many small bands)",
+);
+pub const MAX_VALUE_LEN: ParamSpec = ParamSpec::new(
+    "max_value_len",
+    Kind::Whole,
+    NONE,
+    "longest value (default: 16 MiB or a quarter band, whichever is smaller)",
+);
+pub const BLOCK_SIZE: ParamSpec =
+    ParamSpec::new("block_size", Kind::Whole, "4096", "bytes of a table's data block (LevelDB's)");
+pub const BLOOM_BITS_PER_KEY: ParamSpec =
+    ParamSpec::new("bloom_bits_per_key", Kind::Whole, "10", "Bloom filter bits per key (LevelDB's)");
+pub const HISTOGRAM_BYTES: ParamSpec = ParamSpec::new(
+    "histogram_bytes",
+    Kind::Whole,
+    NONE,
+    "bytes of equi-depth histogram per band (default: 4 KiB, §3.2.3, or what the metadata zone has room for)",
+);
+pub const LOG_BUFFER: ParamSpec = ParamSpec::new(
+    "log_buffer",
+    Kind::Whole,
+    NONE,
+    "bytes of log records gathered before they go to the device (default: 1 MiB, §3.3.2, or an eighth of a band)",
+);
+pub const L0_COMPACTION_TRIGGER: ParamSpec =
+    ParamSpec::new("l0_compaction_trigger", Kind::Whole, "4", "L0 bands that start a compaction (§3.3.2)");
+pub const L0_SLOWDOWN_TRIGGER: ParamSpec = ParamSpec::new(
+    "l0_slowdown_trigger",
+    Kind::Whole,
+    "8",
+    "L0 bands from which each write waits slowdown_micros (§3.3.2)",
+);
+pub const L0_STOP_TRIGGER: ParamSpec = ParamSpec::new(
+    "l0_stop_trigger",
+    Kind::Whole,
+    "12",
+    "L0 bands at which writes stop until a compaction (LevelDB's)",
+);
+pub const SLOWDOWN_MICROS: ParamSpec = ParamSpec::new(
+    "slowdown_micros",
+    Kind::Whole,
+    "1000",
+    "microseconds each write waits past l0_slowdown_trigger (§3.3.2)",
+);
+pub const L0_MAX_INPUTS: ParamSpec = ParamSpec::new(
+    "l0_max_inputs",
+    Kind::Whole,
+    "0",
+    "SOC: most L0 bands in one L0-to-L1 compaction (0: l0_compaction_trigger)",
+);
+pub const L1_OVERLAP_TRIGGER: ParamSpec = ParamSpec::new(
+    "l1_overlap_trigger",
+    Kind::Whole,
+    "4",
+    "SOC: L1 bands overlapping at one key that start an L1-to-L1 compaction",
+)
+.open("Fig. 3.7 draws level 1 at most three deep; see the module documentation of smrdb's options");
 pub const LEVELS: ParamSpec = ParamSpec::new("levels", Kind::Whole, "7", "LOC: levels (LevelDB's)");
 pub const L1_BANDS: ParamSpec = ParamSpec::new("l1_bands", Kind::Whole, "10", "LOC: bands allowed in L1");
-pub const LEVEL_RATIO: ParamSpec = ParamSpec::new("level_ratio", Kind::Whole, "10", "LOC: growth factor per level (LevelDB's)");
-pub const BACKGROUND: ParamSpec = ParamSpec::new("background", Kind::Bool, "true", "compact in a background thread (false: inline, the same device commands every run)");
-pub const CREATE_IF_MISSING: ParamSpec = ParamSpec::new("create_if_missing", Kind::Bool, "true", "make a new store where a folder holds none");
-pub const WRITE_LOG: ParamSpec = ParamSpec::new("write_log", Kind::Bool, "true", "write the log (false: writes live in the memtable until its flush, Fig. 3.10)");
+pub const LEVEL_RATIO: ParamSpec =
+    ParamSpec::new("level_ratio", Kind::Whole, "10", "LOC: growth factor per level (LevelDB's)");
+pub const BACKGROUND: ParamSpec = ParamSpec::new(
+    "background",
+    Kind::Bool,
+    "true",
+    "compact in a background thread (false: inline, the same device commands every run)",
+);
+pub const CREATE_IF_MISSING: ParamSpec =
+    ParamSpec::new("create_if_missing", Kind::Bool, "true", "make a new store where a folder holds none");
+pub const WRITE_LOG: ParamSpec = ParamSpec::new(
+    "write_log",
+    Kind::Bool,
+    "true",
+    "write the log (false: writes live in the memtable until its flush, Fig. 3.10)",
+);
 
 /// The options that apply to one opening (every option but the three recorded ones and sync).
 pub const TUNING: ParamList = &[&[
-    MAX_KEY_LEN, MAX_VALUE_LEN, BLOCK_SIZE, BLOOM_BITS_PER_KEY, HISTOGRAM_BYTES, LOG_BUFFER, L0_COMPACTION_TRIGGER, L0_SLOWDOWN_TRIGGER, L0_STOP_TRIGGER, SLOWDOWN_MICROS,
-    L0_MAX_INPUTS, L1_OVERLAP_TRIGGER, LEVELS, L1_BANDS, LEVEL_RATIO, BACKGROUND, CREATE_IF_MISSING, WRITE_LOG,
+    MAX_KEY_LEN,
+    MAX_VALUE_LEN,
+    BLOCK_SIZE,
+    BLOOM_BITS_PER_KEY,
+    HISTOGRAM_BYTES,
+    LOG_BUFFER,
+    L0_COMPACTION_TRIGGER,
+    L0_SLOWDOWN_TRIGGER,
+    L0_STOP_TRIGGER,
+    SLOWDOWN_MICROS,
+    L0_MAX_INPUTS,
+    L1_OVERLAP_TRIGGER,
+    LEVELS,
+    L1_BANDS,
+    LEVEL_RATIO,
+    BACKGROUND,
+    CREATE_IF_MISSING,
+    WRITE_LOG,
 ]];
 
 impl Options {
@@ -151,7 +230,9 @@ impl Options {
     /// (`None`), no sync.
     pub fn tuned(given: &mut Params) -> std::result::Result<Options, ParamError> {
         let r = &mut declared_reader(given, TUNING)?;
-        let optional = |spec: &ParamSpec, r: &mut ParamReader<'_>| r.optional(spec, ParamReader::whole).map(|n| n.map(|n| n as usize));
+        let optional = |spec: &ParamSpec, r: &mut ParamReader<'_>| {
+            r.optional(spec, ParamReader::whole).map(|n| n.map(|n| n as usize))
+        };
         Ok(Options {
             band_size: None,
             capacity: None,
@@ -181,7 +262,10 @@ impl Options {
 
 /// A reader of `given` through `declared`, or the error naming the first key `declared` does
 /// not hold.
-pub(crate) fn declared_reader(given: &mut Params, declared: ParamList) -> std::result::Result<ParamReader<'_>, ParamError> {
+pub(crate) fn declared_reader(
+    given: &mut Params,
+    declared: ParamList,
+) -> std::result::Result<ParamReader<'_>, ParamError> {
     if let Some((key, _)) = given.pairs().find(|(key, _)| !specs(declared).any(|spec| spec.key == *key)) {
         let names: Vec<&str> = specs(declared).map(|spec| spec.key).collect();
         return Err(ParamError::new(key, format!("unknown option (one of {})", names.join(", "))));
@@ -230,37 +314,89 @@ impl Options {
     pub fn check(&self, g: &Geometry) -> Result<()> {
         let bad = |option: &'static str, problem: String| Err(Error::InvalidOption { option, problem });
         if !(MIN_BAND_SIZE..=MAX_BAND_SIZE).contains(&g.band_size) || !g.band_size.is_multiple_of(4 * KIB) {
-            return bad("band_size", format!("{} bytes: must be a multiple of 4 KiB from {} KiB to {} MiB", g.band_size, MIN_BAND_SIZE / KIB, MAX_BAND_SIZE / MIB));
+            return bad(
+                "band_size",
+                format!(
+                    "{} bytes: must be a multiple of 4 KiB from {} KiB to {} MiB",
+                    g.band_size,
+                    MIN_BAND_SIZE / KIB,
+                    MAX_BAND_SIZE / MIB
+                ),
+            );
         }
         if g.zones > MAX_BANDS {
-            return bad("capacity", format!("{} bytes hold {} bands of {}; a store has at most {MAX_BANDS} (use larger bands)", g.zones.saturating_mul(g.band_size), g.zones, g.band_size));
+            return bad(
+                "capacity",
+                format!(
+                    "{} bytes hold {} bands of {}; a store has at most {MAX_BANDS} (use larger bands)",
+                    g.zones.saturating_mul(g.band_size),
+                    g.zones,
+                    g.band_size
+                ),
+            );
         }
         if g.zones < METADATA_ZONES + 4 {
-            return bad("capacity", format!("{} bytes hold {} bands of {}; at least {} are needed (2 for metadata)", g.zones * g.band_size, g.zones, g.band_size, METADATA_ZONES + 4));
+            return bad(
+                "capacity",
+                format!(
+                    "{} bytes hold {} bands of {}; at least {} are needed (2 for metadata)",
+                    g.zones * g.band_size,
+                    g.zones,
+                    g.band_size,
+                    METADATA_ZONES + 4
+                ),
+            );
         }
         if self.block_size < 256 || self.block_size as u64 > g.band_size / 8 {
-            return bad("block_size", format!("{} bytes: must be between 256 and an eighth of a band", self.block_size));
+            return bad(
+                "block_size",
+                format!("{} bytes: must be between 256 and an eighth of a band", self.block_size),
+            );
         }
         let limits = self.limits(g)?;
         // One entry, with the smallest index, filter and footer, must fit in a band and one
         // write in the log band.
         if limits.max_key_len.saturating_add(limits.max_value_len) as u64 > g.band_size / 2 {
-            return bad("max_value_len", format!("a {}-byte key with a {}-byte value does not fit in half a {}-byte band", limits.max_key_len, limits.max_value_len, g.band_size));
+            return bad(
+                "max_value_len",
+                format!(
+                    "a {}-byte key with a {}-byte value does not fit in half a {}-byte band",
+                    limits.max_key_len, limits.max_value_len, g.band_size
+                ),
+            );
         }
         if self.bloom_bits_per_key == 0 || self.bloom_bits_per_key > 64 {
             return bad("bloom_bits_per_key", format!("{}: must be between 1 and 64", self.bloom_bits_per_key));
         }
         if self.log_buffer.is_some_and(|b| b == 0 || b as u64 > g.band_size) {
-            return bad("log_buffer", format!("{} bytes: must be positive and at most a band", self.log_buffer.unwrap_or(0)));
+            return bad(
+                "log_buffer",
+                format!("{} bytes: must be positive and at most a band", self.log_buffer.unwrap_or(0)),
+            );
         }
-        if self.l0_compaction_trigger == 0 || self.l0_slowdown_trigger < self.l0_compaction_trigger || self.l0_stop_trigger < self.l0_slowdown_trigger {
-            return bad("l0_compaction_trigger", format!("triggers {} / {} / {}: need 0 < compaction <= slowdown <= stop", self.l0_compaction_trigger, self.l0_slowdown_trigger, self.l0_stop_trigger));
+        if self.l0_compaction_trigger == 0
+            || self.l0_slowdown_trigger < self.l0_compaction_trigger
+            || self.l0_stop_trigger < self.l0_slowdown_trigger
+        {
+            return bad(
+                "l0_compaction_trigger",
+                format!(
+                    "triggers {} / {} / {}: need 0 < compaction <= slowdown <= stop",
+                    self.l0_compaction_trigger, self.l0_slowdown_trigger, self.l0_stop_trigger
+                ),
+            );
         }
         if self.l1_overlap_trigger < 2 {
             return bad("l1_overlap_trigger", format!("{}: at least 2", self.l1_overlap_trigger));
         }
         if !(2..=16).contains(&self.levels) || self.l1_bands == 0 || self.level_ratio < 2 {
-            return bad("levels", format!("{} levels, {} L1 bands, ratio {}: need 2 to 16 levels, at least 1 band, ratio >= 2", self.levels, self.l1_bands, self.level_ratio));
+            return bad(
+                "levels",
+                format!(
+                    "{} levels, {} L1 bands, ratio {}: need 2 to 16 levels, at least 1 band, ratio >= 2",
+                    self.levels, self.l1_bands, self.level_ratio
+                ),
+            );
         }
         Ok(())
     }
@@ -292,7 +428,11 @@ impl Options {
     }
 
     pub fn l0_inputs(&self) -> usize {
-        if self.l0_max_inputs == 0 { self.l0_compaction_trigger } else { self.l0_max_inputs }
+        if self.l0_max_inputs == 0 {
+            self.l0_compaction_trigger
+        } else {
+            self.l0_max_inputs
+        }
     }
 }
 
@@ -302,9 +442,14 @@ mod tuning_tests {
 
     #[test]
     fn tuning_names_a_bad_or_unknown_option() {
-        let options = Options::tuned(&mut Params::parse(&["levels=3", "write_log=False", "log_buffer=4096"]).unwrap()).unwrap();
+        let options =
+            Options::tuned(&mut Params::parse(&["levels=3", "write_log=False", "log_buffer=4096"]).unwrap()).unwrap();
         assert!(options.levels == 3 && !options.write_log && options.log_buffer == Some(4096));
-        for (given, key, says) in [("levels=-1", "levels", "whole number"), ("background=maybe", "background", "true or false"), ("level=3", "level", "unknown option")] {
+        for (given, key, says) in [
+            ("levels=-1", "levels", "whole number"),
+            ("background=maybe", "background", "true or false"),
+            ("level=3", "level", "unknown option"),
+        ] {
             let err = Options::tuned(&mut Params::parse(&[given]).unwrap()).unwrap_err();
             assert!(err.param == key && err.message.contains(says), "{given}: {err}");
         }

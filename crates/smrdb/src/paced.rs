@@ -36,7 +36,12 @@ pub struct Paced<D> {
 impl<D: ZonedDevice + Persist + Send> Paced<D> {
     pub fn new(device: TimedZonedDevice<D>) -> Self {
         let conventional = device.report_zones().iter().filter(|z| z.kind == ZoneKind::Conventional).count() as u64;
-        Paced { zone_size: device.zone_size(), zone_count: device.zone_count(), conventional, head: Mutex::new(Head { device, owed_ns: 0 }) }
+        Paced {
+            zone_size: device.zone_size(),
+            zone_count: device.zone_count(),
+            conventional,
+            head: Mutex::new(Head { device, owed_ns: 0 }),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Head<D>> {

@@ -31,14 +31,28 @@ pub fn open_file_device(path: &Path, store: &str, options: &Options) -> Result<F
     let device_error = |source| Error::Device { store: store.to_string(), source };
     if !path.exists() {
         let g = options.new_geometry()?;
-        return FileZonedDevice::create(path, FileGeometry { zone_size: g.band_size, zones: g.zones, conventional: METADATA_ZONES }).map_err(device_error);
+        return FileZonedDevice::create(
+            path,
+            FileGeometry { zone_size: g.band_size, zones: g.zones, conventional: METADATA_ZONES },
+        )
+        .map_err(device_error);
     }
     let device = FileZonedDevice::open(path).map_err(device_error)?;
     let found = device.geometry();
     if found.conventional != METADATA_ZONES {
-        return Err(Error::Corruption { store: store.into(), what: "device file".into(), location: path.display().to_string(), problem: format!("{} conventional zones, a store has {METADATA_ZONES}", found.conventional) });
+        return Err(Error::Corruption {
+            store: store.into(),
+            what: "device file".into(),
+            location: path.display().to_string(),
+            problem: format!("{} conventional zones, a store has {METADATA_ZONES}", found.conventional),
+        });
     }
-    let mismatch = |parameter, stored: u64, requested: u64| Error::ParameterMismatch { store: store.into(), parameter, stored: stored.to_string(), requested: requested.to_string() };
+    let mismatch = |parameter, stored: u64, requested: u64| Error::ParameterMismatch {
+        store: store.into(),
+        parameter,
+        stored: stored.to_string(),
+        requested: requested.to_string(),
+    };
     if let Some(b) = options.band_size.filter(|&b| b != found.zone_size) {
         return Err(mismatch("band_size", found.zone_size, b));
     }
@@ -47,7 +61,6 @@ pub fn open_file_device(path: &Path, store: &str, options: &Options) -> Result<F
     }
     Ok(device)
 }
-
 
 /// Recovers the store on `device` and returns its shared state, ready for use.
 pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> Result<Inner> {
@@ -85,7 +98,13 @@ impl Reopen for Plain {
         for &band in &manifest.log_bands {
             let (records, _torn) = read_records(env, band, filled[band as usize])?;
             for (i, payload) in records.iter().enumerate() {
-                let (first, batch) = WriteBatch::decode(payload).ok_or_else(|| env.corruption("log record", format!("band {band}, record {i}"), "checksum holds but the write batch is malformed"))?;
+                let (first, batch) = WriteBatch::decode(payload).ok_or_else(|| {
+                    env.corruption(
+                        "log record",
+                        format!("band {band}, record {i}"),
+                        "checksum holds but the write batch is malformed",
+                    )
+                })?;
                 for (j, (kind, key, value)) in batch.entries().enumerate() {
                     let seq = first + j as u64;
                     if seq > manifest.last_sequence {
@@ -164,12 +183,25 @@ impl Reopen for Plain {
 }
 
 fn check_recorded(store: &str, g: &Geometry, options: &Options, band_size: u64, zones: u64) -> Result<()> {
-    let corrupt = |problem: String| Error::Corruption { store: store.into(), what: "metadata".into(), location: "the metadata record".into(), problem };
+    let corrupt = |problem: String| Error::Corruption {
+        store: store.into(),
+        what: "metadata".into(),
+        location: "the metadata record".into(),
+        problem,
+    };
     if g.band_size != band_size || g.zones != zones {
-        return Err(corrupt(format!("records {} bands of {} bytes, the device has {zones} of {band_size}", g.zones, g.band_size)));
+        return Err(corrupt(format!(
+            "records {} bands of {} bytes, the device has {zones} of {band_size}",
+            g.zones, g.band_size
+        )));
     }
     if let Some(s) = options.compaction.filter(|&s| s != g.scheme) {
-        return Err(Error::ParameterMismatch { store: store.into(), parameter: "compaction", stored: g.scheme.name().into(), requested: s.name().into() });
+        return Err(Error::ParameterMismatch {
+            store: store.into(),
+            parameter: "compaction",
+            stored: g.scheme.name().into(),
+            requested: s.name().into(),
+        });
     }
     Ok(())
 }

@@ -51,13 +51,21 @@ pub(crate) fn reopen<R: Reopen>(env: Arc<Env>, options: &Options, mut store: R) 
     let geometry = manifest.geometry;
     options.check(&geometry)?;
     let limits = options.limits(&geometry)?;
-    let shape = TableShape { block_size: options.block_size, bloom_bits_per_key: options.bloom_bits_per_key, histogram_bytes: limits.histogram_bytes };
+    let shape = TableShape {
+        block_size: options.block_size,
+        bloom_bits_per_key: options.bloom_bits_per_key,
+        histogram_bytes: limits.histogram_bytes,
+    };
     let (levels, shallowest) = store.levels(&geometry);
     let mut version = Version::new(levels, geometry.scheme == Scheme::Loc);
     for (level, meta) in &manifest.tables {
         let level = *level as usize;
         if !(shallowest..levels).contains(&level) {
-            return Err(env.corruption("metadata", format!("record {}", manifest.number), format!("table {} is in level {level}; tables live in levels {shallowest} to {}", meta.id, levels - 1)));
+            return Err(env.corruption(
+                "metadata",
+                format!("record {}", manifest.number),
+                format!("table {} is in level {level}; tables live in levels {shallowest} to {}", meta.id, levels - 1),
+            ));
         }
         version.levels[level].push(Arc::new(Table::open(env.clone(), meta.clone())?));
     }
@@ -68,7 +76,8 @@ pub(crate) fn reopen<R: Reopen>(env: Arc<Env>, options: &Options, mut store: R) 
     // Written bands the record does not name (outputs of a flush or compaction a crash or a
     // full device interrupted, bands retired before the crash) hold nothing live: reset them
     // now, so they can take the new log and what the logs held.
-    let named: Vec<u64> = found.version.tables().map(|(_, t)| t.meta.band).chain(found.manifest.log_bands.iter().copied()).collect();
+    let named: Vec<u64> =
+        found.version.tables().map(|(_, t)| t.meta.band).chain(found.manifest.log_bands.iter().copied()).collect();
     let unnamed: Vec<u64> = (METADATA_ZONES..zones).filter(|b| !named.contains(b)).collect();
     reset_written(&env, &unnamed, &filled)?;
     let filled = env.device.filled();
@@ -83,11 +92,28 @@ fn newest_record(env: &Env, options: &Options, filled: &[u64]) -> Result<Manifes
         return Ok(m);
     }
     if damaged || filled.iter().any(|&f| f > 0) {
-        return Err(env.corruption("metadata", "the metadata zones", if damaged { "no valid metadata record (both slots damaged)" } else { "bands hold data but there is no metadata record" }));
+        return Err(env.corruption(
+            "metadata",
+            "the metadata zones",
+            if damaged {
+                "no valid metadata record (both slots damaged)"
+            } else {
+                "bands hold data but there is no metadata record"
+            },
+        ));
     }
     let zones = env.device.zone_count();
-    let geometry = Options { band_size: Some(env.band_size), capacity: Some(zones * env.band_size), ..options.clone() }.new_geometry()?;
-    Ok(Manifest { number: 0, geometry, last_sequence: 0, next_table_id: 1, log_bands: Vec::new(), compact_pointers: Vec::new(), tables: Vec::new() })
+    let geometry = Options { band_size: Some(env.band_size), capacity: Some(zones * env.band_size), ..options.clone() }
+        .new_geometry()?;
+    Ok(Manifest {
+        number: 0,
+        geometry,
+        last_sequence: 0,
+        next_table_id: 1,
+        log_bands: Vec::new(),
+        compact_pointers: Vec::new(),
+        tables: Vec::new(),
+    })
 }
 
 /// Makes `record` durable, then resets those of `free` that hold bytes (the bands the previous

@@ -8,8 +8,8 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use crate::env::Env;
-use crate::log::writer::LogWriter;
 use crate::guarded::{CurrentState, Guarded, Standing};
+use crate::log::writer::LogWriter;
 use crate::memtable::MemTable;
 use crate::options::{Geometry, Limits, Options};
 use crate::table::builder::TableShape;

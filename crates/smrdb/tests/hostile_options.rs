@@ -47,40 +47,59 @@ fn hostile_usize() -> impl Strategy<Value = usize> {
 fn options() -> impl Strategy<Value = Options> {
     let sometimes_u64 = || prop::option::weighted(0.1, hostile_u64());
     let sometimes_usize = || prop::option::weighted(0.1, hostile_usize());
-    let geometry = (sometimes_u64(), sometimes_u64(), any::<bool>(), sometimes_usize(), sometimes_usize(), sometimes_usize());
-    let shape = (prop::option::weighted(0.1, 0u32..100), sometimes_usize(), sometimes_usize(), sometimes_usize(), sometimes_usize(), sometimes_usize());
-    let more = (sometimes_usize(), sometimes_usize(), sometimes_usize(), sometimes_u64(), sometimes_u64(), any::<bool>());
-    (geometry, shape, more).prop_map(|((band_size, capacity, soc, max_key_len, max_value_len, block_size), (bloom, histogram_bytes, log_buffer, l0c, l0s, l0stop), (l0_max_inputs, l1_overlap_trigger, levels, l1_bands, level_ratio, write_log))| {
-        let d = Options::default();
-        Options {
-            band_size: Some(band_size.unwrap_or(64 << 10)),
-            capacity: Some(capacity.unwrap_or(128 << 16)),
-            compaction: Some(if soc { Scheme::Soc } else { Scheme::Loc }),
-            max_key_len: max_key_len.or(Some(64)),
-            max_value_len: max_value_len.or(Some(4096)),
-            block_size: block_size.unwrap_or(1024),
-            bloom_bits_per_key: bloom.unwrap_or(d.bloom_bits_per_key),
-            histogram_bytes: histogram_bytes.or(Some(128)),
-            log_buffer: log_buffer.or(d.log_buffer),
-            l0_compaction_trigger: l0c.unwrap_or(d.l0_compaction_trigger),
-            l0_slowdown_trigger: l0s.unwrap_or(d.l0_slowdown_trigger),
-            l0_stop_trigger: l0stop.unwrap_or(d.l0_stop_trigger),
-            slowdown_micros: 0,
-            l0_max_inputs: l0_max_inputs.unwrap_or(d.l0_max_inputs),
-            l1_overlap_trigger: l1_overlap_trigger.unwrap_or(d.l1_overlap_trigger),
-            levels: levels.unwrap_or(d.levels),
-            l1_bands: l1_bands.unwrap_or(d.l1_bands),
-            level_ratio: level_ratio.unwrap_or(d.level_ratio),
-            background: false,
-            sync: false,
-            create_if_missing: true,
-            write_log,
-        }
-    })
+    let geometry =
+        (sometimes_u64(), sometimes_u64(), any::<bool>(), sometimes_usize(), sometimes_usize(), sometimes_usize());
+    let shape = (
+        prop::option::weighted(0.1, 0u32..100),
+        sometimes_usize(),
+        sometimes_usize(),
+        sometimes_usize(),
+        sometimes_usize(),
+        sometimes_usize(),
+    );
+    let more =
+        (sometimes_usize(), sometimes_usize(), sometimes_usize(), sometimes_u64(), sometimes_u64(), any::<bool>());
+    (geometry, shape, more).prop_map(
+        |(
+            (band_size, capacity, soc, max_key_len, max_value_len, block_size),
+            (bloom, histogram_bytes, log_buffer, l0c, l0s, l0stop),
+            (l0_max_inputs, l1_overlap_trigger, levels, l1_bands, level_ratio, write_log),
+        )| {
+            let d = Options::default();
+            Options {
+                band_size: Some(band_size.unwrap_or(64 << 10)),
+                capacity: Some(capacity.unwrap_or(128 << 16)),
+                compaction: Some(if soc { Scheme::Soc } else { Scheme::Loc }),
+                max_key_len: max_key_len.or(Some(64)),
+                max_value_len: max_value_len.or(Some(4096)),
+                block_size: block_size.unwrap_or(1024),
+                bloom_bits_per_key: bloom.unwrap_or(d.bloom_bits_per_key),
+                histogram_bytes: histogram_bytes.or(Some(128)),
+                log_buffer: log_buffer.or(d.log_buffer),
+                l0_compaction_trigger: l0c.unwrap_or(d.l0_compaction_trigger),
+                l0_slowdown_trigger: l0s.unwrap_or(d.l0_slowdown_trigger),
+                l0_stop_trigger: l0stop.unwrap_or(d.l0_stop_trigger),
+                slowdown_micros: 0,
+                l0_max_inputs: l0_max_inputs.unwrap_or(d.l0_max_inputs),
+                l1_overlap_trigger: l1_overlap_trigger.unwrap_or(d.l1_overlap_trigger),
+                levels: levels.unwrap_or(d.levels),
+                l1_bands: l1_bands.unwrap_or(d.l1_bands),
+                level_ratio: level_ratio.unwrap_or(d.level_ratio),
+                background: false,
+                sync: false,
+                create_if_missing: true,
+                write_log,
+            }
+        },
+    )
 }
 
 /// An error names an option, or the store takes a write and gives it back.
-fn error_or_working<S>(opened: smrdb::Result<S>, put: impl Fn(&S) -> smrdb::Result<()>, get: impl Fn(&S) -> smrdb::Result<Option<Vec<u8>>>) -> Result<(), TestCaseError> {
+fn error_or_working<S>(
+    opened: smrdb::Result<S>,
+    put: impl Fn(&S) -> smrdb::Result<()>,
+    get: impl Fn(&S) -> smrdb::Result<Option<Vec<u8>>>,
+) -> Result<(), TestCaseError> {
     match opened {
         Err(e) => {
             let text = e.to_string();

@@ -24,7 +24,14 @@ fn written_without_record() -> Box<dyn BandDevice> {
 #[test]
 fn both_stores_refuse_written_bands_without_a_record_in_the_same_words() {
     let plain = Db::open_device(written_without_record(), "plain".into(), options()).err().unwrap();
-    let offload = OffloadDb::open_devices(written_without_record(), None, "offload".into(), OffloadOptions { base: options(), ..OffloadOptions::default() }).err().unwrap();
+    let offload = OffloadDb::open_devices(
+        written_without_record(),
+        None,
+        "offload".into(),
+        OffloadOptions { base: options(), ..OffloadOptions::default() },
+    )
+    .err()
+    .unwrap();
     for (e, store) in [(plain, "plain"), (offload, "offload")] {
         assert!(matches!(e, Error::Corruption { .. }), "{e}");
         let text = e.to_string();

@@ -25,15 +25,31 @@ impl ModuleGraph {
     /// The graph of the files of one crate, or a message naming a `super::` that climbs past the
     /// crate root.
     pub fn of(files: &[SourceFile]) -> Result<Self, String> {
-        let modules: BTreeSet<String> = files.iter().flat_map(|f| &f.facts.out_of_line).filter(|m| m.module.len() == 1).map(|m| m.module[0].clone()).collect();
+        let modules: BTreeSet<String> = files
+            .iter()
+            .flat_map(|f| &f.facts.out_of_line)
+            .filter(|m| m.module.len() == 1)
+            .map(|m| m.module[0].clone())
+            .collect();
         let reexports = root_reexports(files, &modules);
-        let mut arrows: BTreeMap<String, BTreeMap<String, String>> = modules.iter().map(|m| (m.clone(), BTreeMap::new())).collect();
+        let mut arrows: BTreeMap<String, BTreeMap<String, String>> =
+            modules.iter().map(|m| (m.clone(), BTreeMap::new())).collect();
         for file in files {
             for written in &file.facts.written {
                 let Some(from) = written.module.first() else { continue };
-                let Some(reached) = resolve(&written.module, &written.segments).map_err(|e| format!("{}: {e}", file.path.display()))? else { continue };
+                let Some(reached) =
+                    resolve(&written.module, &written.segments).map_err(|e| format!("{}: {e}", file.path.display()))?
+                else {
+                    continue;
+                };
                 let Some(first) = reached.first() else { continue };
-                let to = if modules.contains(first) { first } else if let Some(origin) = reexports.get(first) { origin } else { continue };
+                let to = if modules.contains(first) {
+                    first
+                } else if let Some(origin) = reexports.get(first) {
+                    origin
+                } else {
+                    continue;
+                };
                 if to != from {
                     let evidence = format!("{}: {}", file.path.display(), written.segments.join("::"));
                     arrows.entry(from.clone()).or_default().entry(to.clone()).or_insert(evidence);
@@ -45,14 +61,16 @@ impl ModuleGraph {
 
     /// Each circle: the largest set of modules that reach one another, and one cycle through it.
     pub fn circles(&self) -> Vec<Circle> {
-        let reach: BTreeMap<&str, BTreeSet<&str>> = self.arrows.keys().map(|m| (m.as_str(), self.reachable(m))).collect();
+        let reach: BTreeMap<&str, BTreeSet<&str>> =
+            self.arrows.keys().map(|m| (m.as_str(), self.reachable(m))).collect();
         let mut seen = BTreeSet::new();
         let mut circles = Vec::new();
         for (module, reached) in &reach {
             if seen.contains(module) || !reached.contains(module) {
                 continue;
             }
-            let members: BTreeSet<&str> = reached.iter().copied().filter(|other| reach[other].contains(module)).collect();
+            let members: BTreeSet<&str> =
+                reached.iter().copied().filter(|other| reach[other].contains(module)).collect();
             seen.extend(members.iter().copied());
             let cycle = self.cycle_through(module, &members);
             circles.push(Circle { members: members.iter().map(|m| m.to_string()).collect(), cycle });
@@ -136,7 +154,11 @@ pub fn resolve(module: &[String], segments: &[String]) -> Result<Option<Vec<Stri
     let mut rest = segments[skip..].iter().peekable();
     while let Some(segment) = rest.next_if(|s| *s == "self" || *s == "super") {
         if segment == "super" && at.pop().is_none() {
-            return Err(format!("`{}` climbs above the crate root from module `{}`", segments.join("::"), module.join("::")));
+            return Err(format!(
+                "`{}` climbs above the crate root from module `{}`",
+                segments.join("::"),
+                module.join("::")
+            ));
         }
     }
     at.extend(rest.cloned());

@@ -34,7 +34,8 @@ pub fn crate_files(src: &Path) -> Result<Vec<SourceFile>, String> {
 fn child_file(parent: &Path, child: &crate::read::OutOfLine) -> Result<PathBuf, String> {
     let folder = parent.parent().expect("a source file is in a folder");
     let owns_folder = matches!(parent.file_name().and_then(|n| n.to_str()), Some("mod.rs" | "lib.rs" | "main.rs"));
-    let inline: Vec<&String> = child.module[child.module.len() - 1 - child.inline_depth..child.module.len() - 1].iter().collect();
+    let inline: Vec<&String> =
+        child.module[child.module.len() - 1 - child.inline_depth..child.module.len() - 1].iter().collect();
     // A `#[path]` outside inline modules is relative to the declaring file's own folder; a
     // plain `mod` in a file that is not `mod.rs` or `lib.rs`, and any `mod` inside inline
     // modules, is relative to the folder named after that file.
@@ -52,6 +53,8 @@ fn child_file(parent: &Path, child: &crate::read::OutOfLine) -> Result<PathBuf, 
     match (flat.is_file(), nested.is_file()) {
         (true, _) => Ok(flat),
         (false, true) => Ok(nested),
-        (false, false) => Err(format!("{}: `mod {name};` has neither {} nor {}", parent.display(), flat.display(), nested.display())),
+        (false, false) => {
+            Err(format!("{}: `mod {name};` has neither {} nor {}", parent.display(), flat.display(), nested.display()))
+        }
     }
 }

@@ -25,7 +25,8 @@ fn workspace_crates() -> Vec<(String, PathBuf)> {
 }
 
 fn graph_of(name: &str) -> ModuleGraph {
-    let (_, src) = workspace_crates().into_iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("crates/{name} exists"));
+    let (_, src) =
+        workspace_crates().into_iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("crates/{name} exists"));
     module_graph(&src).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -37,8 +38,17 @@ fn no_crate_has_an_import_circle_between_its_top_level_modules() {
     for (name, src) in &crates {
         let graph = module_graph(src).unwrap_or_else(|e| panic!("{e}"));
         for circle in graph.circles() {
-            let steps: Vec<String> = circle.cycle.windows(2).map(|pair| format!("  {} -> {} ({})", pair[0], pair[1], graph.evidence(&pair[0], &pair[1]))).collect();
-            found.push(format!("{name}: {} reach one another, e.g. {}\n{}", circle.members.join(", "), circle.cycle.join(" -> "), steps.join("\n")));
+            let steps: Vec<String> = circle
+                .cycle
+                .windows(2)
+                .map(|pair| format!("  {} -> {} ({})", pair[0], pair[1], graph.evidence(&pair[0], &pair[1])))
+                .collect();
+            found.push(format!(
+                "{name}: {} reach one another, e.g. {}\n{}",
+                circle.members.join(", "),
+                circle.cycle.join(" -> "),
+                steps.join("\n")
+            ));
         }
     }
     assert!(found.is_empty(), "import circles between top-level modules:\n{}", found.join("\n"));
@@ -52,10 +62,8 @@ fn no_system_of_smr_sim_names_another() {
     known.sort_unstable();
     assert_eq!(modules, known, "a new top-level module of smr-sim: list it here as a system or a layer");
     for system in SYSTEMS {
-        let reached: Vec<String> = graph.arrows[*system]
-            .iter()
-            .map(|(to, evidence)| format!("{to} ({evidence})"))
-            .collect();
+        let reached: Vec<String> =
+            graph.arrows[*system].iter().map(|(to, evidence)| format!("{to} ({evidence})")).collect();
         assert!(reached.is_empty(), "{system} reaches {reached:?}: a system may reach the kernel (smr_kernel) only");
     }
 }

@@ -5,18 +5,29 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use smr_media::disk_preset;
 use smr_core::request::Op;
+use smr_media::disk_preset;
 
 use crate::errors::ParameterError;
 
 /// Service time (ns, little-endian u64s) of each access: `writes` one byte per access (1 a
 /// write, 0 a read), `offsets` and `lengths` little-endian u64s, in bytes.
 #[pyfunction]
-fn disk_service_times(py: Python<'_>, preset: &str, writes: &[u8], offsets: &[u8], lengths: &[u8]) -> PyResult<Py<PyBytes>> {
+fn disk_service_times(
+    py: Python<'_>,
+    preset: &str,
+    writes: &[u8],
+    offsets: &[u8],
+    lengths: &[u8],
+) -> PyResult<Py<PyBytes>> {
     let n = writes.len();
     if offsets.len() != 8 * n || lengths.len() != 8 * n {
-        return Err(ParameterError::new_err(format!("{n} accesses need {} bytes of offsets and of lengths, not {} and {}", 8 * n, offsets.len(), lengths.len())));
+        return Err(ParameterError::new_err(format!(
+            "{n} accesses need {} bytes of offsets and of lengths, not {} and {}",
+            8 * n,
+            offsets.len(),
+            lengths.len()
+        )));
     }
     let word = |b: &[u8], i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"));
     let end = (0..n).map(|i| word(offsets, i).saturating_add(word(lengths, i))).max().unwrap_or(0);

@@ -3,9 +3,9 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use smr_trace::TraceError;
 use smr_core::ParamError;
 use smr_sim::SimError;
+use smr_trace::TraceError;
 
 create_exception!(_core, SmrlabError, PyException, "Any error smrlab reports to its user.");
 create_exception!(_core, ParameterError, SmrlabError, "A parameter is missing, unknown or out of range.");

@@ -1,10 +1,10 @@
 //! Binding of the §III-A write-amplification estimate (`smrlab trace smr-estimate`).
 
 use pyo3::prelude::*;
-use smr_trace::Interruptible;
 use smr_core::Params;
 use smr_sim::dmsmr::estimate::estimate;
 use smr_sim::runner::{self, RunSpec};
+use smr_trace::Interruptible;
 
 use crate::errors;
 use crate::interrupt::Signals;
@@ -12,7 +12,8 @@ use crate::interrupt::Signals;
 /// Runs the estimate over the trace of a run spec (its params and seed apply); returns JSON.
 #[pyfunction]
 fn smr_estimate(py: Python<'_>, spec_json: &str) -> PyResult<String> {
-    let spec: RunSpec = serde_json::from_str(spec_json).map_err(|e| errors::ParameterError::new_err(format!("run spec: {e}")))?;
+    let spec: RunSpec =
+        serde_json::from_str(spec_json).map_err(|e| errors::ParameterError::new_err(format!("run spec: {e}")))?;
     let signals = Signals::default();
     let result = py.allow_threads(|| {
         let footprint = match &spec.footprint {

@@ -2,8 +2,8 @@
 //! and the trace characteristics of Table 3.
 
 use pyo3::prelude::*;
-use smr_trace::pipeline::Pipeline;
 use smr_sim::hwsr::{capacity, table3};
+use smr_trace::pipeline::Pipeline;
 
 use crate::errors;
 
@@ -16,7 +16,8 @@ fn hwsr_capacity() -> PyResult<String> {
 /// Table 3's columns of the pipeline's output, as JSON.
 #[pyfunction]
 fn hwsr_trace_table(py: Python<'_>, pipeline_json: &str) -> PyResult<String> {
-    let pipeline: Pipeline = serde_json::from_str(pipeline_json).map_err(|e| errors::ParameterError::new_err(format!("trace pipeline: {e}")))?;
+    let pipeline: Pipeline = serde_json::from_str(pipeline_json)
+        .map_err(|e| errors::ParameterError::new_err(format!("trace pipeline: {e}")))?;
     let row = py.allow_threads(|| table3::measure(pipeline.requests()?)).map_err(errors::trace)?;
     serde_json::to_string(&row).map_err(|e| errors::SimulationError::new_err(e.to_string()))
 }

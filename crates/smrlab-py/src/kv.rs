@@ -9,8 +9,8 @@ use std::sync::{Mutex, RwLock};
 use pyo3::create_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use smr_media::{Hdd, Medium, PRESETS};
 use smr_core::Params;
+use smr_media::{Hdd, Medium, PRESETS};
 use smrdb::{Db, DbIter, Error, Options, Scheme, WriteBatch};
 
 use crate::errors::SmrlabError;
@@ -19,17 +19,29 @@ create_exception!(_core, KvError, SmrlabError, "An error of the SMRDB key-value 
 create_exception!(_core, KvLimitError, KvError, "A key, value or write batch is over the store's configured maximum.");
 create_exception!(_core, KvDeviceFullError, KvError, "No empty band is left on the store's device.");
 create_exception!(_core, KvCorruptionError, KvError, "Stored data failed its checksum or is malformed.");
-create_exception!(_core, KvParameterError, KvError, "An option is invalid, or differs from what the store was created with.");
+create_exception!(
+    _core,
+    KvParameterError,
+    KvError,
+    "An option is invalid, or differs from what the store was created with."
+);
 create_exception!(_core, KvLockedError, KvError, "Another process (or opening) holds the store's lock file.");
 create_exception!(_core, KvClosedError, KvError, "The store was closed.");
-create_exception!(_core, KvWritesRefusedError, KvError, "Writes are refused until the store is reopened (an earlier failure).");
+create_exception!(
+    _core,
+    KvWritesRefusedError,
+    KvError,
+    "Writes are refused until the store is reopened (an earlier failure)."
+);
 create_exception!(_core, KvIOError, KvError, "The operating system refused an I/O on the store's files.");
 create_exception!(_core, KvNotFoundError, KvError, "No store is at the path, and creating one was not asked for.");
 
 pub(crate) fn kv_error(e: Error) -> PyErr {
     let text = e.to_string();
     match e {
-        Error::KeyTooLarge { .. } | Error::ValueTooLarge { .. } | Error::BatchTooLarge { .. } => KvLimitError::new_err(text),
+        Error::KeyTooLarge { .. } | Error::ValueTooLarge { .. } | Error::BatchTooLarge { .. } => {
+            KvLimitError::new_err(text)
+        }
         Error::DeviceFull { .. } => KvDeviceFullError::new_err(text),
         Error::Corruption { .. } | Error::MissingFile { .. } => KvCorruptionError::new_err(text),
         Error::NoStore { .. } => KvNotFoundError::new_err(text),
@@ -57,7 +69,8 @@ pub(crate) fn tuned(tuning: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
     for (name, value) in tuning.into_iter().flat_map(|tuning| tuning.iter()) {
         given.set(&name.extract::<String>()?, value.str()?.to_string());
     }
-    Options::tuned(&mut given).map_err(|e| KvParameterError::new_err(format!("option {}: {}", smr_core::quote(&e.param), e.message)))
+    Options::tuned(&mut given)
+        .map_err(|e| KvParameterError::new_err(format!("option {}: {}", smr_core::quote(&e.param), e.message)))
 }
 
 /// An open store. `path=None` keeps it in memory; `disk` names an HDD preset whose simulated
@@ -88,7 +101,16 @@ impl KvStore {
     #[new]
     #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python constructor
     #[pyo3(signature = (path=None, band_size=None, capacity=None, compaction=None, sync=false, disk=None, tuning=None))]
-    fn new(py: Python<'_>, path: Option<std::path::PathBuf>, band_size: Option<u64>, capacity: Option<u64>, compaction: Option<&str>, sync: bool, disk: Option<&str>, tuning: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        path: Option<std::path::PathBuf>,
+        band_size: Option<u64>,
+        capacity: Option<u64>,
+        compaction: Option<&str>,
+        sync: bool,
+        disk: Option<&str>,
+        tuning: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
         let compaction = compaction.map(Scheme::parse).transpose().map_err(kv_error)?;
         let options = Options { band_size, capacity, compaction, sync, ..tuned(tuning)? };
         let medium = disk.map(self::disk).transpose()?;
@@ -129,7 +151,9 @@ impl KvStore {
     fn write_batch(&self, py: Python<'_>, ops: &Bound<'_, PyAny>, sync: Option<bool>) -> PyResult<()> {
         let mut b = WriteBatch::new();
         for op in ops.try_iter()? {
-            let (key, value): (Vec<u8>, Option<Vec<u8>>) = op?.extract().map_err(|_| KvParameterError::new_err("a batch holds (key, value) pairs of bytes, or (key, None) for a delete"))?;
+            let (key, value): (Vec<u8>, Option<Vec<u8>>) = op?.extract().map_err(|_| {
+                KvParameterError::new_err("a batch holds (key, value) pairs of bytes, or (key, None) for a delete")
+            })?;
             match value {
                 Some(v) => b.put(&key, &v),
                 None => b.delete(&key),
@@ -181,7 +205,10 @@ impl KvStore {
         let tables = self.with(py, |db| Ok(db.tables()))?;
         let rows: Vec<Bound<'py, PyTuple>> = tables
             .iter()
-            .map(|(level, m)| (*level, m.band, m.len, m.entries, PyBytes::new(py, &m.smallest), PyBytes::new(py, &m.largest)).into_pyobject(py))
+            .map(|(level, m)| {
+                (*level, m.band, m.len, m.entries, PyBytes::new(py, &m.smallest), PyBytes::new(py, &m.largest))
+                    .into_pyobject(py)
+            })
             .collect::<PyResult<_>>()?;
         PyList::new(py, rows)
     }
@@ -227,7 +254,12 @@ impl KvIter {
 
     /// Up to `n` pairs from the store (none at the end), read with the GIL released into one
     /// buffer, then handed to `each` as Python bytes, key and value.
-    fn fetch<'py>(&self, py: Python<'py>, n: usize, mut each: impl FnMut(Bound<'py, PyBytes>, Bound<'py, PyBytes>)) -> PyResult<()> {
+    fn fetch<'py>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+        mut each: impl FnMut(Bound<'py, PyBytes>, Bound<'py, PyBytes>),
+    ) -> PyResult<()> {
         let mut arena = std::mem::take(&mut *self.arena.lock().unwrap_or_else(|p| p.into_inner()));
         arena.clear();
         let mut ends = Vec::with_capacity(n.min(1 << 16));
@@ -331,6 +363,18 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("KV_DEFAULT_BANDS", smrdb::options::DEFAULT_BANDS)?;
     m.add("KV_MAX_BANDS", smrdb::options::MAX_BANDS)?;
     m.add("KV_SCHEMES", smrdb::options::Scheme::ALL.map(|scheme| scheme.name()).to_vec())?;
-    add_types!(m, KvError, KvLimitError, KvDeviceFullError, KvCorruptionError, KvParameterError, KvLockedError, KvClosedError, KvWritesRefusedError, KvIOError, KvNotFoundError);
+    add_types!(
+        m,
+        KvError,
+        KvLimitError,
+        KvDeviceFullError,
+        KvCorruptionError,
+        KvParameterError,
+        KvLockedError,
+        KvClosedError,
+        KvWritesRefusedError,
+        KvIOError,
+        KvNotFoundError
+    );
     Ok(())
 }

@@ -7,7 +7,10 @@
 
 use pyo3::prelude::*;
 use serde_json::json;
-use smr_trace::paper::{fluid_table1, four_phase, hwsr_table3, numpy_random::NumpyRng, spread, PaperError, PaperTrace, MAX_GENERATED_REQUESTS};
+use smr_trace::paper::{
+    fluid_table1, four_phase, hwsr_table3, numpy_random::NumpyRng, spread, PaperError, PaperTrace,
+    MAX_GENERATED_REQUESTS,
+};
 
 use crate::errors;
 
@@ -52,7 +55,12 @@ fn paper_recipe(paper_json: &str) -> PyResult<String> {
 fn fluid_table1_shape(name: &str, requests: Option<i64>) -> PyResult<(f64, i64, i64, i64)> {
     let row = fluid_table1::preset(name).map_err(refused)?;
     let scale = fluid_table1::scale_of(row, requests).map_err(refused)?;
-    Ok((scale, fluid_table1::requests_of(row, scale), fluid_table1::zone_size(scale), fluid_table1::max_offset(row, scale)))
+    Ok((
+        scale,
+        fluid_table1::requests_of(row, scale),
+        fluid_table1::zone_size(scale),
+        fluid_table1::max_offset(row, scale),
+    ))
 }
 
 /// (zone size, zones, zones of the CMR-favourable phases) of the four-phase workload at `requests`.
@@ -88,7 +96,10 @@ fn numpy_integers(seed: u64, draws: Vec<(i64, i64, usize)>) -> PyResult<Vec<Vec<
     let mut rng = NumpyRng::new(seed);
     draws
         .into_iter()
-        .map(|(low, high, count)| rng.integers(low, high, count).ok_or_else(|| errors::ParameterError::new_err(format!("high {high} <= low {low}"))))
+        .map(|(low, high, count)| {
+            rng.integers(low, high, count)
+                .ok_or_else(|| errors::ParameterError::new_err(format!("high {high} <= low {low}")))
+        })
         .collect()
 }
 
@@ -99,6 +110,16 @@ fn numpy_permutation(seed: u64, n: u64) -> Vec<u64> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    add_functions!(m, paper_tables, paper_recipe, fluid_table1_shape, four_phase_shape, four_phase_writes, fluid_spread, numpy_integers, numpy_permutation);
+    add_functions!(
+        m,
+        paper_tables,
+        paper_recipe,
+        fluid_table1_shape,
+        four_phase_shape,
+        four_phase_writes,
+        fluid_spread,
+        numpy_integers,
+        numpy_permutation
+    );
     Ok(())
 }

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use smr_trace::columns::requests_from_columns;
 use smr_kernel::Progress;
 use smr_sim::runner::{self, RunOutput, RunSpec};
 use smr_sim::SimError;
+use smr_trace::columns::requests_from_columns;
 
 use crate::errors;
 use crate::interrupt::Signals;
@@ -69,9 +69,18 @@ fn run_sim(py: Python<'_>, spec_json: &str, progress: Option<PyObject>) -> PyRes
 /// offset, length; see `smr_trace::columns`) instead of the file the spec names.
 #[pyfunction]
 #[pyo3(signature = (spec_json, time_ns, op, offset, len, progress=None))]
-fn run_sim_columns(py: Python<'_>, spec_json: &str, time_ns: &[u8], op: &[u8], offset: &[u8], len: &[u8], progress: Option<PyObject>) -> PyResult<String> {
+fn run_sim_columns(
+    py: Python<'_>,
+    spec_json: &str,
+    time_ns: &[u8],
+    op: &[u8],
+    offset: &[u8],
+    len: &[u8],
+    progress: Option<PyObject>,
+) -> PyResult<String> {
     let spec = parse_spec(spec_json)?;
-    let requests: Arc<[smr_core::Request]> = requests_from_columns(time_ns, op, offset, len).map_err(errors::trace)?.into();
+    let requests: Arc<[smr_core::Request]> =
+        requests_from_columns(time_ns, op, offset, len).map_err(errors::trace)?.into();
     run_reporting(py, progress, |callback| runner::run_requests(&spec, requests, Some(callback)))
 }
 

@@ -12,7 +12,10 @@ use crate::errors;
 use crate::interrupt::Signals;
 
 /// The pipeline's requests, ended early if Ctrl-C is pressed.
-fn requests(pipeline: &Pipeline, signals: &Signals) -> Result<Interruptible<TraceReader, impl FnMut(u64) -> bool>, TraceError> {
+fn requests(
+    pipeline: &Pipeline,
+    signals: &Signals,
+) -> Result<Interruptible<TraceReader, impl FnMut(u64) -> bool>, TraceError> {
     Ok(Interruptible::new(pipeline.requests()?, signals.check()))
 }
 
@@ -64,7 +67,12 @@ fn trace_columns<'py>(py: Python<'py>, pipeline_json: &str) -> PyResult<[Bound<'
 /// number of requests written.
 #[pyfunction]
 #[pyo3(signature = (pipeline_json, out, out_format=None))]
-fn trace_write(py: Python<'_>, pipeline_json: &str, out: std::path::PathBuf, out_format: Option<String>) -> PyResult<u64> {
+fn trace_write(
+    py: Python<'_>,
+    pipeline_json: &str,
+    out: std::path::PathBuf,
+    out_format: Option<String>,
+) -> PyResult<u64> {
     let pipeline = parse(pipeline_json)?;
     let signals = Signals::default();
     let written = py.allow_threads(|| write_all(&out, out_format.as_deref(), requests(&pipeline, &signals)?));
@@ -79,7 +87,8 @@ fn trace_locality(py: Python<'_>, pipeline_json: &str, bucket_sizes: Vec<u64>) -
         return Err(errors::ParameterError::new_err("bucket sizes must be positive"));
     }
     let signals = Signals::default();
-    let locality = py.allow_threads(|| smr_trace::locality::Locality::compute(requests(&pipeline, &signals)?, &bucket_sizes));
+    let locality =
+        py.allow_threads(|| smr_trace::locality::Locality::compute(requests(&pipeline, &signals)?, &bucket_sizes));
     let locality = signals.result(locality, errors::trace)?;
     serde_json::to_string(&locality).map_err(|e| errors::SimulationError::new_err(e.to_string()))
 }
@@ -93,10 +102,22 @@ fn trace_formats() -> Vec<(String, bool)> {
 /// Table I presets of the synthesizer: (name, requests, write %, written GB, accessed GB).
 #[pyfunction]
 fn synth_presets() -> Vec<(String, u64, f64, f64, f64)> {
-    smr_trace::synth::PRESETS.iter().map(|p| (p.name.to_string(), p.requests, p.write_percent, p.written_gb, p.accessed_gb)).collect()
+    smr_trace::synth::PRESETS
+        .iter()
+        .map(|p| (p.name.to_string(), p.requests, p.write_percent, p.written_gb, p.accessed_gb))
+        .collect()
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    add_functions!(m, trace_stats, trace_write, trace_columns, columns_stats, trace_locality, trace_formats, synth_presets);
+    add_functions!(
+        m,
+        trace_stats,
+        trace_write,
+        trace_columns,
+        columns_stats,
+        trace_locality,
+        trace_formats,
+        synth_presets
+    );
     Ok(())
 }

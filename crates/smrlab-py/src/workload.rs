@@ -17,14 +17,22 @@ use smr_workload::server::{self, ServerConfig, Stop};
 use smr_workload::target::SharedStore;
 use smr_workload::ycsb::{CoreWorkload, OpKind, OperationStream};
 use smr_workload::WorkloadError as Error;
-use smrdb::offload::options::{CHECK_INTERVAL, L0_BUFFER_BANDS, L1_BUFFER_BANDS, L2_BUFFER_BANDS, NVRAM_CAPACITY, OFFLOAD, OFFLOAD_DELAY, QUIET_INTERVAL};
+use smrdb::offload::options::{
+    CHECK_INTERVAL, L0_BUFFER_BANDS, L1_BUFFER_BANDS, L2_BUFFER_BANDS, NVRAM_CAPACITY, OFFLOAD, OFFLOAD_DELAY,
+    QUIET_INTERVAL,
+};
 use smrdb::offload::OffloadOptions;
 use smrdb::{Options, Scheme};
 
 use crate::errors::{ParameterError, SmrlabError};
 use crate::kv::{kv_error, tuned};
 
-create_exception!(_core, WorkloadError, SmrlabError, "A workload run or the server failed: a server unreachable or out of protocol, an I/O refusal.");
+create_exception!(
+    _core,
+    WorkloadError,
+    SmrlabError,
+    "A workload run or the server failed: a server unreachable or out of protocol, an I/O refusal."
+);
 
 fn workload_error(e: Error) -> PyErr {
     match e {
@@ -102,15 +110,22 @@ impl WorkloadStore {
         let options = Options { band_size, capacity, compaction, ..tuned(tuning)? };
         // The keyword arguments become the declared options (`OFFLOAD_TUNING`), read there.
         let mut given = Params::new();
-        for (spec, value) in [(&L0_BUFFER_BANDS, buffer_bands.map(|b| b.0.to_string())), (&L1_BUFFER_BANDS, buffer_bands.map(|b| b.1.to_string())),
-            (&L2_BUFFER_BANDS, buffer_bands.map(|b| b.2.to_string())), (&OFFLOAD, Some(offload.to_string())), (&NVRAM_CAPACITY, nvram_capacity.map(|n| n.to_string())),
-            (&CHECK_INTERVAL, check_interval.map(|s| s.to_string())), (&QUIET_INTERVAL, quiet_interval.map(|s| s.to_string())), (&OFFLOAD_DELAY, Some(offload_delay.to_string()))]
-        {
+        for (spec, value) in [
+            (&L0_BUFFER_BANDS, buffer_bands.map(|b| b.0.to_string())),
+            (&L1_BUFFER_BANDS, buffer_bands.map(|b| b.1.to_string())),
+            (&L2_BUFFER_BANDS, buffer_bands.map(|b| b.2.to_string())),
+            (&OFFLOAD, Some(offload.to_string())),
+            (&NVRAM_CAPACITY, nvram_capacity.map(|n| n.to_string())),
+            (&CHECK_INTERVAL, check_interval.map(|s| s.to_string())),
+            (&QUIET_INTERVAL, quiet_interval.map(|s| s.to_string())),
+            (&OFFLOAD_DELAY, Some(offload_delay.to_string())),
+        ] {
             if let Some(value) = value {
                 given.set(spec.key, value);
             }
         }
-        let offload_options = OffloadOptions::tuned(options.clone(), &mut given).map_err(|e| ParameterError::new_err(format!("{}: {}", e.param, e.message)))?;
+        let offload_options = OffloadOptions::tuned(options.clone(), &mut given)
+            .map_err(|e| ParameterError::new_err(format!("{}: {}", e.param, e.message)))?;
         let offload_to = OffloadDevice::parse(offload_to).map_err(workload_error)?;
         let paced = disk.is_some();
         let spec = StoreSpec { offload_store, path, paced_disk: disk, offload_to, options, offload: offload_options };
@@ -137,13 +152,28 @@ impl WorkloadStore {
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python function
 #[pyo3(signature = (endpoint, workload, arrival, threads=8, seed=1, load=true, log_path=None, sync=false, stop_after_s=None))]
-fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, String)>, arrival: Vec<(String, String)>, threads: usize, seed: u64, load: bool, log_path: Option<PathBuf>, sync: bool, stop_after_s: Option<f64>) -> PyResult<(String, Py<PyBytes>, Py<PyBytes>)> {
+fn run_ycsb(
+    py: Python<'_>,
+    endpoint: &Bound<'_, PyAny>,
+    workload: Vec<(String, String)>,
+    arrival: Vec<(String, String)>,
+    threads: usize,
+    seed: u64,
+    load: bool,
+    log_path: Option<PathBuf>,
+    sync: bool,
+    stop_after_s: Option<f64>,
+) -> PyResult<(String, Py<PyBytes>, Py<PyBytes>)> {
     if stop_after_s.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
         return Err(ParameterError::new_err(format!("stop_after_s must be positive seconds, not {stop_after_s:?}")));
     }
     let endpoint = match endpoint.downcast::<WorkloadStore>() {
         Ok(store) => Endpoint::Embedded { store: store.borrow().store.clone(), sync },
-        Err(_) => Endpoint::Server(endpoint.extract::<String>().map_err(|_| ParameterError::new_err("the endpoint is a WorkloadStore or a 'host:port' string"))?),
+        Err(_) => Endpoint::Server(
+            endpoint
+                .extract::<String>()
+                .map_err(|_| ParameterError::new_err("the endpoint is a WorkloadStore or a 'host:port' string"))?,
+        ),
     };
     let mut w = CoreWorkload::default();
     if let Some((_, letter)) = workload.iter().find(|(k, _)| k == "workload") {
@@ -152,7 +182,15 @@ fn run_ycsb(py: Python<'_>, endpoint: &Bound<'_, PyAny>, workload: Vec<(String, 
     for (k, v) in workload.iter().filter(|(k, _)| k != "workload") {
         w.set(k, v).map_err(workload_error)?;
     }
-    let spec = RunSpec { workload: w, arrival: ArrivalSpec::from_params(&arrival).map_err(workload_error)?, threads, seed, load, log_path, stop_after_s };
+    let spec = RunSpec {
+        workload: w,
+        arrival: ArrivalSpec::from_params(&arrival).map_err(workload_error)?,
+        threads,
+        seed,
+        load,
+        log_path,
+        stop_after_s,
+    };
     let result = py.allow_threads(|| run::run(&endpoint, &spec)).map_err(workload_error)?;
     let text = serde_json::to_string(&result).map_err(|e| WorkloadError::new_err(e.to_string()))?;
     Ok((text, packed(py, &result.latencies_ns)?, packed(py, &result.scheduled_ns)?))
@@ -176,7 +214,12 @@ type Operations<'py> = (Py<PyBytes>, Vec<Bound<'py, PyBytes>>, Py<PyBytes>);
 /// update, insert, scan, read-modify-write order, one byte each), its record's key, and its scan
 /// length (u32s, 0 for other operations).
 #[pyfunction]
-fn ycsb_operations<'py>(py: Python<'py>, letter: &str, properties: Vec<(String, String)>, seed: u64) -> PyResult<Operations<'py>> {
+fn ycsb_operations<'py>(
+    py: Python<'py>,
+    letter: &str,
+    properties: Vec<(String, String)>,
+    seed: u64,
+) -> PyResult<Operations<'py>> {
     let w = core_workload(letter, &properties)?;
     let mut stream = OperationStream::new(&w, seed).map_err(workload_error)?;
     let ops: Vec<_> = (0..w.operation_count).map(|_| stream.next_op()).collect();
@@ -188,7 +231,13 @@ fn ycsb_operations<'py>(py: Python<'py>, letter: &str, properties: Vec<(String, 
 
 /// The keys of records `start..end` of YCSB workload `letter` with `properties` (its load).
 #[pyfunction]
-fn ycsb_keys<'py>(py: Python<'py>, letter: &str, properties: Vec<(String, String)>, start: u64, end: u64) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+fn ycsb_keys<'py>(
+    py: Python<'py>,
+    letter: &str,
+    properties: Vec<(String, String)>,
+    start: u64,
+    end: u64,
+) -> PyResult<Vec<Bound<'py, PyBytes>>> {
     let w = core_workload(letter, &properties)?;
     Ok((start..end).map(|r| PyBytes::new(py, w.key(r).as_bytes())).collect())
 }
@@ -197,8 +246,22 @@ fn ycsb_keys<'py>(py: Python<'py>, letter: &str, properties: Vec<(String, String
 /// with the bound address when ready; closes the store; returns a JSON report.
 #[pyfunction]
 #[pyo3(signature = (store, address, max_bulk=16 << 20, sync_writes=false, threads=2))]
-fn serve(py: Python<'_>, store: &WorkloadStore, address: String, max_bulk: usize, sync_writes: bool, threads: usize) -> PyResult<String> {
-    let config = ServerConfig { address, limits: Limits { max_bulk, ..Limits::default() }, sync_writes, store_waits: store.paced, threads, ..ServerConfig::default() };
+fn serve(
+    py: Python<'_>,
+    store: &WorkloadStore,
+    address: String,
+    max_bulk: usize,
+    sync_writes: bool,
+    threads: usize,
+) -> PyResult<String> {
+    let config = ServerConfig {
+        address,
+        limits: Limits { max_bulk, ..Limits::default() },
+        sync_writes,
+        store_waits: store.paced,
+        threads,
+        ..ServerConfig::default()
+    };
     let shared = store.store.clone();
     let report = py
         .allow_threads(|| {

@@ -18,6 +18,7 @@ import sys
 from smrlab import __version__, tables
 from smrlab.errors import SmrlabError
 from smrlab.startup import INTERRUPTED, raise_on_ctrl_c
+
 # The longest usage error printed: argparse quotes a bad value whole (e.g. an unknown choice).
 MESSAGE_MAX = 300
 
@@ -73,7 +74,9 @@ class CommandGroup:
         self._groups = registry
         self.names: list[str] = []
 
-    def add(self, name: str, help: str, description: str | None = None, add_help: bool = True) -> argparse.ArgumentParser:
+    def add(
+        self, name: str, help: str, description: str | None = None, add_help: bool = True
+    ) -> argparse.ArgumentParser:
         self.names.append(name)
         return self._subparsers.add_parser(
             name,
@@ -91,7 +94,7 @@ class CommandGroup:
             if choice.dest == name:
                 choice.help = f"{what}: {', '.join(group.names)}"
 
-    def group(self, name: str, help: str = "") -> "CommandGroup":
+    def group(self, name: str, help: str = "") -> CommandGroup:
         if name not in self._groups:
             parser = self.add(name, help or f"{name} commands")
             sub = parser.add_subparsers(dest=f"{name}_command", metavar="COMMAND", required=True)
@@ -170,6 +173,7 @@ def run_command(argv: list[str] | None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

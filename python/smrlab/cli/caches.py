@@ -19,8 +19,8 @@ from smrlab.errors import UsageError
 from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.run import footprint, write_result
-from smrlab.trace import Trace
 from smrlab.tables import add_json_argument, note, print_table
+from smrlab.trace import Trace
 
 # The experiment files whose systems make the line-up in each mode (Figs. 11-14): Fig. 11's
 # (read-write) or Fig. 13's (write-only), with Fig. 14's PORE schemes; the first one's figure
@@ -58,22 +58,35 @@ def line_up(mode: str) -> list[SystemRun]:
     return presets.line_up(*LINE_UP_FILES[mode])
 
 
-def line_up_experiment(trace: str, args: argparse.Namespace, name: str, systems_compared: list[SystemRun]) -> experiment.Experiment:
+def line_up_experiment(
+    trace: str, args: argparse.Namespace, name: str, systems_compared: list[SystemRun]
+) -> experiment.Experiment:
     """The line-up on one trace as an experiment (one cell per system): each system's own
     parameters over the options, with the figure and the paper figure of the mode's file."""
     systems_run = []
     for entry in systems_compared:
         params = {"cache": cache_params(args), "dmsmr": lower_params(args)}.get(entry.system, disk_params(args))
-        systems_run.append(SystemRun(entry.label, entry.system, {**dict(p.split("=", 1) for p in params), **entry.params}))
+        systems_run.append(
+            SystemRun(entry.label, entry.system, {**dict(p.split("=", 1) for p in params), **entry.params})
+        )
     time = TIME_COMPARED[args.mode]
     figured = presets.read(LINE_UP_FILES[args.mode][0])
     return experiment.Experiment(
-        name=f"compare-caches-{name}-{args.mode}", title=f"SSD caches over drive-managed SMR: {name} ({args.mode}, cache {args.cache})",
-        traces={name: Trace.open(trace, args.format, args.trace_option)}, systems=systems_run, seeds=[args.seed],
+        name=f"compare-caches-{name}-{args.mode}",
+        title=f"SSD caches over drive-managed SMR: {name} ({args.mode}, cache {args.cache})",
+        traces={name: Trace.open(trace, args.format, args.trace_option)},
+        systems=systems_run,
+        seeds=[args.seed],
         engine=engine_keywords(args),
         # Hit rates only where a cache runs (a line-up without one reports none).
-        metrics=[time, *(["read_hit_rate", "write_hit_rate"] if any(s.system == "cache" for s in systems_compared) else []), "r_wa"],
-        reproduces={**figured.reproduces, "claims": figured.name}, figure=figured.figure)
+        metrics=[
+            time,
+            *(["read_hit_rate", "write_hit_rate"] if any(s.system == "cache" for s in systems_compared) else []),
+            "r_wa",
+        ],
+        reproduces={**figured.reproduces, "claims": figured.name},
+        figure=figured.figure,
+    )
 
 
 def compare(trace: str, args: argparse.Namespace, out_dir: Path, name: str | None = None) -> dict[str, dict]:
@@ -85,7 +98,9 @@ def compare(trace: str, args: argparse.Namespace, out_dir: Path, name: str | Non
     fp = footprint(trace, args.format, args.trace_option)
     systems_compared = line_up(args.mode)
     if args.mode == "wo" and fp["written_bytes"] == 0:
-        note(f"{name}: the trace has no writes: a write-only cache has nothing to do, so only {' and '.join(CACHELESS)} run")
+        note(
+            f"{name}: the trace has no writes: a write-only cache has nothing to do, so only {' and '.join(CACHELESS)} run"
+        )
         systems_compared = [entry for entry in systems_compared if entry.label in CACHELESS]
     results = {}
     for cell, result in presets.run(line_up_experiment(trace, args, name, systems_compared), args, out_dir, name):
@@ -94,8 +109,18 @@ def compare(trace: str, args: argparse.Namespace, out_dir: Path, name: str | Non
     return results
 
 
-COLUMNS = ["system", "rank by time", "read time / cmr", "write time / cmr", "total / cmr", "read hits / block lookups",
-           "write hits / block lookups", "R_wa", "band bytes / user byte", "band cleanings"]
+COLUMNS = [
+    "system",
+    "rank by time",
+    "read time / cmr",
+    "write time / cmr",
+    "total / cmr",
+    "read hits / block lookups",
+    "write hits / block lookups",
+    "R_wa",
+    "band bytes / user byte",
+    "band cleanings",
+]
 # Columns that say nothing when no run measured a read (a write-only line-up without reads), and
 # those that say nothing when none wrote.
 READ_COLUMNS = {"read time / cmr", "read hits / block lookups"}
@@ -116,18 +141,20 @@ def comparison_table(results: dict[str, dict], mode: str) -> tuple[list[str], li
     rows = []
     for label, result in results.items():
         d, counters = result["derived"], result["report"]["counters"]
-        rows.append((
-            label,
-            ranked.index(label) + 1,
-            _ratio(d["read_io_s"], base["read_io_s"]),
-            _ratio(d["write_io_s"], base["write_io_s"]),
-            _ratio(d["total_io_s"], base["total_io_s"]),
-            d.get("read_hit_rate"),
-            d.get("write_hit_rate"),
-            d.get("r_wa"),
-            d.get("band_bytes_per_user_byte"),
-            counters.get("band_cleanings"),
-        ))
+        rows.append(
+            (
+                label,
+                ranked.index(label) + 1,
+                _ratio(d["read_io_s"], base["read_io_s"]),
+                _ratio(d["write_io_s"], base["write_io_s"]),
+                _ratio(d["total_io_s"], base["total_io_s"]),
+                d.get("read_hit_rate"),
+                d.get("write_hit_rate"),
+                d.get("r_wa"),
+                d.get("band_bytes_per_user_byte"),
+                counters.get("band_cleanings"),
+            )
+        )
     hidden = set()
     if not any(result["report"]["read"]["requests"] for result in results.values()):
         hidden |= READ_COLUMNS
@@ -139,10 +166,16 @@ def comparison_table(results: dict[str, dict], mode: str) -> tuple[list[str], li
 
 def print_comparison(title: str, results: dict[str, dict], mode: str) -> None:
     columns, rows = comparison_table(results, mode)
-    print_table(title, columns, rows, caption="each I/O time divided by cmr-only's of the same kind; rank 1 = the least "
-                + ("write I/O time (the paper dismisses reads in write-only mode)" if mode == "wo" else "total I/O time")
-                + "; hits per cache-block lookup (4 KiB by default), not per request"
-                + "; R_wa = band bytes / bytes evicted from the SMR write buffer (PORE Figs. 11-14)")
+    print_table(
+        title,
+        columns,
+        rows,
+        caption="each I/O time divided by cmr-only's of the same kind; rank 1 = the least "
+        + ("write I/O time (the paper dismisses reads in write-only mode)" if mode == "wo" else "total I/O time")
+        + "; hits per cache-block lookup (4 KiB by default), not per request"
+        + "; R_wa = band bytes / bytes evicted from the SMR write buffer (PORE Figs. 11-14)",
+    )
+
 
 # The competitors PORE-BL's factors are given against, and the experiments whose claims hold the
 # paper's factors: I/O time over wdev, mds, ts and usr (Figs. 11 and 13 (a)), R_wa over all nine
@@ -156,11 +189,22 @@ def paper_factors(mode: str) -> dict[str, tuple[float | None, float | None]]:
     read from its claims (experiments/claims/pore.toml), the one place its numbers live."""
     from smrlab import bundled
     from smrlab.reproduce import claims
+
     stated = claims.load(claims.claims_path("pore", bundled.experiments_root())).claims
 
     def factor(label: str, metric: str) -> float | None:
-        return next((c.paper_value for c in stated if c.kind == "ratio" and c.experiment in FACTOR_EXPERIMENTS[mode]
-                     and c.metric == metric and c.of == {"label": label} and c.over == {"label": "pore-bl"}), None)
+        return next(
+            (
+                c.paper_value
+                for c in stated
+                if c.kind == "ratio"
+                and c.experiment in FACTOR_EXPERIMENTS[mode]
+                and c.metric == metric
+                and c.of == {"label": label}
+                and c.over == {"label": "pore-bl"}
+            ),
+            None,
+        )
 
     return {label: (factor(label, TIME_COMPARED[mode]), factor(label, "r_wa")) for label in COMPETITORS}
 
@@ -176,6 +220,7 @@ def factor_rows(per_trace: list[dict[str, dict]], mode: str) -> list[tuple]:
     """PORE-BL against each competitor: the competitor's I/O time (`TIME_COMPARED`) and R_wa
     divided by PORE-BL's (above 1: PORE-BL is better), averaged over the traces (arithmetic mean
     of the per-trace factors, our reading of the paper's "on average"), beside the paper's."""
+
     def mean_factor(label: str, metric: str) -> float | None:
         if any(metric not in results[name]["derived"] for results in per_trace for name in (label, "pore-bl")):
             return None  # e.g. no R_wa where the SMR write buffer never had to evict
@@ -186,20 +231,27 @@ def factor_rows(per_trace: list[dict[str, dict]], mode: str) -> list[tuple]:
     rows = []
     for label in COMPETITORS:
         paper_time, paper_r_wa = stated.get(label, (None, None))
-        rows.append((label, mean_factor(label, TIME_COMPARED[mode]), paper_time, mean_factor(label, "r_wa"), paper_r_wa))
+        rows.append(
+            (label, mean_factor(label, TIME_COMPARED[mode]), paper_time, mean_factor(label, "r_wa"), paper_r_wa)
+        )
     return rows
 
 
 def print_factors(per_trace: list[dict[str, dict]], mode: str, traces: str) -> None:
-    print_table(f"PORE-BL against the others on {traces} ({mode}), beside the PORE paper's averages", FACTOR_COLUMNS,
-                factor_rows(per_trace, mode),
-                caption="factor = the other's I/O time (or R_wa) / PORE-BL's; above 1: PORE-BL is better; "
-                        + ("write I/O times, as the paper dismisses reads in write-only mode" if mode == "wo" else "total I/O times"))
+    print_table(
+        f"PORE-BL against the others on {traces} ({mode}), beside the PORE paper's averages",
+        FACTOR_COLUMNS,
+        factor_rows(per_trace, mode),
+        caption="factor = the other's I/O time (or R_wa) / PORE-BL's; above 1: PORE-BL is better; "
+        + ("write I/O times, as the paper dismisses reads in write-only mode" if mode == "wo" else "total I/O times"),
+    )
 
 
 def run_compare(args: argparse.Namespace) -> int:
     results = compare(args.trace, args, Path(args.out))
-    print_comparison(f"SSD caches over drive-managed SMR: {args.trace} ({args.mode}, cache {args.cache})", results, args.mode)
+    print_comparison(
+        f"SSD caches over drive-managed SMR: {args.trace} ({args.mode}, cache {args.cache})", results, args.mode
+    )
     if "pore-bl" in results:
         print_factors([results], args.mode, Path(args.trace).name)
     note(f"results written to {args.out}/")
@@ -218,10 +270,13 @@ def sweep_experiment(args: argparse.Namespace, values: list[str]) -> experiment.
         name=f"cache-sweep-{name}-{args.policy}-{args.scheme}-{args.vary}",
         title=f"{args.policy}-{args.scheme}: varying {args.vary} on {name} ({args.mode})",
         traces={name: Trace.open(args.trace, args.format, args.trace_option)},
-        systems=[SystemRun(f"{args.policy}-{args.scheme}", "cache", params)], seeds=[args.seed], engine=engine_keywords(args),
+        systems=[SystemRun(f"{args.policy}-{args.scheme}", "cache", params)],
+        seeds=[args.seed],
+        engine=engine_keywords(args),
         metrics=["total_io_s", "read_hit_rate", "write_hit_rate", "r_wa"],
         reproduces={key: presets.read(SWEEPS[args.vary]).reproduces[key] for key in ("paper", "figure")},
-        figure={"kind": "lines", "x": args.vary, "y": "total_io_s", "ylabel": "total I/O time (s)"})
+        figure={"kind": "lines", "x": args.vary, "y": "total_io_s", "ylabel": "total I/O time (s)"},
+    )
 
 
 def run_sweep(args: argparse.Namespace) -> int:
@@ -231,10 +286,21 @@ def run_sweep(args: argparse.Namespace) -> int:
     rows = []
     for value, (_, result) in zip(values, presets.run(exp, args, Path(args.out), name)):
         d = result["derived"]
-        rows.append((value, d["total_io_s"], d.get("read_hit_rate"), d.get("write_hit_rate"), d.get("r_wa"),
-                     d.get("pore_avg_open_zones")))
-    print_table(f"{args.policy}-{args.scheme}: varying {args.vary} on {args.trace}",
-                [args.vary, "total I/O s", "read hit", "write hit", "R_wa", "avg open zones"], rows)
+        rows.append(
+            (
+                value,
+                d["total_io_s"],
+                d.get("read_hit_rate"),
+                d.get("write_hit_rate"),
+                d.get("r_wa"),
+                d.get("pore_avg_open_zones"),
+            )
+        )
+    print_table(
+        f"{args.policy}-{args.scheme}: varying {args.vary} on {args.trace}",
+        [args.vary, "total I/O s", "read hit", "write hit", "R_wa", "avg open zones"],
+        rows,
+    )
     note(f"results written to {args.out}/")
     return 0
 
@@ -259,10 +325,19 @@ def _period_multiple(text: str) -> float:
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Where a line-up's runs go (``smrlab run``'s options)."""
-    parser.add_argument("--jobs", "-j", type=options.count, default=None, metavar="N",
-                        help="local worker processes (default: one per core; 1: run in this process)")
-    parser.add_argument("--resume", action="store_true",
-                        help="go on in the latest results folder of this line-up: runs already stored are not run again")
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=options.count,
+        default=None,
+        metavar="N",
+        help="local worker processes (default: one per core; 1: run in this process)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on in the latest results folder of this line-up: runs already stored are not run again",
+    )
 
 
 def add_output_arguments(parser: argparse.ArgumentParser, out: str, out_help: str) -> None:
@@ -283,30 +358,52 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     add_declared(group, "cache", "mode", preset=PRESET_MODE)
     for key in ("cache", "zone", "period"):
         add_declared(group, "cache", key)
-    group.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
-                       help="further parameters of the cache or of the SMR disk below (e.g. buffer=1/256, band_size=18MiB)")
-    group.add_argument("--geometry-scale", type=options.positive, default=1.0, metavar="F",
-                       help="multiply band sizes (default 17-36 MB) and the PORE zone by F, for traces scaled down "
-                            "from the paper's by F (e.g. 0.0377 for the bundled wdev: 100,000 of 2,654,824 requests)")
+    group.add_argument(
+        "--param",
+        "-p",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="further parameters of the cache or of the SMR disk below (e.g. buffer=1/256, band_size=18MiB)",
+    )
+    group.add_argument(
+        "--geometry-scale",
+        type=options.positive,
+        default=1.0,
+        metavar="F",
+        help="multiply band sizes (default 17-36 MB) and the PORE zone by F, for traces scaled down "
+        "from the paper's by F (e.g. 0.0377 for the bundled wdev: 100,000 of 2,654,824 requests)",
+    )
 
 
 def register(commands) -> None:
-    parser = commands.add("compare-caches", help="smr-only, cmr-only, lru, lru-band and pore-{cf,pf,bl} on one trace (PORE Figs. 11-14)")
+    parser = commands.add(
+        "compare-caches", help="smr-only, cmr-only, lru, lru-band and pore-{cf,pf,bl} on one trace (PORE Figs. 11-14)"
+    )
     add_trace_arguments(parser)
     add_cache_arguments(parser)
     add_engine_arguments(parser)
-    add_output_arguments(parser, "results/compare-caches",
-                         "folder for the JSON results and the line-up's results folder (Parquet table, provenance, figure)")
+    add_output_arguments(
+        parser,
+        "results/compare-caches",
+        "folder for the JSON results and the line-up's results folder (Parquet table, provenance, figure)",
+    )
     parser.set_defaults(func=run_compare)
 
     sweep = commands.add("cache-sweep", help="vary zone size, period or cache size of one policy (PORE §V-E/F)")
     add_trace_arguments(sweep)
     add_cache_arguments(sweep)
     add_engine_arguments(sweep)
-    sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True,
-                       help="zone (bytes), period (multiples of the SMR write buffer) or cache (percent)")
+    sweep.add_argument(
+        "--vary",
+        choices=sorted(SWEEPS),
+        required=True,
+        help="zone (bytes), period (multiples of the SMR write buffer) or cache (percent)",
+    )
     sweep.add_argument("--values", help="comma-separated values (default: the paper's range)")
     add_declared(sweep, "cache", "policy", meaning="the cache policy swept")
     add_declared(sweep, "cache", "scheme")
-    add_output_arguments(sweep, "results/cache-sweep", "folder for the sweep's results folder (Parquet table, provenance, figure)")
+    add_output_arguments(
+        sweep, "results/cache-sweep", "folder for the sweep's results folder (Parquet table, provenance, figure)"
+    )
     sweep.set_defaults(func=run_sweep)

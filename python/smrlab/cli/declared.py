@@ -23,8 +23,16 @@ KIND_TYPES = {
 }
 
 
-def add_declared(parser, system: str, key: str, *, flag: str | None = None, preset: str | None = None,
-                 meaning: str | None = None, metavar: str | None = None) -> argparse.Action:
+def add_declared(
+    parser,
+    system: str,
+    key: str,
+    *,
+    flag: str | None = None,
+    preset: str | None = None,
+    meaning: str | None = None,
+    metavar: str | None = None,
+) -> argparse.Action:
     """Adds to ``parser`` (a parser or an argument group) the option that sets ``system``'s
     parameter ``key``: ``--KEY`` (underscores as dashes, the value in ``args.KEY``) unless ``flag``
     names it (the value then under the flag's name), its help the
@@ -34,7 +42,9 @@ def add_declared(parser, system: str, key: str, *, flag: str | None = None, pres
     of its choices."""
     declared = systems.parameters(system)[key]
     default = declared.default if preset is None else preset
-    said = f"default {default}" if preset is None else f"default here {default}; {system}'s own default {declared.default}"
+    said = (
+        f"default {default}" if preset is None else f"default here {default}; {system}'s own default {declared.default}"
+    )
     # argparse lists a choice's words itself ({rw,wo}); other kinds say their unit.
     said = said if declared.choices else f"{declared.unit}; {said}"
     action = parser.add_argument(

@@ -30,10 +30,19 @@ from smrlab.tables import note, print_table
 
 def register(commands) -> None:
     parser = commands.add("demo", help="compare a plain disk with a drive-managed SMR disk on the bundled traces")
-    parser.add_argument("--data", type=Path, default=DATA_DIR, help="folder with the bundled traces (default: the samples installed with smrlab)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA_DIR,
+        help="folder with the bundled traces (default: the samples installed with smrlab)",
+    )
     parser.add_argument("--out", type=Path, default=Path("results/demo"), help="folder for the JSON results")
-    parser.add_argument("--traces", type=Path, default=None,
-                        help="folder for the generated full-size PORE traces (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)")
+    parser.add_argument(
+        "--traces",
+        type=Path,
+        default=None,
+        help="folder for the generated full-size PORE traces (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)",
+    )
     caches.add_cache_arguments(parser)
     caches.add_run_arguments(parser)
     add_engine_arguments(parser)
@@ -47,27 +56,42 @@ def smr_vs_cmr(traces: dict[str, tuple[Path, argparse.Namespace]], out: Path) ->
         results = {}
         for system, params in (("cmr", caches.disk_params(args)), ("dmsmr", caches.lower_params(args))):
             with live.task(f"{name}/{system}", requests, "requests") as show:
-                results[system] = simulate(system, path, params, seed=args.seed, footprint=fp, engine=engine_from_args(args),
-                                           progress=show)
+                results[system] = simulate(
+                    system, path, params, seed=args.seed, footprint=fp, engine=engine_from_args(args), progress=show
+                )
             note_caveats(results[system], f"{name}/{system}")
             write_result(results[system], out / f"{name}-{system}.json")
         cmr, smr = results["cmr"]["derived"], results["dmsmr"]
         counters = smr["report"]["counters"]
-        rows.append((
-            name,
-            smr["report"]["requests"],
-            cmr["read_io_s"], cmr["write_io_s"],
-            smr["derived"]["read_io_s"], smr["derived"]["write_io_s"],
-            smr["derived"]["total_io_s"] / cmr["total_io_s"],
-            smr["derived"].get("r_wa"),
-            counters.get("band_cleanings", 0),
-        ))
+        rows.append(
+            (
+                name,
+                smr["report"]["requests"],
+                cmr["read_io_s"],
+                cmr["write_io_s"],
+                smr["derived"]["read_io_s"],
+                smr["derived"]["write_io_s"],
+                smr["derived"]["total_io_s"] / cmr["total_io_s"],
+                smr["derived"].get("r_wa"),
+                counters.get("band_cleanings", 0),
+            )
+        )
     print_table(
         "Drive-managed SMR vs plain disk (closed loop, total I/O time)",
-        ["trace", "requests", "cmr read s", "cmr write s", "smr read s", "smr write s", "smr / cmr", "R_wa", "band cleanings"],
+        [
+            "trace",
+            "requests",
+            "cmr read s",
+            "cmr write s",
+            "smr read s",
+            "smr write s",
+            "smr / cmr",
+            "R_wa",
+            "band cleanings",
+        ],
         rows,
         caption="dmsmr: FIFO persistent write buffer of 1/256 of the written range, bands 17-36 MB scaled with the sample "
-                "(PORE §II, §V-A)",
+        "(PORE §II, §V-A)",
     )
 
 
@@ -88,11 +112,17 @@ def run(args: argparse.Namespace) -> int:
     per_trace = []
     for name, path in full_size.items():
         measured = caches.compare(str(path), full_args, args.out, name=name)
-        caches.print_comparison(f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})", measured, args.mode)
+        caches.print_comparison(
+            f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})",
+            measured,
+            args.mode,
+        )
         per_trace.append(measured)
     caches.print_factors(per_trace, args.mode, "full-size " + ", ".join(DEMO_TRACES))
     note(f"results written to {args.out}/")
-    page = outputs.write_text(args.out / "report.html", report.page(results.tables_under(args.out), "smrlab demo: SSD caches over SMR"))
+    page = outputs.write_text(
+        args.out / "report.html", report.page(results.tables_under(args.out), "smrlab demo: SSD caches over SMR")
+    )
     note("report (figures, tables, the PORE paper's numbers beside ours):")
     print(page.resolve())
     return 0

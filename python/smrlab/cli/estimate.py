@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from smrlab import _core, geometry, options, systems
-from smrlab.errors import UsageError
 from smrlab.cli.trace import add_input_arguments
+from smrlab.errors import UsageError
 from smrlab.tables import note, print_json, print_table
 
 
@@ -17,18 +17,34 @@ def run(args: argparse.Namespace) -> int:
     if not Path(args.file).exists():
         raise UsageError(f"{args.file}: no such trace file")
     params = geometry.scale(args.param, args.geometry_scale, set(ESTIMATE_PARAMS))
-    spec = {"system": "dmsmr", "trace": args.file, "format": args.format, "trace_options": args.trace_option,
-            "params": params, "seed": args.seed}
+    spec = {
+        "system": "dmsmr",
+        "trace": args.file,
+        "format": args.format,
+        "trace_options": args.trace_option,
+        "params": params,
+        "seed": args.seed,
+    }
     result = json.loads(_core.smr_estimate(json.dumps(spec)))
-    band = {**{key: value for key, value in systems.defaults("dmsmr").items() if key in ESTIMATE_PARAMS},
-            **dict(p.split("=", 1) for p in params if "=" in p)}
+    band = {
+        **{key: value for key, value in systems.defaults("dmsmr").items() if key in ESTIMATE_PARAMS},
+        **dict(p.split("=", 1) for p in params if "=" in p),
+    }
     if band.get("band_size") in ("", "none"):
         del band["band_size"]
-    mean_band = (_core.parse_size(band["band_size"]) if "band_size" in band
-                 else (_core.parse_size(band["band_min"]) + _core.parse_size(band["band_max"])) / 2)
+    mean_band = (
+        _core.parse_size(band["band_size"])
+        if "band_size" in band
+        else (_core.parse_size(band["band_min"]) + _core.parse_size(band["band_max"])) / 2
+    )
     bands = result["written_range_bytes"] / mean_band
-    geometry_lines = geometry.describe({k: v for k, v in band.items() if k != "buffer"}, bands, "in the written range (from its size and the mean band size)",
-                                       args.geometry_scale, args.param)
+    geometry_lines = geometry.describe(
+        {k: v for k, v in band.items() if k != "buffer"},
+        bands,
+        "in the written range (from its size and the mean band size)",
+        args.geometry_scale,
+        args.param,
+    )
     if args.json:
         print_json({**result, "geometry": geometry_lines})
         return 0
@@ -58,19 +74,32 @@ def register(commands) -> None:
         "smr-estimate",
         help="estimate drive-managed SMR write amplification of a trace (PORE §III-A)",
         description=f"Only writes count. A virtual FIFO buffer of {dmsmr['buffer']} of the written range (the capacity of "
-                    "the bands the trace writes, as `sim --system dmsmr` sizes its buffer) fills with written blocks; at each fill the sizes of the bands it covers are summed and it is "
-                    "emptied. R_wa = band bytes / bytes through the buffer. Bands are uniform in "
-                    f"[{dmsmr['band_min']}, {dmsmr['band_max']}] (seeded) unless changed.",
+        "the bands the trace writes, as `sim --system dmsmr` sizes its buffer) fills with written blocks; at each fill the sizes of the bands it covers are summed and it is "
+        "emptied. R_wa = band bytes / bytes through the buffer. Bands are uniform in "
+        f"[{dmsmr['band_min']}, {dmsmr['band_max']}] (seeded) unless changed.",
     )
     parser.add_argument("file", help="trace file")
     add_input_arguments(parser)
-    defaults = ", ".join(f"{key} [{dmsmr[key]}]" for key in ESTIMATE_PARAMS).replace("%", "%%")  # argparse %-formats help
-    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
-                        help=f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the written range; band sizes in "
-                             "bytes (band_size: fixed bands)")
+    defaults = ", ".join(f"{key} [{dmsmr[key]}]" for key in ESTIMATE_PARAMS).replace(
+        "%", "%%"
+    )  # argparse %-formats help
+    parser.add_argument(
+        "--param",
+        "-p",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the written range; band sizes in "
+        "bytes (band_size: fixed bands)",
+    )
     parser.add_argument("--seed", type=options.seed, default=0, help="seed of the band layout (default 0)")
-    parser.add_argument("--geometry-scale", type=options.positive, default=1.0, metavar="F",
-                        help="multiply the band sizes by F, for a trace that is a sample of a larger one "
-                             "(F = its requests / the original's), as sim and compare-caches do")
+    parser.add_argument(
+        "--geometry-scale",
+        type=options.positive,
+        default=1.0,
+        metavar="F",
+        help="multiply the band sizes by F, for a trace that is a sample of a larger one "
+        "(F = its requests / the original's), as sim and compare-caches do",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run)

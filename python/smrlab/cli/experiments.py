@@ -16,19 +16,34 @@ from smrlab.errors import UsageError
 from smrlab.experiment.executors import MAX_JOBS
 from smrlab.tables import add_json_argument, note, print_table
 
+
 def run(args: argparse.Namespace) -> int:
-    from smrlab.experiment.stopwatch import Phases
     from smrlab.experiment.executors import reaching
+    from smrlab.experiment.stopwatch import Phases
+
     phases = Phases()
     with reaching(args.cluster) as cluster:  # reached while the experiment loads
         with phases("load"):  # generates the experiment's traces on first use
             exp = experiment.load(args.file)
         show = live.CellProgress(exp.name)
-        summary = experiment.run(exp, out=args.out, jobs=args.jobs, cluster=cluster, resume=args.resume,
-                                 share_paths=args.shared_paths, progress=show, figures=True, phases=phases)
+        summary = experiment.run(
+            exp,
+            out=args.out,
+            jobs=args.jobs,
+            cluster=cluster,
+            resume=args.resume,
+            share_paths=args.shared_paths,
+            progress=show,
+            figures=True,
+            phases=phases,
+        )
     frame = results.read(summary.table)
-    print_table(exp.title or exp.name, results.shown_columns(frame, exp), results.table_rows(frame, results.shown_columns(frame, exp)),
-                caption=_caption(exp))
+    print_table(
+        exp.title or exp.name,
+        results.shown_columns(frame, exp),
+        results.table_rows(frame, results.shown_columns(frame, exp)),
+        caption=_caption(exp),
+    )
     for path in summary.figures:
         note(f"figure written to {path}")
     note(f"{summary.ran} cells run, {summary.reused} reused, {summary.failed} failed; table: {summary.table}")
@@ -39,6 +54,7 @@ def _caption(exp: experiment.Experiment) -> str | None:
     if not exp.reproduces:
         return None
     from smrlab.citations import short
+
     return f"reproduces {short(exp.reproduces.get('paper', ''))} {exp.reproduces.get('figure', '')}".strip()
 
 
@@ -48,8 +64,10 @@ def show_results(args: argparse.Namespace) -> int:
         frame, kept = results.pivot(frame, args.pivot)
         columns = list(frame.columns)
         if kept:
-            note(f"pivot: rows differ in {', '.join(kept)} as well, so the table keeps {'it' if len(kept) == 1 else 'them'} "
-                 f"as part of each row instead of averaging them (pick one with --where {kept[0]}=VALUE)")
+            note(
+                f"pivot: rows differ in {', '.join(kept)} as well, so the table keeps {'it' if len(kept) == 1 else 'them'} "
+                f"as part of each row instead of averaging them (pick one with --where {kept[0]}=VALUE)"
+            )
     else:
         if args.columns and args.all:
             raise UsageError("--columns and --all: give one")
@@ -58,7 +76,9 @@ def show_results(args: argparse.Namespace) -> int:
         else:
             columns = list(frame.columns) if args.all else results.default_columns(args.path, frame)
             if args.timing and not args.all:
-                columns += [f"timing.{name}" for name in ("wall_s", "cpu_s", "peak_rss_bytes", "worker", "wait_s", "attempts")]
+                columns += [
+                    f"timing.{name}" for name in ("wall_s", "cpu_s", "peak_rss_bytes", "worker", "wait_s", "attempts")
+                ]
         results.check_columns(frame, columns)
     print_table(str(args.path), columns, results.table_rows(frame, columns))
     return 0
@@ -66,47 +86,83 @@ def show_results(args: argparse.Namespace) -> int:
 
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     """Where an experiment's cells run: local worker processes or a Dask cluster."""
-    parser.add_argument("--jobs", "-j", type=options.bounded_whole(1, MAX_JOBS), default=None, metavar="N",
-                        help=f"local worker processes, 1 to {MAX_JOBS} (default: one per core; 1: run in this process)")
-    parser.add_argument("--cluster", metavar="ADDRESS",
-                        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed "
-                             "(docs/cluster.md)")
-    parser.add_argument("--shared-paths", action="store_true",
-                        help="with --cluster: the workers read traces at the paths the parent sees (a shared file "
-                             "system) and no trace is sent; otherwise each worker is sent each trace it needs once "
-                             "and keeps it in its cache folder (SMRLAB_CACHE)")
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=options.bounded_whole(1, MAX_JOBS),
+        default=None,
+        metavar="N",
+        help=f"local worker processes, 1 to {MAX_JOBS} (default: one per core; 1: run in this process)",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run on this Dask scheduler (tcp://HOST:8786) instead; its workers need smrlab installed "
+        "(docs/cluster.md)",
+    )
+    parser.add_argument(
+        "--shared-paths",
+        action="store_true",
+        help="with --cluster: the workers read traces at the paths the parent sees (a shared file "
+        "system) and no trace is sent; otherwise each worker is sent each trace it needs once "
+        "and keeps it in its cache folder (SMRLAB_CACHE)",
+    )
 
 
 def register(commands) -> None:
     parser = commands.add(
-        "run", help="run an experiment file (grid of traces x systems x parameters x seeds) into a results folder",
+        "run",
+        help="run an experiment file (grid of traces x systems x parameters x seeds) into a results folder",
         description="Run the cells of an experiment file (experiments/*.toml) in local worker processes (one per core "
-                    "by default) or on a Dask cluster, keep each as it finishes, and write one Parquet row per cell "
-                    "with a JSON provenance sidecar (and the figure, if the file asks for one) into a new folder "
-                    "RESULTS/NAME-DIGEST that no other run writes.")
+        "by default) or on a Dask cluster, keep each as it finishes, and write one Parquet row per cell "
+        "with a JSON provenance sidecar (and the figure, if the file asks for one) into a new folder "
+        "RESULTS/NAME-DIGEST that no other run writes.",
+    )
     parser.add_argument("file", help="experiment TOML file")
     add_execution_arguments(parser)
-    parser.add_argument("--resume", action="store_true",
-                        help="go on in the latest folder of this experiment: cells already stored are not run again")
-    parser.add_argument("--out", type=Path, default=Path("results"), help="folder for results folders (default results/)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on in the latest folder of this experiment: cells already stored are not run again",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("results"), help="folder for results folders (default results/)"
+    )
     add_json_argument(parser)
     parser.set_defaults(func=run)
 
-    show = commands.add("results", help="print a results table (Parquet) back, filtered or pivoted",
-                        description="Print the rows of a results table: a .parquet file, or a folder holding results "
-                                    "folders (their tables are joined, with the folder's name as 'run').")
+    show = commands.add(
+        "results",
+        help="print a results table (Parquet) back, filtered or pivoted",
+        description="Print the rows of a results table: a .parquet file, or a folder holding results "
+        "folders (their tables are joined, with the folder's name as 'run').",
+    )
     show.add_argument("path", type=Path, help="a .parquet file or a folder")
-    show.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
-                      help="keep rows whose COLUMN is VALUE (repeatable; all must hold)")
-    show.add_argument("--columns", metavar="A,B,...",
-                      help="the columns to print (default: what identifies a row — label, trace, swept parameters — "
-                           "and the measures the experiment file names in 'metrics')")
+    show.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="COLUMN=VALUE",
+        help="keep rows whose COLUMN is VALUE (repeatable; all must hold)",
+    )
+    show.add_argument(
+        "--columns",
+        metavar="A,B,...",
+        help="the columns to print (default: what identifies a row — label, trace, swept parameters — "
+        "and the measures the experiment file names in 'metrics')",
+    )
     show.add_argument("--all", action="store_true", help="print every column (every counter and measure of every row)")
-    show.add_argument("--pivot", metavar="INDEX:COLUMNS:VALUES",
-                      help="one row per INDEX value, one column per COLUMNS value, cells from VALUES (e.g. trace:label:total_io_s)")
-    show.add_argument("--timing", action="store_true",
-                      help="add what each cell cost, from the provenance beside each table: timing.wall_s and "
-                           "timing.cpu_s (seconds), timing.peak_rss_bytes, timing.worker, timing.wait_s (seconds from "
-                           "submission to start), timing.attempts and more; wall-clock, never part of the results")
+    show.add_argument(
+        "--pivot",
+        metavar="INDEX:COLUMNS:VALUES",
+        help="one row per INDEX value, one column per COLUMNS value, cells from VALUES (e.g. trace:label:total_io_s)",
+    )
+    show.add_argument(
+        "--timing",
+        action="store_true",
+        help="add what each cell cost, from the provenance beside each table: timing.wall_s and "
+        "timing.cpu_s (seconds), timing.peak_rss_bytes, timing.worker, timing.wait_s (seconds from "
+        "submission to start), timing.attempts and more; wall-clock, never part of the results",
+    )
     add_json_argument(show)
     show.set_defaults(func=show_results)

@@ -52,8 +52,15 @@ hm_0.csv.gz, are read as they are, at full size), and prints one table per figur
 
 # The experiment file of each figure: its traces, schemes, usages and settings are the figure's
 # defaults; the cache figure's policies alone are Fig. 18's.
-FIGURE_FILES = {"prelim": "fluidsmr-fig3", "schemes": "fluidsmr-fig12", "usage": "fluidsmr-fig13", "fixed": "fluidsmr-fig14-15",
-                "phases": "fluidsmr-fig16", "cache": "fluidsmr-fig17", "migration": "fluidsmr-fig19"}
+FIGURE_FILES = {
+    "prelim": "fluidsmr-fig3",
+    "schemes": "fluidsmr-fig12",
+    "usage": "fluidsmr-fig13",
+    "fixed": "fluidsmr-fig14-15",
+    "phases": "fluidsmr-fig16",
+    "cache": "fluidsmr-fig17",
+    "migration": "fluidsmr-fig19",
+}
 POLICIES_FILE = "fluidsmr-fig18"
 # The reference of the preliminary figure (against which swapping is measured) and the adaptive
 # scheme the fixed configurations are set against.
@@ -108,8 +115,13 @@ class Runner:
         with (the paper's for the user's files)."""
         if self.args.trace:
             return Path(name), []
-        path = fluid_traces.table1_trace(name, self.args.requests, seed=self.args.seed, placement=self.args.placement,
-                                         hot_ranges=self.args.hot_ranges)
+        path = fluid_traces.table1_trace(
+            name,
+            self.args.requests,
+            seed=self.args.seed,
+            placement=self.args.placement,
+            hot_ranges=self.args.hot_ranges,
+        )
         return path, [f"zone_size={fluid_traces.zone_size(name, self.args.requests)}"]
 
     def add(self, label: str, trace: Path, params: list[str], samples: int = 0, warmup_ns: int = 0) -> str:
@@ -130,16 +142,25 @@ class Runner:
                 stem = trace_label(str(run.trace))
                 names[run.trace] = stem if stem not in names.values() else f"{stem}-{len(names)}"
         exp = presets.Selected(
-            name=f"fluid-sweep-{self.figure}", title=f"fluid-sweep {self.figure}",
+            name=f"fluid-sweep-{self.figure}",
+            title=f"fluid-sweep {self.figure}",
             traces={name: Trace.open(path) for path, name in names.items()},
-            systems=[SystemRun(run.label, "fluid", {**dict(p.split("=", 1) for p in run.params), **given}, self._engine(run))
-                     for run in self.planned.values()],
-            seeds=[self.args.seed], engine=engine_keywords(self.args), metrics=paper.metrics, reproduces=paper.reproduces,
-            pairs={(names[run.trace], run.label) for run in self.planned.values()})
+            systems=[
+                SystemRun(run.label, "fluid", {**dict(p.split("=", 1) for p in run.params), **given}, self._engine(run))
+                for run in self.planned.values()
+            ],
+            seeds=[self.args.seed],
+            engine=engine_keywords(self.args),
+            metrics=paper.metrics,
+            reproduces=paper.reproduces,
+            pairs={(names[run.trace], run.label) for run in self.planned.values()},
+        )
         results = {}
         for cell, result in presets.run(exp, self.args, self.out, f"fluid-sweep {self.figure}", unit="runs"):
             run = self.planned[cell.label]
-            write_result(result, self.out / f"{run.label.replace(' ', '_').replace('+', 'plus-')}.json", inputs=[run.trace])
+            write_result(
+                result, self.out / f"{run.label.replace(' ', '_').replace('+', 'plus-')}.json", inputs=[run.trace]
+            )
             self.scaled.setdefault(run.trace.name, []).append(result)
             results[run.label] = result
         return results
@@ -162,12 +183,16 @@ class Runner:
                 continue
             quota = max(g.get("cache_map_quota_bytes", 0) for g in gauges)
             limit = max(g.get("cache_limit_bytes", 0) for g in gauges)
-            note(f"{name}: partition scaled to {scale:.4g} of the paper's: zones of {round(scale * fluid_traces.ZONE):,} bytes "
-                 f"(paper 256 MiB), mapping quota {quota:,.0f} bytes (25 MB per TB of the partition)"
-                 + (f", cache limit {limit:,.0f} bytes" if limit else ""))
+            note(
+                f"{name}: partition scaled to {scale:.4g} of the paper's: zones of {round(scale * fluid_traces.ZONE):,} bytes "
+                f"(paper 256 MiB), mapping quota {quota:,.0f} bytes (25 MB per TB of the partition)"
+                + (f", cache limit {limit:,.0f} bytes" if limit else "")
+            )
             if scale * fluid_traces.ZONE < SMALL_ZONE:
-                note(f"{name}: a zone of {round(scale * fluid_traces.ZONE):,} bytes is small against the trace's 128 KiB "
-                     "writes: scaled this far, zone rewrites and cache entries are coarse (use more --requests)")
+                note(
+                    f"{name}: a zone of {round(scale * fluid_traces.ZONE):,} bytes is small against the trace's 128 KiB "
+                    "writes: scaled this far, zone rewrites and cache entries are coarse (use more --requests)"
+                )
 
 
 def latency_ms(result: dict) -> float | None:
@@ -187,8 +212,10 @@ def zone_series(result: dict) -> dict:
     """The CMR / SMR / cache zone counts over trace time (Figs. 15, 16)."""
     series = result["report"]["gauge_series"]
     columns = [series["names"].index(name) for name in ZONE_GAUGES]
-    return {"trace_hours": [s["trace_ns"] / 3.6e12 for s in series["samples"]],
-            **{name: [s["values"][c] for s in series["samples"]] for name, c in zip(ZONE_GAUGES, columns)}}
+    return {
+        "trace_hours": [s["trace_ns"] / 3.6e12 for s in series["samples"]],
+        **{name: [s["values"][c] for s in series["samples"]] for name, c in zip(ZONE_GAUGES, columns)},
+    }
 
 
 def schemes_figure(r: Runner, args: argparse.Namespace) -> None:
@@ -196,21 +223,42 @@ def schemes_figure(r: Runner, args: argparse.Namespace) -> None:
     planned = []
     for name in r.names():
         trace, zone = r.trace(name)
-        planned.append((trace_label(name), [r.add(f"{trace_label(name)} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone])
-                                            for scheme in schemes]))
+        planned.append(
+            (
+                trace_label(name),
+                [
+                    r.add(f"{trace_label(name)} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone])
+                    for scheme in schemes
+                ],
+            )
+        )
     ran = r.execute()
     rows, shares = [], []
     for stem, labels in planned:
         results = [ran[label] for label in labels]
         rows.append([stem, *[latency_ms(result) for result in results]])
         fluid = next((result for scheme, result in zip(schemes, results) if scheme == "fluid-smr"), results[0])
-        shares.append([stem, fluid["derived"].get("cmr_write_share"), counter(fluid, "occupancy_swaps"),
-                       counter(fluid, "zone_rewrites"), counter(fluid, "nsw_writes")])
-    print_table(f"average latency (ms) per scheme at usage {args.usage}", ["trace", *schemes], rows,
-                caption="FluidSMR Fig. 12 (the paper plots it on a log scale)")
-    print_table(f"where the writes went ({'fluid-smr' if 'fluid-smr' in schemes else schemes[0]})",
-                ["trace", "CMR share of writes", "occupancy swaps", "zone rewrites", "NSWs"], shares,
-                caption="writes per zone piece that found their zone in CMR; occupancy swaps: evictions that became swaps (§6.2)")
+        shares.append(
+            [
+                stem,
+                fluid["derived"].get("cmr_write_share"),
+                counter(fluid, "occupancy_swaps"),
+                counter(fluid, "zone_rewrites"),
+                counter(fluid, "nsw_writes"),
+            ]
+        )
+    print_table(
+        f"average latency (ms) per scheme at usage {args.usage}",
+        ["trace", *schemes],
+        rows,
+        caption="FluidSMR Fig. 12 (the paper plots it on a log scale)",
+    )
+    print_table(
+        f"where the writes went ({'fluid-smr' if 'fluid-smr' in schemes else schemes[0]})",
+        ["trace", "CMR share of writes", "occupancy swaps", "zone rewrites", "NSWs"],
+        shares,
+        caption="writes per zone piece that found their zone in CMR; occupancy swaps: evictions that became swaps (§6.2)",
+    )
 
 
 def prelim_figure(r: Runner, args: argparse.Namespace) -> None:
@@ -228,26 +276,38 @@ def prelim_figure(r: Runner, args: argparse.Namespace) -> None:
     nsw = rows[-1][1]
     for row in rows:
         row.append(None if row[1] is None or nsw is None else 1 - nsw / row[1])
-    print_table(f"zone swapping on {trace_label(name)} at usage 0.9", ["scheme", "latency ms", "NSW-frequency's reduction"], rows,
-                caption="FluidSMR §2.4: NSW-frequency swapping (swap-only) lowers the recency and frequency baselines' latency by "
-                        "22.4 % and 29.4 % (ts_0)")
+    print_table(
+        f"zone swapping on {trace_label(name)} at usage 0.9",
+        ["scheme", "latency ms", "NSW-frequency's reduction"],
+        rows,
+        caption="FluidSMR §2.4: NSW-frequency swapping (swap-only) lowers the recency and frequency baselines' latency by "
+        "22.4 % and 29.4 % (ts_0)",
+    )
     per_usage = []
     for usage, swap_label, cmr_label in per_usage_runs:
         swap, cmr = latency_ms(ran[swap_label]), latency_ms(ran[cmr_label])
         per_usage.append([usage, swap, cmr, None if swap is None or not cmr else swap / cmr])
-    print_table(f"swap-only against pure CMR per usage on {trace_label(name)}", ["usage", "swap-only ms", "pure-cmr ms", "degradation"], per_usage,
-                caption="FluidSMR Fig. 3: the average latency normalized to pure CMR; none below 70 % usage, rising sharply above 80 %")
+    print_table(
+        f"swap-only against pure CMR per usage on {trace_label(name)}",
+        ["usage", "swap-only ms", "pure-cmr ms", "degradation"],
+        per_usage,
+        caption="FluidSMR Fig. 3: the average latency normalized to pure CMR; none below 70 % usage, rising sharply above 80 %",
+    )
 
 
 def usage_figure(r: Runner, args: argparse.Namespace) -> None:
     name = r.names()[0]
     trace, zone = r.trace(name)
     schemes = args.schemes.split(",")
-    labels = [[r.add(f"{scheme} usage {usage}", trace, [f"scheme={scheme}", f"usage={usage}", *zone]) for scheme in schemes]
-              for usage in args.usages]
+    labels = [
+        [r.add(f"{scheme} usage {usage}", trace, [f"scheme={scheme}", f"usage={usage}", *zone]) for scheme in schemes]
+        for usage in args.usages
+    ]
     ran = r.execute()
     rows = [[usage, *[latency_ms(ran[label]) for label in row]] for usage, row in zip(args.usages, labels)]
-    print_table(f"average latency (ms) per usage on {trace_label(name)}", ["usage", *schemes], rows, caption="FluidSMR Fig. 13")
+    print_table(
+        f"average latency (ms) per usage on {trace_label(name)}", ["usage", *schemes], rows, caption="FluidSMR Fig. 13"
+    )
 
 
 def fixed_figure(r: Runner, args: argparse.Namespace) -> None:
@@ -257,25 +317,45 @@ def fixed_figure(r: Runner, args: argparse.Namespace) -> None:
     fixed = [scheme for scheme in presets.axis(FIGURE_FILES["fixed"], "scheme") if scheme != ADAPTIVE]
     for scheme in [*fixed, ADAPTIVE]:
         params = [f"scheme={scheme}", f"usage={args.usage}", *zone]
-        planned.append((scheme, r.add(f"{scheme} usage {args.usage}", trace, params, samples=SERIES_SAMPLES),
-                        r.add(f"{scheme} usage {args.usage} from day 4", trace, params, warmup_ns=3 * DAY_NS)))
+        planned.append(
+            (
+                scheme,
+                r.add(f"{scheme} usage {args.usage}", trace, params, samples=SERIES_SAMPLES),
+                r.add(f"{scheme} usage {args.usage} from day 4", trace, params, warmup_ns=3 * DAY_NS),
+            )
+        )
     ran = r.execute()
     rows, series = [], {}
     for scheme, whole, from_day_4 in planned:
         result = ran[whole]
-        rows.append([scheme, latency_ms(result), latency_ms(ran[from_day_4]), gauge(result, "cache_zones"), counter(result, "to_smr_conversions"),
-                     counter(result, "to_cmr_conversions")])
+        rows.append(
+            [
+                scheme,
+                latency_ms(result),
+                latency_ms(ran[from_day_4]),
+                gauge(result, "cache_zones"),
+                counter(result, "to_smr_conversions"),
+                counter(result, "to_cmr_conversions"),
+            ]
+        )
         series[scheme] = zone_series(result)
-    print_table(f"fixed vs adaptive format on {trace_label(name)} at usage {args.usage}",
-                ["scheme", "latency ms", "from day 4 ms", "cache zones at end", "groups to SMR", "groups to CMR"], rows,
-                caption="FluidSMR Fig. 14 (left: whole run; right: from the fourth day); zone counts over time (Fig. 15) in zones.json")
+    print_table(
+        f"fixed vs adaptive format on {trace_label(name)} at usage {args.usage}",
+        ["scheme", "latency ms", "from day 4 ms", "cache zones at end", "groups to SMR", "groups to CMR"],
+        rows,
+        caption="FluidSMR Fig. 14 (left: whole run; right: from the fourth day); zone counts over time (Fig. 15) in zones.json",
+    )
     write_series(r, series)
 
 
 def phases_figure(r: Runner, args: argparse.Namespace) -> None:
     requests = fluid_traces.PHASE_REQUESTS if args.requests is None else args.requests
     zone, zones, hot = fluid_traces.four_phase_shape(requests)
-    trace = Path(args.trace[0]) if args.trace else fluid_traces.four_phase_trace(requests, zone, zones, hot, hours=args.phase_hours, seed=args.seed)
+    trace = (
+        Path(args.trace[0])
+        if args.trace
+        else fluid_traces.four_phase_trace(requests, zone, zones, hot, hours=args.phase_hours, seed=args.seed)
+    )
     schemes = presets.axis(FIGURE_FILES["phases"], "scheme")
     for scheme in schemes:
         r.add(scheme, trace, [f"scheme={scheme}", f"usage={args.usage}", f"zone_size={zone}"], samples=SERIES_SAMPLES)
@@ -284,12 +364,34 @@ def phases_figure(r: Runner, args: argparse.Namespace) -> None:
     for scheme in schemes:
         result = ran[scheme]
         s = zone_series(result)
-        rows.append([scheme, latency_ms(result), min(s["cache_zones"]), max(s["cache_zones"]), min(s["cmr_zones"]), max(s["cmr_zones"]),
-                     counter(result, "to_smr_conversions"), counter(result, "to_cmr_conversions")])
+        rows.append(
+            [
+                scheme,
+                latency_ms(result),
+                min(s["cache_zones"]),
+                max(s["cache_zones"]),
+                min(s["cmr_zones"]),
+                max(s["cmr_zones"]),
+                counter(result, "to_smr_conversions"),
+                counter(result, "to_cmr_conversions"),
+            ]
+        )
         series[scheme] = s
-    print_table(f"four-phase workload ({requests:,} writes, {args.phase_hours:g} h a phase) at usage {args.usage}",
-                ["scheme", "latency ms", "cache zones min", "cache zones max", "CMR zones min", "CMR zones max", "groups to SMR", "groups to CMR"],
-                rows, caption="FluidSMR Fig. 16: phases 1 and 3 favour SMR + cache, 2 and 4 CMR; zone counts over time in zones.json")
+    print_table(
+        f"four-phase workload ({requests:,} writes, {args.phase_hours:g} h a phase) at usage {args.usage}",
+        [
+            "scheme",
+            "latency ms",
+            "cache zones min",
+            "cache zones max",
+            "CMR zones min",
+            "CMR zones max",
+            "groups to SMR",
+            "groups to CMR",
+        ],
+        rows,
+        caption="FluidSMR Fig. 16: phases 1 and 3 favour SMR + cache, 2 and 4 CMR; zone counts over time in zones.json",
+    )
     write_series(r, series)
 
 
@@ -297,26 +399,50 @@ def cache_figure(r: Runner, args: argparse.Namespace) -> None:
     steps = presets.axis(FIGURE_FILES["cache"], "scheme")
     policies = presets.axis(POLICIES_FILE, "scheme")
     # Fig. 18's settings of the policies alone (no swapping, no conversion, its cache limit).
-    alone_settings = {key: value for key, value in presets.read(POLICIES_FILE).params.items() if key not in ("scheme", "usage")}
+    alone_settings = {
+        key: value for key, value in presets.read(POLICIES_FILE).params.items() if key not in ("scheme", "usage")
+    }
     cache_limit = alone_settings.get("cache_limit")
     planned = []
     for name in r.names():
         trace, zone = r.trace(name)
         stem = trace_label(name)
-        ablation = [r.add(f"{stem} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone]) for scheme in steps]
-        alone = [r.add(f"{stem} {policy} alone", trace, [f"scheme={policy}", f"usage={args.policy_usage}", *zone,
-                                                          *(f"{key}={value}" for key, value in alone_settings.items())]) for policy in policies]
+        ablation = [
+            r.add(f"{stem} {scheme}", trace, [f"scheme={scheme}", f"usage={args.usage}", *zone]) for scheme in steps
+        ]
+        alone = [
+            r.add(
+                f"{stem} {policy} alone",
+                trace,
+                [
+                    f"scheme={policy}",
+                    f"usage={args.policy_usage}",
+                    *zone,
+                    *(f"{key}={value}" for key, value in alone_settings.items()),
+                ],
+            )
+            for policy in policies
+        ]
         planned.append((stem, ablation, alone))
     ran = r.execute()
     rows = []
     for stem, ablation, alone in planned:
-        rows.append([stem, *[latency_ms(ran[label]) for label in ablation],
-                     *[value for label in alone for value in (latency_ms(ran[label]), counter(ran[label], "zone_rewrites"))]])
+        rows.append(
+            [
+                stem,
+                *[latency_ms(ran[label]) for label in ablation],
+                *[value for label in alone for value in (latency_ms(ran[label]), counter(ran[label], "zone_rewrites"))],
+            ]
+        )
     columns = ["trace", *steps, *[f"{p} alone {what}" for p in policies for what in ("ms", "zone rewrites")]]
-    print_table(f"cache optimisations at usage {args.usage}; the policies alone at {args.policy_usage}", columns, rows,
-                caption=f"FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of at "
-                        f"most {cache_limit} of the SMR area; latency in ms). A partition this full may have no zone left for a cache: "
-                        "then every column is the same")
+    print_table(
+        f"cache optimisations at usage {args.usage}; the policies alone at {args.policy_usage}",
+        columns,
+        rows,
+        caption=f"FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of at "
+        f"most {cache_limit} of the SMR area; latency in ms). A partition this full may have no zone left for a cache: "
+        "then every column is the same",
+    )
 
 
 def migration_figure(r: Runner, args: argparse.Namespace) -> None:
@@ -330,19 +456,36 @@ def migration_figure(r: Runner, args: argparse.Namespace) -> None:
     at = args.allocate_at or (max(1, fluid_traces.requests_of(name, args.requests) // 4) if not args.trace else 1)
     base = [f"scheme={args.migration_scheme}", f"usage={args.migration_usage}", *zone_param, f"guard={guard}"]
     runs = [("no allocation", []), ("blocking", [f"allocate={allocate}", f"allocate_at={at}"])]
-    runs += [(f"{bound:g} ms", [f"allocate={allocate}", f"allocate_at={at}", f"latency_bound={bound:g}"]) for bound in args.bounds]
-    labels = [(label, r.add(f"migration {label}", trace, [*base, *extra], samples=SERIES_SAMPLES)) for label, extra in runs]
+    runs += [
+        (f"{bound:g} ms", [f"allocate={allocate}", f"allocate_at={at}", f"latency_bound={bound:g}"])
+        for bound in args.bounds
+    ]
+    labels = [
+        (label, r.add(f"migration {label}", trace, [*base, *extra], samples=SERIES_SAMPLES)) for label, extra in runs
+    ]
     ran = r.execute()
     rows = []
     for label, key in labels:
         result = ran[key]
         finished = counter(result, "repletions") > 0
-        rows.append([label, latency_ms(result), (gauge(result, "max_quantum_ns") or 0) / 1e6, counter(result, "conversion_wall_ns") / 1e9 if finished else None,
-                     counter(result, "conversion_commands"), counter(result, "migration_quanta"), finished])
-    print_table(f"quantized migration on {trace_label(name)}: {allocate:,} bytes allocated before request {at:,}",
-                ["run", "latency ms", "worst added ms", "conversion s", "conversions", "quanta", "finished"], rows,
-                caption="FluidSMR Fig. 19: a larger acceptable increase of latency gives a shorter conversion; 'worst added' is the longest "
-                        "migration quantum, the most any request waited for one")
+        rows.append(
+            [
+                label,
+                latency_ms(result),
+                (gauge(result, "max_quantum_ns") or 0) / 1e6,
+                counter(result, "conversion_wall_ns") / 1e9 if finished else None,
+                counter(result, "conversion_commands"),
+                counter(result, "migration_quanta"),
+                finished,
+            ]
+        )
+    print_table(
+        f"quantized migration on {trace_label(name)}: {allocate:,} bytes allocated before request {at:,}",
+        ["run", "latency ms", "worst added ms", "conversion s", "conversions", "quanta", "finished"],
+        rows,
+        caption="FluidSMR Fig. 19: a larger acceptable increase of latency gives a shorter conversion; 'worst added' is the longest "
+        "migration quantum, the most any request waited for one",
+    )
 
 
 def write_series(r: Runner, series: dict) -> None:
@@ -350,8 +493,15 @@ def write_series(r: Runner, series: dict) -> None:
     note(f"zone counts over time in {r.out / 'zones.json'}")
 
 
-FIGURES = {"prelim": prelim_figure, "schemes": schemes_figure, "usage": usage_figure, "fixed": fixed_figure, "phases": phases_figure,
-           "cache": cache_figure, "migration": migration_figure}
+FIGURES = {
+    "prelim": prelim_figure,
+    "schemes": schemes_figure,
+    "usage": usage_figure,
+    "fixed": fixed_figure,
+    "phases": phases_figure,
+    "cache": cache_figure,
+    "migration": migration_figure,
+}
 # The recipe of FluidSMR's Table 1 traces (smrlab.recipes), the figures' own traces.
 TABLE1_RECIPE = "fluid-table1"
 
@@ -363,7 +513,9 @@ def paper_defaults(args: argparse.Namespace) -> None:
     figure = presets.read(FIGURE_FILES[args.figure])
     axes = figure.axes()
     if args.traces is None:
-        args.traces = ",".join(name for recipe, name in presets.trace_names(FIGURE_FILES[args.figure]) if recipe == TABLE1_RECIPE)
+        args.traces = ",".join(
+            name for recipe, name in presets.trace_names(FIGURE_FILES[args.figure]) if recipe == TABLE1_RECIPE
+        )
     if args.usage is None and not isinstance(figure.params.get("usage"), list):
         args.usage = figure.params.get("usage")
     if args.usages is None:
@@ -404,7 +556,9 @@ def check_lists(args: argparse.Namespace) -> None:
     for name in names:
         fluid_traces.preset(name)
     if len(set(names)) != len(names) or len(names) > MOST_LISTED:
-        raise UsageError(f"--traces: at most {MOST_LISTED} Table 1 traces, each once, not {options.quoted(args.traces)}")
+        raise UsageError(
+            f"--traces: at most {MOST_LISTED} Table 1 traces, each once, not {options.quoted(args.traces)}"
+        )
     if len(args.schemes.split(",")) > MOST_LISTED:
         raise UsageError(f"--schemes: at most {MOST_LISTED} schemes")
 
@@ -413,10 +567,18 @@ def trace_command(args: argparse.Namespace) -> int:
     if args.name == "four-phase":
         requests = fluid_traces.PHASE_REQUESTS if args.requests is None else args.requests
         zone, zones, hot = fluid_traces.four_phase_shape(requests)
-        path = fluid_traces.four_phase_trace(requests, zone, zones, hot, hours=args.phase_hours, folder=Path(args.out), seed=args.seed)
+        path = fluid_traces.four_phase_trace(
+            requests, zone, zones, hot, hours=args.phase_hours, folder=Path(args.out), seed=args.seed
+        )
     else:
-        path = fluid_traces.table1_trace(args.name, args.requests, folder=Path(args.out), seed=args.seed, placement=args.placement,
-                                         hot_ranges=args.hot_ranges)
+        path = fluid_traces.table1_trace(
+            args.name,
+            args.requests,
+            folder=Path(args.out),
+            seed=args.seed,
+            placement=args.placement,
+            hot_ranges=args.hot_ranges,
+        )
         zone = fluid_traces.zone_size(args.name, args.requests)
     print(path)
     note(f"run it with: smrlab sim --system fluid --trace {path} --zone-size {zone}")
@@ -424,54 +586,118 @@ def trace_command(args: argparse.Namespace) -> int:
 
 
 def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--placement", choices=fluid_traces.PLACEMENTS, default="spread",
-                        help="where a generated Table 1 trace's written data lies: spread (default: its hot ranges at seeded places "
-                             "over the whole address range) or front (at its start, in the lowest zones, which the layout puts in CMR)")
-    parser.add_argument("--hot-ranges", type=int, default=fluid_traces.HOT_RANGES, metavar="N",
-                        help=f"spread: the written core in N hot ranges (default {fluid_traces.HOT_RANGES}, at most "
-                             f"{fluid_traces.MAX_HOT_RANGES}; each at least 128 KiB)")
+    parser.add_argument(
+        "--placement",
+        choices=fluid_traces.PLACEMENTS,
+        default="spread",
+        help="where a generated Table 1 trace's written data lies: spread (default: its hot ranges at seeded places "
+        "over the whole address range) or front (at its start, in the lowest zones, which the layout puts in CMR)",
+    )
+    parser.add_argument(
+        "--hot-ranges",
+        type=int,
+        default=fluid_traces.HOT_RANGES,
+        metavar="N",
+        help=f"spread: the written core in N hot ranges (default {fluid_traces.HOT_RANGES}, at most "
+        f"{fluid_traces.MAX_HOT_RANGES}; each at least 128 KiB)",
+    )
 
 
 def register(commands) -> None:
-    parser = commands.add("fluid-sweep", help="FluidSMR paper experiments on a hybrid CMR/SMR partition (Figs. 12-19)",
-                          description=SWEEP_HELP)
+    parser = commands.add(
+        "fluid-sweep",
+        help="FluidSMR paper experiments on a hybrid CMR/SMR partition (Figs. 12-19)",
+        description=SWEEP_HELP,
+    )
     parser.add_argument("figure", choices=list(FIGURES), help="which experiment (see above)")
-    parser.add_argument("--trace", action="append", metavar="FILE",
-                        help="a trace of your own instead of the generated ones (repeat for several; an MSR Cambridge trace "
-                             "such as hm_0.csv.gz is read as published, at full size, with the paper's 256 MiB zones)")
+    parser.add_argument(
+        "--trace",
+        action="append",
+        metavar="FILE",
+        help="a trace of your own instead of the generated ones (repeat for several; an MSR Cambridge trace "
+        "such as hm_0.csv.gz is read as published, at full size, with the paper's 256 MiB zones)",
+    )
     parser.add_argument("--traces", help="comma-separated Table 1 traces (default: the figure's)")
-    parser.add_argument("--requests", type=options.generated_requests,
-                        help="scale the generated traces down to this many requests, 1 to 10^9 (default: full size; the "
-                             "phases figure's workload has at most its full 10,000,000)")
-    parser.add_argument("--usage", type=options.fraction, help="partition usage, above 0 and at most 1 (default 0.9; 0.999 for cache, §7.3)")
-    parser.add_argument("--policy-usage", type=options.fraction, default=None,
-                        help="cache figure: usage of the policies alone, above 0 and at most 1 (Fig. 18, §7.4; default 0.99)")
-    parser.add_argument("--usages", type=options.listed(options.fraction, MOST_LISTED), default=None,
-                        help=f"usages of the usage figure, comma-separated, at most {MOST_LISTED}")
-    parser.add_argument("--schemes", default=None, help=f"schemes of the schemes and usage figures (at most {MOST_LISTED})")
-    parser.add_argument("--phase-hours", type=options.bounded_number(fluid_traces.PHASE_HOURS_MIN, fluid_traces.PHASE_HOURS_MAX),
-                        default=fluid_traces.PHASE_HOURS,
-                        help=f"hours of each phase of the phases figure, {fluid_traces.PHASE_HOURS_MIN:g} to {fluid_traces.PHASE_HOURS_MAX:g}")
-    parser.add_argument("--bounds", type=options.listed(options.positive, MOST_LISTED), default=None,
-                        help=f"acceptable latency increases (ms) of the migration figure, comma-separated, at most {MOST_LISTED}")
+    parser.add_argument(
+        "--requests",
+        type=options.generated_requests,
+        help="scale the generated traces down to this many requests, 1 to 10^9 (default: full size; the "
+        "phases figure's workload has at most its full 10,000,000)",
+    )
+    parser.add_argument(
+        "--usage",
+        type=options.fraction,
+        help="partition usage, above 0 and at most 1 (default 0.9; 0.999 for cache, §7.3)",
+    )
+    parser.add_argument(
+        "--policy-usage",
+        type=options.fraction,
+        default=None,
+        help="cache figure: usage of the policies alone, above 0 and at most 1 (Fig. 18, §7.4; default 0.99)",
+    )
+    parser.add_argument(
+        "--usages",
+        type=options.listed(options.fraction, MOST_LISTED),
+        default=None,
+        help=f"usages of the usage figure, comma-separated, at most {MOST_LISTED}",
+    )
+    parser.add_argument(
+        "--schemes", default=None, help=f"schemes of the schemes and usage figures (at most {MOST_LISTED})"
+    )
+    parser.add_argument(
+        "--phase-hours",
+        type=options.bounded_number(fluid_traces.PHASE_HOURS_MIN, fluid_traces.PHASE_HOURS_MAX),
+        default=fluid_traces.PHASE_HOURS,
+        help=f"hours of each phase of the phases figure, {fluid_traces.PHASE_HOURS_MIN:g} to {fluid_traces.PHASE_HOURS_MAX:g}",
+    )
+    parser.add_argument(
+        "--bounds",
+        type=options.listed(options.positive, MOST_LISTED),
+        default=None,
+        help=f"acceptable latency increases (ms) of the migration figure, comma-separated, at most {MOST_LISTED}",
+    )
     parser.add_argument("--migration-scheme", default=None, help="scheme of the migration figure (default fluid-smr)")
-    parser.add_argument("--migration-usage", type=options.fraction, default=None, help="usage of the migration figure, above 0 and at most 1 (default 0.8)")
-    parser.add_argument("--allocate-at", type=options.count, help="migration figure: the request before which space is allocated "
-                                                                   "(default: a quarter into a generated trace, the first of yours)")
+    parser.add_argument(
+        "--migration-usage",
+        type=options.fraction,
+        default=None,
+        help="usage of the migration figure, above 0 and at most 1 (default 0.8)",
+    )
+    parser.add_argument(
+        "--allocate-at",
+        type=options.count,
+        help="migration figure: the request before which space is allocated "
+        "(default: a quarter into a generated trace, the first of yours)",
+    )
     add_placement_arguments(parser)
-    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="more fluid parameters for every run")
+    parser.add_argument(
+        "--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="more fluid parameters for every run"
+    )
     add_engine_arguments(parser)
     add_output_arguments(parser, "results/fluid-sweep", "folder for the JSON results and each figure's results folder")
     parser.set_defaults(func=sweep)
 
-    trace = commands.add("fluid-trace", help="write a FluidSMR workload: a Table 1 trace or the four-phase workload (Fig. 16)")
+    trace = commands.add(
+        "fluid-trace", help="write a FluidSMR workload: a Table 1 trace or the four-phase workload (Fig. 16)"
+    )
     trace.add_argument("name", choices=[*fluid_traces.TABLE1, "four-phase"])
-    trace.add_argument("--requests", type=options.generated_requests,
-                       help="scale down to this many requests, 1 to 10^9 (default: full size; four-phase: at most its full 10,000,000)")
-    trace.add_argument("--phase-hours", type=options.bounded_number(fluid_traces.PHASE_HOURS_MIN, fluid_traces.PHASE_HOURS_MAX),
-                       default=fluid_traces.PHASE_HOURS,
-                       help=f"four-phase: hours per phase, {fluid_traces.PHASE_HOURS_MIN:g} to {fluid_traces.PHASE_HOURS_MAX:g}")
+    trace.add_argument(
+        "--requests",
+        type=options.generated_requests,
+        help="scale down to this many requests, 1 to 10^9 (default: full size; four-phase: at most its full 10,000,000)",
+    )
+    trace.add_argument(
+        "--phase-hours",
+        type=options.bounded_number(fluid_traces.PHASE_HOURS_MIN, fluid_traces.PHASE_HOURS_MAX),
+        default=fluid_traces.PHASE_HOURS,
+        help=f"four-phase: hours per phase, {fluid_traces.PHASE_HOURS_MIN:g} to {fluid_traces.PHASE_HOURS_MAX:g}",
+    )
     add_placement_arguments(trace)
-    trace.add_argument("--seed", type=options.seed, default=0, help="seed of the trace generator (default 0); the same seed gives the same trace")
+    trace.add_argument(
+        "--seed",
+        type=options.seed,
+        default=0,
+        help="seed of the trace generator (default 0); the same seed gives the same trace",
+    )
     trace.add_argument("--out", default="results/traces", help="folder for the trace")
     trace.set_defaults(func=trace_command)

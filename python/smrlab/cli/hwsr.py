@@ -49,11 +49,20 @@ def run_capacity(args: argparse.Namespace) -> int:
     figure = json.loads(_core.hwsr_capacity())
     regions = [s for s, _ in figure["curves"][0]["points"]]
     rows = [(f"Fig. {c['panel']}", c["kappa"], c["beta"], *(v for _, v in c["points"])) for c in figure["curves"]]
-    print_table("H-S ratio: disk utilisation of HWSR over S-block (HWSR §3.2, Fig. 7)",
-                ["figure", "kappa", "beta", *(f"S_reg={s}" for s in regions)], rows,
-                caption="2(S_reg + 2 kappa) / ((2 S_reg + kappa)(1 - beta)); S_reg in tracks")
-    print_table("The paper's stated points", ["claim", "S_reg", "kappa", "beta", "paper", "model", "holds"],
-                [(p["claim"], p["region_tracks"], p["kappa"], p["beta"], p["paper"], p["model"], p["holds"]) for p in figure["stated"]])
+    print_table(
+        "H-S ratio: disk utilisation of HWSR over S-block (HWSR §3.2, Fig. 7)",
+        ["figure", "kappa", "beta", *(f"S_reg={s}" for s in regions)],
+        rows,
+        caption="2(S_reg + 2 kappa) / ((2 S_reg + kappa)(1 - beta)); S_reg in tracks",
+    )
+    print_table(
+        "The paper's stated points",
+        ["claim", "S_reg", "kappa", "beta", "paper", "model", "holds"],
+        [
+            (p["claim"], p["region_tracks"], p["kappa"], p["beta"], p["paper"], p["model"], p["holds"])
+            for p in figure["stated"]
+        ],
+    )
     return 0 if all(p["holds"] for p in figure["stated"]) else 1
 
 
@@ -68,19 +77,46 @@ def trace_of(args: argparse.Namespace) -> Path:
 
 def run_traces(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.preset or hwsr_traces.ROWS))
-    check_room(traces_folder(args.out), sum(hwsr_traces.trace_bytes(name, args.requests) for name in names),
-               f"{len(names)} generated traces")
+    check_room(
+        traces_folder(args.out),
+        sum(hwsr_traces.trace_bytes(name, args.requests) for name in names),
+        f"{len(names)} generated traces",
+    )
     rows = []
     for name in names:
         path = hwsr_traces.trace(name, args.requests, Path(args.out) if args.out else None, args.seed)
         columns = hwsr_traces.measured(path)
         off = hwsr_traces.deviations(name, columns, args.requests)
-        rows.append((name, path.name, columns["requests"], columns["unique_bytes"] / 1e9, columns["avg_read_len"],
-                     columns["avg_write_len"], columns["updates"], columns["write_percent"], max(abs(v) for v in off.values())))
-    print_table("Table 3 traces as generated", ["trace", "file", "requests", "unique GB", "avg read B", "avg write B",
-                                                "updates", "write %", "largest deviation"], rows,
-                caption="largest deviation: the largest of the six columns' relative distance from Table 3 "
-                        "(scaled to the request count)")
+        rows.append(
+            (
+                name,
+                path.name,
+                columns["requests"],
+                columns["unique_bytes"] / 1e9,
+                columns["avg_read_len"],
+                columns["avg_write_len"],
+                columns["updates"],
+                columns["write_percent"],
+                max(abs(v) for v in off.values()),
+            )
+        )
+    print_table(
+        "Table 3 traces as generated",
+        [
+            "trace",
+            "file",
+            "requests",
+            "unique GB",
+            "avg read B",
+            "avg write B",
+            "updates",
+            "write %",
+            "largest deviation",
+        ],
+        rows,
+        caption="largest deviation: the largest of the six columns' relative distance from Table 3 "
+        "(scaled to the request count)",
+    )
     return 0
 
 
@@ -92,13 +128,30 @@ def result_row(label: str, result: dict) -> tuple:
     report, derived = result["report"], result["derived"]
     mean = (mean_response_ns(report) or 0.0) / MS
     per_request = derived.get("segments_rewritten_per_request")
-    return (label, mean, response_ms(report["read"]["response"]), response_ms(report["write"]["response"]),
-            report["write"]["response"]["p99_ns"] / MS, response_ms(report["write"]["service"]),
-            None if per_request is None else per_request * 1e4,
-            derived.get("mem_hit_ratio"), derived.get("ssd_hit_ratio"))
+    return (
+        label,
+        mean,
+        response_ms(report["read"]["response"]),
+        response_ms(report["write"]["response"]),
+        report["write"]["response"]["p99_ns"] / MS,
+        response_ms(report["write"]["service"]),
+        None if per_request is None else per_request * 1e4,
+        derived.get("mem_hit_ratio"),
+        derived.get("ssd_hit_ratio"),
+    )
 
 
-COLUMNS = ["system", "mean ms", "read ms", "write ms", "write p99 ms", "write service ms", "segments /10k req", "MEM hit", "SSD hit"]
+COLUMNS = [
+    "system",
+    "mean ms",
+    "read ms",
+    "write ms",
+    "write p99 ms",
+    "write service ms",
+    "segments /10k req",
+    "MEM hit",
+    "SSD hit",
+]
 
 
 def given_params(args: argparse.Namespace) -> dict[str, str]:
@@ -107,17 +160,31 @@ def given_params(args: argparse.Namespace) -> dict[str, str]:
     return dict(p.split("=", 1) for p in args.param)
 
 
-def run_preset(args: argparse.Namespace, trace: Path, title: str, systems_run: list[SystemRun], params: dict,
-               paper: experiment.Experiment) -> list[tuple]:
+def run_preset(
+    args: argparse.Namespace,
+    trace: Path,
+    title: str,
+    systems_run: list[SystemRun],
+    params: dict,
+    paper: experiment.Experiment,
+) -> list[tuple]:
     """The runs on ``trace`` as an experiment through the runner (``--jobs``, ``--resume``, a
     results folder with its Parquet table under --out), with the measures and paper figure of
     the experiment file ``paper``; each cell with its result, also written to --out as
     NAME-LABEL.json. No figure is drawn (it would take longer than the runs of a small trace):
     ``smrlab run`` on the experiment file draws it."""
     name = trace.name.split(".")[0]
-    exp = experiment.Experiment(name=f"{title.replace(' ', '-')}-{name}", title=f"{title} on {name}", traces={name: Trace.open(trace)},
-                                systems=systems_run, params=params, seeds=[args.seed], engine=engine_keywords(args),
-                                metrics=paper.metrics, reproduces=paper.reproduces)
+    exp = experiment.Experiment(
+        name=f"{title.replace(' ', '-')}-{name}",
+        title=f"{title} on {name}",
+        traces={name: Trace.open(trace)},
+        systems=systems_run,
+        params=params,
+        seeds=[args.seed],
+        engine=engine_keywords(args),
+        metrics=paper.metrics,
+        reproduces=paper.reproduces,
+    )
     return presets.run(exp, args, Path(args.out), name, title=f"{title} on {name}", unit="runs")
 
 
@@ -132,14 +199,24 @@ def run_compare(args: argparse.Namespace) -> int:
     out = Path(args.out)
     first = presets.read(LINE_UP_FILES[0])
     rows = []
-    ran = run_preset(args, trace, "hwsr compare", [entry for entry in line_up if wanted is None or entry.label in wanted],
-                     {**first.params, **given_params(args)}, first)
+    ran = run_preset(
+        args,
+        trace,
+        "hwsr compare",
+        [entry for entry in line_up if wanted is None or entry.label in wanted],
+        {**first.params, **given_params(args)},
+        first,
+    )
     for cell, result in ran:
         write_result(result, out / f"{cell.trace_name}-{cell.label.replace(' ', '-')}.json", inputs=[trace])
         rows.append(result_row(cell.label, result))
-    print_table(f"HWSR, S-block and a plain disk on {trace.name}", COLUMNS, rows,
-                caption="response = waiting + service (open loop at trace time unless --replay closed); "
-                        "HWSR Figs. 13 (response), 14 (segments rewritten), 12c (hit ratios), 15-19 (without MEM or SSD)")
+    print_table(
+        f"HWSR, S-block and a plain disk on {trace.name}",
+        COLUMNS,
+        rows,
+        caption="response = waiting + service (open loop at trace time unless --replay closed); "
+        "HWSR Figs. 13 (response), 14 (segments rewritten), 12c (hit ratios), 15-19 (without MEM or SSD)",
+    )
     note(f"results written to {out}/")
     return 0
 
@@ -150,39 +227,70 @@ def run_sweep(args: argparse.Namespace) -> int:
     swept = presets.read(SWEEP_FILE)
     blocks = args.blocks or [_core.parse_size(value) // SECTOR for value in swept.axes()["block"]]
     regions = args.regions or [int(value) for value in swept.axes()["region"]]
-    grid = {**given_params(args), "block": [str(block * SECTOR) for block in blocks], "region": [str(region) for region in regions]}
+    grid = {
+        **given_params(args),
+        "block": [str(block * SECTOR) for block in blocks],
+        "region": [str(region) for region in regions],
+    }
     mean_ms = {}
     for cell, result in run_preset(args, trace, "hwsr-sweep", swept.systems, grid, swept):
         block, region = int(cell.given["block"]) // SECTOR, int(cell.given["region"])
         write_result(result, Path(args.out) / f"{cell.trace_name}-b{block}-r{region}.json", inputs=[trace])
         mean_ms[block, region] = result_row("", result)[1]
     rows = [(region, *(mean_ms[block, region] for block in blocks)) for region in regions]
-    print_table(f"HWSR mean response time (ms) by block and region size on {trace.name} (Fig. 20)",
-                ["region tracks", *(f"block {b} sectors" for b in blocks)], rows)
+    print_table(
+        f"HWSR mean response time (ms) by block and region size on {trace.name} (Fig. 20)",
+        ["region tracks", *(f"block {b} sectors" for b in blocks)],
+        rows,
+    )
     return 0
 
 
 def add_trace_choice(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trace", help="block trace file")
     parser.add_argument("--preset", choices=list(hwsr_traces.ROWS), help="a Table 3 trace, generated on first use")
-    parser.add_argument("--requests", type=generated_requests, metavar="N",
-                        help="with --preset: requests, 1 to 10^9 (default the table's 1,000,000)")
-    parser.add_argument("--traces", metavar="DIR", help="with --preset: where generated traces go (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)")
-    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
-                        help="parameters for every run that declares them (e.g. mem=2MiB, kappa=3, disk=desktop7200)")
+    parser.add_argument(
+        "--requests",
+        type=generated_requests,
+        metavar="N",
+        help="with --preset: requests, 1 to 10^9 (default the table's 1,000,000)",
+    )
+    parser.add_argument(
+        "--traces",
+        metavar="DIR",
+        help="with --preset: where generated traces go (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)",
+    )
+    parser.add_argument(
+        "--param",
+        "-p",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="parameters for every run that declares them (e.g. mem=2MiB, kappa=3, disk=desktop7200)",
+    )
 
 
 def register(commands) -> None:
     group = commands.group("hwsr", help="the HWSR paper: capacity model, Table 3 traces, comparisons (Luo et al.)")
-    capacity = group.add("capacity", help="wave-like recording capacity model: Fig. 7 and the paper's stated points (§3.2)")
+    capacity = group.add(
+        "capacity", help="wave-like recording capacity model: Fig. 7 and the paper's stated points (§3.2)"
+    )
     add_json_argument(capacity)
     capacity.set_defaults(func=run_capacity)
 
     traces = group.add("traces", help="generate the Table 3 traces and compare their columns with the table")
-    traces.add_argument("--preset", action="append", choices=list(hwsr_traces.ROWS), help="only this trace (repeatable)")
-    traces.add_argument("--requests", type=generated_requests, metavar="N",
-                        help="requests per trace, 1 to 10^9 (default 1,000,000; fewer scale ranges)")
-    traces.add_argument("--out", metavar="DIR", help="where traces go (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)")
+    traces.add_argument(
+        "--preset", action="append", choices=list(hwsr_traces.ROWS), help="only this trace (repeatable)"
+    )
+    traces.add_argument(
+        "--requests",
+        type=generated_requests,
+        metavar="N",
+        help="requests per trace, 1 to 10^9 (default 1,000,000; fewer scale ranges)",
+    )
+    traces.add_argument(
+        "--out", metavar="DIR", help="where traces go (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)"
+    )
     traces.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     add_json_argument(traces)
     traces.set_defaults(func=run_traces)
@@ -197,9 +305,17 @@ def register(commands) -> None:
     sweep = commands.add("hwsr-sweep", help="HWSR response time over block and region sizes (HWSR Fig. 20)")
     add_trace_choice(sweep)
     add_engine_arguments(sweep, replay="open")
-    sweep.add_argument("--blocks", type=listed(bounded_whole(1, MAX_BLOCK_SECTORS), MOST_SWEPT), default=None,
-                       help=f"block sizes in 512-byte sectors, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_BLOCK_SECTORS} (default 16..512)")
-    sweep.add_argument("--regions", type=listed(bounded_whole(1, _core.HWSR_MAX_REGION_TRACKS), MOST_SWEPT), default=None,
-                       help=f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to {_core.HWSR_MAX_REGION_TRACKS} (default 8..64)")
+    sweep.add_argument(
+        "--blocks",
+        type=listed(bounded_whole(1, MAX_BLOCK_SECTORS), MOST_SWEPT),
+        default=None,
+        help=f"block sizes in 512-byte sectors, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_BLOCK_SECTORS} (default 16..512)",
+    )
+    sweep.add_argument(
+        "--regions",
+        type=listed(bounded_whole(1, _core.HWSR_MAX_REGION_TRACKS), MOST_SWEPT),
+        default=None,
+        help=f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to {_core.HWSR_MAX_REGION_TRACKS} (default 8..64)",
+    )
     add_output_arguments(sweep, "results/hwsr-sweep", "folder for the JSON results and the sweep's results folder")
     sweep.set_defaults(func=run_sweep)

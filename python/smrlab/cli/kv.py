@@ -45,12 +45,24 @@ def add_geometry_arguments(parser: argparse.ArgumentParser, device: str, fits: s
     has a default value here. ``device`` names the device in --capacity's help, ``fits`` what
     must fit in it."""
     band, bands = _core.KV_DEFAULT_BAND_SIZE, _core.KV_DEFAULT_BANDS
-    parser.add_argument("--band-size", metavar="SIZE", help=f"bytes per band of a new store, {binary_size(_core.KV_MIN_BAND_SIZE)} to "
-                        f"{binary_size(_core.KV_MAX_BAND_SIZE)} (default {binary_size(band)}; recorded in the store)")
-    parser.add_argument("--capacity", metavar="SIZE", help=f"bytes of {device}, at most 2^{_core.KV_MAX_BANDS.bit_length() - 1} bands "
-                        f"(default {bands} bands: {binary_size(band * bands)} at {binary_size(band)} bands; recorded){fits}")
-    parser.add_argument("--compaction", choices=_core.KV_SCHEMES, help=f"SMR-friendly (soc) or LevelDB-style (loc) compaction of a new "
-                        f"store (default {_core.KV_SCHEMES[0]}; recorded)")
+    parser.add_argument(
+        "--band-size",
+        metavar="SIZE",
+        help=f"bytes per band of a new store, {binary_size(_core.KV_MIN_BAND_SIZE)} to "
+        f"{binary_size(_core.KV_MAX_BAND_SIZE)} (default {binary_size(band)}; recorded in the store)",
+    )
+    parser.add_argument(
+        "--capacity",
+        metavar="SIZE",
+        help=f"bytes of {device}, at most 2^{_core.KV_MAX_BANDS.bit_length() - 1} bands "
+        f"(default {bands} bands: {binary_size(band * bands)} at {binary_size(band)} bands; recorded){fits}",
+    )
+    parser.add_argument(
+        "--compaction",
+        choices=_core.KV_SCHEMES,
+        help=f"SMR-friendly (soc) or LevelDB-style (loc) compaction of a new "
+        f"store (default {_core.KV_SCHEMES[0]}; recorded)",
+    )
 
 
 def add_store_arguments(parser: argparse.ArgumentParser, creates: bool = True) -> None:
@@ -59,7 +71,9 @@ def add_store_arguments(parser: argparse.ArgumentParser, creates: bool = True) -
     parser.add_argument("--hex", action="store_true", help="keys and values are hexadecimal bytes, not text")
 
 
-def store_command(group, name: str, run, help: str, description: str | None = None, creates: bool = True) -> argparse.ArgumentParser:
+def store_command(
+    group, name: str, run, help: str, description: str | None = None, creates: bool = True
+) -> argparse.ArgumentParser:
     """Adds the ``kv`` subcommand ``name`` on a store folder (``add_store_arguments``), run by
     ``run``, its --help ending with the units."""
     parser = group.add(name, help=help, description=description)
@@ -71,7 +85,9 @@ def store_command(group, name: str, run, help: str, description: str | None = No
 
 def open_store(args: argparse.Namespace, create: bool = True, **extra) -> DB:
     """The store of a ``kv`` command; ``create``: a folder holding no store becomes one."""
-    return DB(args.store, band_size=args.band_size, compaction=args.compaction, capacity=args.capacity, create=create, **extra)
+    return DB(
+        args.store, band_size=args.band_size, compaction=args.compaction, capacity=args.capacity, create=create, **extra
+    )
 
 
 def decode(text: str, args: argparse.Namespace, what: str) -> bytes:
@@ -125,13 +141,24 @@ def run_stats(args: argparse.Namespace) -> int:
         stats = db.stats()
         tables = db.tables()
     if args.json:
-        print_json({**stats, "tables": [(level, band, length, entries, lo.hex(), hi.hex()) for level, band, length, entries, lo, hi in tables]})
+        print_json(
+            {
+                **stats,
+                "tables": [
+                    (level, band, length, entries, lo.hex(), hi.hex())
+                    for level, band, length, entries, lo, hi in tables
+                ],
+            }
+        )
         return 0
     rows = [(f"L{level}", count, byte_count) for level, (count, byte_count) in enumerate(stats["levels"])]
-    print_table(f"SMRDB store {args.store} ({stats['scheme']}, bands of {stats['band_size']:,} bytes)",
-                ["level", "tables (bands)", "bytes"], rows,
-                caption=f"{stats['bands']:,} bands, {stats['free_bands']:,} free; live {stats['live_bytes']:,} bytes. "
-                        + device_file_size(args.store, stats))
+    print_table(
+        f"SMRDB store {args.store} ({stats['scheme']}, bands of {stats['band_size']:,} bytes)",
+        ["level", "tables (bands)", "bytes"],
+        rows,
+        caption=f"{stats['bands']:,} bands, {stats['free_bands']:,} free; live {stats['live_bytes']:,} bytes. "
+        + device_file_size(args.store, stats),
+    )
     return 0
 
 
@@ -143,9 +170,11 @@ def check_bench_fits(db: DB, args: argparse.Namespace, workloads: list[str], val
     stats = db.stats()
     capacity = stats["bands"] * stats["band_size"]
     if needed > capacity:
-        raise UsageError(f"--count {args.count:,}: {fills} fill workload(s) of {args.count:,} x {KEY_BYTES + value_size:,} bytes "
-                         f"write {needed:,} bytes, over the {capacity:,} the store's device holds (a larger --capacity, "
-                         "or fewer operations)")
+        raise UsageError(
+            f"--count {args.count:,}: {fills} fill workload(s) of {args.count:,} x {KEY_BYTES + value_size:,} bytes "
+            f"write {needed:,} bytes, over the {capacity:,} the store's device holds (a larger --capacity, "
+            "or fewer operations)"
+        )
     check_room(args.store, needed, f"--count {args.count:,}")
 
 
@@ -155,8 +184,10 @@ def device_file_size(store: str, stats: dict) -> str:
     import os
 
     length = os.stat(os.path.join(store, "bands")).st_size
-    return (f"Its device file is {length:,} bytes long (the whole device) but sparse: it takes "
-            f"{stats['allocated_bytes'] or 0:,} bytes on disk")
+    return (
+        f"Its device file is {length:,} bytes long (the whole device) but sparse: it takes "
+        f"{stats['allocated_bytes'] or 0:,} bytes on disk"
+    )
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -177,18 +208,50 @@ def run_bench(args: argparse.Namespace) -> int:
             if name.startswith("fill") or name == "overwrite":
                 db.wait_idle()
             after = db.stats()
-            delta = lambda key: after.get(key, 0) - before.get(key, 0)  # noqa: E731
+
+            def delta(key, after=after, before=before):
+                return after.get(key, 0) - before.get(key, 0)
+
             written = delta("device_bytes_written")
-            rows.append((name, result.ops, result.ops_per_second, result.mb_per_second,
-                         written / result.user_bytes if name.startswith("fill") or name == "overwrite" else None,
-                         delta("compaction_bytes_read"), delta("disk_busy_ns") / 1e9 if "disk_busy_ns" in after else None))
+            rows.append(
+                (
+                    name,
+                    result.ops,
+                    result.ops_per_second,
+                    result.mb_per_second,
+                    written / result.user_bytes if name.startswith("fill") or name == "overwrite" else None,
+                    delta("compaction_bytes_read"),
+                    delta("disk_busy_ns") / 1e9 if "disk_busy_ns" in after else None,
+                )
+            )
         space = folder_bytes(args.store)
     if args.json:
-        print_json([dict(zip(["workload", "ops", "ops_per_s", "mb_per_s", "write_amplification", "compaction_read_bytes", "disk_seconds"], r)) for r in rows])
+        print_json(
+            [
+                dict(
+                    zip(
+                        [
+                            "workload",
+                            "ops",
+                            "ops_per_s",
+                            "mb_per_s",
+                            "write_amplification",
+                            "compaction_read_bytes",
+                            "disk_seconds",
+                        ],
+                        r,
+                    )
+                )
+                for r in rows
+            ]
+        )
         return 0
-    print_table(f"smrlab kv bench: {args.count:,} x {value_size:,}-byte values, 16-byte keys, sync every {args.sync_every or 'never'}",
-                ["workload", "ops", "ops/s", "MB/s", "write amp.", "compaction read (bytes)", "disk time (s)"], rows,
-                caption=f"store {args.store} takes {space:,} bytes")
+    print_table(
+        f"smrlab kv bench: {args.count:,} x {value_size:,}-byte values, 16-byte keys, sync every {args.sync_every or 'never'}",
+        ["workload", "ops", "ops/s", "MB/s", "write amp.", "compaction read (bytes)", "disk time (s)"],
+        rows,
+        caption=f"store {args.store} takes {space:,} bytes",
+    )
     return 0
 
 
@@ -211,15 +274,33 @@ def open_workload_store(args: argparse.Namespace) -> workload.WorkloadStore:
     if args.no_offload and not args.offload_store:
         raise UsageError("--no-offload applies to --offload-store only")
     return workload.WorkloadStore(
-        offload_store=args.offload_store, path=args.store, disk=args.disk, band_size=size(args.band_size, "--band-size"),
-        capacity=size(args.capacity, "--capacity"), compaction=args.compaction, offload=not args.no_offload)
+        offload_store=args.offload_store,
+        path=args.store,
+        disk=args.disk,
+        band_size=size(args.band_size, "--band-size"),
+        capacity=size(args.capacity, "--capacity"),
+        compaction=args.compaction,
+        offload=not args.no_offload,
+    )
 
 
 def add_workload_store_arguments(parser: argparse.ArgumentParser) -> None:
-    add_geometry_arguments(parser, "a new store's device", fits="; a load must fit it (and, in memory, this machine's free memory)")
-    parser.add_argument("--offload-store", action="store_true", help="the write-offloading variant of chapter 5 (unsorted first level, NVRAM device while compacting)")
-    parser.add_argument("--no-offload", action="store_true", help="with --offload-store: never offload (the variant's baseline)")
-    parser.add_argument("--disk", metavar="PRESET", help="a store in memory whose disk takes this HDD preset's time in real time (e.g. desktop7200); no folder then")
+    add_geometry_arguments(
+        parser, "a new store's device", fits="; a load must fit it (and, in memory, this machine's free memory)"
+    )
+    parser.add_argument(
+        "--offload-store",
+        action="store_true",
+        help="the write-offloading variant of chapter 5 (unsorted first level, NVRAM device while compacting)",
+    )
+    parser.add_argument(
+        "--no-offload", action="store_true", help="with --offload-store: never offload (the variant's baseline)"
+    )
+    parser.add_argument(
+        "--disk",
+        metavar="PRESET",
+        help="a store in memory whose disk takes this HDD preset's time in real time (e.g. desktop7200); no folder then",
+    )
 
 
 # YCSB's record shape unless -p says otherwise: 10 fields of 100 bytes.
@@ -230,11 +311,13 @@ def loaded_bytes(properties: dict) -> tuple[int, int]:
     """The records a YCSB load writes and the bytes of each at least: its value (fieldcount x
     fieldlength) and a key of "user" and a digit. A property that is not a whole number counts
     as YCSB's default (the core refuses it by name)."""
+
     def whole(name: str, default: int) -> int:
         try:
             return max(0, int(properties.get(name, default)))
         except ValueError:
             return default
+
     return whole("recordcount", 0), whole("fieldcount", YCSB_FIELDS) * whole("fieldlength", YCSB_FIELD_BYTES) + 5
 
 
@@ -253,28 +336,71 @@ def run_ycsb(args: argparse.Namespace) -> int:
     try:
         with contextlib.ExitStack() as outputs:
             store_files = list(Path(args.store).glob("*")) if args.store is not None else []
-            log_path = outputs.enter_context(output_file(args.log, inputs=store_files)) if args.log is not None else None
-            result = workload.run_ycsb(endpoint, args.workload, properties, process=args.process, rate=args.rate, duration=args.duration,
-                                       threads=args.threads, seed=args.seed, load=not args.no_load, log_path=log_path, sync=args.sync, progress=True,
-                                       **arrival_options(args))
+            log_path = (
+                outputs.enter_context(output_file(args.log, inputs=store_files)) if args.log is not None else None
+            )
+            result = workload.run_ycsb(
+                endpoint,
+                args.workload,
+                properties,
+                process=args.process,
+                rate=args.rate,
+                duration=args.duration,
+                threads=args.threads,
+                seed=args.seed,
+                load=not args.no_load,
+                log_path=log_path,
+                sync=args.sync,
+                progress=True,
+                **arrival_options(args),
+            )
         stats = json.loads(store.stats()) if store is not None else None
     finally:
         if store is not None:
             store.close()
     s = result["summary"]
     if args.json:
-        print_json({"summary": s, "arrivals": result["arrivals"], "load_seconds": result["load_seconds"], "store": stats})
+        print_json(
+            {"summary": s, "arrivals": result["arrivals"], "load_seconds": result["load_seconds"], "store": stats}
+        )
         return 0
-    ms = lambda ns: f"{ns / 1e6:,.3f}"  # noqa: E731
-    rows = [("all", s["latency"]["count"], ms(s["latency"]["mean_ns"]), ms(s["latency"]["p50_ns"]), ms(s["latency"]["p90_ns"]),
-             ms(s["latency"]["p99_ns"]), ms(s["latency"]["p999_ns"]), ms(s["latency"]["max_ns"]))]
-    rows += [(op, l["count"], ms(l["mean_ns"]), ms(l["p50_ns"]), ms(l["p90_ns"]), ms(l["p99_ns"]), ms(l["p999_ns"]), ms(l["max_ns"])) for op, l in s["by_op"]]
+    ms = lambda ns: f"{ns / 1e6:,.3f}"
+    rows = [
+        (
+            "all",
+            s["latency"]["count"],
+            ms(s["latency"]["mean_ns"]),
+            ms(s["latency"]["p50_ns"]),
+            ms(s["latency"]["p90_ns"]),
+            ms(s["latency"]["p99_ns"]),
+            ms(s["latency"]["p999_ns"]),
+            ms(s["latency"]["max_ns"]),
+        )
+    ]
+    rows += [
+        (
+            op,
+            lat["count"],
+            ms(lat["mean_ns"]),
+            ms(lat["p50_ns"]),
+            ms(lat["p90_ns"]),
+            ms(lat["p99_ns"]),
+            ms(lat["p999_ns"]),
+            ms(lat["max_ns"]),
+        )
+        for op, lat in s["by_op"]
+    ]
     target = args.server or args.store or f"memory store on {args.disk}"
-    print_table(f"YCSB workload {args.workload} on {target}: {args.process} arrivals, {args.rate:g}/s for {args.duration:g} s, {args.threads} threads",
-                ["operation", "requests", "mean (ms)", "p50", "p90", "p99", "p99.9", "max"], rows,
-                caption=(f"latency from each request's scheduled time; {s['throughput']:,.0f} requests/s achieved; {s['failed']} failed, "
-                         f"{s['missed']} reads missed, {s['waited_for_worker']} waited for a free worker; executor's scheduling error "
-                         f"p50 {s['scheduling_error']['p50_ns'] / 1e3:,.0f} us, p99 {s['scheduling_error']['p99_ns'] / 1e3:,.0f} us"))
+    print_table(
+        f"YCSB workload {args.workload} on {target}: {args.process} arrivals, {args.rate:g}/s for {args.duration:g} s, {args.threads} threads",
+        ["operation", "requests", "mean (ms)", "p50", "p90", "p99", "p99.9", "max"],
+        rows,
+        caption=(
+            f"latency from each request's scheduled time; {s['throughput']:,.0f} requests/s achieved; {s['failed']} failed, "
+            f"{s['missed']} reads missed, {s['waited_for_worker']} waited for a free worker; executor's scheduling error "
+            f"p50 {s['scheduling_error']['p50_ns'] / 1e3:,.0f} us, p99 {s['scheduling_error']['p99_ns'] / 1e3:,.0f} us"
+        ),
+    )
     return 0 if s["failed"] == 0 else 1
 
 
@@ -284,20 +410,33 @@ def run_serve(args: argparse.Namespace) -> int:
             raise UsageError("give the store folder once: as STORE (--path is its older spelling)")
         args.store = args.path
     store = open_workload_store(args)
-    report = json.loads(workload._core.serve(store, f"{args.host}:{args.port}", max_bulk=size(args.max_bulk, "--max-bulk"), sync_writes=args.sync, threads=args.threads))
-    print(f"smrlab kv serve: stopped by {report['stopped_by']} after {report['connections']:,} connections and "
-          f"{report['commands']:,} commands; the store is synced and closed", file=sys.stderr)
+    report = json.loads(
+        workload._core.serve(
+            store,
+            f"{args.host}:{args.port}",
+            max_bulk=size(args.max_bulk, "--max-bulk"),
+            sync_writes=args.sync,
+            threads=args.threads,
+        )
+    )
+    print(
+        f"smrlab kv serve: stopped by {report['stopped_by']} after {report['connections']:,} connections and "
+        f"{report['commands']:,} commands; the store is synced and closed",
+        file=sys.stderr,
+    )
     return 0
 
 
 # What ``kv serve`` speaks, for its --help.
-SERVE_DESCRIPTION = ("Serves the store over the Redis protocol, RESP2 and RESP3 (after HELLO 3), as Redis 7 does: "
-                     "strings (GET, SET with NX/XX/GET/EX/PX/EXAT/PXAT/KEEPTTL, MGET, MSET, INCR, INCRBY, DECR, "
-                     "DECRBY), hashes (HSET, HMSET, HGET, HMGET, HGETALL, HDEL, HLEN, HEXISTS), keys (DEL, EXISTS, "
-                     "TYPE, EXPIRE, PEXPIRE, TTL, PTTL, PERSIST, KEYS, SCAN, DBSIZE, FLUSHDB), MULTI/EXEC/DISCARD "
-                     "transactions, HELLO, AUTH, CLIENT, INFO, PING, QUIT, and RANGE start end [COUNT n] (a range "
-                     "scan in key order). Prints the address once listening; on SIGTERM or SIGINT stops accepting, "
-                     "lets connections finish, syncs and closes the store.")
+SERVE_DESCRIPTION = (
+    "Serves the store over the Redis protocol, RESP2 and RESP3 (after HELLO 3), as Redis 7 does: "
+    "strings (GET, SET with NX/XX/GET/EX/PX/EXAT/PXAT/KEEPTTL, MGET, MSET, INCR, INCRBY, DECR, "
+    "DECRBY), hashes (HSET, HMSET, HGET, HMGET, HGETALL, HDEL, HLEN, HEXISTS), keys (DEL, EXISTS, "
+    "TYPE, EXPIRE, PEXPIRE, TTL, PTTL, PERSIST, KEYS, SCAN, DBSIZE, FLUSHDB), MULTI/EXEC/DISCARD "
+    "transactions, HELLO, AUTH, CLIENT, INFO, PING, QUIT, and RANGE start end [COUNT n] (a range "
+    "scan in key order). Prints the address once listening; on SIGTERM or SIGINT stops accepting, "
+    "lets connections finish, syncs and closes the store."
+)
 
 
 def register(commands) -> None:
@@ -306,46 +445,98 @@ def register(commands) -> None:
     put.add_argument("key")
     put.add_argument("value")
 
-    get = store_command(group, "get", run_get, creates=False, help="print the value of a key (exit code 1 if it is not there)")
+    get = store_command(
+        group, "get", run_get, creates=False, help="print the value of a key (exit code 1 if it is not there)"
+    )
     get.add_argument("key")
 
     delete = store_command(group, "delete", run_delete, creates=False, help="delete a key (synced before it returns)")
     delete.add_argument("key")
 
-    scan = store_command(group, "scan", run_scan, creates=False,
-                         help="print key<TAB>value lines for keys from --start (inclusive) to --end (exclusive)")
+    scan = store_command(
+        group,
+        "scan",
+        run_scan,
+        creates=False,
+        help="print key<TAB>value lines for keys from --start (inclusive) to --end (exclusive)",
+    )
     scan.add_argument("--start", help="first key (default: the smallest)")
     scan.add_argument("--end", help="stop before this key (default: after the largest)")
     scan.add_argument("--limit", type=whole, metavar="N", help="print at most N pairs")
 
-    stats = store_command(group, "stats", run_stats, creates=False, help="tables per level, bands in use and free, space the store takes")
+    stats = store_command(
+        group, "stats", run_stats, creates=False, help="tables per level, bands in use and free, space the store takes"
+    )
     stats.add_argument("--json", action="store_true", help="print JSON (counters since opening, every table)")
 
-    bench = store_command(group, "bench", run_bench, help="db_bench-like workloads on a store: ops/s, MB/s, write amplification, disk time",
-                          description="Runs db_bench-like workloads, in order, on the store (use a new folder for a clean "
-                                      "run): fillseq (keys in order), fillrandom and overwrite (uniformly random keys), "
-                                      "readrandom (gets of random keys), readseq (the whole store in key order).")
-    bench.add_argument("--workloads", default="fillrandom,readrandom,readseq", help=f"comma-separated, from: {', '.join(WORKLOADS)} (default fillrandom,readrandom,readseq)")
-    bench.add_argument("--count", type=count, default=100_000, metavar="N",
-                       help="operations per workload, and the key space (default 100000); refused when the fill workloads "
-                            "would write more than the store's device holds or its file system has free")
-    bench.add_argument("--value-size", default="1KiB", metavar="SIZE", help=f"bytes per value, at most {MAX_BENCH_VALUE >> 20}MiB (default 1KiB)")
-    bench.add_argument("--sync-every", type=whole, default=0, metavar="K", help="sync every K-th put (default 0: never)")
-    bench.add_argument("--disk", metavar="PRESET", help="also time every device command on this HDD preset (e.g. desktop7200, the thesis's 7200 rpm disk)")
-    bench.add_argument("--inline", action="store_true", help="compact in the writing thread (deterministic device commands, for --disk)")
+    bench = store_command(
+        group,
+        "bench",
+        run_bench,
+        help="db_bench-like workloads on a store: ops/s, MB/s, write amplification, disk time",
+        description="Runs db_bench-like workloads, in order, on the store (use a new folder for a clean "
+        "run): fillseq (keys in order), fillrandom and overwrite (uniformly random keys), "
+        "readrandom (gets of random keys), readseq (the whole store in key order).",
+    )
+    bench.add_argument(
+        "--workloads",
+        default="fillrandom,readrandom,readseq",
+        help=f"comma-separated, from: {', '.join(WORKLOADS)} (default fillrandom,readrandom,readseq)",
+    )
+    bench.add_argument(
+        "--count",
+        type=count,
+        default=100_000,
+        metavar="N",
+        help="operations per workload, and the key space (default 100000); refused when the fill workloads "
+        "would write more than the store's device holds or its file system has free",
+    )
+    bench.add_argument(
+        "--value-size",
+        default="1KiB",
+        metavar="SIZE",
+        help=f"bytes per value, at most {MAX_BENCH_VALUE >> 20}MiB (default 1KiB)",
+    )
+    bench.add_argument(
+        "--sync-every", type=whole, default=0, metavar="K", help="sync every K-th put (default 0: never)"
+    )
+    bench.add_argument(
+        "--disk",
+        metavar="PRESET",
+        help="also time every device command on this HDD preset (e.g. desktop7200, the thesis's 7200 rpm disk)",
+    )
+    bench.add_argument(
+        "--inline",
+        action="store_true",
+        help="compact in the writing thread (deterministic device commands, for --disk)",
+    )
     bench.add_argument("--seed", type=seed, default=1, help="seed of keys and values (default 1)")
     bench.add_argument("--json", action="store_true", help="print JSON")
 
-    ycsb = group.add("ycsb", help="run a YCSB core workload (a-f) with realistic arrivals against a store or a Redis-protocol server",
-                     description="Loads --records records, then issues one operation of YCSB workload --workload per arrival of "
-                                 "the arrival process, open loop: a master issues each at its scheduled time to the first free "
-                                 "of --threads workers, and latency counts from the scheduled time. Runs against a store folder "
-                                 "(created if missing), a store in memory on a paced --disk model, or --server host:port.")
+    ycsb = group.add(
+        "ycsb",
+        help="run a YCSB core workload (a-f) with realistic arrivals against a store or a Redis-protocol server",
+        description="Loads --records records, then issues one operation of YCSB workload --workload per arrival of "
+        "the arrival process, open loop: a master issues each at its scheduled time to the first free "
+        "of --threads workers, and latency counts from the scheduled time. Runs against a store folder "
+        "(created if missing), a store in memory on a paced --disk model, or --server host:port.",
+    )
     ycsb.add_argument("store", nargs="?", help="store folder (not with --server or --disk)")
     ycsb.add_argument("--server", metavar="HOST:PORT", help="run against this Redis-protocol server instead")
-    ycsb.add_argument("--workload", default="a", choices=["a", "b", "c", "d", "e", "f"], help="YCSB core workload (default a)")
-    ycsb.add_argument("--records", type=count, default=1000, help="records loaded first, YCSB's recordcount (default 1000)")
-    ycsb.add_argument("-p", "--property", action="append", default=[], metavar="NAME=VALUE", help="a YCSB property, e.g. -p requestdistribution=uniform (repeatable)")
+    ycsb.add_argument(
+        "--workload", default="a", choices=["a", "b", "c", "d", "e", "f"], help="YCSB core workload (default a)"
+    )
+    ycsb.add_argument(
+        "--records", type=count, default=1000, help="records loaded first, YCSB's recordcount (default 1000)"
+    )
+    ycsb.add_argument(
+        "-p",
+        "--property",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a YCSB property, e.g. -p requestdistribution=uniform (repeatable)",
+    )
     ycsb.add_argument("--threads", type=YCSB_THREADS, default=8, help="executor workers (default 8)")
     ycsb.add_argument("--no-load", action="store_true", help="skip loading (the store holds the records already)")
     ycsb.add_argument("--sync", action="store_true", help="embedded store: sync every write")
@@ -355,15 +546,30 @@ def register(commands) -> None:
     add_arrival_arguments(ycsb, rate_default=1000, duration_default=10)
     ycsb.set_defaults(func=run_ycsb)
 
-    serve = group.add("serve", help="serve a store over the Redis protocol (RESP2, RESP3 after HELLO 3) until SIGTERM or SIGINT",
-                      description=SERVE_DESCRIPTION)
+    serve = group.add(
+        "serve",
+        help="serve a store over the Redis protocol (RESP2, RESP3 after HELLO 3) until SIGTERM or SIGINT",
+        description=SERVE_DESCRIPTION,
+    )
     serve.add_argument("store", nargs="?", help="store folder (created if missing; not with --disk)")
     serve.add_argument("--path", dest="path", help=argparse.SUPPRESS)  # the older spelling of STORE
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=bounded_whole(0, 65535), default=6379, help="port (default 6379; 0: any free port)")
-    serve.add_argument("--max-bulk", default="16MiB", metavar="SIZE", help="largest key or value a client may send; larger is refused before it is read (default 16MiB)")
+    serve.add_argument(
+        "--port", type=bounded_whole(0, 65535), default=6379, help="port (default 6379; 0: any free port)"
+    )
+    serve.add_argument(
+        "--max-bulk",
+        default="16MiB",
+        metavar="SIZE",
+        help="largest key or value a client may send; larger is refused before it is read (default 16MiB)",
+    )
     serve.add_argument("--sync", action="store_true", help="sync every write before replying")
-    serve.add_argument("--threads", type=SERVER_THREADS, default=2, help="threads of the server's runtime, which run the commands (default 2)")
+    serve.add_argument(
+        "--threads",
+        type=SERVER_THREADS,
+        default=2,
+        help="threads of the server's runtime, which run the commands (default 2)",
+    )
     add_workload_store_arguments(serve)
     serve.set_defaults(func=run_serve)
     commands.summarise("kv", "SMRDB, the key-value store on zoned SMR bands")

@@ -20,17 +20,25 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return 0
-    print_table(f"Write footprint vs bucket size (uCache Fig. 4): {args.file}", ["bucket (bytes)", "footprint (GB)"],
-                [(size, footprint / 1e9) for size, footprint in result["footprint"]])
-    print_table("4 MiB write stack distance CDF (uCache Fig. 2)", ["distance ≤", "fraction of repeated writes"],
-                result["stack_distance_cdf"],
-                caption=f"{result['writes']:,} writes, {result['first_region_writes']:,} to a region for the first time; "
-                        f"{result['near_previous']:.1%} within 256 KiB of the previous write")
+    print_table(
+        f"Write footprint vs bucket size (uCache Fig. 4): {args.file}",
+        ["bucket (bytes)", "footprint (GB)"],
+        [(size, footprint / 1e9) for size, footprint in result["footprint"]],
+    )
+    print_table(
+        "4 MiB write stack distance CDF (uCache Fig. 2)",
+        ["distance ≤", "fraction of repeated writes"],
+        result["stack_distance_cdf"],
+        caption=f"{result['writes']:,} writes, {result['first_region_writes']:,} to a region for the first time; "
+        f"{result['near_previous']:.1%} within 256 KiB of the previous write",
+    )
     return 0
 
 
 def register(commands) -> None:
-    parser = commands.group("trace").add("locality", help="write footprint by bucket size and write stack distances (uCache §II)")
+    parser = commands.group("trace").add(
+        "locality", help="write footprint by bucket size and write stack distances (uCache §II)"
+    )
     parser.add_argument("file", help="trace file")
     add_input_arguments(parser)
     parser.add_argument("--buckets", default=BUCKETS, help=f"comma-separated bucket sizes (default {BUCKETS})")

@@ -11,8 +11,8 @@ import argparse
 from pathlib import Path
 
 from smrlab import outputs, report, results
-from smrlab.reproduce.output import read_document, scorecards_under
 from smrlab.errors import UsageError
+from smrlab.reproduce.output import read_document, scorecards_under
 from smrlab.tables import note
 
 
@@ -23,7 +23,9 @@ def run(args: argparse.Namespace) -> int:
     if not tables and not scorecards:
         raise UsageError(f"{', '.join(map(str, args.results))}: no results table (.parquet) or scorecard there")
     # The page is made inside: an output that is a table, its provenance or a scorecard read is refused first.
-    with outputs.output_file(args.out, inputs=[*tables, *map(results.sidecar_path, tables), *found], make_folder=True) as temporary:
+    with outputs.output_file(
+        args.out, inputs=[*tables, *map(results.sidecar_path, tables), *found], make_folder=True
+    ) as temporary:
         temporary.write_text(report.page(tables, scorecards=scorecards))
     note(f"report of {len(tables)} results tables written to {args.out}")
     print(Path(args.out).resolve())
@@ -31,10 +33,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(commands) -> None:
-    parser = commands.add("report", help="one self-contained HTML page of results tables: figures, tables, the papers' numbers",
-                          description="Write one self-contained HTML page with, per results table (from smrlab run), the "
-                                      "figure, the table, the paper's numbers beside ours with the ratio and the citation, "
-                                      "the experiment file and its provenance.")
-    parser.add_argument("results", nargs="+", type=Path, help="results tables (.parquet), scorecards (.json, from smrlab reproduce) or folders holding them")
-    parser.add_argument("-o", "--out", type=Path, default=Path("report.html"), help="the page to write (default report.html)")
+    parser = commands.add(
+        "report",
+        help="one self-contained HTML page of results tables: figures, tables, the papers' numbers",
+        description="Write one self-contained HTML page with, per results table (from smrlab run), the "
+        "figure, the table, the paper's numbers beside ours with the ratio and the citation, "
+        "the experiment file and its provenance.",
+    )
+    parser.add_argument(
+        "results",
+        nargs="+",
+        type=Path,
+        help="results tables (.parquet), scorecards (.json, from smrlab reproduce) or folders holding them",
+    )
+    parser.add_argument(
+        "-o", "--out", type=Path, default=Path("report.html"), help="the page to write (default report.html)"
+    )
     parser.set_defaults(func=run)

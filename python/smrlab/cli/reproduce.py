@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab.cli.experiments import add_execution_arguments
 from smrlab.citations import PAPERS
+from smrlab.cli.experiments import add_execution_arguments
 from smrlab.errors import UsageError
 from smrlab.tables import add_json_argument, note
 
@@ -20,21 +20,31 @@ def available_papers(root: Path | None) -> list[str]:
     """The papers that have a claims file, in citation order."""
     from smrlab import bundled
     from smrlab.reproduce import claims
+
     folder = root or bundled.experiments_root()
     return [p for p in PAPERS if claims.claims_path(p, folder).is_file()]
 
 
 def run(args: argparse.Namespace) -> int:
     from smrlab.reproduce import output, scorecard
+
     papers = args.paper or available_papers(args.root)
     for paper in papers:
         if paper not in PAPERS:
             raise UsageError(f"--paper {paper!r}: not one of {', '.join(PAPERS)}")
-    settings = scorecard.Settings(papers=list(dict.fromkeys(papers)), quick=not args.full, traces_dir=args.traces,
-                                  sensitivity=args.sensitivity if args.sensitivity is not None else args.full,
-                                  jobs=args.jobs, cluster=args.cluster, share_paths=args.shared_paths, out=args.results,
-                                  **({"root": args.root} if args.root else {}))
+    settings = scorecard.Settings(
+        papers=list(dict.fromkeys(papers)),
+        quick=not args.full,
+        traces_dir=args.traces,
+        sensitivity=args.sensitivity if args.sensitivity is not None else args.full,
+        jobs=args.jobs,
+        cluster=args.cluster,
+        share_paths=args.shared_paths,
+        out=args.results,
+        **({"root": args.root} if args.root else {}),
+    )
     from smrlab import live
+
     card = scorecard.make(settings, announce=live.say)
     output.print_scorecard(card)
     for path in args.out or [settings.out / f"scorecard-{'full' if args.full else 'quick'}.json"]:
@@ -43,36 +53,70 @@ def run(args: argparse.Namespace) -> int:
 
 
 # The command's --help text.
-DESCRIPTION = ("Run the experiment files behind every claim of the chosen papers (experiments/claims/PAPER.toml names "
-               "each claim's experiment, cells, metric and rule) and judge each: holds, direction only, fails, not "
-               "comparable (a saturated cell: its queue grew for the whole replay) or not run. --quick runs smaller "
-               "traces and leaves out the claims that need full-size ones; --full runs everything and, by default, "
-               "re-runs each experiment at every value of the papers' open choices (the sensitivity table). Results "
-               "folders are reused, so a second run only runs what is missing. docs/reproduction.md is written by "
-               "'smrlab reproduce --full -o docs/reproduction.md'.")
+DESCRIPTION = (
+    "Run the experiment files behind every claim of the chosen papers (experiments/claims/PAPER.toml names "
+    "each claim's experiment, cells, metric and rule) and judge each: holds, direction only, fails, not "
+    "comparable (a saturated cell: its queue grew for the whole replay) or not run. --quick runs smaller "
+    "traces and leaves out the claims that need full-size ones; --full runs everything and, by default, "
+    "re-runs each experiment at every value of the papers' open choices (the sensitivity table). Results "
+    "folders are reused, so a second run only runs what is missing. docs/reproduction.md is written by "
+    "'smrlab reproduce --full -o docs/reproduction.md'."
+)
 
 
 def register(commands) -> None:
-    parser = commands.add("reproduce", help="the reproduction scorecard: every claim of the five papers, ours beside theirs, and whether it holds",
-                          description=DESCRIPTION)
-    parser.add_argument("--paper", action="append", metavar="PAPER",
-                        help=f"one paper ({', '.join(PAPERS)}); repeatable (default: every paper with a claims file)")
+    parser = commands.add(
+        "reproduce",
+        help="the reproduction scorecard: every claim of the five papers, ours beside theirs, and whether it holds",
+        description=DESCRIPTION,
+    )
+    parser.add_argument(
+        "--paper",
+        action="append",
+        metavar="PAPER",
+        help=f"one paper ({', '.join(PAPERS)}); repeatable (default: every paper with a claims file)",
+    )
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true", help="scaled-down traces, claims that need full-size ones left out (default)")
+    size.add_argument(
+        "--quick", action="store_true", help="scaled-down traces, claims that need full-size ones left out (default)"
+    )
     size.add_argument("--full", action="store_true", help="full-size traces, every claim, the sensitivity table")
-    parser.add_argument("--sensitivity", action=argparse.BooleanOptionalAction, default=None,
-                        help="re-run at every value of each open choice (default: with --full only)")
-    parser.add_argument("--traces", type=Path, metavar="DIR",
-                        help="a folder of the papers' real public traces (MSR Cambridge .csv, UMass .spc), used by name "
-                             "instead of smrlab's synthetic recipes (docs/reproduction.md says which files)")
-    parser.add_argument("--root", type=Path, metavar="DIR",
-                        help="a folder holding experiments/*.toml and experiments/claims/PAPER.toml to use instead of "
-                             "smrlab's own (your claims on your experiments)")
+    parser.add_argument(
+        "--sensitivity",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="re-run at every value of each open choice (default: with --full only)",
+    )
+    parser.add_argument(
+        "--traces",
+        type=Path,
+        metavar="DIR",
+        help="a folder of the papers' real public traces (MSR Cambridge .csv, UMass .spc), used by name "
+        "instead of smrlab's synthetic recipes (docs/reproduction.md says which files)",
+    )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        metavar="DIR",
+        help="a folder holding experiments/*.toml and experiments/claims/PAPER.toml to use instead of "
+        "smrlab's own (your claims on your experiments)",
+    )
     add_execution_arguments(parser)
-    parser.add_argument("--results", type=Path, default=Path("results") / "reproduce", metavar="DIR",
-                        help="folder for the experiments' results folders, reused by later runs (default results/reproduce)")
-    parser.add_argument("-o", "--out", type=Path, action="append", metavar="FILE",
-                        help="write the scorecard to FILE: .md (the page), .json or .parquet; repeatable "
-                             "(default: RESULTS/scorecard-MODE.json)")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=Path("results") / "reproduce",
+        metavar="DIR",
+        help="folder for the experiments' results folders, reused by later runs (default results/reproduce)",
+    )
+    parser.add_argument(
+        "-o",
+        "--out",
+        type=Path,
+        action="append",
+        metavar="FILE",
+        help="write the scorecard to FILE: .md (the page), .json or .parquet; repeatable "
+        "(default: RESULTS/scorecard-MODE.json)",
+    )
     add_json_argument(parser)
     parser.set_defaults(func=run)

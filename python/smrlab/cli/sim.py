@@ -12,10 +12,10 @@ import contextlib
 from pathlib import Path
 
 from smrlab import _core, geometry, live, options, outputs, systems
-from smrlab.experiment import check
 from smrlab.errors import UsageError
+from smrlab.experiment import check
 from smrlab.run import engine_config, measure, note_caveats, simulate, write_result
-from smrlab.tables import fmt, note, print_json, print_table
+from smrlab.tables import note, print_json, print_table
 
 UNITS_NOTE = (
     "Sizes: a bare number is bytes; KB/MB/GB are powers of 1000, KiB/MiB/GiB powers of 1024; "
@@ -26,8 +26,10 @@ UNITS_NOTE = (
 
 def systems_epilog(only: str | None = None) -> str:
     """The systems and their parameters for ``--help``: every one, or ``only`` this one."""
-    lines = ["systems and their parameters: KEY [default] (unit): meaning; 'open choice' marks a value",
-             "the system's paper does not state, with the reason for its default"]
+    lines = [
+        "systems and their parameters: KEY [default] (unit): meaning; 'open choice' marks a value",
+        "the system's paper does not state, with the reason for its default",
+    ]
     for name, summary, params in _core.systems():
         if only is not None and name != only:
             continue
@@ -51,22 +53,53 @@ def add_engine_arguments(parser: argparse.ArgumentParser, replay: str = "closed"
     """Replay options shared by every command that runs simulations; ``replay`` is the
     command's default replay (its help shows it)."""
     group = parser.add_argument_group("replay")
-    group.add_argument("--replay", choices=["closed", "open"], default=replay,
-                       help="closed: back to back at queue depth 1, total I/O time; "
-                            "open: at trace timestamps, response time = waiting + service (default %(default)s)")
-    group.add_argument("--speedup", type=options.positive, default=None,
-                       help="open loop: divide trace inter-arrival times by this factor (default 1)")
-    group.add_argument("--warmup-requests", type=options.whole, default=0, metavar="N",
-                       help="simulate but do not measure the first N requests")
-    group.add_argument("--warmup-seconds", type=options.seconds, default=0.0, metavar="S",
-                       help="simulate but do not measure the first S seconds of trace time")
-    group.add_argument("--no-idle-work", action="store_true",
-                       help="open loop: do not offer idle gaps to the system for background work")
-    group.add_argument("--series-interval", type=options.seconds, default=0.0, metavar="S",
-                       help="keep a time series point every S seconds of simulated time (0: none)")
-    group.add_argument("--gauge-samples", type=options.bounded_whole(0, _core.MAX_GAUGE_SAMPLES), default=0, metavar="N",
-                       help="sample the system's gauges (e.g. the E-region log's live fraction, uCache Fig. 1) "
-                            "about N times, evenly over the requests, into the JSON result (0: only at the end)")
+    group.add_argument(
+        "--replay",
+        choices=["closed", "open"],
+        default=replay,
+        help="closed: back to back at queue depth 1, total I/O time; "
+        "open: at trace timestamps, response time = waiting + service (default %(default)s)",
+    )
+    group.add_argument(
+        "--speedup",
+        type=options.positive,
+        default=None,
+        help="open loop: divide trace inter-arrival times by this factor (default 1)",
+    )
+    group.add_argument(
+        "--warmup-requests",
+        type=options.whole,
+        default=0,
+        metavar="N",
+        help="simulate but do not measure the first N requests",
+    )
+    group.add_argument(
+        "--warmup-seconds",
+        type=options.seconds,
+        default=0.0,
+        metavar="S",
+        help="simulate but do not measure the first S seconds of trace time",
+    )
+    group.add_argument(
+        "--no-idle-work",
+        action="store_true",
+        help="open loop: do not offer idle gaps to the system for background work",
+    )
+    group.add_argument(
+        "--series-interval",
+        type=options.seconds,
+        default=0.0,
+        metavar="S",
+        help="keep a time series point every S seconds of simulated time (0: none)",
+    )
+    group.add_argument(
+        "--gauge-samples",
+        type=options.bounded_whole(0, _core.MAX_GAUGE_SAMPLES),
+        default=0,
+        metavar="N",
+        help="sample the system's gauges (e.g. the E-region log's live fraction, uCache Fig. 1) "
+        "about N times, evenly over the requests, into the JSON result (0: only at the end)",
+    )
     group.add_argument("--seed", type=options.seed, default=0, help="seed of every random choice (default 0)")
 
 
@@ -90,12 +123,24 @@ def engine_from_args(args: argparse.Namespace) -> dict:
 
 
 def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    parser.add_argument("--trace", required=required, help="block trace file (compressed .gz/.xz/.bz2/.zst are read directly)")
-    parser.add_argument("--format", choices=[name for name, _ in _core.trace_formats()], metavar="FORMAT",
-                        help="trace format: " + ", ".join(name for name, _ in _core.trace_formats())
-                             + " (default: from the file name; `smrlab trace convert --help` describes each)")
-    parser.add_argument("--trace-option", action="append", default=[], metavar="KEY=VALUE",
-                        help="reader option, e.g. action=D for blkparse (repeatable)")
+    parser.add_argument(
+        "--trace", required=required, help="block trace file (compressed .gz/.xz/.bz2/.zst are read directly)"
+    )
+    parser.add_argument(
+        "--format",
+        choices=[name for name, _ in _core.trace_formats()],
+        metavar="FORMAT",
+        help="trace format: "
+        + ", ".join(name for name, _ in _core.trace_formats())
+        + " (default: from the file name; `smrlab trace convert --help` describes each)",
+    )
+    parser.add_argument(
+        "--trace-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="reader option, e.g. action=D for blkparse (repeatable)",
+    )
 
 
 class SystemHelp(argparse.Action):
@@ -118,23 +163,49 @@ def register(commands) -> None:
         add_help=False,
         help="replay a trace through one simulated system",
         description="Replay a block trace through one simulated system and report I/O time, latency "
-                    "and the system's counters. " + UNITS_NOTE,
+        "and the system's counters. " + UNITS_NOTE,
     )
     parser.epilog = systems_epilog()
-    parser.add_argument("-h", "--help", action=SystemHelp, nargs=0, help="show this help (with --system NAME: that system's parameters only)")
+    parser.add_argument(
+        "-h",
+        "--help",
+        action=SystemHelp,
+        nargs=0,
+        help="show this help (with --system NAME: that system's parameters only)",
+    )
     parser.add_argument("--system", required=True, choices=_core.system_names(), help="which system (see below)")
     add_trace_arguments(parser)
-    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
-                        help="system parameter (repeatable); `--KEY VALUE` works too")
-    parser.add_argument("--geometry-scale", type=options.positive, default=1.0, metavar="F",
-                        help="multiply band sizes (default 17-36 MB) and a given PORE zone by F, for a trace that is a "
-                             "sample of a larger one (F = its requests / the original's), as compare-caches does")
+    parser.add_argument(
+        "--param",
+        "-p",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="system parameter (repeatable); `--KEY VALUE` works too",
+    )
+    parser.add_argument(
+        "--geometry-scale",
+        type=options.positive,
+        default=1.0,
+        metavar="F",
+        help="multiply band sizes (default 17-36 MB) and a given PORE zone by F, for a trace that is a "
+        "sample of a larger one (F = its requests / the original's), as compare-caches does",
+    )
     add_engine_arguments(parser)
     parser.add_argument("--iolog", metavar="FILE", help="also write every media I/O as a fio iolog v2 to FILE")
-    parser.add_argument("--iolog-max-io", type=options.size, default=0, metavar="SIZE",
-                        help="split recorded I/Os into pieces of at most SIZE bytes (e.g. 512KiB; 0: never)")
-    parser.add_argument("--out", metavar="FILE", help="result JSON (default: results/sim-SYSTEM-TRACE-DIGEST.json, DIGEST of the "
-                             "configuration, seed and trace, so no other run's file is replaced)")
+    parser.add_argument(
+        "--iolog-max-io",
+        type=options.size,
+        default=0,
+        metavar="SIZE",
+        help="split recorded I/Os into pieces of at most SIZE bytes (e.g. 512KiB; 0: never)",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="result JSON (default: results/sim-SYSTEM-TRACE-DIGEST.json, DIGEST of the "
+        "configuration, seed and trace, so no other run's file is replaced)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result JSON instead of tables")
     parser.set_defaults(func=run, extra_params=True)
 
@@ -178,12 +249,16 @@ def default_out(result: dict) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     if 0 < args.iolog_max_io < _core.MIN_IOLOG_PIECE:
-        raise UsageError(f"--iolog-max-io must be 0 (never split) or at least one {_core.MIN_IOLOG_PIECE}-byte sector, got {args.iolog_max_io}")
+        raise UsageError(
+            f"--iolog-max-io must be 0 (never split) or at least one {_core.MIN_IOLOG_PIECE}-byte sector, got {args.iolog_max_io}"
+        )
     engine = engine_from_args(args)
     out = Path(args.out) if args.out else None
     if out is not None:
         outputs.check_output(out, [args.trace])
-    params = geometry.scale(args.param, args.geometry_scale, systems.accepted(args.system, dict(p.split("=", 1) for p in args.param)))
+    params = geometry.scale(
+        args.param, args.geometry_scale, systems.accepted(args.system, dict(p.split("=", 1) for p in args.param))
+    )
     check.system_parameters(args.system, params)
     # The first pass (the footprint) also counts the requests, so the replay's progress has a total.
     fp, total = measure(args.trace, args.format, args.trace_option)

@@ -20,8 +20,10 @@ def params_help() -> str:
 
 
 def presets_help() -> str:
-    rows = [f"  {name:<5} {requests:>11,} requests, {wp:4.1f}% writes, written {w:5.2f} GB, accessed {a:5.2f} GB"
-            for name, requests, wp, w, a in _core.synth_presets()]
+    rows = [
+        f"  {name:<5} {requests:>11,} requests, {wp:4.1f}% writes, written {w:5.2f} GB, accessed {a:5.2f} GB"
+        for name, requests, wp, w, a in _core.synth_presets()
+    ]
     return "presets (Table I of the PORE paper; GB = 10^9 bytes):\n" + "\n".join(rows)
 
 
@@ -48,12 +50,14 @@ def register(commands) -> None:
         "synth",
         help="generate a synthetic block trace (seeded; Table I presets)",
         description="Generate a seeded synthetic block trace. With --requests below a preset's count, its ranges "
-                    "shrink in proportion so the trace keeps the preset's density.",
+        "shrink in proportion so the trace keeps the preset's density.",
     )
     parser.epilog = params_help() + "\n" + presets_help()
     parser.add_argument("--preset", choices=[p[0] for p in _core.synth_presets()], help="start from a Table I preset")
     parser.add_argument("--requests", type=options.count, metavar="N", help="number of requests (scales a preset down)")
-    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="synthesizer parameter (see below)")
+    parser.add_argument(
+        "--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="synthesizer parameter (see below)"
+    )
     parser.add_argument("--out", help="output trace file (format from its name, or --to)")
     parser.add_argument("--to", help="output format")
     parser.add_argument("--stats", action="store_true", help="print the trace's statistics instead of writing it")

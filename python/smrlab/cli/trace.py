@@ -27,10 +27,19 @@ FORMATS_HELP = (
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", help="input format: " + ", ".join(name for name, _ in _core.trace_formats())
-                        + " (default: from the file name; see FORMATS below)")
-    parser.add_argument("--trace-option", action="append", default=[], metavar="KEY=VALUE",
-                        help="reader option (repeatable), e.g. action=Q for blkparse")
+    parser.add_argument(
+        "--format",
+        help="input format: "
+        + ", ".join(name for name, _ in _core.trace_formats())
+        + " (default: from the file name; see FORMATS below)",
+    )
+    parser.add_argument(
+        "--trace-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="reader option (repeatable), e.g. action=Q for blkparse",
+    )
 
 
 def input_spec(path: str, args: argparse.Namespace) -> dict:
@@ -39,9 +48,13 @@ def input_spec(path: str, args: argparse.Namespace) -> dict:
 
 def add_transform_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("transforms (applied in this order)")
-    group.add_argument("--shift", type=options.size, default=0, metavar="SIZE", help="add SIZE bytes to every offset (e.g. 1TiB)")
+    group.add_argument(
+        "--shift", type=options.size, default=0, metavar="SIZE", help="add SIZE bytes to every offset (e.g. 1TiB)"
+    )
     group.add_argument("--writes-only", action="store_true", help="keep only write requests")
-    group.add_argument("--sample", type=options.fraction, metavar="FRACTION", help="keep each request with this probability (seeded)")
+    group.add_argument(
+        "--sample", type=options.fraction, metavar="FRACTION", help="keep each request with this probability (seeded)"
+    )
     group.add_argument("--head", type=options.whole, metavar="N", help="keep the first N requests")
     group.add_argument("--seed", type=options.seed, default=0, help="seed of sampling and interleaving (default 0)")
 
@@ -84,7 +97,9 @@ def show_stats(title: str, pipeline: dict, as_json: bool) -> None:
     if as_json:
         print_json(stats)
     else:
-        print_table(title, ["statistic", "value"], stats_rows(stats), caption="GB = 10^9 bytes; ranges over 4 KiB blocks")
+        print_table(
+            title, ["statistic", "value"], stats_rows(stats), caption="GB = 10^9 bytes; ranges over 4 KiB blocks"
+        )
 
 
 def run_stats(args: argparse.Namespace) -> int:
@@ -111,14 +126,21 @@ def run_merge(args: argparse.Namespace) -> int:
 def register(commands) -> None:
     group = commands.group("trace", help="inspect, convert, merge and synthesize block traces")
 
-    stats = group.add("stats", help="statistics of a trace (Table I columns and more)", description="Statistics of a trace. " + FORMATS_HELP)
+    stats = group.add(
+        "stats",
+        help="statistics of a trace (Table I columns and more)",
+        description="Statistics of a trace. " + FORMATS_HELP,
+    )
     stats.add_argument("file", help="trace file")
     add_input_arguments(stats)
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
     stats.set_defaults(func=run_stats)
 
-    convert = group.add("convert", help="convert a trace to another format, optionally transformed",
-                        description="Convert SRC to DST (format from DST's name or --to), applying transforms. " + FORMATS_HELP)
+    convert = group.add(
+        "convert",
+        help="convert a trace to another format, optionally transformed",
+        description="Convert SRC to DST (format from DST's name or --to), applying transforms. " + FORMATS_HELP,
+    )
     convert.add_argument("src", help="input trace")
     convert.add_argument("dst", help="output trace (.gz/.xz/.bz2/.zst compress)")
     convert.add_argument("--to", help="output format (default: from DST's name)")
@@ -126,14 +148,23 @@ def register(commands) -> None:
     add_transform_arguments(convert)
     convert.set_defaults(func=run_convert)
 
-    merge = group.add("merge", help="merge traces (or copies of one) into adjacent LBA ranges",
-                      description="Lay the input traces side by side in the LBA space (each starts past the previous one's end, "
-                                  "rounded up to 1 MiB) and interleave their requests in a seeded random order that keeps each "
-                                  "input's own order. --copies N repeats the whole set N times: the 'mix' trace of PORE §V-G. " + FORMATS_HELP)
+    merge = group.add(
+        "merge",
+        help="merge traces (or copies of one) into adjacent LBA ranges",
+        description="Lay the input traces side by side in the LBA space (each starts past the previous one's end, "
+        "rounded up to 1 MiB) and interleave their requests in a seeded random order that keeps each "
+        "input's own order. --copies N repeats the whole set N times: the 'mix' trace of PORE §V-G. " + FORMATS_HELP,
+    )
     merge.add_argument("src", nargs="+", help="input traces (all in the same --format, or detected per file)")
     merge.add_argument("--out", required=True, help="output trace")
     merge.add_argument("--to", help="output format (default: from the name)")
-    merge.add_argument("--copies", type=options.bounded_whole(1, MAX_COPIES), default=1, metavar="N", help="lay N copies of the inputs (default 1)")
+    merge.add_argument(
+        "--copies",
+        type=options.bounded_whole(1, MAX_COPIES),
+        default=1,
+        metavar="N",
+        help="lay N copies of the inputs (default 1)",
+    )
     add_input_arguments(merge)
     add_transform_arguments(merge)
     merge.set_defaults(func=run_merge)

@@ -42,10 +42,16 @@ def sweep_experiment(args: argparse.Namespace, buckets: list[str]) -> experiment
         engine = {key: max(value, getattr(args, key)) for key, value in entry.engine.items()}
         runs.append(SystemRun(entry.label, entry.system, params, engine))
     return experiment.Experiment(
-        name=f"ucache-sweep-{name}-{args.promote}", title=f"uCache on {name} (promotion by {args.promote})",
+        name=f"ucache-sweep-{name}-{args.promote}",
+        title=f"uCache on {name} (promotion by {args.promote})",
         traces={name: Trace.open(args.trace, args.format, args.trace_option)},
-        systems=runs, seeds=[args.seed], engine=engine_keywords(args), metrics=["bucket_write_hit_ratio", "gc_cycles", "total_io_s"],
-        reproduces={"paper": swept.reproduces["paper"], "figure": "Tables III and IV"}, figure=swept.figure)
+        systems=runs,
+        seeds=[args.seed],
+        engine=engine_keywords(args),
+        metrics=["bucket_write_hit_ratio", "gc_cycles", "total_io_s"],
+        reproduces={"paper": swept.reproduces["paper"], "figure": "Tables III and IV"},
+        figure=swept.figure,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,31 +60,81 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     ran = presets.run(sweep_experiment(args, buckets), args, out, name)
     rows = []
-    by_label = {cell.label: result for cell, result in ran[len(buckets):]}
+    by_label = {cell.label: result for cell, result in ran[len(buckets) :]}
     for bucket, (_, result) in zip(buckets, ran):
         write_result(result, out / f"{name}-ucache-{bucket}.json")
         d, c = result["derived"], result["report"]["counters"]
-        rows.append((bucket, d.get("bucket_write_hit_ratio"), c["gc_cycles"], d.get("gc_buckets_per_cycle"),
-                     c["promotions"], d["total_io_s"], d["io_amplification_ops"], d["io_amplification_bytes"],
-                     _milliseconds(d.get("mean_promotion_ns")), d["seeks"]))
+        rows.append(
+            (
+                bucket,
+                d.get("bucket_write_hit_ratio"),
+                c["gc_cycles"],
+                d.get("gc_buckets_per_cycle"),
+                c["promotions"],
+                d["total_io_s"],
+                d["io_amplification_ops"],
+                d["io_amplification_bytes"],
+                _milliseconds(d.get("mean_promotion_ns")),
+                d["seeks"],
+            )
+        )
     eregion, cmr_result = by_label["eregion"], by_label["cmr"]
     stem = out / f"{name}-eregion"
     write_result(eregion, stem.with_suffix(".json"))
     write_live_fraction_csv(eregion["report"]["gauge_series"], stem.with_name(stem.name + "-live.csv"))
     e = eregion["derived"]
-    rows.append(("eregion", None, eregion["report"]["counters"]["gc_cycles"], None, None, e["total_io_s"],
-                 e["io_amplification_ops"], e["io_amplification_bytes"], None, e["seeks"]))
+    rows.append(
+        (
+            "eregion",
+            None,
+            eregion["report"]["counters"]["gc_cycles"],
+            None,
+            None,
+            e["total_io_s"],
+            e["io_amplification_ops"],
+            e["io_amplification_bytes"],
+            None,
+            e["seeks"],
+        )
+    )
     cmr = cmr_result["derived"]
-    rows.append(("cmr (plain disk)", None, None, None, None, cmr["total_io_s"], cmr["io_amplification_ops"], cmr["io_amplification_bytes"],
-                 None, cmr["seeks"]))
-    print_table(f"uCache on {args.trace} (promotion by {args.promote})",
-                ["bucket", "write hit ratio", "GC cycles", "buckets/GC", "promotions", "total I/O s",
-                 "ops/host op", "bytes/host byte", "promotion ms", "seeks"], rows,
-                caption="uCache paper: write hit ratio = Table III, GC cycles = Table IV, buckets/GC = Fig. 8, total I/O time "
-                        "beside a plain disk = Fig. 7, media ops and bytes per host op and byte = Fig. 9, promotion time = Fig. 10, "
-                        "seeks minus the plain disk's = Table V (a seek: a disk I/O not starting where the previous one ended)")
-    note(f"E-region log live fraction over trace time (Fig. 1): mean {100 * e['log_live_fraction_mean']:.1f} %, "
-         f"max {100 * e['log_live_fraction_max']:.1f} % (curve in {stem.name}-live.csv)")
+    rows.append(
+        (
+            "cmr (plain disk)",
+            None,
+            None,
+            None,
+            None,
+            cmr["total_io_s"],
+            cmr["io_amplification_ops"],
+            cmr["io_amplification_bytes"],
+            None,
+            cmr["seeks"],
+        )
+    )
+    print_table(
+        f"uCache on {args.trace} (promotion by {args.promote})",
+        [
+            "bucket",
+            "write hit ratio",
+            "GC cycles",
+            "buckets/GC",
+            "promotions",
+            "total I/O s",
+            "ops/host op",
+            "bytes/host byte",
+            "promotion ms",
+            "seeks",
+        ],
+        rows,
+        caption="uCache paper: write hit ratio = Table III, GC cycles = Table IV, buckets/GC = Fig. 8, total I/O time "
+        "beside a plain disk = Fig. 7, media ops and bytes per host op and byte = Fig. 9, promotion time = Fig. 10, "
+        "seeks minus the plain disk's = Table V (a seek: a disk I/O not starting where the previous one ended)",
+    )
+    note(
+        f"E-region log live fraction over trace time (Fig. 1): mean {100 * e['log_live_fraction_mean']:.1f} %, "
+        f"max {100 * e['log_live_fraction_max']:.1f} % (curve in {stem.name}-live.csv)"
+    )
     note(f"results written to {args.out}/")
     return 0
 
@@ -90,20 +146,37 @@ def _milliseconds(ns: float | None) -> float | None:
 def write_live_fraction_csv(series: dict, path: Path) -> None:
     """The E-region live fraction samples as CSV (trace seconds, simulated seconds, fraction)."""
     column = series["names"].index("log_live_fraction")
-    rows = [f"{s['trace_ns'] / 1e9:.6f},{s['sim_ns'] / 1e9:.6f},{s['request']},{s['values'][column]:.6f}\n" for s in series["samples"]]
+    rows = [
+        f"{s['trace_ns'] / 1e9:.6f},{s['sim_ns'] / 1e9:.6f},{s['request']},{s['values'][column]:.6f}\n"
+        for s in series["samples"]
+    ]
     outputs.write_text(path, "trace_s,sim_s,request,log_live_fraction\n" + "".join(rows))
 
 
 def register(commands) -> None:
-    parser = commands.add("ucache-sweep", help="uCache write hit ratio and GC cycles per bucket size (uCache Tables III, IV)")
+    parser = commands.add(
+        "ucache-sweep", help="uCache write hit ratio and GC cycles per bucket size (uCache Tables III, IV)"
+    )
     add_trace_arguments(parser)
     parser.add_argument("--buckets", default=None, help="comma-separated bucket sizes (default 128KiB..4MiB)")
     add_declared(parser, "ucache", "promote")
     drive = systems.defaults("ucache")
-    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
-                        help="drive and cache parameters: " + ", ".join(f"{key} [{drive[key]}]" for key in ("zone_size", "conventional", "cache", "disk")).replace("%", "%%")
-                             + " (see smrlab sim --help for units)")
+    parser.add_argument(
+        "--param",
+        "-p",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="drive and cache parameters: "
+        + ", ".join(f"{key} [{drive[key]}]" for key in ("zone_size", "conventional", "cache", "disk")).replace(
+            "%", "%%"
+        )
+        + " (see smrlab sim --help for units)",
+    )
     add_engine_arguments(parser)
-    add_output_arguments(parser, "results/ucache-sweep",
-                         "folder for the JSON results and the sweep's results folder (Parquet table, provenance, figure)")
+    add_output_arguments(
+        parser,
+        "results/ucache-sweep",
+        "folder for the JSON results and the sweep's results folder (Parquet table, provenance, figure)",
+    )
     parser.set_defaults(func=run)

@@ -25,47 +25,93 @@ MAX_LAG = 10**7
 def process_help() -> str:
     """The arrival processes' parameters for ``--help``, from their declarations in the Rust core,
     under the SMRDB thesis's Table 4.1 names, and the options that give them."""
-    lines = ["arrival parameters (Table 4.1 of the SMRDB thesis): --process [arrivalgenerator], --rate [target], "
-             "--duration, --bias [ss.bias], --resolution [ss.resolution], --modulation [diurnal.modulation], "
-             "--cycle [diurnal.cyclelength], --distribution, --shape [diurnal.distribution.shape]"]
+    lines = [
+        "arrival parameters (Table 4.1 of the SMRDB thesis): --process [arrivalgenerator], --rate [target], "
+        "--duration, --bias [ss.bias], --resolution [ss.resolution], --modulation [diurnal.modulation], "
+        "--cycle [diurnal.cyclelength], --distribution, --shape [diurnal.distribution.shape]"
+    ]
     return "\n".join(lines + param_lines(_core.arrival_params(), "  "))
 
 
-def add_arrival_arguments(parser: argparse.ArgumentParser, rate_default: float | None = None, duration_default: float | None = None) -> None:
+def add_arrival_arguments(
+    parser: argparse.ArgumentParser, rate_default: float | None = None, duration_default: float | None = None
+) -> None:
     """The options of an arrival process, shared by ``workload arrivals`` and ``kv ycsb``, and the
     process parameters' help (``process_help``) after the options."""
     parser.epilog = process_help()
-    parser.add_argument("--process", "--arrival", dest="process", choices=workload.PROCESSES, default="constant", help="arrival process (default constant)")
-    parser.add_argument("--rate", type=positive, default=rate_default, required=rate_default is None, help="average requests per second [target]" + (f" (default {rate_default:g})" if rate_default else ""))
-    parser.add_argument("--duration", type=positive, default=duration_default, required=duration_default is None,
-                        help=f"seconds of arrivals; rate x duration at most {workload.MAX_ARRIVALS:,} arrivals" + (f" (default {duration_default:g})" if duration_default else ""))
+    parser.add_argument(
+        "--process",
+        "--arrival",
+        dest="process",
+        choices=workload.PROCESSES,
+        default="constant",
+        help="arrival process (default constant)",
+    )
+    parser.add_argument(
+        "--rate",
+        type=positive,
+        default=rate_default,
+        required=rate_default is None,
+        help="average requests per second [target]" + (f" (default {rate_default:g})" if rate_default else ""),
+    )
+    parser.add_argument(
+        "--duration",
+        type=positive,
+        default=duration_default,
+        required=duration_default is None,
+        help=f"seconds of arrivals; rate x duration at most {workload.MAX_ARRIVALS:,} arrivals"
+        + (f" (default {duration_default:g})" if duration_default else ""),
+    )
     parser.add_argument("--bias", type=positive, help="selfsimilar: the b-model's bias b")
     parser.add_argument("--resolution", type=positive, help="selfsimilar: finest slot, seconds (default 0.001)")
-    parser.add_argument("--modulation", type=non_negative, help="diurnal: amplitude of the rate, requests per second (< rate)")
+    parser.add_argument(
+        "--modulation", type=non_negative, help="diurnal: amplitude of the rate, requests per second (< rate)"
+    )
     parser.add_argument("--cycle", type=positive, help="diurnal: cycle length, minutes")
-    parser.add_argument("--distribution", choices=["pareto", "exponential"], help="diurnal: inter-arrival distribution (default pareto)")
-    parser.add_argument("--shape", type=positive, help="diurnal: Pareto shape alpha (> 1; refused where the run could hold more than the arrivals allowed)")
-    parser.add_argument("--seed", type=seed, default=1, help="seed of the arrivals (and of the operations, for kv ycsb) (default 1)")
+    parser.add_argument(
+        "--distribution", choices=["pareto", "exponential"], help="diurnal: inter-arrival distribution (default pareto)"
+    )
+    parser.add_argument(
+        "--shape",
+        type=positive,
+        help="diurnal: Pareto shape alpha (> 1; refused where the run could hold more than the arrivals allowed)",
+    )
+    parser.add_argument(
+        "--seed", type=seed, default=1, help="seed of the arrivals (and of the operations, for kv ycsb) (default 1)"
+    )
 
 
 def arrival_options(args: argparse.Namespace) -> dict:
     """The keyword arguments of ``workload.arrival_params`` from parsed options."""
-    return {"bias": args.bias, "resolution": args.resolution, "modulation": args.modulation, "cycle_minutes": args.cycle,
-            "distribution": args.distribution, "shape": args.shape}
+    return {
+        "bias": args.bias,
+        "resolution": args.resolution,
+        "modulation": args.modulation,
+        "cycle_minutes": args.cycle,
+        "distribution": args.distribution,
+        "shape": args.shape,
+    }
 
 
 def run_arrivals(args: argparse.Namespace) -> int:
     times = workload.arrivals(args.process, args.rate, args.duration, args.seed, **arrival_options(args))
-    header = {"process": args.process, "rate": args.rate, "duration": args.duration, "seed": args.seed,
-              **{k: v for k, v in arrival_options(args).items() if v is not None}}
+    header = {
+        "process": args.process,
+        "rate": args.rate,
+        "duration": args.duration,
+        "seed": args.seed,
+        **{k: v for k, v in arrival_options(args).items() if v is not None},
+    }
     with output_file(args.out) as temporary:
         workload.write_series(temporary, times, header)
     # Only the seconds that hold arrivals are counted: a long, sparse run has few of them.
     _, per_second = np.unique(times // 1_000_000_000, return_counts=True)
     busiest = int(per_second.max()) if len(per_second) else 0
     quietest = int(per_second.min()) if len(per_second) >= math.ceil(args.duration) else 0
-    print(f"{len(times):,} arrivals in {args.duration:g} s ({len(times) / args.duration:,.1f}/s on average; "
-          f"busiest second {busiest:,}, quietest {quietest:,}) written to {args.out}")
+    print(
+        f"{len(times):,} arrivals in {args.duration:g} s ({len(times) / args.duration:,.1f}/s on average; "
+        f"busiest second {busiest:,}, quietest {quietest:,}) written to {args.out}"
+    )
     return 0
 
 
@@ -111,31 +157,52 @@ def run_analyze(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"series": what, "values": len(series), "acf": lags.tolist(), "hurst": estimates, "png": png})
         return 0
-    shown = [(k, f"{lags[k]:.4f}") for k in range(len(lags)) if k <= 10 or k in (20, 50, 100, 200, 500) or k == len(lags) - 1]
-    print_table(f"Autocorrelation of {what} ({len(series):,} values)", ["lag", "ACF"], shown, caption=f"all {len(lags) - 1} lags drawn in {png}")
-    print_table("Hurst parameter estimates (0.5: no long-range dependence; 0.5-1: self-similar)",
-                ["estimator", "H"], [(k, f"{v:.3f}") for k, v in estimates.items()])
+    shown = [
+        (k, f"{lags[k]:.4f}") for k in range(len(lags)) if k <= 10 or k in (20, 50, 100, 200, 500) or k == len(lags) - 1
+    ]
+    print_table(
+        f"Autocorrelation of {what} ({len(series):,} values)",
+        ["lag", "ACF"],
+        shown,
+        caption=f"all {len(lags) - 1} lags drawn in {png}",
+    )
+    print_table(
+        "Hurst parameter estimates (0.5: no long-range dependence; 0.5-1: self-similar)",
+        ["estimator", "H"],
+        [(k, f"{v:.3f}") for k, v in estimates.items()],
+    )
     return 0
 
 
 def register(commands) -> None:
-    group = commands.group("workload", help="arrival series and their statistics (ACF, Hurst), and the thesis's arrival and offloading experiments")
-    arrivals = group.add("arrivals", help="write a seeded arrival series: one arrival time (s) per line",
-                         description="Writes the arrival times of a seeded arrival process to a series file: '# key=value' "
-                                     "header lines, then one time in seconds per line.")
+    group = commands.group(
+        "workload",
+        help="arrival series and their statistics (ACF, Hurst), and the thesis's arrival and offloading experiments",
+    )
+    arrivals = group.add(
+        "arrivals",
+        help="write a seeded arrival series: one arrival time (s) per line",
+        description="Writes the arrival times of a seeded arrival process to a series file: '# key=value' "
+        "header lines, then one time in seconds per line.",
+    )
     add_arrival_arguments(arrivals)
     arrivals.add_argument("--out", required=True, metavar="FILE", help="series file to write")
     arrivals.set_defaults(func=run_arrivals)
 
-    analyze = group.add("analyze", help="print a series' autocorrelation (and draw it as a PNG) and five Hurst estimates",
-                        description="Analyses a series file: arrival times (as 'smrlab workload arrivals' writes them) are "
-                                    "counted per --interval seconds, or turned into inter-arrival times with "
-                                    "--interarrivals; any other file of one number per line is analysed as it is. "
-                                    "Prints the autocorrelation function, draws it as a PNG, and prints H by aggregate "
-                                    "variance, R/S, periodogram, Abry-Veitch and Whittle.")
+    analyze = group.add(
+        "analyze",
+        help="print a series' autocorrelation (and draw it as a PNG) and five Hurst estimates",
+        description="Analyses a series file: arrival times (as 'smrlab workload arrivals' writes them) are "
+        "counted per --interval seconds, or turned into inter-arrival times with "
+        "--interarrivals; any other file of one number per line is analysed as it is. "
+        "Prints the autocorrelation function, draws it as a PNG, and prints H by aggregate "
+        "variance, R/S, periodogram, Abry-Veitch and Whittle.",
+    )
     analyze.add_argument("series", help="series file")
     analyze.add_argument("--interval", type=positive, default=1.0, help="arrival series: seconds per count (default 1)")
-    analyze.add_argument("--interarrivals", action="store_true", help="arrival series: analyse inter-arrival times, not counts")
+    analyze.add_argument(
+        "--interarrivals", action="store_true", help="arrival series: analyse inter-arrival times, not counts"
+    )
     analyze.add_argument("--max-lag", type=bounded_whole(1, MAX_LAG), default=100, help="lags of the ACF (default 100)")
     analyze.add_argument("--png", metavar="FILE", help="where to draw the ACF (default SERIES.acf.png)")
     analyze.add_argument("--json", action="store_true", help="print JSON")

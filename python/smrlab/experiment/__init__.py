@@ -31,8 +31,8 @@ from pathlib import Path
 
 from smrlab.experiment import check, executors, schedule
 from smrlab.experiment.cells import Cell, Outcome
-from smrlab.experiment.pending import Pending
 from smrlab.experiment.files import load
+from smrlab.experiment.pending import Pending
 from smrlab.experiment.spec import Experiment
 from smrlab.experiment.stopwatch import Phases
 from smrlab.experiment.store import RunFolder, arrow_table, sidecar, to_pandas
@@ -62,15 +62,18 @@ def _warm_up(figures: bool) -> threading.Thread:
     are done: the table's libraries (pyarrow, pandas), the software provenance (git), and with
     ``figures`` what drawing needs (``smrlab.plots.warm_up``); so that none of it is serial
     time at the end. What fails here fails again, with its message, where it is used."""
+
     def warm() -> None:
         with contextlib.suppress(Exception):
             import pandas  # noqa: F401
             import pyarrow.parquet  # noqa: F401
 
             from smrlab import provenance
+
             provenance.stamp()
             if figures:
                 from smrlab import plots
+
                 plots.warm_up()
 
     thread = threading.Thread(target=warm, name="smrlab-warm-up", daemon=True)
@@ -117,6 +120,7 @@ def _checked(experiment: Experiment, every: list[Cell]) -> None:
     if not _simulated(experiment):
         return
     from smrlab.run import footprint
+
     measured: dict[str, dict] = {}
     probed = sorted(every, key=lambda cell: cell.trace.path is None or cell.trace.path.suffix != ".smrbin")
     for label in dict.fromkeys(cell.label for cell in probed):
@@ -134,9 +138,15 @@ def _plan(experiment: Experiment, every: list[Cell], out: Path, resume: bool, ph
     with phases("folder"):
         folder = RunFolder.open(out, experiment.name, [key for _, key in cells], resume)
         stored = folder.stored() if resume else {}
-    outcomes = {cell.index: Outcome(cell.index, key, stored[key][0], None, stored[key][1]) for cell, key in cells if key in stored}
+    outcomes = {
+        cell.index: Outcome(cell.index, key, stored[key][0], None, stored[key][1])
+        for cell, key in cells
+        if key in stored
+    }
     with phases("order"):
-        todo, expected = schedule.longest_first([(c, k) for c, k in cells if k not in stored], schedule.learn(out, experiment.name))
+        todo, expected = schedule.longest_first(
+            [(c, k) for c, k in cells if k not in stored], schedule.learn(out, experiment.name)
+        )
     return _Plan(cells, folder, outcomes, set(outcomes), todo, expected)
 
 
@@ -167,7 +177,9 @@ def _run_cells(plan: _Plan, executor, progress, phases: Phases, checked) -> None
             progress.end()
 
 
-def _write(experiment: Experiment, plan: _Plan, executor, figures: bool, phases: Phases) -> tuple[list[dict], list[Path], dict]:
+def _write(
+    experiment: Experiment, plan: _Plan, executor, figures: bool, phases: Phases
+) -> tuple[list[dict], list[Path], dict]:
     """The table, the figure (with ``figures``) and the sidecar: the rows, the figures' paths
     and the parent's record (with, on a cluster, how long it took to reach: part of the serial
     time before the first cell, spent beside loading and planning)."""
@@ -178,21 +190,37 @@ def _write(experiment: Experiment, plan: _Plan, executor, figures: bool, phases:
         if figures:
             with phases("figures"):
                 from smrlab import plots
+
                 drawn = plots.save(experiment, to_pandas(arrow_table(rows)), plan.folder.folder)
         ran = [outcome for index, outcome in plan.outcomes.items() if index not in plan.reused]
         ended = time.time()
-        parent = {"phases_s": dict(phases.seconds), "counts": dict(phases.counts), "begun_at": phases.begun, "ended_at": ended,
-                  "serial_s": serial_seconds(phases, ended, ran), "cells_s": sum(o.timing.wall_s for o in ran if o.timing),
-                  "executor": type(executor).__name__, "at_once": executor.at_once}
+        parent = {
+            "phases_s": dict(phases.seconds),
+            "counts": dict(phases.counts),
+            "begun_at": phases.begun,
+            "ended_at": ended,
+            "serial_s": serial_seconds(phases, ended, ran),
+            "cells_s": sum(o.timing.wall_s for o in ran if o.timing),
+            "executor": type(executor).__name__,
+            "at_once": executor.at_once,
+        }
         if getattr(executor, "reached_s", None) is not None:
             parent["cluster_reached_s"] = executor.reached_s
         plan.folder.write_sidecar(sidecar(experiment, plan.cells, plan.outcomes, parent, plan.reused, plan.expected))
     return rows, drawn, parent
 
 
-def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = None, cluster=None,
-        resume: bool = False, share_paths: bool = False, progress=None, figures: bool = False,
-        phases: Phases | None = None) -> RunSummary:
+def run(
+    experiment: Experiment,
+    out: str | Path = "results",
+    jobs: int | None = None,
+    cluster=None,
+    resume: bool = False,
+    share_paths: bool = False,
+    progress=None,
+    figures: bool = False,
+    phases: Phases | None = None,
+) -> RunSummary:
     """Runs ``experiment`` into a new folder under ``out`` (or, with ``resume``, the latest one
     of the same cells) and writes its table, its figure (with ``figures``, if it has one) and
     provenance. ``progress`` (see ``smrlab.live.CellProgress``) is told of each cell;
@@ -221,8 +249,17 @@ def run(experiment: Experiment, out: str | Path = "results", jobs: int | None = 
                     thread.join()
             rows, drawn, parent = _write(experiment, plan, executor, figures, phases)
     failed = sum(1 for outcome in plan.outcomes.values() if outcome.error)
-    return RunSummary(plan.folder.folder, plan.folder.table_path, rows, len(plan.todo), len(plan.reused), failed,
-                      [(cell, plan.outcomes[cell.index]) for cell, _ in plan.cells], drawn, parent)
+    return RunSummary(
+        plan.folder.folder,
+        plan.folder.table_path,
+        rows,
+        len(plan.todo),
+        len(plan.reused),
+        failed,
+        [(cell, plan.outcomes[cell.index]) for cell, _ in plan.cells],
+        drawn,
+        parent,
+    )
 
 
 def frame(experiment: Experiment, jobs: int | None = 1, cluster=None):

@@ -63,8 +63,12 @@ class Cell:
             "label": self.label,
             "system": self.system,
             "params": self.given,
-            "trace": {"name": self.trace_name, "checksum": self.trace_checksum(),
-                      "format": self.trace.format, "options": list(self.trace.options)},
+            "trace": {
+                "name": self.trace_name,
+                "checksum": self.trace_checksum(),
+                "format": self.trace.format,
+                "options": list(self.trace.options),
+            },
             "seed": self.seed,
             "engine": self.engine,
         }
@@ -109,7 +113,7 @@ class Timing:
         return {**asdict(self), "wait_s": self.wait_s}
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> "Timing":
+    def from_record(cls, record: dict[str, Any]) -> Timing:
         return cls(**{name: record[name] for name in cls.__dataclass_fields__ if name in record})
 
 
@@ -130,7 +134,13 @@ class Outcome:
         if not isinstance(cell, Cell):
             return cell.row(self)
         if self.result is None:
-            row = {"label": cell.label, "system": cell.system, "trace": cell.trace_name, "seed": cell.seed, **cell.given}
+            row = {
+                "label": cell.label,
+                "system": cell.system,
+                "trace": cell.trace_name,
+                "seed": cell.seed,
+                **cell.given,
+            }
         else:
             row = tidy_row(self.result, cell.label, cell.given)
             row["trace"] = cell.trace_name
@@ -165,6 +175,7 @@ def _peak_memory() -> int:
         pass
     import resource
     import sys
+
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024
 
@@ -172,6 +183,7 @@ def _peak_memory() -> int:
 def _core_build() -> tuple[int, int]:
     """Size and time of the compiled core: a rebuilt core measures footprints afresh."""
     from smrlab import _core
+
     built = os.stat(_core.__file__)
     return built.st_size, built.st_mtime_ns
 
@@ -185,6 +197,7 @@ def _footprint(cell: Cell) -> tuple[dict | None, float]:
         return cell.footprint, 0.0
     from smrlab import cache
     from smrlab.run import footprint
+
     start, measured = time.perf_counter(), []
 
     def measure() -> str:
@@ -203,8 +216,14 @@ def _a_footprint(text: str) -> bool:
         return False
 
 
-def run_cell(cell: Cell, key: str | None = None, submitted_at: float | None = None, attempts: int = 1,
-             worker: str | None = None, fetch_s: float = 0.0) -> Outcome:
+def run_cell(
+    cell: Cell,
+    key: str | None = None,
+    submitted_at: float | None = None,
+    attempts: int = 1,
+    worker: str | None = None,
+    fetch_s: float = 0.0,
+) -> Outcome:
     """Runs one cell (in whichever process or worker it was sent to) and measures it."""
     from smrlab.run import simulate
 
@@ -217,7 +236,9 @@ def run_cell(cell: Cell, key: str | None = None, submitted_at: float | None = No
     try:
         if isinstance(cell, Cell):
             footprint, footprint_s = _footprint(cell)
-            result = simulate(cell.system, cell.trace, cell.params(), engine=cell.engine, seed=cell.seed, footprint=footprint)
+            result = simulate(
+                cell.system, cell.trace, cell.params(), engine=cell.engine, seed=cell.seed, footprint=footprint
+            )
         else:  # a key-value cell (``smrlab.experiment.kv``) runs itself
             done = cell.run(key)
             result, error = done.result, done.error
@@ -225,16 +246,36 @@ def run_cell(cell: Cell, key: str | None = None, submitted_at: float | None = No
         error = str(failure)
     except (ValueError, TypeError, OSError) as failure:
         error = f"{type(failure).__name__}: {failure}"
-    timing = Timing(worker=worker or this_worker(), submitted_at=started_at if submitted_at is None else submitted_at,
-                    started_at=started_at, wall_s=time.perf_counter() - start + fetch_s, cpu_s=time.thread_time() - cpu,
-                    peak_rss_bytes=_peak_memory(), footprint_s=footprint_s, fetch_s=fetch_s,
-                    requests=(result.get("report") or {}).get("requests") if result else None, attempts=attempts)
+    timing = Timing(
+        worker=worker or this_worker(),
+        submitted_at=started_at if submitted_at is None else submitted_at,
+        started_at=started_at,
+        wall_s=time.perf_counter() - start + fetch_s,
+        cpu_s=time.thread_time() - cpu,
+        peak_rss_bytes=_peak_memory(),
+        footprint_s=footprint_s,
+        fetch_s=fetch_s,
+        requests=(result.get("report") or {}).get("requests") if result else None,
+        attempts=attempts,
+    )
     return Outcome(cell.index, key, result, error, timing)
 
 
 def failed(cell: Cell, key: str, error: str, submitted_at: float, attempts: int, worker: str) -> Outcome:
     """The outcome of a cell that never finished on a worker (it died running it)."""
     now = time.time()
-    return Outcome(cell.index, key, None, error,
-                   Timing(worker=worker, submitted_at=submitted_at, started_at=now, wall_s=0.0, cpu_s=0.0,
-                          peak_rss_bytes=0, attempts=attempts))
+    return Outcome(
+        cell.index,
+        key,
+        None,
+        error,
+        Timing(
+            worker=worker,
+            submitted_at=submitted_at,
+            started_at=now,
+            wall_s=0.0,
+            cpu_s=0.0,
+            peak_rss_bytes=0,
+            attempts=attempts,
+        ),
+    )

@@ -30,8 +30,10 @@ def unread(system: str, accepted: set[str], keys) -> str | None:
     read, or None."""
     for key in keys:
         if key not in accepted:
-            return (f"{system} reads no parameter '{key}'{nearest(key, accepted)} "
-                    f"(smrlab sim --system {system} --help lists those it reads)")
+            return (
+                f"{system} reads no parameter '{key}'{nearest(key, accepted)} "
+                f"(smrlab sim --system {system} --help lists those it reads)"
+            )
     return None
 
 
@@ -58,13 +60,21 @@ def parameters(experiment) -> None:
         known = set().union(*reach.values())
         for key in experiment.params:
             if key not in known:
-                raise _fail(experiment, f"params: no system of the line-up ({', '.join(r.system for r in experiment.systems)}) reads "
-                                        f"a parameter '{key}'{nearest(key, known)}")
+                raise _fail(
+                    experiment,
+                    f"params: no system of the line-up ({', '.join(r.system for r in experiment.systems)}) reads "
+                    f"a parameter '{key}'{nearest(key, known)}",
+                )
     options = set(engine_keys())
-    for where, engine in [("engine", experiment.engine)] + [(f"systems.{r.label}.engine", r.engine) for r in experiment.systems]:
+    for where, engine in [("engine", experiment.engine)] + [
+        (f"systems.{r.label}.engine", r.engine) for r in experiment.systems
+    ]:
         for key in engine:
             if key not in options:
-                raise _fail(experiment, f"{where}: no replay option '{key}'{nearest(key, options)} (options: {', '.join(sorted(options))})")
+                raise _fail(
+                    experiment,
+                    f"{where}: no replay option '{key}'{nearest(key, options)} (options: {', '.join(sorted(options))})",
+                )
 
 
 def named_measures(experiment) -> list[tuple[str, str]]:
@@ -73,6 +83,7 @@ def named_measures(experiment) -> list[tuple[str, str]]:
     if experiment.figure.get("y"):
         named.append(("figure.y", experiment.figure["y"]))
     from smrlab.paper import claims_of
+
     named += [(f"claim {claim.id}", claim.metric) for claim in claims_of(experiment)]
     return named
 
@@ -102,7 +113,9 @@ def measures(experiment, cells) -> None:
         return
     for where, name in named:
         if name not in reported:
-            raise _fail(experiment, f"{where}: no system of the line-up reports a measure '{name}'{nearest(name, reported)}")
+            raise _fail(
+                experiment, f"{where}: no system of the line-up reports a measure '{name}'{nearest(name, reported)}"
+            )
 
 
 def _probe(cell) -> set[str] | None:
@@ -117,8 +130,15 @@ def _probe(cell) -> set[str] | None:
     if cell.footprint is None:
         return None
     try:
-        result = simulate(cell.system, cell.trace, cell.params(), engine={**cell.engine, "progress_every": 1}, seed=cell.seed,
-                          footprint=cell.footprint, progress=lambda requests, sim_time_ns: False)
+        result = simulate(
+            cell.system,
+            cell.trace,
+            cell.params(),
+            engine={**cell.engine, "progress_every": 1},
+            seed=cell.seed,
+            footprint=cell.footprint,
+            progress=lambda requests, sim_time_ns: False,
+        )
     except ParameterError:
         raise
     except SmrlabError:

@@ -46,8 +46,8 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from smrlab.errors import UsageError
 from smrlab.experiment.cells import Cell, Outcome, failed, run_cell
@@ -87,11 +87,14 @@ def _probe(address: str) -> None:
     import socket
 
     from distributed.comm.addressing import parse_address, parse_host_port
+
     try:
         scheme, location = parse_address(address)
         host, port = parse_host_port(location)
     except ValueError as error:
-        raise UsageError(f"--cluster {address!r} is not a scheduler address such as tcp://HOST:8786 ({error})") from None
+        raise UsageError(
+            f"--cluster {address!r} is not a scheduler address such as tcp://HOST:8786 ({error})"
+        ) from None
     if scheme != "tcp":
         return  # tls:// needs the cluster's security settings: the client checks it
     try:
@@ -100,9 +103,10 @@ def _probe(address: str) -> None:
         raise UsageError(f"cannot reach the Dask scheduler at {address} ({error.strerror or error})") from None
     try:
         answer = asyncio.run(asyncio.wait_for(_identity(address), CONNECT_SECONDS))
-    except Exception as error:  # noqa: BLE001 - whatever answers there, it is not a scheduler
-        raise UsageError(f"{address} does not answer as a Dask scheduler within {CONNECT_SECONDS} s "
-                         f"({type(error).__name__})") from None
+    except Exception as error:
+        raise UsageError(
+            f"{address} does not answer as a Dask scheduler within {CONNECT_SECONDS} s ({type(error).__name__})"
+        ) from None
     kind = answer.get("type") if isinstance(answer, dict) else None
     if kind != "Scheduler":
         raise UsageError(f"{address} is a Dask {kind or 'peer'}, not its scheduler: give the scheduler's address")
@@ -110,6 +114,7 @@ def _probe(address: str) -> None:
 
 async def _identity(address: str):
     from distributed.comm import connect as open_comm
+
     comm = await open_comm(address, timeout=CONNECT_SECONDS)
     try:
         await comm.write({"op": "identity", "reply": True})
@@ -121,6 +126,7 @@ async def _identity(address: str):
 def _shipped_path(checksum: str, name: str) -> Path:
     # The trace's own name after its checksum keeps its suffixes, from which its format is known.
     from smrlab import cache
+
     return cache.folder(SHIPPED) / f"{checksum.split(':')[-1]}-{name}"
 
 
@@ -130,7 +136,10 @@ def greet() -> list[str]:
     checksums of the traces in its cache folder."""
     import smrlab.run  # noqa: F401
     from smrlab import cache
-    return [f"sha256:{path.name.split('-')[0]}" for path in cache.folder(SHIPPED).iterdir() if not path.name.startswith(".")]
+
+    return [
+        f"sha256:{path.name.split('-')[0]}" for path in cache.folder(SHIPPED).iterdir() if not path.name.startswith(".")
+    ]
 
 
 class Connecting:
@@ -159,12 +168,12 @@ class Connecting:
         try:
             if self._given is None:
                 self._client = connect(self._address)
-        except BaseException as error:  # noqa: BLE001 - handed to the caller of client()
+        except BaseException as error:
             self._error = error
             return
         try:
             self.greeted = self._client.run(greet, on_error="return")
-        except Exception:  # noqa: BLE001 - the workers are asked again as they are first seen
+        except Exception:
             self.greeted = {}
         self.reached_s = time.perf_counter() - self._begun
         with self._lock:
@@ -190,11 +199,19 @@ class Connecting:
                 self._close_own()
 
 
-def run_on_worker(cell: Cell, key: str, submitted_at: float, attempts: int, ship: bool, data: bytes | None,
-                  run: Callable[..., Outcome] = run_cell) -> Outcome:
+def run_on_worker(
+    cell: Cell,
+    key: str,
+    submitted_at: float,
+    attempts: int,
+    ship: bool,
+    data: bytes | None,
+    run: Callable[..., Outcome] = run_cell,
+) -> Outcome:
     """On a worker: the cell's trace made local (written from ``data``, or found in the cache
     folder) when it was shipped, then the cell run (by ``run``)."""
     from distributed import get_worker
+
     start = time.perf_counter()
     if ship and cell.trace.path is not None:
         path = _shipped_path(cell.trace_checksum(), cell.trace.path.name)
@@ -253,7 +270,9 @@ class OnCluster:
         """Seconds from the connection's start until the cluster was ready (``Connecting``)."""
         return self._connecting.reached_s
 
-    def _look(self, handed: Handed, futures: dict, pending: Pending, done: Callable[[Outcome], None], force: bool = False) -> None:
+    def _look(
+        self, handed: Handed, futures: dict, pending: Pending, done: Callable[[Outcome], None], force: bool = False
+    ) -> None:
         """Takes in the workers that joined, and retries the cells of those that left."""
         if not force and time.monotonic() - self._looked < POLL_SECONDS:
             return
@@ -334,7 +353,9 @@ class OnCluster:
         worker = min(self.threads, key=lambda w: handed.count(w) / self.threads[w])
         return worker if handed.count(worker) < self.threads[worker] + beyond else None
 
-    def _hand_out(self, pending: Pending, handed: Handed, futures: dict, finished: queues.Queue, phases: Phases) -> None:
+    def _hand_out(
+        self, pending: Pending, handed: Handed, futures: dict, finished: queues.Queue, phases: Phases
+    ) -> None:
         """Hands cells to the workers with room: first those they can start at once, then those
         they wait with (``LOOKAHEAD``), so that the traces of the first are sent, and the cells
         start, before the traces of the others travel; each cell as soon as its trace is sent."""
@@ -345,21 +366,38 @@ class OnCluster:
                 handed.add(worker, task)
                 assigned.append((worker, task))
             for worker, task, trace in self._arriving(assigned, phases):
-                future = self.client.submit(run_on_worker, task.cell, task.key, task.submitted_at, task.attempts,
-                                            self.ship, trace, self._run,
-                                            key=f"smrlab-{task.key}-{uuid.uuid4().hex[:8]}",
-                                            workers=[worker], allow_other_workers=False, pure=False)
+                future = self.client.submit(
+                    run_on_worker,
+                    task.cell,
+                    task.key,
+                    task.submitted_at,
+                    task.attempts,
+                    self.ship,
+                    trace,
+                    self._run,
+                    key=f"smrlab-{task.key}-{uuid.uuid4().hex[:8]}",
+                    workers=[worker],
+                    allow_other_workers=False,
+                    pure=False,
+                )
                 future.add_done_callback(finished.put)
                 futures[future] = (task, worker, trace)
 
-    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases,
-            handed_out: Callable[[], None] | None = None) -> None:
+    def run(
+        self,
+        pending: Pending,
+        done: Callable[[Outcome], None],
+        phases: Phases,
+        handed_out: Callable[[], None] | None = None,
+    ) -> None:
         """Runs every cell of ``pending``, handing each outcome to ``done`` as it comes
         (``handed_out``: ``executors``)."""
         finished: queues.Queue = queues.Queue()
         handed = Handed()
         futures: dict[object, tuple[Task, str, object]] = {}
-        left = Counter(task.cell.trace_checksum() for task in pending.tasks() if self.ship and task.cell.trace.path is not None)
+        left = Counter(
+            task.cell.trace_checksum() for task in pending.tasks() if self.ship and task.cell.trace.path is not None
+        )
         try:
             while pending or handed:
                 self._look(handed, futures, pending, done)
@@ -383,8 +421,17 @@ class OnCluster:
             self.client.cancel(list(futures))
             raise
 
-    def _finished(self, future, task: Task, worker: str, trace, handed: Handed, pending: Pending,
-                  done: Callable[[Outcome], None], left: Counter) -> None:
+    def _finished(
+        self,
+        future,
+        task: Task,
+        worker: str,
+        trace,
+        handed: Handed,
+        pending: Pending,
+        done: Callable[[Outcome], None],
+        left: Counter,
+    ) -> None:
         handed.finished(worker, task.cell.index)
         outcome = self._outcome(future, task, worker, trace)
         if outcome is None:  # its worker left before the outcome came back, or its trace went with another
@@ -404,6 +451,7 @@ class OnCluster:
         the workers that had its trace (``trace``, the future of its bytes) left before it
         reached this one (it never ran)."""
         from distributed import CancelledError
+
         while True:
             try:
                 return future.result(timeout=POLL_SECONDS)
@@ -414,12 +462,14 @@ class OnCluster:
                 if worker not in self.client.nthreads() or (trace is not None and not _in_memory(trace)):
                     return None
                 return self._failed(task, worker, "cancelled")
-            except Exception as error:  # noqa: BLE001 - what the cluster raised, as the cell's error
+            except Exception as error:
                 return self._failed(task, worker, f"{type(error).__name__}: {error}")
 
     @staticmethod
     def _failed(task: Task, worker: str, why: str) -> Outcome:
-        return failed(task.cell, task.key, f"the cluster could not run it: {why}", task.submitted_at, task.attempts, worker)
+        return failed(
+            task.cell, task.key, f"the cluster could not run it: {why}", task.submitted_at, task.attempts, worker
+        )
 
     def _release_if_last(self, checksum: str, left: Counter) -> None:
         left[checksum] -= 1
@@ -430,8 +480,9 @@ class OnCluster:
         try:
             self.client.wait_for_workers(1, timeout=WORKERS_SECONDS)
         except (TimeoutError, OSError) as error:
-            raise UsageError(f"the Dask cluster at {self.client.scheduler.address} had no worker for "
-                             f"{WORKERS_SECONDS} s ({error})") from None
+            raise UsageError(
+                f"the Dask cluster at {self.client.scheduler.address} had no worker for {WORKERS_SECONDS} s ({error})"
+            ) from None
 
     def close(self, interrupted: bool = False) -> None:
         for future in self.scattered.values():

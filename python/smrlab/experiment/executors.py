@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from smrlab.errors import UsageError
 from smrlab.experiment.cells import Outcome, run_cell
@@ -49,8 +49,13 @@ class InThisProcess:
     def __init__(self, run: Callable[..., Outcome] = run_cell):
         self._run = run
 
-    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases,
-            handed_out: Callable[[], None] | None = None) -> None:
+    def run(
+        self,
+        pending: Pending,
+        done: Callable[[Outcome], None],
+        phases: Phases,
+        handed_out: Callable[[], None] | None = None,
+    ) -> None:
         if handed_out:  # nothing runs beside this process: the check comes first
             handed_out()
         while pending:
@@ -70,6 +75,7 @@ def reaching(cluster) -> Iterator:
         yield None
         return
     from smrlab.experiment.cluster import Connecting
+
     connecting = cluster if isinstance(cluster, Connecting) else Connecting(cluster)
     try:
         yield connecting
@@ -78,8 +84,14 @@ def reaching(cluster) -> Iterator:
 
 
 @contextlib.contextmanager
-def started(cells: int, jobs: int | None = None, cluster=None, share_paths: bool = False,
-            run: Callable[..., Outcome] = run_cell, phases: Phases | None = None) -> Iterator:
+def started(
+    cells: int,
+    jobs: int | None = None,
+    cluster=None,
+    share_paths: bool = False,
+    run: Callable[..., Outcome] = run_cell,
+    phases: Phases | None = None,
+) -> Iterator:
     """The executor for ``cells`` cells, started; stopped when the block ends (at once when it
     ends by an error or Ctrl-C). ``run(cell, key, submitted_at, attempts, ...)`` runs one cell
     (``run_cell``; a cluster's workers pass their address and the seconds the trace took to
@@ -88,6 +100,7 @@ def started(cells: int, jobs: int | None = None, cluster=None, share_paths: bool
     with phases("workers"):
         if cluster is not None:
             from smrlab.experiment.cluster import OnCluster
+
             executor = OnCluster(cluster, share_paths, run)
         else:
             jobs = min(checked_jobs(jobs), max(1, cells))
@@ -95,6 +108,7 @@ def started(cells: int, jobs: int | None = None, cluster=None, share_paths: bool
                 executor = InThisProcess(run)
             else:
                 from smrlab.experiment.local import LocalWorkers
+
                 executor = LocalWorkers(jobs, run)
     try:
         yield executor

@@ -43,12 +43,14 @@ def load(path: str | Path, quick: bool = False, trace_source=None):
 def json_schema() -> dict:
     """The JSON Schema (draft 2020-12) of an experiment file (TOML read as JSON); a file whose
     ``kind`` is ``"kv"`` is a key-value experiment (``smrlab.experiment.kv.schema``)."""
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
-            "title": "smrlab experiment file",
-            "description": "One reproduced figure or table: traces x systems x parameters x seeds (experiments/*.toml).",
-            "if": {"properties": {"kind": {"const": "kv"}}, "required": ["kind"]},
-            "then": kv_schema.json_schema(),
-            "else": schema.json_schema()}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "smrlab experiment file",
+        "description": "One reproduced figure or table: traces x systems x parameters x seeds (experiments/*.toml).",
+        "if": {"properties": {"kind": {"const": "kv"}}, "required": ["kind"]},
+        "then": kv_schema.json_schema(),
+        "else": schema.json_schema(),
+    }
 
 
 if __name__ == "__main__":

@@ -25,9 +25,9 @@ import multiprocessing
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Callable
 
 from smrlab.experiment.cells import Outcome, run_cell
 from smrlab.experiment.pending import LOOKAHEAD, Handed, Pending, dead_worker
@@ -124,8 +124,13 @@ class LocalWorkers:
     def at_once(self) -> int:
         return self.jobs
 
-    def run(self, pending: Pending, done: Callable[[Outcome], None], phases: Phases,
-            handed_out: Callable[[], None] | None = None) -> None:
+    def run(
+        self,
+        pending: Pending,
+        done: Callable[[Outcome], None],
+        phases: Phases,
+        handed_out: Callable[[], None] | None = None,
+    ) -> None:
         """Runs every cell of ``pending``, handing each outcome to ``done`` as it comes
         (``handed_out``: ``executors``)."""
         handed = Handed()
@@ -156,7 +161,9 @@ class LocalWorkers:
                     done(outcome)
                 if outcome is None or not worker.process.is_alive():
                     worker.join_dead()
-                    for gave_up in handed.lost(worker, 1, dead_worker(worker.process.exitcode), f"pid {worker.process.pid}", pending):
+                    for gave_up in handed.lost(
+                        worker, 1, dead_worker(worker.process.exitcode), f"pid {worker.process.pid}", pending
+                    ):
                         done(gave_up)
                     self._workers[self._workers.index(worker)] = self._start()
 

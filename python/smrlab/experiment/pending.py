@@ -13,8 +13,8 @@ from __future__ import annotations
 import signal
 import time
 from collections import defaultdict, deque
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Hashable
 
 from smrlab.experiment.cells import Cell, Outcome, failed
 
@@ -60,8 +60,14 @@ class Pending:
         if task.attempts < ATTEMPTS:
             self._tasks.appendleft(Task(task.cell, task.key, time.time(), task.attempts + 1))
             return None
-        return failed(task.cell, task.key, f"its worker died running it {task.attempts} times (last: {reason}, worker {worker}); "
-                      "not tried again", task.submitted_at, task.attempts, worker)
+        return failed(
+            task.cell,
+            task.key,
+            f"its worker died running it {task.attempts} times (last: {reason}, worker {worker}); not tried again",
+            task.submitted_at,
+            task.attempts,
+            worker,
+        )
 
 
 def dead_worker(exitcode: int | None) -> str:

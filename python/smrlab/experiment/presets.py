@@ -15,8 +15,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smrlab import recipes
-from smrlab import bundled
+from smrlab import bundled, recipes
 from smrlab.errors import SimulationError, UsageError
 from smrlab.experiment.cells import Cell
 from smrlab.experiment.files import parse
@@ -48,7 +47,7 @@ def line_up(*names: str) -> list[SystemRun]:
             labels = [m.label for m in merged]
             if run.label in labels:
                 continue
-            following = next((r.label for r in runs[i + 1:] if r.label in labels), None)
+            following = next((r.label for r in runs[i + 1 :] if r.label in labels), None)
             merged.insert(labels.index(following) if following else len(merged), run)
     return merged
 
@@ -65,7 +64,9 @@ def axis(name: str, key: str) -> list[str]:
     """The values of grid axis ``key`` of experiment ``name``, as text in the file's order."""
     values = read(name).axes().get(key)
     if not values:
-        raise UsageError(f"{experiment_file(name)}: no list of values for '{key}' (the range this command sweeps by default)")
+        raise UsageError(
+            f"{experiment_file(name)}: no list of values for '{key}' (the range this command sweeps by default)"
+        )
     return values
 
 
@@ -79,8 +80,13 @@ def run(exp: Experiment, args, out_dir: Path, name: str, title: str | None = Non
     from smrlab.results import read as results_frame
     from smrlab.run import note_caveats
 
-    summary = experiment.run(exp, out=out_dir, jobs=getattr(args, "jobs", None), resume=getattr(args, "resume", False),
-                             progress=live.CellProgress(title or name, unit))
+    summary = experiment.run(
+        exp,
+        out=out_dir,
+        jobs=getattr(args, "jobs", None),
+        resume=getattr(args, "resume", False),
+        progress=live.CellProgress(title or name, unit),
+    )
     for cell, outcome in summary.outcomes:
         if outcome.error:
             raise SimulationError(f"{name}/{cell.label}: {outcome.error}")

@@ -75,10 +75,12 @@ def learn(root: Path, name: str) -> Costs:
                 totals[kind][0] += timing["wall_s"]
                 totals[kind][1] += timing["requests"]
     per = {kind: spent / count for kind, (spent, count) in totals.items() if count}
-    return Costs(seconds={key: statistics.mean(values) for key, values in seconds.items()},
-                 per_request_label={name: cost for (kind, name), cost in per.items() if kind == "label"},
-                 per_request_system={name: cost for (kind, name), cost in per.items() if kind == "system"},
-                 requests=requests)
+    return Costs(
+        seconds={key: statistics.mean(values) for key, values in seconds.items()},
+        per_request_label={name: cost for (kind, name), cost in per.items() if kind == "label"},
+        per_request_system={name: cost for (kind, name), cost in per.items() if kind == "system"},
+        requests=requests,
+    )
 
 
 def trace_requests(cell: Cell, costs: Costs) -> float:
@@ -96,8 +98,11 @@ def expected_seconds(cell: Cell, key: str, costs: Costs) -> float:
     """The cell's expected cost (seconds; relative only, when nothing ran before)."""
     if key in costs.seconds:
         return costs.seconds[key]
-    per_request = costs.per_request_label.get(cell.label) or costs.per_request_system.get(cell.system) \
+    per_request = (
+        costs.per_request_label.get(cell.label)
+        or costs.per_request_system.get(cell.system)
         or costs.median_per_request()
+    )
     return trace_requests(cell, costs) * per_request
 
 

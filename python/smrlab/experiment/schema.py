@@ -18,7 +18,6 @@ import difflib
 import inspect
 from typing import Any
 
-
 TEXT = {"type": "string"}
 NUMBER = {"type": "number"}
 VALUE = {"type": ["string", "number", "boolean"]}
@@ -29,15 +28,21 @@ METRIC = {"type": "string", "description": "a column of the results: a measure o
 
 TRACE = {
     "name": (TEXT, "the trace's name in the results (default: the file name up to its first dot)"),
-    "path": (TEXT, "bundled:NAME, pore-full:NAME, pore-full-writes:NAME, hwsr-table3:NAME, fluid-table1:NAME, "
-                   "fluid-phases:four-phase, or a path relative to the experiment file"),
+    "path": (
+        TEXT,
+        "bundled:NAME, pore-full:NAME, pore-full-writes:NAME, hwsr-table3:NAME, fluid-table1:NAME, "
+        "fluid-phases:four-phase, or a path relative to the experiment file",
+    ),
     "format": (TEXT, "trace format (default: from the file name)"),
     "options": ({"type": "array", "items": TEXT}, "reader options, KEY=VALUE"),
 }
 
 REPRODUCES = {
     "paper": (TEXT, "the paper: a key of smrlab.citations.PAPERS (pore, ucache, hwsr, fluidsmr, smrdb)"),
-    "claims": (TEXT, "the experiment whose claims (experiments/claims/PAPER.toml) this one's rows are judged by (default: its own name)"),
+    "claims": (
+        TEXT,
+        "the experiment whose claims (experiments/claims/PAPER.toml) this one's rows are judged by (default: its own name)",
+    ),
     "figure": (TEXT, "the figure or table it reproduces, e.g. 'Fig. 11'"),
     "note": (TEXT, "anything a reader should know about how it reproduces it"),
 }
@@ -57,7 +62,10 @@ FIGURE_KINDS = ("bars", "lines", "series")
 
 def figure_keys() -> dict[str, tuple[dict, str]]:
     """The keys of [figure]: ``kind``, one of the figures ``smrlab.plots`` draws, and ``FIGURE``."""
-    kinds = ({"enum": list(FIGURE_KINDS)}, "bars (one group per x), lines (y over a swept x) or series (a gauge over trace time)")
+    kinds = (
+        {"enum": list(FIGURE_KINDS)},
+        "bars (one group per x), lines (y over a swept x) or series (a gauge over trace time)",
+    )
     return {"kind": kinds, **FIGURE}
 
 
@@ -66,11 +74,19 @@ def engine_keys() -> dict[str, tuple[dict, str]]:
     (except how often progress is reported, which changes no number)."""
     from smrlab.run import engine_config
 
-    kinds = {bool: {"type": "boolean"}, int: {"type": "integer", "minimum": 0}, float: NUMBER, str: {"enum": ["closed", "open"]}}
+    kinds = {
+        bool: {"type": "boolean"},
+        int: {"type": "integer", "minimum": 0},
+        float: NUMBER,
+        str: {"enum": ["closed", "open"]},
+    }
     keys = {}
     for name, parameter in inspect.signature(engine_config).parameters.items():
         if name != "progress_every":
-            keys[name] = (kinds[type(parameter.default)], f"replay option (default {parameter.default!r}; see smrlab.run.engine_config)")
+            keys[name] = (
+                kinds[type(parameter.default)],
+                f"replay option (default {parameter.default!r}; see smrlab.run.engine_config)",
+            )
     return keys
 
 
@@ -90,30 +106,53 @@ QUICK = ("traces", "params", "seeds", "engine", "systems", "description")
 def top_keys() -> dict[str, tuple[dict, str]]:
     """The keys of the file itself, with ``quick``, a table of some of them."""
     keys = _file_keys()
-    keys["quick"] = (_object({key: keys[key] for key in QUICK}), "keys that replace the file's own in a quick run (smrlab reproduce --quick)")
+    keys["quick"] = (
+        _object({key: keys[key] for key in QUICK}),
+        "keys that replace the file's own in a quick run (smrlab reproduce --quick)",
+    )
     return keys
 
 
 def _file_keys() -> dict[str, tuple[dict, str]]:
     return {
-        "name": ({"type": "string", "pattern": "^[A-Za-z0-9._-]+$"}, "names the results folder: letters, digits, '-', '_', '.'"),
+        "name": (
+            {"type": "string", "pattern": "^[A-Za-z0-9._-]+$"},
+            "names the results folder: letters, digits, '-', '_', '.'",
+        ),
         "title": (TEXT, "the title of its table, figure and report section"),
         "description": (TEXT, "what it runs, for the report"),
-        "seeds": ({"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1}, "seeds of every random choice (default [0])"),
-        "metrics": ({"type": "array", "items": METRIC}, "the measures its table shows (smrlab results shows these by default)"),
-        "traces": ({"type": "array", "minItems": 1, "items": {"anyOf": [TEXT, _object(TRACE, required=["path"])]}},
-                   "the traces: bundled:NAME, a generated trace or a path, or a table {name, path, format, options}"),
+        "seeds": (
+            {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+            "seeds of every random choice (default [0])",
+        ),
+        "metrics": (
+            {"type": "array", "items": METRIC},
+            "the measures its table shows (smrlab results shows these by default)",
+        ),
+        "traces": (
+            {"type": "array", "minItems": 1, "items": {"anyOf": [TEXT, _object(TRACE, required=["path"])]}},
+            "the traces: bundled:NAME, a generated trace or a path, or a table {name, path, format, options}",
+        ),
         "reproduces": (_object(REPRODUCES), "the paper figure or table it reproduces"),
         "engine": (_object(engine_keys()), "replay options for every system"),
-        "params": (PARAMS, "parameters for every system that declares them (or stacks over one that does); a list is a grid axis"),
-        "systems": ({"type": "array", "minItems": 1, "items": _object(system_keys(), required=["system"])}, "the line-up"),
+        "params": (
+            PARAMS,
+            "parameters for every system that declares them (or stacks over one that does); a list is a grid axis",
+        ),
+        "systems": (
+            {"type": "array", "minItems": 1, "items": _object(system_keys(), required=["system"])},
+            "the line-up",
+        ),
         "figure": (_object(figure_keys()), "the figure drawn from the results"),
     }
 
 
 def _object(keys: dict[str, tuple[dict, str]], required: list[str] = ()) -> dict:
-    schema = {"type": "object", "properties": {key: {**fragment, "description": text} for key, (fragment, text) in keys.items()},
-              "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {key: {**fragment, "description": text} for key, (fragment, text) in keys.items()},
+        "additionalProperties": False,
+    }
     if required:
         schema["required"] = list(required)
     return schema
@@ -129,8 +168,17 @@ def json_schema() -> dict:
 # known name where there is one: a key not declared or missing, a name not among the choices
 # or not of its pattern, an empty list, a number out of its range. What is left is a value of
 # the wrong type.
-SAID_BY_SPEC = {"additionalProperties", "required", "enum", "pattern", "minItems", "minimum", "exclusiveMinimum", "maximum",
-                "exclusiveMaximum"}
+SAID_BY_SPEC = {
+    "additionalProperties",
+    "required",
+    "enum",
+    "pattern",
+    "minItems",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+}
 
 
 def check_types(source, document: dict, declared: dict) -> None:
@@ -154,4 +202,3 @@ def nearest(word: str, known: Any) -> str:
     """`` (did you mean 'X'?)`` for the known name nearest ``word``, or nothing when none is near."""
     close = difflib.get_close_matches(str(word), [str(k) for k in known], n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
-

@@ -63,6 +63,8 @@ SYSTEM_KEYS = set(schema.system_keys())
 TRACE_KEYS = set(schema.TRACE)
 ENGINE_KEYS = set(schema.engine_keys())
 REPRODUCES_KEYS = set(schema.REPRODUCES)
+
+
 def param_text(value: Any) -> str:
     """A parameter value as the core reads it: ``True`` is ``true``, ``20e6`` is ``20000000``."""
     if isinstance(value, bool):
@@ -102,11 +104,16 @@ class Experiment:
         axes were written (shared axes first); more than ``MAX_CELLS`` are refused before any
         is made."""
         grids = {entry.label: self._params_of(entry) for entry in self.systems}
-        count = len(self.traces) * len(self.seeds) * sum(math.prod(len(v) if isinstance(v, list) else 1 for v in params.values())
-                                                          for params in grids.values())
+        count = (
+            len(self.traces)
+            * len(self.seeds)
+            * sum(math.prod(len(v) if isinstance(v, list) else 1 for v in params.values()) for params in grids.values())
+        )
         if count > MAX_CELLS:
-            raise UsageError(f"{self.source or self.name}: {count:,} cells (traces x seeds x each system's grid) are over the "
-                             f"{MAX_CELLS:,} an experiment may have")
+            raise UsageError(
+                f"{self.source or self.name}: {count:,} cells (traces x seeds x each system's grid) are over the "
+                f"{MAX_CELLS:,} an experiment may have"
+            )
         cells = []
         for trace_name, trace in self.traces.items():
             for seed in self.seeds:
@@ -114,12 +121,18 @@ class Experiment:
                     params = grids[entry.label]
                     engine = engine_config(**{**self.engine, **entry.engine})
                     for given in grid(params):
-                        cells.append(Cell(len(cells), entry.label, entry.system, trace_name, trace, given, seed, engine))
+                        cells.append(
+                            Cell(len(cells), entry.label, entry.system, trace_name, trace, given, seed, engine)
+                        )
         return cells
 
     def _params_of(self, entry: SystemRun) -> dict[str, Any]:
         """The parameters of a system's cells: the shared ones it takes, then its own."""
-        params = {key: value for key, value in self.params.items() if takes(entry.system, key, {**self.params, **entry.params})}
+        params = {
+            key: value
+            for key, value in self.params.items()
+            if takes(entry.system, key, {**self.params, **entry.params})
+        }
         params.update(entry.params)
         return params
 
@@ -127,7 +140,11 @@ class Experiment:
         """The parameters with more than one value (the grid's axes)."""
         axes = [key for key, value in self.params.items() if isinstance(value, list) and len(value) > 1]
         for entry in self.systems:
-            axes += [key for key, value in entry.params.items() if isinstance(value, list) and len(value) > 1 and key not in axes]
+            axes += [
+                key
+                for key, value in entry.params.items()
+                if isinstance(value, list) and len(value) > 1 and key not in axes
+            ]
         return axes
 
     def axes(self) -> dict[str, list[str]]:
@@ -152,8 +169,10 @@ def takes(system: str, key: str, params: dict[str, Any]) -> bool:
 
 def grid(params: dict[str, Any]) -> list[dict[str, str]]:
     """Every combination of the parameters, a list being an axis, as text."""
-    axes = [[(key, param_text(v)) for v in value] if isinstance(value, list) else [(key, param_text(value))]
-            for key, value in params.items()]
+    axes = [
+        [(key, param_text(v)) for v in value] if isinstance(value, list) else [(key, param_text(value))]
+        for key, value in params.items()
+    ]
     return [dict(combination) for combination in itertools.product(*axes)]
 
 
@@ -166,7 +185,10 @@ def _table(source: Path, where: str, value: Any, allowed: set[str]) -> dict:
         raise _fail(source, f"{where} must be a table")
     unknown = sorted(set(value) - allowed)
     if unknown:
-        raise _fail(source, f"{where}: unknown key '{unknown[0]}'{schema.nearest(unknown[0], allowed)} (known: {', '.join(sorted(allowed))})")
+        raise _fail(
+            source,
+            f"{where}: unknown key '{unknown[0]}'{schema.nearest(unknown[0], allowed)} (known: {', '.join(sorted(allowed))})",
+        )
     return value
 
 
@@ -205,10 +227,17 @@ def _traces(source: Path, entries: list, with_traces: bool, trace_source=None) -
     seen: dict[str, str] = {}
     for name, entry, _ in named:
         if name in seen:
-            raise _fail(source, f"traces {quoted(seen[name])} and {quoted(entry['path'])} are both named {quoted(name)}: "
-                                "give each a distinct name (traces = [{ name = \"...\", path = \"...\" }])")
+            raise _fail(
+                source,
+                f"traces {quoted(seen[name])} and {quoted(entry['path'])} are both named {quoted(name)}: "
+                'give each a distinct name (traces = [{ name = "...", path = "..." }])',
+            )
         seen[name] = entry["path"]
-    return {name: _trace(source, entry, generated, trace_source) for name, entry, generated in named} if with_traces else {}
+    return (
+        {name: _trace(source, entry, generated, trace_source) for name, entry, generated in named}
+        if with_traces
+        else {}
+    )
 
 
 def _values(source: Path, where: str, params: Any) -> dict[str, Any]:
@@ -247,7 +276,9 @@ def read_toml(text: str, source: Path) -> dict:
         raise UsageError(f"{source}: not valid TOML: {error}") from None
 
 
-def parse_document(document: dict, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None) -> Experiment:
+def parse_document(
+    document: dict, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None
+) -> Experiment:
     """The simulation experiment of a TOML ``document`` read from ``source`` (a file of either
     kind is read by ``smrlab.experiment.files``); without its traces (none opened or generated)
     when ``with_traces`` is false, to describe a stored run."""
@@ -259,10 +290,17 @@ def parse_document(document: dict, source: Path, with_traces: bool = True, quick
         entry = _table(source, "a [[systems]] entry", entry, SYSTEM_KEYS)
         system = entry.get("system")
         if system not in known:
-            raise _fail(source, f"system '{system}' is none of {', '.join(sorted(known))}{schema.nearest(system, known)}")
-        runs.append(SystemRun(str(entry.get("label", system)), system,
-                              _values(source, f"systems.{system}.params", entry.get("params", {})),
-                              _table(source, f"systems.{system}.engine", entry.get("engine", {}), ENGINE_KEYS)))
+            raise _fail(
+                source, f"system '{system}' is none of {', '.join(sorted(known))}{schema.nearest(system, known)}"
+            )
+        runs.append(
+            SystemRun(
+                str(entry.get("label", system)),
+                system,
+                _values(source, f"systems.{system}.params", entry.get("params", {})),
+                _table(source, f"systems.{system}.engine", entry.get("engine", {}), ENGINE_KEYS),
+            )
+        )
     labels = [run.label for run in runs]
     if len(set(labels)) != len(labels):
         raise _fail(source, "two systems have the same label; give each a distinct 'label'")
@@ -296,7 +334,10 @@ def _figure(source: Path, entry: Any) -> dict:
     figure = _table(source, "figure", entry, set(keys))
     kinds = keys["kind"][0]["enum"]
     if figure and figure.get("kind", "bars") not in kinds:
-        raise _fail(source, f"figure: kind '{figure['kind']}' is none of {', '.join(kinds)}{schema.nearest(figure['kind'], kinds)}")
+        raise _fail(
+            source,
+            f"figure: kind '{figure['kind']}' is none of {', '.join(kinds)}{schema.nearest(figure['kind'], kinds)}",
+        )
     return figure
 
 
@@ -307,11 +348,19 @@ NAME_MAX = 100
 
 
 def _name(source: Path, name: str) -> str:
-    if not 0 < len(name) <= NAME_MAX or not all(c.isascii() and (c.isalnum() or c in "-_.") for c in name) or name in (".", ".."):
-        raise _fail(source, f"name {quoted(name)} must be 1 to {NAME_MAX} letters, digits, '-', '_' or '.' (it names the results folder)")
+    if (
+        not 0 < len(name) <= NAME_MAX
+        or not all(c.isascii() and (c.isalnum() or c in "-_.") for c in name)
+        or name in (".", "..")
+    ):
+        raise _fail(
+            source,
+            f"name {quoted(name)} must be 1 to {NAME_MAX} letters, digits, '-', '_' or '.' (it names the results folder)",
+        )
     return name
 
 
 def _core_system_names() -> list[str]:
     from smrlab import _core
+
     return list(_core.system_names())

@@ -30,8 +30,9 @@ import json
 import platform
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from smrlab import outputs, provenance
 from smrlab.experiment.cells import Cell, Outcome, Timing
@@ -63,7 +64,7 @@ class RunFolder:
         self.folder, self.stem = folder, stem
 
     @classmethod
-    def open(cls, root: Path, name: str, keys: list[str], resume: bool) -> "RunFolder":
+    def open(cls, root: Path, name: str, keys: list[str], resume: bool) -> RunFolder:
         """A new folder (never one a previous run wrote), or with ``resume`` the latest one of
         the same cells."""
         stem = f"{name}-{digest(keys)}"
@@ -99,11 +100,17 @@ class RunFolder:
     def save_cell(self, cell: Cell, outcome: Outcome) -> None:
         if outcome.result is None:
             return
-        document = {"key": outcome.key, "cell": cell.describe(), "result": outcome.result,
-                    "timing": outcome.timing.record() if outcome.timing else None}
+        document = {
+            "key": outcome.key,
+            "cell": cell.describe(),
+            "result": outcome.result,
+            "timing": outcome.timing.record() if outcome.timing else None,
+        }
         # One line: only then does json use its C encoder (an indented cell took the parent
         # 1.4 ms, as long as the rest of storing it, for each cell of a run).
-        outputs.write_text(self.folder / CELLS / cell_file_name(cell, outcome.key), json.dumps(document, sort_keys=True) + "\n")
+        outputs.write_text(
+            self.folder / CELLS / cell_file_name(cell, outcome.key), json.dumps(document, sort_keys=True) + "\n"
+        )
 
     @contextlib.contextmanager
     def writing(self, rows: list[dict[str, Any]], phases) -> Iterator[None]:
@@ -121,12 +128,14 @@ class RunFolder:
 
 def _parquet(rows: list[dict[str, Any]], path: Path) -> None:
     import pyarrow.parquet as pq
+
     pq.write_table(arrow_table(rows), path)
 
 
 def arrow_table(rows: list[dict[str, Any]]):
     """Rows as an Arrow table, columns in the order they first appear."""
     import pyarrow as pa
+
     columns: dict[str, None] = {}
     for row in rows:
         columns.update(dict.fromkeys(row))
@@ -138,11 +147,18 @@ def to_pandas(table):
     them (pandas' nullable ``Int64``, not floats)."""
     import pandas as pd
     import pyarrow as pa
+
     return table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype(), pa.uint64(): pd.UInt64Dtype()}.get)
 
 
-def sidecar(experiment, cells: list[tuple[Cell, str]], outcomes: dict[int, Outcome], parent: dict,
-            reused: set[int] = frozenset(), expected: dict[int, float] | None = None) -> dict:
+def sidecar(
+    experiment,
+    cells: list[tuple[Cell, str]],
+    outcomes: dict[int, Outcome],
+    parent: dict,
+    reused: set[int] = frozenset(),
+    expected: dict[int, float] | None = None,
+) -> dict:
     """The provenance of a run: everything needed to reproduce each of its rows, what each
     cost (``reused`` cells: in the run that stored them) and the parent's work (``parent``)."""
     from smrlab.experiment.totoml import render
@@ -151,9 +167,14 @@ def sidecar(experiment, cells: list[tuple[Cell, str]], outcomes: dict[int, Outco
     described = []
     for cell, key in cells:
         outcome = outcomes[cell.index]
-        entry = {"key": key, **cell.describe(), "error": outcome.error,
-                 "timing": outcome.timing.record() if outcome.timing else None, "reused": cell.index in reused,
-                 "expected_s": (expected or {}).get(cell.index)}
+        entry = {
+            "key": key,
+            **cell.describe(),
+            "error": outcome.error,
+            "timing": outcome.timing.record() if outcome.timing else None,
+            "reused": cell.index in reused,
+            "expected_s": (expected or {}).get(cell.index),
+        }
         if outcome.result is not None:
             entry["resolved_params"] = outcome.result["config"]["params"]
             entry["trace"]["footprint"] = outcome.result["trace"]["footprint"]
@@ -168,7 +189,10 @@ def sidecar(experiment, cells: list[tuple[Cell, str]], outcomes: dict[int, Outco
         },
         "smrlab": provenance.stamp(),
         "host": {"name": platform.node(), "platform": platform.platform(), "python": sys.version.split()[0]},
-        "traces": {name: {"path": str(t.path) if t.path else None, "checksum": t.checksum()} for name, t in experiment.traces.items()},
+        "traces": {
+            name: {"path": str(t.path) if t.path else None, "checksum": t.checksum()}
+            for name, t in experiment.traces.items()
+        },
         "cells": described,
         "failed": sum(1 for o in outcomes.values() if o.error),
         "parent": parent,
@@ -176,8 +200,20 @@ def sidecar(experiment, cells: list[tuple[Cell, str]], outcomes: dict[int, Outco
 
 
 # The columns of ``timing_rows`` after ``cell``, as ``timing.NAME``.
-TIMING_COLUMNS = ("worker", "wall_s", "cpu_s", "peak_rss_bytes", "wait_s", "attempts", "footprint_s", "fetch_s",
-                  "requests", "started_at", "expected_s", "reused")
+TIMING_COLUMNS = (
+    "worker",
+    "wall_s",
+    "cpu_s",
+    "peak_rss_bytes",
+    "wait_s",
+    "attempts",
+    "footprint_s",
+    "fetch_s",
+    "requests",
+    "started_at",
+    "expected_s",
+    "reused",
+)
 
 
 def timing_rows(sidecar: dict) -> list[dict[str, Any]]:

@@ -27,12 +27,24 @@ def _table(header: str, values: dict[str, Any]) -> list[str]:
 
 def render(experiment) -> str:
     """TOML text that ``files.parse`` reads back into ``experiment`` (traces by path)."""
-    lines = [f"name = {_value(experiment.name)}", f"title = {_value(experiment.title)}",
-             f"description = {_value(experiment.description)}", f"metrics = {_value(experiment.metrics)}",
-             f"seeds = {_value(experiment.seeds)}",
-             "traces = " + _value([{"name": name, "path": str(t.path.resolve()), "format": t.format, "options": list(t.options)}
-                                   if t.format else {"name": name, "path": str(t.path.resolve()), "options": list(t.options)}
-                                   for name, t in experiment.traces.items() if t.path is not None]), ""]
+    lines = [
+        f"name = {_value(experiment.name)}",
+        f"title = {_value(experiment.title)}",
+        f"description = {_value(experiment.description)}",
+        f"metrics = {_value(experiment.metrics)}",
+        f"seeds = {_value(experiment.seeds)}",
+        "traces = "
+        + _value(
+            [
+                {"name": name, "path": str(t.path.resolve()), "format": t.format, "options": list(t.options)}
+                if t.format
+                else {"name": name, "path": str(t.path.resolve()), "options": list(t.options)}
+                for name, t in experiment.traces.items()
+                if t.path is not None
+            ]
+        ),
+        "",
+    ]
     lines += _table("[reproduces]", experiment.reproduces)
     lines += _table("[engine]", experiment.engine)
     lines += _table("[params]", experiment.params)

@@ -58,8 +58,30 @@ DIRECTIONS = ("increasing", "decreasing", "valley", "peak")
 EXPECT = ("below 1", "above 1")
 
 TOP_KEYS = {"paper", "doc", "calibration", "claim", "open_choice"}
-CLAIM_KEYS = {"id", "where", "quote", "claim", "experiment", "metric", "kind", "of", "over", "paper_value", "range",
-              "expect", "within", "per", "traces", "order", "x", "direction", "at", "full_only", "reason", "note"}
+CLAIM_KEYS = {
+    "id",
+    "where",
+    "quote",
+    "claim",
+    "experiment",
+    "metric",
+    "kind",
+    "of",
+    "over",
+    "paper_value",
+    "range",
+    "expect",
+    "within",
+    "per",
+    "traces",
+    "order",
+    "x",
+    "direction",
+    "at",
+    "full_only",
+    "reason",
+    "note",
+}
 OPEN_CHOICE_KEYS = {"param", "values", "experiments"}
 # What each kind needs, beyond id, where, quote, claim.
 NEEDS = {
@@ -152,6 +174,7 @@ def _fail(source: Path, where: str, message: str) -> UsageError:
 def _text(value: Any) -> str:
     """A selector value as the results table holds it (``True`` is ``true``, ``20e6`` ``20000000``)."""
     from smrlab.experiment.spec import param_text
+
     return param_text(value)
 
 
@@ -185,9 +208,18 @@ def _claim(source: Path, entry: Any, seen: set[str]) -> Claim:
     for key in ("where", "quote", "claim", "experiment", "metric", "x", "reason", "note"):
         if key in entry and not isinstance(entry[key], str):
             raise _fail(source, here, f"'{key}' must be text")
-    claim = Claim(id=claim_id, where=entry["where"], quote=entry["quote"], claim=entry["claim"], kind=kind,
-                  experiment=entry.get("experiment", ""), metric=entry.get("metric", ""),
-                  x=entry.get("x", ""), reason=entry.get("reason", ""), note=entry.get("note", ""))
+    claim = Claim(
+        id=claim_id,
+        where=entry["where"],
+        quote=entry["quote"],
+        claim=entry["claim"],
+        kind=kind,
+        experiment=entry.get("experiment", ""),
+        metric=entry.get("metric", ""),
+        x=entry.get("x", ""),
+        reason=entry.get("reason", ""),
+        note=entry.get("note", ""),
+    )
     if "of" in entry:
         claim.of = _selector(source, f"{here}: of", entry["of"])
     if "over" in entry:
@@ -207,7 +239,10 @@ def _claim(source: Path, entry: Any, seen: set[str]) -> Claim:
         order = entry["order"]
         if not isinstance(order, list) or len(order) < 2:
             raise _fail(source, here, "order must list at least two cells (a list inside it is a tier)")
-        claim.order = [[_selector(source, f"{here}: order", s) for s in (tier if isinstance(tier, list) else [tier])] for tier in order]
+        claim.order = [
+            [_selector(source, f"{here}: order", s) for s in (tier if isinstance(tier, list) else [tier])]
+            for tier in order
+        ]
     if kind == "trend":
         if entry["direction"] not in DIRECTIONS:
             raise _fail(source, here, f"direction {entry['direction']!r} is none of {', '.join(DIRECTIONS)}")
@@ -239,8 +274,12 @@ def _targets(source: Path, here: str, entry: dict, claim: Claim) -> None:
         claim.paper_value = float(value)
     if "range" in entry:
         bounds = entry["range"]
-        if (not isinstance(bounds, list) or len(bounds) != 2 or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)
-                or not 0 <= bounds[0] <= bounds[1]):
+        if (
+            not isinstance(bounds, list)
+            or len(bounds) != 2
+            or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)
+            or not 0 <= bounds[0] <= bounds[1]
+        ):
             raise _fail(source, here, "range must be [low, high] with 0 <= low <= high")
         claim.range = (float(bounds[0]), float(bounds[1]))
     if "expect" in entry:
@@ -258,12 +297,18 @@ def _open_choice(source: Path, entry: Any) -> OpenChoice:
         raise _fail(source, "an [[open_choice]]", "must be a table")
     unknown = sorted(set(entry) - OPEN_CHOICE_KEYS)
     if unknown:
-        raise _fail(source, "an [[open_choice]]", f"unknown key '{unknown[0]}' (known: {', '.join(sorted(OPEN_CHOICE_KEYS))})")
+        raise _fail(
+            source, "an [[open_choice]]", f"unknown key '{unknown[0]}' (known: {', '.join(sorted(OPEN_CHOICE_KEYS))})"
+        )
     param, values, experiments = entry.get("param"), entry.get("values"), entry.get("experiments")
     here = f"open_choice {param}"
     if not isinstance(param, str) or not param:
         raise _fail(source, "an [[open_choice]]", "needs 'param', a parameter name")
-    if not isinstance(values, list) or not 2 <= len(values) <= 4 or not all(isinstance(v, (str, int, float, bool)) for v in values):
+    if (
+        not isinstance(values, list)
+        or not 2 <= len(values) <= 4
+        or not all(isinstance(v, (str, int, float, bool)) for v in values)
+    ):
         raise _fail(source, here, "values must list two to four values")
     if not isinstance(experiments, list) or not experiments or not all(isinstance(e, str) for e in experiments):
         raise _fail(source, here, "experiments must be a non-empty list of experiment names")

@@ -16,7 +16,18 @@ from smrlab.reproduce.scorecard import Scorecard
 from smrlab.reproduce.verdict import VERDICTS, Row
 from smrlab.tables import fmt, print_table
 
-COLUMNS = ["paper", "claim", "where", "trace", "paper's", "ours", "ours / paper", "verdict", "our traces", "why (where it does not hold)"]
+COLUMNS = [
+    "paper",
+    "claim",
+    "where",
+    "trace",
+    "paper's",
+    "ours",
+    "ours / paper",
+    "verdict",
+    "our traces",
+    "why (where it does not hold)",
+]
 TERMINAL_COLUMNS = ["claim", "trace", "paper's", "ours", "ours / paper", "verdict"]
 SENSITIVITY_COLUMNS = ["paper", "open choice", "claim", "verdicts by value", "changes"]
 # Marks the verdicts' data at the end of the Markdown page.
@@ -34,24 +45,40 @@ def print_scorecard(card: Scorecard) -> None:
     mode = "quick" if card.settings.quick else "full"
     for paper in card.settings.papers:
         rows = [r for r in card.rows if r.paper == paper]
-        print_table(f"{short(paper)}: {len(rows)} rows ({mode})", TERMINAL_COLUMNS,
-                    [(r.id, r.trace, r.paper_value, r.ours_text, None if r.ratio is None else round(r.ratio, 3), r.verdict)
-                     for r in rows], caption=_traces_caption(card))
+        print_table(
+            f"{short(paper)}: {len(rows)} rows ({mode})",
+            TERMINAL_COLUMNS,
+            [
+                (r.id, r.trace, r.paper_value, r.ours_text, None if r.ratio is None else round(r.ratio, 3), r.verdict)
+                for r in rows
+            ],
+            caption=_traces_caption(card),
+        )
         reasons = {r.id: r.reason for r in rows if r.reason and r.verdict != "holds"}
         if reasons:
             print_table(f"{short(paper)}: why, where a claim does not hold", ["claim", "why"], list(reasons.items()))
     counts = card.counts()
-    print_table("Verdicts per paper", ["paper"] + list(VERDICTS) + ["rows"],
-                [(p, *counts[p].values(), sum(counts[p].values())) for p in counts])
+    print_table(
+        "Verdicts per paper",
+        ["paper"] + list(VERDICTS) + ["rows"],
+        [(p, *counts[p].values(), sum(counts[p].values())) for p in counts],
+    )
     if card.sensitivity:
-        print_table("Sensitivity of the verdicts to the open choices", SENSITIVITY_COLUMNS,
-                    [(r.paper, r.param, r.claim, _verdicts_text(r.verdicts), "yes" if r.changes else "no")
-                     for r in card.sensitivity])
+        print_table(
+            "Sensitivity of the verdicts to the open choices",
+            SENSITIVITY_COLUMNS,
+            [
+                (r.paper, r.param, r.claim, _verdicts_text(r.verdicts), "yes" if r.changes else "no")
+                for r in card.sensitivity
+            ],
+        )
 
 
 def _traces_caption(card: Scorecard) -> str:
     if card.settings.traces_dir is None:
-        return "on smrlab's synthetic recipes of the papers' traces and its bundled samples (the papers used real traces)"
+        return (
+            "on smrlab's synthetic recipes of the papers' traces and its bundled samples (the papers used real traces)"
+        )
     return f"on the real traces found in {card.settings.traces_dir}; the 'traces' of each row's JSON says which"
 
 
@@ -68,9 +95,11 @@ def write(card: Scorecard, path: Path) -> Path:
         outputs.write_text(path, json.dumps(card.as_dict(), indent=1, sort_keys=True) + "\n")
     elif suffix == ".parquet":
         from smrlab.experiment.store import write_parquet
+
         write_parquet([{**r.as_dict(), "cells": ",".join(r.cells)} for r in card.rows], path)
     else:
         from smrlab.errors import UsageError
+
         raise UsageError(f"-o {path}: the scorecard is written as .md, .json or .parquet")
     return path
 
@@ -111,22 +140,45 @@ def markdown(card: Scorecard) -> str:
     for paper in card.settings.papers:
         lines += ["", f"## {short(paper)}", ""]
         calibration = card.calibration.get(paper)
-        lines.append(f"Calibration claim: `{calibration}`." if calibration else "No claim of this paper calibrates a parameter.")
-        lines += ["", "| claim | where | trace | paper's | ours | ours / paper | verdict | our traces | why |", "|---|---|---|---|---|---|---|---|---|"]
+        lines.append(
+            f"Calibration claim: `{calibration}`." if calibration else "No claim of this paper calibrates a parameter."
+        )
+        lines += [
+            "",
+            "| claim | where | trace | paper's | ours | ours / paper | verdict | our traces | why |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for row in card.rows:
             if row.paper != paper:
                 continue
             mark = " (calibration)" if row.id == calibration else ""
             ratio = "" if row.ratio is None else fmt(row.ratio, 3)
-            lines.append(f"| `{row.id}`{mark}: {_cell(row.claim)} | {_cell(row.where)} | {_cell(row.trace)} | {_cell(row.paper_value)} "
-                         f"| {_cell(row.ours_text)} | {ratio} | **{row.verdict}** | {_cell(row.traces_kind)} | {_cell(row.reason)} |")
+            lines.append(
+                f"| `{row.id}`{mark}: {_cell(row.claim)} | {_cell(row.where)} | {_cell(row.trace)} | {_cell(row.paper_value)} "
+                f"| {_cell(row.ours_text)} | {ratio} | **{row.verdict}** | {_cell(row.traces_kind)} | {_cell(row.reason)} |"
+            )
     if card.sensitivity:
-        lines += ["", "## Sensitivity to the open choices", "",
-                  "Each open choice (a value the paper does not state) re-run at each of its values; the verdict of every "
-                  "claim whose experiment it touches.", "", "| paper | open choice | claim | verdicts | changes |", "|---|---|---|---|---|"]
+        lines += [
+            "",
+            "## Sensitivity to the open choices",
+            "",
+            "Each open choice (a value the paper does not state) re-run at each of its values; the verdict of every "
+            "claim whose experiment it touches.",
+            "",
+            "| paper | open choice | claim | verdicts | changes |",
+            "|---|---|---|---|---|",
+        ]
         for r in card.sensitivity:
-            lines.append(f"| {r.paper} | `{r.param}` | `{r.claim}` | {_cell(_verdicts_text(r.verdicts))} | {'**yes**' if r.changes else 'no'} |")
-    lines += ["", REAL_TRACES_SECTION, "", f"{VERDICTS_MARK} {json.dumps({row_key(r): r.verdict for r in card.rows}, sort_keys=True)} -->", ""]
+            lines.append(
+                f"| {r.paper} | `{r.param}` | `{r.claim}` | {_cell(_verdicts_text(r.verdicts))} | {'**yes**' if r.changes else 'no'} |"
+            )
+    lines += [
+        "",
+        REAL_TRACES_SECTION,
+        "",
+        f"{VERDICTS_MARK} {json.dumps({row_key(r): r.verdict for r in card.rows}, sort_keys=True)} -->",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -134,18 +186,46 @@ def html_section(document: dict) -> str:
     """The scorecard (as ``Scorecard.as_dict`` wrote it) as a section of the HTML report: the
     counts, then each row with its verdict marked by class (``verdict-holds`` ...)."""
     import html
+
     from smrlab.html_tables import html_table
-    rows = [(r["paper"], r["id"], r["where"], r["trace"], r["paper_value"], r["ours_text"],
-             None if r["ratio"] is None else round(r["ratio"], 3), r["verdict"], r["traces_kind"], r["reason"]) for r in document["rows"]]
-    counts = "".join(f"<li>{html.escape(p)}: " + ", ".join(f"{n} {html.escape(v)}" for v, n in c.items() if n) + "</li>"
-                     for p, c in document["counts"].items())
-    parts = [f'<h2 id="scorecard">Reproduction scorecard ({html.escape(document["mode"])})</h2>',
-             f"<p>Traces: {html.escape(document['traces'])}. Every claim of the papers, ours beside theirs (docs/reproduction.md "
-             "says how each verdict is decided).</p>", f"<ul>{counts}</ul>", html_table(COLUMNS, rows)]
+
+    rows = [
+        (
+            r["paper"],
+            r["id"],
+            r["where"],
+            r["trace"],
+            r["paper_value"],
+            r["ours_text"],
+            None if r["ratio"] is None else round(r["ratio"], 3),
+            r["verdict"],
+            r["traces_kind"],
+            r["reason"],
+        )
+        for r in document["rows"]
+    ]
+    counts = "".join(
+        f"<li>{html.escape(p)}: " + ", ".join(f"{n} {html.escape(v)}" for v, n in c.items() if n) + "</li>"
+        for p, c in document["counts"].items()
+    )
+    parts = [
+        f'<h2 id="scorecard">Reproduction scorecard ({html.escape(document["mode"])})</h2>',
+        f"<p>Traces: {html.escape(document['traces'])}. Every claim of the papers, ours beside theirs (docs/reproduction.md "
+        "says how each verdict is decided).</p>",
+        f"<ul>{counts}</ul>",
+        html_table(COLUMNS, rows),
+    ]
     if document.get("sensitivity"):
-        parts.append("<h3>Sensitivity to the open choices</h3>" + html_table(
-            SENSITIVITY_COLUMNS, [(r["paper"], r["param"], r["claim"], _verdicts_text(r["verdicts"]), "yes" if r["changes"] else "no")
-                                  for r in document["sensitivity"]]))
+        parts.append(
+            "<h3>Sensitivity to the open choices</h3>"
+            + html_table(
+                SENSITIVITY_COLUMNS,
+                [
+                    (r["paper"], r["param"], r["claim"], _verdicts_text(r["verdicts"]), "yes" if r["changes"] else "no")
+                    for r in document["sensitivity"]
+                ],
+            )
+        )
     return "\n".join(parts)
 
 
@@ -161,6 +241,7 @@ def scorecards_under(path: Path) -> list[Path]:
 def read_document(path: Path) -> dict:
     """A scorecard JSON document written by ``write``."""
     from smrlab.errors import UsageError
+
     try:
         document = json.loads(Path(path).read_text())
     except (OSError, ValueError) as error:
@@ -174,7 +255,7 @@ def committed_verdicts(text: str) -> dict[str, str]:
     """The verdicts a Markdown page written by ``markdown`` ends with."""
     for line in text.splitlines():
         if line.startswith(VERDICTS_MARK):
-            return json.loads(line[len(VERDICTS_MARK):].removesuffix("-->").strip())
+            return json.loads(line[len(VERDICTS_MARK) :].removesuffix("-->").strip())
     return {}
 
 

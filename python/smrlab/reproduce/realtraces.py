@@ -79,8 +79,13 @@ def writes_only_copy(path: Path) -> Path:
     """The writes of trace file ``path`` as an smrbin file, made once."""
     from smrlab import _core
     from smrlab.bundled import generated_trace
+
     stat = path.stat()
     pipeline = {"inputs": [{"path": str(path.resolve())}], "writes_only": True}
     recipe = {**pipeline, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
-    return generated_trace(recipe, f"{path.name.split('.')[0]}-writes", None,
-                           lambda out: _core.trace_write(json.dumps(pipeline), str(out), None))
+    return generated_trace(
+        recipe,
+        f"{path.name.split('.')[0]}-writes",
+        None,
+        lambda out: _core.trace_write(json.dumps(pipeline), str(out), None),
+    )

@@ -14,9 +14,10 @@ scorecard is printed or written (``output``).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from smrlab import bundled, experiment, provenance, results
 from smrlab.citations import PAPERS
@@ -79,8 +80,10 @@ class Scorecard:
             "papers": s.papers,
             "traces": str(s.traces_dir) if s.traces_dir else "synthetic recipes and bundled samples",
             "rows": [row.as_dict() for row in self.rows],
-            "sensitivity": [{"paper": r.paper, "param": r.param, "claim": r.claim, "verdicts": r.verdicts, "changes": r.changes}
-                            for r in self.sensitivity],
+            "sensitivity": [
+                {"paper": r.paper, "param": r.param, "claim": r.claim, "verdicts": r.verdicts, "changes": r.changes}
+                for r in self.sensitivity
+            ],
             "counts": self.counts(),
             "calibration": self.calibration,
             "runs": self.runs,
@@ -125,9 +128,17 @@ class Runner:
         if key not in self._frames:
             exp = self.load(name, override)
             from smrlab.live import CellProgress
+
             self.announce(f"running {exp.name} ({len(exp.cells())} cells)")
-            summary = experiment.run(exp, out=self.settings.out, jobs=self.settings.jobs, cluster=self.settings.cluster,
-                                     share_paths=self.settings.share_paths, resume=True, progress=CellProgress(exp.name))
+            summary = experiment.run(
+                exp,
+                out=self.settings.out,
+                jobs=self.settings.jobs,
+                cluster=self.settings.cluster,
+                share_paths=self.settings.share_paths,
+                resume=True,
+                progress=CellProgress(exp.name),
+            )
             self.runs[exp.name] = str(summary.folder)
             self.ran, self.reused = self.ran + summary.ran, self.reused + summary.reused
             self._frames[key] = (results.read(summary.table), exp)
@@ -138,6 +149,7 @@ def baseline_value(exp: Experiment, param: str) -> str | None:
     """The value ``param`` has in ``exp`` as written: the one it gives, else the default of the
     first of its systems that declares it (None when it is swept, or none declares it)."""
     from smrlab import systems
+
     for params in [s.params for s in exp.systems] + [exp.params]:
         if param in params:
             return None if isinstance(params[param], list) else param_text(params[param])
@@ -156,8 +168,12 @@ def traces_kind(exp: Experiment, real_traces: realtraces.RealTraces | None) -> s
     return "real" if len(real) == len(exp.traces) else f"real ({', '.join(real)}), the others synthetic"
 
 
-def judge(paper_claims: claims_files.ClaimsFile, runner: Runner, override: tuple[str, str] | None = None,
-          only: set[str] | None = None) -> list[Row]:
+def judge(
+    paper_claims: claims_files.ClaimsFile,
+    runner: Runner,
+    override: tuple[str, str] | None = None,
+    only: set[str] | None = None,
+) -> list[Row]:
     """Every claim of one paper (or those whose experiment is in ``only``), judged."""
     rows: list[Row] = []
     for claim in paper_claims.claims:
@@ -210,7 +226,9 @@ def make(settings: Settings, announce: Callable[[str], None] = lambda _: None) -
         for paper_claims in files:
             sensitive += sensitivity(paper_claims, runner)
     calibration = {f.paper: f.calibration for f in files if f.calibration}
-    return Scorecard(settings, rows, sensitive, calibration, runner.runs, time.monotonic() - started, runner.ran, runner.reused)
+    return Scorecard(
+        settings, rows, sensitive, calibration, runner.runs, time.monotonic() - started, runner.ran, runner.reused
+    )
 
 
 def _safe(text: str) -> str:

@@ -80,18 +80,48 @@ class Evaluation:
             return [self._row(paper, claim, "", None, FULL_ONLY, NOT_RUN, [], reason="")]
         traces = [t for t in dict.fromkeys(self.frame["trace"]) if not claim.traces or t in claim.traces]
         if not traces:
-            return [self._row(paper, claim, "", None, "no cell of the experiment matched", NOT_RUN, [], reason=_no_cells(claim))]
+            return [
+                self._row(
+                    paper, claim, "", None, "no cell of the experiment matched", NOT_RUN, [], reason=_no_cells(claim)
+                )
+            ]
         judged = [self._judge(claim, t) for t in traces]
         if claim.per == "each":
             return [self._row(paper, claim, t, *j) for t, j in zip(traces, judged)]
         return [self._row(paper, claim, ", ".join(traces), *self._combine(claim, judged))]
 
-    def _row(self, paper: str, claim: Claim, trace: str, ours: float | None, text: str, verdict: str, cells: list[str],
-             reason: str | None = None) -> Row:
+    def _row(
+        self,
+        paper: str,
+        claim: Claim,
+        trace: str,
+        ours: float | None,
+        text: str,
+        verdict: str,
+        cells: list[str],
+        reason: str | None = None,
+    ) -> Row:
         ratio = ours / claim.paper_value if ours is not None and claim.paper_value else None
         why = claim.reason if reason is None and verdict != HOLDS else (reason or "")
-        return Row(paper, claim.id, claim.where, claim.claim, trace, claim.paper_text(), ours, text, ratio, verdict, why,
-                   claim.experiment, claim.metric, cells, self.traces_kind, claim.note, claim.per)
+        return Row(
+            paper,
+            claim.id,
+            claim.where,
+            claim.claim,
+            trace,
+            claim.paper_text(),
+            ours,
+            text,
+            ratio,
+            verdict,
+            why,
+            claim.experiment,
+            claim.metric,
+            cells,
+            self.traces_kind,
+            claim.note,
+            claim.per,
+        )
 
     # One trace: (our value, its text, verdict, the cells behind it).
     def _judge(self, claim: Claim, trace: str) -> tuple[float | None, str, str, list[str]]:
@@ -116,10 +146,21 @@ class Evaluation:
 
     def _ratio(self, claim: Claim, rows):
         top, bottom = select(rows, claim.of), select(rows, claim.over)
-        keys = ["seed"] + [k for k in self.axes if k not in claim.of and k not in claim.over
-                           and k in rows and top[k].notna().all() and bottom[k].notna().all()]
+        keys = ["seed"] + [
+            k
+            for k in self.axes
+            if k not in claim.of
+            and k not in claim.over
+            and k in rows
+            and top[k].notna().all()
+            and bottom[k].notna().all()
+        ]
         joined = top[keys + [claim.metric]].merge(bottom[keys + [claim.metric]], on=keys, suffixes=("", "_over"))
-        joined = joined[(joined[f"{claim.metric}_over"] != 0) & joined[claim.metric].notna() & joined[f"{claim.metric}_over"].notna()]
+        joined = joined[
+            (joined[f"{claim.metric}_over"] != 0)
+            & joined[claim.metric].notna()
+            & joined[f"{claim.metric}_over"].notna()
+        ]
         used = _concat(top, bottom)
         if joined.empty:
             return None, used
@@ -238,6 +279,7 @@ def _cells(rows) -> list[str]:
 
 def _concat(*frames):
     import pandas as pd
+
     return pd.concat(frames) if frames else None
 
 
@@ -247,4 +289,5 @@ def _no_cells(claim: Claim) -> str:
 
 def _fmt(value: float | None) -> str:
     from smrlab.tables import fmt
+
     return fmt(value, 4)

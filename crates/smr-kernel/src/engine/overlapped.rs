@@ -38,7 +38,11 @@ pub(crate) struct Overlapped {
 impl Overlapped {
     /// The overlapped replay, when the system and its devices call for one (see the module
     /// documentation); from then on `ctx` issues I/O into chains.
-    pub(crate) fn wanted(system: &dyn System, ctx: &mut IoCtx, config: &EngineConfig) -> Result<Option<Self>, SimError> {
+    pub(crate) fn wanted(
+        system: &dyn System,
+        ctx: &mut IoCtx,
+        config: &EngineConfig,
+    ) -> Result<Option<Self>, SimError> {
         let open = matches!(config.mode, ReplayMode::Open { .. });
         let queues = ctx.max_queue_depth() > 1;
         let overlap = match system.concurrency() {
@@ -60,7 +64,14 @@ impl Overlapped {
     /// request's I/O is issued (`Replay::serve`) and background work offered. Out of line, so
     /// that the engine's loop for serial replays stays as compact as it was.
     #[inline(never)]
-    pub(crate) fn serve(&mut self, replay: &mut Replay<'_>, system: &mut dyn System, ctx: &mut IoCtx, req: &Request, arrival: u64) -> Result<(), SimError> {
+    pub(crate) fn serve(
+        &mut self,
+        replay: &mut Replay<'_>,
+        system: &mut dyn System,
+        ctx: &mut IoCtx,
+        req: &Request,
+        arrival: u64,
+    ) -> Result<(), SimError> {
         self.run(replay, system, ctx, |_, ctx| ctx.next_event().is_some_and(|t| t <= arrival))?;
         ctx.advance_to(arrival);
         let seq = self.next_seq;
@@ -81,13 +92,24 @@ impl Overlapped {
     }
 
     /// Runs everything in flight to its end, measuring what completes.
-    pub(crate) fn finish(mut self, replay: &mut Replay<'_>, system: &mut dyn System, ctx: &mut IoCtx) -> Result<(), SimError> {
+    pub(crate) fn finish(
+        mut self,
+        replay: &mut Replay<'_>,
+        system: &mut dyn System,
+        ctx: &mut IoCtx,
+    ) -> Result<(), SimError> {
         self.run(replay, system, ctx, |_, ctx| ctx.next_event().is_some())
     }
 
     /// Takes completions in time order while `go_on` holds and one is in flight, measuring the
     /// requests that complete and offering background work on its cues.
-    fn run(&mut self, replay: &mut Replay<'_>, system: &mut dyn System, ctx: &mut IoCtx, go_on: impl Fn(&Self, &IoCtx) -> bool) -> Result<(), SimError> {
+    fn run(
+        &mut self,
+        replay: &mut Replay<'_>,
+        system: &mut dyn System,
+        ctx: &mut IoCtx,
+        go_on: impl Fn(&Self, &IoCtx) -> bool,
+    ) -> Result<(), SimError> {
         loop {
             self.measure(replay, system, ctx)?;
             if !go_on(self, ctx) || ctx.next_event().is_none() {

@@ -41,7 +41,10 @@ enum Owner {
 
 #[derive(Clone, Copy, Debug)]
 enum Work {
-    Command { channel: ChannelId, access: Access },
+    Command {
+        channel: ChannelId,
+        access: Access,
+    },
     /// Nothing to do: done once what it waits for is.
     Join,
 }
@@ -179,7 +182,10 @@ impl InFlight {
 
     /// A command of the chain being issued (detached when none is), waiting for `waits`.
     fn command(&mut self, media: &mut Media, now: u64, command: &Command, chain: u32, waits: &[Option<u32>]) -> u32 {
-        let work = Work::Command { channel: command.channel, access: Access { op: command.op, offset: command.offset, len: command.len } };
+        let work = Work::Command {
+            channel: command.channel,
+            access: Access { op: command.op, offset: command.offset, len: command.len },
+        };
         let node = self.node(work, chain);
         for &from in waits.iter().flatten() {
             self.edge(from, node);
@@ -280,7 +286,8 @@ impl InFlight {
 
     /// Whether device `device` has nothing in flight.
     pub(crate) fn device_idle(&self, device: usize) -> bool {
-        self.serving.get(device).is_none_or(Option::is_none) && self.queues.get(device).is_none_or(DeviceQueue::is_empty)
+        self.serving.get(device).is_none_or(Option::is_none)
+            && self.queues.get(device).is_none_or(DeviceQueue::is_empty)
     }
 
     /// When the next command completes, if any is being served.
@@ -372,7 +379,9 @@ impl InFlight {
     fn chain_done(&mut self, chain: u32, now: u64) {
         let c = self.chains[chain as usize];
         match c.owner {
-            Owner::Request(seq) => self.completed.push(Completed { seq, started: c.started.unwrap_or(now), ended: now }),
+            Owner::Request(seq) => {
+                self.completed.push(Completed { seq, started: c.started.unwrap_or(now), ended: now })
+            }
             Owner::Background(handle) => {
                 self.background.remove(&handle);
                 self.background_finished = true;
@@ -389,7 +398,9 @@ impl InFlight {
                 continue;
             }
             let Some((node, access)) = self.queues[device].next(media.medium(device), now) else { continue };
-            let Work::Command { channel, .. } = self.nodes[node as usize].work else { unreachable!("only commands are queued") };
+            let Work::Command { channel, .. } = self.nodes[node as usize].work else {
+                unreachable!("only commands are queued")
+            };
             let service = media.serve(channel, now, access.op, access.offset, access.len);
             self.serving[device] = Some(node);
             #[cfg(test)]

@@ -20,7 +20,14 @@ pub struct LruBand {
 
 impl LruBand {
     pub fn new(slots: usize, layout: BandLayout, block_bytes: u64) -> Self {
-        LruBand { recency: RecencyList::new(slots), layout, block_bytes, members: FxHashMap::default(), position: vec![0; slots], blocks: vec![0; slots] }
+        LruBand {
+            recency: RecencyList::new(slots),
+            layout,
+            block_bytes,
+            members: FxHashMap::default(),
+            position: vec![0; slots],
+            blocks: vec![0; slots],
+        }
     }
 
     fn band(&self, block: u64) -> usize {

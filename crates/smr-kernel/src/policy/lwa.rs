@@ -27,7 +27,13 @@ impl Lwa {
     /// Over `slots` cache slots, of segments of `blocks_per_segment` blocks, looking at the
     /// `window` least recently used.
     pub fn new(slots: usize, blocks_per_segment: u64, window: usize) -> Self {
-        Lwa { recency: RecencyList::new(slots), blocks_per_segment, window, window_slots: Vec::new(), window_counts: FxHashMap::default() }
+        Lwa {
+            recency: RecencyList::new(slots),
+            blocks_per_segment,
+            window,
+            window_slots: Vec::new(),
+            window_counts: FxHashMap::default(),
+        }
     }
 
     fn segment_of(&self, blocks: &[u64], slot: u32) -> u64 {
@@ -66,7 +72,11 @@ impl Policy for Lwa {
             self.window_slots.push(slot);
             entry = self.recency.more_recent(slot);
         }
-        let best = self.window_counts.iter().max_by(|(_, (c1, p1)), (_, (c2, p2))| c1.cmp(c2).then(p2.cmp(p1))).map(|(&segment, _)| segment);
+        let best = self
+            .window_counts
+            .iter()
+            .max_by(|(_, (c1, p1)), (_, (c2, p2))| c1.cmp(c2).then(p2.cmp(p1)))
+            .map(|(&segment, _)| segment);
         if let Some(best) = best {
             out.extend(self.window_slots.iter().copied().filter(|&slot| self.segment_of(blocks, slot) == best));
         }

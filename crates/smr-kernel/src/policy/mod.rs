@@ -90,10 +90,19 @@ pub const POLICIES: &[PolicyEntry] = &[
     PolicyEntry { name: "lru-block", about: "lru under HWSR's name for it (§2.3)" },
     PolicyEntry { name: "fifo", about: "the block cached longest, hits leaving it in place" },
     PolicyEntry { name: "lru-band", about: "every cached block of the least recently used block's SMR band" },
-    PolicyEntry { name: "pore", about: "the least recent block among the clean ones and the dirty ones of open zones (PORE §IV)" },
+    PolicyEntry {
+        name: "pore",
+        about: "the least recent block among the clean ones and the dirty ones of open zones (PORE §IV)",
+    },
     PolicyEntry { name: "lru-segment", about: "every buffered block of the segment used least recently (HWSR §2.3)" },
-    PolicyEntry { name: "most-blocks", about: "every buffered block of the segment with the most of them (S-block's group destage, HWSR §4.1)" },
-    PolicyEntry { name: "lwa", about: "in a window at the LRU tail, the blocks of the segment with the most there (HWSR §4.3, Fig. 10)" },
+    PolicyEntry {
+        name: "most-blocks",
+        about: "every buffered block of the segment with the most of them (S-block's group destage, HWSR §4.1)",
+    },
+    PolicyEntry {
+        name: "lwa",
+        about: "in a window at the LRU tail, the blocks of the segment with the most there (HWSR §4.3, Fig. 10)",
+    },
 ];
 
 /// The table's entry named `name`.

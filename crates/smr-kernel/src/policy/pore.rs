@@ -47,9 +47,14 @@ use crate::lists::ListSet;
 use crate::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use crate::{BuildContext, Kind, ParamSpec, SimError};
 
-pub const BASE: ParamSpec = ParamSpec::new("base", Kind::Choice(&["lru", "fifo"]), "lru", "PORE's base order among evictable blocks");
-pub const SCHEME: ParamSpec =
-    ParamSpec::new("scheme", Kind::Choice(&["cf", "pf", "bl"]), "bl", "PORE open-zone selection: cf (coverage first), pf (popularity first), bl (balanced)");
+pub const BASE: ParamSpec =
+    ParamSpec::new("base", Kind::Choice(&["lru", "fifo"]), "lru", "PORE's base order among evictable blocks");
+pub const SCHEME: ParamSpec = ParamSpec::new(
+    "scheme",
+    Kind::Choice(&["cf", "pf", "bl"]),
+    "bl",
+    "PORE open-zone selection: cf (coverage first), pf (popularity first), bl (balanced)",
+);
 pub const ZONE: ParamSpec = ParamSpec::new("zone", Kind::Size, "20MB", "PORE zone size");
 pub const PERIOD: ParamSpec = ParamSpec::new(
     "period",
@@ -81,10 +86,19 @@ impl Settings {
 
     /// PORE over `slots` cache blocks of `block` bytes, above a disk whose write buffer holds
     /// `buffer_blocks` of them (None: no shingled disk below).
-    pub fn build(self, b: &BuildContext<'_>, slots: usize, block: u64, buffer_blocks: Option<u64>) -> Result<Pore, SimError> {
+    pub fn build(
+        self,
+        b: &BuildContext<'_>,
+        slots: usize,
+        block: u64,
+        buffer_blocks: Option<u64>,
+    ) -> Result<Pore, SimError> {
         let period = period_blocks(&self.period, buffer_blocks).map_err(|m| b.params.error(&PERIOD, m))?;
         if self.zone_bytes < block {
-            return Err(b.params.error(&ZONE, format!("{} bytes is less than one cache block ({block} bytes)", self.zone_bytes)).into());
+            return Err(b
+                .params
+                .error(&ZONE, format!("{} bytes is less than one cache block ({block} bytes)", self.zone_bytes))
+                .into());
         }
         let zone_blocks = self.zone_bytes / block;
         let zones = b.footprint.max_end / block / zone_blocks + 1;
@@ -96,7 +110,11 @@ impl Settings {
 /// PORE's period in cache blocks from its text: `auto` (the write buffer below), a block count,
 /// or a multiple of the write buffer (`0.5x`, rounded half to even).
 fn period_blocks(text: &str, buffer_blocks: Option<u64>) -> Result<u64, String> {
-    let buffer = || buffer_blocks.ok_or_else(|| format!("{} needs a shingled disk with a write buffer below; give a number of blocks", quote(text)));
+    let buffer = || {
+        buffer_blocks.ok_or_else(|| {
+            format!("{} needs a shingled disk with a write buffer below; give a number of blocks", quote(text))
+        })
+    };
     if text == "auto" {
         return buffer();
     }
@@ -106,7 +124,10 @@ fn period_blocks(text: &str, buffer_blocks: Option<u64>) -> Result<u64, String> 
             _ => Err(format!("{} is not a positive multiple of the write buffer", quote(text))),
         };
     }
-    text.parse::<u64>().ok().filter(|&p| p > 0).ok_or_else(|| format!("{} is not a positive number of blocks, a multiple (0.5x) or auto", quote(text)))
+    text.parse::<u64>()
+        .ok()
+        .filter(|&p| p > 0)
+        .ok_or_else(|| format!("{} is not a positive number of blocks, a multiple (0.5x) or auto", quote(text)))
 }
 
 /// How zones are ranked for opening.
@@ -129,12 +150,18 @@ impl Scheme {
 }
 
 pub static PERIODS: Metric = Metric::new("pore_periods", Unit::Count, "PORE region divisions (one per period)");
-pub static OPEN_ZONES_TOTAL: Metric = Metric::new("pore_open_zones_total", Unit::Count, "zones opened by region divisions, summed over divisions");
-pub static FORCED_OPENINGS: Metric = Metric::new("pore_forced_openings", Unit::Count, "zones opened one by one because nothing was evictable");
-pub static AVG_OPEN_ZONES: Ratio =
-    Ratio::new(Metric::new("pore_avg_open_zones", Unit::Ratio, "PORE: average number of open zones per region division"), &OPEN_ZONES_TOTAL, &PERIODS);
+pub static OPEN_ZONES_TOTAL: Metric =
+    Metric::new("pore_open_zones_total", Unit::Count, "zones opened by region divisions, summed over divisions");
+pub static FORCED_OPENINGS: Metric =
+    Metric::new("pore_forced_openings", Unit::Count, "zones opened one by one because nothing was evictable");
+pub static AVG_OPEN_ZONES: Ratio = Ratio::new(
+    Metric::new("pore_avg_open_zones", Unit::Ratio, "PORE: average number of open zones per region division"),
+    &OPEN_ZONES_TOTAL,
+    &PERIODS,
+);
 pub static ZONE_BLOCKS: Metric = Metric::new("pore_zone_blocks", Unit::Blocks, "PORE zone size, in cache blocks");
-pub static PERIOD_BLOCKS: Metric = Metric::new("pore_period_blocks", Unit::Blocks, "PORE period, in new dirty cache blocks");
+pub static PERIOD_BLOCKS: Metric =
+    Metric::new("pore_period_blocks", Unit::Blocks, "PORE period, in new dirty cache blocks");
 
 const DIRTY: u32 = 1 << 31;
 /// The list of clean blocks (zone `z`'s dirty blocks are list `z + 1`).
@@ -219,7 +246,11 @@ impl Pore {
 
     /// The list a slot with zone tag `tag` belongs in.
     fn list_of(tag: u32) -> usize {
-        if tag & DIRTY == 0 { CLEAN } else { (tag & !DIRTY) as usize + 1 }
+        if tag & DIRTY == 0 {
+            CLEAN
+        } else {
+            (tag & !DIRTY) as usize + 1
+        }
     }
 
     fn next_tick(&mut self) -> u64 {

@@ -54,7 +54,11 @@ impl Segments {
     }
 
     fn list_of(&self, group: u32) -> usize {
-        if self.by_count { self.count[group as usize] as usize } else { 0 }
+        if self.by_count {
+            self.count[group as usize] as usize
+        } else {
+            0
+        }
     }
 
     /// The group to evict: the least recent one, or the oldest of those with the most blocks.

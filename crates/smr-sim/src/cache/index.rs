@@ -101,7 +101,11 @@ impl BlockIndex {
 
     #[inline]
     fn next(&self, group: usize) -> usize {
-        if group + 1 == self.groups.len() { 0 } else { group + 1 }
+        if group + 1 == self.groups.len() {
+            0
+        } else {
+            group + 1
+        }
     }
 
     /// Starts loading the group `block`'s lookup reads first (`smr_core::prefetch`).

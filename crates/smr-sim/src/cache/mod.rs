@@ -29,19 +29,19 @@ mod write_back_tests;
 pub use smr_kernel::policy::pore::Scheme;
 pub use smr_kernel::policy::Policy;
 
-use smr_media::FixedLatencyMedium;
 use smr_core::{Op, Request};
+use smr_media::FixedLatencyMedium;
 
-use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
+use index::{block_of, BlockIndex, DIRTY};
 use smr_core::prefetch::prefetch;
-use smr_kernel::runs::coalesce;
-use smr_kernel::slots::SlotPool;
-use smr_kernel::totals;
+use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use smr_kernel::policy::lru_band::LruBand;
 use smr_kernel::policy::recency::{Order, Recency};
 use smr_kernel::policy::{pore, VictimHints};
+use smr_kernel::runs::coalesce;
+use smr_kernel::slots::SlotPool;
+use smr_kernel::totals;
 use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
-use index::{block_of, BlockIndex, DIRTY};
 
 pub const POLICY: ParamSpec = ParamSpec::new(
     "policy",
@@ -59,25 +59,42 @@ pub const CACHE: ParamSpec = ParamSpec::new(
 pub const BLOCK: ParamSpec = ParamSpec::new("block", Kind::Size, "4KiB", "cache block size, a multiple of 512 bytes").open(
     "PORE does not state its cache block size; 4 KiB is the smallest request of the MSR traces it replays and a flash page",
 );
-pub const BELOW: ParamSpec = ParamSpec::new("below", Kind::System, "dmsmr", "the system under the cache (its own parameters apply)");
+pub const BELOW: ParamSpec =
+    ParamSpec::new("below", Kind::System, "dmsmr", "the system under the cache (its own parameters apply)");
 
 pub const PARAMS: ParamList = &[&[POLICY, MODE, CACHE, BLOCK, BELOW], pore::PARAMS];
 
-pub const ENTRY: SystemEntry = SystemEntry::new("cache", "SSD cache (lru, fifo, lru-band, pore) over another system, by default drive-managed SMR (PORE §IV); alias: pore", PARAMS, |b| Ok(build(b)?)).with_aliases(&["pore"]);
+pub const ENTRY: SystemEntry = SystemEntry::new(
+    "cache",
+    "SSD cache (lru, fifo, lru-band, pore) over another system, by default drive-managed SMR (PORE §IV); alias: pore",
+    PARAMS,
+    |b| Ok(build(b)?),
+)
+.with_aliases(&["pore"]);
 
 pub static READ_LOOKUPS: Metric = Metric::new("read_lookups", Unit::Count, "cache blocks looked up by host reads");
 pub static READ_HITS: Metric = Metric::new("read_hits", Unit::Count, "cache blocks host reads found cached");
 pub static WRITE_LOOKUPS: Metric = Metric::new("write_lookups", Unit::Count, "cache blocks looked up by host writes");
 pub static WRITE_HITS: Metric = Metric::new("write_hits", Unit::Count, "cache blocks host writes found cached");
-pub static EVICTED_DIRTY: Metric = Metric::new("evicted_dirty_blocks", Unit::Blocks, "dirty cache blocks evicted (written to the system below)");
-pub static EVICTED_CLEAN: Metric = Metric::new("evicted_clean_blocks", Unit::Blocks, "clean cache blocks evicted (dropped)");
+pub static EVICTED_DIRTY: Metric =
+    Metric::new("evicted_dirty_blocks", Unit::Blocks, "dirty cache blocks evicted (written to the system below)");
+pub static EVICTED_CLEAN: Metric =
+    Metric::new("evicted_clean_blocks", Unit::Blocks, "clean cache blocks evicted (dropped)");
 pub static READ_HIT_RATE: Ratio = Ratio::new(
-    Metric::new("read_hit_rate", Unit::Fraction, "cache read hits / cache read lookups, per cache-block lookup (4 KiB by default), not per request"),
+    Metric::new(
+        "read_hit_rate",
+        Unit::Fraction,
+        "cache read hits / cache read lookups, per cache-block lookup (4 KiB by default), not per request",
+    ),
     &READ_HITS,
     &READ_LOOKUPS,
 );
 pub static WRITE_HIT_RATE: Ratio = Ratio::new(
-    Metric::new("write_hit_rate", Unit::Fraction, "cache write hits / cache write lookups, per cache-block lookup (4 KiB by default), not per request"),
+    Metric::new(
+        "write_hit_rate",
+        Unit::Fraction,
+        "cache write hits / cache write lookups, per cache-block lookup (4 KiB by default), not per request",
+    ),
     &WRITE_HITS,
     &WRITE_LOOKUPS,
 );
@@ -87,7 +104,8 @@ pub static EVICTED: Exercise = Exercise {
 };
 pub static CACHE_BLOCKS: Metric = Metric::new("cache_blocks", Unit::Blocks, "cache size, in cache blocks");
 pub static CACHE_OCCUPANCY: Metric = Metric::new("cache_occupancy_blocks", Unit::Blocks, "cache blocks holding data");
-pub static CACHE_DIRTY: Metric = Metric::new("cache_dirty_blocks", Unit::Blocks, "cache blocks holding data not yet written below");
+pub static CACHE_DIRTY: Metric =
+    Metric::new("cache_dirty_blocks", Unit::Blocks, "cache blocks holding data not yet written below");
 
 /// Blocks of the next request whose index entries are prefetched (`System::prefetch`).
 const PREFETCHED_BLOCKS: usize = 16;
@@ -362,7 +380,8 @@ impl<P: Policy + 'static> SsdCache<P> {
         }
         let block = self.block;
         let pieces = misses.iter().map(|&b| ((), b * block));
-        let fetched = coalesce(pieces, self.block, |(), offset, len| self.fetch(offset, len, req.offset..req.end(), ctx));
+        let fetched =
+            coalesce(pieces, self.block, |(), offset, len| self.fetch(offset, len, req.offset..req.end(), ctx));
         self.read_misses = misses;
         fetched
     }

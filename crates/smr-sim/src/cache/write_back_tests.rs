@@ -9,10 +9,10 @@ use std::rc::Rc;
 use smr_core::{Op, Request};
 
 use super::{Frame, Policy, Scheme, SsdCache};
+use smr_kernel::metrics::Counters;
 use smr_kernel::policy::lru_band::LruBand;
 use smr_kernel::policy::pore::Pore;
 use smr_kernel::policy::recency::{Order, Recency};
-use smr_kernel::metrics::Counters;
 use smr_kernel::{BandLayout, IoCtx, SimError, System};
 
 const BLOCK: u64 = 4096;
@@ -45,7 +45,12 @@ impl System for Flaky {
     fn counters(&self, _out: &mut Counters) {}
 }
 
-fn write_blocks(cache: &mut SsdCache<impl Policy + 'static>, first: u64, count: u64, ctx: &mut IoCtx) -> Result<(), SimError> {
+fn write_blocks(
+    cache: &mut SsdCache<impl Policy + 'static>,
+    first: u64,
+    count: u64,
+    ctx: &mut IoCtx,
+) -> Result<(), SimError> {
     cache.submit(&Request::new(ctx.now(), Op::Write, first * BLOCK, count * BLOCK), ctx)
 }
 
@@ -63,7 +68,10 @@ fn a_failed_write_back_keeps_its_victims(policy: impl Policy + 'static, victims:
     failing.set(true);
     let refused = write_blocks(&mut cache, 100, 1, &mut ctx);
     assert!(matches!(refused, Err(SimError::Device(_))), "the failure reaches the caller: {refused:?}");
-    assert!((0..SLOTS).all(|b| cache.index.get(b, &cache.blocks).is_some_and(|slot| cache.is_dirty(slot))), "every block is still cached and dirty");
+    assert!(
+        (0..SLOTS).all(|b| cache.index.get(b, &cache.blocks).is_some_and(|slot| cache.is_dirty(slot))),
+        "every block is still cached and dirty"
+    );
     assert!(cache.index.get(100, &cache.blocks).is_none(), "the block that found no room is not cached");
     assert_eq!((cache.index.len(), cache.slots.available()), (SLOTS as usize, 0), "no slot was freed or lost");
     assert_eq!((cache.totals.evicted_dirty, cache.totals.evicted_clean), (0, 0), "nothing counts as evicted");
@@ -71,7 +79,11 @@ fn a_failed_write_back_keeps_its_victims(policy: impl Policy + 'static, victims:
 
     failing.set(false);
     write_blocks(&mut cache, 100, 1, &mut ctx).expect("the system below works again");
-    assert_eq!(*written.borrow(), [(victims.start * BLOCK, (victims.end - victims.start) * BLOCK)], "the same victims are written once");
+    assert_eq!(
+        *written.borrow(),
+        [(victims.start * BLOCK, (victims.end - victims.start) * BLOCK)],
+        "the same victims are written once"
+    );
     assert!(victims.clone().all(|b| cache.index.get(b, &cache.blocks).is_none()), "and leave the cache");
     assert!(cache.index.get(100, &cache.blocks).is_some_and(|slot| cache.is_dirty(slot)));
     assert_eq!(cache.index.len() + cache.slots.available(), SLOTS as usize, "every slot is cached or free");

@@ -11,9 +11,9 @@
 //! `dmsmr` (uniform 17–36 MB by default, seeded), and R_wa is `dmsmr`'s own definition.
 
 use serde::{Deserialize, Serialize};
-use smr_trace::{Footprint, TraceError};
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, Params, Request};
+use smr_trace::{Footprint, TraceError};
 
 use super::{band_layout, buffer_bytes, written_range, FifoBuffer, BAND_MAX, BAND_MIN, BAND_SIZE, BUFFER, R_WA};
 use smr_kernel::params::{ParamList, ParamReader};
@@ -52,7 +52,8 @@ pub fn estimate(
     params.finish()?;
     let mut fifo = FifoBuffer::new(buffer_bytes / BLOCK_4K, layout.count());
     let written_range_bytes = written_range(&layout, &footprint);
-    let mut out = SmrEstimate { written_range_bytes, written_bytes: footprint.written_bytes, buffer_bytes, ..Default::default() };
+    let mut out =
+        SmrEstimate { written_range_bytes, written_bytes: footprint.written_bytes, buffer_bytes, ..Default::default() };
     let flush = |fifo: &mut FifoBuffer, out: &mut SmrEstimate| {
         for band in fifo.bands() {
             let r = layout.band(band);

@@ -48,18 +48,21 @@ pub mod estimate;
 
 use buffer::{FifoBuffer, Insert};
 
-use smr_media::FixedLatencyMedium;
 use smr_core::units::BLOCK_4K;
-use smr_trace::Footprint;
 use smr_core::{Op, ParamError, Request};
+use smr_media::FixedLatencyMedium;
+use smr_trace::Footprint;
 
 use smr_kernel::disk::{check_capacity, disk, DISK_PARAMS, MAX_TABLE_ENTRIES};
 use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
-use smr_kernel::report::HOST_BYTES_WRITTEN;
 use smr_kernel::params::{ParamReader, NONE};
+use smr_kernel::report::HOST_BYTES_WRITTEN;
 use smr_kernel::runs::coalesce_range;
 use smr_kernel::totals;
-use smr_kernel::{BandCursor, BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+use smr_kernel::{
+    BandCursor, BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System,
+    SystemEntry,
+};
 
 pub const BUFFER: ParamSpec = ParamSpec::new(
     "buffer",
@@ -67,32 +70,66 @@ pub const BUFFER: ParamSpec = ParamSpec::new(
     "1/256",
     "persistent write buffer (media cache) size",
 );
-pub const BUFFER_ON: ParamSpec =
-    ParamSpec::new("buffer_on", Kind::Choice(&["disk", "ssd"]), "disk", "where the buffer is: disk (outer tracks, times add) or ssd (built-in SSD, times overlap; Eq. 1)");
-pub const BAND_MIN: ParamSpec = ParamSpec::new("band_min", Kind::Size, "17MB", "smallest band (bands are uniformly random in [band_min, band_max], seeded)");
+pub const BUFFER_ON: ParamSpec = ParamSpec::new(
+    "buffer_on",
+    Kind::Choice(&["disk", "ssd"]),
+    "disk",
+    "where the buffer is: disk (outer tracks, times add) or ssd (built-in SSD, times overlap; Eq. 1)",
+);
+pub const BAND_MIN: ParamSpec = ParamSpec::new(
+    "band_min",
+    Kind::Size,
+    "17MB",
+    "smallest band (bands are uniformly random in [band_min, band_max], seeded)",
+);
 pub const BAND_MAX: ParamSpec = ParamSpec::new("band_max", Kind::Size, "36MB", "largest band");
-pub const BAND_SIZE: ParamSpec = ParamSpec::new("band_size", Kind::Size, NONE, "one fixed band size instead of random sizes (e.g. 18MiB)");
-pub const IDLE_CLEAN: ParamSpec = ParamSpec::new("idle_clean", Kind::Bool, "false", "open loop: clean one band per idle quantum while the buffer is above idle_clean_above");
+pub const BAND_SIZE: ParamSpec =
+    ParamSpec::new("band_size", Kind::Size, NONE, "one fixed band size instead of random sizes (e.g. 18MiB)");
+pub const IDLE_CLEAN: ParamSpec = ParamSpec::new(
+    "idle_clean",
+    Kind::Bool,
+    "false",
+    "open loop: clean one band per idle quantum while the buffer is above idle_clean_above",
+);
 pub const IDLE_CLEAN_ABOVE: ParamSpec = ParamSpec::new("idle_clean_above", Kind::Fraction, "0.5", "buffer occupancy (fraction of its size) above which idle cleaning runs")
     .open("PORE replays closed loop and never idles; drive-managed disks clean in idle time (Aghayev et al., FAST 2015) from a level no paper states: half the buffer");
 
-pub const PARAMS: ParamList = &[&DISK_PARAMS, &[BUFFER, BUFFER_ON, BAND_MIN, BAND_MAX, BAND_SIZE, IDLE_CLEAN, IDLE_CLEAN_ABOVE]];
+pub const PARAMS: ParamList =
+    &[&DISK_PARAMS, &[BUFFER, BUFFER_ON, BAND_MIN, BAND_MAX, BAND_SIZE, IDLE_CLEAN, IDLE_CLEAN_ABOVE]];
 
-pub const ENTRY: SystemEntry = SystemEntry::new("dmsmr", "drive-managed SMR: FIFO persistent write buffer + whole-band read-modify-write (PORE §II)", PARAMS, |b| Ok(Box::new(Dmsmr::build(b)?)));
+pub const ENTRY: SystemEntry = SystemEntry::new(
+    "dmsmr",
+    "drive-managed SMR: FIFO persistent write buffer + whole-band read-modify-write (PORE §II)",
+    PARAMS,
+    |b| Ok(Box::new(Dmsmr::build(b)?)),
+);
 
-pub static BAND_CLEANINGS: Metric = Metric::new("band_cleanings", Unit::Count, "bands read, merged with their buffered blocks and rewritten whole");
+pub static BAND_CLEANINGS: Metric =
+    Metric::new("band_cleanings", Unit::Count, "bands read, merged with their buffered blocks and rewritten whole");
 pub static BAND_BYTES_READ: Metric = Metric::new("band_bytes_read", Unit::Bytes, "bytes read from bands by cleanings");
-pub static BAND_BYTES_WRITTEN: Metric = Metric::new("band_bytes_written", Unit::Bytes, "bytes written to bands by cleanings");
-pub static BUFFER_BYTES_WRITTEN: Metric =
-    Metric::new("buffer_bytes_written", Unit::Bytes, "bytes of the 4 KiB blocks host writes put in the persistent write buffer (its bookkeeping grain)");
-pub static BUFFER_BYTES_READ: Metric = Metric::new("buffer_bytes_read", Unit::Bytes, "bytes read from the write buffer by cleanings");
-pub static BUFFER_BYTES_EVICTED: Metric = Metric::new("buffer_bytes_evicted", Unit::Bytes, "bytes that left the write buffer for their bands");
-pub static BUFFER_UPDATES: Metric = Metric::new("buffer_updates", Unit::Count, "4 KiB blocks written again while buffered (updated in place)");
-pub static IDLE_CLEANINGS: Metric = Metric::new("idle_cleanings", Unit::Count, "band cleanings done in idle time (open loop)");
+pub static BAND_BYTES_WRITTEN: Metric =
+    Metric::new("band_bytes_written", Unit::Bytes, "bytes written to bands by cleanings");
+pub static BUFFER_BYTES_WRITTEN: Metric = Metric::new(
+    "buffer_bytes_written",
+    Unit::Bytes,
+    "bytes of the 4 KiB blocks host writes put in the persistent write buffer (its bookkeeping grain)",
+);
+pub static BUFFER_BYTES_READ: Metric =
+    Metric::new("buffer_bytes_read", Unit::Bytes, "bytes read from the write buffer by cleanings");
+pub static BUFFER_BYTES_EVICTED: Metric =
+    Metric::new("buffer_bytes_evicted", Unit::Bytes, "bytes that left the write buffer for their bands");
+pub static BUFFER_UPDATES: Metric =
+    Metric::new("buffer_updates", Unit::Count, "4 KiB blocks written again while buffered (updated in place)");
+pub static IDLE_CLEANINGS: Metric =
+    Metric::new("idle_cleanings", Unit::Count, "band cleanings done in idle time (open loop)");
 /// SMR write amplification, the PORE paper's R_wa (§V-B): the one definition, shared by the
 /// simulation and the §III-A estimate.
 pub static R_WA: Ratio = Ratio::new(
-    Metric::new("r_wa", Unit::Ratio, "SMR write amplification: bytes written to bands / bytes evicted from the write buffer (PORE §V-B)"),
+    Metric::new(
+        "r_wa",
+        Unit::Ratio,
+        "SMR write amplification: bytes written to bands / bytes evicted from the write buffer (PORE §V-B)",
+    ),
     &BAND_BYTES_WRITTEN,
     &BUFFER_BYTES_EVICTED,
 );
@@ -107,14 +144,20 @@ pub static CLEANED: Exercise = Exercise {
     counters: &[&BAND_CLEANINGS],
     when_never: "the write buffer held every block written: no band was cleaned, so these figures say nothing about band cleaning",
 };
-pub static BUFFER_BLOCKS: Metric = Metric::new("buffer_blocks", Unit::Blocks, "size of the persistent write buffer, 4 KiB blocks");
-pub static BUFFER_OCCUPANCY: Metric = Metric::new("buffer_occupancy_blocks", Unit::Blocks, "4 KiB blocks held in the write buffer");
+pub static BUFFER_BLOCKS: Metric =
+    Metric::new("buffer_blocks", Unit::Blocks, "size of the persistent write buffer, 4 KiB blocks");
+pub static BUFFER_OCCUPANCY: Metric =
+    Metric::new("buffer_occupancy_blocks", Unit::Blocks, "4 KiB blocks held in the write buffer");
 pub static BANDS: Metric = Metric::new("bands", Unit::Count, "bands over the disk's address space");
 
 /// The write buffer's size: `buffer` of the trace's written range as the PORE paper measures
 /// it (Table I: the capacity of the bands the trace writes; at least 256 blocks), in whole 4 KiB
 /// blocks. One definition, for the simulation and the §III-A estimate.
-pub fn buffer_bytes(params: &mut ParamReader<'_>, layout: &BandLayout, footprint: &Footprint) -> Result<u64, ParamError> {
+pub fn buffer_bytes(
+    params: &mut ParamReader<'_>,
+    layout: &BandLayout,
+    footprint: &Footprint,
+) -> Result<u64, ParamError> {
     params.share(&BUFFER, written_range(layout, footprint), BLOCK_4K)
 }
 
@@ -139,7 +182,8 @@ pub fn band_layout(params: &mut ParamReader<'_>, cover: u64, seed: u64) -> Resul
         return Err(params.error(spec, "must be at least one 4 KiB block"));
     }
     if smallest > MAX_BAND {
-        return Err(params.error(spec, format!("{smallest} bytes is larger than {MAX_BAND} bytes (1 TiB): no shingled band is")));
+        return Err(params
+            .error(spec, format!("{smallest} bytes is larger than {MAX_BAND} bytes (1 TiB): no shingled band is")));
     }
     let bands = cover.div_ceil(smallest / BLOCK_4K * BLOCK_4K);
     if bands > MAX_TABLE_ENTRIES {
@@ -150,7 +194,8 @@ pub fn band_layout(params: &mut ParamReader<'_>, cover: u64, seed: u64) -> Resul
     }
     let max = params.size(&BAND_MAX)?;
     if max > MAX_BAND {
-        return Err(params.error(&BAND_MAX, format!("{max} bytes is larger than {MAX_BAND} bytes (1 TiB): no shingled band is")));
+        return Err(params
+            .error(&BAND_MAX, format!("{max} bytes is larger than {MAX_BAND} bytes (1 TiB): no shingled band is")));
     }
     if smallest > max {
         return Err(params.error(&BAND_MIN, format!("{smallest} bytes is larger than band_max ({max} bytes)")));
@@ -292,10 +337,11 @@ impl Dmsmr {
     fn read(&mut self, req: &Request, ctx: &mut IoCtx) {
         let mut bands = BandCursor::default();
         let source = |block| self.source_of(block, bands.band_of(&self.layout, block * BLOCK_4K));
-        let read: Result<(), std::convert::Infallible> = coalesce_range(req.offset..req.end(), BLOCK_4K, source, |channel, offset, len| {
-            ctx.io(channel, Op::Read, offset, len);
-            Ok(())
-        });
+        let read: Result<(), std::convert::Infallible> =
+            coalesce_range(req.offset..req.end(), BLOCK_4K, source, |channel, offset, len| {
+                ctx.io(channel, Op::Read, offset, len);
+                Ok(())
+            });
         let Ok(()) = read;
     }
 }

@@ -1,8 +1,8 @@
 //! Known answers worked by hand and invariants of `Dmsmr`.
 
 use proptest::prelude::*;
-use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
+use smr_trace::Footprint;
 
 use super::{Dmsmr, PARAMS};
 use smr_kernel::{ok_requests, BuildContext, Counters, Engine, EngineConfig, IoCtx, RunReport, System};
@@ -35,7 +35,13 @@ fn the_default_buffer_is_a_share_of_the_written_bands() {
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(&["band_size=1MiB"]).unwrap();
     let grain = smr_trace::EXTENT_GRAIN;
-    let fp = Footprint { written_bytes: 8192, accessed_bytes: 8192, max_end: 64 * MIB, written_extents: vec![(0, grain), (40 * MIB, grain)], accessed_extents: vec![] };
+    let fp = Footprint {
+        written_bytes: 8192,
+        accessed_bytes: 8192,
+        max_end: 64 * MIB,
+        written_extents: vec![(0, grain), (40 * MIB, grain)],
+        accessed_extents: vec![],
+    };
     let d = BuildContext::new(&mut p, fp, 1, &mut ctx, &[]).construct(PARAMS, Dmsmr::build).unwrap();
     assert_eq!(d.bands().unwrap().write_buffer_bytes, 2 * MIB / 256);
 }
@@ -102,7 +108,9 @@ fn buffer_on_ssd_overlaps_band_io_and_on_disk_adds() {
 fn beyond_capacity_is_an_error() {
     let (mut d, mut ctx) = build(&["band_size=1MiB"]);
     assert_eq!(d.capacity(), 64 * MIB);
-    let err = Engine::new(EngineConfig::default()).run(&mut d, &mut ctx, ok_requests(&[Request::new(0, Op::Write, 1 << 40, 4096)])).unwrap_err();
+    let err = Engine::new(EngineConfig::default())
+        .run(&mut d, &mut ctx, ok_requests(&[Request::new(0, Op::Write, 1 << 40, 4096)]))
+        .unwrap_err();
     assert!(err.to_string().contains("beyond the device capacity"));
 }
 
@@ -110,7 +118,10 @@ fn beyond_capacity_is_an_error() {
 fn band_parameters_are_checked() {
     let mut p = Params::parse(&["band_min=40MB"]).unwrap();
     let mut ctx = IoCtx::new();
-    let err = BuildContext::new(&mut p, Footprint::dense(MIB, MIB, MIB), 0, &mut ctx, &[]).construct(PARAMS, Dmsmr::build).err().unwrap();
+    let err = BuildContext::new(&mut p, Footprint::dense(MIB, MIB, MIB), 0, &mut ctx, &[])
+        .construct(PARAMS, Dmsmr::build)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("band_min"), "{err}");
 }
 
@@ -126,7 +137,8 @@ fn fifo_model(blocks: &[u64], capacity: usize) -> (u64, u64, usize) {
             continue;
         }
         if held.len() == capacity {
-            let &(oldest, _) = arrivals.iter().find(|(b, a)| held.get(b) == Some(a)).expect("a full buffer holds something");
+            let &(oldest, _) =
+                arrivals.iter().find(|(b, a)| held.get(b) == Some(a)).expect("a full buffer holds something");
             let before = held.len();
             held.retain(|b, _| band(*b) != band(oldest));
             evicted += (before - held.len()) as u64;
@@ -190,7 +202,9 @@ fn a_read_is_one_io_per_run_of_blocks_side_by_side_where_they_lie() {
     for r in [w(10), w(500), w(11), Request::new(0, Op::Write, 20 * 4096, 2 * 4096)] {
         d.submit(&r, &mut ctx).unwrap();
     }
-    let reads = |ctx: &IoCtx, channel: &str| ctx.channel_reports().into_iter().find(|c| c.channel == channel).unwrap().stats.reads;
+    let reads = |ctx: &IoCtx, channel: &str| {
+        ctx.channel_reports().into_iter().find(|c| c.channel == channel).unwrap().stats.reads
+    };
     d.submit(&Request::new(0, Op::Read, 10 * 4096, 2 * 4096), &mut ctx).unwrap();
     assert_eq!(reads(&ctx, "write-buffer"), 2, "apart in the log: two reads");
     d.submit(&Request::new(0, Op::Read, 20 * 4096, 2 * 4096), &mut ctx).unwrap();
@@ -199,7 +213,6 @@ fn a_read_is_one_io_per_run_of_blocks_side_by_side_where_they_lie() {
     d.submit(&Request::new(0, Op::Read, 21 * 4096, 3 * 4096), &mut ctx).unwrap();
     assert_eq!((reads(&ctx, "write-buffer"), reads(&ctx, "band")), (4, 1));
 }
-
 
 #[test]
 fn a_run_that_never_cleans_a_band_says_it_is_not_informative() {

@@ -16,7 +16,8 @@ use smr_kernel::metrics::{Metric, Unit};
 use smr_kernel::{IoCtx, SimError};
 
 pub static WINDOWS: Metric = Metric::new("windows", Unit::Count, "FluidSMR: time windows ended");
-pub static WINDOW_HOURS: Metric = Metric::new("window_hours", Unit::Ratio, "FluidSMR: length of the current time window, hours (§5.3)");
+pub static WINDOW_HOURS: Metric =
+    Metric::new("window_hours", Unit::Ratio, "FluidSMR: length of the current time window, hours (§5.3)");
 
 const NS_PER_HOUR: f64 = 3600e9;
 

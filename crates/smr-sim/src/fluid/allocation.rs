@@ -27,7 +27,8 @@ use super::Fluid;
 use smr_kernel::metrics::{Metric, Unit};
 use smr_kernel::{IoCtx, SimError};
 
-pub static ALLOCATED_ZONES: Metric = Metric::new("allocated_zones", Unit::Count, "FluidSMR: user zones added by allocation requests during the run");
+pub static ALLOCATED_ZONES: Metric =
+    Metric::new("allocated_zones", Unit::Count, "FluidSMR: user zones added by allocation requests during the run");
 
 /// Where everything is before the first request.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,7 +48,13 @@ impl Layout {
         let (q, p) = (geo.gain.cmr, geo.gain.smr);
         if scheme.pure_cmr {
             let groups = users.div_ceil(q).max(1);
-            return Ok(Layout { geo: Geometry { groups, ..*geo }, cmr_groups: groups, users, cmr_data: users, cache_zones: 0 });
+            return Ok(Layout {
+                geo: Geometry { groups, ..*geo },
+                cmr_groups: groups,
+                users,
+                cmr_data: users,
+                cache_zones: 0,
+            });
         }
         let groups = geo.groups;
         if users + guard > groups * p {
@@ -77,11 +84,17 @@ impl Layout {
 
     /// Lays the zones out: maps every user zone, fills it with data, and hands the cache zones
     /// to `cache` (without a cache they stay unused).
-    pub fn apply(&self, drive: &mut HybridDrive, map: &mut ZoneMap, mut cache: Option<&mut CmrCache>) -> Result<(), SimError> {
+    pub fn apply(
+        &self,
+        drive: &mut HybridDrive,
+        map: &mut ZoneMap,
+        mut cache: Option<&mut CmrCache>,
+    ) -> Result<(), SimError> {
         let geo = self.geo;
         let zone_size = geo.zone_size;
         let cmr: Vec<u32> = (0..self.cmr_groups).flat_map(|g| (0..geo.gain.cmr).map(move |s| geo.zone(g, s))).collect();
-        let smr: Vec<u32> = (self.cmr_groups..geo.groups).flat_map(|g| (0..geo.gain.smr).map(move |s| geo.zone(g, s))).collect();
+        let smr: Vec<u32> =
+            (self.cmr_groups..geo.groups).flat_map(|g| (0..geo.gain.smr).map(move |s| geo.zone(g, s))).collect();
         let (cache_zones, cmr_rest) = cmr.split_at(self.cache_zones as usize);
         if let Some(cache) = cache.as_mut() {
             for &zone in cache_zones {
@@ -124,7 +137,9 @@ impl Fluid {
         let wanted = bytes.div_ceil(self.geo.zone_size);
         while (self.free_zones().count() as u64) < wanted {
             let Some(group) = self.heavy_group() else {
-                return Err(SimError::Device(format!("the partition cannot hold {wanted} more zones: no CMR group is left to convert")));
+                return Err(SimError::Device(format!(
+                    "the partition cannot hold {wanted} more zones: no CMR group is left to convert"
+                )));
             };
             self.convert_for_space(ctx, group)?;
         }

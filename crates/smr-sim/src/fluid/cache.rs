@@ -24,10 +24,21 @@ use smr_kernel::policy::Policy;
 
 pub static CACHE_ZONES: Metric = Metric::new("cache_zones", Unit::Count, "FluidSMR: zones of the CMR cache");
 pub static CACHED_BLOCKS: Metric = Metric::new("cached_blocks", Unit::Blocks, "FluidSMR: blocks held in the CMR cache");
-pub static CACHE_ENTRIES: Metric = Metric::new("cache_entries", Unit::Count, "FluidSMR: (lba, pba, length) entries of the cache's mapping table (§6.1)");
-pub static CACHE_MAP_BYTES: Metric = Metric::new("cache_map_bytes", Unit::Bytes, "FluidSMR: memory of the cache's mapping table (entries times map_entry)");
-pub static CACHE_MAP_QUOTA_BYTES: Metric =
-    Metric::new("cache_map_quota_bytes", Unit::Bytes, "FluidSMR: the mapping table's quota, 25 MB per TB of partition (§6.1)");
+pub static CACHE_ENTRIES: Metric = Metric::new(
+    "cache_entries",
+    Unit::Count,
+    "FluidSMR: (lba, pba, length) entries of the cache's mapping table (§6.1)",
+);
+pub static CACHE_MAP_BYTES: Metric = Metric::new(
+    "cache_map_bytes",
+    Unit::Bytes,
+    "FluidSMR: memory of the cache's mapping table (entries times map_entry)",
+);
+pub static CACHE_MAP_QUOTA_BYTES: Metric = Metric::new(
+    "cache_map_quota_bytes",
+    Unit::Bytes,
+    "FluidSMR: the mapping table's quota, 25 MB per TB of partition (§6.1)",
+);
 
 /// What the next step of cleaning is, as a policy sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,7 +146,13 @@ pub struct CmrCache {
 impl CmrCache {
     /// A cache whose mapping table holds `quota_bytes` of entries of `entry_bytes` (at least
     /// one entry).
-    pub fn new(policy: Box<dyn CachePolicy>, blocks_per_zone: u64, limit: Option<u64>, quota_bytes: u64, entry_bytes: u64) -> Self {
+    pub fn new(
+        policy: Box<dyn CachePolicy>,
+        blocks_per_zone: u64,
+        limit: Option<u64>,
+        quota_bytes: u64,
+        entry_bytes: u64,
+    ) -> Self {
         CmrCache {
             map: ExtentMap::new(blocks_per_zone),
             policy,

@@ -27,26 +27,73 @@ use super::Fluid;
 use smr_kernel::metrics::{Counters, Metric, Ratio, Unit};
 use smr_kernel::{ChannelId, IoCtx, SimError};
 
-pub static NSW_WRITES: Metric = Metric::new("nsw_writes", Unit::Count, "FluidSMR: host writes (per zone piece) to SMR zones not at the write pointer");
-pub static SEQUENTIAL_WRITES: Metric = Metric::new("sequential_writes", Unit::Count, "FluidSMR: host writes (per zone piece) at an SMR zone's write pointer");
-pub static CMR_WRITES: Metric = Metric::new("cmr_writes", Unit::Count, "FluidSMR: host writes (per zone piece) to CMR zones, in place");
-pub static HOST_WRITE_PIECES: Metric = Metric::new("host_write_pieces", Unit::Count, "FluidSMR: host writes (per zone piece), to CMR and SMR zones");
-pub static CMR_WRITE_SHARE: Ratio =
-    Ratio::new(Metric::new("cmr_write_share", Unit::Fraction, "FluidSMR: share of host writes (per zone piece) that found their zone in CMR"), &CMR_WRITES, &HOST_WRITE_PIECES);
-pub static CACHE_HIT_BLOCKS: Metric = Metric::new("cache_hit_blocks", Unit::Blocks, "FluidSMR: NSW blocks that found their block cached (updated in place)");
-pub static CACHE_NEW_BLOCKS: Metric = Metric::new("cache_new_blocks", Unit::Blocks, "FluidSMR: NSW blocks that took a new cache slot");
-pub static ZONE_REWRITES: Metric =
-    Metric::new("zone_rewrites", Unit::Count, "FluidSMR: SMR zone read-modify-writes (cache evictions, and NSWs without a cache)");
-pub static EVICTED_BLOCKS: Metric = Metric::new("evicted_blocks", Unit::Blocks, "FluidSMR: cached blocks merged into their SMR zones");
-pub static EVICTED_ENTRIES: Metric = Metric::new("evicted_entries", Unit::Count, "FluidSMR: mapping-table entries merged into their SMR zones");
-pub static LOOP_BACKS: Metric = Metric::new("loop_backs", Unit::Blocks, "FluidSMR: cached blocks re-queued from the log's tail to its head (§6.1)");
-pub static TABLE_CLEANINGS: Metric = Metric::new("table_cleanings", Unit::Count, "FluidSMR: cleanings started because the mapping table was full (§6.1)");
-pub static MAP_PERSISTS: Metric = Metric::new("map_persists", Unit::Count, "FluidSMR: zone-map persists after allocations, swaps and conversions (§4.2)");
-pub static BLOCKS_PER_REWRITE: Ratio =
-    Ratio::new(Metric::new("blocks_per_rewrite", Unit::Ratio, "FluidSMR: cached blocks merged per zone rewrite"), &EVICTED_BLOCKS, &ZONE_REWRITES);
-pub static CACHE_WRITE_BLOCKS: Metric = Metric::new("cache_write_blocks", Unit::Blocks, "FluidSMR: NSW blocks written to the cache");
-pub static CACHE_HIT_RATIO: Ratio =
-    Ratio::new(Metric::new("cache_hit_ratio", Unit::Fraction, "FluidSMR: NSW blocks that found their block cached / NSW blocks written to the cache"), &CACHE_HIT_BLOCKS, &CACHE_WRITE_BLOCKS);
+pub static NSW_WRITES: Metric = Metric::new(
+    "nsw_writes",
+    Unit::Count,
+    "FluidSMR: host writes (per zone piece) to SMR zones not at the write pointer",
+);
+pub static SEQUENTIAL_WRITES: Metric = Metric::new(
+    "sequential_writes",
+    Unit::Count,
+    "FluidSMR: host writes (per zone piece) at an SMR zone's write pointer",
+);
+pub static CMR_WRITES: Metric =
+    Metric::new("cmr_writes", Unit::Count, "FluidSMR: host writes (per zone piece) to CMR zones, in place");
+pub static HOST_WRITE_PIECES: Metric =
+    Metric::new("host_write_pieces", Unit::Count, "FluidSMR: host writes (per zone piece), to CMR and SMR zones");
+pub static CMR_WRITE_SHARE: Ratio = Ratio::new(
+    Metric::new(
+        "cmr_write_share",
+        Unit::Fraction,
+        "FluidSMR: share of host writes (per zone piece) that found their zone in CMR",
+    ),
+    &CMR_WRITES,
+    &HOST_WRITE_PIECES,
+);
+pub static CACHE_HIT_BLOCKS: Metric = Metric::new(
+    "cache_hit_blocks",
+    Unit::Blocks,
+    "FluidSMR: NSW blocks that found their block cached (updated in place)",
+);
+pub static CACHE_NEW_BLOCKS: Metric =
+    Metric::new("cache_new_blocks", Unit::Blocks, "FluidSMR: NSW blocks that took a new cache slot");
+pub static ZONE_REWRITES: Metric = Metric::new(
+    "zone_rewrites",
+    Unit::Count,
+    "FluidSMR: SMR zone read-modify-writes (cache evictions, and NSWs without a cache)",
+);
+pub static EVICTED_BLOCKS: Metric =
+    Metric::new("evicted_blocks", Unit::Blocks, "FluidSMR: cached blocks merged into their SMR zones");
+pub static EVICTED_ENTRIES: Metric =
+    Metric::new("evicted_entries", Unit::Count, "FluidSMR: mapping-table entries merged into their SMR zones");
+pub static LOOP_BACKS: Metric =
+    Metric::new("loop_backs", Unit::Blocks, "FluidSMR: cached blocks re-queued from the log's tail to its head (§6.1)");
+pub static TABLE_CLEANINGS: Metric = Metric::new(
+    "table_cleanings",
+    Unit::Count,
+    "FluidSMR: cleanings started because the mapping table was full (§6.1)",
+);
+pub static MAP_PERSISTS: Metric = Metric::new(
+    "map_persists",
+    Unit::Count,
+    "FluidSMR: zone-map persists after allocations, swaps and conversions (§4.2)",
+);
+pub static BLOCKS_PER_REWRITE: Ratio = Ratio::new(
+    Metric::new("blocks_per_rewrite", Unit::Ratio, "FluidSMR: cached blocks merged per zone rewrite"),
+    &EVICTED_BLOCKS,
+    &ZONE_REWRITES,
+);
+pub static CACHE_WRITE_BLOCKS: Metric =
+    Metric::new("cache_write_blocks", Unit::Blocks, "FluidSMR: NSW blocks written to the cache");
+pub static CACHE_HIT_RATIO: Ratio = Ratio::new(
+    Metric::new(
+        "cache_hit_ratio",
+        Unit::Fraction,
+        "FluidSMR: NSW blocks that found their block cached / NSW blocks written to the cache",
+    ),
+    &CACHE_HIT_BLOCKS,
+    &CACHE_WRITE_BLOCKS,
+);
 
 /// The system's counters (beside the code that counts them, across the mechanism files).
 #[derive(Clone, Copy, Debug, Default)]
@@ -105,7 +152,13 @@ impl Counts {
 
 /// The cache for `policy` (none without one), its zones added by the layout, its mapping table
 /// holding `quota_bytes` of entries of `entry_bytes`.
-pub fn new_cache(policy: Policy, geo: &Geometry, limit: Option<u64>, quota_bytes: u64, entry_bytes: u64) -> Option<CmrCache> {
+pub fn new_cache(
+    policy: Policy,
+    geo: &Geometry,
+    limit: Option<u64>,
+    quota_bytes: u64,
+    entry_bytes: u64,
+) -> Option<CmrCache> {
     let order: Box<dyn CachePolicy> = match policy {
         Policy::None => return None,
         Policy::BlockLru => Box::new(BlockLru::new(false)),
@@ -197,7 +250,9 @@ impl Fluid {
             })
             .collect();
         let (ch, version) = (self.ch.cache, piece.version);
-        run_io(&mut self.drive, ctx, ch, Op::Write, places, |drive, zone, block, n| drive.store(zone, block, n, version))?;
+        run_io(&mut self.drive, ctx, ch, Op::Write, places, |drive, zone, block, n| {
+            drive.store(zone, block, n, version)
+        })?;
         self.map.extend_valid(user, piece.offset + piece.len);
         self.start_epoch_if_due();
         Ok(())
@@ -298,14 +353,27 @@ impl Fluid {
 
     /// Rewrites SMR user zone `user` with all its cached blocks merged (eviction), and `piece`
     /// if given (an NSW served by read-modify-write).
-    pub fn rewrite_zone(&mut self, ctx: &mut IoCtx, ch: ChannelId, user: u32, piece: Option<Piece>) -> Result<(), SimError> {
+    pub fn rewrite_zone(
+        &mut self,
+        ctx: &mut IoCtx,
+        ch: ChannelId,
+        user: u32,
+        piece: Option<Piece>,
+    ) -> Result<(), SimError> {
         self.rewrite_zone_merging(ctx, ch, user, None, piece)
     }
 
     /// The read-modify-write of SMR user zone `user`: read what the zone holds and the cached
     /// entries merged (all of them, or only `only`), rewrite the zone from its start up to the
     /// end of its data.
-    fn rewrite_zone_merging(&mut self, ctx: &mut IoCtx, ch: ChannelId, user: u32, only: Option<EntryId>, piece: Option<Piece>) -> Result<(), SimError> {
+    fn rewrite_zone_merging(
+        &mut self,
+        ctx: &mut IoCtx,
+        ch: ChannelId,
+        user: u32,
+        only: Option<EntryId>,
+        piece: Option<Piece>,
+    ) -> Result<(), SimError> {
         let zone = self.map.zone_of(user);
         let written = self.drive.written(zone);
         if written > 0 {
@@ -340,7 +408,13 @@ impl Fluid {
 
     /// Reads every cached entry of `user` into `image` and takes them out of the cache;
     /// returns the end (bytes from the zone's start) of the last one.
-    pub fn merge_cached(&mut self, ctx: &mut IoCtx, ch: ChannelId, user: u32, image: &mut Image) -> Result<u64, SimError> {
+    pub fn merge_cached(
+        &mut self,
+        ctx: &mut IoCtx,
+        ch: ChannelId,
+        user: u32,
+        image: &mut Image,
+    ) -> Result<u64, SimError> {
         let ids: Vec<EntryId> = match self.cache.as_ref() {
             Some(c) if c.map.occupancy(user) > 0 => c.map.of_user(user).collect(),
             _ => return Ok(0),
@@ -350,7 +424,13 @@ impl Fluid {
 
     /// Reads entries `ids` (of one user zone) into `image`, in slot order, and takes them out
     /// of the cache; returns the end of the last one in its zone.
-    fn merge_entries(&mut self, ctx: &mut IoCtx, ch: ChannelId, ids: &[EntryId], image: &mut Image) -> Result<u64, SimError> {
+    fn merge_entries(
+        &mut self,
+        ctx: &mut IoCtx,
+        ch: ChannelId,
+        ids: &[EntryId],
+        image: &mut Image,
+    ) -> Result<u64, SimError> {
         let cache = self.cache.as_mut().expect("merging cached entries needs a cache");
         let bpz = self.geo.blocks_per_zone();
         let mut entries: Vec<_> = ids.iter().map(|&id| cache.map.get(id)).collect();
@@ -395,7 +475,10 @@ impl Fluid {
     pub fn retire_last_cache_zone(&mut self, ctx: &mut IoCtx) -> Result<Option<u32>, SimError> {
         let Some((_, slots)) = self.cache.as_ref().and_then(|c| c.last_zone()) else { return Ok(None) };
         loop {
-            let owner = self.cache.as_ref().and_then(|c| c.map.in_slots(slots.start, slots.end).next().map(|id| c.map.user_of(id)));
+            let owner = self
+                .cache
+                .as_ref()
+                .and_then(|c| c.map.in_slots(slots.start, slots.end).next().map(|id| c.map.user_of(id)));
             let Some(user) = owner else { break };
             self.rewrite_zone(ctx, self.ch.rmw, user, None)?;
         }

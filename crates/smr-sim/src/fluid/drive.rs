@@ -8,16 +8,17 @@
 //! timing never depends on it. Not here: what is stored where (`mapping`), why data moves.
 
 use rustc_hash::FxHashMap;
+use smr_core::Op;
 use smr_media::Medium;
 use smr_zoned::{ZoneKind, ZoneTable};
-use smr_core::Op;
 
 use super::geometry::{Geometry, BLOCK};
 use smr_kernel::ioctx::DeviceId;
 use smr_kernel::metrics::{Metric, Unit};
 use smr_kernel::{ChannelId, IoCtx, SimError};
 
-pub static CONVERSION_COMMANDS: Metric = Metric::new("conversion_commands", Unit::Count, "FluidSMR: format conversion commands (one group each, 50 ms)");
+pub static CONVERSION_COMMANDS: Metric =
+    Metric::new("conversion_commands", Unit::Count, "FluidSMR: format conversion commands (one group each, 50 ms)");
 
 /// A conversion command's time (§4.3: about 50 ms per command).
 pub const CONVERSION_NS: u64 = 50_000_000;
@@ -53,7 +54,13 @@ fn device_error(e: smr_zoned::ZoneError) -> SimError {
 impl HybridDrive {
     /// A drive of `geo.groups` groups, the first `cmr_groups` (outermost) in CMR and the rest in
     /// SMR, registered as device "disk" on `medium`.
-    pub fn new(ctx: &mut IoCtx, medium: Box<dyn Medium>, geo: Geometry, cmr_groups: u64, keep_contents: bool) -> Result<Self, SimError> {
+    pub fn new(
+        ctx: &mut IoCtx,
+        medium: Box<dyn Medium>,
+        geo: Geometry,
+        cmr_groups: u64,
+        keep_contents: bool,
+    ) -> Result<Self, SimError> {
         let table = ZoneTable::new(geo.zone_size, geo.smr_zones(), 0).map_err(device_error)?;
         let mut drive = HybridDrive {
             geo,
@@ -103,7 +110,15 @@ impl HybridDrive {
     }
 
     /// One timed I/O of `len` bytes at `offset` inside `zone`, admitted by the zone rules.
-    pub fn io(&mut self, ctx: &mut IoCtx, ch: ChannelId, op: Op, zone: u32, offset: u64, len: u64) -> Result<u64, SimError> {
+    pub fn io(
+        &mut self,
+        ctx: &mut IoCtx,
+        ch: ChannelId,
+        op: Op,
+        zone: u32,
+        offset: u64,
+        len: u64,
+    ) -> Result<u64, SimError> {
         let cmr = self.is_cmr(zone);
         if op == Op::Write && !cmr {
             self.table.admit(op, zone as u64 * self.geo.zone_size + offset, len).map_err(device_error)?;

@@ -112,7 +112,12 @@ impl ExtentMap {
     pub fn overlapping(&self, first: u64, end: u64) -> impl Iterator<Item = EntryId> + '_ {
         // The entry starting before `first` may reach into the range; entries do not overlap,
         // so only the last one can.
-        let before = self.by_lba.range(..first).next_back().map(|(_, &id)| id).filter(|&id| self.entries[id as usize].lba_end() > first);
+        let before = self
+            .by_lba
+            .range(..first)
+            .next_back()
+            .map(|(_, &id)| id)
+            .filter(|&id| self.entries[id as usize].lba_end() > first);
         before.into_iter().chain(self.by_lba.range(first..end.max(first)).map(|(_, &id)| id))
     }
 
@@ -153,7 +158,12 @@ impl ExtentMap {
     pub fn in_slots(&self, lo: u32, hi: u32) -> impl Iterator<Item = EntryId> + '_ {
         // An entry lies in one cache zone, so one starting before `lo` ends before it when `lo`
         // is a zone's first slot; otherwise it is caught here.
-        let before = self.by_pba.range(..lo).next_back().map(|(_, &id)| id).filter(|&id| self.entries[id as usize].pba_end() > lo);
+        let before = self
+            .by_pba
+            .range(..lo)
+            .next_back()
+            .map(|(_, &id)| id)
+            .filter(|&id| self.entries[id as usize].pba_end() > lo);
         before.into_iter().chain(self.by_pba.range(lo..hi.max(lo)).map(|(_, &id)| id))
     }
 
@@ -209,11 +219,20 @@ impl ExtentMap {
         debug_assert!(len > 0 && self.same_user(lba, lba + len as u64 - 1) && self.same_cache_zone(pba, pba + len - 1));
         self.add_blocks(lba, len as u64);
         let continues = |map: &Self, left: Extent, right: Extent| {
-            left.lba_end() == right.lba && left.pba_end() == right.pba && map.same_user(left.lba, right.lba) && map.same_cache_zone(left.pba, right.pba)
+            left.lba_end() == right.lba
+                && left.pba_end() == right.pba
+                && map.same_user(left.lba, right.lba)
+                && map.same_cache_zone(left.pba, right.pba)
         };
         let new = Extent { lba, pba, len };
-        let left = self.by_lba.range(..lba).next_back().map(|(_, &id)| id).filter(|&id| continues(self, self.entries[id as usize], new));
-        let right = self.by_lba.get(&(lba + len as u64)).copied().filter(|&id| continues(self, new, self.entries[id as usize]));
+        let left = self
+            .by_lba
+            .range(..lba)
+            .next_back()
+            .map(|(_, &id)| id)
+            .filter(|&id| continues(self, self.entries[id as usize], new));
+        let right =
+            self.by_lba.get(&(lba + len as u64)).copied().filter(|&id| continues(self, new, self.entries[id as usize]));
         match (left, right) {
             (Some(l), right) => {
                 self.entries[l as usize].len += len;
@@ -311,12 +330,19 @@ impl ExtentMap {
         }
         let mut occupancy = vec![0u64; self.occupancy.len()];
         for e in &live {
-            if e.len == 0 || !self.same_user(e.lba, e.lba_end() - 1) || !self.same_cache_zone(e.pba, e.pba_end() - 1) || e.pba_end() as u64 > slots {
+            if e.len == 0
+                || !self.same_user(e.lba, e.lba_end() - 1)
+                || !self.same_cache_zone(e.pba, e.pba_end() - 1)
+                || e.pba_end() as u64 > slots
+            {
                 return Err(format!("entry {e:?} is empty, crosses a zone or lies past slot {slots}"));
             }
             occupancy[(e.lba / self.blocks_per_zone) as usize] += e.len as u64;
         }
-        if occupancy != self.occupancy || self.cached != occupancy.iter().sum::<u64>() || self.by_pba.len() != self.by_lba.len() {
+        if occupancy != self.occupancy
+            || self.cached != occupancy.iter().sum::<u64>()
+            || self.by_pba.len() != self.by_lba.len()
+        {
             return Err("occupancies, block count or pba index out of step with the entries".into());
         }
         Ok(())
@@ -382,7 +408,10 @@ mod tests {
             [Cut::Split { left, right }] if left == a => right,
             _ => panic!("{cuts:?}"),
         };
-        assert_eq!((freed.as_slice(), m.get(a), m.get(right)), (&[(3, 2)][..], Extent { lba: 10, pba: 0, len: 3 }, Extent { lba: 15, pba: 5, len: 5 }));
+        assert_eq!(
+            (freed.as_slice(), m.get(a), m.get(right)),
+            (&[(3, 2)][..], Extent { lba: 10, pba: 0, len: 3 }, Extent { lba: 15, pba: 5, len: 5 })
+        );
         freed.clear();
         cuts.clear();
         m.cut(0, 11, &mut freed, &mut cuts);

@@ -50,7 +50,9 @@ impl FifoLog {
         if self.span == 0 {
             return None;
         }
-        let next = map.next_by_pba(self.tail).map(|(pba, id)| ((pba as u64 + self.capacity as u64 - self.tail as u64) % self.capacity as u64, id));
+        let next = map
+            .next_by_pba(self.tail)
+            .map(|(pba, id)| ((pba as u64 + self.capacity as u64 - self.tail as u64) % self.capacity as u64, id));
         Some(match next {
             Some((0, id)) => Ok(id),
             Some((gap, _)) if gap < self.span as u64 => {

@@ -22,6 +22,12 @@ pub struct LoopBackLog {
     hot: FxHashSet<u32>,
 }
 
+impl Default for LoopBackLog {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl LoopBackLog {
     pub fn new() -> Self {
         LoopBackLog { log: FifoLog::new(), recency: Recency::new(0, Order::Lru), hot: FxHashSet::default() }
@@ -52,7 +58,9 @@ impl CachePolicy for LoopBackLog {
 
     fn next_clean(&mut self, map: &ExtentMap, loop_back: bool) -> Option<Clean> {
         Some(match self.log.tail_entry(map)? {
-            Ok(id) if loop_back && self.is_hot(map.user_of(id)) && self.log.free() >= map.get(id).len as u64 => Clean::LoopBack(id),
+            Ok(id) if loop_back && self.is_hot(map.user_of(id)) && self.log.free() >= map.get(id).len as u64 => {
+                Clean::LoopBack(id)
+            }
             Ok(id) => Clean::EvictZone(map.user_of(id)),
             Err(step) => step,
         })

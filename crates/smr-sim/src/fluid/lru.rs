@@ -30,7 +30,14 @@ pub struct BlockLru {
 impl BlockLru {
     /// `whole_zone`: the improved policy (evict the victim entry's zone).
     pub fn new(whole_zone: bool) -> Self {
-        BlockLru { free_runs: BTreeMap::new(), by_size: BTreeSet::new(), free: 0, capacity: 0, recency: Recency::new(0, Order::Lru), whole_zone }
+        BlockLru {
+            free_runs: BTreeMap::new(),
+            by_size: BTreeSet::new(),
+            free: 0,
+            capacity: 0,
+            recency: Recency::new(0, Order::Lru),
+            whole_zone,
+        }
     }
 
     fn add_run(&mut self, pba: u32, len: u32) {
@@ -105,7 +112,12 @@ impl CachePolicy for BlockLru {
             self.release(self.capacity, capacity - self.capacity);
         } else if capacity < self.capacity {
             // The slots cut off are free: drop them from the runs.
-            let cut: Vec<(u32, u32)> = self.free_runs.range(..self.capacity).filter(|&(&p, &n)| p + n > capacity).map(|(&p, &n)| (p, n)).collect();
+            let cut: Vec<(u32, u32)> = self
+                .free_runs
+                .range(..self.capacity)
+                .filter(|&(&p, &n)| p + n > capacity)
+                .map(|(&p, &n)| (p, n))
+                .collect();
             for (pba, len) in cut {
                 self.remove_run(pba);
                 let kept = capacity.saturating_sub(pba);

@@ -14,7 +14,8 @@ use smr_kernel::metrics::{Gauges, Metric, Unit};
 /// Bytes of one zone number in the in-memory map (§4.2 counts 8).
 pub const MAP_ENTRY_BYTES: u64 = 8;
 
-pub static ZONE_MAP_BYTES: Metric = Metric::new("zone_map_bytes", Unit::Bytes, "FluidSMR: memory of the zone-mapping table, 8 bytes per zone (§4.2)");
+pub static ZONE_MAP_BYTES: Metric =
+    Metric::new("zone_map_bytes", Unit::Bytes, "FluidSMR: memory of the zone-mapping table, 8 bytes per zone (§4.2)");
 
 /// No zone / no user zone.
 pub const NONE: u32 = u32::MAX;

@@ -17,8 +17,8 @@
 
 use std::collections::VecDeque;
 
-use smr_media::HddSpec;
 use smr_core::Op;
+use smr_media::HddSpec;
 
 use super::drive::CONVERSION_NS;
 use super::geometry::BLOCK;
@@ -28,13 +28,28 @@ use smr_kernel::metrics::{Counters, Gauges, Metric, Unit};
 use smr_kernel::{IoCtx, SimError};
 
 pub static QUANTA: Metric = Metric::new("migration_quanta", Unit::Count, "FluidSMR: migration quanta run (§4.5)");
-pub static COPIED_BYTES: Metric = Metric::new("migration_copied_bytes", Unit::Bytes, "FluidSMR: bytes copied by migration quanta");
-pub static RESTARTS: Metric = Metric::new("migration_restarts", Unit::Count, "FluidSMR: copies restarted by a host write behind their progress");
-pub static WALL_NS: Metric = Metric::new("conversion_wall_ns", Unit::Ns, "FluidSMR: time from each guard repletion's start to its end (Fig. 19's conversion time)");
+pub static COPIED_BYTES: Metric =
+    Metric::new("migration_copied_bytes", Unit::Bytes, "FluidSMR: bytes copied by migration quanta");
+pub static RESTARTS: Metric =
+    Metric::new("migration_restarts", Unit::Count, "FluidSMR: copies restarted by a host write behind their progress");
+pub static WALL_NS: Metric = Metric::new(
+    "conversion_wall_ns",
+    Unit::Ns,
+    "FluidSMR: time from each guard repletion's start to its end (Fig. 19's conversion time)",
+);
 pub static JOBS: Metric = Metric::new("repletions", Unit::Count, "FluidSMR: guard range repletions finished");
-pub static MAX_QUANTUM_NS: Metric = Metric::new("max_quantum_ns", Unit::Ns, "FluidSMR: the longest migration quantum: the worst latency increase it caused (§4.5)");
-pub static QUANTUM_BYTES: Metric = Metric::new("quantum_bytes", Unit::Bytes, "FluidSMR: bytes a copy quantum moves (from latency_bound)");
-pub static ZONES_LEFT: Metric = Metric::new("migration_zones_left", Unit::Count, "FluidSMR: zones left to copy or convert in the running repletion (Fig. 19)");
+pub static MAX_QUANTUM_NS: Metric = Metric::new(
+    "max_quantum_ns",
+    Unit::Ns,
+    "FluidSMR: the longest migration quantum: the worst latency increase it caused (§4.5)",
+);
+pub static QUANTUM_BYTES: Metric =
+    Metric::new("quantum_bytes", Unit::Bytes, "FluidSMR: bytes a copy quantum moves (from latency_bound)");
+pub static ZONES_LEFT: Metric = Metric::new(
+    "migration_zones_left",
+    Unit::Count,
+    "FluidSMR: zones left to copy or convert in the running repletion (Fig. 19)",
+);
 
 enum Step {
     Copy { user: u32, from: u32, to: u32, done: u64 },
@@ -71,14 +86,19 @@ impl Migration {
         if let Some(bound) = bound_ns {
             let one_io = worst_copy_ns(spec, BLOCK).max(CONVERSION_NS);
             if bound < one_io {
-                return Err(format!("{} ms is smaller than one migration I/O, which can take {:.1} ms", bound as f64 / 1e6, one_io as f64 / 1e6));
+                return Err(format!(
+                    "{} ms is smaller than one migration I/O, which can take {:.1} ms",
+                    bound as f64 / 1e6,
+                    one_io as f64 / 1e6
+                ));
             }
             let track_bytes = spec.inner_spt as u64 * 512;
             let mut tracks = 1;
             while worst_copy_ns(spec, (tracks + 1) * track_bytes) <= bound {
                 tracks += 1;
             }
-            quantum_bytes = if worst_copy_ns(spec, track_bytes) <= bound { tracks * track_bytes / BLOCK * BLOCK } else { BLOCK };
+            quantum_bytes =
+                if worst_copy_ns(spec, track_bytes) <= bound { tracks * track_bytes / BLOCK * BLOCK } else { BLOCK };
         }
         Ok(Migration {
             bound_ns,
@@ -136,10 +156,14 @@ impl Fluid {
     fn plan_repletion(&mut self, ctx: &mut IoCtx) -> Result<bool, SimError> {
         while (self.free_zones().count() as u64) < self.guard_zones() {
             let Some(group) = self.heavy_group() else { return Ok(false) };
-            let data: Vec<(u32, u32)> = self.drive.zones_of(group).filter_map(|z| match self.map.role(z) {
-                Role::Data(user) => Some((user, z)),
-                _ => None,
-            }).collect();
+            let data: Vec<(u32, u32)> = self
+                .drive
+                .zones_of(group)
+                .filter_map(|z| match self.map.role(z) {
+                    Role::Data(user) => Some((user, z)),
+                    _ => None,
+                })
+                .collect();
             let mut staging: Vec<u32> = self.free_zones().filter(|&z| self.geo.group_of(z) != group).collect();
             staging.sort_by_key(|&z| (self.drive.is_cmr(z), z));
             if staging.len() < data.len() {

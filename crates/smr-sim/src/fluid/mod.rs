@@ -55,9 +55,8 @@ pub mod swap;
 #[cfg(test)]
 mod tests;
 
-
-use smr_media::{CacheConfig, Hdd, PRESETS, PRESET_NAMES};
 use smr_core::Request;
+use smr_media::{CacheConfig, Hdd, PRESETS, PRESET_NAMES};
 
 use self::adapt::Window;
 use self::cache::CmrCache;
@@ -69,26 +68,69 @@ use self::nsw::NswTracker;
 use self::occupancy::OccupancySwap;
 use self::scaling::Scaling;
 use self::scheme::{Policy, Scheme, Swapping};
+use smr_kernel::disk::check_table;
 use smr_kernel::lists::RecencyList;
 use smr_kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use smr_kernel::params::{ParamReader, TimeUnit, NONE};
-use smr_kernel::disk::check_table;
 use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
 
-pub const SCHEME: ParamSpec = ParamSpec::new("scheme", Kind::Choice(scheme::NAMES), "fluid-smr", "which scheme of the FluidSMR paper (see docs/fluidsmr.md)");
-pub const DISK: ParamSpec = ParamSpec::new("disk", Kind::Choice(PRESET_NAMES), "fluid10k", "HDD timing preset (its cache is turned off, §7.1)");
-pub const ALPHA: ParamSpec = ParamSpec::new("alpha", Kind::Ratio, "1.5", "SMR density gain: SMR zones per CMR zone of the same area, p/q with q <= 64");
-pub const USAGE: ParamSpec = ParamSpec::new("usage", Kind::Fraction, "0.9", "share of the partition's pure-SMR capacity the trace's address range takes (above 0); sizes the partition (§7.1)");
-pub const PARTITION: ParamSpec =
-    ParamSpec::new("partition", Kind::Size, NONE, "the partition's pure-SMR capacity, instead of deriving it from usage");
+pub const SCHEME: ParamSpec = ParamSpec::new(
+    "scheme",
+    Kind::Choice(scheme::NAMES),
+    "fluid-smr",
+    "which scheme of the FluidSMR paper (see docs/fluidsmr.md)",
+);
+pub const DISK: ParamSpec =
+    ParamSpec::new("disk", Kind::Choice(PRESET_NAMES), "fluid10k", "HDD timing preset (its cache is turned off, §7.1)");
+pub const ALPHA: ParamSpec = ParamSpec::new(
+    "alpha",
+    Kind::Ratio,
+    "1.5",
+    "SMR density gain: SMR zones per CMR zone of the same area, p/q with q <= 64",
+);
+pub const USAGE: ParamSpec = ParamSpec::new(
+    "usage",
+    Kind::Fraction,
+    "0.9",
+    "share of the partition's pure-SMR capacity the trace's address range takes (above 0); sizes the partition (§7.1)",
+);
+pub const PARTITION: ParamSpec = ParamSpec::new(
+    "partition",
+    Kind::Size,
+    NONE,
+    "the partition's pure-SMR capacity, instead of deriving it from usage",
+);
 pub const ZONE_SIZE: ParamSpec = ParamSpec::new("zone_size", Kind::Size, "256MiB", "zone size, a multiple of 4 KiB");
-pub const CONVERT: ParamSpec =
-    ParamSpec::new("convert", Kind::FractionOr { keyword: "scheme" }, "scheme", "share of the CMR area beyond the minimum SMR area converted to SMR at the start, making the cache");
-pub const CACHE_POLICY: ParamSpec = ParamSpec::new("cache_policy", Kind::Choice(&["scheme", "none", "lru", "imprv-lru", "fifo", "loop-back"]), "scheme", "the CMR cache's policy, instead of the scheme's");
-pub const SWAPPING: ParamSpec =
-    ParamSpec::new("swapping", Kind::Choice(&["scheme", "none", "recency", "frequency", "nsw-frequency", "nsw-range"]), "scheme", "zone swapping, instead of the scheme's");
-pub const ADAPT: ParamSpec = ParamSpec::new("adapt", Kind::Choice(&["scheme", "on", "off"]), "scheme", "format adaptation by Algorithm 1, instead of the scheme's");
-pub const OCCUPANCY_SWAP: ParamSpec = ParamSpec::new("occupancy_swap", Kind::Choice(&["scheme", "on", "off"]), "scheme", "occupancy-based swapping (§6.2), instead of the scheme's");
+pub const CONVERT: ParamSpec = ParamSpec::new(
+    "convert",
+    Kind::FractionOr { keyword: "scheme" },
+    "scheme",
+    "share of the CMR area beyond the minimum SMR area converted to SMR at the start, making the cache",
+);
+pub const CACHE_POLICY: ParamSpec = ParamSpec::new(
+    "cache_policy",
+    Kind::Choice(&["scheme", "none", "lru", "imprv-lru", "fifo", "loop-back"]),
+    "scheme",
+    "the CMR cache's policy, instead of the scheme's",
+);
+pub const SWAPPING: ParamSpec = ParamSpec::new(
+    "swapping",
+    Kind::Choice(&["scheme", "none", "recency", "frequency", "nsw-frequency", "nsw-range"]),
+    "scheme",
+    "zone swapping, instead of the scheme's",
+);
+pub const ADAPT: ParamSpec = ParamSpec::new(
+    "adapt",
+    Kind::Choice(&["scheme", "on", "off"]),
+    "scheme",
+    "format adaptation by Algorithm 1, instead of the scheme's",
+);
+pub const OCCUPANCY_SWAP: ParamSpec = ParamSpec::new(
+    "occupancy_swap",
+    Kind::Choice(&["scheme", "on", "off"]),
+    "scheme",
+    "occupancy-based swapping (§6.2), instead of the scheme's",
+);
 pub const CACHE_LIMIT: ParamSpec = ParamSpec::new(
     "cache_limit",
     Kind::Share { of: "the partition's pure-SMR capacity" },
@@ -101,9 +143,24 @@ pub const MAP_QUOTA: ParamSpec = ParamSpec::new(
     NONE,
     "the cache mapping table's quota, instead of 25 MB per TB of partition (§6.1)",
 );
-pub const NSW_GRANULARITY: ParamSpec = ParamSpec::new("nsw_granularity", Kind::Size, "4KiB", "bytes per bit of the NSW-Range bitmaps (§5.5), a multiple of 4 KiB");
-pub const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Duration { unit: TimeUnit::Hours }, "1", "first time window of format adaptation; doubles while the format is stable (§5.3)");
-pub const WINDOW_MAX: ParamSpec = ParamSpec::new("window_max", Kind::Duration { unit: TimeUnit::Hours }, "24", "longest time window; the window of the §2.4 swapping baselines");
+pub const NSW_GRANULARITY: ParamSpec = ParamSpec::new(
+    "nsw_granularity",
+    Kind::Size,
+    "4KiB",
+    "bytes per bit of the NSW-Range bitmaps (§5.5), a multiple of 4 KiB",
+);
+pub const WINDOW: ParamSpec = ParamSpec::new(
+    "window",
+    Kind::Duration { unit: TimeUnit::Hours },
+    "1",
+    "first time window of format adaptation; doubles while the format is stable (§5.3)",
+);
+pub const WINDOW_MAX: ParamSpec = ParamSpec::new(
+    "window_max",
+    Kind::Duration { unit: TimeUnit::Hours },
+    "24",
+    "longest time window; the window of the §2.4 swapping baselines",
+);
 pub const OCCUPANCY: ParamSpec = ParamSpec::new(
     "occupancy",
     Kind::FractionOr { keyword: "rstar" },
@@ -118,10 +175,26 @@ pub const OCCUPANCY: ParamSpec = ParamSpec::new(
 pub const MAP_ENTRY: ParamSpec = ParamSpec::new("map_entry", Kind::Size, "20B", "bytes of one (lba, pba, length) entry of the cache's mapping table (§6.1)").open(
     "§6.1 gives the triplet, not its size: block addresses as 8-byte numbers and a 4-byte length, as a host-side table would hold them",
 );
-pub const GUARD: ParamSpec = ParamSpec::new("guard", Kind::Size, NONE, "guard range: unused space kept ready for allocations (§4.4)");
-pub const SMR_HINT: ParamSpec = ParamSpec::new("smr_hint", Kind::Fraction, "0", "share of the user zones allocated with the SMR hint (light allocation, §4.3): the highest ones");
-pub const ALLOCATE: ParamSpec = ParamSpec::new("allocate", Kind::Size, NONE, "a space allocation request of this many bytes during the run (§4.4, Fig. 19)");
-pub const ALLOCATE_AT: ParamSpec = ParamSpec::new("allocate_at", Kind::Count, "1", "the allocation request arrives before this request (counted from 1)");
+pub const GUARD: ParamSpec =
+    ParamSpec::new("guard", Kind::Size, NONE, "guard range: unused space kept ready for allocations (§4.4)");
+pub const SMR_HINT: ParamSpec = ParamSpec::new(
+    "smr_hint",
+    Kind::Fraction,
+    "0",
+    "share of the user zones allocated with the SMR hint (light allocation, §4.3): the highest ones",
+);
+pub const ALLOCATE: ParamSpec = ParamSpec::new(
+    "allocate",
+    Kind::Size,
+    NONE,
+    "a space allocation request of this many bytes during the run (§4.4, Fig. 19)",
+);
+pub const ALLOCATE_AT: ParamSpec = ParamSpec::new(
+    "allocate_at",
+    Kind::Count,
+    "1",
+    "the allocation request arrives before this request (counted from 1)",
+);
 pub const LATENCY_BOUND: ParamSpec = ParamSpec::new(
     "latency_bound",
     Kind::Duration { unit: TimeUnit::Milliseconds },
@@ -130,8 +203,29 @@ pub const LATENCY_BOUND: ParamSpec = ParamSpec::new(
 );
 
 pub const PARAMS: ParamList = &[&[
-    SCHEME, DISK, ALPHA, USAGE, PARTITION, ZONE_SIZE, CONVERT, CACHE_POLICY, SWAPPING, ADAPT, OCCUPANCY_SWAP, CACHE_LIMIT, MAP_QUOTA, NSW_GRANULARITY, WINDOW, WINDOW_MAX,
-    OCCUPANCY, MAP_ENTRY, GUARD, SMR_HINT, ALLOCATE, ALLOCATE_AT, LATENCY_BOUND,
+    SCHEME,
+    DISK,
+    ALPHA,
+    USAGE,
+    PARTITION,
+    ZONE_SIZE,
+    CONVERT,
+    CACHE_POLICY,
+    SWAPPING,
+    ADAPT,
+    OCCUPANCY_SWAP,
+    CACHE_LIMIT,
+    MAP_QUOTA,
+    NSW_GRANULARITY,
+    WINDOW,
+    WINDOW_MAX,
+    OCCUPANCY,
+    MAP_ENTRY,
+    GUARD,
+    SMR_HINT,
+    ALLOCATE,
+    ALLOCATE_AT,
+    LATENCY_BOUND,
 ]];
 
 /// The largest acceptable latency increase a migration quantum is sized for: a minute (a bound
@@ -154,14 +248,24 @@ pub const ENTRY: SystemEntry = SystemEntry::new(
 .with_aliases(&["fluidsmr"]);
 
 pub static REQUESTS: Metric = Metric::new("requests", Unit::Count, "host requests served");
-pub static SERVICE_NS: Metric = Metric::new("service_ns", Unit::Ns, "time spent serving host requests, migration quanta before them included");
-pub static MEAN_LATENCY_NS: Ratio =
-    Ratio::new(Metric::new("mean_latency_ns", Unit::Ns, "FluidSMR: average I/O latency (Figs. 12-19)"), &SERVICE_NS, &REQUESTS);
-pub static CMR_DATA_ZONES: Metric = Metric::new("cmr_zones", Unit::Count, "FluidSMR: CMR zones holding user data (Figs. 15, 16)");
-pub static SMR_DATA_ZONES: Metric = Metric::new("smr_zones", Unit::Count, "FluidSMR: SMR zones holding user data (Figs. 15, 16)");
-pub static FREE_ZONES: Metric = Metric::new("free_zones", Unit::Count, "FluidSMR: online zones holding nothing (unused area and guard range)");
-pub static MEMORY_BYTES: Metric =
-    Metric::new("memory_bytes", Unit::Bytes, "FluidSMR: zone map + NSW-Range tracking + cache mapping quota (§7.1's memory requirement)");
+pub static SERVICE_NS: Metric =
+    Metric::new("service_ns", Unit::Ns, "time spent serving host requests, migration quanta before them included");
+pub static MEAN_LATENCY_NS: Ratio = Ratio::new(
+    Metric::new("mean_latency_ns", Unit::Ns, "FluidSMR: average I/O latency (Figs. 12-19)"),
+    &SERVICE_NS,
+    &REQUESTS,
+);
+pub static CMR_DATA_ZONES: Metric =
+    Metric::new("cmr_zones", Unit::Count, "FluidSMR: CMR zones holding user data (Figs. 15, 16)");
+pub static SMR_DATA_ZONES: Metric =
+    Metric::new("smr_zones", Unit::Count, "FluidSMR: SMR zones holding user data (Figs. 15, 16)");
+pub static FREE_ZONES: Metric =
+    Metric::new("free_zones", Unit::Count, "FluidSMR: online zones holding nothing (unused area and guard range)");
+pub static MEMORY_BYTES: Metric = Metric::new(
+    "memory_bytes",
+    Unit::Bytes,
+    "FluidSMR: zone map + NSW-Range tracking + cache mapping quota (§7.1's memory requirement)",
+);
 
 /// The channels FluidSMR's I/O is reported on (all on one disk).
 pub struct Channels {
@@ -222,7 +326,10 @@ impl Fluid {
         }
         let zone_size = b.params.size(&ZONE_SIZE)?;
         if zone_size % BLOCK != 0 || zone_size > MAX_ZONE {
-            return Err(b.params.error(&ZONE_SIZE, format!("must be a multiple of 4 KiB up to {MAX_ZONE} bytes")).into());
+            return Err(b
+                .params
+                .error(&ZONE_SIZE, format!("must be a multiple of 4 KiB up to {MAX_ZONE} bytes"))
+                .into());
         }
         let max_end = b.footprint.max_end.max(1);
         let partition = b.params.optional_size(&PARTITION)?;
@@ -231,7 +338,13 @@ impl Fluid {
             Some(bytes) => {
                 let zones = bytes / zone_size;
                 if zones * zone_size < max_end {
-                    return Err(b.params.error(&PARTITION, format!("{bytes} bytes of pure-SMR capacity cannot hold the trace's {max_end} bytes")).into());
+                    return Err(b
+                        .params
+                        .error(
+                            &PARTITION,
+                            format!("{bytes} bytes of pure-SMR capacity cannot hold the trace's {max_end} bytes"),
+                        )
+                        .into());
                 }
                 Geometry { gain, zone_size, groups: zones / gain.smr }
             }
@@ -242,9 +355,25 @@ impl Fluid {
         let disk_name = b.params.choice(&DISK)?;
         let spec = PRESETS.iter().find(|p| p.name == disk_name).expect("the choice lists the presets").clone();
         if zones.saturating_mul(zone_size) > spec.capacity {
-            return Err(b.params.error(&DISK, format!("{disk_name} holds {} bytes but the partition spans {}", spec.capacity, zones.saturating_mul(zone_size))).into());
+            return Err(b
+                .params
+                .error(
+                    &DISK,
+                    format!(
+                        "{disk_name} holds {} bytes but the partition spans {}",
+                        spec.capacity,
+                        zones.saturating_mul(zone_size)
+                    ),
+                )
+                .into());
         }
-        check_table(b, if partition.is_some() { &PARTITION } else { &USAGE }, zones, "zones", zones.saturating_mul(zone_size))?;
+        check_table(
+            b,
+            if partition.is_some() { &PARTITION } else { &USAGE },
+            zones,
+            "zones",
+            zones.saturating_mul(zone_size),
+        )?;
         if let Some(convert) = b.params.fraction_or(&CONVERT)? {
             scheme.convert = convert;
         }
@@ -276,7 +405,9 @@ impl Fluid {
         }
         let occupancy = match b.params.fraction_or(&OCCUPANCY)? {
             None => gain.r_star(),
-            Some(share) if share <= 0.0 => return Err(b.params.error(&OCCUPANCY, "must be a share of a zone above 0").into()),
+            Some(share) if share <= 0.0 => {
+                return Err(b.params.error(&OCCUPANCY, "must be a share of a zone above 0").into())
+            }
             Some(share) => share,
         };
         let guard_zones = b.params.optional_size(&GUARD)?.map_or(0, |g| g.div_ceil(zone_size));
@@ -285,18 +416,34 @@ impl Fluid {
         let allocate_at = b.params.count(&ALLOCATE_AT)?;
         let latency_bound = match b.params.optional(&LATENCY_BOUND, ParamReader::duration)? {
             Some(ns) if ns > MAX_LATENCY_BOUND_NS => {
-                return Err(b.params.error(&LATENCY_BOUND, format!("{ns} ns is more than {MAX_LATENCY_BOUND_NS} ns (a minute)")).into())
+                return Err(b
+                    .params
+                    .error(&LATENCY_BOUND, format!("{ns} ns is more than {MAX_LATENCY_BOUND_NS} ns (a minute)"))
+                    .into())
             }
             bound => bound,
         };
         let users = max_end.div_ceil(zone_size);
-        let layout = allocation::Layout::plan(&geo, users, smr_hint, scheme, guard_zones).map_err(|m| b.params.error(&PARTITION, m))?;
+        let layout = allocation::Layout::plan(&geo, users, smr_hint, scheme, guard_zones)
+            .map_err(|m| b.params.error(&PARTITION, m))?;
         let geo = layout.geo;
         if geo.medium_span() > spec.capacity {
-            return Err(b.params.error(&DISK, format!("{disk_name} holds {} bytes but the partition spans {}", spec.capacity, geo.medium_span())).into());
+            return Err(b
+                .params
+                .error(
+                    &DISK,
+                    format!("{disk_name} holds {} bytes but the partition spans {}", spec.capacity, geo.medium_span()),
+                )
+                .into());
         }
         let migration = Migration::new(&spec, latency_bound).map_err(|m| b.params.error(&LATENCY_BOUND, m))?;
-        let mut drive = HybridDrive::new(b.ctx, Box::new(Hdd::with_cache(spec, CacheConfig::OFF)), geo, layout.cmr_groups, keep_contents)?;
+        let mut drive = HybridDrive::new(
+            b.ctx,
+            Box::new(Hdd::with_cache(spec, CacheConfig::OFF)),
+            geo,
+            layout.cmr_groups,
+            keep_contents,
+        )?;
         let ch = Channels {
             host: drive.channel(b.ctx, "host"),
             cache: drive.channel(b.ctx, "cache"),
@@ -310,9 +457,17 @@ impl Fluid {
         let map_quota = b.params.optional(&MAP_QUOTA, |r, spec| r.share(spec, partition_bytes, 1))?;
         let cache_limit = b.params.optional(&CACHE_LIMIT, |r, spec| r.share(spec, partition_bytes, BLOCK))?;
         let scaling = Scaling::new(zone_size, partition_bytes, map_quota, cache_limit);
-        let mut cache = clean::new_cache(scheme.policy, &geo, scaling.cache_limit.map(|bytes| bytes.div_ceil(BLOCK)), scaling.quota_bytes, entry_bytes);
+        let mut cache = clean::new_cache(
+            scheme.policy,
+            &geo,
+            scaling.cache_limit.map(|bytes| bytes.div_ceil(BLOCK)),
+            scaling.quota_bytes,
+            entry_bytes,
+        );
         layout.apply(&mut drive, &mut map, cache.as_mut())?;
-        let occupancy = scheme.occupancy_swap.then(|| OccupancySwap::new((occupancy * geo.blocks_per_zone() as f64) as u64, users as u32));
+        let occupancy = scheme
+            .occupancy_swap
+            .then(|| OccupancySwap::new((occupancy * geo.blocks_per_zone() as f64) as u64, users as u32));
         let recency = (scheme.swapping == Swapping::Recency).then(|| swap::recency_list(&map, &drive));
         let adaptive = scheme.swapping == Swapping::NswRange;
         Ok(Fluid {

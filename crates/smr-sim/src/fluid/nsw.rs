@@ -8,8 +8,11 @@
 
 use smr_kernel::metrics::{Gauges, Metric, Unit};
 
-pub static NSW_TRACKING_BYTES: Metric =
-    Metric::new("nsw_tracking_bytes", Unit::Bytes, "FluidSMR: memory of NSW-Range tracking, a 4-byte counter and a bitmap per zone (§5.5)");
+pub static NSW_TRACKING_BYTES: Metric = Metric::new(
+    "nsw_tracking_bytes",
+    Unit::Bytes,
+    "FluidSMR: memory of NSW-Range tracking, a 4-byte counter and a bitmap per zone (§5.5)",
+);
 
 pub struct NswTracker {
     /// Bitmap chunks per zone, and 64-bit words per zone.

@@ -14,7 +14,8 @@ use super::Fluid;
 use smr_kernel::metrics::{Metric, Unit};
 use smr_kernel::{IoCtx, SimError};
 
-pub static OCCUPANCY_SWAPS: Metric = Metric::new("occupancy_swaps", Unit::Count, "FluidSMR: evictions that became swaps with a cold CMR zone (§6.2)");
+pub static OCCUPANCY_SWAPS: Metric =
+    Metric::new("occupancy_swaps", Unit::Count, "FluidSMR: evictions that became swaps with a cold CMR zone (§6.2)");
 
 pub struct OccupancySwap {
     threshold_blocks: u64,
@@ -28,7 +29,13 @@ pub struct OccupancySwap {
 
 impl OccupancySwap {
     pub fn new(threshold_blocks: u64, users: u32) -> Self {
-        OccupancySwap { threshold_blocks, epoch: 0, last_written: vec![0; users as usize], smr_candidates: FxHashSet::default(), cmr_candidates: Vec::new() }
+        OccupancySwap {
+            threshold_blocks,
+            epoch: 0,
+            last_written: vec![0; users as usize],
+            smr_candidates: FxHashSet::default(),
+            cmr_candidates: Vec::new(),
+        }
     }
 
     pub fn grow(&mut self, users: u32) {
@@ -55,7 +62,9 @@ impl Fluid {
         let cache = self.cache.as_ref().expect("checked above");
         o.smr_candidates = cache.map.users().filter(|&u| cache.map.occupancy(u) > o.threshold_blocks).collect();
         let last = o.epoch;
-        let mut cold: Vec<u32> = (0..self.map.users()).filter(|&u| self.drive.is_cmr(self.map.zone_of(u)) && o.last_written[u as usize] < last).collect();
+        let mut cold: Vec<u32> = (0..self.map.users())
+            .filter(|&u| self.drive.is_cmr(self.map.zone_of(u)) && o.last_written[u as usize] < last)
+            .collect();
         cold.reverse();
         o.cmr_candidates = cold;
         o.epoch += 1;

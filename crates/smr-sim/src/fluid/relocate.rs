@@ -22,9 +22,15 @@ use super::Fluid;
 use smr_kernel::metrics::{Metric, Unit};
 use smr_kernel::{ChannelId, IoCtx, SimError};
 
-pub static TO_SMR_CONVERSIONS: Metric = Metric::new("to_smr_conversions", Unit::Count, "FluidSMR: groups converted CMR to SMR by format adaptation");
-pub static TO_CMR_CONVERSIONS: Metric = Metric::new("to_cmr_conversions", Unit::Count, "FluidSMR: groups converted SMR to CMR by format adaptation");
-pub static MOVED_BYTES: Metric = Metric::new("moved_bytes", Unit::Bytes, "FluidSMR: bytes written to move zones' data (swaps, conversions, allocations)");
+pub static TO_SMR_CONVERSIONS: Metric =
+    Metric::new("to_smr_conversions", Unit::Count, "FluidSMR: groups converted CMR to SMR by format adaptation");
+pub static TO_CMR_CONVERSIONS: Metric =
+    Metric::new("to_cmr_conversions", Unit::Count, "FluidSMR: groups converted SMR to CMR by format adaptation");
+pub static MOVED_BYTES: Metric = Metric::new(
+    "moved_bytes",
+    Unit::Bytes,
+    "FluidSMR: bytes written to move zones' data (swaps, conversions, allocations)",
+);
 
 /// What a move carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +49,13 @@ pub struct Move {
 impl Fluid {
     /// Carries out `moves`, converting `conversion` = (group, to CMR?) between the reads and
     /// the writes. Every I/O goes through channel `ch`.
-    pub fn relocate(&mut self, ctx: &mut IoCtx, ch: ChannelId, moves: &[Move], conversion: Option<(u64, bool)>) -> Result<(), SimError> {
+    pub fn relocate(
+        &mut self,
+        ctx: &mut IoCtx,
+        ch: ChannelId,
+        moves: &[Move],
+        conversion: Option<(u64, bool)>,
+    ) -> Result<(), SimError> {
         let zone_size = self.geo.zone_size;
         let mut images: Vec<(u64, Image)> = Vec::with_capacity(moves.len());
         for m in moves {
@@ -112,7 +124,9 @@ impl Fluid {
             .zones_of(group)
             .enumerate()
             .filter_map(|(slot, zone)| match self.map.role(zone) {
-                Role::Data(user) => Some(Move { content: Content::User(user), from: zone, to: self.geo.zone(group, slot as u64) }),
+                Role::Data(user) => {
+                    Some(Move { content: Content::User(user), from: zone, to: self.geo.zone(group, slot as u64) })
+                }
                 _ => None,
             })
             .collect()
@@ -121,7 +135,9 @@ impl Fluid {
     /// The group of format `cmr` holding the most of `users`, nearest the boundary among equals.
     fn group_for(&self, users: &[u32], cmr: bool) -> Option<u64> {
         let holding = |g: u64| users.iter().filter(|&&u| self.geo.group_of(self.map.zone_of(u)) == g).count();
-        let usable = |g: u64| self.drive.group_is_cmr(g) == cmr && self.drive.zones_of(g).all(|z| self.map.role(z) != Role::Reserved);
+        let usable = |g: u64| {
+            self.drive.group_is_cmr(g) == cmr && self.drive.zones_of(g).all(|z| self.map.role(z) != Role::Reserved)
+        };
         let candidates = (0..self.geo.groups).filter(|&g| usable(g));
         // Nearest the boundary: the innermost CMR group, the outermost SMR group.
         if cmr {
@@ -136,8 +152,15 @@ impl Fluid {
         let Some(group) = self.group_for(users, true) else { return Ok(()) };
         let in_group = |f: &Fluid, zone: u32| f.geo.group_of(zone) == group;
         let mut freed: Vec<u32> = users.iter().map(|&u| self.map.zone_of(u)).filter(|&z| !in_group(self, z)).collect();
-        let mut moves: Vec<Move> =
-            users.iter().enumerate().map(|(i, &u)| Move { content: Content::User(u), from: self.map.zone_of(u), to: self.geo.zone(group, i as u64) }).collect();
+        let mut moves: Vec<Move> = users
+            .iter()
+            .enumerate()
+            .map(|(i, &u)| Move {
+                content: Content::User(u),
+                from: self.map.zone_of(u),
+                to: self.geo.zone(group, i as u64),
+            })
+            .collect();
         for zone in self.drive.zones_of(group).collect::<Vec<_>>() {
             let content = match self.map.role(zone) {
                 Role::Data(user) if !users.contains(&user) => Content::User(user),
@@ -176,11 +199,16 @@ impl Fluid {
         }
         let new_cmr = (0..self.geo.gain.cmr).map(|s| self.geo.zone(group, s));
         let targets: Vec<u32> = new_cmr.chain(homes.iter().copied()).collect();
-        let mut moves: Vec<Move> = users.iter().zip(&targets).map(|(&u, &to)| Move { content: Content::User(u), from: self.map.zone_of(u), to }).collect();
+        let mut moves: Vec<Move> = users
+            .iter()
+            .zip(&targets)
+            .map(|(&u, &to)| Move { content: Content::User(u), from: self.map.zone_of(u), to })
+            .collect();
         for zone in self.drive.zones_of(group).collect::<Vec<_>>() {
             if let Role::Data(user) = self.map.role(zone) {
                 if !users.contains(&user) {
-                    let to = freed.pop().expect("a conversion to CMR frees as many SMR zones as its group held of others");
+                    let to =
+                        freed.pop().expect("a conversion to CMR frees as many SMR zones as its group held of others");
                     moves.push(Move { content: Content::User(user), from: zone, to });
                 }
             }

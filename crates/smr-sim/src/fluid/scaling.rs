@@ -18,8 +18,16 @@ pub const MAP_QUOTA_PER_TB: u64 = 25 << 20;
 pub const PAPER_ZONE: u64 = 256 << 20;
 const TB: u128 = 1 << 40;
 
-pub static SCALE: Metric = Metric::new("scale", Unit::Ratio, "FluidSMR: zone size over the paper's 256 MiB: the partition's share of the paper's bytes");
-pub static CACHE_LIMIT_BYTES: Metric = Metric::new("cache_limit_bytes", Unit::Bytes, "FluidSMR: the most of the cache zones used (cache_limit; 0: all of them)");
+pub static SCALE: Metric = Metric::new(
+    "scale",
+    Unit::Ratio,
+    "FluidSMR: zone size over the paper's 256 MiB: the partition's share of the paper's bytes",
+);
+pub static CACHE_LIMIT_BYTES: Metric = Metric::new(
+    "cache_limit_bytes",
+    Unit::Bytes,
+    "FluidSMR: the most of the cache zones used (cache_limit; 0: all of them)",
+);
 
 /// `per_tb` bytes per TB of `bytes`.
 pub fn per_tb(per_tb: u64, bytes: u64) -> u64 {
@@ -40,7 +48,11 @@ impl Scaling {
     /// MB per TB of it) and the cache limit, both in bytes (given as shares of the partition,
     /// they were read as `Kind::Share`s of it).
     pub fn new(zone_size: u64, partition: u64, map_quota: Option<u64>, cache_limit: Option<u64>) -> Scaling {
-        Scaling { zone_size, quota_bytes: map_quota.unwrap_or_else(|| per_tb(MAP_QUOTA_PER_TB, partition)), cache_limit }
+        Scaling {
+            zone_size,
+            quota_bytes: map_quota.unwrap_or_else(|| per_tb(MAP_QUOTA_PER_TB, partition)),
+            cache_limit,
+        }
     }
 
     pub fn scale(&self) -> f64 {
@@ -65,6 +77,10 @@ mod tests {
         assert_eq!(full.quota_bytes, 460 * 25 * 1024, "25 MiB per TiB of 460 GiB: §7.1's 11.5 MB");
         let quarter = Scaling::new(PAPER_ZONE / 4, 115 << 30, None, None);
         assert_eq!((quarter.scale(), quarter.quota_bytes * 4), (0.25, full.quota_bytes));
-        assert_eq!(Scaling::new(PAPER_ZONE, 460 << 30, Some(1 << 20), Some(4096)).quota_bytes, 1 << 20, "given, it is taken as it is");
+        assert_eq!(
+            Scaling::new(PAPER_ZONE, 460 << 30, Some(1 << 20), Some(4096)).quota_bytes,
+            1 << 20,
+            "given, it is taken as it is"
+        );
     }
 }

@@ -81,8 +81,22 @@ pub const SCHEMES: &[Scheme] = &[
 
 /// The names, for the `scheme` parameter (`cache-fix` also answers for `+cache-fix`).
 pub const NAMES: &[&str] = &[
-    "recency", "frequency", "swap-only", "+cache-fix", "cache-fix", "format-adapt", "imprv-lru", "fifo", "loop-back", "fluid-smr", "fix-0.2",
-    "fix-0.4", "fix-0.6", "fix-0.8", "adapt", "pure-cmr",
+    "recency",
+    "frequency",
+    "swap-only",
+    "+cache-fix",
+    "cache-fix",
+    "format-adapt",
+    "imprv-lru",
+    "fifo",
+    "loop-back",
+    "fluid-smr",
+    "fix-0.2",
+    "fix-0.4",
+    "fix-0.6",
+    "fix-0.8",
+    "adapt",
+    "pure-cmr",
 ];
 
 /// The scheme called `name` (one of `NAMES`).

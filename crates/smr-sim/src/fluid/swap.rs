@@ -89,10 +89,16 @@ impl Fluid {
     /// The frequency baselines at the end of a window: SMR zones of most `score` swap with CMR
     /// zones of least while the SMR zone's score is higher.
     pub fn swap_by(&mut self, ctx: &mut IoCtx, score: impl Fn(&Fluid, u32) -> u32) -> Result<(), SimError> {
-        let (mut cmr, mut smr): (Vec<u32>, Vec<u32>) = (0..self.map.users()).partition(|&u| self.drive.is_cmr(self.map.zone_of(u)));
+        let (mut cmr, mut smr): (Vec<u32>, Vec<u32>) =
+            (0..self.map.users()).partition(|&u| self.drive.is_cmr(self.map.zone_of(u)));
         cmr.sort_by_key(|&u| (score(self, u), u));
         smr.sort_by_key(|&u| (std::cmp::Reverse(score(self, u)), u));
-        let pairs: Vec<(u32, u32)> = cmr.iter().zip(&smr).take_while(|&(&c, &s)| score(self, s) > score(self, c)).map(|(&c, &s)| (c, s)).collect();
+        let pairs: Vec<(u32, u32)> = cmr
+            .iter()
+            .zip(&smr)
+            .take_while(|&(&c, &s)| score(self, s) > score(self, c))
+            .map(|(&c, &s)| (c, s))
+            .collect();
         let ch = self.ch.swap;
         for (c, s) in pairs {
             self.swap(ctx, ch, c, s)?;

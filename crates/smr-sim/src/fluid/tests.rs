@@ -5,8 +5,8 @@
 //! table's quota; and that no geometry, scheme and request stream makes a run fail.
 
 use proptest::prelude::*;
-use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
+use smr_trace::Footprint;
 
 use super::mapping::Role;
 use super::*;
@@ -23,7 +23,8 @@ fn small(extra: &[&str]) -> Result<(Fluid, IoCtx), SimError> {
     let mut params = Params::parse(&pairs)?;
     let mut ctx = IoCtx::new();
     let footprint = Footprint::dense(USERS * ZONE, USERS * ZONE, USERS * ZONE);
-    let system = BuildContext::new(&mut params, footprint, 0, &mut ctx, &[&ENTRY]).construct(PARAMS, |b| Fluid::build_with(b, true))?;
+    let system = BuildContext::new(&mut params, footprint, 0, &mut ctx, &[&ENTRY])
+        .construct(PARAMS, |b| Fluid::build_with(b, true))?;
     params.finish()?;
     Ok((system, ctx))
 }
@@ -44,7 +45,11 @@ fn the_start_layout_follows_the_two_phase_allocation() {
     assert_eq!(f.geo.smr_zones(), 24);
     assert_eq!(f.data_zones(), (5, 15));
     assert_eq!(f.cache.as_ref().unwrap().zones(), &[0], "the outermost zone is the cache");
-    assert_eq!((f.map.zone_of(0), f.map.zone_of(4)), (1, 7), "users 0..5 in CMR zones 1, 3, 4, 6, 7 (slot 2 of a CMR group is offline)");
+    assert_eq!(
+        (f.map.zone_of(0), f.map.zone_of(4)),
+        (1, 7),
+        "users 0..5 in CMR zones 1, 3, 4, 6, 7 (slot 2 of a CMR group is offline)"
+    );
     assert!((0..5).all(|u| !is_smr(&f, u)) && (5..20).all(|u| is_smr(&f, u)));
     let (swap_only, _) = small(&["scheme=swap-only"]).unwrap();
     assert_eq!(swap_only.data_zones(), (8, 12), "no conversion beyond the minimum: 4 CMR groups, no cache");
@@ -101,7 +106,11 @@ fn plain_lru_evicts_an_entry_improved_lru_its_zone() {
         assert_eq!(f.cache.as_ref().unwrap().map.len(), 3);
         write(&mut f, &mut ctx, 12, 5, 1);
         let c = f.cache.as_ref().unwrap();
-        assert_eq!((f.counts.zone_rewrites, f.counts.evicted_entries, c.map.occupancy(10)), (1, entries, left), "{scheme}");
+        assert_eq!(
+            (f.counts.zone_rewrites, f.counts.evicted_entries, c.map.occupancy(10)),
+            (1, entries, left),
+            "{scheme}"
+        );
         assert_eq!(f.block_version(10, 0), Some(1), "{scheme}: the evicted block is in its zone");
     }
 }
@@ -121,7 +130,10 @@ fn the_loop_back_log_requeues_hot_zones() {
     }
     let c = f.cache.as_ref().unwrap();
     assert_eq!((f.counts.loop_backs, f.counts.zone_rewrites), (8, 2), "{:?}", f.counts);
-    assert_eq!((c.map.occupancy(10), c.map.occupancy(11), c.map.occupancy(12), c.map.occupancy(13), c.map.occupancy(14)), (4, 0, 4, 0, 5));
+    assert_eq!(
+        (c.map.occupancy(10), c.map.occupancy(11), c.map.occupancy(12), c.map.occupancy(13), c.map.occupancy(14)),
+        (4, 0, 4, 0, 5)
+    );
     assert_eq!(c.map.len(), 4, "zones 10 and 12 one entry each, zone 14 two");
     assert_eq!(f.block_version(10, 3), Some(3), "a looped-back block keeps its content");
     let (mut fifo, mut ctx) = small(&["scheme=fifo"]).unwrap();
@@ -156,7 +168,14 @@ fn algorithm1_converts_toward_cmr_under_wide_nsw_ranges_and_toward_the_cache_und
 
 #[test]
 fn bad_parameters_name_themselves() {
-    for (param, name) in [("alpha=1", "alpha"), ("alpha=0.5", "alpha"), ("usage=0", "usage"), ("usage=1.5", "usage"), ("latency_bound=5", "latency_bound"), ("partition=512KiB", "partition")] {
+    for (param, name) in [
+        ("alpha=1", "alpha"),
+        ("alpha=0.5", "alpha"),
+        ("usage=0", "usage"),
+        ("usage=1.5", "usage"),
+        ("latency_bound=5", "latency_bound"),
+        ("partition=512KiB", "partition"),
+    ] {
         let err = small(&[param]).err().unwrap_or_else(|| panic!("{param} accepted"));
         assert!(err.to_string().contains(name), "{param}: {err}");
     }
@@ -166,7 +185,8 @@ fn bad_parameters_name_themselves() {
 fn quantized_migration_keeps_each_quantum_within_its_bound() {
     // Phase I, 8 unused CMR zones kept as the guard range: allocating 4 zones leaves 4;
     // repletion converts CMR groups, one unused zone more each, in quanta.
-    let (mut f, mut ctx) = small(&["scheme=swap-only", "usage=0.5", "guard=512KiB", "allocate=256KiB", "latency_bound=60"]).unwrap();
+    let (mut f, mut ctx) =
+        small(&["scheme=swap-only", "usage=0.5", "guard=512KiB", "allocate=256KiB", "latency_bound=60"]).unwrap();
     let reqs: Vec<Request> = (0..400u64).map(|i| Request::new(i, Op::Read, (i % USERS) * ZONE, BLOCK)).collect();
     let report = Engine::new(EngineConfig::default()).run(&mut f, &mut ctx, ok_requests(&reqs)).unwrap();
     assert!(report.counters.get("migration_quanta") > 1, "{:?}", report.counters);
@@ -202,7 +222,8 @@ fn step() -> impl Strategy<Value = Step> {
 
 /// Three user zones of `format` from `pick` on, or `None`.
 fn batch(f: &Fluid, pick: u32, smr: bool) -> Option<Vec<u32>> {
-    let users: Vec<u32> = (0..f.map.users()).map(|i| (pick + i) % f.map.users()).filter(|&u| is_smr(f, u) == smr).take(3).collect();
+    let users: Vec<u32> =
+        (0..f.map.users()).map(|i| (pick + i) % f.map.users()).filter(|&u| is_smr(f, u) == smr).take(3).collect();
     (users.len() == 3).then_some(users)
 }
 
@@ -303,7 +324,8 @@ fn geometry(zone_blocks: u64, users: u64, extra: &[String]) -> Result<(Fluid, Io
     let mut ctx = IoCtx::new();
     let span = users * zone_blocks * BLOCK;
     let footprint = Footprint::dense(span, span, span);
-    let system = BuildContext::new(&mut params, footprint, 0, &mut ctx, &[&ENTRY]).construct(PARAMS, |b| Fluid::build_with(b, true))?;
+    let system = BuildContext::new(&mut params, footprint, 0, &mut ctx, &[&ENTRY])
+        .construct(PARAMS, |b| Fluid::build_with(b, true))?;
     params.finish()?;
     Ok((system, ctx))
 }

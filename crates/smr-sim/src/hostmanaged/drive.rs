@@ -11,8 +11,8 @@
 //! the data zones, which hold the host's address space in order and start full (the volume's
 //! existing contents).
 
-use smr_zoned::{ZoneError, ZoneTable};
 use smr_core::Op;
+use smr_zoned::{ZoneError, ZoneTable};
 
 use smr_kernel::disk::{check_table, disk};
 use smr_kernel::gc::GcCost;
@@ -20,7 +20,8 @@ use smr_kernel::zoned_disk::ZonedDisk;
 use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError};
 
 /// The drive parameters every translation layer on this disk accepts.
-pub const ZONE_SIZE: ParamSpec = ParamSpec::new("zone_size", Kind::Size, "256MiB", "zone size of the host-managed drive");
+pub const ZONE_SIZE: ParamSpec =
+    ParamSpec::new("zone_size", Kind::Size, "256MiB", "zone size of the host-managed drive");
 pub const CONVENTIONAL: ParamSpec = ParamSpec::new(
     "conventional",
     Kind::Size,
@@ -103,7 +104,14 @@ impl HmSmrDisk {
     /// The cleaning of one data zone that every translation layer here does: read the zone and
     /// its cached pieces (`cached`: byte ranges in the cache), merge them, write the merged zone
     /// to the temporary zone as a backup, then rewrite the zone; its cost goes to `gc`.
-    pub fn clean_data_zone(&mut self, ctx: &mut IoCtx, ch: ChannelId, zone: u64, cached: &[(u64, u64)], gc: &mut GcCost) -> Result<(), SimError> {
+    pub fn clean_data_zone(
+        &mut self,
+        ctx: &mut IoCtx,
+        ch: ChannelId,
+        zone: u64,
+        cached: &[(u64, u64)],
+        gc: &mut GcCost,
+    ) -> Result<(), SimError> {
         let size = self.zone_size();
         self.io(ctx, ch, Op::Read, zone * size, size)?;
         let mut read = size;

@@ -30,16 +30,25 @@ use smr_kernel::{BuildContext, ChannelId, IoCtx, ParamList, SimError, System, Sy
 
 pub const PARAMS: ParamList = &[&DISK_PARAMS, &[CACHE, ZONE_SIZE, CONVENTIONAL]];
 
-pub const ENTRY: SystemEntry = SystemEntry::new("eregion", "E-region STL: host writes logged in the on-media cache, reclaimed by cleaning data zones (uCache baseline)", PARAMS, |b| Ok(Box::new(ERegion::build(b)?)));
+pub const ENTRY: SystemEntry = SystemEntry::new(
+    "eregion",
+    "E-region STL: host writes logged in the on-media cache, reclaimed by cleaning data zones (uCache baseline)",
+    PARAMS,
+    |b| Ok(Box::new(ERegion::build(b)?)),
+);
 
 pub static LOG_EXTENTS: Metric = Metric::new("log_extents", Unit::Count, "host writes appended to the log as extents");
-pub static GC_EXTENTS: Metric = Metric::new("gc_extents", Unit::Count, "live extents merged home by garbage collection");
+pub static GC_EXTENTS: Metric =
+    Metric::new("gc_extents", Unit::Count, "live extents merged home by garbage collection");
 pub static COLLECTED: Exercise = Exercise {
     counters: &[&smr_kernel::gc::GC_CYCLES],
     when_never: "the E-region log never wrapped onto live data: no garbage collection ran, so these figures say nothing about it",
 };
-pub static LOG_LIVE_FRACTION: Metric =
-    Metric::new("log_live_fraction", Unit::Fraction, "live data in the E-region log (latest versions of host blocks) / the log's size (uCache Fig. 1)");
+pub static LOG_LIVE_FRACTION: Metric = Metric::new(
+    "log_live_fraction",
+    Unit::Fraction,
+    "live data in the E-region log (latest versions of host blocks) / the log's size (uCache Fig. 1)",
+);
 
 struct Extent {
     /// Host byte address and length.
@@ -116,7 +125,8 @@ impl ERegion {
     fn clean(&mut self, ctx: &mut IoCtx, zone: u64) -> Result<(), SimError> {
         let ids = self.by_zone.remove(&zone).unwrap_or_default();
         let live: Vec<u32> = ids.into_iter().filter(|&i| self.extents[i as usize].live_blocks > 0).collect();
-        let cached: Vec<(u64, u64)> = live.iter().map(|&i| (self.extents[i as usize].at, self.extents[i as usize].len)).collect();
+        let cached: Vec<(u64, u64)> =
+            live.iter().map(|&i| (self.extents[i as usize].at, self.extents[i as usize].len)).collect();
         self.disk.clean_data_zone(ctx, self.gc_channel, zone, &cached, &mut self.gc)?;
         for &i in &live {
             let e = &mut self.extents[i as usize];
@@ -161,7 +171,15 @@ impl ERegion {
 
     fn write(&mut self, ctx: &mut IoCtx, req: &Request) -> Result<(), SimError> {
         if req.len > self.log.end - self.log.start {
-            return Err(ParamError::new(CONVENTIONAL.key, format!("a {}-byte write does not fit in the E-region log of {} bytes", req.len, self.log.end - self.log.start)).into());
+            return Err(ParamError::new(
+                CONVENTIONAL.key,
+                format!(
+                    "a {}-byte write does not fit in the E-region log of {} bytes",
+                    req.len,
+                    self.log.end - self.log.start
+                ),
+            )
+            .into());
         }
         let mut at = self.frontier;
         if at + req.len > self.log.end {
@@ -197,7 +215,9 @@ impl ERegion {
             None => (false, data_start + block * BLOCK_4K),
         };
         let (disk, host) = (&mut self.disk, self.host);
-        coalesce_range(req.offset..req.end(), BLOCK_4K, place, |_, offset, len| disk.io(ctx, host, Op::Read, offset, len).map(|_| ()))
+        coalesce_range(req.offset..req.end(), BLOCK_4K, place, |_, offset, len| {
+            disk.io(ctx, host, Op::Read, offset, len).map(|_| ())
+        })
     }
 }
 
@@ -292,7 +312,8 @@ mod tests {
         // no more: the block's latest version is the new extent, which wrote 256 bytes.
         let mut reqs = reqs[..8].to_vec();
         reqs.push(w(1000, 256));
-        let report = super::super::replay_small_report("eregion", &[], &reqs, smr_kernel::EngineConfig::default()).unwrap();
+        let report =
+            super::super::replay_small_report("eregion", &[], &reqs, smr_kernel::EngineConfig::default()).unwrap();
         assert_eq!(report.gauges, [("log_live_fraction".to_string(), (7.0 * 512.0 + 256.0) / (2.0 * MIB as f64))]);
     }
 

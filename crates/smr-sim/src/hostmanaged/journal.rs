@@ -71,7 +71,10 @@ pub struct Journal {
 impl Journal {
     /// `buckets` header slots; the initial checkpoint is the empty map starting at `first`.
     pub fn new(buckets: usize, first: u32) -> Self {
-        Journal { headers: vec![None; buckets], checkpoint: Checkpoint { map: Vec::new(), next_bucket: first, next_seq: 0 } }
+        Journal {
+            headers: vec![None; buckets],
+            checkpoint: Checkpoint { map: Vec::new(), next_bucket: first, next_seq: 0 },
+        }
     }
 
     pub fn write_header(&mut self, bucket: u32, header: Header) {

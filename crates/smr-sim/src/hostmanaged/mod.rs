@@ -20,7 +20,11 @@ pub use zonemap::ENTRY as ZONEMAP;
 /// Test helper shared by the translation layers' tests: replays `reqs` through `system` on a small
 /// drive (1 MiB zones, 3 MiB conventional: the checkpoint zone and 2 MiB of cache).
 #[cfg(test)]
-pub(crate) fn replay_small(system: &str, extra: &[&str], reqs: &[smr_core::Request]) -> Result<smr_kernel::metrics::CounterValues, smr_kernel::SimError> {
+pub(crate) fn replay_small(
+    system: &str,
+    extra: &[&str],
+    reqs: &[smr_core::Request],
+) -> Result<smr_kernel::metrics::CounterValues, smr_kernel::SimError> {
     Ok(replay_small_report(system, extra, reqs, smr_kernel::EngineConfig::default())?.counters)
 }
 

@@ -40,9 +40,18 @@ pub const RECORD_JOURNAL: ParamSpec = ParamSpec::new(
     "false",
     "also keep in memory what the headers and checkpoints put on the media, so recovery can be checked (costs memory and time)",
 );
-pub const CACHE: ParamSpec = ParamSpec::new("cache", Kind::Share { of: "the conventional zones after the checkpoint zone" }, "100%", "on-media cache size");
-pub const BUCKET: ParamSpec =
-    ParamSpec::new("bucket", Kind::Size, "256KiB", "bucket size: a power of two from 4 KiB that divides zone_size (the paper uses 128 KiB - 4 MiB)");
+pub const CACHE: ParamSpec = ParamSpec::new(
+    "cache",
+    Kind::Share { of: "the conventional zones after the checkpoint zone" },
+    "100%",
+    "on-media cache size",
+);
+pub const BUCKET: ParamSpec = ParamSpec::new(
+    "bucket",
+    Kind::Size,
+    "256KiB",
+    "bucket size: a power of two from 4 KiB that divides zone_size (the paper uses 128 KiB - 4 MiB)",
+);
 pub const PROMOTE: ParamSpec = ParamSpec::new(
     "promote",
     Kind::Choice(&["copy", "map"]),
@@ -50,19 +59,33 @@ pub const PROMOTE: ParamSpec = ParamSpec::new(
     "promotion of a bucket on its first write: copy (read it from home, write it whole) or map (write only the new data)",
 );
 
-pub const PARAMS: ParamList = &[&DISK_PARAMS, &[BUCKET, PROMOTE, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL, ZONE_SIZE, CONVENTIONAL]];
+pub const PARAMS: ParamList =
+    &[&DISK_PARAMS, &[BUCKET, PROMOTE, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL, ZONE_SIZE, CONVENTIONAL]];
 
-pub const ENTRY: SystemEntry = SystemEntry::new("ucache", "uCache: buckets promoted to rewritable zones of a host-managed SMR drive, GC by data zone (uCache paper)", PARAMS, |b| Ok(Box::new(UCache::build(b)?)));
+pub const ENTRY: SystemEntry = SystemEntry::new(
+    "ucache",
+    "uCache: buckets promoted to rewritable zones of a host-managed SMR drive, GC by data zone (uCache paper)",
+    PARAMS,
+    |b| Ok(Box::new(UCache::build(b)?)),
+);
 
 pub static BUCKET_WRITES: Metric = Metric::new("bucket_writes", Unit::Count, "host writes split at bucket boundaries");
-pub static BUCKET_WRITE_HITS: Metric = Metric::new("bucket_write_hits", Unit::Count, "bucket writes that found their bucket cached");
+pub static BUCKET_WRITE_HITS: Metric =
+    Metric::new("bucket_write_hits", Unit::Count, "bucket writes that found their bucket cached");
 pub static PROMOTIONS: Metric = Metric::new("promotions", Unit::Count, "buckets promoted to the cache");
-pub static PROMOTION_BYTES_READ: Metric = Metric::new("promotion_bytes_read", Unit::Bytes, "bytes read from home by promotions by copy");
-pub static PROMOTION_NS: Metric = Metric::new("promotion_ns", Unit::Ns, "media time of promotions by copy (reading home, writing the bucket)");
-pub static GC_BUCKETS: Metric = Metric::new("gc_buckets", Unit::Count, "cached buckets merged home by garbage collection");
+pub static PROMOTION_BYTES_READ: Metric =
+    Metric::new("promotion_bytes_read", Unit::Bytes, "bytes read from home by promotions by copy");
+pub static PROMOTION_NS: Metric =
+    Metric::new("promotion_ns", Unit::Ns, "media time of promotions by copy (reading home, writing the bucket)");
+pub static GC_BUCKETS: Metric =
+    Metric::new("gc_buckets", Unit::Count, "cached buckets merged home by garbage collection");
 pub static CHECKPOINTS: Metric = Metric::new("checkpoints", Unit::Count, "checkpoints of the map written");
 pub static BUCKET_WRITE_HIT_RATIO: Ratio = Ratio::new(
-    Metric::new("bucket_write_hit_ratio", Unit::Fraction, "uCache: bucket writes that found the bucket cached / bucket writes (Table III)"),
+    Metric::new(
+        "bucket_write_hit_ratio",
+        Unit::Fraction,
+        "uCache: bucket writes that found the bucket cached / bucket writes (Table III)",
+    ),
     &BUCKET_WRITE_HITS,
     &BUCKET_WRITES,
 );
@@ -73,11 +96,15 @@ pub static GC_BUCKETS_PER_CYCLE: Ratio = Ratio::new(
 );
 /// uCache Fig. 10: media time spent promoting, per promotion. Declared for promotion by copy
 /// only: by map the promotion is the host write itself and has no time of its own.
-pub static MEAN_PROMOTION_NS: Ratio =
-    Ratio::new(Metric::new("mean_promotion_ns", Unit::Ns, "uCache: media time per promotion by copy (Fig. 10)"), &PROMOTION_NS, &PROMOTIONS);
+pub static MEAN_PROMOTION_NS: Ratio = Ratio::new(
+    Metric::new("mean_promotion_ns", Unit::Ns, "uCache: media time per promotion by copy (Fig. 10)"),
+    &PROMOTION_NS,
+    &PROMOTIONS,
+);
 pub static COLLECTED: Exercise = Exercise {
     counters: &[&smr_kernel::gc::GC_CYCLES],
-    when_never: "the on-media cache held every bucket written: no garbage collection ran, so these figures say nothing about it",
+    when_never:
+        "the on-media cache held every bucket written: no garbage collection ran, so these figures say nothing about it",
 };
 pub static CACHE_BUCKETS: Metric = Metric::new("cache_buckets", Unit::Count, "cache size, in buckets");
 pub static CACHED_BUCKETS: Metric = Metric::new("cached_buckets", Unit::Count, "buckets held in the cache");
@@ -140,14 +167,28 @@ impl UCache {
     /// The shared constructor: `bucket` None means one zone per bucket; `reclaim_below` is the
     /// fraction of free cache buckets under which garbage collection runs after a promotion
     /// (0: only when no bucket is free).
-    pub fn build_with(b: &mut BuildContext<'_>, bucket: Option<u64>, by_map: bool, reclaim_below: f64) -> Result<Self, SimError> {
+    pub fn build_with(
+        b: &mut BuildContext<'_>,
+        bucket: Option<u64>,
+        by_map: bool,
+        reclaim_below: f64,
+    ) -> Result<Self, SimError> {
         let checkpoint_every = b.params.count(&CHECKPOINT_EVERY)?;
         let record_journal = b.params.bool(&RECORD_JOURNAL)?;
         let min_data_capacity = b.footprint.max_end;
         let disk = HmSmrDisk::build(b, min_data_capacity)?;
         let bucket = bucket.unwrap_or(disk.zone_size());
         if !bucket.is_power_of_two() || bucket < BLOCK_4K || disk.zone_size() % bucket != 0 {
-            return Err(b.params.error(&BUCKET, format!("{bucket} bytes is not a power of two from 4 KiB that divides the zone size ({} bytes)", disk.zone_size())).into());
+            return Err(b
+                .params
+                .error(
+                    &BUCKET,
+                    format!(
+                        "{bucket} bytes is not a power of two from 4 KiB that divides the zone size ({} bytes)",
+                        disk.zone_size()
+                    ),
+                )
+                .into());
         }
         let room = disk.cache_range().end - disk.cache_range().start;
         let cache = b.params.share(&CACHE, room, 1)?;
@@ -155,7 +196,16 @@ impl UCache {
             return Err(b.params.error(&CACHE, format!("{cache} bytes must hold at least one bucket and at most the {room} bytes of conventional cache zones")).into());
         }
         if disk.data_capacity() / bucket > u32::MAX as u64 {
-            return Err(b.params.error(&BUCKET, format!("{bucket}-byte buckets are too many for this drive's {} bytes (at most 2^32 buckets)", disk.data_capacity())).into());
+            return Err(b
+                .params
+                .error(
+                    &BUCKET,
+                    format!(
+                        "{bucket}-byte buckets are too many for this drive's {} bytes (at most 2^32 buckets)",
+                        disk.data_capacity()
+                    ),
+                )
+                .into());
         }
         check_table(b, &BUCKET, cache / bucket, "cache buckets", cache)?;
         let buckets = (cache / bucket) as usize;
@@ -164,7 +214,8 @@ impl UCache {
             return Err(b.params.error(&BUCKET, format!("{buckets} cache buckets need {metadata_bytes} bytes of headers and checkpoint, more than the checkpoint zone's {} bytes: use larger buckets or zones", disk.zone_size())).into());
         }
         let words = if by_map { (bucket / BLOCK_4K).div_ceil(64) as usize } else { 0 };
-        let (host, promote, gc_channel) = (disk.channel(b.ctx, "host"), disk.channel(b.ctx, "promote"), disk.channel(b.ctx, "gc"));
+        let (host, promote, gc_channel) =
+            (disk.channel(b.ctx, "host"), disk.channel(b.ctx, "promote"), disk.channel(b.ctx, "gc"));
         let metadata = disk.channel(b.ctx, "metadata");
         Ok(UCache {
             cache_start: disk.cache_range().start,
@@ -219,7 +270,11 @@ impl UCache {
         let at = self.lbn_of.len() as u64 * HEADER_BYTES;
         self.disk.io(ctx, self.metadata, Op::Write, at, Checkpoint::bytes_for(self.map.len()))?;
         // The map is copied only when a journal records it (crash tests).
-        let checkpoint = self.journal.is_some().then(|| Checkpoint { map: self.live_map(), next_bucket: self.peek_next(), next_seq: self.seq });
+        let checkpoint = self.journal.is_some().then(|| Checkpoint {
+            map: self.live_map(),
+            next_bucket: self.peek_next(),
+            next_seq: self.seq,
+        });
         if let (Some(journal), Some(checkpoint)) = (self.journal.as_mut(), checkpoint) {
             journal.write_checkpoint(checkpoint);
         }

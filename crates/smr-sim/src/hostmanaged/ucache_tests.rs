@@ -1,8 +1,8 @@
 //! Known answers worked by hand and the device-rule invariant of uCache.
 
 use proptest::prelude::*;
-use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
+use smr_trace::Footprint;
 
 use super::{UCache, PARAMS};
 use smr_kernel::metrics::CounterValues as Counters;
@@ -55,7 +55,13 @@ fn a_cache_larger_than_the_write_footprint_never_collects() {
 
 #[test]
 fn bad_parameters_are_named() {
-    for (bad, key) in [("bucket=96KiB", "bucket"), ("bucket=2MiB", "bucket"), ("cache=3MiB", "cache"), ("promote=move", "promote"), ("conventional=2500KiB", "conventional")] {
+    for (bad, key) in [
+        ("bucket=96KiB", "bucket"),
+        ("bucket=2MiB", "bucket"),
+        ("cache=3MiB", "cache"),
+        ("promote=move", "promote"),
+        ("conventional=2500KiB", "conventional"),
+    ] {
         match run(&[bad], &[]) {
             Err(SimError::Param(e)) => assert_eq!(e.param, key, "{bad}"),
             other => panic!("{bad}: {:?}", other.map(|_| ())),
@@ -98,7 +104,15 @@ proptest! {
 
 fn build_for_crash(checkpoint_every: u64) -> (UCache, IoCtx) {
     let every = format!("checkpoint_every={checkpoint_every}");
-    let mut p = Params::parse(&["zone_size=1MiB", "conventional=3MiB", "disk=desktop7200", "cache=1MiB", "record_journal=true", every.as_str()]).unwrap();
+    let mut p = Params::parse(&[
+        "zone_size=1MiB",
+        "conventional=3MiB",
+        "disk=desktop7200",
+        "cache=1MiB",
+        "record_journal=true",
+        every.as_str(),
+    ])
+    .unwrap();
     let mut ctx = IoCtx::new();
     let fp = Footprint::dense(64 * MIB, 64 * MIB, 64 * MIB);
     let u = BuildContext::new(&mut p, fp, 0, &mut ctx, &[]).construct(PARAMS, UCache::build).unwrap();

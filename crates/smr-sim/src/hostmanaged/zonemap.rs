@@ -4,7 +4,6 @@
 //! a low watermark, as dm-zoned's background reclaim does (`reclaim_below`, default 25 %, our
 //! choice of watermark).
 
-
 use super::drive::{CONVENTIONAL, ZONE_SIZE};
 use super::ucache::{UCache, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL};
 use smr_kernel::disk::DISK_PARAMS;
@@ -14,9 +13,15 @@ pub const RECLAIM_BELOW: ParamSpec =
     ParamSpec::new("reclaim_below", Kind::Fraction, "0.25", "reclaim while free buffer zones are fewer than this fraction of them (below 1)")
         .open("dm-zoned reclaims below a low watermark of free buffer zones that the uCache paper does not give; a quarter leaves room for a burst while reclaim runs");
 
-pub const PARAMS: ParamList = &[&DISK_PARAMS, &[RECLAIM_BELOW, CHECKPOINT_EVERY, RECORD_JOURNAL, CACHE, ZONE_SIZE, CONVENTIONAL]];
+pub const PARAMS: ParamList =
+    &[&DISK_PARAMS, &[RECLAIM_BELOW, CHECKPOINT_EVERY, RECORD_JOURNAL, CACHE, ZONE_SIZE, CONVENTIONAL]];
 
-pub const ENTRY: SystemEntry = SystemEntry::new("zonemap", "dm-zoned-like zone map: uCache with zone-sized buckets promoted by map and watermark reclaim", PARAMS, |b| Ok(Box::new(build(b)?)));
+pub const ENTRY: SystemEntry = SystemEntry::new(
+    "zonemap",
+    "dm-zoned-like zone map: uCache with zone-sized buckets promoted by map and watermark reclaim",
+    PARAMS,
+    |b| Ok(Box::new(build(b)?)),
+);
 
 pub fn build(b: &mut BuildContext<'_>) -> Result<UCache, SimError> {
     let below = b.params.fraction(&RECLAIM_BELOW)?;

@@ -32,37 +32,84 @@ use smr_kernel::totals;
 use smr_kernel::{Background, ChannelId, Command, Concurrency, IoCtx, SimError, System};
 
 pub static HOST_REQUESTS: Metric = Metric::new("host_requests", Unit::Count, "host reads and writes served");
-pub static BLOCK_ACCESSES: Metric = Metric::new("block_accesses", Unit::Count, "cache blocks that host reads and writes touched (looked up in MEM and SSD)");
-pub static MEM_HITS: Metric = Metric::new("mem_hits", Unit::Count, "block accesses served by the MEM buffer: writes to a buffered block, reads of written units");
+pub static BLOCK_ACCESSES: Metric = Metric::new(
+    "block_accesses",
+    Unit::Count,
+    "cache blocks that host reads and writes touched (looked up in MEM and SSD)",
+);
+pub static MEM_HITS: Metric = Metric::new(
+    "mem_hits",
+    Unit::Count,
+    "block accesses served by the MEM buffer: writes to a buffered block, reads of written units",
+);
 pub static SSD_HITS: Metric = Metric::new("ssd_hits", Unit::Count, "block reads served by the SSD cache");
-pub static DISK_BLOCK_READS: Metric = Metric::new("disk_block_reads", Unit::Count, "blocks host reads fetched from the disk");
-pub static MEM_EVICTIONS: Metric = Metric::new("mem_evictions", Unit::Count, "times the full MEM buffer evicted (each one segment rewrite or S-block destage)");
-pub static MEM_BLOCKS_EVICTED: Metric = Metric::new("mem_blocks_evicted", Unit::Blocks, "blocks written from the MEM buffer to the disk");
-pub static FLUSHER_EVICTIONS: Metric =
-    Metric::new("flusher_evictions", Unit::Count, "MEM buffer evictions the background flusher started (destage=background; counted in mem_evictions too)");
+pub static DISK_BLOCK_READS: Metric =
+    Metric::new("disk_block_reads", Unit::Count, "blocks host reads fetched from the disk");
+pub static MEM_EVICTIONS: Metric = Metric::new(
+    "mem_evictions",
+    Unit::Count,
+    "times the full MEM buffer evicted (each one segment rewrite or S-block destage)",
+);
+pub static MEM_BLOCKS_EVICTED: Metric =
+    Metric::new("mem_blocks_evicted", Unit::Blocks, "blocks written from the MEM buffer to the disk");
+pub static FLUSHER_EVICTIONS: Metric = Metric::new(
+    "flusher_evictions",
+    Unit::Count,
+    "MEM buffer evictions the background flusher started (destage=background; counted in mem_evictions too)",
+);
 pub static FULL_BUFFER_WAITS: Metric =
     Metric::new("full_buffer_waits", Unit::Count, "host block writes that found the MEM buffer full and waited for a destage (with destage=sync, each one it started)");
 pub static SSD_FILLS: Metric = Metric::new("ssd_fills", Unit::Blocks, "blocks put in the SSD cache by read misses");
-pub static SSD_INVALIDATIONS: Metric = Metric::new("ssd_invalidations", Unit::Blocks, "SSD blocks dropped because the host wrote them");
-pub static REWRITE_READS_MEM: Metric = Metric::new("rewrite_reads_mem", Unit::Blocks, "blocks a disk rewrite read from the MEM buffer");
-pub static REWRITE_READS_SSD: Metric = Metric::new("rewrite_reads_ssd", Unit::Blocks, "blocks a disk rewrite read from the SSD cache");
+pub static SSD_INVALIDATIONS: Metric =
+    Metric::new("ssd_invalidations", Unit::Blocks, "SSD blocks dropped because the host wrote them");
+pub static REWRITE_READS_MEM: Metric =
+    Metric::new("rewrite_reads_mem", Unit::Blocks, "blocks a disk rewrite read from the MEM buffer");
+pub static REWRITE_READS_SSD: Metric =
+    Metric::new("rewrite_reads_ssd", Unit::Blocks, "blocks a disk rewrite read from the SSD cache");
 pub static MEM_HIT_RATIO: Ratio = Ratio::new(
-    Metric::new("mem_hit_ratio", Unit::Fraction, "HWSR: block accesses served by the MEM buffer / block accesses (Fig. 12c)"),
+    Metric::new(
+        "mem_hit_ratio",
+        Unit::Fraction,
+        "HWSR: block accesses served by the MEM buffer / block accesses (Fig. 12c)",
+    ),
     &MEM_HITS,
     &BLOCK_ACCESSES,
 );
 pub static SSD_HIT_RATIO: Ratio = Ratio::new(
-    Metric::new("ssd_hit_ratio", Unit::Fraction, "HWSR: block reads served by the SSD cache / block accesses (Fig. 12c)"),
+    Metric::new(
+        "ssd_hit_ratio",
+        Unit::Fraction,
+        "HWSR: block reads served by the SSD cache / block accesses (Fig. 12c)",
+    ),
     &SSD_HITS,
     &BLOCK_ACCESSES,
 );
-pub static SEGMENTS_REWRITTEN: Metric =
-    Metric::new("segments_rewritten", Unit::Count, "segment rewrites (HWSR) or S-blocks written, by destages and by garbage collection (S-block) (Fig. 14)");
-pub static FRESH_BLOCKS_WRITTEN: Metric = Metric::new("fresh_blocks_written", Unit::Blocks, "blocks written to the disk with new data (from the MEM buffer or the host)");
-pub static BLOCKS_MOVED: Metric = Metric::new("blocks_moved", Unit::Blocks, "blocks read and written back unchanged because a write shingled over them or garbage collection moved them");
-pub static REWRITE_DISK_READS: Metric = Metric::new("rewrite_disk_reads", Unit::Count, "disk reads done by segment rewrites and S-block destages and moves");
+pub static SEGMENTS_REWRITTEN: Metric = Metric::new(
+    "segments_rewritten",
+    Unit::Count,
+    "segment rewrites (HWSR) or S-blocks written, by destages and by garbage collection (S-block) (Fig. 14)",
+);
+pub static FRESH_BLOCKS_WRITTEN: Metric = Metric::new(
+    "fresh_blocks_written",
+    Unit::Blocks,
+    "blocks written to the disk with new data (from the MEM buffer or the host)",
+);
+pub static BLOCKS_MOVED: Metric = Metric::new(
+    "blocks_moved",
+    Unit::Blocks,
+    "blocks read and written back unchanged because a write shingled over them or garbage collection moved them",
+);
+pub static REWRITE_DISK_READS: Metric = Metric::new(
+    "rewrite_disk_reads",
+    Unit::Count,
+    "disk reads done by segment rewrites and S-block destages and moves",
+);
 pub static SEGMENTS_PER_REQUEST: Ratio = Ratio::new(
-    Metric::new("segments_rewritten_per_request", Unit::Ratio, "segments rewritten / host requests (x 10,000: Fig. 14)"),
+    Metric::new(
+        "segments_rewritten_per_request",
+        Unit::Ratio,
+        "segments rewritten / host requests (x 10,000: Fig. 14)",
+    ),
     &SEGMENTS_REWRITTEN,
     &HOST_REQUESTS,
 );
@@ -78,9 +125,11 @@ pub static TRANSLATION_TABLE: Metric = Metric::new(
     "logical-to-physical table the shingled layout keeps for the whole disk, per TB (10^12 bytes) it holds: none for HWSR, whose places Eq. 5 computes; 4 bytes per logical S-block and per slot for S-block (§3.3)",
 );
 pub static MEM_BLOCKS: Metric = Metric::new("mem_blocks", Unit::Blocks, "MEM buffer size, in cache blocks");
-pub static MEM_OCCUPANCY: Metric = Metric::new("mem_occupancy_blocks", Unit::Blocks, "cache blocks held in the MEM buffer");
+pub static MEM_OCCUPANCY: Metric =
+    Metric::new("mem_occupancy_blocks", Unit::Blocks, "cache blocks held in the MEM buffer");
 pub static SSD_BLOCKS: Metric = Metric::new("ssd_blocks", Unit::Blocks, "SSD cache size, in cache blocks");
-pub static SSD_OCCUPANCY: Metric = Metric::new("ssd_occupancy_blocks", Unit::Blocks, "cache blocks held in the SSD cache");
+pub static SSD_OCCUPANCY: Metric =
+    Metric::new("ssd_occupancy_blocks", Unit::Blocks, "cache blocks held in the SSD cache");
 
 /// A block of a segment that the disk receives new data for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,7 +145,9 @@ pub struct Fresh {
 pub enum Source {
     /// New data (from the MEM buffer or the host), merged with `base` when not whole; `None`
     /// when it is whole or nothing older was stored.
-    Fresh { base: Option<Base> },
+    Fresh {
+        base: Option<Base>,
+    },
     Mem,
     Ssd,
     /// The disk, at this byte.
@@ -258,7 +309,13 @@ pub struct Hybrid<D> {
 impl<D: ShingledDisk> Hybrid<D> {
     /// The front with its media registered in `ctx`: the MEM buffer in DRAM, the SSD cache on
     /// an SSD; `policy` orders the MEM buffer, `destage` says when it writes to the disk.
-    pub fn new(disk: D, sizes: FrontSizes, policy: super::membuffer::Choice, destage: Destage, ctx: &mut IoCtx) -> Self {
+    pub fn new(
+        disk: D,
+        sizes: FrontSizes,
+        policy: super::membuffer::Choice,
+        destage: Destage,
+        ctx: &mut IoCtx,
+    ) -> Self {
         use smr_media::FixedLatencyMedium;
         let bytes = |blocks: Option<usize>| blocks.unwrap_or(1) as u64 * sizes.block_bytes;
         let dram = ctx.add_device("mem", Box::new(FixedLatencyMedium::dram(bytes(sizes.mem_blocks))));
@@ -275,7 +332,15 @@ impl<D: ShingledDisk> Hybrid<D> {
             #[cfg(test)]
             ledger: Default::default(),
         };
-        Hybrid { front, disk, destage, flusher: Flusher::default(), victims: Vec::new(), fresh: Vec::new(), misses: Vec::new() }
+        Hybrid {
+            front,
+            disk,
+            destage,
+            flusher: Flusher::default(),
+            victims: Vec::new(),
+            fresh: Vec::new(),
+            misses: Vec::new(),
+        }
     }
 
     /// The byte range `[from, to)` inside block `block` that `req` covers.
@@ -312,7 +377,11 @@ impl<D: ShingledDisk> Hybrid<D> {
         let segment = mem.block(first) / per_segment;
         self.fresh.clear();
         let all = self.front.units.all();
-        self.fresh.extend(victims.iter().map(|&slot| Fresh { index: mem.block(slot) % per_segment, complete: mem.written(slot) == all }));
+        self.fresh.extend(
+            victims
+                .iter()
+                .map(|&slot| Fresh { index: mem.block(slot) % per_segment, complete: mem.written(slot) == all }),
+        );
         self.fresh.sort_unstable_by_key(|f| f.index);
         self.disk.write_segment(ctx, segment, &self.fresh, &mut self.front);
         let f = &mut self.front;
@@ -520,7 +589,9 @@ impl<D: ShingledDisk> Hybrid<D> {
     #[cfg(test)]
     pub fn locate(&self, block: u64) -> (Source, bool) {
         match self.front.map.get(&block) {
-            Some(&p) if p & MEM != 0 => (Source::Mem, self.front.mem.as_ref().is_some_and(|m| m.written(p & !MEM) == self.front.units.all())),
+            Some(&p) if p & MEM != 0 => {
+                (Source::Mem, self.front.mem.as_ref().is_some_and(|m| m.written(p & !MEM) == self.front.units.all()))
+            }
             Some(_) => (Source::Ssd, true),
             None => (Source::Disk(self.disk.block_offset(block)), true),
         }

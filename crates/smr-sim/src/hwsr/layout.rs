@@ -96,7 +96,8 @@ impl Geometry {
         let within = pba % self.region_sectors();
         let (track, sector) = (within / self.track_sectors, within % self.track_sectors);
         let pair_start = region / 2 * self.pair_tracks();
-        let disk_track = if region.is_multiple_of(2) { pair_start + track } else { pair_start + self.pair_tracks() - 1 - track };
+        let disk_track =
+            if region.is_multiple_of(2) { pair_start + track } else { pair_start + self.pair_tracks() - 1 - track };
         (disk_track * self.track_sectors + sector) * SECTOR
     }
 

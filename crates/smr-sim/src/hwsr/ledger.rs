@@ -72,7 +72,8 @@ impl Ledger {
             Source::Mem => match self.mem.get(&block) {
                 Some(b) if b.written == self.all => b.version,
                 _ => {
-                    self.violations.push(format!("block {block} taken whole from the MEM buffer, which does not hold it whole"));
+                    self.violations
+                        .push(format!("block {block} taken whole from the MEM buffer, which does not hold it whole"));
                     u32::MAX
                 }
             },
@@ -90,7 +91,8 @@ impl Ledger {
                         None => 0,
                     };
                     if found != entry.base {
-                        self.violations.push(format!("block {block} merged with version {found} instead of {}", entry.base));
+                        self.violations
+                            .push(format!("block {block} merged with version {found} instead of {}", entry.base));
                     }
                 }
                 entry.version

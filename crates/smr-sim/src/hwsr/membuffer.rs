@@ -65,7 +65,11 @@ impl Units {
 
     /// Every unit.
     pub fn all(&self) -> u64 {
-        if self.count == 64 { u64::MAX } else { (1 << self.count) - 1 }
+        if self.count == 64 {
+            u64::MAX
+        } else {
+            (1 << self.count) - 1
+        }
     }
 
     /// Units wholly inside bytes `[from, to)` of the block.

@@ -57,16 +57,16 @@ pub mod table3;
 #[cfg(test)]
 mod tests;
 
-use smr_media::PRESET_NAMES;
 use smr_core::units::SECTOR;
+use smr_media::PRESET_NAMES;
 
-use smr_kernel::disk::{disk_with, DiskSpecs, DISK_CACHE_PARAMS};
-use smr_kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
 use hybrid::{Destage, FrontSizes, Hybrid};
 use layout::Geometry;
 use membuffer::Choice;
 use sblock::{LogGeometry, SblockDisk};
 use segment_disk::SegmentDisk;
+use smr_kernel::disk::{disk_with, DiskSpecs, DISK_CACHE_PARAMS};
+use smr_kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
 
 pub const DISK: ParamSpec = ParamSpec::new(
     "disk",
@@ -74,18 +74,36 @@ pub const DISK: ParamSpec = ParamSpec::new(
     "desktop7200",
     "HDD timing preset the shingled disk is emulated on (desktop7200: 7200 RPM 1 TB, the class of the paper's WD drive, Table 2)",
 );
-pub const TRACK: ParamSpec = ParamSpec::new("track", Kind::Size, "4MiB", "S_T: emulated track size, a whole number of sectors (the paper's prototype: 8 x 1024 sectors, §4.1)");
-pub const BLOCK: ParamSpec = ParamSpec::new("block", Kind::Size, "64KiB", "S_blk: block size, a whole number of sectors dividing the track (the paper: 128 sectors)");
+pub const TRACK: ParamSpec = ParamSpec::new(
+    "track",
+    Kind::Size,
+    "4MiB",
+    "S_T: emulated track size, a whole number of sectors (the paper's prototype: 8 x 1024 sectors, §4.1)",
+);
+pub const BLOCK: ParamSpec = ParamSpec::new(
+    "block",
+    Kind::Size,
+    "64KiB",
+    "S_blk: block size, a whole number of sectors dividing the track (the paper: 128 sectors)",
+);
 pub const SEGMENTS: ParamSpec = ParamSpec::new(
     "segments",
     Kind::Custom { unit: "auto, or a whole number dividing the track's sectors" },
     "auto",
     "n: segments per region; auto = track / block (giving it sets the block to track / n)",
 );
-pub const REGION: ParamSpec = ParamSpec::new("region", Kind::Count, "32", "S_reg: tracks per region, and blocks per segment (the paper: 32)");
-pub const KAPPA: ParamSpec = ParamSpec::new("kappa", Kind::Count, "3", "kappa: tracks a shingled write overlaps, the width of a guard band (Fig. 7a: 3)");
-pub const MEM: ParamSpec = ParamSpec::new("mem", Kind::Size, "64MiB", "MEM write buffer size, or none (the paper: 64 MB)");
-pub const SSD: ParamSpec = ParamSpec::new("ssd", Kind::Size, "128MiB", "SSD read cache size, or none (the paper: 128 MB)");
+pub const REGION: ParamSpec =
+    ParamSpec::new("region", Kind::Count, "32", "S_reg: tracks per region, and blocks per segment (the paper: 32)");
+pub const KAPPA: ParamSpec = ParamSpec::new(
+    "kappa",
+    Kind::Count,
+    "3",
+    "kappa: tracks a shingled write overlaps, the width of a guard band (Fig. 7a: 3)",
+);
+pub const MEM: ParamSpec =
+    ParamSpec::new("mem", Kind::Size, "64MiB", "MEM write buffer size, or none (the paper: 64 MB)");
+pub const SSD: ParamSpec =
+    ParamSpec::new("ssd", Kind::Size, "128MiB", "SSD read cache size, or none (the paper: 128 MB)");
 pub const FILL: ParamSpec = ParamSpec::new("fill", Kind::Choice(&["full", "empty"]), "empty", "what the disk holds before the trace: full (every block holds data) or empty")
     .open("the prototype's disk was a block device created by inserting the module, to which each trace was replayed (§4.1, §5.2), so only what the trace wrote holds data; the paper does not say it was filled first");
 pub const POLICY: ParamSpec = ParamSpec::new(
@@ -96,7 +114,8 @@ pub const POLICY: ParamSpec = ParamSpec::new(
 );
 pub const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Share { of: "the MEM buffer" }, "25%", "LWA's lookup window at the LRU tail (Fig. 10)")
     .open("the paper gives the window no size (§4.3: \"a predefined lookup window\"); Fig. 5 keeps a working region of hot blocks ahead of it, so it is less than the whole buffer: a quarter");
-pub const SPARE: ParamSpec = ParamSpec::new("spare", Kind::Fraction, "0.1", "beta: spare share of each region's S-block slots (Fig. 7b: 0.1)");
+pub const SPARE: ParamSpec =
+    ParamSpec::new("spare", Kind::Fraction, "0.1", "beta: spare share of each region's S-block slots (Fig. 7b: 0.1)");
 pub const DESTAGE: ParamSpec = ParamSpec::new(
     "destage",
     Kind::Choice(&["sync", "background"]),
@@ -131,10 +150,47 @@ pub const QUEUE_DEPTH: ParamSpec = ParamSpec::new(
 /// The drive, read through HWSR's own defaults.
 const DISK_SPECS: DiskSpecs = DiskSpecs { preset: &DISK, write_cache: &WRITE_CACHE, queue_depth: &QUEUE_DEPTH };
 
-pub const HWSR_PARAMS: ParamList =
-    &[&[DISK, TRACK, BLOCK, SEGMENTS, REGION, KAPPA, MEM, SSD, POLICY, WINDOW, FILL, DESTAGE, DESTAGE_HIGH, DESTAGE_LOW, WRITE_CACHE, QUEUE_DEPTH], &DISK_CACHE_PARAMS];
-pub const SBLOCK_PARAMS: ParamList =
-    &[&[DISK, TRACK, BLOCK, SEGMENTS, REGION, KAPPA, MEM, SSD, SPARE, FILL, DESTAGE, DESTAGE_HIGH, DESTAGE_LOW, WRITE_CACHE, QUEUE_DEPTH], &DISK_CACHE_PARAMS];
+pub const HWSR_PARAMS: ParamList = &[
+    &[
+        DISK,
+        TRACK,
+        BLOCK,
+        SEGMENTS,
+        REGION,
+        KAPPA,
+        MEM,
+        SSD,
+        POLICY,
+        WINDOW,
+        FILL,
+        DESTAGE,
+        DESTAGE_HIGH,
+        DESTAGE_LOW,
+        WRITE_CACHE,
+        QUEUE_DEPTH,
+    ],
+    &DISK_CACHE_PARAMS,
+];
+pub const SBLOCK_PARAMS: ParamList = &[
+    &[
+        DISK,
+        TRACK,
+        BLOCK,
+        SEGMENTS,
+        REGION,
+        KAPPA,
+        MEM,
+        SSD,
+        SPARE,
+        FILL,
+        DESTAGE,
+        DESTAGE_HIGH,
+        DESTAGE_LOW,
+        WRITE_CACHE,
+        QUEUE_DEPTH,
+    ],
+    &DISK_CACHE_PARAMS,
+];
 
 pub const HWSR: SystemEntry = SystemEntry::new(
     "hwsr",
@@ -162,7 +218,10 @@ pub const MAX_TRACKS: u64 = 1 << 16;
 fn geometry(b: &mut BuildContext<'_>) -> Result<Geometry, SimError> {
     let track = b.params.size(&TRACK)?;
     if !track.is_multiple_of(SECTOR) || track > MAX_TRACK {
-        return Err(b.params.error(&TRACK, format!("{track} bytes is not a whole number of 512-byte sectors up to {MAX_TRACK}")).into());
+        return Err(b
+            .params
+            .error(&TRACK, format!("{track} bytes is not a whole number of 512-byte sectors up to {MAX_TRACK}"))
+            .into());
     }
     let track_sectors = track / SECTOR;
     let segments = b.params.text(&SEGMENTS)?;
@@ -170,16 +229,33 @@ fn geometry(b: &mut BuildContext<'_>) -> Result<Geometry, SimError> {
     let block = b.params.size(&BLOCK)?;
     let block_sectors = if segments == "auto" {
         if !block.is_multiple_of(SECTOR) || !track_sectors.is_multiple_of((block / SECTOR).max(1)) || block > track {
-            return Err(b.params.error(&BLOCK, format!("{block} bytes is not a whole number of sectors dividing the {track}-byte track")).into());
+            return Err(b
+                .params
+                .error(
+                    &BLOCK,
+                    format!("{block} bytes is not a whole number of sectors dividing the {track}-byte track"),
+                )
+                .into());
         }
         block / SECTOR
     } else {
-        let n: u64 = segments.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| b.params.error(&SEGMENTS, format!("{} is not auto or a whole number above 0", smr_core::quote(&segments))))?;
+        let n: u64 = segments.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+            b.params.error(&SEGMENTS, format!("{} is not auto or a whole number above 0", smr_core::quote(&segments)))
+        })?;
         if !track_sectors.is_multiple_of(n) {
-            return Err(b.params.error(&SEGMENTS, format!("{n} segments do not divide the region's {track_sectors}-sector tracks")).into());
+            return Err(b
+                .params
+                .error(&SEGMENTS, format!("{n} segments do not divide the region's {track_sectors}-sector tracks"))
+                .into());
         }
         if block_given && block != track / n {
-            return Err(b.params.error(&SEGMENTS, format!("{n} segments make {}-byte blocks, not the {block} bytes given as block", track / n)).into());
+            return Err(b
+                .params
+                .error(
+                    &SEGMENTS,
+                    format!("{n} segments make {}-byte blocks, not the {block} bytes given as block", track / n),
+                )
+                .into());
         }
         track_sectors / n
     };
@@ -187,7 +263,10 @@ fn geometry(b: &mut BuildContext<'_>) -> Result<Geometry, SimError> {
     let kappa = b.params.count(&KAPPA)?;
     for (spec, tracks) in [(&REGION, region_tracks), (&KAPPA, kappa)] {
         if tracks > MAX_TRACKS {
-            return Err(b.params.error(spec, format!("{tracks} tracks are more than the {MAX_TRACKS} a region or guard band may span")).into());
+            return Err(b
+                .params
+                .error(spec, format!("{tracks} tracks are more than the {MAX_TRACKS} a region or guard band may span"))
+                .into());
         }
     }
     Ok(Geometry { track_sectors, block_sectors, region_tracks, kappa })
@@ -225,7 +304,13 @@ fn common(b: &mut BuildContext<'_>, geometry: &Geometry) -> Result<Common, SimEr
     let destage = destage(b, mem_blocks, geometry.block_bytes())?;
     let device = b.ctx.add_device("disk", medium);
     let channel = b.ctx.channel(device, "disk");
-    Ok(Common { disk_bytes, channel, sizes: FrontSizes { mem_blocks, ssd_blocks, block_bytes: geometry.block_bytes() }, starts_full, destage })
+    Ok(Common {
+        disk_bytes,
+        channel,
+        sizes: FrontSizes { mem_blocks, ssd_blocks, block_bytes: geometry.block_bytes() },
+        starts_full,
+        destage,
+    })
 }
 
 /// When the MEM buffer destages, with the watermarks in blocks: each inside the buffer, the low
@@ -298,7 +383,10 @@ pub fn build_sblock(b: &mut BuildContext<'_>) -> Result<Sblock, SimError> {
     let spare = b.params.fraction(&SPARE)?;
     let Some(logs) = LogGeometry::new(geometry, spare) else {
         let n = geometry.segments_per_region();
-        return Err(b.params.error(&SPARE, format!("{spare} of {n} S-blocks per region leaves no spare S-block or no logical one")).into());
+        return Err(b
+            .params
+            .error(&SPARE, format!("{spare} of {n} S-blocks per region leaves no spare S-block or no logical one"))
+            .into());
     };
     let c = common(b, &geometry)?;
     let disk = SblockDisk::new(logs, c.disk_bytes, c.channel, c.starts_full);

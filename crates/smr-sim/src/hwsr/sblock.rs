@@ -22,17 +22,29 @@
 use smr_core::units::SECTOR;
 use smr_core::Op;
 
-use super::hybrid::{Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FRESH_BLOCKS_WRITTEN, REGIONS, REWRITE_DISK_READS, SEGMENTS_REWRITTEN};
+use super::hybrid::{
+    Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FRESH_BLOCKS_WRITTEN, REGIONS, REWRITE_DISK_READS,
+    SEGMENTS_REWRITTEN,
+};
 use super::layout::Geometry;
 use smr_kernel::gc::GcCost;
 use smr_kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use smr_kernel::totals;
 use smr_kernel::{ChannelId, Command, IoCtx};
 
-pub static DESTAGES: Metric = Metric::new("sblock_destages", Unit::Count, "S-blocks written with new data (group destages, or host writes without a MEM buffer)");
-pub static GC_MOVES: Metric = Metric::new("gc_sblocks_moved", Unit::Count, "valid S-blocks garbage collection moved from tail to head");
+pub static DESTAGES: Metric = Metric::new(
+    "sblock_destages",
+    Unit::Count,
+    "S-blocks written with new data (group destages, or host writes without a MEM buffer)",
+);
+pub static GC_MOVES: Metric =
+    Metric::new("gc_sblocks_moved", Unit::Count, "valid S-blocks garbage collection moved from tail to head");
 pub static OMEGA: Ratio = Ratio::new(
-    Metric::new("omega", Unit::Ratio, "S-block: S-blocks moved by garbage collection per destage (HWSR Table 1, Fig. 6)"),
+    Metric::new(
+        "omega",
+        Unit::Ratio,
+        "S-block: S-blocks moved by garbage collection per destage (HWSR Table 1, Fig. 6)",
+    ),
     &GC_MOVES,
     &DESTAGES,
 );
@@ -138,7 +150,16 @@ impl SblockDisk {
     pub fn new(g: LogGeometry, disk_bytes: u64, channel: ChannelId, starts_full: bool) -> Self {
         let regions = g.regions_on(disk_bytes);
         let logs = (0..regions).map(|_| None).collect();
-        SblockDisk { g, regions, channel, starts_full, logs, gc: GcCost::default(), batch: Vec::new(), totals: Totals::default() }
+        SblockDisk {
+            g,
+            regions,
+            channel,
+            starts_full,
+            logs,
+            gc: GcCost::default(),
+            batch: Vec::new(),
+            totals: Totals::default(),
+        }
     }
 
     fn sblock_bytes(&self) -> u64 {

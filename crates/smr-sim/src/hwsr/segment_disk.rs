@@ -16,7 +16,10 @@
 use rustc_hash::FxHashMap;
 use smr_core::Op;
 
-use super::hybrid::{Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FRESH_BLOCKS_WRITTEN, REGIONS, REWRITE_DISK_READS, SEGMENTS_REWRITTEN};
+use super::hybrid::{
+    Base, Fresh, ShingledDisk, Source, Sources, BLOCKS_MOVED, FRESH_BLOCKS_WRITTEN, REGIONS, REWRITE_DISK_READS,
+    SEGMENTS_REWRITTEN,
+};
 use super::layout::Geometry;
 use smr_kernel::metrics::{Counters, Gauges};
 use smr_kernel::totals;
@@ -67,7 +70,9 @@ impl SegmentDisk {
     fn holds(&self, segment: u64, index: u64) -> bool {
         match &self.filled {
             None => true,
-            Some(map) => map.get(&(segment * self.words_per_segment + index / 64)).is_some_and(|w| w >> (index % 64) & 1 == 1),
+            Some(map) => {
+                map.get(&(segment * self.words_per_segment + index / 64)).is_some_and(|w| w >> (index % 64) & 1 == 1)
+            }
         }
     }
 
@@ -110,7 +115,8 @@ impl ShingledDisk for SegmentDisk {
         plan.clear();
         reads.clear();
         writes.clear();
-        let disk_read = |reads: &mut Vec<Command>, offset| reads.push(Command::new(self.channel, Op::Read, offset, block_bytes));
+        let disk_read =
+            |reads: &mut Vec<Command>, offset| reads.push(Command::new(self.channel, Op::Read, offset, block_bytes));
         let mut next_fresh = fresh.iter().peekable();
         for index in first.index..end {
             let block = segment * per_segment + index;

@@ -7,9 +7,9 @@
 
 use serde::Serialize;
 use smr_core::blockset::BlockSet;
-use smr_trace::TraceError;
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, Request};
+use smr_trace::TraceError;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Table3Row {
@@ -23,7 +23,8 @@ pub struct Table3Row {
 
 pub fn measure(requests: impl IntoIterator<Item = Result<Request, TraceError>>) -> Result<Table3Row, TraceError> {
     let (mut touched, mut written) = (BlockSet::new(), BlockSet::new());
-    let (mut reads, mut writes, mut read_bytes, mut write_bytes, mut updates, mut total) = (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut reads, mut writes, mut read_bytes, mut write_bytes, mut updates, mut total) =
+        (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
     for req in requests {
         let req = req?;
         total += 1;
@@ -68,6 +69,16 @@ mod tests {
         ];
         let row = measure(reqs.iter().map(|r| Ok(*r))).unwrap();
         // The second write overwrites block 1; the third only touches a block read before.
-        assert_eq!(row, Table3Row { requests: 5, unique_bytes: 4 * 4096, avg_read_len: 3000.0, avg_write_len: (8192.0 + 512.0 + 8192.0) / 4.0, updates: 1, write_percent: 80.0 });
+        assert_eq!(
+            row,
+            Table3Row {
+                requests: 5,
+                unique_bytes: 4 * 4096,
+                avg_read_len: 3000.0,
+                avg_write_len: (8192.0 + 512.0 + 8192.0) / 4.0,
+                updates: 1,
+                write_percent: 80.0
+            }
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! Known answers worked by hand and invariants of HWSR and S-block.
 
 use proptest::prelude::*;
-use smr_trace::Footprint;
 use smr_core::{Op, Params, Request};
+use smr_trace::Footprint;
 
 use super::hybrid::{ShingledDisk, Source};
 use super::{build_hwsr, build_sblock, Hwsr, Sblock, HWSR_PARAMS, SBLOCK_PARAMS};
@@ -12,7 +12,11 @@ const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
 const BLOCK: u64 = 64 * KIB;
 
-fn context<T>(params: &[&str], declared: smr_kernel::ParamList, f: fn(&mut BuildContext<'_>) -> Result<T, SimError>) -> Result<(T, IoCtx), SimError> {
+fn context<T>(
+    params: &[&str],
+    declared: smr_kernel::ParamList,
+    f: fn(&mut BuildContext<'_>) -> Result<T, SimError>,
+) -> Result<(T, IoCtx), SimError> {
     let mut ctx = IoCtx::new();
     let mut p = Params::parse(params).expect("test parameters parse");
     let built = BuildContext::new(&mut p, Footprint::dense(GIB, GIB, GIB), 0, &mut ctx, &[]).construct(declared, f)?;
@@ -56,7 +60,15 @@ fn a_write_rewrites_the_rest_of_its_segment() {
     // and 31 are shingled over: three reads, one track each, then three writes in order.
     h.submit(&write(at(3, 29) + 8 * KIB, 4 * KIB), &mut ctx).unwrap();
     let c = counters(&h);
-    assert_eq!((c.get("segments_rewritten"), c.get("fresh_blocks_written"), c.get("blocks_moved"), c.get("rewrite_disk_reads")), (1, 1, 2, 3));
+    assert_eq!(
+        (
+            c.get("segments_rewritten"),
+            c.get("fresh_blocks_written"),
+            c.get("blocks_moved"),
+            c.get("rewrite_disk_reads")
+        ),
+        (1, 1, 2, 3)
+    );
     let disk = ctx.channel_reports().into_iter().find(|c| c.channel == "disk").expect("a disk channel");
     assert_eq!((disk.stats.reads, disk.stats.writes, disk.stats.bytes_written), (3, 3, 3 * BLOCK));
     // A whole last block needs no read and shingles over nothing.
@@ -165,7 +177,10 @@ fn bad_parameters_name_themselves() {
     let mut ctx = IoCtx::new();
     let mut p = Params::new();
     let far = Footprint::dense(GIB, GIB, 990_000_000_000);
-    let err = BuildContext::new(&mut p, far, 0, &mut ctx, &[]).construct(HWSR_PARAMS, build_hwsr).err().expect("beyond the disk");
+    let err = BuildContext::new(&mut p, far, 0, &mut ctx, &[])
+        .construct(HWSR_PARAMS, build_hwsr)
+        .err()
+        .expect("beyond the disk");
     assert!(err.to_string().contains("disk"), "{err}");
 }
 
@@ -288,7 +303,9 @@ impl Served {
         let text = String::from_utf8(self.0.lock().expect("one writer").clone()).expect("text");
         text.lines()
             .filter_map(|line| match line.split(' ').collect::<Vec<_>>()[..] {
-                ["disk", op @ ("read" | "write"), offset, _] => Some((op.to_string(), offset.parse().expect("an offset"))),
+                ["disk", op @ ("read" | "write"), offset, _] => {
+                    Some((op.to_string(), offset.parse().expect("an offset")))
+                }
                 _ => None,
             })
             .collect()
@@ -315,10 +332,16 @@ fn a_rewrite_queues_its_reads_then_its_writes_at_the_drive() {
     let (in_order, ios) = rewrite(&["disk_queue_depth=1", "disk_write_cache=false"]);
     let offsets: Vec<u64> = ios.iter().map(|(_, o)| *o).collect();
     assert_eq!(ios.len(), 64);
-    assert!(offsets[..32].windows(2).all(|w| w[0] < w[1]) && offsets[32..].windows(2).all(|w| w[0] < w[1]), "block by block at depth 1");
+    assert!(
+        offsets[..32].windows(2).all(|w| w[0] < w[1]) && offsets[32..].windows(2).all(|w| w[0] < w[1]),
+        "block by block at depth 1"
+    );
     let (queued, ios) = rewrite(&["disk_queue_depth=32", "disk_write_cache=false"]);
     assert_eq!(ios.len(), 64);
-    assert!(ios[..32].iter().all(|(op, _)| op == "read") && ios[32..].iter().all(|(op, _)| op == "write"), "the writes wait for every read");
+    assert!(
+        ios[..32].iter().all(|(op, _)| op == "read") && ios[32..].iter().all(|(op, _)| op == "write"),
+        "the writes wait for every read"
+    );
     let reads: Vec<u64> = ios[..32].iter().map(|(_, o)| *o).collect();
     assert!(reads.windows(2).any(|w| w[0] > w[1]), "the drive reordered the reads");
     assert!((queued as f64) < 0.9 * in_order as f64, "queued {queued} ns, block by block {in_order} ns");
@@ -332,7 +355,8 @@ fn a_rewrite_queues_its_reads_then_its_writes_at_the_drive() {
 #[test]
 fn a_background_flusher_keeps_writes_from_waiting() {
     // 64 writes to distinct segments of a full disk, 200 ms apart, into a buffer of 8 blocks.
-    let requests: Vec<Request> = (0..64).map(|i| Request::new(i * 200_000_000, Op::Write, at(i * 3, 1), 4 * KIB)).collect();
+    let requests: Vec<Request> =
+        (0..64).map(|i| Request::new(i * 200_000_000, Op::Write, at(i * 3, 1), 4 * KIB)).collect();
     let run = |destage: &str| {
         let (mut h, mut ctx) = hwsr(&["mem=512KiB", "ssd=none", "fill=full", destage]);
         let open = EngineConfig { mode: ReplayMode::Open { speedup: 1.0 }, ..Default::default() };

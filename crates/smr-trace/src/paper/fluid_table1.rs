@@ -81,7 +81,10 @@ pub fn preset(name: &str) -> Result<&'static Row, PaperError> {
 pub fn scale_of(row: &Row, requests: Option<i64>) -> Result<f64, PaperError> {
     let Some(requests) = requests else { return Ok(1.0) };
     if !(1..=MAX_GENERATED_REQUESTS as i64).contains(&requests) {
-        return Err(PaperError(format!("--requests must be from 1 to {}, got {requests}", thousands(MAX_GENERATED_REQUESTS))));
+        return Err(PaperError(format!(
+            "--requests must be from 1 to {}, got {requests}",
+            thousands(MAX_GENERATED_REQUESTS)
+        )));
     }
     Ok(1.0f64.min(requests as f64 / row.total))
 }

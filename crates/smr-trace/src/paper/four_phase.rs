@@ -55,7 +55,14 @@ pub struct FourPhase {
 
 impl Default for FourPhase {
     fn default() -> Self {
-        FourPhase { requests: PHASE_REQUESTS as i64, zone: ZONE as i64, zones: PHASE_ZONES as i64, hot_zones: HOT_ZONES as i64, hours: PHASE_HOURS, seed: 0 }
+        FourPhase {
+            requests: PHASE_REQUESTS as i64,
+            zone: ZONE as i64,
+            zones: PHASE_ZONES as i64,
+            hot_zones: HOT_ZONES as i64,
+            hours: PHASE_HOURS,
+            seed: 0,
+        }
     }
 }
 
@@ -64,7 +71,11 @@ impl Default for FourPhase {
 /// zone per hour: it has fewer zones, of the same size.
 pub fn shape(requests: i64) -> (u64, i64, i64) {
     let scale = 1.0f64.min(requests as f64 / PHASE_REQUESTS as f64);
-    (ZONE, 4.max(super::pyformat::round(PHASE_ZONES as f64 * scale)), 1.max(super::pyformat::round(HOT_ZONES as f64 * scale)))
+    (
+        ZONE,
+        4.max(super::pyformat::round(PHASE_ZONES as f64 * scale)),
+        1.max(super::pyformat::round(HOT_ZONES as f64 * scale)),
+    )
 }
 
 fn signed_thousands(value: i64) -> String {
@@ -77,12 +88,16 @@ pub fn check(requests: i64, hours: f64) -> Result<(), PaperError> {
     if !(1..=PHASE_REQUESTS as i64).contains(&requests) {
         return Err(PaperError(format!(
             "the four-phase workload has from 1 to {} requests (its full size), not {}",
-            thousands(PHASE_REQUESTS), signed_thousands(requests)
+            thousands(PHASE_REQUESTS),
+            signed_thousands(requests)
         )));
     }
     if !(PHASE_HOURS_MIN..=PHASE_HOURS_MAX).contains(&hours) {
         return Err(PaperError(format!(
-            "a phase lasts from {} to {} hours, not {}", general(PHASE_HOURS_MIN, 6), general(PHASE_HOURS_MAX, 6), general(hours, 6)
+            "a phase lasts from {} to {} hours, not {}",
+            general(PHASE_HOURS_MIN, 6),
+            general(PHASE_HOURS_MAX, 6),
+            general(hours, 6)
         )));
     }
     Ok(())
@@ -101,7 +116,10 @@ impl FourPhase {
         }
         match (self.zone as u64).checked_mul(self.zones as u64) {
             Some(end) if end <= 1 << 63 => Ok(()),
-            _ => Err(PaperError(format!("{} zones of {} bytes pass 2^63 bytes, the largest address smrlab accepts", self.zones, self.zone))),
+            _ => Err(PaperError(format!(
+                "{} zones of {} bytes pass 2^63 bytes, the largest address smrlab accepts",
+                self.zones, self.zone
+            ))),
         }
     }
 
@@ -118,7 +136,9 @@ impl FourPhase {
             let count = requests / 4 + usize::from(phase < requests % 4);
             let (ratio, width) = if phase % 2 == 0 { (NARROW, zones) } else { (WIDE, hot_zones) };
             let window = size.max((zone as f64 * ratio) as u64 / BLOCK * BLOCK);
-            let draw = |rng: &mut NumpyRng, high: u64, count: usize| rng.integers(0, high as i64, count).expect("every range here holds a value");
+            let draw = |rng: &mut NumpyRng, high: u64, count: usize| {
+                rng.integers(0, high as i64, count).expect("every range here holds a value")
+            };
             let starts = draw(&mut rng, (zone - window) / BLOCK + 1, width as usize);
             let picked = draw(&mut rng, width, count);
             let within = draw(&mut rng, (window - size) / BLOCK + 1, count);
@@ -162,7 +182,10 @@ mod tests {
             let phase = (i / 2000) as u64;
             assert!((phase * phase_ns..(phase + 1) * phase_ns).contains(&write.time_ns), "write {i} in phase {phase}");
             let zone_index = write.offset / zone;
-            assert!(zone_index < if phase % 2 == 0 { zones as u64 } else { hot_zones as u64 }, "write {i} in its phase's zones");
+            assert!(
+                zone_index < if phase.is_multiple_of(2) { zones as u64 } else { hot_zones as u64 },
+                "write {i} in its phase's zones"
+            );
             assert!(write.offset % zone + write.len <= zone, "write {i} inside its zone");
         }
         assert!(writes.windows(2).all(|w| w[0].time_ns <= w[1].time_ns), "in time order");

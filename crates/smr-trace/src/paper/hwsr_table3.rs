@@ -56,8 +56,18 @@ const BLOCK: u64 = 4096;
 
 macro_rules! row {
     ($name:literal, $requests:expr, $unique:expr, $read:expr, $write:expr, $updates:expr, $percent:expr, $rate:expr, $written_fit:expr, $unique_fit:expr) => {
-        Row { name: $name, requests: $requests, unique_gb: $unique, avg_read: $read, avg_write: $write, updates: $updates,
-              write_percent: $percent, rate: $rate, written_fit: $written_fit, unique_fit: $unique_fit }
+        Row {
+            name: $name,
+            requests: $requests,
+            unique_gb: $unique,
+            avg_read: $read,
+            avg_write: $write,
+            updates: $updates,
+            write_percent: $percent,
+            rate: $rate,
+            written_fit: $written_fit,
+            unique_fit: $unique_fit,
+        }
     };
 }
 
@@ -109,7 +119,10 @@ fn blocks_touched(mean: u64) -> f64 {
 pub fn count(row: &Row, requests: Option<i64>) -> Result<u64, PaperError> {
     let count = requests.unwrap_or(row.requests as i64);
     if !(1..=MAX_GENERATED_REQUESTS as i64).contains(&count) {
-        return Err(PaperError(format!("requests must be from 1 to {}, got {count}", thousands(MAX_GENERATED_REQUESTS))));
+        return Err(PaperError(format!(
+            "requests must be from 1 to {}, got {count}",
+            thousands(MAX_GENERATED_REQUESTS)
+        )));
     }
     Ok(count as u64)
 }

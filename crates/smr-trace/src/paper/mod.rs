@@ -84,19 +84,34 @@ impl PaperTrace {
                 let row = hwsr_table3::row(name)?;
                 let synth = hwsr_table3::recipe(name, *requests, *seed)?;
                 let format = if row.spc() { "spc" } else { "smrbin" };
-                Ok(Recipe { synth: Some(synth), requests: hwsr_table3::count(row, *requests)?, format, chunk: None, end: None })
+                Ok(Recipe {
+                    synth: Some(synth),
+                    requests: hwsr_table3::count(row, *requests)?,
+                    format,
+                    chunk: None,
+                    end: None,
+                })
             }
             PaperTrace::FluidTable1 { name, requests, seed, placement, hot_ranges } => {
                 let spread = fluid_table1::placement(placement)?;
                 let row = fluid_table1::preset(name)?;
                 let scale = fluid_table1::scale_of(row, *requests)?;
                 let (chunk, end) = if spread {
-                    (Some(fluid_table1::chunk_bytes(row, scale, *hot_ranges)?), Some(fluid_table1::max_offset(row, scale) as u64))
+                    (
+                        Some(fluid_table1::chunk_bytes(row, scale, *hot_ranges)?),
+                        Some(fluid_table1::max_offset(row, scale) as u64),
+                    )
                 } else {
                     (None, None)
                 };
                 let synth = fluid_table1::params(row, scale, *seed, spread);
-                Ok(Recipe { synth: Some(synth), requests: fluid_table1::requests_of(row, scale) as u64, format: "smrbin", chunk, end })
+                Ok(Recipe {
+                    synth: Some(synth),
+                    requests: fluid_table1::requests_of(row, scale) as u64,
+                    format: "smrbin",
+                    chunk,
+                    end,
+                })
             }
             PaperTrace::FourPhase(workload) => {
                 workload.checked()?;
@@ -111,7 +126,9 @@ impl PaperTrace {
         match self {
             PaperTrace::FourPhase(workload) => {
                 let writes = workload.trace()?;
-                Ok(TraceReader::boxed(writes.into_iter().map(|w| Ok(Request::new(w.time_ns, Op::Write, w.offset, w.len)))))
+                Ok(TraceReader::boxed(
+                    writes.into_iter().map(|w| Ok(Request::new(w.time_ns, Op::Write, w.offset, w.len))),
+                ))
             }
             PaperTrace::FluidTable1 { seed, .. } if recipe.chunk.is_some() => {
                 let synth = synthesized(recipe.synth.as_deref().unwrap_or_default())?;
@@ -123,7 +140,10 @@ impl PaperTrace {
                 // The spread trace was first written through a CSV file and read back with times
                 // relative to the first request.
                 let first = requests.first().map_or(0, |r| r.time_ns);
-                let moved = requests.into_iter().zip(offsets).map(move |(r, offset)| Ok(Request::new(r.time_ns.saturating_sub(first), r.op, offset, r.len)));
+                let moved = requests
+                    .into_iter()
+                    .zip(offsets)
+                    .map(move |(r, offset)| Ok(Request::new(r.time_ns.saturating_sub(first), r.op, offset, r.len)));
                 Ok(TraceReader::boxed(moved))
             }
             _ => Ok(TraceReader::boxed(synthesized(recipe.synth.as_deref().unwrap_or_default())?.map(Ok))),

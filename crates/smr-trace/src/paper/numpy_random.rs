@@ -153,7 +153,8 @@ impl NumpyRng {
         }
         let mask = u64::MAX >> max.leading_zeros();
         loop {
-            let value = if max <= u64::from(u32::MAX) { u64::from(self.next_u32()) & mask } else { self.next_u64() & mask };
+            let value =
+                if max <= u64::from(u32::MAX) { u64::from(self.next_u32()) & mask } else { self.next_u64() & mask };
             if value <= max {
                 return value;
             }

@@ -75,8 +75,14 @@ mod tests {
         assert_eq!(general(1234567.0, 6), "1.23457e+06");
         assert_eq!(general(123456.0, 6), "123456");
         assert_eq!(general(0.0001, 6), "0.0001");
-        assert_eq!((general(f64::NAN, 6), general(f64::INFINITY, 6), general(0.001, 6), general(100_000.0, 6)), ("nan".into(), "inf".into(), "0.001".into(), "100000".into()));
+        assert_eq!(
+            (general(f64::NAN, 6), general(f64::INFINITY, 6), general(0.001, 6), general(100_000.0, 6)),
+            ("nan".into(), "inf".into(), "0.001".into(), "100000".into())
+        );
         assert_eq!((round(2.5), round(3.5), round(-0.5), round(2.4999)), (2, 4, 0, 2));
-        assert_eq!((thousands(0), thousands(999), thousands(1000), thousands(1_000_000_000)), ("0".into(), "999".into(), "1,000".into(), "1,000,000,000".into()));
+        assert_eq!(
+            (thousands(0), thousands(999), thousands(1000), thousands(1_000_000_000)),
+            ("0".into(), "999".into(), "1,000".into(), "1,000,000,000".into())
+        );
     }
 }

@@ -57,6 +57,9 @@ mod tests {
         assert_eq!(offsets.iter().zip(&lengths).map(|(o, l)| o + l).max(), Some(end), "ends at the range's end");
         let inside: Vec<usize> = (0..before.len()).filter(|&i| before[i] < end / chunk * chunk).collect();
         let kept = inside.iter().filter(|&&i| before[i] % chunk == offsets[i] % chunk).count();
-        assert!(kept + 1 >= inside.len(), "a request in a whole chunk keeps its place in it (but the one pinned to the end)");
+        assert!(
+            kept + 1 >= inside.len(),
+            "a request in a whole chunk keeps its place in it (but the one pinned to the end)"
+        );
     }
 }

@@ -15,7 +15,15 @@ use crate::error::{Result, WorkloadError};
 /// Diurnal arrival times (ns) over `duration_s` seconds, sorted. A Pareto shape near 1 draws
 /// most gaps far below the mean, so a run may hold many more arrivals than rate x duration:
 /// more than `max_arrivals` is refused rather than filling memory.
-pub fn schedule(average: f64, modulation: f64, cycle_s: f64, distribution: Secondary, duration_s: f64, max_arrivals: usize, rng: &mut impl Rng) -> Result<Vec<u64>> {
+pub fn schedule(
+    average: f64,
+    modulation: f64,
+    cycle_s: f64,
+    distribution: Secondary,
+    duration_s: f64,
+    max_arrivals: usize,
+    rng: &mut impl Rng,
+) -> Result<Vec<u64>> {
     let end_ns = duration_s * 1e9;
     let mut out = Vec::with_capacity(((average * duration_s * 1.05) as usize + 16).min(max_arrivals));
     let mut t = 0.0f64;
@@ -39,7 +47,9 @@ pub fn schedule(average: f64, modulation: f64, cycle_s: f64, distribution: Secon
         }
         if out.len() >= max_arrivals {
             let shape = match distribution {
-                Secondary::Pareto { shape } => format!(" (Pareto shape {shape}: the nearer 1, the more gaps far below the mean)"),
+                Secondary::Pareto { shape } => {
+                    format!(" (Pareto shape {shape}: the nearer 1, the more gaps far below the mean)")
+                }
                 Secondary::Exponential => String::new(),
             };
             return Err(WorkloadError::parameter("duration", format!("the diurnal process drew over {max_arrivals} arrivals in the first {:.3} s of {duration_s:?} s{shape}", t / 1e9)));

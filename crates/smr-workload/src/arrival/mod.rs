@@ -30,7 +30,9 @@ use crate::error::{Result, WorkloadError};
 pub enum Secondary {
     Exponential,
     /// Pareto with this shape (alpha > 1, so the mean exists).
-    Pareto { shape: f64 },
+    Pareto {
+        shape: f64,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,9 +40,16 @@ pub enum Process {
     Constant,
     Poisson,
     /// The b-model: bias `bias` in [0.5, 1), down to slots of `resolution_s` seconds.
-    SelfSimilar { bias: f64, resolution_s: f64 },
+    SelfSimilar {
+        bias: f64,
+        resolution_s: f64,
+    },
     /// A sine envelope around the average rate.
-    Diurnal { modulation: f64, cycle_minutes: f64, distribution: Secondary },
+    Diurnal {
+        modulation: f64,
+        cycle_minutes: f64,
+        distribution: Secondary,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,21 +74,56 @@ pub const GENERATOR: ParamSpec = ParamSpec::new(
     "constant",
     "the arrival process (spaces, '-' and '_' in the name are ignored: self-similar)",
 );
-pub const TARGET: ParamSpec = ParamSpec::new("target", Kind::Number { unit: "requests per second" }, REQUIRED, "average arrival rate, above 0");
-pub const DURATION: ParamSpec = ParamSpec::new("duration", Kind::Number { unit: "seconds" }, REQUIRED, "how long requests arrive, above 0");
-pub const SS_BIAS: ParamSpec = ParamSpec::new("ss.bias", Kind::Number { unit: "a share" }, REQUIRED, "selfsimilar: the b-model's bias, from 0.5 (spreading evenly) to below 1");
-pub const SS_RESOLUTION: ParamSpec = ParamSpec::new("ss.resolution", Kind::Number { unit: "seconds" }, "0.001", "selfsimilar: the b-model's finest slot, above 0 and at most the duration");
-pub const MODULATION: ParamSpec = ParamSpec::new("diurnal.modulation", Kind::Number { unit: "requests per second" }, REQUIRED, "diurnal: the sine envelope's amplitude, from 0 to below target");
-pub const CYCLE: ParamSpec = ParamSpec::new("diurnal.cyclelength", Kind::Number { unit: "minutes" }, REQUIRED, "diurnal: the envelope's period, above 0");
-pub const DISTRIBUTION: ParamSpec = ParamSpec::new("diurnal.distribution", Kind::Choice(&["pareto", "exponential"]), "pareto", "diurnal: the distribution of inter-arrival times under the envelope");
-pub const SHAPE: ParamSpec = ParamSpec::new("diurnal.distribution.shape", Kind::Number { unit: "a Pareto shape" }, REQUIRED, "diurnal with pareto: the Pareto shape, above 1");
+pub const TARGET: ParamSpec =
+    ParamSpec::new("target", Kind::Number { unit: "requests per second" }, REQUIRED, "average arrival rate, above 0");
+pub const DURATION: ParamSpec =
+    ParamSpec::new("duration", Kind::Number { unit: "seconds" }, REQUIRED, "how long requests arrive, above 0");
+pub const SS_BIAS: ParamSpec = ParamSpec::new(
+    "ss.bias",
+    Kind::Number { unit: "a share" },
+    REQUIRED,
+    "selfsimilar: the b-model's bias, from 0.5 (spreading evenly) to below 1",
+);
+pub const SS_RESOLUTION: ParamSpec = ParamSpec::new(
+    "ss.resolution",
+    Kind::Number { unit: "seconds" },
+    "0.001",
+    "selfsimilar: the b-model's finest slot, above 0 and at most the duration",
+);
+pub const MODULATION: ParamSpec = ParamSpec::new(
+    "diurnal.modulation",
+    Kind::Number { unit: "requests per second" },
+    REQUIRED,
+    "diurnal: the sine envelope's amplitude, from 0 to below target",
+);
+pub const CYCLE: ParamSpec = ParamSpec::new(
+    "diurnal.cyclelength",
+    Kind::Number { unit: "minutes" },
+    REQUIRED,
+    "diurnal: the envelope's period, above 0",
+);
+pub const DISTRIBUTION: ParamSpec = ParamSpec::new(
+    "diurnal.distribution",
+    Kind::Choice(&["pareto", "exponential"]),
+    "pareto",
+    "diurnal: the distribution of inter-arrival times under the envelope",
+);
+pub const SHAPE: ParamSpec = ParamSpec::new(
+    "diurnal.distribution.shape",
+    Kind::Number { unit: "a Pareto shape" },
+    REQUIRED,
+    "diurnal with pareto: the Pareto shape, above 1",
+);
 
 /// Every arrival parameter, named as in Table 4.1.
-pub const PARAMS: ParamList = &[&[GENERATOR, TARGET, DURATION, SS_BIAS, SS_RESOLUTION, MODULATION, CYCLE, DISTRIBUTION, SHAPE]];
+pub const PARAMS: ParamList =
+    &[&[GENERATOR, TARGET, DURATION, SS_BIAS, SS_RESOLUTION, MODULATION, CYCLE, DISTRIBUTION, SHAPE]];
 
 /// `spec`'s number, required by `process`.
 fn required(params: &mut ParamReader<'_>, spec: &ParamSpec, process: &str) -> Result<f64> {
-    params.optional(spec, ParamReader::number)?.ok_or_else(|| WorkloadError::parameter(spec.key, format!("is required by the {process} process")))
+    params
+        .optional(spec, ParamReader::number)?
+        .ok_or_else(|| WorkloadError::parameter(spec.key, format!("is required by the {process} process")))
 }
 
 impl ArrivalSpec {
@@ -90,7 +134,10 @@ impl ArrivalSpec {
         for (k, v) in pairs {
             if !specs(PARAMS).any(|spec| spec.key == k) {
                 let names: Vec<&str> = specs(PARAMS).map(|spec| spec.key).collect();
-                return Err(WorkloadError::parameter(quote(k), format!("is not an arrival parameter (one of {})", names.join(", "))));
+                return Err(WorkloadError::parameter(
+                    quote(k),
+                    format!("is not an arrival parameter (one of {})", names.join(", ")),
+                ));
             }
             given.set(k, v.as_str());
         }
@@ -99,50 +146,90 @@ impl ArrivalSpec {
         let process = match values::choice(&generator.replace([' ', '-', '_'], ""), PROCESSES).map(|i| PROCESSES[i]) {
             Ok("constant") => Process::Constant,
             Ok("poisson") => Process::Poisson,
-            Ok("selfsimilar") => Process::SelfSimilar { bias: required(params, &SS_BIAS, "self-similar")?, resolution_s: params.number(&SS_RESOLUTION)? },
+            Ok("selfsimilar") => Process::SelfSimilar {
+                bias: required(params, &SS_BIAS, "self-similar")?,
+                resolution_s: params.number(&SS_RESOLUTION)?,
+            },
             Ok(_diurnal) => {
                 let distribution = match params.choice(&DISTRIBUTION)? {
                     "pareto" => Secondary::Pareto { shape: required(params, &SHAPE, "diurnal (Pareto)")? },
                     _exponential => Secondary::Exponential,
                 };
-                Process::Diurnal { modulation: required(params, &MODULATION, "diurnal")?, cycle_minutes: required(params, &CYCLE, "diurnal")?, distribution }
+                Process::Diurnal {
+                    modulation: required(params, &MODULATION, "diurnal")?,
+                    cycle_minutes: required(params, &CYCLE, "diurnal")?,
+                    distribution,
+                }
             }
-            Err(_) => return Err(WorkloadError::parameter(GENERATOR.key, format!("{} is not an arrival process ({})", quote(&generator), PROCESSES.join(", ")))),
+            Err(_) => {
+                return Err(WorkloadError::parameter(
+                    GENERATOR.key,
+                    format!("{} is not an arrival process ({})", quote(&generator), PROCESSES.join(", ")),
+                ))
+            }
         };
-        let spec = ArrivalSpec { process, rate: required(params, &TARGET, "every")?, duration_s: required(params, &DURATION, "every")? };
+        let spec = ArrivalSpec {
+            process,
+            rate: required(params, &TARGET, "every")?,
+            duration_s: required(params, &DURATION, "every")?,
+        };
         spec.validate()?;
         Ok(spec)
     }
 
     pub fn validate(&self) -> Result<()> {
         if !(self.rate > 0.0 && self.rate.is_finite()) {
-            return Err(WorkloadError::parameter("target", format!("must be a positive rate in requests per second, not {:?}", self.rate)));
+            return Err(WorkloadError::parameter(
+                "target",
+                format!("must be a positive rate in requests per second, not {:?}", self.rate),
+            ));
         }
         if !(self.duration_s > 0.0 && self.duration_s.is_finite()) {
-            return Err(WorkloadError::parameter("duration", format!("must be a positive number of seconds, not {:?}", self.duration_s)));
+            return Err(WorkloadError::parameter(
+                "duration",
+                format!("must be a positive number of seconds, not {:?}", self.duration_s),
+            ));
         }
         if self.rate * self.duration_s > MAX_ARRIVALS {
-            return Err(WorkloadError::parameter("duration", format!("{:?} s at {:?} requests/s is over {MAX_ARRIVALS:e} arrivals", self.duration_s, self.rate)));
+            return Err(WorkloadError::parameter(
+                "duration",
+                format!("{:?} s at {:?} requests/s is over {MAX_ARRIVALS:e} arrivals", self.duration_s, self.rate),
+            ));
         }
         match self.process {
             Process::SelfSimilar { bias, resolution_s } => {
                 if !(0.5..1.0).contains(&bias) {
-                    return Err(WorkloadError::parameter("ss.bias", format!("must be in [0.5, 1) (0.5 spreads evenly), not {bias:?}")));
+                    return Err(WorkloadError::parameter(
+                        "ss.bias",
+                        format!("must be in [0.5, 1) (0.5 spreads evenly), not {bias:?}"),
+                    ));
                 }
                 if !(resolution_s > 0.0 && resolution_s <= self.duration_s) {
-                    return Err(WorkloadError::parameter("ss.resolution", format!("must be positive seconds, at most the duration, not {resolution_s:?}")));
+                    return Err(WorkloadError::parameter(
+                        "ss.resolution",
+                        format!("must be positive seconds, at most the duration, not {resolution_s:?}"),
+                    ));
                 }
             }
             Process::Diurnal { modulation, cycle_minutes, distribution } => {
                 if !(0.0..self.rate).contains(&modulation) {
-                    return Err(WorkloadError::parameter("diurnal.modulation", format!("must be in [0, target) so the rate stays positive, not {modulation:?}")));
+                    return Err(WorkloadError::parameter(
+                        "diurnal.modulation",
+                        format!("must be in [0, target) so the rate stays positive, not {modulation:?}"),
+                    ));
                 }
                 if cycle_minutes <= 0.0 {
-                    return Err(WorkloadError::parameter("diurnal.cyclelength", format!("must be positive minutes, not {cycle_minutes:?}")));
+                    return Err(WorkloadError::parameter(
+                        "diurnal.cyclelength",
+                        format!("must be positive minutes, not {cycle_minutes:?}"),
+                    ));
                 }
                 if let Secondary::Pareto { shape } = distribution {
                     if shape <= 1.0 {
-                        return Err(WorkloadError::parameter("diurnal.distribution.shape", format!("must be above 1 (the Pareto mean is infinite at or below 1), not {shape:?}")));
+                        return Err(WorkloadError::parameter(
+                            "diurnal.distribution.shape",
+                            format!("must be above 1 (the Pareto mean is infinite at or below 1), not {shape:?}"),
+                        ));
                     }
                     self.check_pareto_bound(shape, modulation)?;
                 }
@@ -165,7 +252,11 @@ impl ArrivalSpec {
         }
         // Rounded up, so the shape the message names is accepted.
         let least_shape = (1e7 / (1.0 - busiest / MAX_ARRIVALS)).ceil() / 1e7;
-        let remedy = if least_shape.is_finite() && least_shape > 1.0 { format!("a shape of at least {least_shape:.7}, or a shorter duration") } else { "a shorter duration or a lower rate".to_string() };
+        let remedy = if least_shape.is_finite() && least_shape > 1.0 {
+            format!("a shape of at least {least_shape:.7}, or a shorter duration")
+        } else {
+            "a shorter duration or a lower rate".to_string()
+        };
         Err(WorkloadError::parameter(
             "diurnal.distribution.shape",
             format!("{shape:?} lets {:?} s at up to {:?} requests/s draw up to {most:.3e} arrivals (every gap is at least (shape - 1) / shape of the mean), over the {MAX_ARRIVALS:e} a schedule holds: give {remedy}", self.duration_s, self.rate + modulation),
@@ -192,8 +283,18 @@ impl ArrivalSpec {
                 }
                 out
             }
-            Process::SelfSimilar { bias, resolution_s } => bmodel::schedule(self.rate, self.duration_s, bias, resolution_s, &mut rng),
-            Process::Diurnal { modulation, cycle_minutes, distribution } => diurnal::schedule(self.rate, modulation, cycle_minutes * 60.0, distribution, self.duration_s, MAX_ARRIVALS as usize, &mut rng)?,
+            Process::SelfSimilar { bias, resolution_s } => {
+                bmodel::schedule(self.rate, self.duration_s, bias, resolution_s, &mut rng)
+            }
+            Process::Diurnal { modulation, cycle_minutes, distribution } => diurnal::schedule(
+                self.rate,
+                modulation,
+                cycle_minutes * 60.0,
+                distribution,
+                self.duration_s,
+                MAX_ARRIVALS as usize,
+                &mut rng,
+            )?,
         })
     }
 }

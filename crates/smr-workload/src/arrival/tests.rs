@@ -15,8 +15,18 @@ fn all_processes(rate: &str, duration: &str) -> Vec<ArrivalSpec> {
         with(&[("arrivalgenerator", "constant")]),
         with(&[("arrivalgenerator", "poisson")]),
         with(&[("arrivalgenerator", "selfsimilar"), ("ss.bias", "0.75")]),
-        with(&[("arrivalgenerator", "diurnal"), ("diurnal.modulation", "40"), ("diurnal.cyclelength", "0.5"), ("diurnal.distribution.shape", "1.5")]),
-        with(&[("arrivalgenerator", "diurnal"), ("diurnal.modulation", "40"), ("diurnal.cyclelength", "0.5"), ("diurnal.distribution", "exponential")]),
+        with(&[
+            ("arrivalgenerator", "diurnal"),
+            ("diurnal.modulation", "40"),
+            ("diurnal.cyclelength", "0.5"),
+            ("diurnal.distribution.shape", "1.5"),
+        ]),
+        with(&[
+            ("arrivalgenerator", "diurnal"),
+            ("diurnal.modulation", "40"),
+            ("diurnal.cyclelength", "0.5"),
+            ("diurnal.distribution", "exponential"),
+        ]),
     ]
 }
 
@@ -25,7 +35,11 @@ fn average_rates_are_the_target() {
     for s in all_processes("100", "600") {
         let n = s.schedule(1).unwrap().len() as f64;
         // Pareto inter-arrivals with alpha 1.5 have infinite variance: allow them more.
-        let tolerance = if matches!(s.process, Process::Diurnal { distribution: Secondary::Pareto { .. }, .. }) { 0.15 } else { 0.03 };
+        let tolerance = if matches!(s.process, Process::Diurnal { distribution: Secondary::Pareto { .. }, .. }) {
+            0.15
+        } else {
+            0.03
+        };
         assert!((n / 60_000.0 - 1.0).abs() < tolerance, "{:?}: {n} arrivals", s.process);
     }
 }
@@ -84,8 +98,21 @@ fn bmodel_conserves_the_total_and_splits_by_the_bias() {
     assert!(even.iter().all(|&n| n == 1), "b = 0.5 spreads evenly");
     // A few requests and a fine resolution: the cascade stops once they are apart.
     let sparse = counts(3, 26, 0.65, &mut rng);
-    assert!(sparse.len() < 1 << 26 && sparse.iter().sum::<u64>() == 3 && sparse.iter().all(|&n| n <= 1), "{}", sparse.len());
-    let s = spec(&[("arrivalgenerator", "selfsimilar"), ("ss.bias", "0.65"), ("ss.resolution", "1e-300"), ("target", "5"), ("duration", "1")]).unwrap().schedule(3).unwrap();
+    assert!(
+        sparse.len() < 1 << 26 && sparse.iter().sum::<u64>() == 3 && sparse.iter().all(|&n| n <= 1),
+        "{}",
+        sparse.len()
+    );
+    let s = spec(&[
+        ("arrivalgenerator", "selfsimilar"),
+        ("ss.bias", "0.65"),
+        ("ss.resolution", "1e-300"),
+        ("target", "5"),
+        ("duration", "1"),
+    ])
+    .unwrap()
+    .schedule(3)
+    .unwrap();
     assert!(s.len() == 5 && s.windows(2).all(|w| w[0] <= w[1]) && s.iter().all(|&t| t < 1_000_000_000), "{s:?}");
 }
 
@@ -94,9 +121,15 @@ fn bmodel_runs_of_empty_slots_draw_what_splitting_each_slot_draws() {
     // The runs skip the generator over the draws of empty slots: the counts and every draw
     // after them are those of splitting slot by slot.
     for seed in 0..40 {
-        for (total, levels, bias) in [(3, 14, 0.65), (50, 12, 0.9), (1000, 10, 0.75), (7, 16, 0.999), (0, 5, 0.6), (4096, 12, 0.5)] {
+        for (total, levels, bias) in
+            [(3, 14, 0.65), (50, 12, 0.9), (1000, 10, 0.75), (7, 16, 0.999), (0, 5, 0.6), (4096, 12, 0.5)]
+        {
             let (mut a, mut b) = (ChaCha8Rng::seed_from_u64(seed), ChaCha8Rng::seed_from_u64(seed));
-            assert_eq!(counts(total, levels, bias, &mut a), counts_slot_by_slot(total, levels, bias, &mut b), "seed {seed}, {total} requests");
+            assert_eq!(
+                counts(total, levels, bias, &mut a),
+                counts_slot_by_slot(total, levels, bias, &mut b),
+                "seed {seed}, {total} requests"
+            );
             assert_eq!(a.gen::<u64>(), b.gen::<u64>(), "the generator is where slot-by-slot splitting leaves it");
         }
     }
@@ -113,7 +146,11 @@ fn a_bmodel_of_few_requests_and_the_finest_slots_holds_runs_not_slots() {
 #[test]
 fn burstier_bias_gives_more_variable_counts() {
     let cv = |bias: &str| {
-        let s = spec(&[("arrivalgenerator", "selfsimilar"), ("ss.bias", bias), ("target", "1000"), ("duration", "256")]).unwrap().schedule(4).unwrap();
+        let s =
+            spec(&[("arrivalgenerator", "selfsimilar"), ("ss.bias", bias), ("target", "1000"), ("duration", "256")])
+                .unwrap()
+                .schedule(4)
+                .unwrap();
         let mut per_second = vec![0f64; 256];
         for t in s {
             per_second[(t / 1_000_000_000) as usize] += 1.0;
@@ -129,7 +166,17 @@ fn burstier_bias_gives_more_variable_counts() {
 fn diurnal_rate_follows_the_envelope() {
     // 10-minute cycles over an hour, 1000/s average, modulation 900: the busiest quarter-cycle
     // around the sine's peak gets far more requests than the quietest around its trough.
-    let s = spec(&[("arrivalgenerator", "diurnal"), ("target", "1000"), ("duration", "3600"), ("diurnal.modulation", "900"), ("diurnal.cyclelength", "10"), ("diurnal.distribution.shape", "1.9")]).unwrap().schedule(5).unwrap();
+    let s = spec(&[
+        ("arrivalgenerator", "diurnal"),
+        ("target", "1000"),
+        ("duration", "3600"),
+        ("diurnal.modulation", "900"),
+        ("diurnal.cyclelength", "10"),
+        ("diurnal.distribution.shape", "1.9"),
+    ])
+    .unwrap()
+    .schedule(5)
+    .unwrap();
     let (mut peak, mut trough) = (0u64, 0u64);
     for t in s {
         let phase = (t as f64 / 1e9 / 600.0).fract();
@@ -148,8 +195,28 @@ fn bad_parameters_are_named() {
         (&[("arrivalgenerator", "bursty"), ("target", "1"), ("duration", "1")], "arrivalgenerator"),
         (&[("arrivalgenerator", "selfsimilar"), ("target", "1"), ("duration", "1")], "ss.bias"),
         (&[("arrivalgenerator", "selfsimilar"), ("ss.bias", "1.2"), ("target", "1"), ("duration", "1")], "ss.bias"),
-        (&[("arrivalgenerator", "diurnal"), ("target", "10"), ("duration", "1"), ("diurnal.modulation", "10"), ("diurnal.cyclelength", "1"), ("diurnal.distribution.shape", "2")], "diurnal.modulation"),
-        (&[("arrivalgenerator", "diurnal"), ("target", "10"), ("duration", "1"), ("diurnal.modulation", "1"), ("diurnal.cyclelength", "1"), ("diurnal.distribution.shape", "0.9")], "diurnal.distribution.shape"),
+        (
+            &[
+                ("arrivalgenerator", "diurnal"),
+                ("target", "10"),
+                ("duration", "1"),
+                ("diurnal.modulation", "10"),
+                ("diurnal.cyclelength", "1"),
+                ("diurnal.distribution.shape", "2"),
+            ],
+            "diurnal.modulation",
+        ),
+        (
+            &[
+                ("arrivalgenerator", "diurnal"),
+                ("target", "10"),
+                ("duration", "1"),
+                ("diurnal.modulation", "1"),
+                ("diurnal.cyclelength", "1"),
+                ("diurnal.distribution.shape", "0.9"),
+            ],
+            "diurnal.distribution.shape",
+        ),
         (&[("target", "-5"), ("duration", "1")], "target"),
         (&[("target", "5"), ("duration", "1"), ("ss.bais", "0.6")], "ss.bais"),
     ];
@@ -164,16 +231,30 @@ fn a_diurnal_run_with_too_many_arrivals_is_refused() {
     // Pareto shape 1.001: most gaps are far below the mean, so 1,000 s at 10/s draws far more
     // than 10,000 arrivals.
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let e = diurnal::schedule(10.0, 5.0, 60.0, Secondary::Pareto { shape: 1.001 }, 1000.0, 20_000, &mut rng).unwrap_err().to_string();
+    let e = diurnal::schedule(10.0, 5.0, 60.0, Secondary::Pareto { shape: 1.001 }, 1000.0, 20_000, &mut rng)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("over 20000 arrivals") && e.contains("shape 1.001"), "{e}");
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    assert!(diurnal::schedule(10.0, 5.0, 60.0, Secondary::Pareto { shape: 1.5 }, 1000.0, 20_000, &mut rng).unwrap().len() > 5_000);
+    assert!(
+        diurnal::schedule(10.0, 5.0, 60.0, Secondary::Pareto { shape: 1.5 }, 1000.0, 20_000, &mut rng).unwrap().len()
+            > 5_000
+    );
 }
 
 #[test]
 fn a_pareto_shape_that_could_exceed_the_cap_is_refused_before_drawing() {
     // Issue 42: shape 1.0000001 grew a schedule to 1.6 GB before its cap was reached.
-    let pairs = |shape: &'static str| [("arrivalgenerator", "diurnal"), ("target", "100"), ("duration", "2"), ("diurnal.modulation", "50"), ("diurnal.cyclelength", "0.01"), ("diurnal.distribution.shape", shape)];
+    let pairs = |shape: &'static str| {
+        [
+            ("arrivalgenerator", "diurnal"),
+            ("target", "100"),
+            ("duration", "2"),
+            ("diurnal.modulation", "50"),
+            ("diurnal.cyclelength", "0.01"),
+            ("diurnal.distribution.shape", shape),
+        ]
+    };
     let e = spec(&pairs("1.0000001")).unwrap_err().to_string();
     assert!(e.contains("diurnal.distribution.shape") && e.contains("at least 1.0000151"), "{e}");
     // The smallest shape the message names is accepted; a run stays within the bound.

@@ -103,7 +103,10 @@ impl RunLog {
             elapsed_s,
             throughput: if elapsed_s > 0.0 { completed as f64 / elapsed_s } else { 0.0 },
             latency: all.summary(),
-            by_op: OpKind::ALL.iter().filter_map(|k| per_op.iter().find(|(o, _)| o == k).map(|(o, h)| (o.name().to_string(), h.summary()))).collect(),
+            by_op: OpKind::ALL
+                .iter()
+                .filter_map(|k| per_op.iter().find(|(o, _)| o == k).map(|(o, h)| (o.name().to_string(), h.summary())))
+                .collect(),
             service: service.summary(),
             scheduling_error: sched.summary(),
         }
@@ -132,7 +135,17 @@ impl RunLog {
         let mut write = || -> std::io::Result<()> {
             writeln!(out, "index,op,scheduled_ns,start_ns,end_ns,ok,found")?;
             for r in &self.records {
-                writeln!(out, "{},{},{},{},{},{},{}", r.index, r.op.name(), r.scheduled_ns, r.start_ns, r.end_ns, r.ok as u8, r.found as u8)?;
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{}",
+                    r.index,
+                    r.op.name(),
+                    r.scheduled_ns,
+                    r.start_ns,
+                    r.end_ns,
+                    r.ok as u8,
+                    r.found as u8
+                )?;
             }
             out.flush()
         };

@@ -21,7 +21,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::error::{Result, WorkloadError};
-use crate::target::{ValuePool, Target};
+use crate::target::{Target, ValuePool};
 use crate::ycsb::{CoreWorkload, Operation, OperationStream};
 pub use log::{RequestRecord, RunLog, RunSummary};
 
@@ -74,7 +74,12 @@ fn wait_until(deadline: Instant, spin: Duration) {
 
 /// Issues `ops` at the times of `schedule` (ns from the start) to a pool of one worker per
 /// target, and returns the log of every request, in schedule order.
-pub fn run(schedule: &[u64], ops: &mut OperationStream, targets: Vec<Box<dyn Target>>, config: ExecutorConfig) -> Result<RunLog> {
+pub fn run(
+    schedule: &[u64],
+    ops: &mut OperationStream,
+    targets: Vec<Box<dyn Target>>,
+    config: ExecutorConfig,
+) -> Result<RunLog> {
     if targets.is_empty() {
         return Err(WorkloadError::parameter("threads", "the executor needs at least one worker"));
     }
@@ -134,14 +139,25 @@ pub fn run(schedule: &[u64], ops: &mut OperationStream, targets: Vec<Box<dyn Tar
     drop(inboxes);
     let mut records = Vec::with_capacity(schedule.len());
     for handle in workers {
-        let worker_records = handle.join().map_err(|_| WorkloadError::Server { server: "executor".into(), problem: "a worker thread panicked (a bug)".into() })?;
+        let worker_records = handle.join().map_err(|_| WorkloadError::Server {
+            server: "executor".into(),
+            problem: "a worker thread panicked (a bug)".into(),
+        })?;
         records.extend(worker_records);
     }
     records.sort_unstable_by_key(|r| r.index);
     Ok(RunLog { records, waited_for_worker, workers: workers_count, unissued: (schedule.len() - issued) as u64 })
 }
 
-fn work(id: usize, mut target: Box<dyn Target>, inbox: mpsc::Receiver<Job>, free: mpsc::Sender<usize>, workload: &CoreWorkload, seed: u64, t0: Instant) -> Vec<RequestRecord> {
+fn work(
+    id: usize,
+    mut target: Box<dyn Target>,
+    inbox: mpsc::Receiver<Job>,
+    free: mpsc::Sender<usize>,
+    workload: &CoreWorkload,
+    seed: u64,
+    t0: Instant,
+) -> Vec<RequestRecord> {
     let mut values = ValuePool::new(workload.value_len(), seed);
     let mut out = Vec::new();
     while let Ok(job) = inbox.recv() {
@@ -153,7 +169,15 @@ fn work(id: usize, mut target: Box<dyn Target>, inbox: mpsc::Receiver<Job>, free
             Ok(found) => (true, found),
             Err(_) => (false, false),
         };
-        out.push(RequestRecord { index: job.index, op: job.op.kind, scheduled_ns: job.scheduled_ns, start_ns: start, end_ns: end, ok, found });
+        out.push(RequestRecord {
+            index: job.index,
+            op: job.op.kind,
+            scheduled_ns: job.scheduled_ns,
+            start_ns: start,
+            end_ns: end,
+            ok,
+            found,
+        });
         if free.send(id).is_err() {
             break;
         }

@@ -31,9 +31,17 @@ fn run_with(workers: usize, service_ms: u64, interval_ms: u64, n: u64) -> (RunLo
     run_until(workers, service_ms, interval_ms, n, None)
 }
 
-fn run_until(workers: usize, service_ms: u64, interval_ms: u64, n: u64, stop_after_ns: Option<u64>) -> (RunLog, Vec<Vec<u8>>) {
+fn run_until(
+    workers: usize,
+    service_ms: u64,
+    interval_ms: u64,
+    n: u64,
+    stop_after_ns: Option<u64>,
+) -> (RunLog, Vec<Vec<u8>>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let targets: Vec<Box<dyn Target>> = (0..workers).map(|_| Box::new(Slow { service: Duration::from_millis(service_ms), seen: seen.clone() }) as Box<dyn Target>).collect();
+    let targets: Vec<Box<dyn Target>> = (0..workers)
+        .map(|_| Box::new(Slow { service: Duration::from_millis(service_ms), seen: seen.clone() }) as Box<dyn Target>)
+        .collect();
     let schedule: Vec<u64> = (0..n).map(|i| i * interval_ms * 1_000_000).collect();
     let mut ops = OperationStream::new(&CoreWorkload::preset("a").unwrap(), 1).unwrap();
     let log = run(&schedule, &mut ops, targets, ExecutorConfig { stop_after_ns, ..ExecutorConfig::default() }).unwrap();
@@ -76,7 +84,8 @@ fn every_request_reaches_a_worker_once_with_the_workloads_key() {
     expected.sort();
     seen.sort();
     assert_eq!(seen, expected);
-    let kinds: Vec<OpKind> = s.by_op.iter().map(|(k, _)| if k == "read" { OpKind::Read } else { OpKind::Update }).collect();
+    let kinds: Vec<OpKind> =
+        s.by_op.iter().map(|(k, _)| if k == "read" { OpKind::Read } else { OpKind::Update }).collect();
     assert_eq!(kinds, vec![OpKind::Read, OpKind::Update]);
 }
 
@@ -84,8 +93,21 @@ fn every_request_reaches_a_worker_once_with_the_workloads_key() {
 fn only_requests_a_free_worker_could_start_count_as_scheduling_error() {
     // Two workers. Requests 0 and 1 find both free; 2 is due while both are busy (it waits
     // 50 ns, the pool's fault, not the executor's); 3 is due after 0 and 1 ended, 2 still busy.
-    let record = |index, scheduled_ns, start_ns, end_ns| RequestRecord { index, op: OpKind::Read, scheduled_ns, start_ns, end_ns, ok: true, found: true };
-    let log = RunLog { records: vec![record(0, 0, 10, 100), record(1, 5, 15, 200), record(2, 50, 100, 300), record(3, 250, 270, 280)], waited_for_worker: 1, workers: 2, unissued: 0 };
+    let record = |index, scheduled_ns, start_ns, end_ns| RequestRecord {
+        index,
+        op: OpKind::Read,
+        scheduled_ns,
+        start_ns,
+        end_ns,
+        ok: true,
+        found: true,
+    };
+    let log = RunLog {
+        records: vec![record(0, 0, 10, 100), record(1, 5, 15, 200), record(2, 50, 100, 300), record(3, 250, 270, 280)],
+        waited_for_worker: 1,
+        workers: 2,
+        unissued: 0,
+    };
     let s = log.summary();
     assert_eq!(s.scheduling_error.count, 3);
     assert_eq!(s.scheduling_error.sum_ns, 10 + 10 + 20);

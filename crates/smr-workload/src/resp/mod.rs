@@ -77,7 +77,12 @@ fn decimal(text: &[u8]) -> Option<i64> {
 /// `buf` to `args` (nothing is copied) and returns where the command ends, or `None` until all
 /// of it has arrived (then `args` is as it was). An empty inline line is a command without
 /// arguments.
-pub fn parse_command(buf: &[u8], at: usize, limits: &Limits, args: &mut Vec<Range<usize>>) -> Result<Option<usize>, ProtocolError> {
+pub fn parse_command(
+    buf: &[u8],
+    at: usize,
+    limits: &Limits,
+    args: &mut Vec<Range<usize>>,
+) -> Result<Option<usize>, ProtocolError> {
     let before = args.len();
     let parsed = match buf.get(at) {
         None => Ok(None),
@@ -90,7 +95,12 @@ pub fn parse_command(buf: &[u8], at: usize, limits: &Limits, args: &mut Vec<Rang
     parsed
 }
 
-fn parse_array(buf: &[u8], at: usize, limits: &Limits, args: &mut Vec<Range<usize>>) -> Result<Option<usize>, ProtocolError> {
+fn parse_array(
+    buf: &[u8],
+    at: usize,
+    limits: &Limits,
+    args: &mut Vec<Range<usize>>,
+) -> Result<Option<usize>, ProtocolError> {
     let Some((count, mut at)) = header(buf, at, "multibulk")? else { return Ok(None) };
     if count < 0 || count as u64 > limits.max_args as u64 {
         return Err(ProtocolError(format!("invalid multibulk length {count} (at most {})", limits.max_args)));
@@ -119,7 +129,12 @@ fn parse_array(buf: &[u8], at: usize, limits: &Limits, args: &mut Vec<Range<usiz
     Ok(Some(at))
 }
 
-fn parse_inline(buf: &[u8], at: usize, limits: &Limits, args: &mut Vec<Range<usize>>) -> Result<Option<usize>, ProtocolError> {
+fn parse_inline(
+    buf: &[u8],
+    at: usize,
+    limits: &Limits,
+    args: &mut Vec<Range<usize>>,
+) -> Result<Option<usize>, ProtocolError> {
     let rest = &buf[at..];
     let Some(nl) = rest.iter().take(limits.max_inline + 1).position(|&b| b == b'\n') else {
         if rest.len() > limits.max_inline {

@@ -28,7 +28,10 @@ fn line(buf: &[u8], at: usize) -> Option<(&[u8], usize)> {
 }
 
 fn number(text: &[u8]) -> Result<i64, ProtocolError> {
-    std::str::from_utf8(text).ok().and_then(|t| t.parse().ok()).ok_or_else(|| ProtocolError(format!("'{}' is not a number", text.escape_ascii())))
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(|| ProtocolError(format!("'{}' is not a number", text.escape_ascii())))
 }
 
 /// One reply from the start of `buf` and the bytes it took; `None` until it has all arrived.
@@ -97,7 +100,13 @@ fn blob(buf: &[u8], at: usize, len: i64, max_bulk: usize) -> Result<Option<(&[u8
 }
 
 /// `count` replies one after another from `at` (an array's or a map's elements).
-fn items(buf: &[u8], mut at: usize, count: usize, max_bulk: usize, depth: usize) -> Result<Option<(Vec<Reply>, usize)>, ProtocolError> {
+fn items(
+    buf: &[u8],
+    mut at: usize,
+    count: usize,
+    max_bulk: usize,
+    depth: usize,
+) -> Result<Option<(Vec<Reply>, usize)>, ProtocolError> {
     let mut items = Vec::with_capacity(count.min(1024));
     for _ in 0..count {
         match parse_at(buf, at, max_bulk, depth + 1)? {

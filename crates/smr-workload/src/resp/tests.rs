@@ -68,7 +68,15 @@ fn replies_round_trip() {
     encode::bulk(&mut out, Some(b"a\r\nb"));
     encode::error(&mut out, "ERR two\nlines");
     let (reply, used) = parse_reply(&out, 100).unwrap().unwrap();
-    assert_eq!(reply, Reply::Array(Some(vec![Reply::Simple("OK".into()), Reply::Integer(-7), Reply::Bulk(None), Reply::Bulk(Some(b"a\r\nb".to_vec()))])));
+    assert_eq!(
+        reply,
+        Reply::Array(Some(vec![
+            Reply::Simple("OK".into()),
+            Reply::Integer(-7),
+            Reply::Bulk(None),
+            Reply::Bulk(Some(b"a\r\nb".to_vec()))
+        ]))
+    );
     assert_eq!(parse_reply(&out[used..], 100).unwrap().unwrap().0, Reply::Error("ERR two lines".into()));
     assert_eq!(parse_reply(&out[..used - 1], 100), Ok(None));
 }

@@ -48,7 +48,12 @@ impl Batch {
     }
 }
 
-pub(crate) async fn serve_connection(mut socket: TcpStream, state: Arc<State>, id: u64, mut closing: watch::Receiver<bool>) {
+pub(crate) async fn serve_connection(
+    mut socket: TcpStream,
+    state: Arc<State>,
+    id: u64,
+    mut closing: watch::Receiver<bool>,
+) {
     state.connected.fetch_add(1, Relaxed);
     let _ = socket.set_nodelay(true);
     let mut buf: Vec<u8> = Vec::with_capacity(16 << 10);

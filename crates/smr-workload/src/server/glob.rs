@@ -69,8 +69,25 @@ mod tests {
 
     #[test]
     fn redis_glob_cases() {
-        let yes: [(&str, &str); 9] = [("*", ""), ("user*", "user123"), ("h?llo", "hello"), ("h[ae]llo", "hallo"), ("h[^e]llo", "hallo"), ("h[a-b]llo", "hbllo"), ("*a*b", "xxaxxb"), ("\\*", "*"), ("a*b*c", "abbbc")];
-        let no: [(&str, &str); 6] = [("user*", "use"), ("h?llo", "hllo"), ("h[ae]llo", "hillo"), ("h[^e]llo", "hello"), ("*a*b", "xxaxxbc"), ("\\*", "x")];
+        let yes: [(&str, &str); 9] = [
+            ("*", ""),
+            ("user*", "user123"),
+            ("h?llo", "hello"),
+            ("h[ae]llo", "hallo"),
+            ("h[^e]llo", "hallo"),
+            ("h[a-b]llo", "hbllo"),
+            ("*a*b", "xxaxxb"),
+            ("\\*", "*"),
+            ("a*b*c", "abbbc"),
+        ];
+        let no: [(&str, &str); 6] = [
+            ("user*", "use"),
+            ("h?llo", "hllo"),
+            ("h[ae]llo", "hillo"),
+            ("h[^e]llo", "hello"),
+            ("*a*b", "xxaxxbc"),
+            ("\\*", "x"),
+        ];
         for (p, t) in yes {
             assert!(matches(p.as_bytes(), t.as_bytes()), "{p} should match {t}");
         }

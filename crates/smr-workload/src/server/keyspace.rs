@@ -46,7 +46,9 @@ impl<'a> Keyspace<'a> {
     pub fn get_stored(&mut self, key: &[u8]) -> smrdb::Result<Option<Vec<u8>>> {
         if !self.batch.is_empty() {
             let batch = &self.batch;
-            let latest = self.latest.get_or_insert_with(|| batch.entries().map(|(kind, k, v)| (k.to_vec(), written(kind, v).map(<[u8]>::to_vec))).collect());
+            let latest = self.latest.get_or_insert_with(|| {
+                batch.entries().map(|(kind, k, v)| (k.to_vec(), written(kind, v).map(<[u8]>::to_vec))).collect()
+            });
             if let Some(pending) = latest.get(key) {
                 return Ok(pending.clone());
             }

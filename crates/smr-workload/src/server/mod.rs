@@ -65,7 +65,16 @@ pub struct ServerConfig {
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        ServerConfig { address: "127.0.0.1:6379".into(), limits: Limits::default(), max_query_buffer: 64 << 20, sync_writes: false, store_waits: false, threads: 2, handle_signals: true, drain_timeout: Duration::from_secs(10) }
+        ServerConfig {
+            address: "127.0.0.1:6379".into(),
+            limits: Limits::default(),
+            max_query_buffer: 64 << 20,
+            sync_writes: false,
+            store_waits: false,
+            threads: 2,
+            handle_signals: true,
+            drain_timeout: Duration::from_secs(10),
+        }
     }
 }
 
@@ -114,7 +123,10 @@ impl State {
     fn info(&self, sections: &[&[u8]]) -> String {
         use std::fmt::Write;
         let wanted = |name: &str| {
-            sections.is_empty() || sections.iter().any(|s| [name, "all", "everything", "default"].iter().any(|n| s.eq_ignore_ascii_case(n.as_bytes())))
+            sections.is_empty()
+                || sections.iter().any(|s| {
+                    [name, "all", "everything", "default"].iter().any(|n| s.eq_ignore_ascii_case(n.as_bytes()))
+                })
         };
         let uptime = self.started.elapsed().as_secs();
         let mut text = String::new();
@@ -130,41 +142,59 @@ impl State {
             }
         };
         let field = |k: &str, v: &dyn std::fmt::Display| (k.to_string(), v.to_string());
-        section("server", "Server", vec![
-            field("redis_version", &commands::REDIS_VERSION),
-            field("smrdb_version", &env!("CARGO_PKG_VERSION")),
-            field("redis_mode", &"standalone"),
-            field("os", &std::env::consts::OS),
-            field("arch_bits", &(usize::BITS)),
-            field("process_id", &std::process::id()),
-            field("tcp_port", &self.port),
-            field("uptime_in_seconds", &uptime),
-            field("uptime_in_days", &(uptime / 86_400)),
-        ]);
+        section(
+            "server",
+            "Server",
+            vec![
+                field("redis_version", &commands::REDIS_VERSION),
+                field("smrdb_version", &env!("CARGO_PKG_VERSION")),
+                field("redis_mode", &"standalone"),
+                field("os", &std::env::consts::OS),
+                field("arch_bits", &(usize::BITS)),
+                field("process_id", &std::process::id()),
+                field("tcp_port", &self.port),
+                field("uptime_in_seconds", &uptime),
+                field("uptime_in_days", &(uptime / 86_400)),
+            ],
+        );
         section("clients", "Clients", vec![field("connected_clients", &self.connected.load(Relaxed))]);
         section("replication", "Replication", vec![field("role", &"master"), field("connected_slaves", &0)]);
-        section("stats", "Stats", vec![
-            field("total_connections_received", &self.connections.load(Relaxed)),
-            field("total_commands_processed", &self.commands.load(Relaxed)),
-        ]);
+        section(
+            "stats",
+            "Stats",
+            vec![
+                field("total_connections_received", &self.connections.load(Relaxed)),
+                field("total_commands_processed", &self.commands.load(Relaxed)),
+            ],
+        );
         let stats = self.store.with(|s| Ok(s.stats_json().as_object().cloned())).ok().flatten().unwrap_or_default();
-        section("store", "Store", stats.into_iter().map(|(k, v)| (k, v.to_string().trim_matches('"').to_string())).collect());
+        section(
+            "store",
+            "Store",
+            stats.into_iter().map(|(k, v)| (k, v.to_string().trim_matches('"').to_string())).collect(),
+        );
         text
     }
 }
 
 /// Serves `store` until a signal or `stop`; calls `ready` with the bound address once it
 /// accepts connections. The store is synced and closed before this returns.
-pub fn serve(store: Arc<SharedStore>, config: &ServerConfig, stop: Stop, ready: impl FnOnce(SocketAddr)) -> Result<ServeReport> {
+pub fn serve(
+    store: Arc<SharedStore>,
+    config: &ServerConfig,
+    stop: Stop,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<ServeReport> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.threads.max(1))
         .thread_name("smrdb-server")
         .enable_all()
         .build()
         .map_err(|e| WorkloadError::io("start the server's runtime", e))?;
-    let listener = runtime
-        .block_on(TcpListener::bind(&config.address))
-        .map_err(|e| WorkloadError::Server { server: config.address.clone(), problem: format!("cannot listen: {e}") })?;
+    let listener = runtime.block_on(TcpListener::bind(&config.address)).map_err(|e| WorkloadError::Server {
+        server: config.address.clone(),
+        problem: format!("cannot listen: {e}"),
+    })?;
     let address = listener.local_addr().map_err(|e| WorkloadError::io("read the listening address", e))?;
     let state = Arc::new(State {
         store,
@@ -181,7 +211,13 @@ pub fn serve(store: Arc<SharedStore>, config: &ServerConfig, stop: Stop, ready: 
         port: address.port(),
     });
     ready(address);
-    let stopped_by = runtime.block_on(accept_until_stopped(listener, state.clone(), stop, config.handle_signals, config.drain_timeout))?;
+    let stopped_by = runtime.block_on(accept_until_stopped(
+        listener,
+        state.clone(),
+        stop,
+        config.handle_signals,
+        config.drain_timeout,
+    ))?;
     runtime.shutdown_timeout(Duration::from_secs(1));
     state.store.close()?;
     Ok(ServeReport { connections: state.connections.load(Relaxed), commands: state.commands.load(Relaxed), stopped_by })
@@ -202,7 +238,13 @@ async fn stop_signal(stop: Stop, handle_signals: bool) -> Result<String> {
     })
 }
 
-async fn accept_until_stopped(listener: TcpListener, state: Arc<State>, stop: Stop, handle_signals: bool, drain: Duration) -> Result<String> {
+async fn accept_until_stopped(
+    listener: TcpListener,
+    state: Arc<State>,
+    stop: Stop,
+    handle_signals: bool,
+    drain: Duration,
+) -> Result<String> {
     let (closing_tx, closing_rx) = watch::channel(false);
     let mut connections = JoinSet::new();
     let stopped = stop_signal(stop, handle_signals);

@@ -183,7 +183,10 @@ mod tests {
 
     fn records() -> impl Strategy<Value = Record> {
         let bytes = || proptest::collection::vec(any::<u8>(), 0..20);
-        let value = prop_oneof![bytes().prop_map(Value::String), proptest::collection::vec((bytes(), bytes()), 0..6).prop_map(Value::Hash)];
+        let value = prop_oneof![
+            bytes().prop_map(Value::String),
+            proptest::collection::vec((bytes(), bytes()), 0..6).prop_map(Value::Hash)
+        ];
         (value, proptest::option::of(any::<u64>())).prop_map(|(value, deadline_ms)| Record { value, deadline_ms })
     }
 

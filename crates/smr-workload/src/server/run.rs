@@ -89,7 +89,10 @@ fn queue(state: &State, txn: &mut Transaction, out: &mut Replies, spec: Option<&
 /// A commit that the store refused as a whole without storing anything, which storing its
 /// commands one at a time can get past.
 fn refused_as_invalid(e: &smrdb::Error) -> bool {
-    matches!(e, smrdb::Error::KeyTooLarge { .. } | smrdb::Error::ValueTooLarge { .. } | smrdb::Error::BatchTooLarge { .. })
+    matches!(
+        e,
+        smrdb::Error::KeyTooLarge { .. } | smrdb::Error::ValueTooLarge { .. } | smrdb::Error::BatchTooLarge { .. }
+    )
 }
 
 struct Runner<'s> {
@@ -106,7 +109,13 @@ struct Runner<'s> {
 
 impl<'s> Runner<'s> {
     fn new(state: &'s State) -> Runner<'s> {
-        Runner { state, keys: Keyspace::new(&state.store, state.sync_writes, now_ms()), segment: Vec::new(), protocol: Protocol::Resp2, writer: None }
+        Runner {
+            state,
+            keys: Keyspace::new(&state.store, state.sync_writes, now_ms()),
+            segment: Vec::new(),
+            protocol: Protocol::Resp2,
+            writer: None,
+        }
     }
 
     fn lock_writer(&mut self) {
@@ -182,13 +191,23 @@ impl<'s> Runner<'s> {
         self.writer = None;
     }
 
-    fn control(&mut self, session: &mut Session, out: &mut Replies, spec: &Spec, control: Control, args: &[&[u8]]) -> Flow {
+    fn control(
+        &mut self,
+        session: &mut Session,
+        out: &mut Replies,
+        spec: &Spec,
+        control: Control,
+        args: &[&[u8]],
+    ) -> Flow {
         if !spec.arity_ok(args.len()) {
             match (control, &mut session.transaction) {
                 // As Redis: an EXEC refused in a transaction ends it, saying why.
                 (Control::Exec, Some(_)) => {
                     session.transaction = None;
-                    out.error(&format!("EXECABORT Transaction discarded because of: wrong number of arguments for '{}' command", spec.name));
+                    out.error(&format!(
+                        "EXECABORT Transaction discarded because of: wrong number of arguments for '{}' command",
+                        spec.name
+                    ));
                 }
                 (_, txn) => {
                     if let Some(txn) = txn {

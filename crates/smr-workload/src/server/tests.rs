@@ -25,7 +25,9 @@ fn start_with(config: ServerConfig) -> Running {
     let config = ServerConfig { address: "127.0.0.1:0".into(), handle_signals: false, ..config };
     let (tx, rx) = mpsc::channel();
     let s = stop.clone();
-    let done = std::thread::spawn(move || serve(Arc::new(SharedStore::new(Box::new(db), "test store")), &config, s, |a| tx.send(a).unwrap()));
+    let done = std::thread::spawn(move || {
+        serve(Arc::new(SharedStore::new(Box::new(db), "test store")), &config, s, |a| tx.send(a).unwrap())
+    });
     Running { address: rx.recv().unwrap(), stop, done }
 }
 
@@ -42,20 +44,32 @@ fn serves_the_string_commands() {
     assert_eq!(c.call(&[b"MSET", b"b", b"2", b"c", b"3"]).unwrap(), Reply::Simple("OK".into()));
     assert_eq!(c.call(&[b"GET", b"a"]).unwrap(), bulk(b"1"));
     assert_eq!(c.call(&[b"GET", b"zz"]).unwrap(), Reply::Bulk(None));
-    assert_eq!(c.call(&[b"MGET", b"a", b"x", b"c"]).unwrap(), Reply::Array(Some(vec![bulk(b"1"), Reply::Bulk(None), bulk(b"3")])));
+    assert_eq!(
+        c.call(&[b"MGET", b"a", b"x", b"c"]).unwrap(),
+        Reply::Array(Some(vec![bulk(b"1"), Reply::Bulk(None), bulk(b"3")]))
+    );
     assert_eq!(c.call(&[b"EXISTS", b"a", b"b", b"x", b"a"]).unwrap(), Reply::Integer(3));
     assert_eq!(c.call(&[b"SET", b"a", b"9", b"NX"]).unwrap(), Reply::Bulk(None));
     assert_eq!(c.call(&[b"SET", b"d", b"4", b"NX"]).unwrap(), Reply::Simple("OK".into()));
     assert_eq!(c.call(&[b"DBSIZE"]).unwrap(), Reply::Integer(4));
-    assert_eq!(c.call(&[b"RANGE", b"b", b"d", b"COUNT", b"10"]).unwrap(), Reply::Array(Some(vec![bulk(b"b"), bulk(b"2"), bulk(b"c"), bulk(b"3")])));
+    assert_eq!(
+        c.call(&[b"RANGE", b"b", b"d", b"COUNT", b"10"]).unwrap(),
+        Reply::Array(Some(vec![bulk(b"b"), bulk(b"2"), bulk(b"c"), bulk(b"3")]))
+    );
     assert_eq!(c.call(&[b"DEL", b"a", b"a", b"x"]).unwrap(), Reply::Integer(1));
     assert!(c.call(&[b"GET"]).unwrap_err().to_string().contains("wrong number of arguments for 'get'"));
-    assert!(c.call(&[b"NOPE", b"x"]).unwrap_err().to_string().contains("unknown command 'NOPE', with args beginning with: 'x' "));
+    assert!(c
+        .call(&[b"NOPE", b"x"])
+        .unwrap_err()
+        .to_string()
+        .contains("unknown command 'NOPE', with args beginning with: 'x' "));
     assert_eq!(c.call(&[b"SET", b"k", b"v", b"PX", b"100000"]).unwrap(), Reply::Simple("OK".into()));
     assert!(matches!(c.call(&[b"PTTL", b"k"]).unwrap(), Reply::Integer(ms) if (99_000..=100_000).contains(&ms)));
     assert_eq!(c.call(&[b"FLUSHDB"]).unwrap(), Reply::Simple("OK".into()));
     assert_eq!(c.call(&[b"DBSIZE"]).unwrap(), Reply::Integer(0));
-    assert!(matches!(c.call(&[b"INFO"]).unwrap(), Reply::Bulk(Some(t)) if String::from_utf8_lossy(&t).contains("total_commands_processed")));
+    assert!(
+        matches!(c.call(&[b"INFO"]).unwrap(), Reply::Bulk(Some(t)) if String::from_utf8_lossy(&t).contains("total_commands_processed"))
+    );
     server.stop.trigger();
     let report = server.done.join().unwrap().unwrap();
     assert!(report.commands >= 19);
@@ -71,9 +85,15 @@ fn scan_visits_every_key_once_with_match_and_count() {
     }
     let (mut cursor, mut seen, mut calls) = (b"0".to_vec(), Vec::new(), 0);
     loop {
-        let Reply::Array(Some(parts)) = c.call(&[b"SCAN", &cursor, b"MATCH", b"five:*", b"COUNT", b"17"]).unwrap() else { panic!() };
+        let Reply::Array(Some(parts)) = c.call(&[b"SCAN", &cursor, b"MATCH", b"five:*", b"COUNT", b"17"]).unwrap()
+        else {
+            panic!()
+        };
         let [Reply::Bulk(Some(next)), Reply::Array(Some(keys))] = &parts[..] else { panic!("{parts:?}") };
-        seen.extend(keys.iter().map(|k| match k { Reply::Bulk(Some(k)) => k.clone(), _ => panic!() }));
+        seen.extend(keys.iter().map(|k| match k {
+            Reply::Bulk(Some(k)) => k.clone(),
+            _ => panic!(),
+        }));
         calls += 1;
         if next == b"0" {
             break;
@@ -102,7 +122,11 @@ fn raw(address: SocketAddr, bytes: &[u8]) -> Vec<u8> {
 fn bad_protocol_gets_an_error_and_a_closed_connection() {
     let server = start(Limits { max_bulk: 1024, ..Limits::default() });
     let huge = raw(server.address, b"*2\r\n$3\r\nGET\r\n$99999999999\r\n");
-    assert!(String::from_utf8_lossy(&huge).starts_with("-ERR Protocol error: invalid bulk length"), "{}", String::from_utf8_lossy(&huge));
+    assert!(
+        String::from_utf8_lossy(&huge).starts_with("-ERR Protocol error: invalid bulk length"),
+        "{}",
+        String::from_utf8_lossy(&huge)
+    );
     let garbage = raw(server.address, b"*1\r\n\x00\xff\xfe garbage\r\n");
     assert!(String::from_utf8_lossy(&garbage).starts_with("-ERR Protocol error"));
     // Replies to what came before the bad bytes are sent first.
@@ -164,20 +188,33 @@ fn hello_3_switches_to_resp3_and_hello_2_back() {
     let server = start(Limits::default());
     let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
     assert_eq!(c.call(&[b"GET", b"nope"]).unwrap(), Reply::Bulk(None));
-    let Reply::Map(fields) = c.call(&[b"HELLO", b"3", b"SETNAME", b"me"]).unwrap() else { panic!("HELLO 3 answers a map") };
+    let Reply::Map(fields) = c.call(&[b"HELLO", b"3", b"SETNAME", b"me"]).unwrap() else {
+        panic!("HELLO 3 answers a map")
+    };
     assert_eq!(fields[2], (bulk(b"proto"), Reply::Integer(3)));
-    assert_eq!(fields.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(), ["server", "version", "proto", "id", "mode", "role", "modules"].map(|f| bulk(f.as_bytes())));
+    assert_eq!(
+        fields.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
+        ["server", "version", "proto", "id", "mode", "role", "modules"].map(|f| bulk(f.as_bytes()))
+    );
     assert_eq!(c.call(&[b"GET", b"nope"]).unwrap(), Reply::Null);
     assert_eq!(c.call(&[b"HSET", b"h", b"f1", b"a", b"f2", b"b"]).unwrap(), Reply::Integer(2));
-    assert_eq!(c.call(&[b"HGETALL", b"h"]).unwrap(), Reply::Map(vec![(bulk(b"f1"), bulk(b"a")), (bulk(b"f2"), bulk(b"b"))]));
+    assert_eq!(
+        c.call(&[b"HGETALL", b"h"]).unwrap(),
+        Reply::Map(vec![(bulk(b"f1"), bulk(b"a")), (bulk(b"f2"), bulk(b"b"))])
+    );
     assert_eq!(c.call(&[b"HMGET", b"h", b"f2", b"x"]).unwrap(), Reply::Array(Some(vec![bulk(b"b"), Reply::Null])));
     assert_eq!(c.call(&[b"CLIENT", b"GETNAME"]).unwrap(), bulk(b"me"));
-    let Reply::Verbatim(format, text) = c.call(&[b"INFO"]).unwrap() else { panic!("INFO answers a verbatim string in RESP3") };
+    let Reply::Verbatim(format, text) = c.call(&[b"INFO"]).unwrap() else {
+        panic!("INFO answers a verbatim string in RESP3")
+    };
     let text = String::from_utf8(text).unwrap();
     assert!(format == "txt" && text.contains("redis_version:") && text.contains("role:master"), "{text}");
     let Reply::Array(Some(fields)) = c.call(&[b"HELLO", b"2"]).unwrap() else { panic!("HELLO 2 answers a flat array") };
     assert_eq!(fields.len(), 14);
-    assert_eq!(c.call(&[b"HGETALL", b"h"]).unwrap(), Reply::Array(Some(vec![bulk(b"f1"), bulk(b"a"), bulk(b"f2"), bulk(b"b")])));
+    assert_eq!(
+        c.call(&[b"HGETALL", b"h"]).unwrap(),
+        Reply::Array(Some(vec![bulk(b"f1"), bulk(b"a"), bulk(b"f2"), bulk(b"b")]))
+    );
     stop(server);
 }
 
@@ -268,7 +305,17 @@ fn concurrent_writes_never_interleave_with_a_transaction_or_an_increment() {
                 for _ in 0..rounds {
                     // A transaction adding 2 in two steps, a lone increment of another key, and
                     // a read that must never see half of a transaction.
-                    let replies = pipeline(&mut s, &[&[b"MULTI"], &[b"INCR", b"pair"], &[b"INCR", b"pair"], &[b"EXEC"], &[b"INCR", b"single"], &[b"GET", b"pair"]]);
+                    let replies = pipeline(
+                        &mut s,
+                        &[
+                            &[b"MULTI"],
+                            &[b"INCR", b"pair"],
+                            &[b"INCR", b"pair"],
+                            &[b"EXEC"],
+                            &[b"INCR", b"single"],
+                            &[b"GET", b"pair"],
+                        ],
+                    );
                     let Reply::Bulk(Some(v)) = &replies[5] else { panic!("{replies:?}") };
                     let v: u64 = String::from_utf8_lossy(v).parse().unwrap();
                     assert_eq!(v % 2, 0, "a reader saw half a transaction");
@@ -279,7 +326,13 @@ fn concurrent_writes_never_interleave_with_a_transaction_or_an_increment() {
     threads.into_iter().for_each(|t| t.join().unwrap());
     let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
     // No increment was lost between another's read and write.
-    assert_eq!(c.call(&[b"MGET", b"single", b"pair"]).unwrap(), Reply::Array(Some(vec![bulk((writers * rounds).to_string().as_bytes()), bulk((2 * writers * rounds).to_string().as_bytes())])));
+    assert_eq!(
+        c.call(&[b"MGET", b"single", b"pair"]).unwrap(),
+        Reply::Array(Some(vec![
+            bulk((writers * rounds).to_string().as_bytes()),
+            bulk((2 * writers * rounds).to_string().as_bytes())
+        ]))
+    );
     stop(server);
 }
 
@@ -301,9 +354,16 @@ fn a_write_the_store_refuses_fails_only_its_own_command() {
     let replies = raw(server.address, &out);
     let text = String::from_utf8_lossy(&replies);
     assert!(text.starts_with("+OK\r\n-ERR value of "), "{text}");
-    assert!(text.contains("over the maximum") && text.contains(":2\r\n$1\r\n2\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n-ERR value of "), "{text}");
+    assert!(
+        text.contains("over the maximum")
+            && text.contains(":2\r\n$1\r\n2\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n-ERR value of "),
+        "{text}"
+    );
     let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
-    assert_eq!(c.call(&[b"MGET", b"a", b"big", b"b", b"h"]).unwrap(), Reply::Array(Some(vec![bulk(b"2"), Reply::Bulk(None), bulk(b"1"), Reply::Bulk(None)])));
+    assert_eq!(
+        c.call(&[b"MGET", b"a", b"big", b"b", b"h"]).unwrap(),
+        Reply::Array(Some(vec![bulk(b"2"), Reply::Bulk(None), bulk(b"1"), Reply::Bulk(None)]))
+    );
     stop(server);
 }
 
@@ -333,6 +393,7 @@ fn expired_keys_are_gone_for_every_command() {
     assert_eq!(c.call(&[b"INCR", b"soon"]).unwrap(), Reply::Integer(1));
     assert_eq!(c.call(&[b"DBSIZE"]).unwrap(), Reply::Integer(1));
     assert!(error_of(&mut c, &[b"SET", b"k", b"v", b"EX", b"0"]).contains("invalid expire time in 'set' command"));
-    assert!(error_of(&mut c, &[b"EXPIRE", b"k", b"9223372036854775807"]).contains("invalid expire time in 'expire' command"));
+    assert!(error_of(&mut c, &[b"EXPIRE", b"k", b"9223372036854775807"])
+        .contains("invalid expire time in 'expire' command"));
     stop(server);
 }

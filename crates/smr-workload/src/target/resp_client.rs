@@ -22,7 +22,8 @@ pub struct RespTarget {
 
 impl RespTarget {
     pub fn connect(server: &str) -> Result<RespTarget> {
-        let stream = TcpStream::connect(server).map_err(|e| WorkloadError::Server { server: server.into(), problem: format!("cannot connect: {e}") })?;
+        let stream = TcpStream::connect(server)
+            .map_err(|e| WorkloadError::Server { server: server.into(), problem: format!("cannot connect: {e}") })?;
         stream.set_nodelay(true).map_err(|e| WorkloadError::io("set TCP_NODELAY", e))?;
         Ok(RespTarget { server: server.into(), stream, out: Vec::new(), buf: Vec::new() })
     }

@@ -139,7 +139,12 @@ impl CoreWorkload {
             "d" => ([0.95, 0.0, 0.05, 0.0, 0.0], Latest),
             "e" => ([0.0, 0.0, 0.05, 0.95, 0.0], Zipfian),
             "f" => ([0.5, 0.0, 0.0, 0.0, 0.5], Zipfian),
-            other => return Err(WorkloadError::parameter("workload", format!("{} is not a YCSB core workload (one of a, b, c, d, e, f)", quote(other)))),
+            other => {
+                return Err(WorkloadError::parameter(
+                    "workload",
+                    format!("{} is not a YCSB core workload (one of a, b, c, d, e, f)", quote(other)),
+                ))
+            }
         };
         let max_scan_length = if name.eq_ignore_ascii_case("e") { 100 } else { 1000 };
         Ok(CoreWorkload { proportions, request_distribution: distribution, max_scan_length, ..CoreWorkload::default() })
@@ -150,7 +155,13 @@ impl CoreWorkload {
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         let bad = |problem: &str| WorkloadError::parameter(name, format!("{} {problem}", quote(value)));
         let count = || value.parse::<u64>().map_err(|_| bad("is not a whole number"));
-        let fraction = || value.parse::<f64>().ok().filter(|f| (0.0..=1.0).contains(f)).ok_or_else(|| bad("is not a fraction in [0, 1]"));
+        let fraction = || {
+            value
+                .parse::<f64>()
+                .ok()
+                .filter(|f| (0.0..=1.0).contains(f))
+                .ok_or_else(|| bad("is not a fraction in [0, 1]"))
+        };
         let small = || value.parse::<u32>().map_err(|_| bad("is not a whole number below 2^32"));
         match name {
             "recordcount" => self.record_count = count()?,
@@ -199,25 +210,52 @@ impl CoreWorkload {
     /// Checks what `set` cannot check alone: combinations.
     pub fn validate(&self) -> Result<()> {
         if !(1..=MAX_RECORDS).contains(&self.record_count) {
-            return Err(WorkloadError::parameter("recordcount", format!("must be from 1 (the key distributions draw from the loaded records) to 2^48, not {}", self.record_count)));
+            return Err(WorkloadError::parameter(
+                "recordcount",
+                format!(
+                    "must be from 1 (the key distributions draw from the loaded records) to 2^48, not {}",
+                    self.record_count
+                ),
+            ));
         }
         if self.operation_count > MAX_RECORDS {
-            return Err(WorkloadError::parameter("operationcount", format!("must be at most 2^48, not {}", self.operation_count)));
+            return Err(WorkloadError::parameter(
+                "operationcount",
+                format!("must be at most 2^48, not {}", self.operation_count),
+            ));
         }
         if self.proportions.iter().sum::<f64>() <= 0.0 {
             return Err(WorkloadError::parameter("readproportion", "the operation proportions are all 0"));
         }
         if self.min_scan_length == 0 || self.min_scan_length > self.max_scan_length {
-            return Err(WorkloadError::parameter("minscanlength", format!("must be in 1..=maxscanlength ({}), not {}", self.max_scan_length, self.min_scan_length)));
+            return Err(WorkloadError::parameter(
+                "minscanlength",
+                format!("must be in 1..=maxscanlength ({}), not {}", self.max_scan_length, self.min_scan_length),
+            ));
         }
         if self.value_len() > MAX_RECORD_BYTES {
-            return Err(WorkloadError::parameter("fieldlength", format!("fieldcount x fieldlength = {} x {} bytes is over the {MAX_RECORD_BYTES} bytes a record may hold", self.field_count, self.field_length)));
+            return Err(WorkloadError::parameter(
+                "fieldlength",
+                format!(
+                    "fieldcount x fieldlength = {} x {} bytes is over the {MAX_RECORD_BYTES} bytes a record may hold",
+                    self.field_count, self.field_length
+                ),
+            ));
         }
         if self.zero_padding > MAX_ZERO_PADDING {
-            return Err(WorkloadError::parameter("zeropadding", format!("must be at most {MAX_ZERO_PADDING} digits, not {}", self.zero_padding)));
+            return Err(WorkloadError::parameter(
+                "zeropadding",
+                format!("must be at most {MAX_ZERO_PADDING} digits, not {}", self.zero_padding),
+            ));
         }
-        if self.request_distribution == RequestDistribution::Hotspot && ((self.record_count as f64 * self.hotspot_data_fraction) as u64 == 0 || self.hotspot_data_fraction >= 1.0) {
-            return Err(WorkloadError::parameter("hotspotdatafraction", "leaves the hot set or the cold set without records"));
+        if self.request_distribution == RequestDistribution::Hotspot
+            && ((self.record_count as f64 * self.hotspot_data_fraction) as u64 == 0
+                || self.hotspot_data_fraction >= 1.0)
+        {
+            return Err(WorkloadError::parameter(
+                "hotspotdatafraction",
+                "leaves the hot set or the cold set without records",
+            ));
         }
         Ok(())
     }
@@ -268,12 +306,22 @@ impl OperationStream {
         let expected_inserts = (w.operation_count as f64 * w.proportions[2] / total * 2.0) as u64;
         let chooser = match w.request_distribution {
             RequestDistribution::Uniform => KeyChooser::Uniform,
-            RequestDistribution::Zipfian => KeyChooser::Zipfian(ScrambledZipfian::new(0, w.record_count + expected_inserts, w.zipfian_constant)),
+            RequestDistribution::Zipfian => {
+                KeyChooser::Zipfian(ScrambledZipfian::new(0, w.record_count + expected_inserts, w.zipfian_constant))
+            }
             RequestDistribution::Latest => KeyChooser::Latest(Latest::new(w.record_count, w.zipfian_constant)),
             RequestDistribution::Hotspot => KeyChooser::Hotspot,
         };
-        let scan_zipf = (w.scan_length_distribution == ScanLengthDistribution::Zipfian).then(|| Zipfian::new(w.min_scan_length as u64, w.max_scan_length as u64, ZIPFIAN_CONSTANT));
-        Ok(OperationStream { next_insert: w.record_count, workload: w, rng: ChaCha8Rng::seed_from_u64(seed), cumulative, chooser, scan_zipf })
+        let scan_zipf = (w.scan_length_distribution == ScanLengthDistribution::Zipfian)
+            .then(|| Zipfian::new(w.min_scan_length as u64, w.max_scan_length as u64, ZIPFIAN_CONSTANT));
+        Ok(OperationStream {
+            next_insert: w.record_count,
+            workload: w,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            cumulative,
+            chooser,
+            scan_zipf,
+        })
     }
 
     pub fn workload(&self) -> &CoreWorkload {

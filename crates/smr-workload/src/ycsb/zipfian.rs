@@ -43,7 +43,10 @@ pub struct Zipfian {
 impl Zipfian {
     /// Numbers in `min..=max`, with constant `theta` (> 0).
     pub fn new(min: u64, max: u64, theta: f64) -> Zipfian {
-        assert!(max >= min && theta > 0.0 && theta.is_finite(), "checked by the callers: a range and a positive constant");
+        assert!(
+            max >= min && theta > 0.0 && theta.is_finite(),
+            "checked by the callers: a range and a positive constant"
+        );
         let mut head = Vec::with_capacity(HEAD_TERMS as usize);
         let mut total = 0.0;
         for j in 1..=HEAD_TERMS {

@@ -7,10 +7,14 @@ use crate::stats::chi_square_upper_tail;
 /// Chi-square goodness of fit of observed counts to probabilities (the last bin takes the rest).
 fn fit(counts: &[u64], probabilities: &[f64]) -> f64 {
     let n: u64 = counts.iter().sum();
-    let stat: f64 = counts.iter().zip(probabilities).map(|(&c, &p)| {
-        let e = p * n as f64;
-        (c as f64 - e).powi(2) / e
-    }).sum();
+    let stat: f64 = counts
+        .iter()
+        .zip(probabilities)
+        .map(|(&c, &p)| {
+            let e = p * n as f64;
+            (c as f64 - e).powi(2) / e
+        })
+        .sum();
     chi_square_upper_tail(stat, counts.len() - 1)
 }
 

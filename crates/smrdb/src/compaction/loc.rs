@@ -40,7 +40,8 @@ pub fn pick(version: &Version, options: &Options, band_size: u64, pointers: &[(u
         vec![next.clone()]
     };
     let (lo, hi) = key_span(&chosen)?;
-    let below: Vec<Arc<Table>> = version.levels[level + 1].iter().filter(|t| t.meta.overlaps(&lo, &hi)).cloned().collect();
+    let below: Vec<Arc<Table>> =
+        version.levels[level + 1].iter().filter(|t| t.meta.overlaps(&lo, &hi)).cloned().collect();
     let pointer = Some((level as u32, hi));
     if chosen.len() == 1 && below.is_empty() {
         return Some(Compaction { inputs: chosen, output_level: level + 1, is_move: true, pointer });
@@ -57,7 +58,11 @@ fn level_zero_inputs(version: &Version) -> Vec<Arc<Table>> {
     let mut chosen = vec![l0[0].clone()];
     loop {
         let (lo, hi) = key_span(&chosen).expect("at least the oldest band");
-        let more: Vec<Arc<Table>> = l0.iter().filter(|t| !chosen.iter().any(|c| c.meta.id == t.meta.id) && t.meta.overlaps(&lo, &hi)).cloned().collect();
+        let more: Vec<Arc<Table>> = l0
+            .iter()
+            .filter(|t| !chosen.iter().any(|c| c.meta.id == t.meta.id) && t.meta.overlaps(&lo, &hi))
+            .cloned()
+            .collect();
         if more.is_empty() {
             return chosen;
         }

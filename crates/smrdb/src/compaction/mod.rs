@@ -58,7 +58,13 @@ fn older_elsewhere(outside: &[(Vec<u8>, Vec<u8>)], key: &[u8]) -> bool {
 
 /// Merges the inputs into new tables in fresh bands; returns their metadata (ids from
 /// `next_id`). On error the bands taken so far are retired and nothing else changed.
-pub fn run(env: &Env, shape: TableShape, c: &Compaction, version: &Version, next_id: &mut dyn FnMut() -> u64) -> Result<Vec<TableMeta>> {
+pub fn run(
+    env: &Env,
+    shape: TableShape,
+    c: &Compaction,
+    version: &Version,
+    next_id: &mut dyn FnMut() -> u64,
+) -> Result<Vec<TableMeta>> {
     let outside = outside_ranges(version, c.output_level, &c.input_ids());
     let mut sources: Vec<Box<dyn Source + Send>> = Vec::new();
     for t in &c.inputs {
@@ -79,7 +85,13 @@ pub fn outside_ranges(version: &Version, output_level: usize, ids: &[u64]) -> Ve
 
 /// Merges `sources` (in internal-key order each) into new tables in fresh bands, keeping the
 /// newest version of each key and dropping tombstones that hide nothing in `outside`.
-pub fn merge_into_tables(env: &Env, shape: TableShape, sources: Vec<Box<dyn Source + Send>>, outside: &[(Vec<u8>, Vec<u8>)], next_id: &mut dyn FnMut() -> u64) -> Result<Vec<TableMeta>> {
+pub fn merge_into_tables(
+    env: &Env,
+    shape: TableShape,
+    sources: Vec<Box<dyn Source + Send>>,
+    outside: &[(Vec<u8>, Vec<u8>)],
+    next_id: &mut dyn FnMut() -> u64,
+) -> Result<Vec<TableMeta>> {
     let mut merge = Merge::new(sources);
     let mut outputs = Vec::new();
     let mut builder: Option<TableBuilder> = None;
@@ -96,7 +108,8 @@ pub fn merge_into_tables(env: &Env, shape: TableShape, sources: Vec<Box<dyn Sour
                     }
                     if builder.is_none() {
                         let band = env.allocate("a compaction")?;
-                        builder = Some(TableBuilder::new(env, &env.stats.compaction_bytes_written, shape, next_id(), band));
+                        builder =
+                            Some(TableBuilder::new(env, &env.stats.compaction_bytes_written, shape, next_id(), band));
                     }
                     builder.as_mut().expect("made just above").add(e.key, e.tag, e.value)?;
                 }

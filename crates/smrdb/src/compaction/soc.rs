@@ -40,10 +40,18 @@ pub fn pick(version: &Version, options: &Options) -> Option<Compaction> {
 /// The sequentiality of `band` with respect to every other table of the version, in [0, 1].
 pub fn sequentiality(band: &Table, version: &Version) -> f64 {
     let own_total = band.meta.histogram.total_bytes().max(1) as f64;
-    let others: Vec<&Arc<Table>> = version.tables().map(|(_, t)| t).filter(|t| t.meta.id != band.meta.id && ranges_meet(&t.meta, &band.meta)).collect();
+    let others: Vec<&Arc<Table>> = version
+        .tables()
+        .map(|(_, t)| t)
+        .filter(|t| t.meta.id != band.meta.id && ranges_meet(&t.meta, &band.meta))
+        .collect();
     let mut score = 0.0;
     for (lo, hi, own) in band.meta.histogram.ranges(&band.meta.smallest) {
-        let foreign: u64 = others.iter().filter(|t| t.meta.overlaps(lo, hi)).map(|t| t.meta.histogram.bytes_in(&t.meta.smallest, lo, hi)).sum();
+        let foreign: u64 = others
+            .iter()
+            .filter(|t| t.meta.overlaps(lo, hi))
+            .map(|t| t.meta.histogram.bytes_in(&t.meta.smallest, lo, hi))
+            .sum();
         let own_f = own as f64;
         score += (own_f / own_total) * (own_f / (own_f + foreign as f64).max(1.0));
     }
@@ -111,7 +119,11 @@ pub fn deepest_key(tables: &[Arc<Table>]) -> Option<(Vec<u8>, usize)> {
 }
 
 /// The least sequential of `candidates` passing `eligible`.
-fn least_sequential<'a>(candidates: &[&'a Arc<Table>], version: &Version, eligible: impl Fn(&Arc<Table>) -> bool) -> Option<&'a Arc<Table>> {
+fn least_sequential<'a>(
+    candidates: &[&'a Arc<Table>],
+    version: &Version,
+    eligible: impl Fn(&Arc<Table>) -> bool,
+) -> Option<&'a Arc<Table>> {
     candidates
         .iter()
         .filter(|t| eligible(t))
@@ -123,6 +135,8 @@ fn least_sequential<'a>(candidates: &[&'a Arc<Table>], version: &Version, eligib
 /// `band` and every level 1 band newer than it that overlaps it.
 fn newer_overlapping(band: &Arc<Table>, version: &Version) -> Vec<Arc<Table>> {
     let mut out = vec![band.clone()];
-    out.extend(version.levels[1].iter().filter(|t| t.meta.id > band.meta.id && ranges_meet(&t.meta, &band.meta)).cloned());
+    out.extend(
+        version.levels[1].iter().filter(|t| t.meta.id > band.meta.id && ranges_meet(&t.meta, &band.meta)).cloned(),
+    );
     out
 }

@@ -51,7 +51,10 @@ impl Inner {
     pub(crate) fn due(&self, shape: &Shape, pointers: &[(u32, Vec<u8>)]) -> Option<Pick> {
         let l0_bytes: u64 = shape.units.iter().map(|u| u.bytes).sum();
         let l0_bands = self.options.buffer_bands[0];
-        if !shape.units.is_empty() && (l0_bytes >= l0_bands.saturating_mul(self.geometry.band_size) || shape.units.len() as u64 >= 4 * l0_bands) {
+        if !shape.units.is_empty()
+            && (l0_bytes >= l0_bands.saturating_mul(self.geometry.band_size)
+                || shape.units.len() as u64 >= 4 * l0_bands)
+        {
             return Some(self.level_zero(shape));
         }
         let (level, _) = (1..LEVELS - 1)
@@ -60,11 +63,18 @@ impl Inner {
             .max_by(|a, b| a.1.total_cmp(&b.1))?;
         let tables = &shape.version.levels[level];
         let pointer = pointers.iter().find(|(l, _)| *l as usize == level).map(|(_, k)| k.as_slice());
-        let chosen = tables.iter().find(|t| pointer.is_none_or(|p| t.meta.largest.as_slice() > p)).unwrap_or(&tables[0]).clone();
+        let chosen =
+            tables.iter().find(|t| pointer.is_none_or(|p| t.meta.largest.as_slice() > p)).unwrap_or(&tables[0]).clone();
         let below = overlapping(shape, level + 1, &chosen.meta.smallest, &chosen.meta.largest);
         let pointer = Some((level as u32, chosen.meta.largest.clone()));
         let is_move = below.is_empty();
-        Some(Pick { units: Vec::new(), tables: std::iter::once(chosen).chain(below).collect(), output_level: level + 1, is_move, pointer })
+        Some(Pick {
+            units: Vec::new(),
+            tables: std::iter::once(chosen).chain(below).collect(),
+            output_level: level + 1,
+            is_move,
+            pointer,
+        })
     }
 
     /// Every unit of level 0 with the level 1 tables their keys overlap.
@@ -86,7 +96,13 @@ impl Inner {
         let tables = &shape.version.levels[level];
         let (lo, hi) = key_span(tables)?;
         let below = overlapping(shape, level + 1, &lo, &hi);
-        Some(Pick { units: Vec::new(), tables: tables.iter().cloned().chain(below).collect(), output_level: level + 1, is_move: false, pointer: None })
+        Some(Pick {
+            units: Vec::new(),
+            tables: tables.iter().cloned().chain(below).collect(),
+            output_level: level + 1,
+            is_move: false,
+            pointer: None,
+        })
     }
 
     /// The background thread: size-triggered compactions as soon as they are due, aggressive
@@ -109,7 +125,12 @@ impl Inner {
                             break (p, true);
                         }
                     }
-                    c = self.guarded.work.wait_timeout(c, self.options.check_interval).unwrap_or_else(|p| p.into_inner()).0;
+                    c = self
+                        .guarded
+                        .work
+                        .wait_timeout(c, self.options.check_interval)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
                 }
             };
             let outcome = self.run(pick, aggressive);
@@ -117,7 +138,8 @@ impl Inner {
                 last_triggered = Instant::now();
             }
             if let Err(e) = outcome {
-                lock(&self.guarded.current).standing.background_error = Some(format!("a background compaction failed: {e}"));
+                lock(&self.guarded.current).standing.background_error =
+                    Some(format!("a background compaction failed: {e}"));
             }
             self.guarded.progress.notify_all();
         }
@@ -154,9 +176,13 @@ impl Inner {
                 sources.push(Box::new(TableIter::new(t.clone(), b"", ReadPurpose::Compaction)?));
             }
             let outside = outside_ranges(&version, pick.output_level, &removed);
-            let metas = merge_into_tables(&self.disk, self.table_shape, sources, &outside, &mut || self.next_table_id.fetch_add(1, Relaxed))?;
+            let metas = merge_into_tables(&self.disk, self.table_shape, sources, &outside, &mut || {
+                self.next_table_id.fetch_add(1, Relaxed)
+            })?;
             let bands: Vec<u64> = metas.iter().map(|m| m.band).collect();
-            let opened = self.disk.sync().and_then(|()| metas.into_iter().map(|m| Table::open(self.disk.clone(), m).map(Arc::new)).collect::<Result<Vec<_>>>());
+            let opened = self.disk.sync().and_then(|()| {
+                metas.into_iter().map(|m| Table::open(self.disk.clone(), m).map(Arc::new)).collect::<Result<Vec<_>>>()
+            });
             match opened {
                 Ok(tables) => tables.into_iter().map(|t| (pick.output_level, t)).collect(),
                 Err(e) => {
@@ -185,7 +211,8 @@ impl Inner {
         next.write(&self.disk)?;
         c.pointers.clone_from(&next.compact_pointers);
         *meta = next;
-        let units: Vec<Arc<Unit>> = c.shape.units.iter().filter(|u| !pick.units.iter().any(|p| Arc::ptr_eq(p, u))).cloned().collect();
+        let units: Vec<Arc<Unit>> =
+            c.shape.units.iter().filter(|u| !pick.units.iter().any(|p| Arc::ptr_eq(p, u))).cloned().collect();
         c.shape = Arc::new(Shape { units, version: Arc::new(next_version) });
         drop(c);
         drop(meta);

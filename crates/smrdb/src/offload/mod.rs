@@ -46,9 +46,9 @@ use crate::batch::WriteBatch;
 use crate::device::{BandDevice, Shared};
 use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::guarded::{CurrentState, Guarded, Standing};
 use crate::iter::{DbIter, MemSource, Merge};
 use crate::key::Found;
-use crate::guarded::{CurrentState, Guarded, Standing};
 use crate::lifecycle::{Closing, Lifecycle};
 use crate::lock::LockFile;
 use crate::log::writer::LogWriter;
@@ -218,14 +218,23 @@ impl OffloadDb {
     pub fn open(dir: &Path, options: OffloadOptions) -> Result<OffloadDb> {
         let nvram_path = options.nvram_path.clone().unwrap_or_else(|| dir.join("nvram"));
         crate::files::check_present(dir, &[device_path(dir), nvram_path.clone()], options.base.create_if_missing)?;
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.display().to_string(), op: "create folder", source })?;
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.display().to_string(),
+            op: "create folder",
+            source,
+        })?;
         let lock = LockFile::acquire(dir)?;
         let store = dir.display().to_string();
         let base = Options { compaction: Some(crate::options::Scheme::Loc), ..options.base.clone() };
         let disk = crate::recovery::open_file_device(&device_path(dir), &store, &base)?;
         let band = disk.geometry().zone_size;
-        let nvram_options = Options { band_size: Some(band), capacity: Some(options.nvram_capacity.unwrap_or(DEFAULT_NVRAM_BANDS * band)), ..Options::default() };
-        let nvram: Box<dyn BandDevice> = Box::new(Shared::new(open::open_nvram_file(&nvram_path, &store, &nvram_options)?));
+        let nvram_options = Options {
+            band_size: Some(band),
+            capacity: Some(options.nvram_capacity.unwrap_or(DEFAULT_NVRAM_BANDS * band)),
+            ..Options::default()
+        };
+        let nvram: Box<dyn BandDevice> =
+            Box::new(Shared::new(open::open_nvram_file(&nvram_path, &store, &nvram_options)?));
         let mut db = Self::open_devices(Box::new(Shared::new(disk)), Some(nvram), store, options)?;
         db.life.hold(lock);
         Ok(db)
@@ -233,10 +242,18 @@ impl OffloadDb {
 
     /// Opens the store on any disk device and, when offloading, NVRAM device (a zoned device
     /// of the disk's band size with no conventional zones).
-    pub fn open_devices(disk: Box<dyn BandDevice>, nvram: Option<Box<dyn BandDevice>>, store: String, options: OffloadOptions) -> Result<OffloadDb> {
+    pub fn open_devices(
+        disk: Box<dyn BandDevice>,
+        nvram: Option<Box<dyn BandDevice>>,
+        store: String,
+        options: OffloadOptions,
+    ) -> Result<OffloadDb> {
         let inner = Arc::new(open::recover(disk, nvram, store, options)?);
         let background = inner.clone();
-        let life = Lifecycle::start(inner.clone(), Some(("smrdb-offload-compaction", Box::new(move || background.work_loop()))))?;
+        let life = Lifecycle::start(
+            inner.clone(),
+            Some(("smrdb-offload-compaction", Box::new(move || background.work_loop()))),
+        )?;
         Ok(OffloadDb { inner, life })
     }
 
@@ -356,7 +373,8 @@ impl Inner {
         let d = &self.disk.stats;
         let nv = self.nvram.as_ref().map(|n| &n.stats);
         let sum = |f: fn(&crate::env::Stats) -> u64| f(d) + nv.map_or(0, f);
-        let unit_bytes = |nvram: bool| shape.units.iter().filter(|u| u.on_nvram == nvram).map(|u| u.user_bytes).sum::<u64>();
+        let unit_bytes =
+            |nvram: bool| shape.units.iter().filter(|u| u.on_nvram == nvram).map(|u| u.user_bytes).sum::<u64>();
         OffloadStats {
             band_size: self.geometry.band_size,
             offload: self.options.offload && self.nvram.is_some(),

@@ -30,28 +30,48 @@ pub fn open_nvram_file(path: &Path, store: &str, options: &Options) -> Result<Fi
     let device_error = |source| Error::Device { store: store.to_string(), source };
     let g = options.new_geometry()?;
     if !path.exists() {
-        return FileZonedDevice::create(path, FileGeometry { zone_size: g.band_size, zones: g.zones, conventional: 0 }).map_err(device_error);
+        return FileZonedDevice::create(path, FileGeometry { zone_size: g.band_size, zones: g.zones, conventional: 0 })
+            .map_err(device_error);
     }
     let device = FileZonedDevice::open(path).map_err(device_error)?;
     if device.geometry().zone_size != g.band_size || device.geometry().conventional != 0 {
-        return Err(Error::ParameterMismatch { store: store.into(), parameter: "band_size", stored: format!("{} (NVRAM device {})", device.geometry().zone_size, path.display()), requested: g.band_size.to_string() });
+        return Err(Error::ParameterMismatch {
+            store: store.into(),
+            parameter: "band_size",
+            stored: format!("{} (NVRAM device {})", device.geometry().zone_size, path.display()),
+            requested: g.band_size.to_string(),
+        });
     }
     Ok(device)
 }
 
 /// Opens the offloading store on `disk` and, if given, the NVRAM device.
-pub fn recover(disk: Box<dyn BandDevice>, nvram: Option<Box<dyn BandDevice>>, store: String, options: OffloadOptions) -> Result<Inner> {
+pub fn recover(
+    disk: Box<dyn BandDevice>,
+    nvram: Option<Box<dyn BandDevice>>,
+    store: String,
+    options: OffloadOptions,
+) -> Result<Inner> {
     if options.base.compaction == Some(Scheme::Soc) {
-        return Err(Error::InvalidOption { option: "compaction", problem: "the offloading store compacts LevelDB-style (loc) only".into() });
+        return Err(Error::InvalidOption {
+            option: "compaction",
+            problem: "the offloading store compacts LevelDB-style (loc) only".into(),
+        });
     }
     if let Some(&bands) = options.buffer_bands.iter().find(|&&b| b > MAX_BUFFER_BANDS) {
-        return Err(Error::InvalidOption { option: "buffer_bands", problem: format!("a buffer level holds at most {MAX_BUFFER_BANDS} bands, not {bands}") });
+        return Err(Error::InvalidOption {
+            option: "buffer_bands",
+            problem: format!("a buffer level holds at most {MAX_BUFFER_BANDS} bands, not {bands}"),
+        });
     }
     let disk = Arc::new(Env::new(disk, store.clone()));
     let nvram = nvram.map(|d| Arc::new(Env::new(d, format!("{store} (NVRAM device)"))));
     if let Some(n) = &nvram {
         if n.band_size != disk.band_size || n.device.conventional_zones() != 0 {
-            return Err(Error::InvalidOption { option: "nvram", problem: format!("the NVRAM device needs {}-byte bands and no conventional zones", disk.band_size) });
+            return Err(Error::InvalidOption {
+                option: "nvram",
+                problem: format!("the NVRAM device needs {}-byte bands and no conventional zones", disk.band_size),
+            });
         }
     }
     let base = Options { compaction: Some(Scheme::Loc), ..options.base.clone() };
@@ -78,7 +98,11 @@ impl Reopen for Offloading {
     fn check_record(&self, env: &Env, record: &Manifest) -> Result<()> {
         let g = record.geometry;
         if g.scheme != Scheme::Loc || g.band_size != env.band_size || g.zones != env.device.zone_count() {
-            return Err(env.corruption("metadata", format!("record {}", record.number), "it does not describe an offloading store on this device"));
+            return Err(env.corruption(
+                "metadata",
+                format!("record {}", record.number),
+                "it does not describe an offloading store on this device",
+            ));
         }
         Ok(())
     }
@@ -120,7 +144,12 @@ impl Reopen for Offloading {
         let Offloading { nvram, options, units, dead_disk_bands, last_sequence } = self;
         let Found { manifest, geometry: g, limits, shape: table_shape, version } = found;
         if free.is_empty() {
-            return Err(Error::DeviceFull { store: disk.store.clone(), purpose: "the first unsorted band", bands: g.zones - METADATA_ZONES, band_size: disk.band_size });
+            return Err(Error::DeviceFull {
+                store: disk.store.clone(),
+                purpose: "the first unsorted band",
+                bands: g.zones - METADATA_ZONES,
+                band_size: disk.band_size,
+            });
         }
         let open_band = free.remove(0);
         let units: Vec<Arc<Unit>> = units.into_iter().map(Arc::new).collect();
@@ -146,12 +175,26 @@ impl Reopen for Offloading {
             table_shape,
             guarded: Guarded::new(
                 Writer {
-                    open: OpenUnit { on_nvram: false, band: open_band, log: LogWriter::new(open_band, limits.log_buffer), index: UnitIndex::new(), first_sequence: None, last_sequence: 0, user_bytes: 0 },
+                    open: OpenUnit {
+                        on_nvram: false,
+                        band: open_band,
+                        log: LogWriter::new(open_band, limits.log_buffer),
+                        index: UnitIndex::new(),
+                        first_sequence: None,
+                        last_sequence: 0,
+                        user_bytes: 0,
+                    },
                     parked: None,
                     last_sequence,
                 },
                 record,
-                Current { mem: Arc::new(MemTable::new(options.base.block_size)), shape: Arc::new(Shape { units, version: Arc::new(version) }), visible_sequence: last_sequence, standing: Standing::default(), pointers },
+                Current {
+                    mem: Arc::new(MemTable::new(options.base.block_size)),
+                    shape: Arc::new(Shape { units, version: Arc::new(version) }),
+                    visible_sequence: last_sequence,
+                    standing: Standing::default(),
+                    pointers,
+                },
             ),
             options,
             next_table_id,

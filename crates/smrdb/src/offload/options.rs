@@ -52,20 +52,53 @@ pub const MIN_INTERVAL: Duration = Duration::from_millis(1);
 pub const MAX_OFFLOAD_DELAY: Duration = Duration::from_secs(1);
 
 const SECONDS: Kind = Kind::Duration { unit: TimeUnit::Seconds };
-pub const L0_BUFFER_BANDS: ParamSpec = ParamSpec::new("l0_buffer_bands", Kind::Whole, "10", "bands of unsorted units in level 0 before it is compacted (§5.3)");
-pub const L1_BUFFER_BANDS: ParamSpec = ParamSpec::new("l1_buffer_bands", Kind::Whole, "10", "bands of buffer level 1 before it is compacted (§5.3)");
-pub const L2_BUFFER_BANDS: ParamSpec = ParamSpec::new("l2_buffer_bands", Kind::Whole, "100", "bands of buffer level 2 before it is compacted (§5.3)");
-pub const OFFLOAD: ParamSpec = ParamSpec::new("offload", Kind::Bool, "true", "offload writes to the NVRAM device while a compaction runs (false: the variant's baseline)");
-pub const NVRAM_CAPACITY: ParamSpec = ParamSpec::new("nvram_capacity", Kind::Size, NONE, "bytes of the NVRAM device (default: 256 bands)")
-    .open("the thesis's 16 GiB flash partition at 64 MiB bands, kept in bands for other band sizes");
-pub const CHECK_INTERVAL: ParamSpec = ParamSpec::new("check_interval", SECONDS, "1", "time between the periodic checker's looks, at least 1 ms")
-    .open("the thesis says the checker runs periodically, not how often");
-pub const QUIET_INTERVAL: ParamSpec = ParamSpec::new("quiet_interval", SECONDS, "5", "time without a size-triggered compaction that counts as quiet, at least 1 ms")
-    .open("the thesis merges buffer levels down when writes are quiet, without saying how long that is");
-pub const OFFLOAD_DELAY: ParamSpec = ParamSpec::new("offload_delay", SECONDS, "0", "time each write sleeps while the NVRAM device is crowded, at most 1 s (§5.4.2's variant: 10 us; 0: never)");
+pub const L0_BUFFER_BANDS: ParamSpec = ParamSpec::new(
+    "l0_buffer_bands",
+    Kind::Whole,
+    "10",
+    "bands of unsorted units in level 0 before it is compacted (§5.3)",
+);
+pub const L1_BUFFER_BANDS: ParamSpec =
+    ParamSpec::new("l1_buffer_bands", Kind::Whole, "10", "bands of buffer level 1 before it is compacted (§5.3)");
+pub const L2_BUFFER_BANDS: ParamSpec =
+    ParamSpec::new("l2_buffer_bands", Kind::Whole, "100", "bands of buffer level 2 before it is compacted (§5.3)");
+pub const OFFLOAD: ParamSpec = ParamSpec::new(
+    "offload",
+    Kind::Bool,
+    "true",
+    "offload writes to the NVRAM device while a compaction runs (false: the variant's baseline)",
+);
+pub const NVRAM_CAPACITY: ParamSpec =
+    ParamSpec::new("nvram_capacity", Kind::Size, NONE, "bytes of the NVRAM device (default: 256 bands)")
+        .open("the thesis's 16 GiB flash partition at 64 MiB bands, kept in bands for other band sizes");
+pub const CHECK_INTERVAL: ParamSpec =
+    ParamSpec::new("check_interval", SECONDS, "1", "time between the periodic checker's looks, at least 1 ms")
+        .open("the thesis says the checker runs periodically, not how often");
+pub const QUIET_INTERVAL: ParamSpec = ParamSpec::new(
+    "quiet_interval",
+    SECONDS,
+    "5",
+    "time without a size-triggered compaction that counts as quiet, at least 1 ms",
+)
+.open("the thesis merges buffer levels down when writes are quiet, without saying how long that is");
+pub const OFFLOAD_DELAY: ParamSpec = ParamSpec::new(
+    "offload_delay",
+    SECONDS,
+    "0",
+    "time each write sleeps while the NVRAM device is crowded, at most 1 s (§5.4.2's variant: 10 us; 0: never)",
+);
 
 /// The offloading store's own options.
-pub const OFFLOAD_TUNING: ParamList = &[&[L0_BUFFER_BANDS, L1_BUFFER_BANDS, L2_BUFFER_BANDS, OFFLOAD, NVRAM_CAPACITY, CHECK_INTERVAL, QUIET_INTERVAL, OFFLOAD_DELAY]];
+pub const OFFLOAD_TUNING: ParamList = &[&[
+    L0_BUFFER_BANDS,
+    L1_BUFFER_BANDS,
+    L2_BUFFER_BANDS,
+    OFFLOAD,
+    NVRAM_CAPACITY,
+    CHECK_INTERVAL,
+    QUIET_INTERVAL,
+    OFFLOAD_DELAY,
+]];
 
 impl OffloadOptions {
     /// The options of an opening over SMRDB's `base`: each of `OFFLOAD_TUNING` as `given` says
@@ -75,7 +108,10 @@ impl OffloadOptions {
         let interval = |spec: &ParamSpec, r: &mut ParamReader<'_>| {
             let interval = Duration::from_nanos(r.duration(spec)?);
             if interval < MIN_INTERVAL {
-                return Err(r.error(spec, format!("{} s is shorter than {} s", interval.as_secs_f64(), MIN_INTERVAL.as_secs_f64())));
+                return Err(r.error(
+                    spec,
+                    format!("{} s is shorter than {} s", interval.as_secs_f64(), MIN_INTERVAL.as_secs_f64()),
+                ));
             }
             Ok(interval)
         };
@@ -90,7 +126,14 @@ impl OffloadOptions {
             offload_delay: Duration::from_nanos(r.duration(&OFFLOAD_DELAY)?),
         };
         if options.offload_delay > MAX_OFFLOAD_DELAY {
-            return Err(r.error(&OFFLOAD_DELAY, format!("{} s is longer than {} s", options.offload_delay.as_secs_f64(), MAX_OFFLOAD_DELAY.as_secs_f64())));
+            return Err(r.error(
+                &OFFLOAD_DELAY,
+                format!(
+                    "{} s is longer than {} s",
+                    options.offload_delay.as_secs_f64(),
+                    MAX_OFFLOAD_DELAY.as_secs_f64()
+                ),
+            ));
         }
         Ok(options)
     }
@@ -99,7 +142,8 @@ impl OffloadOptions {
 impl Default for OffloadOptions {
     /// SMRDB's default options, and each of `OFFLOAD_TUNING` at its declared default.
     fn default() -> Self {
-        OffloadOptions::tuned(Options::default(), &mut Params::new()).expect("the offloading store's declared defaults parse")
+        OffloadOptions::tuned(Options::default(), &mut Params::new())
+            .expect("the offloading store's declared defaults parse")
     }
 }
 
@@ -109,11 +153,21 @@ mod tests {
 
     #[test]
     fn given_options_are_read_through_their_declarations() {
-        let given = &mut Params::parse(&["l2_buffer_bands=7", "offload=no", "check_interval=20ms", "offload_delay=0.00001", "nvram_capacity=1MiB"]).unwrap();
+        let given = &mut Params::parse(&[
+            "l2_buffer_bands=7",
+            "offload=no",
+            "check_interval=20ms",
+            "offload_delay=0.00001",
+            "nvram_capacity=1MiB",
+        ])
+        .unwrap();
         let options = OffloadOptions::tuned(Options::default(), given).unwrap();
         assert_eq!(options.buffer_bands[2], 7);
         assert!(!options.offload);
-        assert_eq!((options.check_interval, options.offload_delay, options.nvram_capacity), (Duration::from_millis(20), Duration::from_micros(10), Some(1 << 20)));
+        assert_eq!(
+            (options.check_interval, options.offload_delay, options.nvram_capacity),
+            (Duration::from_millis(20), Duration::from_micros(10), Some(1 << 20))
+        );
     }
 
     #[test]

@@ -6,20 +6,29 @@ use rand_chacha::ChaCha8Rng;
 use smr_zoned::MemZonedDevice;
 
 use super::*;
-use crate::scratch::scratch;
 use crate::device::Shared;
+use crate::scratch::scratch;
 
 const BAND: u64 = 256 << 10;
 const ZONES: u64 = 160;
 
 fn options(offload: bool) -> OffloadOptions {
-    let base = Options { band_size: Some(BAND), capacity: Some(ZONES * BAND), log_buffer: Some(4096), ..Options::default() };
-    OffloadOptions { base, buffer_bands: [2, 2, 4], offload, check_interval: Duration::from_millis(10), quiet_interval: Duration::from_millis(50), ..OffloadOptions::default() }
+    let base =
+        Options { band_size: Some(BAND), capacity: Some(ZONES * BAND), log_buffer: Some(4096), ..Options::default() };
+    OffloadOptions {
+        base,
+        buffer_bands: [2, 2, 4],
+        offload,
+        check_interval: Duration::from_millis(10),
+        quiet_interval: Duration::from_millis(50),
+        ..OffloadOptions::default()
+    }
 }
 
 fn memory_store(offload: bool) -> OffloadDb {
     let disk = Box::new(Shared::new(MemZonedDevice::new(BAND, ZONES, 2).unwrap()));
-    let nvram: Option<Box<dyn BandDevice>> = offload.then(|| Box::new(Shared::new(MemZonedDevice::new(BAND, 64, 0).unwrap())) as Box<dyn BandDevice>);
+    let nvram: Option<Box<dyn BandDevice>> =
+        offload.then(|| Box::new(Shared::new(MemZonedDevice::new(BAND, 64, 0).unwrap())) as Box<dyn BandDevice>);
     OffloadDb::open_devices(disk, nvram, "test store".into(), options(offload)).unwrap()
 }
 
@@ -92,7 +101,13 @@ fn writes_go_to_nvram_only_while_a_compaction_runs() {
     let never_quiet = |offload| {
         let disk = Box::new(Shared::new(MemZonedDevice::new(BAND, ZONES, 2).unwrap()));
         let nvram: Option<Box<dyn BandDevice>> = Some(Box::new(Shared::new(MemZonedDevice::new(BAND, 64, 0).unwrap())));
-        OffloadDb::open_devices(disk, nvram, "test store".into(), OffloadOptions { quiet_interval: Duration::from_secs(3600), ..options(offload) }).unwrap()
+        OffloadDb::open_devices(
+            disk,
+            nvram,
+            "test store".into(),
+            OffloadOptions { quiet_interval: Duration::from_secs(3600), ..options(offload) },
+        )
+        .unwrap()
     };
     let db = never_quiet(true);
     let mut model = BTreeMap::new();
@@ -101,7 +116,10 @@ fn writes_go_to_nvram_only_while_a_compaction_runs() {
     assert_eq!((s.compactions, s.offloaded_writes), (0, 0), "no compaction yet, so nothing offloaded");
     churn_until_offloaded(&db, &mut model, 3, 20_000);
     let busy = db.stats();
-    assert!(busy.compactions > 0 && busy.offloaded_writes > 0 && busy.offloaded_writes < busy.puts + busy.deletes, "{busy:?}");
+    assert!(
+        busy.compactions > 0 && busy.offloaded_writes > 0 && busy.offloaded_writes < busy.puts + busy.deletes,
+        "{busy:?}"
+    );
     // The first write after the last compaction seals the unit that compaction opened on the
     // NVRAM device, and a sealed unit can bring level 0 to its size: write once and let what
     // that starts finish, so that what follows is measured from rest.
@@ -184,7 +202,13 @@ fn writes_sleep_only_with_a_delay_and_while_the_nvram_device_is_crowded() {
     let store = |delay: Duration| {
         let disk = Box::new(Shared::new(MemZonedDevice::new(BAND, ZONES, 2).unwrap()));
         let nvram: Option<Box<dyn BandDevice>> = Some(Box::new(Shared::new(MemZonedDevice::new(BAND, 4, 0).unwrap())));
-        OffloadDb::open_devices(disk, nvram, "test store".into(), OffloadOptions { offload_delay: delay, ..options(true) }).unwrap()
+        OffloadDb::open_devices(
+            disk,
+            nvram,
+            "test store".into(),
+            OffloadOptions { offload_delay: delay, ..options(true) },
+        )
+        .unwrap()
     };
     let delayed = store(Duration::from_micros(10));
     let mut model = BTreeMap::new();

@@ -36,7 +36,10 @@ pub type UnitIndex = BTreeMap<Vec<u8>, Slot>;
 /// Adds a record's entries to an index (later versions replace earlier ones).
 pub fn index_record(index: &mut UnitIndex, offset: u64, first_sequence: u64, batch: &WriteBatch, payload_len: usize) {
     for (i, (kind, key, _)) in batch.entries().enumerate() {
-        index.insert(key.to_vec(), Slot { sequence: first_sequence + i as u64, kind, offset, len: payload_len as u32, entry: i as u32 });
+        index.insert(
+            key.to_vec(),
+            Slot { sequence: first_sequence + i as u64, kind, offset, len: payload_len as u32, entry: i as u32 },
+        );
     }
 }
 
@@ -57,8 +60,27 @@ pub struct Unit {
 
 impl Unit {
     #[allow(clippy::too_many_arguments)] // a unit's description, field by field
-    pub fn new(env: Arc<Env>, band: u64, on_nvram: bool, index: UnitIndex, bytes: u64, first_sequence: u64, last_sequence: u64, user_bytes: u64) -> Unit {
-        Unit { env, band, on_nvram, index, bytes, first_sequence, last_sequence, user_bytes, obsolete: AtomicBool::new(false) }
+    pub fn new(
+        env: Arc<Env>,
+        band: u64,
+        on_nvram: bool,
+        index: UnitIndex,
+        bytes: u64,
+        first_sequence: u64,
+        last_sequence: u64,
+        user_bytes: u64,
+    ) -> Unit {
+        Unit {
+            env,
+            band,
+            on_nvram,
+            index,
+            bytes,
+            first_sequence,
+            last_sequence,
+            user_bytes,
+            obsolete: AtomicBool::new(false),
+        }
     }
 
     /// Rebuilds a unit from its band's frames (recovery); `None` if the band holds no record.
@@ -71,7 +93,13 @@ impl Unit {
                 at = end;
                 continue;
             }
-            let (seq, batch) = WriteBatch::decode(payload).ok_or_else(|| env.corruption("unsorted band record", format!("band {band}, byte {at}"), "checksum holds but the write batch is malformed"))?;
+            let (seq, batch) = WriteBatch::decode(payload).ok_or_else(|| {
+                env.corruption(
+                    "unsorted band record",
+                    format!("band {band}, byte {at}"),
+                    "checksum holds but the write batch is malformed",
+                )
+            })?;
             index_record(&mut index, at as u64, seq, &batch, payload.len());
             first.get_or_insert(seq);
             last = seq + batch.len() as u64 - 1;
@@ -100,7 +128,18 @@ impl Unit {
 
     /// The value of `slot`'s entry from the frame starting at `at` in `bytes`.
     fn entry_value(&self, bytes: &[u8], at: usize, slot: &Slot) -> Result<Vec<u8>> {
-        let damaged = || self.env.corruption("unsorted band record", format!("band {}{}, byte {}", self.band, if self.on_nvram { " of the NVRAM device" } else { "" }, slot.offset), "checksum mismatch or malformed batch");
+        let damaged = || {
+            self.env.corruption(
+                "unsorted band record",
+                format!(
+                    "band {}{}, byte {}",
+                    self.band,
+                    if self.on_nvram { " of the NVRAM device" } else { "" },
+                    slot.offset
+                ),
+                "checksum mismatch or malformed batch",
+            )
+        };
         let (payload, _) = frame_at(bytes, at).ok_or_else(damaged)?;
         let (_, batch) = WriteBatch::decode(payload).ok_or_else(damaged)?;
         let value = batch.entries().nth(slot.entry as usize).map(|(_, _, v)| v.to_vec());

@@ -83,7 +83,15 @@ impl Inner {
                 (false, self.disk_band(w)?)
             }
         };
-        let fresh = OpenUnit { on_nvram: next.0, band: next.1, log: LogWriter::new(next.1, self.limits.log_buffer), index: UnitIndex::new(), first_sequence: None, last_sequence: 0, user_bytes: 0 };
+        let fresh = OpenUnit {
+            on_nvram: next.0,
+            band: next.1,
+            log: LogWriter::new(next.1, self.limits.log_buffer),
+            index: UnitIndex::new(),
+            first_sequence: None,
+            last_sequence: 0,
+            user_bytes: 0,
+        };
         let old = std::mem::replace(&mut w.open, fresh);
         self.seal(w, old)
     }
@@ -121,7 +129,16 @@ impl Inner {
         if let Err(e) = old.log.sync(&env) {
             return Err(self.guarded.log_failed("sealing a unit", e));
         }
-        let unit = Arc::new(Unit::new(env, old.band, old.on_nvram, std::mem::take(&mut old.index), old.log.position(), first, old.last_sequence, old.user_bytes));
+        let unit = Arc::new(Unit::new(
+            env,
+            old.band,
+            old.on_nvram,
+            std::mem::take(&mut old.index),
+            old.log.position(),
+            first,
+            old.last_sequence,
+            old.user_bytes,
+        ));
         {
             let mut c = lock(&self.guarded.current);
             let mut units = c.shape.units.clone();

@@ -83,7 +83,10 @@ impl<'e> TableBuilder<'e> {
     /// Whether an entry of these sizes still fits in the band together with everything the
     /// table must end with (the open block's index entry, the filter, the footer).
     pub fn fits(&self, key_len: usize, value_len: usize) -> bool {
-        let data = self.appended + self.pending.len() as u64 + self.block.finished_len() as u64 + block_entry_bytes(key_len, value_len);
+        let data = self.appended
+            + self.pending.len() as u64
+            + self.block.finished_len() as u64
+            + block_entry_bytes(key_len, value_len);
         // Two more index entries at most: the open block's and one the new entry may open.
         let index = self.index_bytes + 2 * (key_len as u64 + 30);
         let filter = ((self.hashes.len() as u64 + 1) * self.shape.bloom_bits_per_key as u64).div_ceil(8).max(8) + 1 + 4;
@@ -92,7 +95,10 @@ impl<'e> TableBuilder<'e> {
 
     /// Adds an entry; entries come in internal-key order and the caller checked `fits`.
     pub fn add(&mut self, key: &[u8], tag: u64, value: &[u8]) -> Result<()> {
-        debug_assert!(self.last.as_ref().is_none_or(|(k, t)| key::compare(k, *t, key, tag).is_lt()), "entries out of order");
+        debug_assert!(
+            self.last.as_ref().is_none_or(|(k, t)| key::compare(k, *t, key, tag).is_lt()),
+            "entries out of order"
+        );
         if self.smallest.is_none() {
             self.smallest = Some(key.to_vec());
         }
@@ -122,7 +128,12 @@ impl<'e> TableBuilder<'e> {
         }
         let (last_key, last_tag) = self.last.clone().expect("a non-empty block has a last entry");
         let bytes = self.block.finish();
-        let entry = IndexEntry { last_key: last_key.clone(), last_tag, offset: self.appended + self.pending.len() as u64, len: bytes.len() as u64 };
+        let entry = IndexEntry {
+            last_key: last_key.clone(),
+            last_tag,
+            offset: self.appended + self.pending.len() as u64,
+            len: bytes.len() as u64,
+        };
         self.index_bytes += entry.encoded_len();
         self.block_sizes.push((last_key, entry.len));
         self.index.push(entry);

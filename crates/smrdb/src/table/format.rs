@@ -45,7 +45,13 @@ impl Footer {
         }
         let mut cur = Cursor::new(&bytes[8..]);
         let mut field = || cur.u64().expect("the footer's length was checked");
-        let footer = Footer { index_offset: field(), index_len: field(), filter_offset: field(), filter_len: field(), entries: field() };
+        let footer = Footer {
+            index_offset: field(),
+            index_len: field(),
+            filter_offset: field(),
+            filter_len: field(),
+            entries: field(),
+        };
         let crc = u32::from_le_bytes(bytes[48..52].try_into().expect("4 bytes"));
         if crc32fast::hash(&bytes[..48]) != crc {
             return Err("footer checksum mismatch".into());
@@ -65,7 +71,11 @@ pub struct IndexEntry {
 
 impl IndexEntry {
     pub fn encoded_len(&self) -> u64 {
-        (varint_len(self.last_key.len() as u64) + self.last_key.len() + 8 + varint_len(self.offset) + varint_len(self.len)) as u64
+        (varint_len(self.last_key.len() as u64)
+            + self.last_key.len()
+            + 8
+            + varint_len(self.offset)
+            + varint_len(self.len)) as u64
     }
 }
 
@@ -90,7 +100,13 @@ mod tests {
 
     #[test]
     fn the_footer_has_its_fixed_length_and_catches_damage() {
-        let f = Footer { index_offset: 1 << 20, index_len: 300, filter_offset: (1 << 20) + 300, filter_len: 90, entries: 1234 };
+        let f = Footer {
+            index_offset: 1 << 20,
+            index_len: 300,
+            filter_offset: (1 << 20) + 300,
+            filter_len: 90,
+            entries: 1234,
+        };
         let bytes = f.encode();
         assert_eq!(bytes.len() as u64, FOOTER_LEN);
         assert_eq!(Footer::decode(&bytes), Ok(f));

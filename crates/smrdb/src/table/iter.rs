@@ -38,7 +38,17 @@ impl TableIter {
     /// Positioned at the first entry at or after `start` (all versions of it).
     pub fn new(table: Arc<Table>, start: &[u8], purpose: ReadPurpose) -> Result<Self> {
         let block = table.find_block(start, u64::MAX);
-        let mut it = TableIter { table, purpose, chunk: Vec::new(), chunk_first: 0, chunk_end: 0, block, entry: 0, block_range: (0, 0), here: None };
+        let mut it = TableIter {
+            table,
+            purpose,
+            chunk: Vec::new(),
+            chunk_first: 0,
+            chunk_end: 0,
+            block,
+            entry: 0,
+            block_range: (0, 0),
+            here: None,
+        };
         if it.block < it.table.blocks() {
             it.load(it.block)?;
             let view = it.view();
@@ -57,7 +67,9 @@ impl TableIter {
         if !(self.chunk_first..self.chunk_end).contains(&block) {
             let start = self.table.index_entry(block).offset;
             let mut end = block + 1;
-            while end < self.table.blocks() && self.table.index_entry(end).offset + self.table.index_entry(end).len - start <= READ_AHEAD {
+            while end < self.table.blocks()
+                && self.table.index_entry(end).offset + self.table.index_entry(end).len - start <= READ_AHEAD
+            {
                 end += 1;
             }
             let stats = &self.table.env().stats;

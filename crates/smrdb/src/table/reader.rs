@@ -39,17 +39,33 @@ impl Table {
         }
         let mut footer = vec![0u8; FOOTER_LEN as usize];
         env.read(meta.band, meta.len - FOOTER_LEN, &mut footer)?;
-        let footer = Footer::decode(&footer).map_err(|p| env.corruption("table", location(&format!("footer at byte {}", meta.len - FOOTER_LEN)), p))?;
+        let footer = Footer::decode(&footer)
+            .map_err(|p| env.corruption("table", location(&format!("footer at byte {}", meta.len - FOOTER_LEN)), p))?;
         let tail_end = footer.filter_offset.checked_add(footer.filter_len);
-        if footer.index_offset.checked_add(footer.index_len) != Some(footer.filter_offset) || tail_end != Some(meta.len - FOOTER_LEN) || footer.index_len < 8 || footer.filter_len < 4 {
+        if footer.index_offset.checked_add(footer.index_len) != Some(footer.filter_offset)
+            || tail_end != Some(meta.len - FOOTER_LEN)
+            || footer.index_len < 8
+            || footer.filter_len < 4
+        {
             return Err(env.corruption("table", location("footer"), "index and filter bounds do not fit the table"));
         }
         let mut tail = vec![0u8; (footer.index_len + footer.filter_len) as usize];
         env.read(meta.band, footer.index_offset, &mut tail)?;
         let (index_bytes, filter_bytes) = tail.split_at(footer.index_len as usize);
-        let index = parse_index(checked(index_bytes).ok_or_else(|| env.corruption("table index", location(&format!("byte {}", footer.index_offset)), "checksum mismatch"))?, footer.index_offset)
-            .ok_or_else(|| env.corruption("table index", location(&format!("byte {}", footer.index_offset)), "malformed entries"))?;
-        let filter = checked(filter_bytes).ok_or_else(|| env.corruption("Bloom filter", location(&format!("byte {}", footer.filter_offset)), "checksum mismatch"))?.to_vec();
+        let index = parse_index(
+            checked(index_bytes).ok_or_else(|| {
+                env.corruption("table index", location(&format!("byte {}", footer.index_offset)), "checksum mismatch")
+            })?,
+            footer.index_offset,
+        )
+        .ok_or_else(|| {
+            env.corruption("table index", location(&format!("byte {}", footer.index_offset)), "malformed entries")
+        })?;
+        let filter = checked(filter_bytes)
+            .ok_or_else(|| {
+                env.corruption("Bloom filter", location(&format!("byte {}", footer.filter_offset)), "checksum mismatch")
+            })?
+            .to_vec();
         let heads = (head(&meta.smallest), head(&meta.largest));
         Ok(Table { env, meta, heads, index, filter, obsolete: AtomicBool::new(false) })
     }
@@ -106,7 +122,11 @@ impl Table {
     }
 
     pub fn damaged_block(&self, e: &IndexEntry, problem: String) -> crate::Error {
-        self.env.corruption("data block", format!("band {} (table {}), bytes {}..{}", self.meta.band, self.meta.id, e.offset, e.offset + e.len), problem)
+        self.env.corruption(
+            "data block",
+            format!("band {} (table {}), bytes {}..{}", self.meta.band, self.meta.id, e.offset, e.offset + e.len),
+            problem,
+        )
     }
 
     /// The newest version of `key` (whose `bloom::hash_key` is `hash`) at or below `snapshot`

@@ -82,7 +82,8 @@ mod tests {
         let hashes: Vec<u64> = keys.iter().map(|k| hash_key(k)).collect();
         let filter = build(&hashes, 10);
         assert!(hashes.iter().all(|&h| may_contain(&filter, h)), "no false negatives");
-        let false_positives = (0..10_000u32).filter(|i| may_contain(&filter, hash_key(format!("other{i:08}").as_bytes()))).count();
+        let false_positives =
+            (0..10_000u32).filter(|i| may_contain(&filter, hash_key(format!("other{i:08}").as_bytes()))).count();
         assert!(false_positives < 200, "{false_positives} false positives in 10,000 (expected about 1 %)");
     }
 

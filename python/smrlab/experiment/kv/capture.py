@@ -27,8 +27,10 @@ from pathlib import Path
 from smrlab.errors import UsageError
 
 MARK = 7_000_000_000
-SYSCALLS = ("open,openat,creat,close,read,write,pread64,pwrite64,readv,writev,preadv,pwritev,preadv2,pwritev2,lseek,"
-            "fsync,fdatasync,sync_file_range,ftruncate,unlink,unlinkat,rename,renameat,renameat2,mmap")
+SYSCALLS = (
+    "open,openat,creat,close,read,write,pread64,pwrite64,readv,writev,preadv,pwritev,preadv2,pwritev2,lseek,"
+    "fsync,fdatasync,sync_file_range,ftruncate,unlink,unlinkat,rename,renameat,renameat2,mmap"
+)
 
 _COMPLETE = re.compile(r"^(\d+)\s+(\w+)\((.*)\)\s+=\s+(-?\d+)(?:<([^>]*)>)?")
 _UNFINISHED = re.compile(r"^(\d+)\s+(\w+)\((.*?)\s*<unfinished \.\.\.>$")
@@ -53,13 +55,33 @@ def run_traced(system: str, folder: Path, trace: dict, params: dict, seed: int) 
 def _traced(system: str, folder: Path, trace: dict, params: dict, seed: int) -> dict:
     from smrlab import _core
     from smrlab.experiment.kv.filelayout import lay_out
+
     if shutil.which("strace") is None:
         raise UsageError("the modelled setting of a peer store needs strace (apt-get install strace)")
     with tempfile.TemporaryDirectory(prefix="smrlab-capture-") as scratch:
         spec, out, log = Path(scratch) / "cell.json", Path(scratch) / "out.json", Path(scratch) / "strace.log"
-        spec.write_text(json.dumps({"system": system, "folder": str(folder), "trace": trace, "params": params, "seed": seed}))
-        command = ["strace", "-f", "-qq", "-s", "0", "-y", "-e", f"trace={SYSCALLS}", "-e", "signal=none", "-o", str(log),
-                   sys.executable, "-m", "smrlab.experiment.kv.capture", str(spec), str(out)]
+        spec.write_text(
+            json.dumps({"system": system, "folder": str(folder), "trace": trace, "params": params, "seed": seed})
+        )
+        command = [
+            "strace",
+            "-f",
+            "-qq",
+            "-s",
+            "0",
+            "-y",
+            "-e",
+            f"trace={SYSCALLS}",
+            "-e",
+            "signal=none",
+            "-o",
+            str(log),
+            sys.executable,
+            "-m",
+            "smrlab.experiment.kv.capture",
+            str(spec),
+            str(out),
+        ]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             tail = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
@@ -69,19 +91,29 @@ def _traced(system: str, folder: Path, trace: dict, params: dict, seed: int) -> 
             events = file_events(lines, folder)
     disk = lay_out(events)
     preset = params.get("disk", "desktop7200")
-    times = memoryview(_core.disk_service_times(preset, bytes(disk.writes), _u64(disk.offsets), _u64(disk.lengths))).cast("Q")
+    times = memoryview(
+        _core.disk_service_times(preset, bytes(disk.writes), _u64(disk.offsets), _u64(disk.lengths))
+    ).cast("Q")
     bounds = disk.phase_starts + [len(times)]
     for i, phase in enumerate(result["phases"]):
-        phase["disk_s"] = sum(times[bounds[i]:bounds[i + 1]]) / 1e9
+        phase["disk_s"] = sum(times[bounds[i] : bounds[i + 1]]) / 1e9
     reads = [n for w, n in zip(disk.writes, disk.lengths) if not w]
-    result["store"].update({"disk_reads": len(reads), "disk_read_bytes": sum(reads), "disk_writes": len(disk.writes) - len(reads),
-                            "disk_write_bytes": sum(disk.lengths) - sum(reads), "journal_commits": disk.journal_commits,
-                            "disk_s": sum(times) / 1e9})
+    result["store"].update(
+        {
+            "disk_reads": len(reads),
+            "disk_read_bytes": sum(reads),
+            "disk_writes": len(disk.writes) - len(reads),
+            "disk_write_bytes": sum(disk.lengths) - sum(reads),
+            "journal_commits": disk.journal_commits,
+            "disk_s": sum(times) / 1e9,
+        }
+    )
     return result
 
 
 def _u64(values: list[int]) -> bytes:
     import array
+
     return array.array("Q", values).tobytes()
 
 
@@ -93,7 +125,7 @@ def _args(text: str) -> list[str]:
         c = text[i]
         if quoted:
             if c == "\\":
-                current.append(text[i:i + 2])
+                current.append(text[i : i + 2])
                 i += 2
                 continue
             quoted = c != '"'
@@ -238,7 +270,7 @@ def _event(name, args, ret, ret_path, files, events, position, append, size) -> 
 def _paths(name: str, args: list[str], fd_path) -> list[str]:
     """The absolute paths an unlink or rename names (relative ones resolved at their folder)."""
     if name in ("unlink", "rename"):
-        return [_unquote(a) for a in args[:2 if name == "rename" else 1]]
+        return [_unquote(a) for a in args[: 2 if name == "rename" else 1]]
     pairs = [(args[0], args[1])] + ([(args[2], args[3])] if name.startswith("rename") else [])
     out = []
     for dir_arg, path_arg in pairs:
@@ -257,12 +289,20 @@ def _delete(path: str, files: _Files, events: list) -> None:
 def _child(spec_path: str, out_path: str) -> int:
     """The traced child: runs the cell, marking each phase's start for the trace."""
     from smrlab.experiment.kv import drive, stores
+
     spec = json.loads(Path(spec_path).read_text())
     if spec["system"] == "leveldb":
         stores.disable_leveldb_mmap()
     null = os.open(os.devnull, os.O_RDONLY)
-    result = drive.run(spec["system"], Path(spec["folder"]), spec["trace"], spec["params"], spec["seed"], modelled=True,
-                       marker=lambda index: os.lseek(null, MARK + index, os.SEEK_SET))
+    result = drive.run(
+        spec["system"],
+        Path(spec["folder"]),
+        spec["trace"],
+        spec["params"],
+        spec["seed"],
+        modelled=True,
+        marker=lambda index: os.lseek(null, MARK + index, os.SEEK_SET),
+    )
     Path(out_path).write_text(json.dumps(result))
     return 0
 

@@ -79,9 +79,14 @@ class KvCell:
         return self.given.get("setting", "model")
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "kv", "label": self.label, "system": self.system, "params": self.given,
-                "trace": {"name": self.trace_name, "checksum": self.trace.checksum(), "workload": self.trace.as_dict()},
-                "seed": self.seed}
+        return {
+            "kind": "kv",
+            "label": self.label,
+            "system": self.system,
+            "params": self.given,
+            "trace": {"name": self.trace_name, "checksum": self.trace.checksum(), "workload": self.trace.as_dict()},
+            "seed": self.seed,
+        }
 
     def key(self) -> str:
         return hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()[:16]
@@ -102,12 +107,16 @@ class KvCell:
             return Outcome(self.index, key, None, str(error))
         except (ValueError, TypeError, OSError, RuntimeError) as error:
             return Outcome(self.index, key, None, f"{type(error).__name__}: {error}")
-        result = {"config": {"system": self.system, "seed": self.seed, "params": dict(self.given), "setting": self.setting},
-                  "trace": {"name": self.trace_name, "footprint": None}, "kv": out}
+        result = {
+            "config": {"system": self.system, "seed": self.seed, "params": dict(self.given), "setting": self.setting},
+            "trace": {"name": self.trace_name, "footprint": None},
+            "kv": out,
+        }
         return Outcome(self.index, key, result, None)
 
     def _measure(self) -> dict:
         from smrlab.experiment.kv import capture, drive, offload, stores
+
         if self.system == stores.OFFLOAD:
             return offload.run(list(self.trace.steps), self.given, self.seed)
         modelled = self.setting == "model"
@@ -118,8 +127,14 @@ class KvCell:
             return drive.run(self.system, folder, self.trace.as_dict(), self.given, self.seed, modelled)
 
     def row(self, outcome: Outcome) -> dict[str, Any]:
-        row: dict[str, Any] = {"cell": outcome.key, "label": self.label, "system": self.system, "trace": self.trace_name,
-                               "seed": self.seed, **self.given}
+        row: dict[str, Any] = {
+            "cell": outcome.key,
+            "label": self.label,
+            "system": self.system,
+            "trace": self.trace_name,
+            "seed": self.seed,
+            **self.given,
+        }
         if outcome.result is not None:
             row.update(metrics(outcome.result["kv"], self.setting == "model"))
         row["error"] = outcome.error

@@ -13,8 +13,8 @@ Not here: the stores (``stores``), YCSB's operations (``ycsb``), the capture (``
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from smrlab.errors import UsageError
 from smrlab.experiment.kv import stores, ycsb
@@ -23,8 +23,15 @@ from smrlab.experiment.kv import stores, ycsb
 BENCH_PHASES = ("fillseq", "fillrandom", "overwrite", "readrandom", "readseq")
 
 
-def run(system: str, folder: Path, trace: dict, params: dict, seed: int, modelled: bool,
-        marker: Callable[[int], None] | None = None) -> dict:
+def run(
+    system: str,
+    folder: Path,
+    trace: dict,
+    params: dict,
+    seed: int,
+    modelled: bool,
+    marker: Callable[[int], None] | None = None,
+) -> dict:
     """Runs ``trace``'s phases on a new ``system`` store in ``folder``; returns the phases
     (name, operations, wall seconds, disk seconds where SMRDB timed them) and the store's
     counters."""
@@ -45,8 +52,14 @@ def run(system: str, folder: Path, trace: dict, params: dict, seed: int, modelle
                 ops = bench_phase(store, name, trace, sync, seed + index)
             wall = time.perf_counter() - started
             disk_after = store.disk_ns()
-            phases.append({"phase": name, "ops": ops, "wall_s": wall,
-                           "disk_s": None if disk_before is None else (disk_after - disk_before) / 1e9})
+            phases.append(
+                {
+                    "phase": name,
+                    "ops": ops,
+                    "wall_s": wall,
+                    "disk_s": None if disk_before is None else (disk_after - disk_before) / 1e9,
+                }
+            )
         if marker:
             marker(len(phases))
         store.settle()
@@ -62,7 +75,10 @@ def phase_names(trace: dict) -> list[str]:
 
 def bench_phase(store, name: str, trace: dict, sync: bool, seed: int) -> int:
     from smrlab.kv import run_workload
+
     if name not in BENCH_PHASES:
         raise UsageError(f"phase '{name}' is none of {', '.join(BENCH_PHASES)}")
-    result = run_workload(store, name, int(trace["count"]), int(trace.get("value_size", 4096)), 1 if sync else 0, seed=seed)
+    result = run_workload(
+        store, name, int(trace["count"]), int(trace.get("value_size", 4096)), 1 if sync else 0, seed=seed
+    )
     return result.ops

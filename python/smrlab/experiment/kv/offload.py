@@ -26,7 +26,17 @@ import math
 from smrlab.errors import UsageError
 
 SYSTEM = "smrdb-offload"
-PARAMS = ("offload", "offload_delay_us", "disk", "band_size", "capacity", "buffer_bands", "threads", "value_size", "setting")
+PARAMS = (
+    "offload",
+    "offload_delay_us",
+    "disk",
+    "band_size",
+    "capacity",
+    "buffer_bands",
+    "threads",
+    "value_size",
+    "setting",
+)
 OFFLOAD_TARGETS = ("nvram", "disk", "none")
 # The longest write delay a cell may ask for, in microseconds (the core refuses above a second).
 MAX_OFFLOAD_DELAY_US = 1_000_000
@@ -38,6 +48,7 @@ STOP_AFTER = 3.0
 def check_steps(steps) -> list[dict]:
     """The steps of a ``steps`` workload, or a UsageError naming what is wrong."""
     from smrlab.experiment.kv.schema import STEP
+
     step_keys = set(STEP)
     if not isinstance(steps, list) or not steps or not all(isinstance(s, dict) for s in steps):
         raise UsageError("traces.steps must be a non-empty list of tables {name, workload, process, rate, duration}")
@@ -46,15 +57,21 @@ def check_steps(steps) -> list[dict]:
         unknown = sorted(set(step) - step_keys)
         missing = sorted(step_keys - set(step))
         if unknown or missing:
-            raise UsageError(f"traces.steps: a step {'has unknown key ' + repr(unknown[0]) if unknown else 'needs ' + repr(missing[0])} "
-                             f"(keys: {', '.join(sorted(step_keys))})")
+            raise UsageError(
+                f"traces.steps: a step {'has unknown key ' + repr(unknown[0]) if unknown else 'needs ' + repr(missing[0])} "
+                f"(keys: {', '.join(sorted(step_keys))})"
+            )
         if step["workload"] not in ("insert", "a", "b", "c", "d", "e", "f"):
             raise UsageError(f"traces.steps: workload '{step['workload']}' is none of insert, a-f")
         for key in ("rate", "duration"):
             if isinstance(step[key], bool) or not isinstance(step[key], (int, float)) or not step[key] > 0:
-                raise UsageError(f"traces.steps: step '{step['name']}': {key} must be a positive number, not {step[key]!r}")
+                raise UsageError(
+                    f"traces.steps: step '{step['name']}': {key} must be a positive number, not {step[key]!r}"
+                )
         if step["process"] not in ("constant", "poisson", "selfsimilar", "diurnal"):
-            raise UsageError(f"traces.steps: step '{step['name']}': process '{step['process']}' is none of constant, poisson, selfsimilar, diurnal")
+            raise UsageError(
+                f"traces.steps: step '{step['name']}': process '{step['process']}' is none of constant, poisson, selfsimilar, diurnal"
+            )
         if step["name"] in names:
             raise UsageError(f"traces.steps: two steps are named '{step['name']}'")
         names.add(step["name"])
@@ -75,6 +92,7 @@ def run(steps: list[dict], params: dict, seed: int) -> dict:
     turns into a row."""
     from smrlab import workload
     from smrlab.kv import size
+
     offload = params.get("offload", "nvram")
     if offload not in OFFLOAD_TARGETS:
         raise UsageError(f"offload '{offload}' is none of {', '.join(OFFLOAD_TARGETS)}")
@@ -90,31 +108,56 @@ def run(steps: list[dict], params: dict, seed: int) -> dict:
         raise UsageError(f"value_size must be 1 to {MAX_VALUE_SIZE:,} bytes, not {value_size:,}")
     # None: the store's declared buffer levels.
     bands = tuple(int(b) for b in str(params["buffer_bands"]).split(",")) if "buffer_bands" in params else None
-    store = workload.WorkloadStore(offload_store=True, disk=params.get("disk", "desktop7200"),
-                                   band_size=size(params.get("band_size", "4MiB"), "band_size"),
-                                   capacity=size(params.get("capacity", "8GiB"), "capacity"),
-                                   offload=offload != "none", offload_to="disk" if offload == "disk" else "nvram",
-                                   offload_delay=delay_us / 1e6, buffer_bands=bands)
+    store = workload.WorkloadStore(
+        offload_store=True,
+        disk=params.get("disk", "desktop7200"),
+        band_size=size(params.get("band_size", "4MiB"), "band_size"),
+        capacity=size(params.get("capacity", "8GiB"), "capacity"),
+        offload=offload != "none",
+        offload_to="disk" if offload == "disk" else "nvram",
+        offload_delay=delay_us / 1e6,
+        buffer_bands=bands,
+    )
     phases, records = [], 1
     try:
         for index, step in enumerate(steps):
-            result = workload.run_ycsb(store, "a" if step["workload"] == "insert" else step["workload"], _properties(step, records, value_size),
-                                       process=step["process"], rate=float(step["rate"]), duration=float(step["duration"]),
-                                       threads=int(params.get("threads", 8)), seed=seed + index, load=index == 0,
-                                       stop_after=STOP_AFTER * float(step["duration"]))
+            result = workload.run_ycsb(
+                store,
+                "a" if step["workload"] == "insert" else step["workload"],
+                _properties(step, records, value_size),
+                process=step["process"],
+                rate=float(step["rate"]),
+                duration=float(step["duration"]),
+                threads=int(params.get("threads", 8)),
+                seed=seed + index,
+                load=index == 0,
+                stop_after=STOP_AFTER * float(step["duration"]),
+            )
             summary = result["summary"]
-            records += sum(l["count"] for op, l in summary["by_op"] if op == "insert")
-            phases.append({"phase": step["name"], "ops": summary["requests"] - summary["failed"], "wall_s": summary["elapsed_s"],
-                           "disk_s": None, "p99_ms": summary["latency"]["p99_ns"] / 1e6, "unissued": summary["unissued"]})
+            records += sum(lat["count"] for op, lat in summary["by_op"] if op == "insert")
+            phases.append(
+                {
+                    "phase": step["name"],
+                    "ops": summary["requests"] - summary["failed"],
+                    "wall_s": summary["elapsed_s"],
+                    "disk_s": None,
+                    "p99_ms": summary["latency"]["p99_ns"] / 1e6,
+                    "unissued": summary["unissued"],
+                }
+            )
         stats = json.loads(store.stats())
     finally:
         store.close()
     written = max(1, stats["user_bytes"])
-    return {"phases": phases, "store": {
-        "offloaded_pct": 100 * stats["offloaded_user_bytes"] / written,
-        "compaction_read_pct": 100 * stats["compaction_bytes_read"] / written,
-        "compaction_rewritten_pct": 100 * stats["compaction_bytes_written"] / written,
-        "unsorted_pct": 100 * stats["unsorted_user_bytes"] / written,
-        "unsorted_on_nvram_pct": 100 * stats["unsorted_nvram_user_bytes"] / written,
-        "compactions": stats["compactions"],
-        "delayed_writes": stats["delayed_writes"]}}
+    return {
+        "phases": phases,
+        "store": {
+            "offloaded_pct": 100 * stats["offloaded_user_bytes"] / written,
+            "compaction_read_pct": 100 * stats["compaction_bytes_read"] / written,
+            "compaction_rewritten_pct": 100 * stats["compaction_bytes_written"] / written,
+            "unsorted_pct": 100 * stats["unsorted_user_bytes"] / written,
+            "unsorted_on_nvram_pct": 100 * stats["unsorted_nvram_user_bytes"] / written,
+            "compactions": stats["compactions"],
+            "delayed_writes": stats["delayed_writes"],
+        },
+    }

@@ -12,23 +12,36 @@ from smrlab.experiment.schema import PARAMS, REPRODUCES, TEXT, _file_keys, _obje
 WHOLE = {"type": "integer", "minimum": 1}
 STEP = {
     "name": (TEXT, "the step's name: its metrics are NAME_ops_per_s, NAME_p99_ms, NAME_unissued"),
-    "workload": ({"enum": ["insert", "a", "b", "c", "d", "e", "f"]}, "insert (1 KB random inserts) or a YCSB core workload"),
+    "workload": (
+        {"enum": ["insert", "a", "b", "c", "d", "e", "f"]},
+        "insert (1 KB random inserts) or a YCSB core workload",
+    ),
     "process": ({"enum": ["constant", "poisson", "selfsimilar", "diurnal"]}, "the arrival process"),
     "rate": ({"type": "number", "exclusiveMinimum": 0}, "arrivals per second"),
     "duration": ({"type": "number", "exclusiveMinimum": 0}, "seconds of arrivals"),
 }
 TRACE = {
     "name": (TEXT, "the workload's name in the results"),
-    "phases": ({"type": "array", "minItems": 1, "items": {"enum": ["fillseq", "fillrandom", "overwrite", "readrandom", "readseq"]}},
-               "db_bench-style phases, in order on one store"),
+    "phases": (
+        {
+            "type": "array",
+            "minItems": 1,
+            "items": {"enum": ["fillseq", "fillrandom", "overwrite", "readrandom", "readseq"]},
+        },
+        "db_bench-style phases, in order on one store",
+    ),
     "count": (WHOLE, "phases: operations per phase, and the key space"),
     "value_size": (WHOLE, "bytes of each value"),
-    "ycsb": ({"type": "array", "minItems": 1, "items": {"enum": ["load", "a", "b", "c", "d", "e", "f"]}},
-             "YCSB's load and core workloads, in order on one store"),
+    "ycsb": (
+        {"type": "array", "minItems": 1, "items": {"enum": ["load", "a", "b", "c", "d", "e", "f"]}},
+        "YCSB's load and core workloads, in order on one store",
+    ),
     "records": (WHOLE, "ycsb: records the load inserts"),
     "operations": (WHOLE, "ycsb: operations per workload"),
-    "steps": ({"type": "array", "minItems": 1, "items": _object(STEP, required=list(STEP))},
-              "arrival-driven YCSB steps in order on one smrdb-offload store, paced in real time"),
+    "steps": (
+        {"type": "array", "minItems": 1, "items": _object(STEP, required=list(STEP))},
+        "arrival-driven YCSB steps in order on one smrdb-offload store, paced in real time",
+    ),
 }
 SYSTEM = {
     "label": (TEXT, "its name in the results (default: the store's); unique in the file"),
@@ -44,14 +57,22 @@ def top_keys() -> dict[str, tuple[dict, str]]:
     keys = {
         "kind": ({"const": "kv"}, "kv: stores and workloads instead of simulated systems and block traces"),
         **{k: shared[k] for k in ("name", "title", "description", "seeds", "metrics")},
-        "traces": ({"type": "array", "minItems": 1, "items": _object(TRACE)},
-                   "the workloads: phases, ycsb or steps, with their sizes"),
+        "traces": (
+            {"type": "array", "minItems": 1, "items": _object(TRACE)},
+            "the workloads: phases, ycsb or steps, with their sizes",
+        ),
         "reproduces": (_object(REPRODUCES), "the paper figure or table it reproduces"),
-        "params": (PARAMS, "parameters for every store that takes them (setting, threads, sync, band_size, ...); a list is a grid axis"),
+        "params": (
+            PARAMS,
+            "parameters for every store that takes them (setting, threads, sync, band_size, ...); a list is a grid axis",
+        ),
         "systems": ({"type": "array", "minItems": 1, "items": _object(SYSTEM, required=["system"])}, "the stores"),
         "figure": (_object(figure_keys()), "the figure drawn from the results"),
     }
-    keys["quick"] = (_object({k: keys[k] for k in QUICK}), "keys that replace the file's own in a quick run: smaller workloads")
+    keys["quick"] = (
+        _object({k: keys[k] for k in QUICK}),
+        "keys that replace the file's own in a quick run: smaller workloads",
+    )
     return keys
 
 

@@ -42,11 +42,20 @@ from pathlib import Path
 from typing import Any
 
 from smrlab.errors import UsageError
-
 from smrlab.experiment.kv import schema, stores
 from smrlab.experiment.kv.cell import KvCell, Workload
 from smrlab.experiment.schema import check_types
-from smrlab.experiment.spec import REPRODUCES_KEYS, Experiment, SystemRun, _fail, _figure, _name, _table, grid, top_level
+from smrlab.experiment.spec import (
+    REPRODUCES_KEYS,
+    Experiment,
+    SystemRun,
+    _fail,
+    _figure,
+    _name,
+    _table,
+    grid,
+    top_level,
+)
 from smrlab.experiment.spec import _values as values
 
 TOP_KEYS = set(schema.top_keys())
@@ -54,7 +63,10 @@ QUICK_KEYS = set(schema.QUICK)
 TRACE_KEYS = set(schema.TRACE)
 SYSTEM_KEYS = set(schema.SYSTEM)
 SETTINGS = ("model", "fs")
-PHASES = {"phases": ("fillseq", "fillrandom", "overwrite", "readrandom", "readseq"), "ycsb": ("load", "a", "b", "c", "d", "e", "f")}
+PHASES = {
+    "phases": ("fillseq", "fillrandom", "overwrite", "readrandom", "readseq"),
+    "ycsb": ("load", "a", "b", "c", "d", "e", "f"),
+}
 
 
 class KvExperiment(Experiment):
@@ -85,11 +97,15 @@ def _workload(source: Path, entry: Any) -> tuple[str, Workload]:
     entry = _table(source, "a [[traces]] entry", entry, TRACE_KEYS)
     kinds = [k for k in ("phases", "ycsb", "steps") if k in entry]
     if len(kinds) != 1:
-        raise _fail(source, "a [[traces]] entry needs one of phases (db_bench-style), ycsb (load and workloads a-f) "
-                            "or steps (arrival-driven YCSB steps, for smrdb-offload)")
+        raise _fail(
+            source,
+            "a [[traces]] entry needs one of phases (db_bench-style), ycsb (load and workloads a-f) "
+            "or steps (arrival-driven YCSB steps, for smrdb-offload)",
+        )
     kind = kinds[0]
     if kind == "steps":
         from smrlab.experiment.kv.offload import check_steps
+
         try:
             steps = check_steps(entry["steps"])
         except UsageError as error:
@@ -104,7 +120,11 @@ def _workload(source: Path, entry: Any) -> tuple[str, Workload]:
             raise _fail(source, f"traces.{kind}: '{step}' is none of {', '.join(PHASES[kind])}")
     if len(set(steps)) != len(steps):
         raise _fail(source, f"traces.{kind}: each phase may appear once (its metrics are named after it)")
-    numbers = {key: _whole(source, f"traces.{key}", entry[key]) for key in ("count", "value_size", "records", "operations") if key in entry}
+    numbers = {
+        key: _whole(source, f"traces.{key}", entry[key])
+        for key in ("count", "value_size", "records", "operations")
+        if key in entry
+    }
     name = str(entry.get("name", kind))
     return name, Workload(name, kind, tuple(steps), numbers)
 
@@ -144,18 +164,29 @@ def parse(document: dict, source: Path, quick: bool = False) -> KvExperiment:
         if not any(stores.takes(s, key) for s in stores.SYSTEMS):
             raise _fail(source, f"params: no store takes a parameter '{key}'")
     seeds = document.get("seeds", [1])
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in seeds):
+    if (
+        not isinstance(seeds, list)
+        or not seeds
+        or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in seeds)
+    ):
         raise _fail(source, "seeds must be a non-empty list of whole numbers from 0 to 2^63-1")
     traces = dict(_workload(source, entry) for entry in document["traces"])
     for workload in traces.values():
         for entry in runs:
             if (workload.kind == "steps") != (entry.system == stores.OFFLOAD):
-                raise _fail(source, f"trace '{workload.name}' ({workload.kind}) cannot run on {entry.system}: steps of arrivals run on "
-                                    f"{stores.OFFLOAD}, and only they do")
+                raise _fail(
+                    source,
+                    f"trace '{workload.name}' ({workload.kind}) cannot run on {entry.system}: steps of arrivals run on "
+                    f"{stores.OFFLOAD}, and only they do",
+                )
     return KvExperiment(
-        name=_name(source, document["name"]), traces=traces,
-        systems=runs, params=params, seeds=seeds,
-        title=str(document.get("title", "")), description=str(document.get("description", "")),
+        name=_name(source, document["name"]),
+        traces=traces,
+        systems=runs,
+        params=params,
+        seeds=seeds,
+        title=str(document.get("title", "")),
+        description=str(document.get("description", "")),
         metrics=[str(m) for m in document.get("metrics", [])],
         reproduces=_table(source, "reproduces", document.get("reproduces", {}), REPRODUCES_KEYS),
         figure=_figure(source, document.get("figure", {})),

@@ -32,9 +32,22 @@ OFFLOAD = "smrdb-offload"
 SYSTEMS = SMRDB + PEERS + (OFFLOAD,)
 
 # SMRDB's options a cell may set (grid parameters of the same names).
-SMRDB_TUNING = ("l0_compaction_trigger", "l0_slowdown_trigger", "l0_stop_trigger", "l0_max_inputs", "l1_overlap_trigger",
-                "levels", "l1_bands", "level_ratio", "log_buffer", "block_size", "bloom_bits_per_key", "histogram_bytes",
-                "slowdown_micros", "write_log")
+SMRDB_TUNING = (
+    "l0_compaction_trigger",
+    "l0_slowdown_trigger",
+    "l0_stop_trigger",
+    "l0_max_inputs",
+    "l1_overlap_trigger",
+    "levels",
+    "l1_bands",
+    "level_ratio",
+    "log_buffer",
+    "block_size",
+    "bloom_bits_per_key",
+    "histogram_bytes",
+    "slowdown_micros",
+    "write_log",
+)
 # What every store takes: where it runs, the client threads, per-write sync, the band size
 # (a peer's write buffer), the disk preset of the modelled setting, the peers' block cache.
 COMMON = ("setting", "threads", "sync", "band_size", "disk", "block_cache", "capacity")
@@ -46,12 +59,14 @@ def takes(system: str, key: str) -> bool:
     """Whether ``system`` reads the parameter ``key``."""
     if system == OFFLOAD:
         from smrlab.experiment.kv.offload import PARAMS
+
         return key in PARAMS
     return key in COMMON or (system in SMRDB and key in SMRDB_TUNING)
 
 
 def _size(text, name: str) -> int:
     from smrlab.kv import size
+
     return size(text, name)
 
 
@@ -73,6 +88,7 @@ def open_store(system: str, folder: Path, params: dict, modelled: bool):
 class SmrdbAdapter:
     def __init__(self, folder: Path, scheme: str, band: int, params: dict, modelled: bool):
         from smrlab.kv import DB
+
         tuning = {}
         for key in SMRDB_TUNING:
             if key in params:
@@ -80,8 +96,15 @@ class SmrdbAdapter:
         capacity = params.get("capacity")  # None: SMRDB's 1024 bands
         self.modelled = modelled
         # Modelled: the device in memory (its time is the model's; no real sync to wait for).
-        self.db = DB(None if modelled else folder, band_size=band, compaction=scheme, capacity=capacity,
-                     disk=params.get("disk", "desktop7200") if modelled else None, background=not modelled, **tuning)
+        self.db = DB(
+            None if modelled else folder,
+            band_size=band,
+            compaction=scheme,
+            capacity=capacity,
+            disk=params.get("disk", "desktop7200") if modelled else None,
+            background=not modelled,
+            **tuning,
+        )
 
     def put(self, key: bytes, value: bytes, sync: bool) -> None:
         self.db.put(key, value, sync)
@@ -120,8 +143,15 @@ class SmrdbAdapter:
             "blocks_per_get": s["get_blocks_read"] / s["table_gets"] if s["table_gets"] else None,
         }
         if "disk_busy_ns" in s:
-            out.update({"disk_reads": s["disk_reads"], "disk_read_bytes": s["disk_read_bytes"], "disk_writes": s["disk_writes"],
-                        "disk_write_bytes": s["disk_write_bytes"], "disk_s": s["disk_busy_ns"] / 1e9})
+            out.update(
+                {
+                    "disk_reads": s["disk_reads"],
+                    "disk_read_bytes": s["disk_read_bytes"],
+                    "disk_writes": s["disk_writes"],
+                    "disk_write_bytes": s["disk_write_bytes"],
+                    "disk_s": s["disk_busy_ns"] / 1e9,
+                }
+            )
         return out
 
     def close(self) -> None:
@@ -151,6 +181,7 @@ def _bool(text) -> bool:
 def _quiet_folder(folder: Path, quiet: float = 0.5, limit: float = 120.0) -> None:
     """Waits until no file under ``folder`` changed size for ``quiet`` seconds (a peer's
     background compaction finished): the peers have no call that waits for it."""
+
     def sizes():
         out = {}
         for path in glob.glob(str(folder / "*")):
@@ -159,6 +190,7 @@ def _quiet_folder(folder: Path, quiet: float = 0.5, limit: float = 120.0) -> Non
             except FileNotFoundError:
                 pass
         return out
+
     start = time.monotonic()
     last, changed = sizes(), time.monotonic()
     while time.monotonic() - start < limit:
@@ -179,6 +211,7 @@ def disable_leveldb_mmap() -> None:
     import subprocess
 
     import plyvel
+
     libs = glob.glob(os.path.join(os.path.dirname(plyvel.__file__), "..", "plyvel.libs", "libleveldb*"))
     if not libs:
         raise UsageError("plyvel's bundled libleveldb was not found: cannot trace LevelDB's reads")
@@ -221,8 +254,11 @@ class PeerAdapter:
 class LevelDbAdapter(PeerAdapter):
     def __init__(self, folder: Path, buffer: int, cache: int):
         import plyvel
+
         self.folder = folder
-        self.db = plyvel.DB(str(folder), create_if_missing=True, write_buffer_size=buffer, lru_cache_size=cache, compression=None)
+        self.db = plyvel.DB(
+            str(folder), create_if_missing=True, write_buffer_size=buffer, lru_cache_size=cache, compression=None
+        )
 
     def put(self, key: bytes, value: bytes, sync: bool) -> None:
         self.db.put(key, value, sync=sync)
@@ -247,6 +283,7 @@ class LevelDbAdapter(PeerAdapter):
 class RocksDbAdapter(PeerAdapter):
     def __init__(self, folder: Path, buffer: int, cache: int):
         from rocksdict import BlockBasedOptions, Cache, DBCompressionType, Options, Rdict, WriteOptions
+
         options = Options(raw_mode=True)
         options.create_if_missing(True)
         options.set_write_buffer_size(buffer)

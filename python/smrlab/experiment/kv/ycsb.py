@@ -41,12 +41,16 @@ class State:
 
     def properties(self, records: int, operations: int) -> list[tuple[str, str]]:
         # One field of value_size bytes: a record is one value (smr_workload's choice).
-        return [("recordcount", str(records)), ("operationcount", str(operations)),
-                ("fieldcount", "1"), ("fieldlength", str(self.value_size))]
+        return [
+            ("recordcount", str(records)),
+            ("operationcount", str(operations)),
+            ("fieldcount", "1"),
+            ("fieldlength", str(self.value_size)),
+        ]
 
     def value(self, n: int) -> bytes:
         at = (n * 97) % (len(self.values) - self.value_size)
-        return self.values[at:at + self.value_size]
+        return self.values[at : at + self.value_size]
 
 
 def run_phase(store, state: State, name: str, threads: int, sync: bool) -> int:
@@ -58,7 +62,9 @@ def run_phase(store, state: State, name: str, threads: int, sync: bool) -> int:
         raise UsageError(f"YCSB phase '{name}' is none of load, {', '.join(LETTERS)}")
     if state.loaded == 0:
         raise UsageError(f"YCSB workload '{name}' needs a load phase before it")
-    kinds, keys, lengths = _core.ycsb_operations(name, state.properties(state.loaded, state.operations), state.seed + state.phase)
+    kinds, keys, lengths = _core.ycsb_operations(
+        name, state.properties(state.loaded, state.operations), state.seed + state.phase
+    )
     scan_lengths = memoryview(lengths).cast("I")
     next_index = itertools.count()
     errors: list[BaseException] = []

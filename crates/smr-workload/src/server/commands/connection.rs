@@ -183,7 +183,10 @@ pub fn config(c: &mut Ctx, args: &[&[u8]]) -> smrdb::Result<()> {
         return Ok(());
     }
     let known: [(&[u8], &[u8]); 2] = [(b"save", b""), (b"appendonly", b"yes")];
-    let wanted: Vec<_> = known.iter().filter(|(k, _)| args[1..].iter().any(|p| crate::server::glob::matches(&p.to_ascii_lowercase(), k))).collect();
+    let wanted: Vec<_> = known
+        .iter()
+        .filter(|(k, _)| args[1..].iter().any(|p| crate::server::glob::matches(&p.to_ascii_lowercase(), k)))
+        .collect();
     c.out.map(wanted.len());
     for (k, v) in wanted {
         c.out.bulk(k);

@@ -271,7 +271,11 @@ pub fn scan(c: &mut Ctx, args: &[&[u8]]) -> smrdb::Result<()> {
     let now = c.keys.now_ms;
     let keys: Vec<&[u8]> = examined
         .iter()
-        .filter(|(k, r)| !r.is_expired(now) && pattern.is_none_or(|p| glob::matches(p, k)) && type_name.is_none_or(|t| t.eq_ignore_ascii_case(r.value.type_name().as_bytes())))
+        .filter(|(k, r)| {
+            !r.is_expired(now)
+                && pattern.is_none_or(|p| glob::matches(p, k))
+                && type_name.is_none_or(|t| t.eq_ignore_ascii_case(r.value.type_name().as_bytes()))
+        })
         .map(|(k, _)| k.as_slice())
         .collect();
     c.out.array(2);

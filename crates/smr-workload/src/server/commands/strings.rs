@@ -86,7 +86,9 @@ fn set_options(c: &mut Ctx, opts: &[&[u8]]) -> Option<SetOptions> {
                 true
             }
             // As in Redis, the same expiry option may repeat (the last counts), two may not.
-            (_, Some((unit, absolute)), Some(arg)) if o.expiry.as_ref().is_none_or(|(u, a, _)| (*u, *a) == (unit, absolute)) && !o.keep_ttl => {
+            (_, Some((unit, absolute)), Some(arg))
+                if o.expiry.as_ref().is_none_or(|(u, a, _)| (*u, *a) == (unit, absolute)) && !o.keep_ttl =>
+            {
                 o.expiry = Some((unit, absolute, arg.to_vec()));
                 i += 1;
                 true
