@@ -106,6 +106,22 @@ def test_pure_cmr_and_swap_only_in_phase_one_run_the_same_disk(cli, hm_0):
     assert rows[1][1] > rows[1][2], "at 95 % the SMR area costs swap-only"
 
 
+def test_format_adapt_swaps_by_nsw_frequency_wherever_cache_fix_does(tmp_path):
+    # §7.1: format-adapt is "On top of +cache-fix", which is "In addition to swap": on each of
+    # three Table 1 traces (20,000 requests, a week of trace time), where +cache-fix swaps zones by
+    # NSW frequency, format-adapt does too.
+    for name in ("hm_0", "ts_0", "web_0"):
+        trace = fluid_traces.table1_trace(name, 20000, folder=tmp_path)
+        zone = f"zone_size={fluid_traces.zone_size(name, 20000)}"
+        counts = {
+            scheme: simulate("fluid", trace, [f"scheme={scheme}", zone])["report"]["counters"]
+            for scheme in ("+cache-fix", "format-adapt")
+        }
+        assert counts["+cache-fix"]["frequency_swaps"] > 0, name
+        assert counts["format-adapt"]["frequency_swaps"] > 0, (name, counts["format-adapt"])
+        assert counts["format-adapt"]["windows"] > 0, f"{name}: and Algorithm 1 ran"
+
+
 def test_the_adaptive_format_follows_the_phases(cli):
     # Fig. 16 scaled to a million writes (154 zones, 32 of them in the CMR-favourable phases).
     trace = generate(cli, "four-phase", "--requests", "1000000")

@@ -1,13 +1,17 @@
-//! The periodic side of FluidSMR and its baselines: the time window (§5.3) and what happens at
-//! its end. Format adaptation runs Algorithm 1 on the window's NSW-Ranges and carries the plan
-//! out (swaps, then conversions, §5.3); the fixed-format schemes run only its swaps; the §2.4
-//! baselines swap by access or NSW counts. Then the counts are reset.
+//! The periodic side of FluidSMR and its baselines: the time windows and what happens at their
+//! ends. At the end of format adaptation's window (§5.3), Algorithm 1 runs on the window's
+//! NSW-Ranges and its plan is carried out (swaps, then conversions); the fixed-format schemes of
+//! §7.2 run only its swaps. At the end of the §2.4 swapping's window, zones are swapped by their
+//! access or NSW counts. A scheme may run both (format-adapt keeps +cache-fix's NSW-frequency
+//! swapping, §7.1); each window forgets only what it used.
 //!
-//! The window starts at `window` (1 h) and doubles, up to `window_max` (24 h), each time the
-//! numbers of CMR, SMR and cache zones come out of a window unchanged; a change sets it back to
-//! `window` (§5.3). The §2.4 baselines use a fixed window of `window_max`. Windows run on trace
-//! time. Choice where the paper is silent: a window that ends while a migration is under way
-//! (`migration`) changes nothing, so zones being copied are never moved twice.
+//! Format adaptation's window starts at `window` (1 h) and doubles, up to `window_max` (24 h),
+//! each time the numbers of CMR, SMR and cache zones come out of a window unchanged; a change
+//! sets it back to `window` (§5.3). The §2.4 swapping uses a fixed window of `window_max`.
+//! Windows run on trace time. Choices where the paper is silent: a window that ends while a
+//! migration is under way (`migration`) changes nothing, so zones being copied are never moved
+//! twice; when both windows end before the same request, the swapping by counts goes first and
+//! Algorithm 1 sees its outcome.
 
 use super::algorithm1::{plan, Action, Inputs, ZoneRange};
 use super::scheme::Swapping;
@@ -15,7 +19,13 @@ use super::Fluid;
 use smr_kernel::metrics::{Metric, Unit};
 use smr_kernel::{IoCtx, SimError};
 
-pub static WINDOWS: Metric = Metric::new("windows", Unit::Count, "FluidSMR: time windows ended");
+pub static WINDOWS: Metric =
+    Metric::new("windows", Unit::Count, "FluidSMR: format adaptation's time windows ended (Algorithm 1 ran, §5.3)");
+pub static SWAP_WINDOWS: Metric = Metric::new(
+    "swap_windows",
+    Unit::Count,
+    "FluidSMR: the §2.4 swapping's time windows ended (zones ranked by counts)",
+);
 pub static WINDOW_HOURS: Metric =
     Metric::new("window_hours", Unit::Ratio, "FluidSMR: length of the current time window, hours (§5.3)");
 
@@ -61,21 +71,33 @@ impl Fluid {
         (cmr, smr, self.cache.as_ref().map_or(0, |c| c.zones().len()))
     }
 
-    /// The end of a time window at `trace_ns`.
+    /// The end of format adaptation's window at `trace_ns`: Algorithm 1 (in full, or its swaps
+    /// alone for a fixed format).
     pub fn end_window(&mut self, ctx: &mut IoCtx, trace_ns: u64) -> Result<(), SimError> {
         self.counts.windows += 1;
         let before = self.configuration();
+        if self.scheme.runs_algorithm1() && !self.migration.busy() {
+            self.run_algorithm1(ctx)?;
+        }
+        let changed = self.configuration() != before;
+        self.window.advance(trace_ns, changed);
+        self.nsw.reset_ranges();
+        Ok(())
+    }
+
+    /// The end of the §2.4 swapping's window at `trace_ns`: zones swapped by access or NSW
+    /// counts.
+    pub fn end_swap_window(&mut self, ctx: &mut IoCtx, trace_ns: u64) -> Result<(), SimError> {
+        self.counts.swap_windows += 1;
         if !self.migration.busy() {
             match self.scheme.swapping {
                 Swapping::Frequency => self.swap_by(ctx, |f, u| f.nsw.accesses(u))?,
                 Swapping::NswFrequency => self.swap_by(ctx, |f, u| f.nsw.nsw_writes(u))?,
-                Swapping::NswRange => self.run_algorithm1(ctx)?,
-                Swapping::None | Swapping::Recency => {}
+                Swapping::None | Swapping::Recency | Swapping::NswRange => {}
             }
         }
-        let changed = self.configuration() != before;
-        self.window.advance(trace_ns, changed);
-        self.nsw.reset();
+        self.swap_window.advance(trace_ns, false);
+        self.nsw.reset_counts();
         Ok(())
     }
 

@@ -111,10 +111,12 @@ pub struct Counts {
     pub map_persists: u64,
     pub moved_bytes: u64,
     pub swaps: u64,
+    pub frequency_swaps: u64,
     pub occupancy_swaps: u64,
     pub to_smr: u64,
     pub to_cmr: u64,
     pub windows: u64,
+    pub swap_windows: u64,
     pub allocated_zones: u64,
 }
 
@@ -136,10 +138,12 @@ impl Counts {
             (&MAP_PERSISTS, self.map_persists),
             (&MOVED_BYTES, self.moved_bytes),
             (&super::swap::SWAPS, self.swaps),
+            (&super::swap::FREQUENCY_SWAPS, self.frequency_swaps),
             (&super::occupancy::OCCUPANCY_SWAPS, self.occupancy_swaps),
             (&TO_SMR_CONVERSIONS, self.to_smr),
             (&TO_CMR_CONVERSIONS, self.to_cmr),
             (&super::adapt::WINDOWS, self.windows),
+            (&super::adapt::SWAP_WINDOWS, self.swap_windows),
             (&super::allocation::ALLOCATED_ZONES, self.allocated_zones),
         ] {
             out.add(metric, value);

@@ -117,13 +117,13 @@ pub const SWAPPING: ParamSpec = ParamSpec::new(
     "swapping",
     Kind::Choice(&["scheme", "none", "recency", "frequency", "nsw-frequency", "nsw-range"]),
     "scheme",
-    "zone swapping, instead of the scheme's",
+    "zone swapping besides format adaptation's own (nsw-range: Algorithm 1's swaps alone), instead of the scheme's",
 );
 pub const ADAPT: ParamSpec = ParamSpec::new(
     "adapt",
     Kind::Choice(&["scheme", "on", "off"]),
     "scheme",
-    "format adaptation by Algorithm 1, instead of the scheme's",
+    "format adaptation by Algorithm 1 (its swaps and conversions), instead of the scheme's",
 );
 pub const OCCUPANCY_SWAP: ParamSpec = ParamSpec::new(
     "occupancy_swap",
@@ -285,7 +285,10 @@ pub struct Fluid {
     pub map: ZoneMap,
     pub cache: Option<CmrCache>,
     pub nsw: NswTracker,
+    /// Format adaptation's window (§5.3), for Algorithm 1.
     pub window: Window,
+    /// The §2.4 swapping's fixed window of `window_max`.
+    pub swap_window: Window,
     pub recency: Option<RecencyList>,
     pub occupancy: Option<OccupancySwap>,
     pub migration: Migration,
@@ -469,7 +472,6 @@ impl Fluid {
             .occupancy_swap
             .then(|| OccupancySwap::new((occupancy * geo.blocks_per_zone() as f64) as u64, users as u32));
         let recency = (scheme.swapping == Swapping::Recency).then(|| swap::recency_list(&map, &drive));
-        let adaptive = scheme.swapping == Swapping::NswRange;
         Ok(Fluid {
             geo,
             scheme,
@@ -477,7 +479,8 @@ impl Fluid {
             map,
             cache,
             nsw: NswTracker::new(users as u32, zone_size, granularity),
-            window: Window::new(adaptive, window_min, window_max),
+            window: Window::new(true, window_min, window_max),
+            swap_window: Window::new(false, window_min, window_max),
             recency,
             occupancy,
             migration,
@@ -530,7 +533,10 @@ impl System for Fluid {
             }
         }
         self.migration_quantum(ctx)?;
-        if self.window.due(trace_ns) {
+        if self.scheme.ranks_by_counts() && self.swap_window.due(trace_ns) {
+            self.end_swap_window(ctx, trace_ns)?;
+        }
+        if self.scheme.runs_algorithm1() && self.window.due(trace_ns) {
             self.end_window(ctx, trace_ns)?;
         }
         self.serve(req, ctx)?;
@@ -567,7 +573,12 @@ impl System for Fluid {
         self.map.gauges(out);
         self.nsw.gauges(out);
         self.scaling.gauges(out);
-        out.set(&adapt::WINDOW_HOURS, self.window.hours());
+        let window = if self.scheme.ranks_by_counts() && !self.scheme.runs_algorithm1() {
+            &self.swap_window
+        } else {
+            &self.window
+        };
+        out.set(&adapt::WINDOW_HOURS, window.hours());
         self.migration.gauges(out);
         let quota = self.cache.as_ref().map_or(0, |c| c.quota_bytes());
         out.set(&MEMORY_BYTES, (self.map.memory_bytes() + self.nsw.memory_bytes() + quota) as f64);

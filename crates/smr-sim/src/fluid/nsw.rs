@@ -1,10 +1,10 @@
 //! What FluidSMR and its baselines learn about each user zone over a time window: the NSW-Range
 //! of §5.2 (the union of the ranges its non-sequential writes covered, kept as a bitmap at a
 //! configurable granularity with a running count, §5.5), and the counts the §2.4 baselines rank
-//! zones by (NSWs, accesses). A write is non-sequential when it does not start at the zone's
-//! write pointer; for a zone in CMR, at the point its data was written up to (where an SMR
-//! zone's pointer would be), so CMR and SMR zones are measured alike. Not here: what the counts
-//! decide (`adapt`, `swap`).
+//! zones by (NSWs, accesses); each is forgotten at the end of its own window (format-adapt runs
+//! both). A write is non-sequential when it does not start at the zone's write pointer; for a
+//! zone in CMR, at the point its data was written up to (where an SMR zone's pointer would be),
+//! so CMR and SMR zones are measured alike. Not here: what the counts decide (`adapt`, `swap`).
 
 use smr_kernel::metrics::{Gauges, Metric, Unit};
 
@@ -93,10 +93,14 @@ impl NswTracker {
         self.accesses[user as usize]
     }
 
-    /// Starts a new window: forgets everything.
-    pub fn reset(&mut self) {
+    /// Starts a new window of format adaptation: forgets the NSW-Ranges.
+    pub fn reset_ranges(&mut self) {
         self.bits.fill(0);
         self.range.fill(0);
+    }
+
+    /// Starts a new window of the §2.4 swapping: forgets the NSW and access counts.
+    pub fn reset_counts(&mut self) {
         self.nsw_writes.fill(0);
         self.accesses.fill(0);
     }
@@ -124,7 +128,9 @@ mod tests {
         t.nsw(1, 100 * 4096 + 10, 1);
         assert_eq!((t.range_bytes(1), t.nsw_writes(1), t.range_bytes(0)), (4 * 4096, 3, 0));
         assert!((t.ratio(1) - 4.0 / 256.0).abs() < 1e-12);
-        t.reset();
+        t.reset_counts();
+        assert_eq!((t.range_bytes(1), t.nsw_writes(1)), (4 * 4096, 0), "the counts go, the range stays");
+        t.reset_ranges();
         assert_eq!(t.range_bytes(1), 0);
     }
 

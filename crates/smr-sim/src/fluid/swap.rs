@@ -18,6 +18,11 @@ use smr_kernel::metrics::{Metric, Unit};
 use smr_kernel::{ChannelId, IoCtx, SimError};
 
 pub static SWAPS: Metric = Metric::new("swaps", Unit::Count, "FluidSMR: CMR-SMR zone swaps (all kinds)");
+pub static FREQUENCY_SWAPS: Metric = Metric::new(
+    "frequency_swaps",
+    Unit::Count,
+    "FluidSMR: swaps of the §2.4 ranking by access or NSW counts (swap-only, +cache-fix, format-adapt)",
+);
 
 /// The recency baseline's list of user zones in CMR, most recently accessed first.
 pub fn recency_list(map: &ZoneMap, drive: &HybridDrive) -> RecencyList {
@@ -102,6 +107,7 @@ impl Fluid {
         let ch = self.ch.swap;
         for (c, s) in pairs {
             self.swap(ctx, ch, c, s)?;
+            self.counts.frequency_swaps += 1;
         }
         Ok(())
     }

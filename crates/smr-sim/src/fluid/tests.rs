@@ -143,6 +143,33 @@ fn the_loop_back_log_requeues_hot_zones() {
     assert_eq!((fifo.counts.loop_backs, fifo.cache.as_ref().unwrap().map.occupancy(10)), (0, 0), "FIFO evicts zone 10");
 }
 
+/// §7.1: format-adapt is "On top of +cache-fix", itself "In addition to swap", and §7.3's steps
+/// change only format-adapt's cache policy: all of them swap by NSW frequency every 24 h.
+/// fluid-smr swaps by cache occupancy instead (§6.2, §7.3). Zone 12 (SMR) takes ten NSWs of one
+/// block in the first hour, a sixteenth of its range (below r*, and the cache holds it, so
+/// Algorithm 1 neither swaps nor converts); a read a day later ends the 24 h window.
+#[test]
+fn every_scheme_built_on_cache_fix_swaps_by_nsw_frequency() {
+    let hour = 3_600_000_000_000u64;
+    for (scheme, swaps) in
+        [("+cache-fix", 1), ("format-adapt", 1), ("imprv-lru", 1), ("fifo", 1), ("loop-back", 1), ("fluid-smr", 0)]
+    {
+        let (mut f, mut ctx) = small(&[&format!("scheme={scheme}")]).unwrap();
+        assert!(is_smr(&f, 12));
+        for i in 0..10 {
+            f.submit(&Request::new(i * hour / 10, Op::Write, 12 * ZONE + 3 * BLOCK, BLOCK), &mut ctx).unwrap();
+        }
+        f.submit(&Request::new(25 * hour, Op::Read, 0, BLOCK), &mut ctx).unwrap();
+        assert_eq!(
+            (f.counts.frequency_swaps, f.counts.swap_windows, f.counts.to_smr + f.counts.to_cmr),
+            (swaps, swaps, 0),
+            "{scheme}"
+        );
+        assert_eq!(is_smr(&f, 12), swaps == 0, "{scheme}: the zone of most NSWs went to CMR");
+        assert_eq!(f.block_version(12, 3), Some(10), "{scheme}");
+    }
+}
+
 #[test]
 fn algorithm1_converts_toward_cmr_under_wide_nsw_ranges_and_toward_the_cache_under_narrow_ones() {
     // Every SMR zone written over most of its range: CMR zones are hotter than r* too, so no
@@ -275,7 +302,10 @@ proptest! {
                         f.convert_to_cmr(&mut ctx, &users).unwrap();
                     }
                 }
-                Step::Window => f.end_window(&mut ctx, 1 << 60).unwrap(),
+                Step::Window => {
+                    f.end_swap_window(&mut ctx, 1 << 60).unwrap();
+                    f.end_window(&mut ctx, 1 << 60).unwrap();
+                }
                 Step::Allocate => {
                     if !allocated && f.free_zones().count() > 0 {
                         allocated = true;
