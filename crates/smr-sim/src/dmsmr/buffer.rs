@@ -13,7 +13,9 @@
 //! map is mostly allocated once per fill instead of regrown (and rehashed) as it fills, and only
 //! bands that hold blocks keep memory. (Room for half as many again saved a little more work
 //! but, as tables grow in powers of two, took 7 % more peak heap in a dmsmr replay.)
-//! Used by the `Dmsmr` system and by the §III-A estimate. Not here: I/O or timing.
+//! A cleaning hands back the arrival numbers of the blocks it took, so that the disk can read
+//! them where the log holds them. Used by the `Dmsmr` system and by the §III-A estimate. Not
+//! here: I/O or timing.
 
 use std::collections::VecDeque;
 
@@ -139,10 +141,13 @@ impl FifoBuffer {
         None
     }
 
-    /// Removes every block held for `band` and returns how many there were; its map is freed
-    /// (see the module documentation for how the next one is sized).
-    pub fn take_band(&mut self, band: usize) -> u64 {
-        let taken = std::mem::take(&mut self.by_band[band]).len() as u64;
+    /// Removes every block held for `band`, puts their arrival numbers in `arrivals` (cleared
+    /// first; in no particular order) and returns how many there were; its map is freed (see
+    /// the module documentation for how the next one is sized).
+    pub fn take_band(&mut self, band: usize, arrivals: &mut Vec<u64>) -> u64 {
+        arrivals.clear();
+        arrivals.extend(std::mem::take(&mut self.by_band[band]).into_values());
+        let taken = arrivals.len() as u64;
         self.last_taken[band] = taken.min(u32::MAX as u64) as u32;
         self.held -= taken;
         self.live_from[band] = self.next_seq;
@@ -178,11 +183,15 @@ mod tests {
         assert_eq!(b.insert(12, 1), Insert::Added(3));
         assert_eq!(b.insert(13, 1), Insert::Full);
         assert_eq!(b.insert(12, 1), Insert::Updated(3), "a full buffer still updates in place");
-        b.take_band(1);
+        let mut arrivals = Vec::new();
+        assert_eq!(b.take_band(1, &mut arrivals), 3);
+        arrivals.sort_unstable();
+        assert_eq!(arrivals, [0, 2, 3], "the arrivals of blocks 10, 11 and 12");
         assert!(!b.contains(12, 1) && b.contains(20, 2));
         assert_eq!(b.oldest(), Some((20, 2)));
         assert_eq!(b.insert(10, 1), Insert::Added(4), "re-inserted after cleaning goes to the back");
-        assert_eq!(b.take_band(2), 1);
+        assert_eq!(b.take_band(2, &mut arrivals), 1);
+        assert_eq!(arrivals, [1]);
         assert!(!b.contains(20, 2));
         assert_eq!(b.oldest(), Some((10, 1)));
     }
@@ -195,7 +204,7 @@ mod tests {
         for block in 0..100 {
             b.insert(block, 1);
         }
-        assert_eq!(b.take_band(1), 100);
+        assert_eq!(b.take_band(1, &mut Vec::new()), 100);
         assert_eq!(b.by_band[1].capacity(), 0, "the cleaned band's map is freed");
         b.insert(500, 1);
         let sized = b.by_band[1].capacity();
@@ -226,7 +235,7 @@ mod tests {
                     prop_assert_eq!(band, band_of(victim));
                     let before = order.len();
                     order.retain(|x| band_of(*x) != band);
-                    prop_assert_eq!(b.take_band(band), (before - order.len()) as u64);
+                    prop_assert_eq!(b.take_band(band, &mut Vec::new()), (before - order.len()) as u64);
                     prop_assert!(!b.contains(victim, band));
                 }
                 if matches!(b.insert(blk, band_of(blk)), Insert::Added(_)) { order.push(blk); }

@@ -8,6 +8,15 @@
 //! the whole band is written back. Reads go to the buffer for buffered blocks, to the band
 //! otherwise. Write amplification R_wa = band bytes written / bytes evicted from the buffer.
 //!
+//! The cleaning's read of the buffer is §II-C's step (3), "reading all the blocks located in this
+//! band from the write buffer", and §V-A's emulator keeps "the persistent write buffer and the
+//! emulated SMR bands ... in the same CMR disk": the band's blocks are read where the log holds
+//! them, which is wherever and whenever each arrived, so the read is one I/O per run of blocks
+//! side by side in the log (in address order), each positioned on its own, as a host read of
+//! the log is. (The authors' prototype, github.com/wcl14/smr-ssd-cache, reads each of the band's
+//! buffered blocks with a request of its own, in queue order; a run of them is what a drive's
+//! read-ahead serves after one positioning.)
+//!
 //! Where the buffer lives decides how its time combines with band time (Eq. 1): on the disk's
 //! outer tracks (`buffer_on=disk`, the default) it shares the head with the bands and the times
 //! add; on a built-in SSD (`buffer_on=ssd`) the buffer I/O of a cleaning overlaps the band I/O and
@@ -17,10 +26,9 @@
 //! the start of the disk and bands follow it (physical = buffer size + logical offset); a block's
 //! place in the log is its arrival number modulo the buffer size, so blocks written one after
 //! another sit side by side and the disk streams them (PORE §II-C: writes to the buffer are
-//! combined because they have close disk locations; see `Hdd`'s stream cache); a cleaning reads
-//! the band's buffered blocks as one read at the oldest one's place; a host write to the buffer
-//! is one sequential write at its first block's place; a host read is one read per run of
-//! blocks that lie side by side (in the bands, or in the log). Trims are accepted and cost
+//! combined because they have close disk locations; see `Hdd`'s stream cache); a host write to
+//! the buffer is one sequential write at its first block's place; a host read is one read per
+//! run of blocks that lie side by side (in the bands, or in the log). Trims are accepted and cost
 //! nothing. The default buffer is 1/256 of the trace's written range, measured as the paper
 //! does (Table I): the capacity of the bands the trace writes (`BandLayout::range_bytes`).
 //!
@@ -57,7 +65,7 @@ use smr_kernel::disk::{check_capacity, disk, DISK_PARAMS, MAX_TABLE_ENTRIES};
 use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use smr_kernel::params::{ParamReader, NONE};
 use smr_kernel::report::HOST_BYTES_WRITTEN;
-use smr_kernel::runs::coalesce_range;
+use smr_kernel::runs::{coalesce, coalesce_range};
 use smr_kernel::totals;
 use smr_kernel::{
     BandCursor, BandLayout, Bands, BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System,
@@ -224,6 +232,8 @@ pub struct Dmsmr {
     buffer_on_ssd: bool,
     band_ch: ChannelId,
     buffer_ch: ChannelId,
+    /// Scratch: the log places of the blocks a cleaning takes (kept so cleanings do not allocate).
+    taken: Vec<u64>,
     idle_clean: bool,
     idle_clean_above: u64,
     totals: Totals,
@@ -256,6 +266,7 @@ impl Dmsmr {
             buffer_on_ssd,
             band_ch,
             buffer_ch,
+            taken: Vec::new(),
             idle_clean,
             idle_clean_above: (capacity as f64 * above) as u64,
             totals: Totals::default(),
@@ -267,22 +278,34 @@ impl Dmsmr {
         self.buffer.log_slot(arrival) * BLOCK_4K
     }
 
-    /// Cleans the band of the oldest buffered block (read band, merge buffered blocks, write band).
+    /// Cleans the band of the oldest buffered block (§II-C's steps 2-4): reads the whole band,
+    /// reads the band's buffered blocks from where the log holds them, and writes the band back
+    /// whole. The blocks lie scattered through the log, so the buffer read is one read per run of
+    /// blocks side by side in the log, in address order, as a host read of the log is charged.
     fn clean_oldest_band(&mut self, ctx: &mut IoCtx) {
-        let Some((oldest, band)) = self.buffer.oldest() else { return };
-        let place = self.log_offset(self.buffer.arrival_of(oldest, band).expect("the oldest block is held"));
-        let merged = self.buffer.take_band(band) * BLOCK_4K;
+        let Some((_, band)) = self.buffer.oldest() else { return };
+        let merged = self.buffer.take_band(band, &mut self.taken) * BLOCK_4K;
+        for arrival in &mut self.taken {
+            *arrival = self.buffer.log_slot(*arrival);
+        }
+        self.taken.sort_unstable();
         let range = self.layout.band(band);
         let (start, len) = (self.band_base + range.start, range.end - range.start);
+        let buffer_ch = self.buffer_ch;
         if self.buffer_on_ssd {
             let t0 = ctx.now();
-            let buffer_time = ctx.io_at(self.buffer_ch, t0, Op::Read, place, merged);
+            let mut buffer_time = 0;
+            log_runs(&self.taken, |offset, bytes| {
+                buffer_time += ctx.io_at(buffer_ch, t0 + buffer_time, Op::Read, offset, bytes);
+            });
             let read = ctx.io_at(self.band_ch, t0, Op::Read, start, len);
             let write = ctx.io_at(self.band_ch, t0 + read, Op::Write, start, len);
             ctx.advance_to(t0 + buffer_time.max(read + write));
         } else {
             ctx.io(self.band_ch, Op::Read, start, len);
-            ctx.io(self.buffer_ch, Op::Read, place, merged);
+            log_runs(&self.taken, |offset, bytes| {
+                ctx.io(buffer_ch, Op::Read, offset, bytes);
+            });
             ctx.io(self.band_ch, Op::Write, start, len);
         }
         let t = &mut self.totals;
@@ -344,6 +367,17 @@ impl Dmsmr {
             });
         let Ok(()) = read;
     }
+}
+
+/// Calls `emit(offset, bytes)` once per run of side-by-side 4 KiB places of the buffer log among
+/// `slots` (sorted log slots).
+fn log_runs(slots: &[u64], mut emit: impl FnMut(u64, u64)) {
+    let pieces = slots.iter().map(|&slot| ((), slot * BLOCK_4K));
+    let runs: Result<(), std::convert::Infallible> = coalesce(pieces, BLOCK_4K, |(), offset, bytes| {
+        emit(offset, bytes);
+        Ok(())
+    });
+    let Ok(()) = runs;
 }
 
 impl System for Dmsmr {

@@ -228,3 +228,25 @@ fn a_run_that_never_cleans_a_band_says_it_is_not_informative() {
     assert_eq!(derived("band_bytes_per_user_byte"), c.get("band_bytes_written") as f64 / (200.0 * 4096.0));
     assert_eq!(derived("r_wa"), c.get("band_bytes_written") as f64 / c.get("buffer_bytes_evicted") as f64);
 }
+
+/// §II-C step (3) reads the band's blocks "from the write buffer", where the log holds them:
+/// one read per run of blocks side by side in the log, not one read at the oldest one's place.
+#[test]
+fn a_cleaning_reads_the_bands_buffered_blocks_one_run_at_a_time() {
+    let (mut d, mut ctx) = build(&["band_size=1MiB", "buffer=8blocks", "disk_cache=off"]);
+    // Band 0's blocks arrive as log places 0-1, 3 and 5-6 (three runs); bands 1-3 fill the rest.
+    for block in [0, 1, 256, 2, 512, 3, 4, 768] {
+        d.submit(&w(block), &mut ctx).unwrap();
+    }
+    let stats = |ctx: &IoCtx, channel: &str| {
+        ctx.channel_reports().into_iter().find(|c| c.channel == channel).expect("channel").stats
+    };
+    assert_eq!(stats(&ctx, "write-buffer").reads, 0);
+    // The buffer is full: the next new block cleans band 0, the band of the oldest block.
+    d.submit(&w(1024), &mut ctx).unwrap();
+    assert_eq!(counters(&d).get("band_cleanings"), 1);
+    let buffer = stats(&ctx, "write-buffer");
+    assert_eq!((buffer.reads, buffer.bytes_read), (3, 5 * 4096), "three runs, five blocks");
+    let band = stats(&ctx, "band");
+    assert_eq!((band.reads, band.writes), (1, 1), "the band read and written whole, once each");
+}
