@@ -108,8 +108,9 @@ impl<'a> Keyspace<'a> {
     }
 
     /// Up to `limit` stored records with `start <= key`, expired ones included (a scan's
-    /// COUNT counts the keys it examined), in key order, as this run sees them.
-    pub fn scan(&mut self, start: &[u8], limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Record)>> {
+    /// COUNT counts the keys it examined), in key order, as this run sees them: fewer when the
+    /// store stops on the bytes it read, so a caller goes on after the last while `more`.
+    pub fn scan(&mut self, start: &[u8], limit: usize) -> smrdb::Result<Swept> {
         let mut pending: BTreeMap<&[u8], Option<&[u8]>> = BTreeMap::new();
         for (kind, k, v) in self.batch.entries() {
             if k >= start {
@@ -118,11 +119,13 @@ impl<'a> Keyspace<'a> {
         }
         // Pending deletes may hide stored keys: read as many more as there are pending keys.
         let stored = self.store.with(|s| s.scan(start, None, limit.saturating_add(pending.len())))?;
-        let mut merged = Vec::with_capacity(limit.min(stored.len() + pending.len()));
-        let mut pending = pending.into_iter().peekable();
-        let mut stored = stored.into_iter().peekable();
+        // Where the store stopped short, pending keys after its last one belong to a later call.
+        let bound = if stored.more { stored.pairs.last().map(|(k, _)| k.clone()) } else { None };
+        let mut merged = Vec::with_capacity(limit.min(stored.pairs.len() + pending.len()));
+        let mut pending = pending.into_iter().filter(|(k, _)| bound.as_deref().is_none_or(|b| *k <= b)).peekable();
+        let mut stored_pairs = stored.pairs.into_iter().peekable();
         while merged.len() < limit {
-            let take_pending = match (pending.peek(), stored.peek()) {
+            let take_pending = match (pending.peek(), stored_pairs.peek()) {
                 (Some((pk, _)), Some((sk, _))) => *pk <= sk.as_slice(),
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
@@ -130,17 +133,25 @@ impl<'a> Keyspace<'a> {
             };
             if take_pending {
                 let (k, v) = pending.next().expect("peeked");
-                if stored.peek().is_some_and(|(sk, _)| sk.as_slice() == k) {
-                    stored.next();
+                if stored_pairs.peek().is_some_and(|(sk, _)| sk.as_slice() == k) {
+                    stored_pairs.next();
                 }
                 if let Some(v) = v {
                     merged.push((k.to_vec(), Record::decode(v.to_vec())));
                 }
             } else {
-                let (k, v) = stored.next().expect("peeked");
+                let (k, v) = stored_pairs.next().expect("peeked");
                 merged.push((k, Record::decode(v)));
             }
         }
-        Ok(merged)
+        let more = stored.more || pending.peek().is_some() || stored_pairs.peek().is_some();
+        Ok(Swept { records: merged, more })
     }
+}
+
+/// One call's records of a key-ordered scan.
+pub struct Swept {
+    pub records: Vec<(Vec<u8>, Record)>,
+    /// Records may follow the last of these (false: none do).
+    pub more: bool,
 }

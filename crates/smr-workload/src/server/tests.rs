@@ -19,7 +19,10 @@ fn start(limits: Limits) -> Running {
 }
 
 fn start_with(config: ServerConfig) -> Running {
-    let options = Options { band_size: Some(1 << 20), capacity: Some(64 << 20), ..Options::default() };
+    start_on(Options { band_size: Some(1 << 20), capacity: Some(64 << 20), ..Options::default() }, config)
+}
+
+fn start_on(options: Options, config: ServerConfig) -> Running {
     let db = Db::open_in_memory(options, None).unwrap();
     let stop = Stop::default();
     let config = ServerConfig { address: "127.0.0.1:0".into(), handle_signals: false, ..config };
@@ -395,5 +398,90 @@ fn expired_keys_are_gone_for_every_command() {
     assert!(error_of(&mut c, &[b"SET", b"k", b"v", b"EX", b"0"]).contains("invalid expire time in 'set' command"));
     assert!(error_of(&mut c, &[b"EXPIRE", b"k", b"9223372036854775807"])
         .contains("invalid expire time in 'expire' command"));
+    stop(server);
+}
+
+fn keys_of(reply: Reply) -> Vec<Vec<u8>> {
+    let Reply::Array(Some(items)) = reply else { panic!("{reply:?}") };
+    items
+        .into_iter()
+        .map(|k| match k {
+            Reply::Bulk(Some(k)) => k,
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+/// Every key a SCAN iteration from cursor 0 returns, with `COUNT count`.
+fn scan_all(c: &mut RespTarget, count: &[u8]) -> Vec<Vec<u8>> {
+    let (mut cursor, mut seen) = (b"0".to_vec(), Vec::new());
+    loop {
+        let Reply::Array(Some(parts)) = c.call(&[b"SCAN", &cursor, b"COUNT", count]).unwrap() else { panic!() };
+        let [Reply::Bulk(Some(next)), keys] = &parts[..] else { panic!("{parts:?}") };
+        seen.extend(keys_of(keys.clone()));
+        if next == b"0" {
+            return seen;
+        }
+        cursor = next.clone();
+    }
+}
+
+#[test]
+fn key_walks_cross_a_value_larger_than_a_store_call_reads() {
+    // Bands of 32 MiB take values up to 8 MiB; a store call stops after 4 MiB of pairs.
+    let options = Options { band_size: Some(32 << 20), capacity: Some(256 << 20), ..Options::default() };
+    let server = start_on(options, ServerConfig::default());
+    let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
+    let big = vec![b'v'; 5 << 20];
+    for (k, v) in [(&b"a"[..], &big[..]), (b"b", b"2"), (b"c", b"3")] {
+        assert_eq!(c.call(&[b"SET", k, v]).unwrap(), Reply::Simple("OK".into()));
+    }
+    let all: Vec<Vec<u8>> = [&b"a"[..], b"b", b"c"].map(<[u8]>::to_vec).to_vec();
+    assert_eq!(c.call(&[b"DBSIZE"]).unwrap(), Reply::Integer(3));
+    assert_eq!(keys_of(c.call(&[b"KEYS", b"*"]).unwrap()), all);
+    assert_eq!(scan_all(&mut c, b"10"), all);
+    let Reply::Array(Some(pairs)) = c.call(&[b"RANGE", b"", b"", b"COUNT", b"10"]).unwrap() else { panic!() };
+    assert_eq!(pairs.len(), 6);
+    // Writes a transaction holds merge into the walk on both sides of where a store call stopped.
+    let mut s = TcpStream::connect(server.address).unwrap();
+    let replies = pipeline(
+        &mut s,
+        &[
+            &[b"MULTI"],
+            &[b"SET", b"ab", b"x"],
+            &[b"DEL", b"c"],
+            &[b"SET", b"d", b"y"],
+            &[b"DBSIZE"],
+            &[b"KEYS", b"*"],
+            &[b"EXEC"],
+        ],
+    );
+    let Reply::Array(Some(done)) = &replies[6] else { panic!("{replies:?}") };
+    assert_eq!(done[3], Reply::Integer(4));
+    assert_eq!(keys_of(done[4].clone()), [&b"a"[..], b"ab", b"b", b"d"].map(<[u8]>::to_vec).to_vec());
+    assert_eq!(c.call(&[b"FLUSHALL"]).unwrap(), Reply::Simple("OK".into()));
+    assert_eq!(c.call(&[b"DBSIZE"]).unwrap(), Reply::Integer(0));
+    assert_eq!(keys_of(c.call(&[b"KEYS", b"*"]).unwrap()), Vec::<Vec<u8>>::new());
+    stop(server);
+}
+
+#[test]
+fn key_walks_cross_many_store_calls() {
+    let server = start(Limits::default());
+    let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
+    let n = 5000;
+    let value = vec![b'v'; 1024];
+    let keys: Vec<Vec<u8>> = (0..n).map(|i| format!("key:{i:05}").into_bytes()).collect();
+    for chunk in keys.chunks(250) {
+        let mut args: Vec<&[u8]> = vec![b"MSET"];
+        chunk.iter().for_each(|k| args.extend([k.as_slice(), &value]));
+        c.call(&args).unwrap();
+    }
+    assert_eq!(c.call(&[b"DBSIZE"]).unwrap(), Reply::Integer(n));
+    assert_eq!(keys_of(c.call(&[b"KEYS", b"key:*"]).unwrap()), keys);
+    assert_eq!(scan_all(&mut c, b"4500"), keys);
+    assert_eq!(c.call(&[b"FLUSHDB"]).unwrap(), Reply::Simple("OK".into()));
+    assert_eq!(c.call(&[b"DBSIZE"]).unwrap(), Reply::Integer(0));
+    assert_eq!(scan_all(&mut c, b"10"), Vec::<Vec<u8>>::new());
     stop(server);
 }

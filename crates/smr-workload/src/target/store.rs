@@ -11,8 +11,9 @@ use smrdb::{Db, WriteBatch};
 pub trait Store: Send + Sync {
     fn get(&self, key: &[u8]) -> smrdb::Result<Option<Vec<u8>>>;
     fn write(&self, batch: &WriteBatch, sync: bool) -> smrdb::Result<()>;
-    /// Up to `limit` pairs with `start <= key` (and `key < end`), in key order.
-    fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Vec<u8>)>>;
+    /// Up to `limit` pairs with `start <= key` (and `key < end`), in key order: fewer when their
+    /// bytes reach a bound (at least one pair all the same), so a caller goes on while `more`.
+    fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Scanned>;
     fn sync(&self) -> smrdb::Result<()>;
     /// Stops background work and makes everything durable.
     fn close(self: Box<Self>) -> smrdb::Result<()>;
@@ -20,6 +21,14 @@ pub trait Store: Send + Sync {
     fn stats_json(&self) -> serde_json::Value;
     /// Bytes the store's (disk) device holds.
     fn capacity(&self) -> u64;
+}
+
+/// One call's pairs of a scan, in key order.
+#[derive(Debug, Default)]
+pub struct Scanned {
+    pub pairs: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The range may hold pairs after the last of these (false: it certainly holds none).
+    pub more: bool,
 }
 
 /// A store shared by threads (executor workers, server connections) until it is closed: calls
@@ -56,8 +65,17 @@ impl SharedStore {
     }
 }
 
-/// Pairs a scan hands back at most per batch of its iterator.
+/// Bytes of keys and values after which a scan call stops (its last pair may end past them).
 const SCAN_BATCH_BYTES: usize = 4 << 20;
+
+/// Up to `limit` pairs of `it`, stopping once they hold `SCAN_BATCH_BYTES`; `more` unless the
+/// iterator ended before either bound.
+fn scan_batch(mut it: smrdb::DbIter, limit: usize) -> smrdb::Result<Scanned> {
+    let pairs = it.next_batch(limit, SCAN_BATCH_BYTES)?;
+    let bytes: usize = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
+    let more = pairs.len() >= limit || bytes >= SCAN_BATCH_BYTES;
+    Ok(Scanned { pairs, more })
+}
 
 /// The store calls SMRDB and its offloading variant answer alike, under the same names.
 macro_rules! delegate_store {
@@ -70,8 +88,8 @@ macro_rules! delegate_store {
             $store::write(self, batch, sync)
         }
 
-        fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Vec<(Vec<u8>, Vec<u8>)>> {
-            $store::scan(self, Some(start), end)?.next_batch(limit, SCAN_BATCH_BYTES.max(limit))
+        fn scan(&self, start: &[u8], end: Option<&[u8]>, limit: usize) -> smrdb::Result<Scanned> {
+            scan_batch($store::scan(self, Some(start), end)?, limit)
         }
 
         fn sync(&self) -> smrdb::Result<()> {

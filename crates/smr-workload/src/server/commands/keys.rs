@@ -177,14 +177,14 @@ fn after(key: &[u8]) -> Vec<u8> {
 fn walk(c: &mut Ctx, start: &[u8], mut visit: impl FnMut(&[u8], &Record) -> bool) -> smrdb::Result<()> {
     let mut start = start.to_vec();
     loop {
-        let records = c.keys.scan(&start, SWEEP)?;
-        for (k, r) in &records {
+        let swept = c.keys.scan(&start, SWEEP)?;
+        for (k, r) in &swept.records {
             if !r.is_expired(c.keys.now_ms) && !visit(k, r) {
                 return Ok(());
             }
         }
-        match records.last() {
-            Some((k, _)) if records.len() == SWEEP => start = after(k),
+        match swept.records.last() {
+            Some((k, _)) if swept.more => start = after(k),
             _ => return Ok(()),
         }
     }
@@ -260,9 +260,11 @@ pub fn scan(c: &mut Ctx, args: &[&[u8]]) -> smrdb::Result<()> {
             }
         }
     };
-    // One more than COUNT tells whether the iteration goes on.
-    let mut examined = c.keys.scan(&start, count + 1)?;
-    let more = examined.len() > count;
+    // One more than COUNT tells whether the iteration goes on (as does a store call that
+    // stopped short on the bytes it read).
+    let swept = c.keys.scan(&start, count + 1)?;
+    let mut examined = swept.records;
+    let more = examined.len() > count || swept.more;
     examined.truncate(count);
     let next = match (more, examined.last()) {
         (true, Some((k, _))) => c.state.cursors.lock().unwrap_or_else(|p| p.into_inner()).issue(k.clone()),
@@ -334,16 +336,16 @@ pub fn flush(c: &mut Ctx, args: &[&[u8]]) -> smrdb::Result<()> {
     }
     let mut start = Vec::new();
     loop {
-        let records = c.keys.scan(&start, SWEEP)?;
-        for (k, _) in &records {
+        let swept = c.keys.scan(&start, SWEEP)?;
+        for (k, _) in &swept.records {
             c.keys.delete(k);
             if c.keys.pending_bytes() >= FLUSH_BATCH_BYTES {
                 c.keys.commit()?;
             }
         }
         c.keys.commit()?;
-        match records.last() {
-            Some((k, _)) if records.len() == SWEEP => start = after(k),
+        match swept.records.last() {
+            Some((k, _)) if swept.more => start = after(k),
             _ => break,
         }
     }
