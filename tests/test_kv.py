@@ -116,6 +116,8 @@ def test_batched_scans_return_exactly_the_pairs_of_pair_by_pair_scans(tmp_path, 
         # Values of 600 bytes on average and more: 256 KiB of them ends a batch before 1024 pairs.
         first_keys, _ = next(db.scan_batches(size=1024))
         assert len(first_keys) < min(1024, len(model))
+        # next_batch(n), by contrast, returns n pairs wherever the scan goes on.
+        assert db.scan().next_batch(1024) == sorted(model.items())[:1024]
         # A scan may mix the ways: pairs one at a time, then lists of pairs, then batches.
         it = db.scan()
         mixed = [next(it), next(it)] + it.next_batch(5)

@@ -168,7 +168,8 @@ class DB:
 
     def scan(self, start: bytes | None = None, end: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
         """``(key, value)`` pairs with ``start <= key < end`` in key order, as of this call
-        (later writes are not seen). The iterator's ``next_batch(n)`` returns lists of pairs."""
+        (later writes are not seen). The iterator's ``next_batch(n)`` returns the next ``n`` pairs as a
+        list, fewer only at the end."""
         return self._store.scan(
             None if start is None else _bytes(start, "start"), None if end is None else _bytes(end, "end")
         )
@@ -207,6 +208,12 @@ class DB:
 
     def close(self) -> None:
         self._store.close()
+
+    @property
+    def kind(self) -> str:
+        """``"smrdb"``, or ``"smrdb-offload"`` where the folder held a write-offloading store
+        (``smrlab kv serve --offload-store``): it opens as one, and has no ``compact()``."""
+        return self._store.kind
 
     @property
     def closed(self) -> bool:

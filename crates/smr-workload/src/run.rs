@@ -72,7 +72,10 @@ pub fn open_store(spec: &StoreSpec) -> Result<Arc<SharedStore>> {
                 "a paced disk model runs in memory: give no store folder with it",
             ))
         }
-        (Some(path), None) if spec.offload_store => Box::new(OffloadDb::open(path, offload_options)?),
+        // A folder holding an offloading store opens as one, asked for or not.
+        (Some(path), None) if spec.offload_store || smrdb::kind_in(path) == Some(smrdb::StoreKind::Offloading) => {
+            Box::new(OffloadDb::open(path, offload_options)?)
+        }
         (Some(path), None) => Box::new(Db::open(path, spec.options.clone())?),
         (None, disk) => {
             let g = spec.options.new_geometry()?;

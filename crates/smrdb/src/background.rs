@@ -48,13 +48,14 @@ impl Inner {
             // Bands the step left without readers are reset at once, so the device (a sparse
             // file) gives their space back.
             let outcome = self.background_step(manual).and_then(|did| self.env.reset_retired_now().map(|()| did));
-            let mut c = lock(&self.guarded.current);
             match outcome {
-                Err(e) => c.standing.background_error = Some(format!("a background flush or compaction failed: {e}")),
-                Ok(_) if manual => c.manual_done = c.manual_requested,
+                Err(e) => self.guarded.background_failed("a background flush or compaction", &e),
+                Ok(_) if manual => {
+                    let mut c = lock(&self.guarded.current);
+                    c.manual_done = c.manual_requested;
+                }
                 Ok(_) => {}
             }
-            drop(c);
             self.guarded.progress.notify_all();
         }
     }

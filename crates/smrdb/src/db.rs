@@ -105,6 +105,7 @@ impl Db {
     }
 
     fn open_file(dir: &Path, options: Options, disk: Option<Box<dyn Medium>>) -> Result<Db> {
+        crate::files::check_kind(dir, crate::files::StoreKind::Plain)?;
         crate::files::check_present(dir, &[device_path(dir)], options.create_if_missing)?;
         std::fs::create_dir_all(dir).map_err(|source| Error::Io {
             path: dir.display().to_string(),

@@ -13,7 +13,7 @@ pub enum Error {
     ValueTooLarge { len: usize, max: usize },
     #[error("write batch of {len} bytes does not fit in one log band (at most {max} bytes)")]
     BatchTooLarge { len: u64, max: u64 },
-    #[error("{store}: device full: no empty band left for {purpose} (all {bands} bands of {band_size} bytes hold live data; delete data and compact, or create the store with a larger capacity)")]
+    #[error("{store}: device full: no empty band left for {purpose} (all {bands} bands of {band_size} bytes hold live data; what it holds stays readable, also when reopened (read-only then): copy it into a store with a larger capacity)")]
     DeviceFull { store: String, purpose: &'static str, bands: u64, band_size: u64 },
     #[error("{store}: corrupt {what} at {location}: {problem}")]
     Corruption { store: String, what: String, location: String, problem: String },
@@ -27,15 +27,17 @@ pub enum Error {
     Device { store: String, source: ZoneError },
     #[error("{store}: no store there (no {path}), and creating one was not asked for")]
     NoStore { store: String, path: String },
-    #[error("{store}: its file {path} is missing, though the folder holds a store's files ({found}); it is not opened as a new, empty store: restore the file, or remove the folder to start afresh")]
+    #[error("{store}: its file {path} is missing, though the folder holds a store's files ({found}); it is not opened as a new, empty store: restore the file from a copy (nothing in the folder was changed)")]
     MissingFile { store: String, path: String, found: String },
+    #[error("{store} holds {held}, not {wanted}: open it as {held} (nothing in it was changed)")]
+    OtherKind { store: String, held: &'static str, wanted: &'static str },
     #[error("{path}: {op} failed: {source}")]
     Io { path: String, op: &'static str, source: std::io::Error },
     #[error("{store} is closed")]
     Closed { store: String },
     /// A log write, a flush or a compaction failed earlier (or the device was found full at
-    /// open): writes are refused until the store is reopened; reads go on.
-    #[error("{store}: writes are refused until the store is reopened, because {problem}")]
+    /// open): writes are refused; reads go on. `problem` says what to do.
+    #[error("{store}: writes are refused: {problem}")]
     WritesRefused { store: String, problem: String },
 }
 

@@ -5,12 +5,55 @@
 //! folder holding none of them (or no folder) becomes a new store only when the caller asked
 //! for one (`Options::create_if_missing`).
 //!
+//! Which of the two stores a folder holds is told by its device file (`kind_in`), so each
+//! opener refuses the other's folder by name instead of calling it a store that lost a file.
+//!
 //! Not here: whether the files that are there hold a valid store (`recovery`, `manifest`).
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::lock::LOCK_FILE;
+
+/// The two stores a folder may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    /// SMRDB: one device file, `bands`.
+    Plain,
+    /// The write-offloading store: `offload-bands` (and an NVRAM device file).
+    Offloading,
+}
+
+impl StoreKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            StoreKind::Plain => "an SMRDB store",
+            StoreKind::Offloading => "a write-offloading store",
+        }
+    }
+}
+
+/// The store `dir` holds, by its device file; `None` where it holds neither.
+pub fn kind_in(dir: &Path) -> Option<StoreKind> {
+    let present = |path: PathBuf| path.symlink_metadata().is_ok();
+    if present(crate::offload::device_path(dir)) {
+        Some(StoreKind::Offloading)
+    } else if present(crate::db::device_path(dir)) {
+        Some(StoreKind::Plain)
+    } else {
+        None
+    }
+}
+
+/// Refuses to open `dir` as `wanted` where it holds the other store.
+pub fn check_kind(dir: &Path, wanted: StoreKind) -> Result<()> {
+    match kind_in(dir) {
+        Some(held) if held != wanted => {
+            Err(Error::OtherKind { store: dir.display().to_string(), held: held.name(), wanted: wanted.name() })
+        }
+        _ => Ok(()),
+    }
+}
 
 /// The most folder entries an error lists.
 const LISTED: usize = 5;

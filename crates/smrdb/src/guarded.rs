@@ -30,6 +30,16 @@ impl Standing {
     }
 }
 
+/// Why writes are refused after `what` failed with `e`, and what to do: a full device is still
+/// full when reopened (the store then opens read-only, `e` says so); anything else is retried
+/// by reopening the store.
+fn failure(what: &str, e: &Error) -> String {
+    match e {
+        Error::DeviceFull { .. } => format!("{what} failed: {e}"),
+        _ => format!("{what} failed: {e}; reopen the store to write again"),
+    }
+}
+
 /// A store's current state, as the shared decisions need it.
 pub(crate) trait CurrentState {
     fn standing(&mut self) -> &mut Standing;
@@ -66,8 +76,13 @@ impl<W, C: CurrentState> Guarded<W, C> {
 
     /// Records that a log write failed (the caller holds the writer); returns `e`.
     pub fn log_failed(&self, what: &str, e: Error) -> Error {
-        lock(&self.current).standing().writer_error = Some(format!("{what} failed: {e}"));
+        lock(&self.current).standing().writer_error = Some(failure(what, &e));
         e
+    }
+
+    /// Records that background work (`what`) failed with `e`: writes are refused from then on.
+    pub fn background_failed(&self, what: &str, e: &Error) {
+        lock(&self.current).standing().background_error = Some(failure(what, e));
     }
 
     /// Makes every write the log took durable with `sync`, unless a log write failed (its tail

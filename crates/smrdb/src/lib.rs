@@ -54,5 +54,6 @@ pub mod version;
 pub use batch::WriteBatch;
 pub use db::{Db, DbStats};
 pub use error::{Error, Result};
+pub use files::{kind_in, StoreKind};
 pub use iter::DbIter;
 pub use options::{Options, Scheme};

@@ -20,7 +20,7 @@ use crate::log::writer::LogWriter;
 use crate::manifest::Manifest;
 use crate::memtable::MemTable;
 use crate::options::{Geometry, Options, Scheme, METADATA_ZONES};
-use crate::reopen::{commit, reopen, Found, Reopen};
+use crate::reopen::{commit, read_only, reopen, Found, Reopen};
 use crate::state::{Current, Inner, Writer};
 use crate::table::Table;
 use crate::util::mutex::lock;
@@ -141,7 +141,7 @@ impl Reopen for Plain {
                     version: Arc::new(version.clone()),
                     visible_sequence: last_sequence,
                     standing: Standing {
-                        writer_error: full.then(|| format!("the device is full: all {} bands hold live data (it opened read-only: copy what it holds into a store with a larger capacity)", zones - METADATA_ZONES)),
+                        writer_error: full.then(|| read_only(zones - METADATA_ZONES)),
                         ..Standing::default()
                     },
                     manual_requested: 0,

@@ -42,6 +42,13 @@ pub(crate) trait Reopen {
     fn finish(self, env: Arc<Env>, found: Found, free: Vec<u64>) -> Result<Self::State>;
 }
 
+/// Why a store whose `bands` all hold live data refuses writes: it opened read-only.
+pub(crate) fn read_only(bands: u64) -> String {
+    format!(
+        "the device is full (all {bands} bands hold live data), so the store opened read-only: every key can be read; copy them into a store with a larger capacity"
+    )
+}
+
 /// Opens the store on `env`'s device with `options` (their geometry is a new store's).
 pub(crate) fn reopen<R: Reopen>(env: Arc<Env>, options: &Options, mut store: R) -> Result<R::State> {
     let zones = env.device.zone_count();

@@ -11,7 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use smr_core::Params;
 use smr_media::{Hdd, Medium, PRESETS};
-use smrdb::{Db, DbIter, Error, Options, Scheme, WriteBatch};
+use smrdb::offload::{OffloadDb, OffloadOptions};
+use smrdb::{Db, DbIter, Error, Options, Scheme, StoreKind, WriteBatch};
 
 use crate::errors::SmrlabError;
 
@@ -31,7 +32,7 @@ create_exception!(
     _core,
     KvWritesRefusedError,
     KvError,
-    "Writes are refused until the store is reopened (an earlier failure)."
+    "Writes are refused: an earlier failure, or a full device the store opened read-only on."
 );
 create_exception!(_core, KvIOError, KvError, "The operating system refused an I/O on the store's files.");
 create_exception!(_core, KvNotFoundError, KvError, "No store is at the path, and creating one was not asked for.");
@@ -45,7 +46,9 @@ pub(crate) fn kv_error(e: Error) -> PyErr {
         Error::DeviceFull { .. } => KvDeviceFullError::new_err(text),
         Error::Corruption { .. } | Error::MissingFile { .. } => KvCorruptionError::new_err(text),
         Error::NoStore { .. } => KvNotFoundError::new_err(text),
-        Error::ParameterMismatch { .. } | Error::InvalidOption { .. } => KvParameterError::new_err(text),
+        Error::ParameterMismatch { .. } | Error::InvalidOption { .. } | Error::OtherKind { .. } => {
+            KvParameterError::new_err(text)
+        }
         Error::Locked { .. } => KvLockedError::new_err(text),
         Error::Closed { .. } => KvClosedError::new_err(text),
         Error::WritesRefused { .. } => KvWritesRefusedError::new_err(text),
@@ -73,18 +76,35 @@ pub(crate) fn tuned(tuning: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
         .map_err(|e| KvParameterError::new_err(format!("option {}: {}", smr_core::quote(&e.param), e.message)))
 }
 
+/// An open store: SMRDB, or the write-offloading store where the folder holds one.
+enum Opened {
+    Plain(Db),
+    Offloading(OffloadDb),
+}
+
+/// Calls the method both stores have under one name on whichever `$opened` is.
+macro_rules! on_either {
+    ($opened:expr, $db:ident => $call:expr) => {
+        match $opened {
+            Opened::Plain($db) => $call,
+            Opened::Offloading($db) => $call,
+        }
+    };
+}
+
 /// An open store. `path=None` keeps it in memory; `disk` names an HDD preset whose simulated
-/// time every device command also takes.
+/// time every device command also takes. A folder holding a write-offloading store opens as
+/// one (with its own defaults for the options only it has).
 #[pyclass(module = "smrlab._core")]
 pub struct KvStore {
-    db: RwLock<Option<Db>>,
+    db: RwLock<Option<Opened>>,
     sync: bool,
     store: String,
 }
 
 impl KvStore {
     /// Runs `f` on the open store with the GIL released.
-    fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Db) -> smrdb::Result<T> + Send) -> PyResult<T> {
+    fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Opened) -> smrdb::Result<T> + Send) -> PyResult<T> {
         py.allow_threads(|| {
             let guard = self.db.read().unwrap_or_else(|p| p.into_inner());
             match guard.as_ref() {
@@ -117,16 +137,20 @@ impl KvStore {
         let store = path.as_ref().map_or_else(|| "the memory store".to_string(), |p| p.display().to_string());
         let db = py
             .allow_threads(|| match (&path, medium) {
-                (Some(p), None) => Db::open(p, options),
-                (Some(p), Some(m)) => Db::open_timed(p, options, m),
-                (None, m) => Db::open_in_memory(options, m),
+                (Some(p), None) if smrdb::kind_in(p) == Some(StoreKind::Offloading) => {
+                    OffloadDb::open(p, OffloadOptions { base: options, ..OffloadOptions::default() })
+                        .map(Opened::Offloading)
+                }
+                (Some(p), None) => Db::open(p, options).map(Opened::Plain),
+                (Some(p), Some(m)) => Db::open_timed(p, options, m).map(Opened::Plain),
+                (None, m) => Db::open_in_memory(options, m).map(Opened::Plain),
             })
             .map_err(kv_error)?;
         Ok(KvStore { db: RwLock::new(Some(db)), sync, store })
     }
 
     fn get<'py>(&self, py: Python<'py>, key: &[u8]) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        let value = self.with(py, |db| db.get(key))?;
+        let value = self.with(py, |db| on_either!(db, d => d.get(key)))?;
         Ok(value.map(|v| PyBytes::new(py, &v)))
     }
 
@@ -135,7 +159,7 @@ impl KvStore {
         let mut b = WriteBatch::new();
         b.put(key, value);
         let sync = sync.unwrap_or(self.sync);
-        self.with(py, |db| db.write(&b, sync))
+        self.with(py, |db| on_either!(db, d => d.write(&b, sync)))
     }
 
     #[pyo3(signature = (key, sync=None))]
@@ -143,7 +167,7 @@ impl KvStore {
         let mut b = WriteBatch::new();
         b.delete(key);
         let sync = sync.unwrap_or(self.sync);
-        self.with(py, |db| db.write(&b, sync))
+        self.with(py, |db| on_either!(db, d => d.write(&b, sync)))
     }
 
     /// Applies `(key, value)` puts and `(key, None)` deletes atomically.
@@ -160,33 +184,49 @@ impl KvStore {
             }
         }
         let sync = sync.unwrap_or(self.sync);
-        self.with(py, |db| db.write(&b, sync))
+        self.with(py, |db| on_either!(db, d => d.write(&b, sync)))
     }
 
     #[pyo3(signature = (start=None, end=None))]
     fn scan(&self, py: Python<'_>, start: Option<Vec<u8>>, end: Option<Vec<u8>>) -> PyResult<KvIter> {
-        let it = self.with(py, |db| db.scan(start.as_deref(), end.as_deref()))?;
+        let it = self.with(py, |db| on_either!(db, d => d.scan(start.as_deref(), end.as_deref())))?;
         Ok(KvIter::new(it))
     }
 
     fn compact(&self, py: Python<'_>) -> PyResult<()> {
-        self.with(py, |db| db.compact())
+        self.with(py, |db| match db {
+            Opened::Plain(d) => d.compact(),
+            Opened::Offloading(_) => Err(Error::InvalidOption {
+                option: "compact",
+                problem: "the write-offloading store compacts on its own, in the background (wait_idle waits for it)"
+                    .into(),
+            }),
+        })
     }
 
     fn sync(&self, py: Python<'_>) -> PyResult<()> {
-        self.with(py, |db| db.sync())
+        self.with(py, |db| on_either!(db, d => d.sync()))
     }
 
     fn wait_idle(&self, py: Python<'_>) -> PyResult<()> {
-        self.with(py, |db| db.wait_idle())
+        self.with(py, |db| on_either!(db, d => d.wait_idle()))
     }
 
     /// Counters and level sizes as a dict (bytes, counts; `disk_busy_ns` and the other `disk_`
     /// counters for timed devices): every field of `smrdb::DbStats` by its name, the simulated
     /// disk's activity flattened to `disk_NAME`, and the write amplification.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.with(py, |db| Ok(db.stats()))?;
-        let text = serde_json::to_string(&s).map_err(|e| KvError::new_err(format!("stats: {e}")))?;
+        let (text, amplification) = self.with(py, |db| {
+            let (json, amplification) = match db {
+                Opened::Plain(d) => {
+                    let s = d.stats();
+                    (serde_json::to_value(&s), Some(s.write_amplification()))
+                }
+                Opened::Offloading(d) => (serde_json::to_value(d.stats()), None),
+            };
+            Ok((json.map(|j| j.to_string()), amplification))
+        })?;
+        let text = text.map_err(|e| KvError::new_err(format!("stats: {e}")))?;
         let d = py.import("json")?.call_method1("loads", (text,))?.downcast_into::<PyDict>()?;
         if let Some(disk) = d.get_item("disk")? {
             d.del_item("disk")?;
@@ -196,13 +236,16 @@ impl KvStore {
                 }
             }
         }
-        d.set_item("write_amplification", s.write_amplification())?;
+        match amplification {
+            Some(a) => d.set_item("write_amplification", a)?,
+            None => d.set_item("store", "smrdb-offload")?,
+        }
         Ok(d)
     }
 
     /// The tables: `(level, band, bytes, entries, smallest key, largest key)`.
     fn tables<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let tables = self.with(py, |db| Ok(db.tables()))?;
+        let tables = self.with(py, |db| Ok(on_either!(db, d => d.tables())))?;
         let rows: Vec<Bound<'py, PyTuple>> = tables
             .iter()
             .map(|(level, m)| {
@@ -217,9 +260,18 @@ impl KvStore {
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         py.allow_threads(|| {
             let db = self.db.write().unwrap_or_else(|p| p.into_inner()).take();
-            db.map_or(Ok(()), Db::close)
+            db.map_or(Ok(()), |db| on_either!(db, d => d.close()))
         })
         .map_err(kv_error)
+    }
+
+    /// Which store this is: "smrdb", or "smrdb-offload" for the write-offloading store.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.db.read().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            Some(Opened::Offloading(_)) => "smrdb-offload",
+            _ => "smrdb",
+        }
     }
 
     #[getter]
@@ -316,17 +368,22 @@ impl KvIter {
         Ok(first)
     }
 
-    /// Up to `n` pairs as a list (empty at the end).
+    /// The next `n` pairs as a list: fewer only at the end of the scan (empty after it).
     #[pyo3(signature = (n=ITER_BATCH))]
     fn next_batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
         let mut out = self.take_ready(n)?;
         let mut made = Ok(());
-        if out.len() < n {
+        // A fetch stops on its bytes too: fetch again until `n` or nothing more comes.
+        while out.len() < n {
+            let before = out.len();
             self.fetch(py, n - out.len(), |k, v| {
                 if made.is_ok() {
                     made = (k, v).into_pyobject(py).map(|pair| out.push(pair.into_any().unbind()));
                 }
             })?;
+            if out.len() == before || made.is_err() {
+                break;
+            }
         }
         made?;
         PyList::new(py, out)

@@ -140,6 +140,7 @@ def run_stats(args: argparse.Namespace) -> int:
     with open_store(args, create=False, background=False) as db:
         stats = db.stats()
         tables = db.tables()
+        kind = db.kind
     if args.json:
         print_json(
             {
@@ -151,6 +152,9 @@ def run_stats(args: argparse.Namespace) -> int:
             }
         )
         return 0
+    if kind == "smrdb-offload":
+        print_offload_stats(args.store, stats)
+        return 0
     rows = [(f"L{level}", count, byte_count) for level, (count, byte_count) in enumerate(stats["levels"])]
     print_table(
         f"SMRDB store {args.store} ({stats['scheme']}, bands of {stats['band_size']:,} bytes)",
@@ -160,6 +164,20 @@ def run_stats(args: argparse.Namespace) -> int:
         + device_file_size(args.store, stats),
     )
     return 0
+
+
+def print_offload_stats(store: str, stats: dict) -> None:
+    """The levels of a write-offloading store: level 0's unsorted units, then the sorted tables
+    of levels 1 to 3."""
+    rows = [("L0 (unsorted units)", stats["units"], stats["unsorted_user_bytes"])]
+    rows += [(f"L{level}", count, byte_count) for level, (count, byte_count) in enumerate(stats["levels"], start=1)]
+    print_table(
+        f"Write-offloading store {store} (bands of {stats['band_size']:,} bytes)",
+        ["level", "units or tables (bands)", "bytes"],
+        rows,
+        caption=f"Disk {stats['disk_capacity']:,} bytes, NVRAM device {stats['nvram_capacity']:,} bytes; "
+        f"{stats['nvram_units']:,} of the units on the NVRAM device. Level 0 counts keys and values.",
+    )
 
 
 def check_bench_fits(db: DB, args: argparse.Namespace, workloads: list[str], value_size: int) -> None:
@@ -200,6 +218,11 @@ def run_bench(args: argparse.Namespace) -> int:
             raise UsageError(f"unknown workload {quoted(name)} (one of: {', '.join(WORKLOADS)})")
     rows = []
     with open_store(args, disk=args.disk, background=not args.inline) as db:
+        if db.kind == "smrdb-offload":
+            raise UsageError(
+                f"{args.store} holds a write-offloading store; kv bench runs on SMRDB stores "
+                "(kv ycsb --offload-store runs YCSB on the offloading store)"
+            )
         check_bench_fits(db, args, workloads, value_size)
         adapter = SmrdbAdapter(db)
         for name in workloads:

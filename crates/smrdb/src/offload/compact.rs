@@ -138,8 +138,7 @@ impl Inner {
                 last_triggered = Instant::now();
             }
             if let Err(e) = outcome {
-                lock(&self.guarded.current).standing.background_error =
-                    Some(format!("a background compaction failed: {e}"));
+                self.guarded.background_failed("a background compaction", &e);
             }
             self.guarded.progress.notify_all();
         }

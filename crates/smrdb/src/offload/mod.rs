@@ -217,6 +217,7 @@ impl OffloadDb {
     /// new writes stay on the disk.
     pub fn open(dir: &Path, options: OffloadOptions) -> Result<OffloadDb> {
         let nvram_path = options.nvram_path.clone().unwrap_or_else(|| dir.join("nvram"));
+        crate::files::check_kind(dir, crate::files::StoreKind::Offloading)?;
         crate::files::check_present(dir, &[device_path(dir), nvram_path.clone()], options.base.create_if_missing)?;
         std::fs::create_dir_all(dir).map_err(|source| Error::Io {
             path: dir.display().to_string(),
@@ -310,6 +311,12 @@ impl OffloadDb {
             }
         }
         Ok(DbIter::new(Merge::new(sources), snapshot, end.map(<[u8]>::to_vec)))
+    }
+
+    /// The sorted tables as of now, with their levels (1 to 3); the unsorted units of level 0
+    /// are in `stats`.
+    pub fn tables(&self) -> Vec<(usize, crate::table::TableMeta)> {
+        self.inner.snapshot().1.version.tables().map(|(l, t)| (l, t.meta.clone())).collect()
     }
 
     /// Makes every write so far durable.

@@ -22,7 +22,7 @@ use crate::log::writer::LogWriter;
 use crate::manifest::Manifest;
 use crate::memtable::MemTable;
 use crate::options::{Geometry, Options, Scheme, METADATA_ZONES};
-use crate::reopen::{commit, reopen, reset_written, Found, Reopen};
+use crate::reopen::{commit, read_only, reopen, reset_written, Found, Reopen};
 
 /// Opens the NVRAM device file `path`, or creates it (no conventional zones); an existing one
 /// must have the options' band size.
@@ -143,28 +143,40 @@ impl Reopen for Offloading {
     fn finish(self, disk: Arc<Env>, found: Found, mut free: Vec<u64>) -> Result<Inner> {
         let Offloading { nvram, options, units, dead_disk_bands, last_sequence } = self;
         let Found { manifest, geometry: g, limits, shape: table_shape, version } = found;
-        if free.is_empty() {
-            return Err(Error::DeviceFull {
-                store: disk.store.clone(),
-                purpose: "the first unsorted band",
-                bands: g.zones - METADATA_ZONES,
-                band_size: disk.band_size,
-            });
-        }
-        let open_band = free.remove(0);
         let units: Vec<Arc<Unit>> = units.into_iter().map(Arc::new).collect();
-        let record = Manifest {
+        let tables: Vec<(u32, _)> = version.tables().map(|(l, t)| (l as u32, t.meta.clone())).collect();
+        let unit_bands = |open: Option<u64>| -> Vec<u64> {
+            units.iter().filter(|u| !u.on_nvram).map(|u| u.band).chain(open).collect()
+        };
+        let mut record = Manifest {
             number: manifest.number + 1,
             geometry: g,
             last_sequence: manifest.last_sequence,
             next_table_id: manifest.next_table_id.max(1),
-            log_bands: units.iter().filter(|u| !u.on_nvram).map(|u| u.band).chain([open_band]).collect(),
+            log_bands: unit_bands(None),
             compact_pointers: manifest.compact_pointers.clone(),
-            tables: version.tables().map(|(l, t)| (l as u32, t.meta.clone())).collect(),
+            tables,
         };
-        free.extend(dead_disk_bands);
-        commit(&disk, &record, free)?;
-
+        if free.is_empty() && !dead_disk_bands.is_empty() {
+            // Bands of units compacted before a crash are the only room: a record that no longer
+            // names them lets them be reset first.
+            commit(&disk, &record, dead_disk_bands.clone())?;
+            record.number += 1;
+            free = dead_disk_bands.clone();
+        } else {
+            free.extend(dead_disk_bands);
+        }
+        // Every disk band holds live data: open read-only, the record as it is, every unit
+        // readable; writes report the full device.
+        let full = free.is_empty();
+        let open_band = if full { record.log_bands.last().copied().unwrap_or(METADATA_ZONES) } else { free.remove(0) };
+        if full {
+            record = manifest.clone();
+        } else {
+            record.log_bands = unit_bands(Some(open_band));
+            commit(&disk, &record, free)?;
+        }
+        let writer_error = full.then(|| read_only(g.zones - METADATA_ZONES));
         let next_table_id = AtomicU64::new(record.next_table_id);
         let pointers = record.compact_pointers.clone();
         Ok(Inner {
@@ -192,7 +204,7 @@ impl Reopen for Offloading {
                     mem: Arc::new(MemTable::new(options.base.block_size)),
                     shape: Arc::new(Shape { units, version: Arc::new(version) }),
                     visible_sequence: last_sequence,
-                    standing: Standing::default(),
+                    standing: Standing { writer_error, ..Standing::default() },
                     pointers,
                 },
             ),

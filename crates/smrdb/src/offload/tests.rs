@@ -234,3 +234,42 @@ fn writes_sleep_only_with_a_delay_and_while_the_nvram_device_is_crowded() {
     let s = undelayed.stats();
     assert!(s.offloaded_writes > 0 && s.delayed_writes == 0, "no delay given, none taken: {s:?}");
 }
+
+/// Puts unique keys, synced, until one fails; returns the keys acknowledged.
+fn fill_until_refused(db: &OffloadDb) -> Vec<Vec<u8>> {
+    let mut acked = Vec::new();
+    for i in 0.. {
+        let key = format!("full{i:07}").into_bytes();
+        let mut b = WriteBatch::new();
+        b.put(&key, &[b'v'; 300]);
+        if db.write(&b, true).is_err() {
+            return acked;
+        }
+        acked.push(key);
+    }
+    unreachable!()
+}
+
+#[test]
+fn a_store_filled_until_writes_fail_opens_again_and_reads_in_full() {
+    // A disk of 6 bands, fewer than level 0's 10: units fill it before level 0 is due.
+    let dir = scratch("offload-full");
+    let base = Options { band_size: Some(64 << 10), capacity: Some(8 * (64 << 10)), ..Options::default() };
+    let full_options = || OffloadOptions { base: base.clone(), ..OffloadOptions::default() };
+    let db = OffloadDb::open(&dir, full_options()).unwrap();
+    let acked = fill_until_refused(&db);
+    assert!(acked.len() > 500, "{}", acked.len());
+    db.close().unwrap();
+    for _ in 0..2 {
+        let db = OffloadDb::open(&dir, full_options()).unwrap();
+        for k in &acked {
+            assert_eq!(db.get(k).unwrap().as_deref(), Some(&[b'v'; 300][..]), "{}", String::from_utf8_lossy(k));
+        }
+        let scanned = db.scan(None, None).unwrap().next_batch(usize::MAX, usize::MAX).unwrap();
+        assert_eq!(scanned.into_iter().map(|(k, _)| k).collect::<Vec<_>>(), acked);
+        let e = db.put(b"more", b"v").unwrap_err();
+        assert!(e.to_string().contains("read-only") && !e.to_string().contains("reopen"), "{e}");
+        db.close().unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
