@@ -59,22 +59,48 @@ def _stacked_below(system: str, params: dict[str, object]) -> list[str]:
     return [str(v) for v in (given if isinstance(given, list) else [given])]
 
 
-def accepted(system: str, params: dict[str, object] | None = None, _above: tuple[dict, ...] = ()) -> set[str] | None:
-    """Every key ``system`` reads, given ``params``: its own, and those of each system it stacks
-    over (``below``), as the core names them — ``KEY``, or ``NAME.KEY`` when a system above
-    declares the same key. None when ``system`` is not a registry name (an alias, or unknown):
-    the core then judges alone."""
-    params = params or {}
+def _read(system: str, params: dict[str, object], _above: tuple[dict, ...] = ()) -> list[tuple[str, str, str]] | None:
+    """``(key, default, system)`` of every parameter ``system`` reads given ``params``: its own,
+    and those of each system it stacks over (``below``), keyed as the core names them — ``KEY``,
+    or ``NAME.KEY`` when a system above declares the same key. None when ``system`` is not a
+    registry name (an alias, or unknown)."""
     try:
         own = defaults(system)
     except KeyError:
         return None
-    keys = {f"{system}.{key}" if any(key in upper for upper in _above) else key for key in own}
+    found = [
+        (f"{system}.{key}" if any(key in upper for upper in _above) else key, default, system)
+        for key, default in own.items()
+    ]
     for lower in _stacked_below(system, params):
         if lower == system:
             continue
-        below = accepted(lower, params, (*_above, own))
+        below = _read(lower, params, (*_above, own))
         if below is None:
             return None
-        keys |= below
-    return keys
+        found += below
+    return found
+
+
+def accepted(system: str, params: dict[str, object] | None = None) -> set[str] | None:
+    """Every key ``system`` reads, given ``params``: its own, and those of each system it stacks
+    over (``below``), as the core names them — ``KEY``, or ``NAME.KEY`` when a system above
+    declares the same key. None when ``system`` is not a registry name (an alias, or unknown):
+    the core then judges alone."""
+    read = _read(system, params or {})
+    return None if read is None else {key for key, _, _ in read}
+
+
+def resolved(system: str, given: dict[str, str]) -> dict[str, str]:
+    """The parameters ``system`` runs with: every one it reads (its own and those of the
+    systems below it), the given value or else the declared default, as the core resolves
+    them; keys it does not read are kept as given (the core refuses them). Only ``given`` when
+    ``system`` is not a registry name."""
+    read = _read(system, given) or []
+    return {**{key: default for key, default, _ in read}, **given}
+
+
+def stack(system: str, given: dict[str, str]) -> list[str]:
+    """``system`` and each system it builds below itself with ``given``, outermost first."""
+    read = _read(system, given)
+    return list(dict.fromkeys([system] + [owner for _, _, owner in read or []]))

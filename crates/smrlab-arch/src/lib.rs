@@ -11,7 +11,8 @@ mod read;
 mod tree;
 
 pub use graph::{resolve, Circle, ModuleGraph};
-pub use tree::crate_files;
+pub use read::is_test_only;
+pub use tree::{crate_files, SourceFile};
 
 /// The module graph of the crate whose sources are in `src` (its `lib.rs` and every file a `mod`
 /// reaches), or a message naming the file that could not be read.

@@ -16,6 +16,9 @@ pub struct OutOfLine {
     pub path_attr: Option<String>,
     /// How many inline modules enclose the declaration in its file (they add folders).
     pub inline_depth: usize,
+    /// Whether it is compiled for tests only (`#[cfg(test)]` on it or on an inline module
+    /// around it).
+    pub test_only: bool,
 }
 
 /// A path written in a module: its segments as written (`super`, `crate`, `self` included).
@@ -33,7 +36,7 @@ pub struct FileFacts {
 
 /// Reads a parsed file whose top is module `module`.
 pub fn read(file: &syn::File, module: &[String]) -> FileFacts {
-    let mut reader = Reader { module: module.to_vec(), inline_depth: 0, facts: FileFacts::default() };
+    let mut reader = Reader { module: module.to_vec(), inline_depth: 0, test_depth: 0, facts: FileFacts::default() };
     reader.visit_file(file);
     reader.facts
 }
@@ -41,6 +44,8 @@ pub fn read(file: &syn::File, module: &[String]) -> FileFacts {
 struct Reader {
     module: Vec<String>,
     inline_depth: usize,
+    /// How many of the inline modules around the current item are `#[cfg(test)]`.
+    test_depth: usize,
     facts: FileFacts,
 }
 
@@ -86,6 +91,13 @@ impl Reader {
     }
 }
 
+/// Whether `attrs` hold `#[cfg(test)]`: the item is compiled for tests only.
+pub fn is_test_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg") && matches!(&a.meta, syn::Meta::List(list) if list.tokens.to_string() == "test")
+    })
+}
+
 /// The `a::b::c` path starting at token `start`, and the index after it.
 fn path_at(trees: &[TokenTree], start: usize) -> (Vec<String>, usize) {
     let mut segments = Vec::new();
@@ -105,11 +117,14 @@ fn path_at(trees: &[TokenTree], start: usize) -> (Vec<String>, usize) {
 impl<'ast> Visit<'ast> for Reader {
     fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
         let name = item.ident.to_string();
+        let test_only = is_test_only(&item.attrs);
         match &item.content {
             Some((_, items)) => {
                 self.module.push(name);
                 self.inline_depth += 1;
+                self.test_depth += usize::from(test_only);
                 items.iter().for_each(|i| self.visit_item(i));
+                self.test_depth -= usize::from(test_only);
                 self.inline_depth -= 1;
                 self.module.pop();
             }
@@ -122,7 +137,13 @@ impl<'ast> Visit<'ast> for Reader {
                     _ => None,
                 });
                 let module = self.module.iter().cloned().chain([name]).collect();
-                self.facts.out_of_line.push(OutOfLine { module, path_attr, inline_depth: self.inline_depth });
+                let test_only = test_only || self.test_depth > 0;
+                self.facts.out_of_line.push(OutOfLine {
+                    module,
+                    path_attr,
+                    inline_depth: self.inline_depth,
+                    test_only,
+                });
             }
         }
     }

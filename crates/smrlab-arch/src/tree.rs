@@ -10,22 +10,28 @@ use crate::read::{read, FileFacts};
 /// One file of the tree, what it says, and where it is (for messages).
 pub struct SourceFile {
     pub path: PathBuf,
+    /// Its module path (empty for `lib.rs`).
+    pub module: Vec<String>,
+    /// Whether it is compiled for tests only (its `mod`, or one above it, is `#[cfg(test)]`).
+    pub test_only: bool,
     pub facts: FileFacts,
+    /// The file as syn parsed it.
+    pub syntax: syn::File,
 }
 
 /// Every file of the module tree rooted at `src/lib.rs`, or a message naming the file that could
 /// not be read or parsed.
 pub fn crate_files(src: &Path) -> Result<Vec<SourceFile>, String> {
     let mut files = Vec::new();
-    let mut pending = vec![(src.join("lib.rs"), Vec::new())];
-    while let Some((path, module)) = pending.pop() {
+    let mut pending = vec![(src.join("lib.rs"), Vec::new(), false)];
+    while let Some((path, module, test_only)) = pending.pop() {
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let parsed = syn::parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let facts = read(&parsed, &module);
         for child in &facts.out_of_line {
-            pending.push((child_file(&path, child)?, child.module.clone()));
+            pending.push((child_file(&path, child)?, child.module.clone(), test_only || child.test_only));
         }
-        files.push(SourceFile { path, facts });
+        files.push(SourceFile { path, module, test_only, facts, syntax: parsed });
     }
     Ok(files)
 }

@@ -24,6 +24,7 @@ macro_rules! add_types {
 mod disk;
 mod errors;
 mod estimate;
+mod fingerprint;
 mod hwsr;
 mod interrupt;
 mod kv;
@@ -40,6 +41,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     disk::register(m)?;
     errors::register(m)?;
     estimate::register(m)?;
+    fingerprint::register(m)?;
     hwsr::register(m)?;
     kv::register(m)?;
     paper::register(m)?;

@@ -137,17 +137,35 @@ def _plan(experiment: Experiment, every: list[Cell], out: Path, resume: bool, ph
         cells = [(cell, cell.key()) for cell in every]
     with phases("folder"):
         folder = RunFolder.open(out, experiment.name, [key for _, key in cells], resume)
-        stored = folder.stored() if resume else {}
+        stored = _stored(folder, out, experiment.name, {key for _, key in cells}) if resume else {}
     outcomes = {
         cell.index: Outcome(cell.index, key, stored[key][0], None, stored[key][1])
         for cell, key in cells
         if key in stored
     }
+    for cell, key in cells:  # a cell found in an earlier run's folder is kept here too
+        if key in stored and stored[key][2] != folder.folder:
+            folder.save_cell(cell, outcomes[cell.index])
     with phases("order"):
         todo, expected = schedule.longest_first(
             [(c, k) for c, k in cells if k not in stored], schedule.learn(out, experiment.name)
         )
     return _Plan(cells, folder, outcomes, set(outcomes), todo, expected)
+
+
+def _stored(folder: RunFolder, out: Path, name: str, wanted: set[str]) -> dict:
+    """The stored results of the cells ``wanted``, by key, with the folder each was found in:
+    this run's folder first, then the earlier runs' of the same experiment, newest first. A key
+    names everything a cell's numbers come from, the model's code included, so a cell stored by
+    any run of the experiment is the same cell."""
+    found: dict[str, tuple] = {}
+    for place in [folder.folder] + [p for p in RunFolder.earlier(out, name) if p != folder.folder]:
+        if wanted <= set(found):
+            break
+        for key, (result, timing) in RunFolder(place, "").stored().items():
+            if key in wanted and key not in found:
+                found[key] = (result, timing, place)
+    return found
 
 
 def _run_cells(plan: _Plan, executor, progress, phases: Phases, checked) -> None:

@@ -2,9 +2,11 @@
 engine), its key, and the function every executor calls to run it, which also measures what
 running it cost.
 
-A cell's key is a digest of everything that determines its numbers (label, system, parameters,
-the trace's checksum and reader, seed, engine), so a stored cell is found again on ``--resume``
-and a changed trace or parameter never reuses an old one. ``run_cell`` never raises for a user
+A cell's key is a digest of everything that determines its numbers (label, system, its
+parameters resolved as the core resolves them, defaults included, the trace's checksum and
+reader, seed, engine, and the model's fingerprint: a digest of the code behind the system,
+``smrlab.fingerprint``), so a stored cell is found again on ``--resume`` and a changed trace,
+parameter, default or model never reuses an old one. ``run_cell`` never raises for a user
 error: a failed cell comes back with its message, and the other cells go on.
 
 What a cell cost (``Timing``: wall and CPU time, peak memory, the worker, the wait from
@@ -28,6 +30,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from smrlab import fingerprint, systems
 from smrlab.errors import SmrlabError
 from smrlab.result import tidy_row
 from smrlab.trace import Trace
@@ -62,7 +65,8 @@ class Cell:
         return {
             "label": self.label,
             "system": self.system,
-            "params": self.given,
+            "params": systems.resolved(self.system, self.given),
+            "model": fingerprint.of_system(self.system, self.given),
             "trace": {
                 "name": self.trace_name,
                 "checksum": self.trace_checksum(),

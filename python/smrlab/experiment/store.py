@@ -5,8 +5,9 @@ A run of experiment NAME gets its own folder ``ROOT/NAME-DIGEST`` (DIGEST: of it
 ``-2``, ``-3``... for a later run of the same cells unless resuming), holding:
 
 - ``cells/LABEL-TRACE-PARAMS-KEY.json``: each finished cell's whole result and what running it
-  cost, written as it finishes (``--resume`` skips cells found here; failed cells are not
-  stored, so they run again);
+  cost, written as it finishes (``--resume`` skips cells found here or in an earlier run's
+  folder of the same experiment, by key, and copies those here; failed cells are not stored, so
+  they run again);
 - ``NAME-DIGEST.parquet``: one row per cell (``smrlab.result.tidy_row``, plus ``cell`` and
   ``error``), written once every cell has run: simulated numbers only, the same wherever and
   however fast the cells ran;
@@ -75,6 +76,15 @@ class RunFolder:
         if resume and latest is not None:
             return cls(latest, stem)
         return cls(first if not first.exists() else root / f"{stem}-{n}", stem)
+
+    @staticmethod
+    def earlier(root: Path, name: str) -> list[Path]:
+        """The folders of earlier runs of experiment ``name`` under ``root``, newest first."""
+        if not root.is_dir():
+            return []
+        pattern = re.compile(rf"{re.escape(name)}-[0-9a-f]{{8}}(-[0-9]+)?")
+        found = [p for p in root.iterdir() if p.is_dir() and pattern.fullmatch(p.name)]
+        return sorted(found, key=lambda p: p.stat().st_mtime_ns, reverse=True)
 
     @property
     def table_path(self) -> Path:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from smrlab import fingerprint
 from smrlab.errors import SmrlabError
 from smrlab.experiment.cells import Outcome
 
@@ -81,6 +82,7 @@ class KvCell:
     def describe(self) -> dict[str, Any]:
         return {
             "kind": "kv",
+            "model": fingerprint.of_key_value(),
             "label": self.label,
             "system": self.system,
             "params": self.given,
