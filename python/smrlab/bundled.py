@@ -68,21 +68,30 @@ FULL_SPARSE_FRACTION = 0.02  # of the writes
 FULL_COLD_WINDOW = 0.1  # of the core
 
 
-def full_size_params(name: str) -> list[str]:
-    """Synthesizer parameters of the full-size PORE trace of Table I preset ``name``."""
+def full_size_params(name: str, requests: int | None = None) -> list[str]:
+    """Synthesizer parameters of the full-size PORE trace of Table I preset ``name``; with
+    ``requests``, the same trace scaled to that many requests, its ranges by the same factor
+    (band and zone sizes then scale by it too: ``geometry``)."""
     presets = {preset[0]: preset for preset in _core.synth_presets()}
     if name not in presets:
         raise UsageError(f"{quoted(name)} is not a Table I preset ({', '.join(presets)})")
-    _, _, _, written_gb, accessed_gb = presets[name]
+    _, full, _, written_gb, accessed_gb = presets[name]
+    if requests is not None and not 0 < requests <= full:
+        raise UsageError(f"{name}@{requests}: a scaled PORE trace has 1 to {full:,} requests")
+    scale = 1.0 if requests is None else requests / full
     core = written_gb * (1 - FULL_SPARSE_SHARE)
+    # Scaled after the sums the full-size trace was made with, so that it stays bit for bit.
+    accessed = (core + accessed_gb - written_gb) * scale
+    core *= scale
     return [
         f"preset={name}",
         "seed=0",
+        *([f"requests={requests}"] if requests is not None else []),
         f"cold_window={FULL_COLD_WINDOW}",
         f"sparse_fraction={FULL_SPARSE_FRACTION}",
         f"written_range={round(core * 1e9)}",
-        f"accessed_range={round((core + accessed_gb - written_gb) * 1e9)}",
-        f"sparse_range={round(written_gb * FULL_SPARSE_SHARE * 1e9)}",
+        f"accessed_range={round(accessed * 1e9)}",
+        f"sparse_range={round(written_gb * FULL_SPARSE_SHARE * scale * 1e9)}",
     ]
 
 
@@ -112,13 +121,16 @@ def generated_trace(
     return path
 
 
-def full_size_trace(name: str, folder: Path | None = None, writes_only: bool = False) -> Path:
-    """The full-size PORE trace of preset ``name`` in smrlab's binary format, generated on first
-    use (``generated_trace``). ``writes_only`` drops the reads, as the paper does for its
+def full_size_trace(
+    name: str, folder: Path | None = None, writes_only: bool = False, requests: int | None = None
+) -> Path:
+    """The full-size PORE trace of preset ``name`` (or it scaled to ``requests``:
+    ``full_size_params``) in smrlab's binary format, generated on first use
+    (``generated_trace``). ``writes_only`` drops the reads, as the paper does for its
     write-only cache experiments (§V-C2)."""
-    pipeline = {"synth": full_size_params(name), "writes_only": writes_only}
-    stem = f"{name}-full{'-writes' if writes_only else ''}"
-    requests = {preset[0]: preset[1] for preset in _core.synth_presets()}[name]
+    pipeline = {"synth": full_size_params(name, requests), "writes_only": writes_only}
+    stem = f"{name}-{'full' if requests is None else requests}{'-writes' if writes_only else ''}"
+    requests = requests or {preset[0]: preset[1] for preset in _core.synth_presets()}[name]
     return generated_trace(
         pipeline,
         stem,
@@ -131,10 +143,9 @@ def full_size_trace(name: str, folder: Path | None = None, writes_only: bool = F
 recipes.register(
     "bundled", lambda name, requests: bundled_trace(name), source="smrlab's bundled traces", scalable=False
 )
-recipes.register("pore-full", lambda name, requests: full_size_trace(name), source="PORE's Table I", scalable=False)
+recipes.register("pore-full", lambda name, requests: full_size_trace(name, requests=requests), source="PORE's Table I")
 recipes.register(
     "pore-full-writes",
-    lambda name, requests: full_size_trace(name, writes_only=True),
+    lambda name, requests: full_size_trace(name, writes_only=True, requests=requests),
     source="PORE's Table I",
-    scalable=False,
 )

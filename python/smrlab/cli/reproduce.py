@@ -32,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
     for paper in papers:
         if paper not in PAPERS:
             raise UsageError(f"--paper {paper!r}: not one of {', '.join(PAPERS)}")
+    if args.general:
+        return run_general(args, list(dict.fromkeys(papers)))
     settings = scorecard.Settings(
         papers=list(dict.fromkeys(papers)),
         quick=not args.full,
@@ -49,6 +51,35 @@ def run(args: argparse.Namespace) -> int:
     output.print_scorecard(card)
     for path in args.out or [settings.out / f"scorecard-{'full' if args.full else 'quick'}.json"]:
         note(f"scorecard written to {output.write(card, path)}")
+    return 0
+
+
+def run_general(args: argparse.Namespace, papers: list[str]) -> int:
+    """``--general``: the general claims on each trace of the --traces folder."""
+    import json
+
+    from smrlab import bundled, live, outputs
+    from smrlab.reproduce import general
+
+    if args.traces is None:
+        raise UsageError("--general needs --traces DIR: the folder of your traces to judge the general claims on")
+    if args.full:
+        raise UsageError("--general runs each claim's experiment as written on your traces: drop --full")
+    card = general.make(
+        args.traces,
+        papers,
+        args.root or bundled.experiments_root(),
+        args.results,
+        jobs=args.jobs,
+        cluster=args.cluster,
+        share_paths=args.shared_paths,
+        announce=live.say,
+    )
+    general.print_card(card)
+    for path in args.out or [args.results / "general.json"]:
+        if path.suffix.lower() != ".json":
+            raise UsageError(f"-o {path}: the --general card is written as .json")
+        note(f"general claims written to {outputs.write_text(path, json.dumps(card.as_dict(), indent=1) + chr(10))}")
     return 0
 
 
@@ -93,6 +124,14 @@ def register(commands) -> None:
         metavar="DIR",
         help="a folder of the papers' real public traces (MSR Cambridge .csv, UMass .spc), used by name "
         "instead of smrlab's synthetic recipes (docs/reproduction.md says which files)",
+    )
+    parser.add_argument(
+        "--general",
+        action="store_true",
+        help="with --traces DIR: judge every claim the claims files declare general (an order, a direction or "
+        "a trend that names no one trace) on each trace in DIR, whatever its name and format (told from its "
+        "content, or from a sidecar NAME.trace.toml: docs/your-traces.md), with the paper's "
+        "geometry scaled to it; says per claim on how many of your traces it held",
     )
     parser.add_argument(
         "--root",

@@ -28,8 +28,14 @@ A claims file::
     direction = "valley"            # ... increasing | decreasing | valley (lowest inside) | peak
     at = "20MB"                     # trend, valley/peak: where the extreme must be (optional)
     full_only = true                # --quick does not run it
+    general = true                  # names no one trace: also judged on a user's traces (--general)
     reason = "..."                  # why it parts from the paper (required for not-run)
     note = "..."                    # anything a reader needs beside the verdict
+
+    [general]                       # how a user's trace gets the paper's geometry (reproduce.general)
+    scaled = ["band_min", "band_max", "zone"]
+    by = "written_bytes"
+    reference = 4.71e9
 
     [[open_choice]]
     param = "window"                # a parameter declared an open choice
@@ -57,7 +63,7 @@ PER = ("each", "mean", "median", "geomean", "max", "min", "all")
 DIRECTIONS = ("increasing", "decreasing", "valley", "peak")
 EXPECT = ("below 1", "above 1")
 
-TOP_KEYS = {"paper", "doc", "calibration", "claim", "open_choice"}
+TOP_KEYS = {"paper", "doc", "calibration", "claim", "open_choice", "general"}
 CLAIM_KEYS = {
     "id",
     "where",
@@ -79,6 +85,7 @@ CLAIM_KEYS = {
     "direction",
     "at",
     "full_only",
+    "general",
     "reason",
     "note",
 }
@@ -117,6 +124,9 @@ class Claim:
     direction: str = ""
     at: str | None = None
     full_only: bool = False
+    # Names no one trace (an order, a direction, a trend): judged on a user's traces too
+    # (``smrlab reproduce --traces DIR --general``).
+    general: bool = False
     reason: str = ""
     note: str = ""
 
@@ -255,6 +265,12 @@ def _claim(source: Path, entry: Any, seen: set[str]) -> Claim:
     if not isinstance(full_only, bool):
         raise _fail(source, here, "full_only must be true or false")
     claim.full_only = full_only
+    general = entry.get("general", False)
+    if not isinstance(general, bool):
+        raise _fail(source, here, "general must be true or false")
+    if general and (kind == "not-run" or claim.traces):
+        raise _fail(source, here, "a general claim names no trace and runs (no 'traces', not 'not-run')")
+    claim.general = general
     return claim
 
 
