@@ -244,13 +244,49 @@ def test_the_committed_page_agrees_with_a_quick_run(quick_scorecard):
     document, _ = quick_scorecard
     committed = output.committed_verdicts((ROOT / "docs" / "reproduction.md").read_text())
     assert committed, "docs/reproduction.md carries its verdicts"
-    quick = {output.row_key(verdict.Row(**{k: v for k, v in row.items()})): row["verdict"] for row in document["rows"]}
+    fields = verdict.Row.__dataclass_fields__
+    quick = {
+        output.row_key(verdict.Row(**{k: v for k, v in row.items() if k in fields})): row["verdict"]
+        for row in document["rows"]
+    }
     compared = {key: v for key, v in quick.items() if v != NOT_RUN and key in committed}
     assert compared, "the quick run judges some claims of the page"
     differing = {key: (committed[key], v) for key, v in compared.items() if committed[key] != v}
     assert not differing, (
         f"verdicts (committed, quick) that differ: {differing}; rerun smrlab reproduce --full -o docs/reproduction.md, or mark the claim full_only"
     )
+
+
+def test_the_committed_page_is_not_older_than_the_model():
+    """docs/reproduction.md records the model fingerprint of each system and of the key-value
+    cells it was made with (every cell on it was made by that code: a cell's key holds it); when
+    a system's code has changed since, the page describes a model that is gone."""
+    from smrlab import fingerprint
+
+    committed = output.committed_model((ROOT / "docs" / "reproduction.md").read_text())
+    if not committed:
+        pytest.skip("docs/reproduction.md predates model fingerprints: smrlab reproduce --full -o docs/reproduction.md")
+    systems, _, _ = fingerprint.built()
+    changed = sorted(name for name, digest in committed["systems"].items() if systems.get(name) != digest)
+    if committed["key_value"] != fingerprint.of_key_value():
+        changed.append("the key-value cells")
+    assert not changed, (
+        f"docs/reproduction.md is older than the model of {', '.join(changed)}: "
+        "rerun smrlab reproduce --full -o docs/reproduction.md (stored cells of the other systems are reused)"
+    )
+
+
+def test_a_page_records_the_model_it_was_made_with():
+    from smrlab.reproduce.scorecard import Scorecard, Settings
+
+    card = Scorecard(Settings(papers=["pore"]), [], [], {}, {}, 1.0, 0, 0, {"k1": "m1"}, {"abc1234567890": 3})
+    page = output.markdown(card)
+    recorded = output.committed_model(page)
+    from smrlab import fingerprint
+
+    assert recorded["systems"] == dict(sorted(fingerprint.built()[0].items()))
+    assert recorded["key_value"] == fingerprint.of_key_value()
+    assert "commit abc1234567 (3)" in page
 
 
 def test_figures_mark_saturated_runs():
@@ -293,8 +329,15 @@ def test_a_traces_folder_replaces_the_recipes_by_name(cli, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     rows = [r for r in json.loads(out.read_text())["rows"] if r["verdict"] != NOT_RUN]
-    assert rows and {r["traces_kind"] for r in rows} == {"real"}
-    provenance = [json.loads(p.read_text()) for p in (tmp_path / "results").glob("*/*.json")]
+    # The quick tables of Figs. 14-16 run samples scaled to 1/32 (pore-full-writes:wdev@N), which a
+    # full-size file does not replace; Figs. 11 and 13 run wdev whole.
+    real = {r["experiment"]: r["traces_kind"] for r in rows}
+    assert real["pore-fig11"] == real["pore-fig13"] == "real" and real["pore-fig16"] == "synthetic"
+    provenance = [
+        json.loads(p.read_text())
+        for p in (tmp_path / "results").glob("*/*.json")
+        if p.parent.name.startswith(("pore-fig11-", "pore-fig13-"))
+    ]
     names = {name for doc in provenance for name in doc["traces"]}
     checksums = {t["checksum"] for doc in provenance for t in doc["traces"].values()}
     assert names == {"wdev"} and len(checksums) == 2, "the trace and its writes-only copy"

@@ -10,9 +10,12 @@ mod built {
     include!(concat!(env!("OUT_DIR"), "/fingerprint.rs"));
 }
 
+/// Digests by name: of each system (and alias), or of each part of the workspace.
+type Digests = BTreeMap<String, String>;
+
 /// `({system or alias: digest}, key-value digest, {part: digest})`.
 #[pyfunction]
-fn model_fingerprints() -> PyResult<(BTreeMap<String, String>, String, BTreeMap<String, String>)> {
+fn model_fingerprints() -> PyResult<(Digests, String, Digests)> {
     let entries = smr_sim::registry::SYSTEMS;
     if entries.len() != built::SYSTEMS.len() {
         return Err(PyRuntimeError::new_err(format!(

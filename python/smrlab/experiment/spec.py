@@ -212,7 +212,10 @@ def _trace(source: Path, entry: dict, generated: tuple | None, trace_source=None
     text = entry["path"]
     if generated:
         scheme, name, requests = generated
-        path = (trace_source(scheme, name) if trace_source else None) or recipes.make(scheme, name, requests)
+        # A trace scaled to N requests is a sample at the sizes its (quick) experiment names for
+        # it: a full-size file of the same name never takes its place.
+        found = trace_source(scheme, name) if trace_source and requests is None else None
+        path = found or recipes.make(scheme, name, requests)
     else:
         path = (source.parent / text) if not Path(text).is_absolute() else Path(text)
         if not path.is_file():

@@ -32,6 +32,8 @@ TERMINAL_COLUMNS = ["claim", "trace", "paper's", "ours", "ours / paper", "verdic
 SENSITIVITY_COLUMNS = ["paper", "open choice", "claim", "verdicts by value", "changes"]
 # Marks the verdicts' data at the end of the Markdown page.
 VERDICTS_MARK = "<!-- scorecard verdicts:"
+# Marks the model's fingerprints the page was made with (``scorecard.model_record``).
+MODEL_MARK = "<!-- scorecard model:"
 
 
 def row_key(row: Row) -> str:
@@ -172,11 +174,26 @@ def markdown(card: Scorecard) -> str:
             lines.append(
                 f"| {r.paper} | `{r.param}` | `{r.claim}` | {_cell(_verdicts_text(r.verdicts))} | {'**yes**' if r.changes else 'no'} |"
             )
+    model = d["model"]
+    commits = ", ".join(f"{commit[:10]} ({count})" for commit, count in model["cells_by_commit"].items())
     lines += [
         "",
         REAL_TRACES_SECTION,
         "",
+        "## The code behind this page",
+        "",
+        f"Its cells were made by the code of commit {commits or 'none'} (cells made): a stored cell is reused only "
+        "by code with the same model fingerprint, so every cell on this page comes from the model below "
+        '(docs/architecture.md, "Results and their keys"). `tests/test_reproduce.py` fails when the model has '
+        "changed since the page was made.",
+        "",
+        "| system | model fingerprint |",
+        "|---|---|",
+        *[f"| `{name}` | `{digest}` |" for name, digest in model["systems"].items()],
+        f"| key-value cells | `{model['key_value']}` |",
+        "",
         f"{VERDICTS_MARK} {json.dumps({row_key(r): r.verdict for r in card.rows}, sort_keys=True)} -->",
+        f"{MODEL_MARK} {json.dumps({k: model[k] for k in ('systems', 'key_value')}, sort_keys=True)} -->",
         "",
     ]
     return "\n".join(lines)
@@ -253,9 +270,19 @@ def read_document(path: Path) -> dict:
 
 def committed_verdicts(text: str) -> dict[str, str]:
     """The verdicts a Markdown page written by ``markdown`` ends with."""
+    return _marked(text, VERDICTS_MARK)
+
+
+def committed_model(text: str) -> dict:
+    """The model's fingerprints a Markdown page written by ``markdown`` was made with (empty
+    for a page older than fingerprints)."""
+    return _marked(text, MODEL_MARK)
+
+
+def _marked(text: str, mark: str) -> dict:
     for line in text.splitlines():
-        if line.startswith(VERDICTS_MARK):
-            return json.loads(line[len(VERDICTS_MARK) :].removesuffix("-->").strip())
+        if line.startswith(mark):
+            return json.loads(line[len(mark) :].removesuffix("-->").strip())
     return {}
 
 

@@ -7,7 +7,8 @@ is NAME once case, ``_`` and ``-`` are set aside, or is NAME followed by volume 
 PORE names servers, the MSR archive their volumes). Its format is told by its suffix as
 everywhere (``.csv`` MSR Cambridge, ``.spc`` UMass/SPC; compressed files are read as they are).
 For a write-only experiment (``pore-full-writes:``) the file's writes are copied once into an
-smrbin file in the generated-traces folder. Bundled samples (``bundled:``) are never replaced.
+smrbin file in the generated-traces folder. Bundled samples (``bundled:``) and traces scaled to N requests (``NAME@N``, a quick
+table's samples at sizes scaled with them) are never replaced.
 A name with no file in DIR keeps its recipe, and the scorecard says which traces were real.
 
 Where the traces are published (docs/reproduction.md lists the files):

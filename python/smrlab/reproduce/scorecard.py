@@ -65,6 +65,10 @@ class Scorecard:
     seconds: float
     cells_ran: int = 0
     cells_reused: int = 0
+    # The code behind the cells: each cell's model fingerprint by key, and the commits that
+    # made them (``Runner.pinned``).
+    models: dict[str, str] = field(default_factory=dict)
+    commits: dict[str, int] = field(default_factory=dict)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Per paper, the number of rows with each verdict."""
@@ -79,7 +83,11 @@ class Scorecard:
             "mode": "quick" if s.quick else "full",
             "papers": s.papers,
             "traces": str(s.traces_dir) if s.traces_dir else "synthetic recipes and bundled samples",
-            "rows": [row.as_dict() for row in self.rows],
+            "rows": [
+                {**row.as_dict(), "models": sorted({self.models.get(c, "") for c in row.cells} - {""})}
+                for row in self.rows
+            ],
+            "model": model_record(self.models, self.commits),
             "sensitivity": [
                 {"paper": r.paper, "param": r.param, "claim": r.claim, "verdicts": r.verdicts, "changes": r.changes}
                 for r in self.sensitivity
@@ -103,6 +111,8 @@ class Runner:
         self.runs: dict[str, str] = {}
         # Cells run now and cells found stored from an earlier run.
         self.ran = self.reused = 0
+        self.models: dict[str, str] = {}
+        self.commits: dict[str, int] = {}
 
     def load(self, name: str, override: tuple[str, str] | None = None) -> Experiment:
         path = self.settings.root / "experiments" / f"{name}.toml"
@@ -141,8 +151,32 @@ class Runner:
             )
             self.runs[exp.name] = str(summary.folder)
             self.ran, self.reused = self.ran + summary.ran, self.reused + summary.reused
+            self.pinned(summary.outcomes)
             self._frames[key] = (results.read(summary.table), exp)
         return self._frames[key]
+
+    def pinned(self, outcomes) -> None:
+        """Keeps each cell's model fingerprint (its key's) and counts the commits of the code
+        that made the cells (a result's ``smrlab`` stamp; a key-value cell has none)."""
+        for cell, outcome in outcomes:
+            self.models[outcome.key] = cell.describe()["model"]
+            commit = ((outcome.result or {}).get("smrlab") or {}).get("git_commit") or "unrecorded"
+            self.commits[commit] = self.commits.get(commit, 0) + 1
+
+
+def model_record(models: dict[str, str], commits: dict[str, int]) -> dict:
+    """What a scorecard records of the code behind it: the fingerprint of each system and of
+    the key-value store as this build computes them (a test holds the committed page to them),
+    and how many of its cells each commit made."""
+    from smrlab import fingerprint
+
+    systems, _, _ = fingerprint.built()
+    return {
+        "systems": dict(sorted(systems.items())),
+        "key_value": fingerprint.of_key_value(),
+        "cells_by_commit": dict(sorted(commits.items(), key=lambda item: -item[1])),
+        "cell_models": len(set(models.values())),
+    }
 
 
 def baseline_value(exp: Experiment, param: str) -> str | None:
@@ -227,7 +261,16 @@ def make(settings: Settings, announce: Callable[[str], None] = lambda _: None) -
             sensitive += sensitivity(paper_claims, runner)
     calibration = {f.paper: f.calibration for f in files if f.calibration}
     return Scorecard(
-        settings, rows, sensitive, calibration, runner.runs, time.monotonic() - started, runner.ran, runner.reused
+        settings,
+        rows,
+        sensitive,
+        calibration,
+        runner.runs,
+        time.monotonic() - started,
+        runner.ran,
+        runner.reused,
+        runner.models,
+        runner.commits,
     )
 
 
