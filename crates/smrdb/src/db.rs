@@ -496,9 +496,9 @@ pub(crate) fn check_batch(limits: &Limits, band_size: u64, batch: &WriteBatch) -
     Ok(())
 }
 
-/// The folder of a file-backed store's device file.
+/// The device file of a file-backed store in `dir`.
 pub fn device_path(dir: &Path) -> PathBuf {
-    dir.join("bands")
+    crate::files::StoreKind::Plain.device_path(dir)
 }
 
 #[cfg(test)]

@@ -31,14 +31,23 @@ impl StoreKind {
             StoreKind::Offloading => "a write-offloading store",
         }
     }
+
+    /// The store's device file in `dir`: SMRDB's `bands`, the offloading store's
+    /// `offload-bands`, named apart so neither store opens the other's folder by mistake.
+    pub fn device_path(self, dir: &Path) -> PathBuf {
+        dir.join(match self {
+            StoreKind::Plain => "bands",
+            StoreKind::Offloading => "offload-bands",
+        })
+    }
 }
 
 /// The store `dir` holds, by its device file; `None` where it holds neither.
 pub fn kind_in(dir: &Path) -> Option<StoreKind> {
     let present = |path: PathBuf| path.symlink_metadata().is_ok();
-    if present(crate::offload::device_path(dir)) {
+    if present(StoreKind::Offloading.device_path(dir)) {
         Some(StoreKind::Offloading)
-    } else if present(crate::db::device_path(dir)) {
+    } else if present(StoreKind::Plain.device_path(dir)) {
         Some(StoreKind::Plain)
     } else {
         None

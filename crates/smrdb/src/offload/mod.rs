@@ -203,10 +203,9 @@ pub struct OffloadDb {
     life: Lifecycle,
 }
 
-/// The device file of a file-backed offloading store in `dir` (not SMRDB's `bands`, so neither
-/// store opens the other's folder by mistake).
+/// The device file of a file-backed offloading store in `dir`.
 pub fn device_path(dir: &Path) -> PathBuf {
-    dir.join("offload-bands")
+    crate::files::StoreKind::Offloading.device_path(dir)
 }
 
 impl OffloadDb {
