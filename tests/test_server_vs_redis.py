@@ -359,3 +359,33 @@ def test_random_command_sequences_answer_as_redis_does(peers, protocol, sequence
         pair.check(*args)
     pair.check("EXEC")  # ends a transaction left open (or answers "without MULTI" on both)
     pair.close()
+
+
+def inline_reply(port: int, line: bytes) -> bytes:
+    """What a server answers one inline command line with, on a connection of its own, until
+    it has answered or closed the connection."""
+    conn = Connection(port)
+    conn.sock.sendall(line + b"\r\nPING\r\n")
+    reply = b""
+    try:
+        while not reply.endswith(b"+PONG\r\n"):
+            chunk = conn.sock.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    finally:
+        conn.close()
+    return reply
+
+
+# Inline commands typed into telnet: quotes, escapes and unbalanced quotes split (or refused,
+# closing the connection) byte for byte as Redis does.
+INLINE_TEXT = st.text(alphabet=list("ab \t\"'\\xn4F"), max_size=12).map(str.encode)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(command=st.sampled_from([b"ECHO ", b"SET k ", b'ECHO "', b"ECHO '"]), text=INLINE_TEXT)
+def test_inline_commands_are_split_as_redis_splits_them(peers, command, text):
+    line = command + text
+    ours, redis = (inline_reply(port, line) for port in peers)
+    assert ours == redis, f"{line!r}: ours {ours!r}, Redis's {redis!r}"

@@ -1,6 +1,6 @@
 //! The Redis serialization protocol, RESP2 and RESP3: parsing a client's commands (arrays of
-//! bulk strings, or inline commands as `redis-cli` typed into telnet sends them; the same in
-//! both versions) with limits checked before anything is allocated, encoding replies in the
+//! bulk strings, or inline commands as typed into telnet, split as Redis splits them
+//! (`inline`); the same in both versions) with limits checked before anything is allocated, encoding replies in the
 //! connection's version (`encode`), and parsing replies for our own client (`reply`). A parser
 //! never panics and never waits: given the bytes so far it returns a command, "need more
 //! bytes", or a protocol error naming what was wrong.
@@ -8,6 +8,7 @@
 use std::ops::Range;
 
 pub mod encode;
+mod inline;
 mod reply;
 
 pub use encode::{Protocol, Replies};
@@ -73,34 +74,81 @@ fn decimal(text: &[u8]) -> Option<i64> {
     Some(if negative { -n } else { n })
 }
 
-/// Parses one command starting at `at` in `buf`: appends where each of its arguments lies in
-/// `buf` to `args` (nothing is copied) and returns where the command ends, or `None` until all
-/// of it has arrived (then `args` is as it was). An empty inline line is a command without
-/// arguments.
-pub fn parse_command(
-    buf: &[u8],
-    at: usize,
-    limits: &Limits,
-    args: &mut Vec<Range<usize>>,
-) -> Result<Option<usize>, ProtocolError> {
-    let before = args.len();
+/// Where a parsed argument's bytes are: in the input, or, for an inline argument with quotes
+/// or escapes, decoded into the list's own bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Span {
+    Input(Range<usize>),
+    Decoded(Range<usize>),
+}
+
+/// The arguments of the commands parsed so far, in order.
+#[derive(Clone, Debug, Default)]
+pub struct Args {
+    spans: Vec<Span>,
+    decoded: Vec<u8>,
+}
+
+impl Args {
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.spans.clear();
+        self.decoded.clear();
+    }
+
+    /// Each argument's bytes, `input` being what the arguments were parsed from.
+    pub fn slices<'a>(&'a self, input: &'a [u8]) -> impl Iterator<Item = &'a [u8]> {
+        self.spans.iter().map(move |span| match span {
+            Span::Input(r) => &input[r.clone()],
+            Span::Decoded(r) => &self.decoded[r.clone()],
+        })
+    }
+
+    fn push_input(&mut self, range: Range<usize>) {
+        self.spans.push(Span::Input(range));
+    }
+
+    /// Starts a decoded argument; its bytes are then pushed to `decoded`.
+    fn start_decoded(&mut self) -> usize {
+        self.decoded.len()
+    }
+
+    fn end_decoded(&mut self, start: usize) {
+        self.spans.push(Span::Decoded(start..self.decoded.len()));
+    }
+
+    /// Drops what was added after the list held `spans` arguments and `decoded` bytes.
+    fn truncate(&mut self, spans: usize, decoded: usize) {
+        self.spans.truncate(spans);
+        self.decoded.truncate(decoded);
+    }
+}
+
+/// Parses one command starting at `at` in `buf`: appends its arguments to `args` (where each
+/// lies in `buf`: nothing is copied but inline arguments with quotes or escapes) and returns
+/// where the command ends, or `None` until all of it has arrived (then `args` is as it was).
+/// An empty inline line is a command without arguments.
+pub fn parse_command(buf: &[u8], at: usize, limits: &Limits, args: &mut Args) -> Result<Option<usize>, ProtocolError> {
+    let before = (args.spans.len(), args.decoded.len());
     let parsed = match buf.get(at) {
         None => Ok(None),
         Some(b'*') => parse_array(buf, at, limits, args),
-        Some(_) => parse_inline(buf, at, limits, args),
+        Some(_) => inline::parse_inline(buf, at, limits, args),
     };
     if !matches!(parsed, Ok(Some(_))) {
-        args.truncate(before);
+        args.truncate(before.0, before.1);
     }
     parsed
 }
 
-fn parse_array(
-    buf: &[u8],
-    at: usize,
-    limits: &Limits,
-    args: &mut Vec<Range<usize>>,
-) -> Result<Option<usize>, ProtocolError> {
+fn parse_array(buf: &[u8], at: usize, limits: &Limits, args: &mut Args) -> Result<Option<usize>, ProtocolError> {
     let Some((count, mut at)) = header(buf, at, "multibulk")? else { return Ok(None) };
     if count < 0 || count as u64 > limits.max_args as u64 {
         return Err(ProtocolError(format!("invalid multibulk length {count} (at most {})", limits.max_args)));
@@ -123,37 +171,10 @@ fn parse_array(
         if &buf[end..end + 2] != b"\r\n" {
             return Err(ProtocolError("bulk string not ended by CRLF".into()));
         }
-        args.push(start..end);
+        args.push_input(start..end);
         at = end + 2;
     }
     Ok(Some(at))
-}
-
-fn parse_inline(
-    buf: &[u8],
-    at: usize,
-    limits: &Limits,
-    args: &mut Vec<Range<usize>>,
-) -> Result<Option<usize>, ProtocolError> {
-    let rest = &buf[at..];
-    let Some(nl) = rest.iter().take(limits.max_inline + 1).position(|&b| b == b'\n') else {
-        if rest.len() > limits.max_inline {
-            return Err(ProtocolError(format!("inline command longer than {} bytes", limits.max_inline)));
-        }
-        return Ok(None);
-    };
-    let mut word_start = None;
-    for (i, b) in rest[..nl].iter().enumerate().chain([(nl, &b' ')]) {
-        match (b.is_ascii_whitespace(), word_start) {
-            (false, None) => word_start = Some(i),
-            (true, Some(s)) => {
-                args.push(at + s..at + i);
-                word_start = None;
-            }
-            _ => {}
-        }
-    }
-    Ok(Some(at + nl + 1))
 }
 
 #[cfg(test)]

@@ -12,15 +12,27 @@ type Parsed = Option<(Vec<Vec<u8>>, usize)>;
 /// One command from the start of `buf`.
 fn parse(buf: &[u8], limits: &Limits) -> Result<Parsed, ProtocolError> {
     // Something already in the list, which parsing must keep.
-    let kept = 7..9;
-    let mut args = vec![kept.clone()];
+    let mut args = Args::default();
+    let kept = split(b"\"kept\"");
+    args.spans = kept.spans.clone();
+    args.decoded = kept.decoded.clone();
     let end = parse_command(buf, 0, limits, &mut args);
     if !matches!(end, Ok(Some(_))) {
-        assert_eq!(args.len(), 1, "a command not parsed leaves no arguments behind");
+        assert_eq!((args.spans.len(), args.decoded.len()), (1, 4), "a command not parsed leaves nothing behind");
     }
     let end = end?;
-    assert_eq!(args[0], kept, "what was there before is kept");
-    Ok(end.map(|end| (args[1..].iter().map(|r| buf[r.clone()].to_vec()).collect(), end)))
+    let all: Vec<Vec<u8>> = args.slices(buf).map(<[u8]>::to_vec).collect();
+    assert_eq!(all[0], b"kept", "what was there before is kept");
+    Ok(end.map(|end| (all[1..].to_vec(), end)))
+}
+
+/// The arguments of one inline line.
+fn split(line: &[u8]) -> Args {
+    let mut input = line.to_vec();
+    input.push(b'\n');
+    let mut args = Args::default();
+    parse_command(&input, 0, &limits(), &mut args).unwrap().unwrap();
+    args
 }
 
 #[test]
@@ -98,4 +110,44 @@ proptest! {
         encode::command(&mut buf, &refs);
         prop_assert_eq!(parse(&buf, &limits()).unwrap(), Some((args.clone(), buf.len())));
     }
+}
+
+/// The arguments of an inline line, or the protocol error, as Redis 7's `sdssplitargs` gives
+/// them (cases worked from its source: quotes, escapes, quotes mid-argument, closing quotes).
+#[test]
+fn inline_commands_are_split_as_redis_splits_them() {
+    // Each line, and its arguments (none: refused as unbalanced).
+    type Case<'a> = (&'a [u8], Option<&'a [&'a [u8]]>);
+    let cases: [Case; 15] = [
+        (b"SET k \"hello world\"", Some(&[b"SET", b"k", b"hello world"])),
+        (b"SET k 'it''s'", None),
+        (b"SET k 'it\\'s'", Some(&[b"SET", b"k", b"it's"])),
+        (b"SET k \"a\\x41\\n\\t\\\"\\q\"", Some(&[b"SET", b"k", b"aA\n\t\"q"])),
+        (b"SET k \"\\xZZ\"", Some(&[b"SET", b"k", b"xZZ"])),
+        (b"SET k 'no \\n escape'", Some(&[b"SET", b"k", b"no \\n escape"])),
+        (b"SET k a\"b c\"", Some(&[b"SET", b"k", b"ab c"])),
+        (b"SET k \"\"", Some(&[b"SET", b"k", b""])),
+        (b"SET k \"open", None),
+        (b"SET k 'open", None),
+        (b"SET k \"a\"b", None),
+        (b"SET k \"ends in \\", None),
+        (b"  GET\t k  \x0b", Some(&[b"GET", b"k"])),
+        (b"GET a\x0bb", Some(&[b"GET", b"a\x0bb"])),
+        (b"ECHO \"x\" 'y' z\r", Some(&[b"ECHO", b"x", b"y", b"z"])),
+    ];
+    for (line, expected) in cases {
+        let mut input = line.to_vec();
+        input.push(b'\n');
+        let parsed = parse(&input, &limits());
+        match expected {
+            Some(args) => {
+                let (got, used) = parsed.unwrap().unwrap();
+                assert_eq!((got, used), (args.iter().map(|a| a.to_vec()).collect::<Vec<_>>(), input.len()), "{line:?}");
+            }
+            None => {
+                assert_eq!(parsed.unwrap_err().0, "unbalanced quotes in request", "{line:?}")
+            }
+        }
+    }
+    assert!(parse(b"GET k\0x\n", &limits()).unwrap_err().0.contains("NUL byte"));
 }

@@ -6,7 +6,6 @@
 //! runtime goes on serving other connections meanwhile. What the connection remembers between batches (its
 //! protocol version, name and open transaction) travels with the batch.
 
-use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
@@ -17,23 +16,23 @@ use tokio::sync::watch;
 use super::run::{run, Flow};
 use super::session::Session;
 use super::State;
-use crate::resp::{parse_command, Replies};
+use crate::resp::{parse_command, Args, Replies};
 
 /// Commands run per batch at most, so one client's deep pipeline cannot hold a thread long.
 const MAX_BATCH: usize = 1024;
 
-/// The commands of one batch: where each argument lies in the connection's buffer, and where
-/// each command's arguments end in that list.
+/// The commands of one batch: their arguments (most of them where they lie in the connection's
+/// buffer), and where each command's arguments end in that list.
 #[derive(Default)]
 struct Batch {
-    args: Vec<Range<usize>>,
+    args: Args,
     ends: Vec<usize>,
 }
 
 impl Batch {
     /// Runs the batch's commands on the bytes they were parsed from.
     fn run(&self, state: &State, session: &mut Session, out: &mut Replies, buf: &[u8]) -> Flow {
-        let args: Vec<&[u8]> = self.args.iter().map(|r| &buf[r.clone()]).collect();
+        let args: Vec<&[u8]> = self.args.slices(buf).collect();
         let mut start = 0;
         let commands: Vec<&[&[u8]]> = self
             .ends
