@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import json
+import socket
+import threading
 
 import numpy as np
 import pytest
@@ -141,9 +143,53 @@ def test_kv_ycsb_against_the_server_and_embedded(cli, tmp_path):
         (["kv", "ycsb", "db", "--disk", "desktop7200"], "--disk"),
         (["kv", "ycsb", "--disk", "nosuchdisk"], "nosuchdisk"),
         (["kv", "serve", "--path", "x", "--port", "70000"], "--port"),
+        (["kv", "ycsb", "--server", "127.0.0.1:1", "--server-timeout", "0"], "--server-timeout"),
+        (["kv", "ycsb", "db", "--server-timeout", "5"], "--server-timeout"),
     ],
 )
 def test_bad_ycsb_and_serve_options_exit_2(cli, args, named):
     proc = cli(*args)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert named in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+@pytest.fixture
+def bad_peer():
+    """A loopback server that accepts connections and answers every arrival with the bytes it
+    is given (nothing: it never answers); its address."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    answer = {"bytes": b""}
+
+    def serve():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=talk, args=(conn,), daemon=True).start()
+
+    def talk(conn):
+        with conn:
+            while conn.recv(65536):
+                if answer["bytes"]:
+                    conn.sendall(answer["bytes"])
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield answer, f"127.0.0.1:{listener.getsockname()[1]}"
+    listener.close()
+
+
+@pytest.mark.parametrize(
+    "reply, problem", [(b"", "nothing within 0.3"), (b"?garbage\r\n", "Protocol error")], ids=["silent", "garbage"]
+)
+def test_ycsb_against_a_server_that_never_answers_or_answers_garbage_ends_with_an_error(cli, bad_peer, reply, problem):
+    answer, address = bad_peer
+    answer["bytes"] = reply
+    run = ["kv", "ycsb", "--server", address, "--server-timeout", "0.3", "--records", "10", "--rate", "20"]
+    proc = cli(*run, "--duration", "1")
+    assert proc.returncode == 2 and problem in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    # Without the load phase, each worker gives its connection up once and its requests fail.
+    proc = cli(*run, "--duration", "0.5", "--threads", "2", "--no-load", "--json")
+    assert proc.returncode == 1, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["failed"] == summary["requests"] > 0

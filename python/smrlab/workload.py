@@ -65,6 +65,15 @@ def _whole(value, name: str, low: int, high: int) -> int:
     return int(value)
 
 
+def _seconds(value, name: str) -> float:
+    """``value`` as seconds, more than 0 and at most ``_core.MAX_SERVER_TIMEOUT_S``, or a
+    ParameterError naming ``name``."""
+    high = _core.MAX_SERVER_TIMEOUT_S
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not 0 < value <= high:
+        raise ParameterError(f"{name} must be seconds, more than 0 and at most {high:g}, not {quoted(repr(value))}")
+    return float(value)
+
+
 class SeriesError(UsageError):
     """A series file that cannot be read: named with the line at fault."""
 
@@ -214,6 +223,7 @@ def run_ycsb(
     sync: bool = False,
     stop_after: float | None = None,
     progress: bool = False,
+    server_timeout: float | None = None,
     **arrival_options,
 ) -> dict:
     """One YCSB run: ``endpoint`` a ``WorkloadStore`` or ``"host:port"``; ``workload`` a letter
@@ -222,11 +232,16 @@ def run_ycsb(
     executor's scheduling error, throughput; ``arrivals``; ``load_seconds``) with the
     per-request ``latencies_ns`` and ``scheduled_ns`` as arrays. ``stop_after``: issue nothing
     after that many seconds (``summary["unissued"]`` counts the requests left). ``progress``
-    shows the run's seconds on stderr while it runs (``smrlab.live``; the command line does)."""
+    shows the run's seconds on stderr while it runs (``smrlab.live``; the command line does).
+    ``server_timeout``: seconds a server may take to accept, take a request or answer it
+    (default ``_core.SERVER_TIMEOUT_S``); past it the connection is given up and its requests
+    fail, so a server that never answers ends the run with an error instead of hanging it."""
     import contextlib
 
     from smrlab import live
 
+    if server_timeout is not None and not isinstance(endpoint, str):
+        raise ParameterError("server_timeout applies to a server endpoint ('host:port') only")
     props = [("workload", workload)] + [(str(k), str(v)) for k, v in (properties or {}).items()]
     shown = (
         live.timed(f"YCSB workload {workload}, {process} arrivals", float(duration))
@@ -244,6 +259,7 @@ def run_ycsb(
             log_path=None if log_path is None else str(log_path),
             sync=bool(sync),
             stop_after_s=None if stop_after is None else float(stop_after),
+            server_timeout_s=None if server_timeout is None else _seconds(server_timeout, "server_timeout"),
         )
     result = json.loads(text)
     result["latencies_ns"] = np.frombuffer(latencies, dtype="<u8").astype(np.int64)

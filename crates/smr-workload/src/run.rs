@@ -128,15 +128,19 @@ pub enum Endpoint {
         store: Arc<SharedStore>,
         sync: bool,
     },
-    /// `host:port` of a Redis-protocol server.
-    Server(String),
+    /// `host:port` of a Redis-protocol server, and how long connecting, a send and a reply
+    /// may each take.
+    Server {
+        address: String,
+        timeout: std::time::Duration,
+    },
 }
 
 impl Endpoint {
     fn target(&self) -> Result<Box<dyn Target>> {
         Ok(match self {
             Endpoint::Embedded { store, sync } => Box::new(EmbeddedTarget::new(store.clone(), *sync)),
-            Endpoint::Server(address) => Box::new(RespTarget::connect(address)?),
+            Endpoint::Server { address, timeout } => Box::new(RespTarget::connect_with(address, *timeout)?),
         })
     }
 }

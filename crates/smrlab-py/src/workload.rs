@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use pyo3::create_exception;
 use pyo3::prelude::*;
@@ -14,6 +15,7 @@ use smr_workload::arrival::ArrivalSpec;
 use smr_workload::resp::Limits;
 use smr_workload::run::{self, Endpoint, OffloadDevice, RunSpec, StoreSpec};
 use smr_workload::server::{self, ServerConfig, Stop};
+use smr_workload::target::resp_client::{DEFAULT_TIMEOUT as RESP_DEFAULT_TIMEOUT, MAX_TIMEOUT as RESP_MAX_TIMEOUT};
 use smr_workload::target::SharedStore;
 use smr_workload::ycsb::{CoreWorkload, OpKind, OperationStream};
 use smr_workload::WorkloadError as Error;
@@ -151,7 +153,7 @@ impl WorkloadStore {
 /// packed u64s.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python function
-#[pyo3(signature = (endpoint, workload, arrival, threads=8, seed=1, load=true, log_path=None, sync=false, stop_after_s=None))]
+#[pyo3(signature = (endpoint, workload, arrival, threads=8, seed=1, load=true, log_path=None, sync=false, stop_after_s=None, server_timeout_s=None))]
 fn run_ycsb(
     py: Python<'_>,
     endpoint: &Bound<'_, PyAny>,
@@ -163,17 +165,29 @@ fn run_ycsb(
     log_path: Option<PathBuf>,
     sync: bool,
     stop_after_s: Option<f64>,
+    server_timeout_s: Option<f64>,
 ) -> PyResult<(String, Py<PyBytes>, Py<PyBytes>)> {
     if stop_after_s.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
         return Err(ParameterError::new_err(format!("stop_after_s must be positive seconds, not {stop_after_s:?}")));
     }
+    let max = RESP_MAX_TIMEOUT.as_secs_f64();
+    let timeout = match server_timeout_s {
+        None => RESP_DEFAULT_TIMEOUT,
+        Some(s) if s > 0.0 && s <= max => Duration::from_secs_f64(s),
+        Some(s) => {
+            return Err(ParameterError::new_err(format!(
+                "server_timeout must be more than 0 and at most {max} seconds, not {s}"
+            )))
+        }
+    };
     let endpoint = match endpoint.downcast::<WorkloadStore>() {
         Ok(store) => Endpoint::Embedded { store: store.borrow().store.clone(), sync },
-        Err(_) => Endpoint::Server(
-            endpoint
+        Err(_) => Endpoint::Server {
+            address: endpoint
                 .extract::<String>()
                 .map_err(|_| ParameterError::new_err("the endpoint is a WorkloadStore or a 'host:port' string"))?,
-        ),
+            timeout,
+        },
     };
     let mut w = CoreWorkload::default();
     if let Some((_, letter)) = workload.iter().find(|(k, _)| k == "workload") {
@@ -281,5 +295,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_types!(m, WorkloadError);
     m.add("MAX_THREADS", run::MAX_THREADS)?;
     m.add("MAX_ARRIVALS", smr_workload::arrival::MAX_ARRIVALS as u64)?;
+    m.add("SERVER_TIMEOUT_S", RESP_DEFAULT_TIMEOUT.as_secs_f64())?;
+    m.add("MAX_SERVER_TIMEOUT_S", RESP_MAX_TIMEOUT.as_secs_f64())?;
     Ok(())
 }

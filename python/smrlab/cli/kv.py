@@ -15,7 +15,7 @@ from smrlab import _core, workload
 from smrlab.cli.workload import add_arrival_arguments, arrival_options
 from smrlab.errors import UsageError
 from smrlab.kv import DB, KEY_BYTES, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
-from smrlab.options import bounded_whole, count, quoted, seed, whole
+from smrlab.options import bounded_number, bounded_whole, count, quoted, seed, whole
 from smrlab.outputs import check_room, output_file
 from smrlab.tables import print_json, print_table
 
@@ -349,6 +349,8 @@ def run_ycsb(args: argparse.Namespace) -> int:
     if args.disk is not None and not args.no_load:
         # The core refuses a load over the device's capacity; in memory, it must fit this machine too.
         workload.check_memory_store(*loaded_bytes(properties), None, "--records")
+    if args.server_timeout is not None and args.server is None:
+        raise UsageError("--server-timeout applies to --server only")
     if args.server is not None:
         if args.store is not None or args.disk is not None or args.offload_store:
             raise UsageError("--server runs against a server: give no store folder, --disk or --offload-store with it")
@@ -375,6 +377,7 @@ def run_ycsb(args: argparse.Namespace) -> int:
                 log_path=log_path,
                 sync=args.sync,
                 progress=True,
+                server_timeout=args.server_timeout,
                 **arrival_options(args),
             )
         stats = json.loads(store.stats()) if store is not None else None
@@ -386,7 +389,7 @@ def run_ycsb(args: argparse.Namespace) -> int:
         print_json(
             {"summary": s, "arrivals": result["arrivals"], "load_seconds": result["load_seconds"], "store": stats}
         )
-        return 0
+        return 0 if s["failed"] == 0 else 1
     ms = lambda ns: f"{ns / 1e6:,.3f}"
     rows = [
         (
@@ -546,6 +549,14 @@ def register(commands) -> None:
     )
     ycsb.add_argument("store", nargs="?", help="store folder (not with --server or --disk)")
     ycsb.add_argument("--server", metavar="HOST:PORT", help="run against this Redis-protocol server instead")
+    ycsb.add_argument(
+        "--server-timeout",
+        type=bounded_number(0.001, workload._core.MAX_SERVER_TIMEOUT_S),
+        metavar="SECONDS",
+        help=f"with --server: seconds it may take to accept a connection, take a request or answer one, past "
+        f"which the connection is given up (default {workload._core.SERVER_TIMEOUT_S:g}; 0.001 to "
+        f"{workload._core.MAX_SERVER_TIMEOUT_S:g})",
+    )
     ycsb.add_argument(
         "--workload", default="a", choices=["a", "b", "c", "d", "e", "f"], help="YCSB core workload (default a)"
     )
