@@ -16,7 +16,7 @@ pub const DISK: ParamSpec = ParamSpec::new(
     "disk",
     Kind::Choice(PRESET_NAMES),
     "st5000as0011",
-    "HDD timing preset: st5000as0011 (5900 RPM 5 TB archive SMR), desktop7200 (7200 RPM 1 TB), fluid10k (10025 RPM, FluidSMR §7.1)",
+    "HDD timing preset: st5000as0011 (5900 RPM 5 TB archive SMR), desktop7200 (7200 RPM 1 TB), st3500418as (7200 RPM 500 GB, the class of PORE §V-B's CMR disk), fluid10k (10025 RPM, FluidSMR §7.1)",
 );
 pub const DISK_CACHE: ParamSpec = ParamSpec::new(
     "disk_cache",

@@ -3,7 +3,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::presets::{DESKTOP7200, FLUID10K, PRESETS, ST5000AS0011};
+use super::presets::{DESKTOP7200, FLUID10K, PRESETS, ST3500418AS, ST5000AS0011};
 use super::{Hdd, Medium};
 use smr_core::request::Op;
 use smr_core::units::SECTOR;
@@ -66,7 +66,7 @@ fn writes_settle_longer_than_reads_on_average() {
 #[test]
 fn average_random_4k_read_matches_documented_access_time() {
     // Documented average access time = average seek + half a revolution (+ a 4 KiB transfer).
-    for spec in [ST5000AS0011, DESKTOP7200, FLUID10K] {
+    for spec in [ST5000AS0011, DESKTOP7200, ST3500418AS, FLUID10K] {
         let mut d = Hdd::new(spec.clone());
         let documented = spec.average_seek_ns as f64 + d.revolution_ns() / 2.0;
         let mut rng = ChaCha8Rng::seed_from_u64(7);
@@ -90,7 +90,10 @@ fn average_random_4k_read_matches_documented_access_time() {
 
 #[test]
 fn unknown_or_too_small_disks_are_refused_by_name() {
-    assert!(super::disk_preset("floppy", 0).err().unwrap().contains("st5000as0011, desktop7200, fluid10k"));
+    assert!(super::disk_preset("floppy", 0)
+        .err()
+        .unwrap()
+        .contains("st5000as0011, desktop7200, st3500418as, fluid10k"));
     assert!(super::disk_preset("desktop7200", 2 << 40).err().unwrap().contains("needed"));
     assert_eq!(super::disk_preset("fluid10k", 0).unwrap().describe(), Hdd::new(super::FLUID10K).describe());
 }
@@ -292,4 +295,16 @@ fn queued_drive_writes_back_its_cache_in_positioning_order() {
     let (queued, in_order) = (waited(16), waited(1));
     assert!(queued < 1.5 * rev, "depth 16: {queued} ns, a turn is {rev}");
     assert!(in_order > 4.0 * rev, "depth 1: {in_order} ns");
+}
+
+/// The disk PORE's experiments are timed on is the class §V-B names, "a 7200RPM 500GB CMR
+/// disk", with its data sheet's figures: 4.16 ms average latency, 125 MB/s at the outer edge.
+#[test]
+fn the_pore_testbed_disk_has_its_data_sheets_figures() {
+    let d = Hdd::new(ST3500418AS);
+    assert_eq!((ST3500418AS.rpm, ST3500418AS.capacity), (7200, 500_000_000_000));
+    let average_latency_ms = d.revolution_ns() / 2.0 / 1e6;
+    assert!((average_latency_ms - 4.16).abs() < 0.01, "{average_latency_ms} ms");
+    let outer_rate = (d.sectors_per_track_at(0) * SECTOR) as f64 * 7200.0 / 60.0;
+    assert!((outer_rate / 125e6 - 1.0).abs() < 0.01, "{outer_rate} B/s at the outer edge");
 }

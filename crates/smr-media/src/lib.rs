@@ -16,7 +16,7 @@ mod seek;
 pub use disk_cache::{CacheConfig, ReadAhead};
 pub use flash::{FixedLatencyMedium, FixedTiming, LatencyProfile};
 pub use hdd::{Hdd, HddSpec};
-pub use presets::{disk_preset, preset_spec, DESKTOP7200, FLUID10K, PRESETS, PRESET_NAMES, ST5000AS0011};
+pub use presets::{disk_preset, preset_spec, DESKTOP7200, FLUID10K, PRESETS, PRESET_NAMES, ST3500418AS, ST5000AS0011};
 pub use queue::{serve_batch, DeviceQueue, MAX_QUEUE_DEPTH};
 pub use seek::SeekCurve;
 

@@ -7,20 +7,25 @@
 //!   the inner one; 4 platters / 8 heads (teardowns). Seek figures are not published: typical
 //!   5900 RPM desktop-class values (1 ms track-to-track, 8.5 ms average, 17 ms full stroke).
 //! - `desktop7200`: a 7200 RPM 1 TB single-platter desktop drive (Seagate Barracuda ST1000DM003
-//!   data sheet: 210 MB/s maximum sustained; average read seek < 8.5 ms; 2 heads), the CMR disk
-//!   class of the PORE paper's testbed.
+//!   data sheet: 210 MB/s maximum sustained; average read seek < 8.5 ms; 2 heads).
+//! - `st3500418as`: a 7200 RPM 500 GB desktop CMR drive, the class of disk the PORE paper's
+//!   experiments ran on ("a 7200RPM 500GB CMR disk", §V-B; the paper does not name the model):
+//!   Seagate Barracuda 7200.12 ST3500418AS (Seagate's Barracuda 7200.12 data sheet: 500 GB on one
+//!   disk with 2 heads, 7200 RPM, 125 MB/s maximum sustained rate, average read seek < 8.5 ms,
+//!   average latency 4.16 ms, 16 MB cache). Half the rate at the inner diameter, track-to-track,
+//!   full-stroke, head-switch and settle times are not on the data sheet: those of `desktop7200`.
 //! - `fluid10k`: the simulated drive of FluidSMR §7.1: 10025 RPM, 2 MB average track, 300 MB/s
 //!   maximum transfer. Seek figures, not given there, are those of a 10K RPM enterprise drive of
 //!   the DiskSim era (Seagate Cheetah 10K data sheets: 0.3 ms track-to-track, 4.7 ms average
 //!   read seek, 10 ms full stroke); capacity, not given either, 2 TB.
 //!
 //! Caches, from the same data sheets: 128 MB (ST5000AS0011), 64 MB (ST1000DM003), 16 MB
-//! (Cheetah 10K.7). The data sheets do not say how the cache is cut: 16 segments each, as in
+//! (ST3500418AS, Cheetah 10K.7). The data sheets do not say how the cache is cut: 16 segments each, as in
 //! DiskSim's models of drives of that class (our choice).
 
 use super::hdd::{Hdd, HddSpec};
 use super::Medium;
-use smr_core::units::{MB, MIB, TB};
+use smr_core::units::{GB, MB, MIB, TB};
 
 const NS_PER_MS: u64 = 1_000_000;
 
@@ -65,6 +70,24 @@ pub const DESKTOP7200: HddSpec = HddSpec {
     cache_segments: 16,
 };
 
+pub const ST3500418AS: HddSpec = HddSpec {
+    name: "st3500418as",
+    capacity: 500 * GB,
+    rpm: 7200,
+    heads: 2,
+    outer_spt: spt(125 * MB, 7200),
+    inner_spt: spt(125 * MB / 2, 7200),
+    recording_zones: 24,
+    track_to_track_ns: NS_PER_MS,
+    average_seek_ns: 8_500_000,
+    full_stroke_ns: 18 * NS_PER_MS,
+    head_switch_ns: 700_000,
+    write_settle_ns: 300_000,
+    max_transfer: 300 * MB,
+    cache_bytes: 16 * MIB,
+    cache_segments: 16,
+};
+
 pub const FLUID10K: HddSpec = HddSpec {
     name: "fluid10k",
     capacity: 2 * TB,
@@ -84,10 +107,10 @@ pub const FLUID10K: HddSpec = HddSpec {
     cache_segments: 16,
 };
 
-pub const PRESETS: [HddSpec; 3] = [ST5000AS0011, DESKTOP7200, FLUID10K];
+pub const PRESETS: [HddSpec; 4] = [ST5000AS0011, DESKTOP7200, ST3500418AS, FLUID10K];
 
 /// The names of `PRESETS`, in the same order (a test checks they agree).
-pub const PRESET_NAMES: &[&str] = &["st5000as0011", "desktop7200", "fluid10k"];
+pub const PRESET_NAMES: &[&str] = &["st5000as0011", "desktop7200", "st3500418as", "fluid10k"];
 
 /// The preset called `name`; an error (for the caller to attach to its parameter) if there is
 /// none or it is smaller than `min_capacity` bytes.
