@@ -64,6 +64,11 @@ pub trait CachePolicy {
     fn take(&mut self, pba: u32, len: u32);
     /// Slots `pba..pba + len` were emptied.
     fn release(&mut self, _pba: u32, _len: u32) {}
+    /// Whether new data may join the entry that follows it in the slots (not in a log, where
+    /// that entry is the oldest).
+    fn joins_following(&self) -> bool {
+        true
+    }
     /// The order of the entries by their last write, for a policy that keeps one: the kernel's
     /// `lru` over entry numbers (an entry's blocks are not its slots here, so it is told none);
     /// the changes to the table below reach it.
@@ -286,7 +291,7 @@ impl CmrCache {
         for i in 0..self.placement.len() {
             let (lba, pba, len) = self.placement[i];
             self.policy.take(pba, len);
-            let done = self.map.insert(lba, pba, len);
+            let done = self.map.insert(lba, pba, len, self.policy.joins_following());
             self.note_insert(done);
             blocks += len as u64;
         }

@@ -214,8 +214,10 @@ impl ExtentMap {
     }
 
     /// Maps `len` blocks from `lba` to slots from `pba` (uncached blocks, free slots, in one
-    /// user zone and one cache zone), merging with an entry it continues on either side.
-    pub fn insert(&mut self, lba: u64, pba: u32, len: u32) -> Inserted {
+    /// user zone and one cache zone), merging with an entry it continues on either side (on its
+    /// right only if `join_following`: in a log the entry after the head is the oldest, at the
+    /// tail, and one entry cannot be both).
+    pub fn insert(&mut self, lba: u64, pba: u32, len: u32, join_following: bool) -> Inserted {
         debug_assert!(len > 0 && self.same_user(lba, lba + len as u64 - 1) && self.same_cache_zone(pba, pba + len - 1));
         self.add_blocks(lba, len as u64);
         let continues = |map: &Self, left: Extent, right: Extent| {
@@ -231,8 +233,11 @@ impl ExtentMap {
             .next_back()
             .map(|(_, &id)| id)
             .filter(|&id| continues(self, self.entries[id as usize], new));
-        let right =
-            self.by_lba.get(&(lba + len as u64)).copied().filter(|&id| continues(self, new, self.entries[id as usize]));
+        let right = self
+            .by_lba
+            .get(&(lba + len as u64))
+            .copied()
+            .filter(|&id| join_following && continues(self, new, self.entries[id as usize]));
         match (left, right) {
             (Some(l), right) => {
                 self.entries[l as usize].len += len;
@@ -360,34 +365,40 @@ mod tests {
     #[test]
     fn entries_merge_when_they_continue_each_other_in_lba_and_pba() {
         let mut m = ExtentMap::new(16);
-        let a = m.insert(10, 0, 2);
+        let a = m.insert(10, 0, 2, true);
         assert!(a.new);
-        let b = m.insert(12, 2, 3);
+        let b = m.insert(12, 2, 3, true);
         assert_eq!((b.id, b.new), (a.id, false), "continues in both: one entry");
-        m.insert(20, 5, 1);
-        let c = m.insert(16, 9, 2);
+        m.insert(20, 5, 1, true);
+        let c = m.insert(16, 9, 2, true);
         assert!(c.new, "lba 16 is another user zone (16 blocks a zone): no merge across zones");
         assert_eq!(extents(&m), [(10, 0, 5), (16, 9, 2), (20, 5, 1)]);
         // A run of slots 16.. is another cache zone: no merge across it either.
-        m.insert(18, 11, 2);
+        m.insert(18, 11, 2, true);
         assert_eq!(m.len(), 3, "18 continues 16..18 at slot 11");
         let mut n = ExtentMap::new(16);
-        n.insert(4, 14, 2);
-        assert!(n.insert(6, 16, 1).new, "slot 16 starts the next cache zone");
+        n.insert(4, 14, 2, true);
+        assert!(n.insert(6, 16, 1, true).new, "slot 16 starts the next cache zone");
         // Filling a hole joins both sides.
         let mut h = ExtentMap::new(64);
-        let l = h.insert(0, 0, 2);
-        h.insert(3, 3, 2);
-        let mid = h.insert(2, 2, 1);
+        let l = h.insert(0, 0, 2, true);
+        h.insert(3, 3, 2, true);
+        let mid = h.insert(2, 2, 1, true);
         assert_eq!((mid.id, mid.absorbed.is_some(), h.len()), (l.id, true, 1));
         assert_eq!((h.cached(), h.occupancy(0)), (5, 5));
+        // Not joining the entry that follows (a log's head): the left side only.
+        let mut g = ExtentMap::new(64);
+        let l = g.insert(0, 0, 2, true);
+        g.insert(3, 3, 2, true);
+        let mid = g.insert(2, 2, 1, false);
+        assert_eq!((mid.id, mid.absorbed, g.len(), g.get(l.id).len), (l.id, None, 2, 3));
     }
 
     #[test]
     fn lookups_find_overlaps_and_gaps() {
         let mut m = ExtentMap::new(100);
-        m.insert(10, 0, 5);
-        m.insert(20, 40, 5);
+        m.insert(10, 0, 5, true);
+        m.insert(20, 40, 5, true);
         let mut gaps = Vec::new();
         m.gaps(12, 30, &mut gaps);
         assert_eq!(gaps, [(15, 5), (25, 5)]);
@@ -401,7 +412,7 @@ mod tests {
     #[test]
     fn cutting_trims_and_splits() {
         let mut m = ExtentMap::new(100);
-        let a = m.insert(10, 0, 10).id;
+        let a = m.insert(10, 0, 10, true).id;
         let (mut freed, mut cuts) = (Vec::new(), Vec::new());
         m.cut(13, 15, &mut freed, &mut cuts);
         let right = match cuts[..] {
@@ -423,7 +434,7 @@ mod tests {
     #[test]
     fn relocation_keeps_the_first_number() {
         let mut m = ExtentMap::new(100);
-        let a = m.insert(10, 0, 4).id;
+        let a = m.insert(10, 0, 4, true).id;
         let mut moved = Vec::new();
         m.relocate(a, &[(50, 1), (60, 3)], &mut moved);
         assert_eq!(moved[0], a);

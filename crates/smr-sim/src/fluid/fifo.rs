@@ -93,6 +93,10 @@ impl CachePolicy for FifoLog {
         self.wrapped |= pba + len == self.capacity;
     }
 
+    fn joins_following(&self) -> bool {
+        false
+    }
+
     fn next_clean(&mut self, map: &ExtentMap, _loop_back: bool) -> Option<Clean> {
         Some(match self.tail_entry(map)? {
             Ok(id) => Clean::EvictZone(map.user_of(id)),
@@ -172,7 +176,7 @@ mod tests {
         log.resize(16);
         let mut map = ExtentMap::new(16);
         place(&mut log, 10);
-        let id = map.insert(5, 6, 4).id;
+        let id = map.insert(5, 6, 4, true).id;
         assert_eq!(log.next_clean(&map, false), Some(Clean::Advanced), "slots 0-5 are holes");
         assert_eq!((log.tail(), log.span()), (Some(6), 4));
         assert_eq!(log.next_clean(&map, false), Some(Clean::EvictZone(0)));

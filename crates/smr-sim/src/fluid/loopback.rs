@@ -52,6 +52,10 @@ impl CachePolicy for LoopBackLog {
         self.log.take(pba, len)
     }
 
+    fn joins_following(&self) -> bool {
+        false
+    }
+
     fn recency(&mut self) -> Option<&mut Recency> {
         Some(&mut self.recency)
     }

@@ -163,8 +163,8 @@ mod tests {
     #[test]
     fn the_least_recent_entry_or_its_zone_is_the_victim() {
         let mut map = ExtentMap::new(8);
-        let a = map.insert(3, 0, 1).id;
-        let b = map.insert(9, 1, 1).id;
+        let a = map.insert(3, 0, 1, true).id;
+        let b = map.insert(9, 1, 1, true).id;
         for whole_zone in [false, true] {
             let mut lru = BlockLru::new(whole_zone);
             lru.inserted(a);

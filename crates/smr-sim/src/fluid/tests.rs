@@ -429,3 +429,40 @@ proptest! {
         }
     }
 }
+
+/// A log whose head comes round to its tail: the block written at the head continues, in the
+/// zone and in the slots, the entry at the tail (user 16's blocks 10-13 in slots 4-7, its block
+/// 9 written into slot 3). Joined, the entry straddled the tail, which then passed over its
+/// slots as holes, and the next write overwrote block 10.
+#[test]
+fn a_log_never_joins_its_head_to_its_tail() {
+    let writes = [
+        (0, 0, 1),
+        (3, 0, 1),
+        (2, 1, 1),
+        (0, 9, 1),
+        (16, 9, 3),
+        (1, 10, 2),
+        (4, 11, 3),
+        (14, 1, 2),
+        (16, 10, 4),
+        (0, 5, 5),
+        (16, 9, 3),
+        (13, 12, 1),
+    ];
+    for scheme in ["fifo", "loop-back"] {
+        let (mut f, mut ctx) =
+            small(&[&format!("scheme={scheme}"), "usage=0.85", "convert=1", "cache_limit=40KiB"]).unwrap();
+        let mut latest = std::collections::HashMap::new();
+        for (user, block, blocks) in writes {
+            write(&mut f, &mut ctx, user, block, blocks);
+            for b in block..block + blocks {
+                latest.insert((user as u32, b), f.version);
+            }
+        }
+        for (&(user, block), &version) in &latest {
+            assert_eq!(f.block_version(user, block), Some(version), "{scheme}: user {user} block {block}");
+        }
+        f.cache.as_ref().unwrap().map.check(10).unwrap();
+    }
+}
