@@ -122,6 +122,39 @@ def test_format_adapt_swaps_by_nsw_frequency_wherever_cache_fix_does(tmp_path):
         assert counts["format-adapt"]["windows"] > 0, f"{name}: and Algorithm 1 ran"
 
 
+CACHED_SCHEMES = (
+    "+cache-fix",
+    "format-adapt",
+    "imprv-lru",
+    "fifo",
+    "loop-back",
+    "fluid-smr",
+    "fix-0.2",
+    "fix-0.8",
+    "adapt",
+)
+
+
+def test_every_cached_scheme_at_usage_0_99_has_a_cache_of_0_02_percent_of_its_smr_region(tmp_path):
+    # §7.4: "The usage is set to 99 % ... and the Cache size is set to 0.02 % of the SMR region
+    # size". The five Table 1 traces whose partitions at 0.99 have no CMR zone to spare for a
+    # cache (20,000 requests, the paper's zone counts), with Fig. 18's settings; and every scheme
+    # with a cache on stg_0, its format fixed so the SMR region stays the start's.
+    runs = [
+        (name, policy, ["swapping=none"])
+        for name in ("proj_0", "prxy_0", "src1_2", "stg_0", "ts_0")
+        for policy in ("imprv-lru", "fifo", "loop-back")
+    ]
+    runs += [("stg_0", scheme, []) for scheme in CACHED_SCHEMES]
+    for name, scheme, extra in runs:
+        trace = fluid_traces.table1_trace(name, 20000, folder=tmp_path)
+        zone = f"zone_size={fluid_traces.zone_size(name, 20000)}"
+        params = [f"scheme={scheme}", "usage=0.99", "adapt=off", "cache_limit=0.02%", zone, *extra]
+        gauges = dict(simulate("fluid", trace, params)["report"]["gauges"])
+        share = int(gauges["smr_area_bytes"] * 0.02 / 100) // 4096 * 4096
+        assert gauges["cache_bytes"] == share > 0, (name, scheme, gauges["cache_bytes"], gauges["smr_area_bytes"])
+
+
 def test_the_adaptive_format_follows_the_phases(cli):
     # Fig. 16 scaled to a million writes (154 zones, 32 of them in the CMR-favourable phases).
     trace = generate(cli, "four-phase", "--requests", "1000000")

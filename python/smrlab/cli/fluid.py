@@ -439,9 +439,9 @@ def cache_figure(r: Runner, args: argparse.Namespace) -> None:
         f"cache optimisations at usage {args.usage}; the policies alone at {args.policy_usage}",
         columns,
         rows,
-        caption=f"FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of at "
-        f"most {cache_limit} of the SMR area; latency in ms). A partition this full may have no zone left for a cache: "
-        "then every column is the same",
+        caption=f"FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of "
+        f"{cache_limit} of the SMR area; latency in ms). A partition this full may have no whole CMR zone to spare: its "
+        "cache is then one SMR zone formatted CMR on its own (docs/fluidsmr.md)",
     )
 
 

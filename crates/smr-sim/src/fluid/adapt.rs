@@ -112,7 +112,9 @@ impl Fluid {
                 smr.push(zone);
             }
         }
-        let cache_zones = self.cache.as_ref().map_or(0, |c| c.zones().len() as u64);
+        // A lone CMR zone cannot be given up to hold a user zone (`retire_last_cache_zone`).
+        let lone = u64::from(self.drive.lone_cmr().is_some());
+        let cache_zones = self.cache.as_ref().map_or(0, |c| c.zones().len() as u64).saturating_sub(lone);
         let free_cmr = self.free_zones().filter(|&z| self.drive.is_cmr(z)).count() as u64;
         Inputs {
             cmr,

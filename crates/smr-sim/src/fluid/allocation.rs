@@ -11,7 +11,19 @@
 //! zone becomes the cache in Fig. 5) and then the lowest user zones; the SMR groups hold the
 //! guard range (next to the CMR/SMR boundary, where heavy allocation creates it) and then the
 //! highest user zones. A scheme that converts more than the minimum at the start (§7.1,
-//! §7.2) does so only in phase II: in phase I every zone that is not hinted fits in CMR.
+//! §7.2) does so only in phase II: in phase I every zone that is not hinted fits in CMR, and
+//! the cache is the scheme's share of the unused CMR zones.
+//!
+//! Every scheme with a cache starts with one (§7.1's +cache-fix and the schemes built on it;
+//! §7.4 "The Cache size is set to 0.02 % of the SMR region size"): at least the room the run
+//! asks for (`cache_room`: the stated size, or one block for a scheme's conversion rule). When
+//! the scheme's conversions, rounded to whole groups, leave no cache zone, more groups convert
+//! until they do; when no whole CMR zone can be spared at all (at usages of 0.99 and 0.999 a
+//! partition may have a single zone to spare, and a CMR group of one cache zone and one data
+//! zone costs two), the outermost unused SMR zone is converted to CMR on its own, a *lone* CMR
+//! zone holding 1/alpha of a zone (§5.3: "the host can convert any extent of physically
+//! consecutive zones"; a lone zone leaves the rest of its span unused, the "seam"). A partition
+//! with not even one zone to spare has no room for a cache and is refused.
 //! During the run, `allocate_space` serves one allocation request (Fig. 19): unused zones first
 //! (CMR ones first: direct allocation), blocking heavy allocation for what is missing, then
 //! repletion of the guard range in the background. Not here: the copying (`migration`).
@@ -30,6 +42,13 @@ use smr_kernel::{IoCtx, SimError};
 pub static ALLOCATED_ZONES: Metric =
     Metric::new("allocated_zones", Unit::Count, "FluidSMR: user zones added by allocation requests during the run");
 
+/// Why a layout is refused: the data does not fit, or there is no room for the cache.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Refused {
+    Data(String),
+    Cache(String),
+}
+
 /// Where everything is before the first request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layout {
@@ -38,13 +57,24 @@ pub struct Layout {
     pub users: u64,
     /// User zones in CMR (the lowest ones).
     pub cmr_data: u64,
+    /// Whole CMR zones of the cache (the outermost CMR zones).
     pub cache_zones: u64,
+    /// The cache is the outermost SMR zone converted to CMR on its own (and no whole zone).
+    pub lone: bool,
 }
 
 impl Layout {
     /// The layout for `users` user zones on `geo`, `smr_hint` of them hinted, with `scheme`'s
-    /// start conversion and a guard range of `guard` zones.
-    pub fn plan(geo: &Geometry, users: u64, smr_hint: f64, scheme: Scheme, guard: u64) -> Result<Layout, String> {
+    /// start conversion, a guard range of `guard` zones and, if asked, room for a cache of
+    /// `cache_room` bytes.
+    pub fn plan(
+        geo: &Geometry,
+        users: u64,
+        smr_hint: f64,
+        scheme: Scheme,
+        guard: u64,
+        cache_room: Option<u64>,
+    ) -> Result<Layout, Refused> {
         let (q, p) = (geo.gain.cmr, geo.gain.smr);
         if scheme.pure_cmr {
             let groups = users.div_ceil(q).max(1);
@@ -54,32 +84,87 @@ impl Layout {
                 users,
                 cmr_data: users,
                 cache_zones: 0,
+                lone: false,
             });
         }
         let groups = geo.groups;
         if users + guard > groups * p {
-            return Err(format!(
+            return Err(Refused::Data(format!(
                 "the trace's {users} zones and the {guard}-zone guard range do not fit in the partition's pure-SMR capacity of {} zones",
                 groups * p
-            ));
+            )));
         }
+        let needed = cache_room.map_or(0, |bytes| bytes.div_ceil(geo.zone_size));
         let hinted = (smr_hint * users as f64).round() as u64;
         let light_groups = hinted.div_ceil(p);
         let plain = users - hinted;
         let cmr_groups = groups - light_groups;
+        let layout = |cmr_groups, cmr_data, cache_zones| Layout {
+            geo: *geo,
+            cmr_groups,
+            users,
+            cmr_data,
+            cache_zones,
+            lone: false,
+        };
         if plain <= cmr_groups * q && cmr_groups * q + light_groups * p >= users + guard {
-            return Ok(Layout { geo: *geo, cmr_groups, users, cmr_data: plain, cache_zones: 0 });
+            // Phase I: the cache takes the scheme's share of the unused CMR zones, no fewer than
+            // it needs, leaving the guard range unused.
+            let unused = cmr_groups * q - plain;
+            let spare = (cmr_groups * q + light_groups * p - users - guard).min(unused);
+            let share = (scheme.convert * unused as f64).round() as u64;
+            let cache = if cache_room.is_some() { share.max(needed) } else { 0 };
+            if cache <= spare {
+                return Ok(layout(cmr_groups, plain, cache));
+            }
         }
         // Phase II: as many CMR groups as the capacity allows, less the scheme's conversions,
         // which stop where every user zone is in SMR (converting more only leaves SMR unused).
         let fit = (groups * p - users - guard) / (p - q);
         let minimum = fit.min(cmr_groups);
-        let all_smr = groups.saturating_sub((users + guard).div_ceil(p));
-        let cmr_groups = (minimum - (scheme.convert * minimum as f64).round() as u64).max(all_smr.min(minimum));
-        let smr_zones = (groups - cmr_groups) * p;
-        let smr_data = (smr_zones - guard.min(smr_zones)).min(users);
-        let cmr_data = users - smr_data;
-        Ok(Layout { geo: *geo, cmr_groups, users, cmr_data, cache_zones: cmr_groups * q - cmr_data })
+        let all_smr = groups.saturating_sub((users + guard).div_ceil(p)).min(minimum);
+        // With `g` CMR groups: the user zones left in CMR, and the CMR zones they leave.
+        let cmr_data = |g: u64| {
+            let smr_zones = (groups - g) * p;
+            users - (smr_zones - guard.min(smr_zones)).min(users)
+        };
+        let cache_zones = |g: u64| (g * q).saturating_sub(cmr_data(g));
+        let mut cmr_groups = (minimum - (scheme.convert * minimum as f64).round() as u64).max(all_smr);
+        if cache_room.is_some() {
+            // More conversions, as few as give the cache the zones it needs.
+            if let Some(g) = (all_smr..=cmr_groups).rev().find(|&g| cache_zones(g) >= needed.max(1)) {
+                cmr_groups = g;
+            } else {
+                return Self::lone(geo, users, guard, cmr_groups, cache_room.unwrap_or(0));
+            }
+        }
+        Ok(layout(cmr_groups, cmr_data(cmr_groups), cache_zones(cmr_groups)))
+    }
+
+    /// Phase II with no whole CMR zone to spare for a cache of `room` bytes: the CMR groups the
+    /// capacity allows beside one unused SMR zone (at most the scheme's `most`), which becomes a
+    /// lone CMR zone.
+    fn lone(geo: &Geometry, users: u64, guard: u64, most: u64, room: u64) -> Result<Layout, Refused> {
+        let (q, p) = (geo.gain.cmr, geo.gain.smr);
+        let spare = geo.groups * p - users - guard;
+        if spare == 0 || room > geo.lone_cmr_bytes() {
+            return Err(Refused::Cache(format!(
+                "no room for a cache of {room} bytes: the partition's {} zones hold the trace's {users} zones and a \
+                 {guard}-zone guard range with {spare} zone(s) to spare, and a cache smaller than a zone needs one unused \
+                 zone (converted to CMR it holds {} bytes); lower the usage or choose a scheme without a cache",
+                geo.groups * p,
+                geo.lone_cmr_bytes()
+            )));
+        }
+        let cmr_groups = ((spare - 1) / (p - q)).min(most);
+        let smr_zones = (geo.groups - cmr_groups) * p;
+        let cmr_data = users - smr_zones.saturating_sub(guard + 1).min(users);
+        Ok(Layout { geo: *geo, cmr_groups, users, cmr_data, cache_zones: 0, lone: true })
+    }
+
+    /// Zones of the SMR area (data, guard range and unused; not a lone CMR zone).
+    pub fn smr_area_zones(&self) -> u64 {
+        (self.geo.groups - self.cmr_groups) * self.geo.gain.smr - u64::from(self.lone)
     }
 
     /// Lays the zones out: maps every user zone, fills it with data, and hands the cache zones
@@ -96,8 +181,13 @@ impl Layout {
         let smr: Vec<u32> =
             (self.cmr_groups..geo.groups).flat_map(|g| (0..geo.gain.smr).map(move |s| geo.zone(g, s))).collect();
         let (cache_zones, cmr_rest) = cmr.split_at(self.cache_zones as usize);
+        // A lone CMR zone is the outermost SMR zone; the guard range and unused zones follow it.
+        let lone = self.lone.then(|| smr[0]);
+        if let Some(zone) = lone {
+            drive.format_lone_cmr(zone)?;
+        }
         if let Some(cache) = cache.as_mut() {
-            for &zone in cache_zones {
+            for &zone in cache_zones.iter().chain(&lone) {
                 cache.add_zone(zone);
                 map.set_role(zone, Role::Cache);
             }

@@ -1,8 +1,9 @@
-//! The CMR cache of §6.1: the zones left over in CMR format beyond the user data hold the
-//! non-sequential writes to SMR zones, in 4 KiB slots numbered across the cache zones (slot `s`
-//! is block `s % blocks_per_zone` of cache zone `s / blocks_per_zone`), mapped by the table of
-//! (lba, pba, length) entries (`extents`) whose quota is 25 MB per TB of partition (§6.1):
-//! cleaning starts when the cache or the table is full.
+//! The CMR cache of §6.1: the zones left over in CMR format beyond the user data (or, where the
+//! partition has no whole CMR zone to spare, one SMR zone formatted CMR on its own, `allocation`)
+//! hold the non-sequential writes to SMR zones, in 4 KiB slots numbered across the cache zones
+//! (slot `s` is block `s % blocks_per_zone` of cache zone `s / blocks_per_zone`), mapped by the
+//! table of (lba, pba, length) entries (`extents`) whose quota is 25 MB per TB of partition
+//! (§6.1): cleaning starts when the cache or the table is full.
 //!
 //! Here: the cache zones and the slot count, the placement of a write's uncached runs in the
 //! slots the policy hands out (cut at cache-zone ends: an entry's slots are physically
@@ -18,11 +19,17 @@
 //! to the cache.
 
 use super::extents::{Cut, EntryId, Extent, ExtentMap, Inserted};
+use super::geometry::BLOCK;
 use smr_kernel::metrics::{Gauges, Metric, Unit};
 use smr_kernel::policy::recency::Recency;
 use smr_kernel::policy::Policy;
 
 pub static CACHE_ZONES: Metric = Metric::new("cache_zones", Unit::Count, "FluidSMR: zones of the CMR cache");
+pub static CACHE_BYTES: Metric = Metric::new(
+    "cache_bytes",
+    Unit::Bytes,
+    "FluidSMR: the cache's size, the bytes of its zones it may use (cache_limit, or all of them)",
+);
 pub static CACHED_BLOCKS: Metric = Metric::new("cached_blocks", Unit::Blocks, "FluidSMR: blocks held in the CMR cache");
 pub static CACHE_ENTRIES: Metric = Metric::new(
     "cache_entries",
@@ -387,6 +394,7 @@ impl CmrCache {
 
     /// Cached blocks, entries and the table's size and quota (the zone count is the system's).
     pub fn gauges(&self, out: &mut Gauges) {
+        out.set(&CACHE_BYTES, (self.capacity() * BLOCK) as f64);
         out.set(&CACHED_BLOCKS, self.map.cached() as f64);
         out.set(&CACHE_ENTRIES, self.map.len() as f64);
         out.set(&CACHE_MAP_BYTES, (self.map.len() * self.entry_bytes) as f64);

@@ -475,9 +475,13 @@ impl Fluid {
     }
 
     /// Shrinks the cache by its last zone, evicting the zones whose entries it holds; returns
-    /// the zone, now unused (`None` without a cache zone).
+    /// the zone, now unused (`None` without a cache zone, or when it is a lone CMR zone).
     pub fn retire_last_cache_zone(&mut self, ctx: &mut IoCtx) -> Result<Option<u32>, SimError> {
-        let Some((_, slots)) = self.cache.as_ref().and_then(|c| c.last_zone()) else { return Ok(None) };
+        let Some((zone, slots)) = self.cache.as_ref().and_then(|c| c.last_zone()) else { return Ok(None) };
+        if self.drive.lone_cmr() == Some(zone) {
+            // A lone CMR zone holds less than a zone: it cannot take a user zone's data.
+            return Ok(None);
+        }
         loop {
             let owner = self
                 .cache

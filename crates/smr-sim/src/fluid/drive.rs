@@ -17,6 +17,11 @@ use smr_kernel::ioctx::DeviceId;
 use smr_kernel::metrics::{Metric, Unit};
 use smr_kernel::{ChannelId, IoCtx, SimError};
 
+pub static SMR_AREA_BYTES: Metric = Metric::new(
+    "smr_area_bytes",
+    Unit::Bytes,
+    "FluidSMR: bytes of the partition in SMR format (its SMR zones: data, unused and guard range)",
+);
 pub static CONVERSION_COMMANDS: Metric =
     Metric::new("conversion_commands", Unit::Count, "FluidSMR: format conversion commands (one group each, 50 ms)");
 
@@ -40,6 +45,9 @@ pub struct HybridDrive {
     table: ZoneTable,
     /// Per group: true when in CMR format.
     cmr: Vec<bool>,
+    /// An SMR group's zone formatted CMR on its own (a cache with no whole CMR zone to spare,
+    /// `allocation`): it holds `Geometry::lone_cmr_bytes` at its SMR place.
+    lone: Option<u32>,
     device: DeviceId,
     contents: Option<Contents>,
     conversions: u64,
@@ -66,6 +74,7 @@ impl HybridDrive {
             geo,
             table,
             cmr: vec![false; geo.groups as usize],
+            lone: None,
             device: ctx.add_device("disk", medium),
             contents: keep_contents.then(Contents::default),
             conversions: 0,
@@ -82,7 +91,29 @@ impl HybridDrive {
     }
 
     pub fn is_cmr(&self, zone: u32) -> bool {
-        self.cmr[self.geo.group_of(zone) as usize]
+        self.cmr[self.geo.group_of(zone) as usize] || self.lone == Some(zone)
+    }
+
+    /// Formats SMR zone `zone` as CMR on its own, before the run (no time charged, as the rest
+    /// of the layout): a lone CMR zone.
+    pub fn format_lone_cmr(&mut self, zone: u32) -> Result<(), SimError> {
+        if self.is_cmr(zone) || self.lone.is_some() {
+            return Err(SimError::Device(format!("zone {zone} cannot become a lone CMR zone")));
+        }
+        self.table.convert(zone as u64, ZoneKind::Conventional).map_err(device_error)?;
+        self.lone = Some(zone);
+        Ok(())
+    }
+
+    /// Zones in SMR format: every zone of the SMR groups but a lone CMR zone.
+    pub fn smr_area_zones(&self) -> u64 {
+        let groups = self.cmr.iter().filter(|&&cmr| !cmr).count() as u64;
+        groups * self.geo.gain.smr - u64::from(self.lone.is_some())
+    }
+
+    /// The lone CMR zone, if any.
+    pub fn lone_cmr(&self) -> Option<u32> {
+        self.lone
     }
 
     pub fn group_is_cmr(&self, group: u64) -> bool {
@@ -119,13 +150,15 @@ impl HybridDrive {
         offset: u64,
         len: u64,
     ) -> Result<u64, SimError> {
-        let cmr = self.is_cmr(zone);
-        if op == Op::Write && !cmr {
+        let cmr_group = self.cmr[self.geo.group_of(zone) as usize];
+        let size = if self.lone == Some(zone) { self.geo.lone_cmr_bytes() } else { self.geo.zone_size };
+        if op == Op::Write && !self.is_cmr(zone) {
             self.table.admit(op, zone as u64 * self.geo.zone_size + offset, len).map_err(device_error)?;
-        } else if offset + len > self.geo.zone_size {
+        } else if offset + len > size {
             return Err(SimError::Device(format!("I/O at byte {offset} (+{len}) crosses the end of zone {zone}")));
         }
-        Ok(ctx.io(ch, op, self.geo.medium_offset(zone, cmr) + offset, len))
+        // A lone CMR zone lies where its SMR zone does.
+        Ok(ctx.io(ch, op, self.geo.medium_offset(zone, cmr_group) + offset, len))
     }
 
     /// Marks the first `bytes` of `zone` as holding data stored before the run (version 0 when
@@ -158,6 +191,9 @@ impl HybridDrive {
     }
 
     fn format(&mut self, group: u64, to_cmr: bool) -> Result<(), SimError> {
+        if self.lone.is_some_and(|z| self.geo.group_of(z) == group) {
+            return Err(SimError::Device(format!("group {group} holds the lone CMR zone: it is not converted")));
+        }
         let q = self.geo.gain.cmr;
         for slot in 0..self.geo.gain.smr {
             let zone = self.geo.zone(group, slot);

@@ -107,6 +107,12 @@ impl Geometry {
         self.groups * self.gain.smr * self.zone_size
     }
 
+    /// Bytes a lone CMR zone holds: one SMR zone's span formatted CMR on its own, 1/alpha of a
+    /// zone in whole blocks (the rest of the span is the seam, unused).
+    pub fn lone_cmr_bytes(&self) -> u64 {
+        self.zone_size * self.gain.cmr / self.gain.smr / BLOCK * BLOCK
+    }
+
     pub fn blocks_per_zone(&self) -> u64 {
         self.zone_size / BLOCK
     }

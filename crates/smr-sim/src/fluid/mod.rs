@@ -133,9 +133,9 @@ pub const OCCUPANCY_SWAP: ParamSpec = ParamSpec::new(
 );
 pub const CACHE_LIMIT: ParamSpec = ParamSpec::new(
     "cache_limit",
-    Kind::Share { of: "the partition's pure-SMR capacity" },
+    Kind::Share { of: "the SMR area at the start" },
     NONE,
-    "use at most this much of the cache zones (§7.4's cache is 0.02% of the SMR area)",
+    "the cache's size: the start layout makes room for it, and it uses no more (§7.4: 0.02% of the SMR region)",
 );
 pub const MAP_QUOTA: ParamSpec = ParamSpec::new(
     "map_quota",
@@ -427,8 +427,23 @@ impl Fluid {
             bound => bound,
         };
         let users = max_end.div_ceil(zone_size);
-        let layout = allocation::Layout::plan(&geo, users, smr_hint, scheme, guard_zones)
-            .map_err(|m| b.params.error(&PARTITION, m))?;
+        // The room a cache needs at the start: its stated size (at most its share of the whole
+        // partition, which the SMR area is part of), or a block for the scheme's conversion
+        // rule; none for a scheme without a cache or one that starts without (§7.2's adapt).
+        let pure_smr_bytes = geo.smr_zones() * zone_size;
+        let stated = b.params.optional(&CACHE_LIMIT, |r, spec| r.share(spec, pure_smr_bytes, BLOCK))?;
+        let cache_room = match (scheme.policy, stated) {
+            (Policy::None, _) => None,
+            (_, Some(bytes)) => Some(bytes),
+            _ => (scheme.convert > 0.0).then_some(BLOCK),
+        };
+        let layout =
+            allocation::Layout::plan(&geo, users, smr_hint, scheme, guard_zones, cache_room).map_err(|r| match r {
+                allocation::Refused::Data(m) => b.params.error(&PARTITION, m),
+                allocation::Refused::Cache(m) => {
+                    b.params.error(if stated.is_some() { &CACHE_LIMIT } else { &USAGE }, m)
+                }
+            })?;
         let geo = layout.geo;
         if geo.medium_span() > spec.capacity {
             return Err(b
@@ -458,7 +473,14 @@ impl Fluid {
         let mut map = ZoneMap::new(geo.smr_zones());
         let partition_bytes = geo.smr_zones() * zone_size;
         let map_quota = b.params.optional(&MAP_QUOTA, |r, spec| r.share(spec, partition_bytes, 1))?;
-        let cache_limit = b.params.optional(&CACHE_LIMIT, |r, spec| r.share(spec, partition_bytes, BLOCK))?;
+        // §7.4's share is of the SMR region, the SMR zones of the start layout; a lone CMR zone
+        // holds no more than its own bytes.
+        let smr_area = layout.smr_area_zones() * zone_size;
+        let cache_limit = b.params.optional(&CACHE_LIMIT, |r, spec| r.share(spec, smr_area, BLOCK))?;
+        let cache_limit = match (layout.lone, cache_limit) {
+            (true, limit) => Some(limit.unwrap_or(u64::MAX).min(geo.lone_cmr_bytes())),
+            (false, limit) => limit,
+        };
         let scaling = Scaling::new(zone_size, partition_bytes, map_quota, cache_limit);
         let mut cache = clean::new_cache(
             scheme.policy,
@@ -567,6 +589,7 @@ impl System for Fluid {
         out.set(&SMR_DATA_ZONES, smr as f64);
         out.set(&cache::CACHE_ZONES, self.cache.as_ref().map_or(0, |c| c.zones().len()) as f64);
         out.set(&FREE_ZONES, self.free_zones().count() as f64);
+        out.set(&drive::SMR_AREA_BYTES, (self.drive.smr_area_zones() * self.geo.zone_size) as f64);
         if let Some(c) = &self.cache {
             c.gauges(out);
         }

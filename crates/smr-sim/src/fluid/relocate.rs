@@ -135,8 +135,14 @@ impl Fluid {
     /// The group of format `cmr` holding the most of `users`, nearest the boundary among equals.
     fn group_for(&self, users: &[u32], cmr: bool) -> Option<u64> {
         let holding = |g: u64| users.iter().filter(|&&u| self.geo.group_of(self.map.zone_of(u)) == g).count();
+        // An SMR group holding a lone CMR zone of the cache is not converted.
         let usable = |g: u64| {
-            self.drive.group_is_cmr(g) == cmr && self.drive.zones_of(g).all(|z| self.map.role(z) != Role::Reserved)
+            self.drive.group_is_cmr(g) == cmr
+                && self.drive.zones_of(g).all(|z| match self.map.role(z) {
+                    Role::Reserved => false,
+                    Role::Cache => cmr,
+                    _ => true,
+                })
         };
         let candidates = (0..self.geo.groups).filter(|&g| usable(g));
         // Nearest the boundary: the innermost CMR group, the outermost SMR group.

@@ -1,7 +1,7 @@
 //! The one rule by which FluidSMR's sizes follow the partition, at the paper's size or scaled
 //! down: every size the paper states per TB or as a share is taken of this partition's own
 //! bytes. The mapping table's quota is 25 MB per TB of partition (§6.1, §7.1); §7.4's cache is
-//! 0.02 % of the SMR area, taken here of the partition's pure-SMR capacity. A trace scaled to
+//! 0.02 % of the SMR region, taken of the SMR zones of the start layout. A trace scaled to
 //! fewer requests (`smrlab.fluid_traces`) scales its address range and the zone size by one
 //! factor, so the partition keeps the paper's zone count and is that factor of the paper's
 //! bytes: the quota and the cache shrink with it, and the entries and blocks they hold keep
@@ -45,8 +45,8 @@ pub struct Scaling {
 
 impl Scaling {
     /// For a partition of `partition` bytes of pure-SMR capacity: the quota (`map_quota`, or 25
-    /// MB per TB of it) and the cache limit, both in bytes (given as shares of the partition,
-    /// they were read as `Kind::Share`s of it).
+    /// MB per TB of it) and the cache limit, both in bytes (read as `Kind::Share`s of the
+    /// partition and of its SMR area).
     pub fn new(zone_size: u64, partition: u64, map_quota: Option<u64>, cache_limit: Option<u64>) -> Scaling {
         Scaling {
             zone_size,

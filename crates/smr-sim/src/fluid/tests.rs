@@ -63,6 +63,37 @@ fn the_start_layout_follows_the_two_phase_allocation() {
     assert_eq!(hinted.map.zone_of(19) as u64 / 3, hinted.geo.groups - 1);
 }
 
+/// Every scheme with a cache starts with one (§7.1, §7.4), however full the partition: where
+/// the scheme's conversions, rounded to whole groups, leave no cache zone, one more group
+/// converts; where no whole CMR zone can be spared, the one spare SMR zone is formatted CMR on
+/// its own (1/alpha of a zone: 10 of 16 blocks); with no zone to spare, a cache is refused.
+#[test]
+fn every_cached_scheme_starts_with_a_cache_however_full_the_partition() {
+    // 19 zones at usage 0.95: 21 zones, 2 to spare. The minimum SMR area keeps 2 CMR groups,
+    // 20 % of them rounds to none; one converted leaves 1 CMR user zone and 1 cache zone.
+    let (f, _) = geometry(16, 19, &["scheme=+cache-fix".into(), "usage=0.95".into()]).unwrap();
+    assert_eq!((f.data_zones(), f.cache.as_ref().unwrap().zones().len()), ((1, 18), 1));
+    assert_eq!(f.drive.lone_cmr(), None);
+    // 20 zones at 0.96: 21 zones, 1 to spare: a CMR group of a cache zone costs 2.
+    for scheme in ["+cache-fix", "format-adapt", "imprv-lru", "fifo", "loop-back", "fluid-smr", "fix-0.8"] {
+        let (f, _) = geometry(16, 20, &[format!("scheme={scheme}"), "usage=0.96".into()]).unwrap();
+        let c = f.cache.as_ref().unwrap();
+        assert_eq!((f.data_zones(), c.zones(), c.capacity()), ((0, 20), &[0][..], 10), "{scheme}");
+        assert_eq!((f.drive.lone_cmr(), f.drive.smr_area_zones()), (Some(0), 20), "{scheme}");
+    }
+    // A stated size: 2 % of the 20-zone SMR area is 6 blocks, in the lone zone; 5 % (16 blocks)
+    // does not fit in it.
+    let stated =
+        |share: &str| geometry(16, 20, &["scheme=fifo".into(), "usage=0.96".into(), format!("cache_limit={share}")]);
+    assert_eq!(stated("2%").unwrap().0.cache.as_ref().unwrap().capacity(), 6);
+    let err = stated("5%").err().unwrap().to_string();
+    assert!(err.contains("cache_limit") && err.contains("no room for a cache"), "{err}");
+    // 21 zones at usage 1: nothing to spare. A scheme without a cache runs; one with is refused.
+    assert!(geometry(16, 21, &["scheme=swap-only".into(), "usage=1".into()]).is_ok());
+    let err = geometry(16, 21, &["scheme=fifo".into(), "usage=1".into()]).err().unwrap().to_string();
+    assert!(err.contains("usage") && err.contains("no room for a cache"), "{err}");
+}
+
 #[test]
 fn an_nsw_goes_to_the_cache_or_costs_a_zone_rewrite() {
     let (mut f, mut ctx) = small(&["scheme=swap-only"]).unwrap();
