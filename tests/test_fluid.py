@@ -77,6 +77,8 @@ def test_bad_parameters_are_one_line_naming_the_option(cli, hm_0):
             ("--cache-limit=0%", "cache_limit"),
             ("--map-quota=200%", "map_quota"),
             ("--map-entry=0", "map_entry"),
+            ("--lru-placement=worst-fit", "lru_placement"),
+            ("--cache-limit=50%", "cache_limit"),
         ],
     )
 

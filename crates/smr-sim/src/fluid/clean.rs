@@ -19,7 +19,7 @@ use super::extents::EntryId;
 use super::fifo::FifoLog;
 use super::geometry::{Geometry, BLOCK};
 use super::loopback::LoopBackLog;
-use super::lru::BlockLru;
+use super::lru::{BlockLru, Placement};
 use super::mapping::Role;
 use super::relocate::{MOVED_BYTES, TO_CMR_CONVERSIONS, TO_SMR_CONVERSIONS};
 use super::scheme::Policy;
@@ -155,9 +155,10 @@ impl Counts {
 }
 
 /// The cache for `policy` (none without one), its zones added by the layout, its mapping table
-/// holding `quota_bytes` of entries of `entry_bytes`.
+/// holding `quota_bytes` of entries of `entry_bytes`; block LRU places new data by `placement`.
 pub fn new_cache(
     policy: Policy,
+    placement: Placement,
     geo: &Geometry,
     limit: Option<u64>,
     quota_bytes: u64,
@@ -165,8 +166,8 @@ pub fn new_cache(
 ) -> Option<CmrCache> {
     let order: Box<dyn CachePolicy> = match policy {
         Policy::None => return None,
-        Policy::BlockLru => Box::new(BlockLru::new(false)),
-        Policy::ImprovedLru => Box::new(BlockLru::new(true)),
+        Policy::BlockLru => Box::new(BlockLru::new(false, placement)),
+        Policy::ImprovedLru => Box::new(BlockLru::new(true, placement)),
         Policy::Fifo => Box::new(FifoLog::new()),
         Policy::LoopBack => Box::new(LoopBackLog::new()),
     };

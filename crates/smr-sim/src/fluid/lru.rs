@@ -1,20 +1,44 @@
 //! Block LRU over the CMR cache (§6.1, and +cache-fix / format-adapt of §7.1): new data takes the
-//! free slots wherever they are (so the cache's free space fragments), a write to a cached entry
+//! free slots where they lie (so the cache's free space fragments), a write to a cached entry
 //! makes it most recent, and cleaning takes the least recently written entry. Plain block LRU
 //! merges just that entry into its SMR zone; the improved block LRU (`imprv-lru`, §6.1) evicts
 //! the whole user zone of the victim entry, reclaiming every block one zone rewrite can.
 //!
-//! Choice where the paper is silent: free slots are kept as runs, merged when they meet; a write
-//! takes the smallest run that holds all of it (best fit, the lowest among equals), and only when
-//! none does, the largest runs one after another, so it lands in one place where the holes allow
-//! and in as few as it can (each one more entry and one more I/O) where they are all smaller.
-//! Not here: the logs (`fifo`, `loopback`).
+//! Where new data goes (`lru_placement`, an open choice: its reason is in its declaration): by
+//! default a write takes the lowest free slots, across as many holes as it needs, each hole one
+//! more entry and one more I/O with its own positioning; that is what makes the in-place FIFO
+//! log worth designing, as §6.1 says ("the improved block LRU policy will fragment the Cache's
+//! free space, causing random IOs"). `best-fit` puts a write in the smallest hole that holds all
+//! of it (the lowest among equals), and only when none does in the largest holes one after
+//! another. Free slots are kept as runs, merged when they meet. Not here: the logs (`fifo`,
+//! `loopback`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::cache::{CachePolicy, Clean};
 use super::extents::ExtentMap;
 use smr_kernel::policy::recency::{Order, Recency};
+
+/// Where block LRU puts new data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// The lowest free slots, hole after hole.
+    FirstFree,
+    /// The smallest hole that holds it all, else the largest holes.
+    BestFit,
+}
+
+pub const PLACEMENT_NAMES: &[&str] = &["first-free", "best-fit"];
+
+impl Placement {
+    pub fn by_name(name: &str) -> Placement {
+        if name == "best-fit" {
+            Placement::BestFit
+        } else {
+            Placement::FirstFree
+        }
+    }
+}
 
 pub struct BlockLru {
     /// Free slot runs: first slot -> slots.
@@ -25,11 +49,13 @@ pub struct BlockLru {
     capacity: u32,
     recency: Recency,
     whole_zone: bool,
+    placement: Placement,
 }
 
 impl BlockLru {
-    /// `whole_zone`: the improved policy (evict the victim entry's zone).
-    pub fn new(whole_zone: bool) -> Self {
+    /// `whole_zone`: the improved policy (evict the victim entry's zone); new data placed by
+    /// `placement`.
+    pub fn new(whole_zone: bool, placement: Placement) -> Self {
         BlockLru {
             free_runs: BTreeMap::new(),
             by_size: BTreeSet::new(),
@@ -37,6 +63,7 @@ impl BlockLru {
             capacity: 0,
             recency: Recency::new(0, Order::Lru),
             whole_zone,
+            placement,
         }
     }
 
@@ -59,18 +86,15 @@ impl CachePolicy for BlockLru {
 
     fn free_runs(&self, blocks: u64, out: &mut Vec<(u32, u32)>) {
         out.clear();
-        let want = blocks.min(u32::MAX as u64) as u32;
-        if let Some(&(len, pba)) = self.by_size.range((want, 0)..).next() {
-            out.push((pba, len));
-            return;
-        }
-        let mut left = blocks;
-        for &(len, pba) in self.by_size.iter().rev() {
-            if left == 0 {
-                break;
+        match self.placement {
+            Placement::FirstFree => holes_until(self.free_runs.iter().map(|(&pba, &len)| (pba, len)), blocks, out),
+            Placement::BestFit => {
+                let want = blocks.min(u32::MAX as u64) as u32;
+                match self.by_size.range((want, 0)..).next() {
+                    Some(&(len, pba)) => out.push((pba, len)),
+                    None => holes_until(self.by_size.iter().rev().map(|&(len, pba)| (pba, len)), blocks, out),
+                }
             }
-            out.push((pba, len));
-            left = left.saturating_sub(len as u64);
         }
     }
 
@@ -131,13 +155,25 @@ impl CachePolicy for BlockLru {
     }
 }
 
+/// Appends `holes` (first slot, slots) to `out` until they hold `blocks`.
+fn holes_until(holes: impl Iterator<Item = (u32, u32)>, blocks: u64, out: &mut Vec<(u32, u32)>) {
+    let mut left = blocks;
+    for (pba, len) in holes {
+        if left == 0 {
+            break;
+        }
+        out.push((pba, len));
+        left = left.saturating_sub(len as u64);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn free_runs_are_taken_first_fit_and_join_when_released() {
-        let mut lru = BlockLru::new(false);
+    fn free_runs_are_taken_best_fit_and_join_when_released() {
+        let mut lru = BlockLru::new(false, Placement::BestFit);
         lru.resize(10);
         let mut runs = Vec::new();
         lru.free_runs(4, &mut runs);
@@ -160,13 +196,34 @@ mod tests {
         assert_eq!((runs.as_slice(), lru.free()), (&[(0, 4), (7, 1)][..], 5));
     }
 
+    /// Holes of 2 slots at 1, 1 at 5 and 4 at 8: first-free takes them from the lowest, as many
+    /// as the write needs, where best-fit takes the one hole that holds it.
+    #[test]
+    fn first_free_takes_the_lowest_holes_one_after_another() {
+        let runs_for = |placement, blocks| {
+            let mut lru = BlockLru::new(true, placement);
+            lru.resize(12);
+            lru.take(0, 12);
+            lru.release(1, 2);
+            lru.release(5, 1);
+            lru.release(8, 4);
+            let mut runs = Vec::new();
+            lru.free_runs(blocks, &mut runs);
+            runs
+        };
+        assert_eq!(runs_for(Placement::FirstFree, 3), [(1, 2), (5, 1)]);
+        assert_eq!(runs_for(Placement::FirstFree, 4), [(1, 2), (5, 1), (8, 4)]);
+        assert_eq!(runs_for(Placement::BestFit, 3), [(8, 4)]);
+        assert_eq!(runs_for(Placement::BestFit, 5), [(8, 4), (1, 2)]);
+    }
+
     #[test]
     fn the_least_recent_entry_or_its_zone_is_the_victim() {
         let mut map = ExtentMap::new(8);
         let a = map.insert(3, 0, 1, true).id;
         let b = map.insert(9, 1, 1, true).id;
         for whole_zone in [false, true] {
-            let mut lru = BlockLru::new(whole_zone);
+            let mut lru = BlockLru::new(whole_zone, Placement::FirstFree);
             lru.inserted(a);
             lru.inserted(b);
             let want = if whole_zone { Clean::EvictZone(0) } else { Clean::EvictEntry(a) };

@@ -175,6 +175,18 @@ pub const OCCUPANCY: ParamSpec = ParamSpec::new(
 pub const MAP_ENTRY: ParamSpec = ParamSpec::new("map_entry", Kind::Size, "20B", "bytes of one (lba, pba, length) entry of the cache's mapping table (§6.1)").open(
     "§6.1 gives the triplet, not its size: block addresses as 8-byte numbers and a 4-byte length, as a host-side table would hold them",
 );
+pub const LRU_PLACEMENT: ParamSpec = ParamSpec::new(
+    "lru_placement",
+    Kind::Choice(lru::PLACEMENT_NAMES),
+    "first-free",
+    "where block LRU and the improved block LRU put new data: the lowest free slots, hole after hole, or the smallest hole that holds it",
+)
+.open(
+    "§6.1 says the improved block LRU \"will fragment the Cache's free space, causing random IOs\" but not how it places new data. \
+     first-free takes the free slots as they lie, lowest first, one I/O and one positioning per hole, as a free-block bitmap \
+     allocator would; best-fit (the model before) finds the smallest hole that holds the write, which the paper's random IOs \
+     rule out where a hole that fits exists",
+);
 pub const GUARD: ParamSpec =
     ParamSpec::new("guard", Kind::Size, NONE, "guard range: unused space kept ready for allocations (§4.4)");
 pub const SMR_HINT: ParamSpec = ParamSpec::new(
@@ -221,6 +233,7 @@ pub const PARAMS: ParamList = &[&[
     WINDOW_MAX,
     OCCUPANCY,
     MAP_ENTRY,
+    LRU_PLACEMENT,
     GUARD,
     SMR_HINT,
     ALLOCATE,
@@ -482,8 +495,10 @@ impl Fluid {
             (false, limit) => limit,
         };
         let scaling = Scaling::new(zone_size, partition_bytes, map_quota, cache_limit);
+        let placement = lru::Placement::by_name(b.params.choice(&LRU_PLACEMENT)?);
         let mut cache = clean::new_cache(
             scheme.policy,
+            placement,
             &geo,
             scaling.cache_limit.map(|bytes| bytes.div_ceil(BLOCK)),
             scaling.quota_bytes,

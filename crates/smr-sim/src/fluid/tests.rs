@@ -146,6 +146,33 @@ fn plain_lru_evicts_an_entry_improved_lru_its_zone() {
     }
 }
 
+/// §6.1: "the improved block LRU policy will fragment the Cache's free space, causing random
+/// IOs". Zone 10's entries lie in slots 0, 2, 4 and 8-11, zone 11's between them; a write of
+/// zone 12 to the full cache evicts zone 10 (least recent), leaving holes of one slot at 0, 2
+/// and 4 and one of four at 8. Its three blocks take the free space as it lies: three holes,
+/// three writes, three positionings; best fit puts them in the hole of four with one.
+#[test]
+fn a_write_into_a_fragmented_cache_costs_a_positioning_per_hole() {
+    let writes = [(10, 0, 1), (11, 0, 1), (10, 2, 1), (11, 2, 1), (10, 4, 1), (11, 4, 3), (10, 8, 4), (11, 8, 4)];
+    // The default places as first-free does.
+    for (placement, holes) in [("", 3), ("lru_placement=best-fit", 1)] {
+        let params: Vec<&str> = ["scheme=imprv-lru", placement].into_iter().filter(|p| !p.is_empty()).collect();
+        let (mut f, mut ctx) = small(&params).unwrap();
+        for (user, block, blocks) in writes {
+            write(&mut f, &mut ctx, user, block, blocks);
+        }
+        assert_eq!(f.cache.as_ref().unwrap().map.cached(), 16, "the cache is full");
+        let cache_io = |ctx: &IoCtx| ctx.channel_reports().into_iter().find(|r| r.channel == "cache").unwrap().stats;
+        let before = cache_io(&ctx);
+        write(&mut f, &mut ctx, 12, 0, 3);
+        let io = cache_io(&ctx).since(&before);
+        assert_eq!((f.counts.zone_rewrites, f.cache.as_ref().unwrap().map.occupancy(10)), (1, 0), "{placement}");
+        assert_eq!((io.writes, io.seeks, io.bytes_written), (holes, holes, 3 * BLOCK), "{placement}");
+        assert_eq!(f.cache.as_ref().unwrap().map.occupancy(12), 3, "{placement}");
+        assert_eq!(f.block_version(12, 2), Some(f.version), "{placement}");
+    }
+}
+
 #[test]
 fn the_loop_back_log_requeues_hot_zones() {
     // Slots 0-7 zone 11, 8-11 zone 10 (written twice), 12-15 zone 12: the head wraps and the
@@ -233,6 +260,7 @@ fn bad_parameters_name_themselves() {
         ("usage=1.5", "usage"),
         ("latency_bound=5", "latency_bound"),
         ("partition=512KiB", "partition"),
+        ("lru_placement=worst-fit", "lru_placement"),
     ] {
         let err = small(&[param]).err().unwrap_or_else(|| panic!("{param} accepted"));
         assert!(err.to_string().contains(name), "{param}: {err}");
