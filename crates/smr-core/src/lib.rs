@@ -21,7 +21,7 @@ pub mod stretch_index;
 pub mod units;
 pub mod values;
 
-pub use param_spec::{Kind, ParamList, ParamReader, ParamSpec, TimeUnit};
+pub use param_spec::{Kind, ParamList, ParamReader, ParamSpec, PolicyName, TimeUnit};
 pub use params::{ParamError, Params};
 pub use quote::{quote, quote_within};
 pub use request::{Op, RangeError, Request};

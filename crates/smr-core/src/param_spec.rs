@@ -24,6 +24,9 @@ pub enum Kind {
     Share { of: &'static str },
     /// One of these words (case does not matter).
     Choice(&'static [&'static str]),
+    /// A replacement policy: one of these names, or a policy of the user's own written in
+    /// Python, named `FILE.py:CLASS` or `MODULE:CLASS` (`ParamReader::policy`).
+    Policy(&'static [&'static str]),
     /// true or false (also yes/no, on/off, 1/0).
     Bool,
     /// A number from 0 to 1.
@@ -95,6 +98,7 @@ impl Kind {
             Kind::Size => "size",
             Kind::Share { .. } => "share",
             Kind::Choice(_) => "choice",
+            Kind::Policy(_) => "policy",
             Kind::Bool => "bool",
             Kind::Fraction => "fraction",
             Kind::Count => "count",
@@ -115,6 +119,9 @@ impl Kind {
             Kind::Size => "bytes".into(),
             Kind::Share { of } => format!("bytes, N blocks, N% or a fraction of {of}"),
             Kind::Choice(words) => format!("one of {}", words.join(", ")),
+            Kind::Policy(names) => {
+                format!("one of {}, or a Python class of your own: FILE.py:CLASS or MODULE:CLASS", names.join(", "))
+            }
             Kind::Bool => "true or false".into(),
             Kind::Fraction => "a fraction from 0 to 1".into(),
             Kind::Count => "a whole number above 0".into(),
@@ -161,6 +168,33 @@ impl ParamSpec {
     /// `reason` says why the default is what it is.
     pub const fn open(self, reason: &'static str) -> Self {
         ParamSpec { open: Some(reason), ..self }
+    }
+}
+
+/// The value of a `Kind::Policy`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyName {
+    /// One of the names the parameter lists.
+    Listed(&'static str),
+    /// A policy of the user's, written in Python: `FILE.py:CLASS` (a path to a Python file) or
+    /// `MODULE:CLASS` (an importable module), as given.
+    Python(String),
+}
+
+/// Whether `text` has the form of a reference to a Python class: a file ending in `.py` or a
+/// dotted module name, a colon, and the class's dotted name. Whether the file, module and class
+/// exist is for the Python front to say.
+pub fn is_python_reference(text: &str) -> bool {
+    let identifiers = |dotted: &str| {
+        dotted.split('.').all(|part| {
+            let mut chars = part.chars();
+            chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+                && chars.all(|c| c == '_' || c.is_alphanumeric())
+        })
+    };
+    match text.trim().rsplit_once(':') {
+        Some((place, class)) => identifiers(class) && (place.ends_with(".py") || identifiers(place)),
+        None => false,
     }
 }
 
@@ -314,6 +348,22 @@ impl<'a> ParamReader<'a> {
             return Err(self.error(spec, "is not declared as a choice (a bug in smrlab)"));
         };
         self.parsed(spec, |text| values::choice(text, words).map(|i| words[i]))
+    }
+
+    /// A `Kind::Policy`: one of its listed names, or a reference to a Python policy.
+    pub fn policy(&mut self, spec: &ParamSpec) -> Result<PolicyName, ParamError> {
+        let Kind::Policy(names) = spec.kind else {
+            return Err(self.error(spec, "is not declared as a policy (a bug in smrlab)"));
+        };
+        self.parsed(spec, |text| match values::choice(text, names) {
+            Ok(i) => Ok(PolicyName::Listed(names[i])),
+            Err(_) if is_python_reference(text) => Ok(PolicyName::Python(text.trim().to_string())),
+            Err(_) => Err(format!(
+                "{} is none of {}, and not a Python policy (FILE.py:CLASS or MODULE:CLASS)",
+                quote(text),
+                names.join(", ")
+            )),
+        })
     }
 
     pub fn bool(&mut self, spec: &ParamSpec) -> Result<bool, ParamError> {
@@ -487,6 +537,27 @@ mod tests {
         let mut p = Params::parse(&["zone=1.5"]).unwrap();
         assert!(ParamReader::new(&mut p, DECLARED).size(&ZONE).unwrap_err().message.contains("whole number of bytes"));
         assert!(r.choice(&SCHEME).unwrap_err().message.contains("cf, pf, bl"));
+    }
+
+    /// A policy is a listed name or a reference to a Python class (`FILE.py:CLASS`,
+    /// `MODULE:CLASS`); anything else is refused naming both forms.
+    #[test]
+    fn a_policy_is_a_listed_name_or_a_python_class() {
+        const POLICY: ParamSpec = ParamSpec::new("policy", Kind::Policy(&["lru", "fifo"]), "lru", "policy");
+        let read = |text: &str| {
+            let mut p = Params::parse(&[format!("policy={text}")]).unwrap();
+            ParamReader::new(&mut p, &[&[POLICY]]).policy(&POLICY)
+        };
+        assert_eq!(read("FIFO").unwrap(), PolicyName::Listed("fifo"));
+        for own in ["./mine.py:Mine", "/a/b/my-policy.py:Outer.Inner", "mine.py:_Lru2", "pkg.policies:Lru"] {
+            assert_eq!(read(own).unwrap(), PolicyName::Python(own.to_string()), "{own}");
+        }
+        for bad in
+            ["lfu", "mine.py", "mine.py:", "mine.py:2Lru", ":Lru", "./mine.txt:Lru", "pkg/mod:Lru", "mine.py:A-B"]
+        {
+            let err = read(bad).unwrap_err();
+            assert!(err.message.contains("none of lru, fifo") && err.message.contains("FILE.py:CLASS"), "{bad}: {err}");
+        }
     }
 
     const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Duration { unit: TimeUnit::Hours }, "1", "window");

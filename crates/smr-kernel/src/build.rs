@@ -12,6 +12,7 @@ use smr_trace::Footprint;
 
 use super::error::SimError;
 use super::ioctx::IoCtx;
+use super::policy::PolicySource;
 use super::system::System;
 
 /// A system as the registry lists it.
@@ -48,13 +49,15 @@ impl SystemEntry {
 }
 
 /// What a system's constructor gets: its parameters (read through their declarations), the
-/// trace's footprint (for sizes relative to it), the seed, the `IoCtx` to register media in, and
-/// the systems it may build below itself.
+/// trace's footprint (for sizes relative to it), the seed, the `IoCtx` to register media in, the
+/// systems it may build below itself, and where users' own policies come from, if anywhere.
 pub struct BuildContext<'a> {
     pub params: ParamReader<'a>,
     pub footprint: Footprint,
     pub seed: u64,
     pub ctx: &'a mut IoCtx,
+    /// Builds the policies written in Python that parameters name (the bindings give one).
+    pub policies: Option<&'a dyn PolicySource>,
     systems: &'a [&'static SystemEntry],
     /// The systems being built, outermost first (a system may not stack over itself).
     building: Vec<&'static str>,
@@ -68,7 +71,20 @@ impl<'a> BuildContext<'a> {
         ctx: &'a mut IoCtx,
         systems: &'a [&'static SystemEntry],
     ) -> Self {
-        BuildContext { params: ParamReader::new(params, &[]), footprint, seed, ctx, systems, building: Vec::new() }
+        BuildContext {
+            params: ParamReader::new(params, &[]),
+            footprint,
+            seed,
+            ctx,
+            policies: None,
+            systems,
+            building: Vec::new(),
+        }
+    }
+
+    /// The same context, building the Python policies parameters name through `policies`.
+    pub fn with_policies(self, policies: Option<&'a dyn PolicySource>) -> Self {
+        BuildContext { policies, ..self }
     }
 
     /// Builds the system called `name` (or an alias) with this context's parameters.

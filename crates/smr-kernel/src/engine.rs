@@ -135,8 +135,11 @@ impl<'p> Engine<'p> {
         // Two requests read ahead, so the system can prefetch for them while it serves this one.
         let mut requests = requests.into_iter();
         let (mut next, mut after_next) = (requests.next(), requests.next());
+        // The request being served, from 1: a policy's failure is reported at it.
+        let mut index = 0;
         while let Some(item) = next {
             let req = item?;
+            index += 1;
             (next, after_next) = (after_next, requests.next());
             if let Some(Ok(later)) = &after_next {
                 system.prefetch(later, 2);
@@ -146,11 +149,11 @@ impl<'p> Engine<'p> {
             }
             let arrival = replay.arrive(&req, &*system, ctx)?;
             if let Some(o) = overlapped.as_mut() {
-                o.serve(&mut replay, system, ctx, &req, arrival)?;
+                o.serve(&mut replay, system, ctx, &req, arrival).map_err(|e| e.at_request(index))?;
             } else {
-                replay.idle(system, ctx, arrival)?;
+                replay.idle(system, ctx, arrival).map_err(|e| e.at_request(index))?;
                 let start = ctx.now();
-                replay.serve(system, ctx, &req)?;
+                replay.serve(system, ctx, &req).map_err(|e| e.at_request(index))?;
                 replay.measure(&*system, &req, arrival, start, ctx.now())?;
             }
             until_progress = until_progress.wrapping_sub(1);
@@ -165,7 +168,7 @@ impl<'p> Engine<'p> {
             }
         }
         if let Some(o) = overlapped {
-            o.finish(&mut replay, system, ctx)?;
+            o.finish(&mut replay, system, ctx).map_err(|e| e.at_request(index))?;
         }
         let report = replay.finish(&*system, ctx);
         if report.requests == 0 && report.warmup_requests > 0 && !report.cancelled {

@@ -24,4 +24,20 @@ pub enum SimError {
     /// A run whose every request fell in the warm-up: there is no figure to report.
     #[error("{0}")]
     NothingMeasured(String),
+    /// A user's own policy (`policy::own`) failed in `hook` or answered it wrongly; `request`
+    /// counts requests from 1 (the policy leaves it `None` and the engine fills it in).
+    #[error("policy {policy}: {hook}(){}: {detail}", request.map(|n| format!(" at request #{n}")).unwrap_or_default())]
+    Policy { policy: String, hook: &'static str, request: Option<u64>, detail: String },
+}
+
+impl SimError {
+    /// The error as it stands at request `index` (from 1): a policy's failure learns its number.
+    pub fn at_request(self, index: u64) -> SimError {
+        match self {
+            SimError::Policy { policy, hook, request: None, detail } => {
+                SimError::Policy { policy, hook, request: Some(index), detail }
+            }
+            other => other,
+        }
+    }
 }

@@ -72,6 +72,8 @@ pub struct Bands<'a> {
     pub layout: &'a BandLayout,
     /// Size of its persistent write buffer (media cache), bytes.
     pub write_buffer_bytes: u64,
+    /// What that buffer holds now, bytes.
+    pub write_buffer_held_bytes: u64,
 }
 
 /// How the engine may replay a system.

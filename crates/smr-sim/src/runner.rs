@@ -1,7 +1,8 @@
 //! One simulation run from a description: open the trace, measure its footprint (first pass),
 //! build the named system, replay the trace through the engine (second pass), and optionally
 //! record the translated trace as a fio iolog. The requests come from the trace file the spec
-//! names, or from memory (`run_requests`: a trace handed over as columns from Python).
+//! names, or from memory (`run_requests`: a trace handed over as columns from Python); the
+//! policies written in Python that parameters name are built by the source `run_own` is given.
 //!
 //! This is the single entry point the Python front and the benchmarks use, so that every run is
 //! configured the same way. Not here: provenance (version, commit, checksum — the Python front
@@ -16,6 +17,7 @@ use smr_trace::{Footprint, Interruptible, TraceError, TraceReader, TraceStats};
 
 use crate::registry;
 use smr_kernel::engine::MAX_GAUGE_SAMPLES;
+use smr_kernel::policy::PolicySource;
 use smr_kernel::recorder::{IologRecorder, MIN_SPLIT};
 use smr_kernel::{BuildContext, Engine, EngineConfig, IoCtx, Progress, RunReport, SimError};
 
@@ -133,7 +135,7 @@ impl Source {
 
 /// Runs `spec`; `progress` is called every `engine.progress_every` requests and may cancel.
 pub fn run(spec: &RunSpec, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput, SimError> {
-    run_from(spec, &Source::File, progress)
+    run_from(spec, &Source::File, progress, None)
 }
 
 /// Runs `spec` on `requests` held in memory instead of the trace file it names (its `trace`,
@@ -143,13 +145,26 @@ pub fn run_requests(
     requests: Arc<[Request]>,
     progress: Option<&mut dyn FnMut(Progress) -> bool>,
 ) -> Result<RunOutput, SimError> {
-    run_from(spec, &Source::Memory(requests), progress)
+    run_from(spec, &Source::Memory(requests), progress, None)
+}
+
+/// `run` (or `run_requests`, given `requests`) with the Python policies that parameters name
+/// built by `policies`.
+pub fn run_own(
+    spec: &RunSpec,
+    requests: Option<Arc<[Request]>>,
+    progress: Option<&mut dyn FnMut(Progress) -> bool>,
+    policies: &dyn PolicySource,
+) -> Result<RunOutput, SimError> {
+    let source = requests.map_or(Source::File, Source::Memory);
+    run_from(spec, &source, progress, Some(policies))
 }
 
 fn run_from(
     spec: &RunSpec,
     source: &Source,
     mut progress: Option<&mut dyn FnMut(Progress) -> bool>,
+    policies: Option<&dyn PolicySource>,
 ) -> Result<RunOutput, SimError> {
     if spec.iolog_max_io != 0 && spec.iolog_max_io < MIN_SPLIT {
         return Err(smr_core::ParamError::new(
@@ -173,7 +188,8 @@ fn run_from(
     let mut params = Params::parse(&spec.params)?;
     let mut ctx = IoCtx::new();
     // Built here rather than by `registry::build` to take the footprint back without a copy.
-    let mut build = BuildContext::new(&mut params, footprint, spec.seed, &mut ctx, registry::SYSTEMS);
+    let mut build =
+        BuildContext::new(&mut params, footprint, spec.seed, &mut ctx, registry::SYSTEMS).with_policies(policies);
     let mut system = build.build(&spec.system)?;
     let footprint =
         Footprint { written_extents: Vec::new(), accessed_extents: Vec::new(), ..std::mem::take(&mut build.footprint) };

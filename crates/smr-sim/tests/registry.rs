@@ -87,26 +87,32 @@ fn the_cache_stacks_over_any_system_but_itself() {
     assert!(err.contains("unknown system 'floppy'"), "{err}");
 }
 
-/// A system's `policy` parameter offers policies of the kernel's table only, each at most once:
-/// a policy is added by its file and one line in `POLICIES`, and no system names one the table
-/// does not know. Fails if a system lists a name the table lacks.
+/// A system's policy parameters offer policies of the kernel's table only, each at most once,
+/// and declare every parameter of the policies they offer: a policy is added by its file and
+/// one row in `POLICIES`, and no system names one the table does not know. Fails if a system
+/// lists a name the table lacks, or offers a policy without declaring its parameters.
 #[test]
 fn every_offered_policy_is_in_the_kernels_table() {
     let mut offered = 0;
     for system in SYSTEMS {
-        for spec in specs(system.params).filter(|s| s.key == "policy") {
-            let Kind::Choice(names) = spec.kind else { panic!("{}'s policy is not a choice", system.name) };
+        for spec in specs(system.params).filter(|s| matches!(s.kind, Kind::Policy(_))) {
+            let Kind::Policy(names) = spec.kind else { unreachable!() };
             for name in names {
-                assert!(
-                    smr_kernel::policy::entry(name).is_some(),
-                    "{}: policy {name} is not in kernel::policy::POLICIES",
-                    system.name
-                );
+                let entry = smr_kernel::policy::entry(name);
+                assert!(entry.is_some(), "{}: policy {name} is not in kernel::policy::POLICIES", system.name);
+                for param in entry.into_iter().flat_map(|e| e.params) {
+                    assert!(
+                        specs(system.params).any(|s| s == param),
+                        "{} offers {name} but does not declare its parameter {}",
+                        system.name,
+                        param.key
+                    );
+                }
                 offered += 1;
             }
         }
     }
-    assert!(offered >= 7, "cache and hwsr offer seven policies between them, found {offered}");
+    assert!(offered >= 9, "cache, hwsr and sblock offer nine policies between them, found {offered}");
     let names: BTreeSet<&str> = smr_kernel::policy::POLICIES.iter().map(|p| p.name).collect();
     assert_eq!(names.len(), smr_kernel::policy::POLICIES.len(), "a name twice in POLICIES");
 }

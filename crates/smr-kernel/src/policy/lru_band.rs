@@ -4,9 +4,9 @@
 
 use rustc_hash::FxHashMap;
 
-use super::Policy;
+use super::{Policy, PolicySetup};
 use crate::lists::RecencyList;
-use crate::BandLayout;
+use crate::{BandLayout, SimError};
 
 pub struct LruBand {
     recency: RecencyList,
@@ -28,6 +28,12 @@ impl LruBand {
             position: vec![0; slots],
             blocks: vec![0; slots],
         }
+    }
+
+    /// Over the setup's cache, with the band layout of the disk below it.
+    pub fn build(setup: &PolicySetup<'_, '_>) -> Result<Self, SimError> {
+        let g = &setup.geometry;
+        Ok(LruBand::new(g.slots, setup.bands("lru-band")?, g.block_bytes))
     }
 
     fn band(&self, block: u64) -> usize {

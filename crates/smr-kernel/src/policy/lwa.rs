@@ -3,12 +3,20 @@
 //! blocks) with the most blocks; its blocks in the window go, so that one segment rewrite takes
 //! them (ties: the segment whose block lies nearest the LRU tail). A hit makes a block most
 //! recently used. Each slot's block is read from the cache's table at eviction (`victims`), not
-//! kept here (8 bytes a block). Not here: the window's size (the system's parameter).
+//! kept here (8 bytes a block). Its window is its parameter (`WINDOW`), a share of the cache it
+//! orders (HWSR's MEM buffer, which declares it).
 
 use rustc_hash::FxHashMap;
 
-use super::{Policy, FLAG};
+use super::{Policy, PolicySetup, FLAG};
 use crate::lists::RecencyList;
+use crate::{Kind, ParamSpec, SimError};
+
+pub const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Share { of: "the MEM buffer" }, "25%", "LWA's lookup window at the LRU tail (Fig. 10)")
+    .open("the paper gives the window no size (§4.3: \"a predefined lookup window\"); Fig. 5 keeps a working region of hot blocks ahead of it, so it is less than the whole buffer: a quarter");
+
+/// LWA's parameters, for a cache that offers it to declare.
+pub const PARAMS: &[ParamSpec] = &[WINDOW];
 
 /// The most blocks LWA looks at (16.7 million: 1 TiB of 64 KiB blocks).
 const MAX_WINDOW: usize = 1 << 24;
@@ -34,6 +42,21 @@ impl Lwa {
             window_slots: Vec::new(),
             window_counts: FxHashMap::default(),
         }
+    }
+
+    /// Over the setup's cache, whose segments it must have, with its window read from
+    /// `WINDOW`: the default is at least one block; a given share that resolves to less is
+    /// refused.
+    pub fn build(setup: &mut PolicySetup<'_, '_>) -> Result<Self, SimError> {
+        let (slots, block_bytes) = (setup.geometry.slots, setup.geometry.block_bytes);
+        let segment_blocks = setup.segment_blocks("lwa")?;
+        let params = &mut setup.b.params;
+        let window = match params.share(&WINDOW, slots as u64 * block_bytes, block_bytes) {
+            Ok(bytes) => (bytes / block_bytes) as usize,
+            Err(_) if !params.given(&WINDOW) => 1,
+            Err(e) => return Err(e.into()),
+        };
+        Ok(Lwa::new(slots, segment_blocks, window))
     }
 
     fn segment_of(&self, blocks: &[u64], slot: u32) -> u64 {

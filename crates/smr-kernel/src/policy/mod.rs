@@ -1,10 +1,11 @@
 //! Cache replacement policies, shared by every system that keeps a cache (the SSD cache of
 //! `cache/`, HWSR's MEM buffer and SSD read cache, FluidSMR's entry order): one small interface,
 //! libCacheSim-style — the cache tells the policy what happened to its slots and asks it which
-//! slots to evict — one file per policy, and `POLICIES`, the table of them by name. A policy
-//! that has parameters declares and parses them in its own file (`pore`). Not here: data
-//! movement and timing (each cache does them), nor which names a system offers (its own
-//! `policy` parameter lists them).
+//! slots to evict — one file per policy, and `POLICIES`, the table of them by name with their
+//! constructors (`table`). A policy that has parameters declares and parses them in its own file
+//! (`pore`, `lwa`). A user's own policy, written in Python, stands behind the same interface,
+//! checked (`own`). Not here: data movement and timing (each cache does them), nor which names a
+//! system offers (its own `policy` parameter lists them).
 //!
 //! Same name, different things: `lru` here orders cache blocks (slots); FluidSMR's `lru`
 //! scheme (fluid/lru.rs) orders the entries of its mapping table — extents of any length that
@@ -14,11 +15,17 @@
 
 pub mod lru_band;
 pub mod lwa;
+pub mod own;
 pub mod pore;
 pub mod recency;
 pub mod segments;
+pub mod table;
+
+pub use own::{OwnPolicy, PolicySource};
+pub use table::{build, entry, read, Boxed, Geometry, Host, PolicyEntry, PolicySetup, Table, POLICIES};
 
 use crate::metrics::{Counters, Gauges};
+use crate::SimError;
 
 /// Up to two slots, for `Policy::next_victim_hints`. Eight bytes, so that the call returns it in
 /// a register: returned through memory as `[Option<u32>; 2]` (16 bytes, two stores), the
@@ -67,45 +74,67 @@ pub trait Policy {
     /// A hint that `slot` may be hit soon: the policy may start loading its state for it
     /// (`smr_core::prefetch`). Changes no result.
     fn prefetch_hit(&self, _slot: u32) {}
+    /// Whether the policy looks at the shingled disk below the cache (`below_buffer`): a
+    /// user's may; the native ones do not, and their caches then make no call for it.
+    fn watches_below(&self) -> bool {
+        false
+    }
+    /// Before `victims`, for a policy that `watches_below`: the bytes the shingled disk below
+    /// holds in its persistent write buffer now.
+    fn below_buffer(&mut self, _held_bytes: u64) {}
+    /// What stopped a policy whose code may fail (a user's, `own`), once: the cache asks after
+    /// each request and when `victims` named no slot, and ends the run with it. The native
+    /// policies never fail.
+    fn failure(&mut self) -> Option<SimError> {
+        None
+    }
     /// The policy's own monotonic counters.
     fn counters(&self, _out: &mut Counters) {}
     /// Point-in-time values.
     fn gauges(&self, _out: &mut Gauges) {}
 }
 
+/// A boxed policy is a policy: a cache generic over its policy hosts a user's (`own`) this way.
+impl Policy for Box<dyn Policy> {
+    #[inline]
+    fn inserted(&mut self, slot: u32, block: u64, dirty: bool) {
+        (**self).inserted(slot, block, dirty)
+    }
+    #[inline]
+    fn hit(&mut self, slot: u32, block: u64, became_dirty: bool) {
+        (**self).hit(slot, block, became_dirty)
+    }
+    #[inline]
+    fn removed(&mut self, slot: u32, block: u64, was_dirty: bool) {
+        (**self).removed(slot, block, was_dirty)
+    }
+    #[inline]
+    fn victims(&mut self, blocks: &[u64], out: &mut Vec<u32>) {
+        (**self).victims(blocks, out)
+    }
+    fn next_victim_hints(&self) -> VictimHints {
+        (**self).next_victim_hints()
+    }
+    fn prefetch_hit(&self, slot: u32) {
+        (**self).prefetch_hit(slot)
+    }
+    fn watches_below(&self) -> bool {
+        (**self).watches_below()
+    }
+    fn below_buffer(&mut self, held_bytes: u64) {
+        (**self).below_buffer(held_bytes)
+    }
+    fn failure(&mut self) -> Option<SimError> {
+        (**self).failure()
+    }
+    fn counters(&self, out: &mut Counters) {
+        (**self).counters(out)
+    }
+    fn gauges(&self, out: &mut Gauges) {
+        (**self).gauges(out)
+    }
+}
+
 /// The bit a cache may set in the entries of the block table it lends `Policy::victims` (the
 /// SSD cache marks its dirty blocks with it); a policy reading a block there masks it off.
 pub const FLAG: u64 = 1 << 63;
-
-/// A policy as the table lists it.
-pub struct PolicyEntry {
-    pub name: &'static str,
-    /// What it evicts, in a line.
-    pub about: &'static str,
-}
-
-/// Every policy by name; a system's `policy` parameter offers some of them.
-pub const POLICIES: &[PolicyEntry] = &[
-    PolicyEntry { name: "lru", about: "the least recently used block" },
-    PolicyEntry { name: "lru-block", about: "lru under HWSR's name for it (§2.3)" },
-    PolicyEntry { name: "fifo", about: "the block cached longest, hits leaving it in place" },
-    PolicyEntry { name: "lru-band", about: "every cached block of the least recently used block's SMR band" },
-    PolicyEntry {
-        name: "pore",
-        about: "the least recent block among the clean ones and the dirty ones of open zones (PORE §IV)",
-    },
-    PolicyEntry { name: "lru-segment", about: "every buffered block of the segment used least recently (HWSR §2.3)" },
-    PolicyEntry {
-        name: "most-blocks",
-        about: "every buffered block of the segment with the most of them (S-block's group destage, HWSR §4.1)",
-    },
-    PolicyEntry {
-        name: "lwa",
-        about: "in a window at the LRU tail, the blocks of the segment with the most there (HWSR §4.3, Fig. 10)",
-    },
-];
-
-/// The table's entry named `name`.
-pub fn entry(name: &str) -> Option<&'static PolicyEntry> {
-    POLICIES.iter().find(|p| p.name == name)
-}

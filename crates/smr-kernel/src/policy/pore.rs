@@ -41,7 +41,7 @@ use smr_core::prefetch::prefetch;
 use smr_core::quote;
 
 use super::recency::Order;
-use super::{Policy, VictimHints};
+use super::{Policy, PolicySetup, VictimHints};
 use crate::disk::check_table;
 use crate::lists::ListSet;
 use crate::metrics::{Counters, Gauges, Metric, Ratio, Unit};
@@ -105,6 +105,15 @@ impl Settings {
         check_table(b, &ZONE, zones, "PORE zones", b.footprint.max_end)?;
         Ok(Pore::new(slots, self.scheme, self.base, zone_blocks, zones as usize, period))
     }
+}
+
+/// PORE over the setup's cache, its parameters read from `PARAMS`; its period's default is
+/// the write buffer of the shingled disk below.
+pub fn build(setup: &mut PolicySetup<'_, '_>) -> Result<Pore, SimError> {
+    let g = &setup.geometry;
+    let (slots, block) = (g.slots, g.block_bytes);
+    let buffer_blocks = g.write_buffer_bytes.map(|bytes| bytes / block);
+    Settings::read(setup.b)?.build(setup.b, slots, block, buffer_blocks)
 }
 
 /// PORE's period in cache blocks from its text: `auto` (the write buffer below), a block count,

@@ -7,9 +7,10 @@
 
 use rustc_hash::FxHashMap;
 
-use super::Policy;
+use super::{Policy, PolicySetup};
 use crate::lists::ListSet;
 use crate::slots::SlotPool;
+use crate::SimError;
 
 /// Which segment goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +52,12 @@ impl Segments {
             by_count,
             lists,
         }
+    }
+
+    /// Over the setup's cache, whose segments it must have.
+    pub fn build(setup: &PolicySetup<'_, '_>, order: SegmentOrder) -> Result<Self, SimError> {
+        let name = if order == SegmentOrder::Recency { "lru-segment" } else { "most-blocks" };
+        Ok(Segments::new(setup.geometry.slots, setup.segment_blocks(name)?, order))
     }
 
     fn list_of(&self, group: u32) -> usize {

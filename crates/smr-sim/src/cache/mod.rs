@@ -2,7 +2,8 @@
 //! disk (or a plain disk), with the replacement policy behind one small interface
 //! (`kernel::policy::Policy`, the policies every cache shares): `lru`, `fifo`, `lru-band` and
 //! `pore` (with its CF, PF and BL schemes, over an LRU or FIFO base order; its parameters are
-//! its own, `kernel::policy::pore::PARAMS`).
+//! its own, `kernel::policy::pore::PARAMS`), or a user's own written in Python
+//! (docs/policies.md), built by the kernel's policy table from the `policy` parameter.
 //!
 //! Blocks are `block` bytes (4 KiB by default). A write puts its blocks in the cache, dirty
 //! (write-back). In read-write mode a read miss fetches the missing run from below and inserts
@@ -35,9 +36,7 @@ use smr_media::FixedLatencyMedium;
 use index::{block_of, BlockIndex, DIRTY};
 use smr_core::prefetch::prefetch;
 use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
-use smr_kernel::policy::lru_band::LruBand;
-use smr_kernel::policy::recency::{Order, Recency};
-use smr_kernel::policy::{pore, VictimHints};
+use smr_kernel::policy::{self, pore, Geometry, Host, PolicySetup, VictimHints};
 use smr_kernel::runs::coalesce;
 use smr_kernel::slots::SlotPool;
 use smr_kernel::totals;
@@ -45,7 +44,7 @@ use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, Sim
 
 pub const POLICY: ParamSpec = ParamSpec::new(
     "policy",
-    Kind::Choice(&["lru", "fifo", "lru-band", "pore"]),
+    Kind::Policy(&["lru", "fifo", "lru-band", "pore"]),
     "pore",
     "replacement policy: lru, fifo, lru-band (evicts the LRU block's whole band), pore",
 );
@@ -157,18 +156,28 @@ pub trait Cache: System {
     fn holds_dirty(&self, block: u64) -> bool;
 }
 
-/// What a cache is apart from its policy, read from the parameters before the policy is built.
+/// What a cache is apart from its policy, read from the parameters (its SSD registered) before
+/// the policy is built; the policy's constructor hands it the policy (`Host`), and the cache is
+/// compiled for the policy's type.
 struct Frame {
     below: Box<dyn System>,
+    ssd: ChannelId,
     block: u64,
     write_only: bool,
-    cache_bytes: u64,
+    slots: usize,
+}
+
+impl Host for Frame {
+    type Hosted = Box<dyn Cache>;
+
+    fn take<P: Policy + 'static>(self, policy: P) -> Box<dyn Cache> {
+        Box::new(SsdCache::new(self, policy))
+    }
 }
 
 /// Builds the cache `b.params` describe (see `PARAMS`), over the policy they name.
 pub fn build(b: &mut BuildContext<'_>) -> Result<Box<dyn Cache>, SimError> {
-    let policy_name = b.params.choice(&POLICY)?;
-    let pore_settings = pore::Settings::read(b)?;
+    let policy_name = policy::read(b, &POLICY)?;
     let write_only = b.params.choice(&MODE)? == "wo";
     let block = b.params.size(&BLOCK)?;
     if block % 512 != 0 {
@@ -178,7 +187,7 @@ pub fn build(b: &mut BuildContext<'_>) -> Result<Box<dyn Cache>, SimError> {
     let below = b.build(&below_name)?;
     let bands = below.bands();
     let layout = bands.map(|s| s.layout.clone());
-    let buffer_blocks = bands.map(|s| s.write_buffer_bytes / block);
+    let write_buffer_bytes = bands.map(|s| s.write_buffer_bytes);
     let (extents, union) = if write_only {
         (&b.footprint.written_extents, b.footprint.written_bytes)
     } else {
@@ -193,30 +202,24 @@ pub fn build(b: &mut BuildContext<'_>) -> Result<Box<dyn Cache>, SimError> {
     if slots > u32::MAX as usize {
         return Err(b.params.error(&CACHE, format!("{slots} cache blocks are more than 2^32")).into());
     }
-    let frame = Frame { below, block, write_only, cache_bytes };
-    Ok(match policy_name {
-        "lru" => SsdCache::assemble(frame, Recency::new(slots, Order::Lru), b.ctx),
-        "fifo" => SsdCache::assemble(frame, Recency::new(slots, Order::Fifo), b.ctx),
-        "lru-band" => {
-            let layout = layout.ok_or_else(|| b.params.error(&POLICY, format!("lru-band needs the band layout of a shingled disk below ({below_name} has none; e.g. below=dmsmr)")))?;
-            SsdCache::assemble(frame, LruBand::new(slots, layout, block), b.ctx)
-        }
-        _ => SsdCache::assemble(frame, pore_settings.build(b, slots, block, buffer_blocks)?, b.ctx),
-    })
+    let ssd = b.ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(cache_bytes)));
+    let ssd = b.ctx.channel(ssd, "ssd");
+    let frame = Frame { below, ssd, block, write_only, slots };
+    let geometry = Geometry {
+        host: "the SSD cache",
+        slots,
+        block_bytes: block,
+        bands: layout,
+        write_buffer_bytes,
+        segment_blocks: None,
+    };
+    policy::build(&mut PolicySetup { b, spec: &POLICY, geometry }, &policy_name, frame)
 }
 
 impl<P: Policy + 'static> SsdCache<P> {
-    /// The cache of `frame` over `policy`, with its SSD added to `ctx`, as `build` hands it out.
-    fn assemble(frame: Frame, policy: P, ctx: &mut IoCtx) -> Box<dyn Cache> {
-        Box::new(Self::new(frame, policy, ctx))
-    }
-
-    /// The cache of `frame` over `policy`, with its SSD added to `ctx`.
-    fn new(frame: Frame, policy: P, ctx: &mut IoCtx) -> Self {
-        let Frame { below, block, write_only, cache_bytes } = frame;
-        let slots = (cache_bytes / block) as usize;
-        let ssd = ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(cache_bytes)));
-        let ssd = ctx.channel(ssd, "ssd");
+    /// The cache of `frame` over `policy`.
+    fn new(frame: Frame, policy: P) -> Self {
+        let Frame { below, ssd, block, write_only, slots } = frame;
         SsdCache {
             below,
             ssd,
@@ -254,9 +257,17 @@ impl<P: Policy + 'static> SsdCache<P> {
                 return Ok(slot);
             }
             self.victims.clear();
+            if self.policy.watches_below() {
+                if let Some(bands) = self.below.bands() {
+                    self.policy.below_buffer(bands.write_buffer_held_bytes);
+                }
+            }
             self.policy.victims(&self.blocks, &mut self.victims);
             if self.victims.is_empty() {
-                return Err(SimError::Device("cache policy returned no victim from a full cache".into()));
+                return Err(self
+                    .policy
+                    .failure()
+                    .unwrap_or_else(|| SimError::Device("cache policy returned no victim from a full cache".into())));
             }
             let block_bytes = self.block;
             if let &[slot] = self.victims.as_slice() {
@@ -412,9 +423,15 @@ impl<P: Policy + 'static> Cache for SsdCache<P> {
 impl<P: Policy + 'static> System for SsdCache<P> {
     fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
         match req.op {
-            Op::Write => self.write(req, ctx),
-            Op::Read => self.read(req, ctx),
-            Op::Trim => self.below.submit(req, ctx),
+            Op::Write => self.write(req, ctx)?,
+            Op::Read => self.read(req, ctx)?,
+            Op::Trim => self.below.submit(req, ctx)?,
+        }
+        // A user's policy that failed during the request stops the run here (the natives never
+        // fail: this compiles to nothing for them).
+        match self.policy.failure() {
+            Some(failure) => Err(failure),
+            None => Ok(()),
         }
     }
 

@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use smr_core::{Op, Request};
+use smr_media::FixedLatencyMedium;
 
 use super::{Frame, Policy, Scheme, SsdCache};
 use smr_kernel::metrics::Counters;
@@ -61,8 +62,10 @@ fn a_failed_write_back_keeps_its_victims(policy: impl Policy + 'static, victims:
     let (failing, written) = (Rc::new(Cell::new(false)), Rc::new(RefCell::new(Vec::new())));
     let below = Box::new(Flaky { failing: failing.clone(), written: written.clone() });
     let mut ctx = IoCtx::new();
-    let frame = Frame { below, block: BLOCK, write_only: false, cache_bytes: SLOTS * BLOCK };
-    let mut cache = SsdCache::new(frame, policy, &mut ctx);
+    let ssd = ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(SLOTS * BLOCK)));
+    let ssd = ctx.channel(ssd, "ssd");
+    let frame = Frame { below, ssd, block: BLOCK, write_only: false, slots: SLOTS as usize };
+    let mut cache = SsdCache::new(frame, policy);
     write_blocks(&mut cache, 0, SLOTS, &mut ctx).expect("the cache has room");
 
     failing.set(true);

@@ -395,7 +395,11 @@ impl System for Dmsmr {
     }
 
     fn bands(&self) -> Option<Bands<'_>> {
-        Some(Bands { layout: &self.layout, write_buffer_bytes: self.buffer.capacity() * BLOCK_4K })
+        Some(Bands {
+            layout: &self.layout,
+            write_buffer_bytes: self.buffer.capacity() * BLOCK_4K,
+            write_buffer_held_bytes: self.buffer.len() * BLOCK_4K,
+        })
     }
 
     fn idle(&mut self, ctx: &mut IoCtx, _until_ns: u64) -> Result<bool, SimError> {

@@ -27,6 +27,7 @@ use smr_core::{Op, Request};
 use super::membuffer::{MemBuffer, Units};
 use super::ssdcache::SsdCache;
 use smr_kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use smr_kernel::policy::Policy;
 use smr_kernel::runs::coalesce;
 use smr_kernel::totals;
 use smr_kernel::{Background, ChannelId, Command, Concurrency, IoCtx, SimError, System};
@@ -238,6 +239,14 @@ pub struct Front {
     pub ledger: super::ledger::Ledger,
 }
 
+impl Front {
+    /// What stopped a user's policy of the MEM buffer or the SSD cache, if one failed.
+    fn policy_failure(&mut self) -> Option<SimError> {
+        let mem = self.mem.as_mut().and_then(MemBuffer::failure);
+        mem.or_else(|| self.ssd.as_mut().and_then(SsdCache::failure))
+    }
+}
+
 impl Sources for Front {
     fn read_cached(&mut self, block: u64, mem: bool, reads: &mut Vec<Command>) -> Option<Source> {
         let &place = self.map.get(&block)?;
@@ -266,6 +275,13 @@ pub struct FrontSizes {
     pub mem_blocks: Option<usize>,
     pub ssd_blocks: Option<usize>,
     pub block_bytes: u64,
+}
+
+/// The replacement policies of the front's caches, each built for its cache's size (none for
+/// a cache the front does not have).
+pub struct FrontPolicies {
+    pub mem: Option<Box<dyn Policy>>,
+    pub ssd: Option<Box<dyn Policy>>,
 }
 
 /// When the MEM buffer writes its victims to the disk (see the module documentation).
@@ -304,26 +320,22 @@ pub struct Hybrid<D> {
     victims: Vec<u32>,
     fresh: Vec<Fresh>,
     misses: Vec<u64>,
+    evicted: Vec<u64>,
 }
 
 impl<D: ShingledDisk> Hybrid<D> {
     /// The front with its media registered in `ctx`: the MEM buffer in DRAM, the SSD cache on
-    /// an SSD; `policy` orders the MEM buffer, `destage` says when it writes to the disk.
-    pub fn new(
-        disk: D,
-        sizes: FrontSizes,
-        policy: super::membuffer::Choice,
-        destage: Destage,
-        ctx: &mut IoCtx,
-    ) -> Self {
+    /// an SSD, each ordered by its policy in `policies`; `destage` says when the MEM buffer
+    /// writes to the disk.
+    pub fn new(disk: D, sizes: FrontSizes, policies: FrontPolicies, destage: Destage, ctx: &mut IoCtx) -> Self {
         use smr_media::FixedLatencyMedium;
         let bytes = |blocks: Option<usize>| blocks.unwrap_or(1) as u64 * sizes.block_bytes;
         let dram = ctx.add_device("mem", Box::new(FixedLatencyMedium::dram(bytes(sizes.mem_blocks))));
         let ssd = ctx.add_device("ssd", Box::new(FixedLatencyMedium::ssd(bytes(sizes.ssd_blocks))));
         let front = Front {
             map: FxHashMap::default(),
-            mem: sizes.mem_blocks.map(|n| MemBuffer::new(n, policy, disk.blocks_per_segment())),
-            ssd: sizes.ssd_blocks.map(SsdCache::new),
+            mem: sizes.mem_blocks.zip(policies.mem).map(|(n, p)| MemBuffer::new(n, p, disk.blocks_per_segment())),
+            ssd: sizes.ssd_blocks.zip(policies.ssd).map(|(n, p)| SsdCache::new(n, p)),
             units: Units::of_block(sizes.block_bytes),
             block_bytes: sizes.block_bytes,
             mem_ch: ctx.channel(dram, "mem"),
@@ -340,6 +352,7 @@ impl<D: ShingledDisk> Hybrid<D> {
             victims: Vec::new(),
             fresh: Vec::new(),
             misses: Vec::new(),
+            evicted: Vec::new(),
         }
     }
 
@@ -371,7 +384,9 @@ impl<D: ShingledDisk> Hybrid<D> {
         let mem = self.front.mem.as_mut().expect("evicting needs a MEM buffer");
         mem.victims(&mut victims);
         let Some(&first) = victims.first() else {
-            return Err(SimError::Device("the MEM buffer's policy chose no victim from a full buffer".into()));
+            return Err(mem.failure().unwrap_or_else(|| {
+                SimError::Device("the MEM buffer's policy chose no victim from a full buffer".into())
+            }));
         };
         let per_segment = self.disk.blocks_per_segment();
         let segment = mem.block(first) / per_segment;
@@ -500,7 +515,7 @@ impl<D: ShingledDisk> Hybrid<D> {
         Ok(())
     }
 
-    fn read(&mut self, req: &Request, ctx: &mut IoCtx) {
+    fn read(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
         let mut misses = std::mem::take(&mut self.misses);
         misses.clear();
         let (mut mem_bytes, mut ssd_bytes) = (0, 0);
@@ -538,36 +553,46 @@ impl<D: ShingledDisk> Hybrid<D> {
         if ssd_bytes > 0 {
             ctx.io(self.front.ssd_ch, Op::Read, 0, ssd_bytes);
         }
+        let mut filled = Ok(());
         if !misses.is_empty() {
             self.disk.read_blocks(ctx, &misses);
             self.front.totals.disk_block_reads += misses.len() as u64;
             for &block in &misses {
                 #[cfg(test)]
                 self.front.ledger.read(block, Source::Disk(self.disk.block_offset(block)));
-                self.fill_ssd(block, ctx);
+                filled = self.fill_ssd(block, ctx);
+                if filled.is_err() {
+                    break;
+                }
             }
         }
         self.misses = misses;
+        filled
     }
 
     /// Puts a block read from the disk in the SSD, unless the MEM buffer holds it.
-    fn fill_ssd(&mut self, block: u64, ctx: &mut IoCtx) {
+    fn fill_ssd(&mut self, block: u64, ctx: &mut IoCtx) -> Result<(), SimError> {
         let f = &mut self.front;
-        let Some(ssd) = f.ssd.as_mut() else { return };
+        let Some(ssd) = f.ssd.as_mut() else { return Ok(()) };
         if f.map.contains_key(&block) {
-            return;
+            return Ok(());
         }
-        let (slot, evicted) = ssd.insert(block);
-        if let Some(old) = evicted {
+        let mut evicted = std::mem::take(&mut self.evicted);
+        evicted.clear();
+        let slot = ssd.insert(block, &mut evicted);
+        for &old in &evicted {
             f.map.remove(&old);
             #[cfg(test)]
             f.ledger.dropped_ssd(old);
         }
+        self.evicted = evicted;
+        let slot = slot?;
         f.map.insert(block, slot);
         f.totals.ssd_fills += 1;
         ctx.io_behind(f.ssd_ch, Op::Write, slot as u64 * f.block_bytes, f.block_bytes);
         #[cfg(test)]
         f.ledger.filled_ssd(block, self.disk.block_offset(block));
+        Ok(())
     }
 
     pub fn disk(&self) -> &D {
@@ -608,17 +633,20 @@ impl<D: ShingledDisk> Hybrid<D> {
 
 impl<D: ShingledDisk> System for Hybrid<D> {
     fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
-        match req.op {
+        let served = match req.op {
             Op::Write => {
                 self.front.totals.host_requests += 1;
                 self.write(req, ctx)
             }
             Op::Read => {
                 self.front.totals.host_requests += 1;
-                self.read(req, ctx);
-                Ok(())
+                self.read(req, ctx)
             }
             Op::Trim => Ok(()),
+        };
+        match self.front.policy_failure() {
+            Some(failure) => Err(failure),
+            None => served,
         }
     }
 
@@ -642,6 +670,12 @@ impl<D: ShingledDisk> System for Hybrid<D> {
         out.declare(&MEM_HIT_RATIO);
         out.declare(&SSD_HIT_RATIO);
         out.declare(&SEGMENTS_PER_REQUEST);
+        if let Some(mem) = &self.front.mem {
+            mem.counters(out);
+        }
+        if let Some(ssd) = &self.front.ssd {
+            ssd.counters(out);
+        }
         self.disk.counters(out);
     }
 

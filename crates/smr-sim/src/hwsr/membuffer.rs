@@ -14,38 +14,18 @@
 //! - `most-blocks`: S-block's group destage (§4.1), every buffered block of the segment with the
 //!   most buffered blocks (ties: the segment that has had that count longest).
 //!
+//! A user's own policy (written in Python, docs/policies.md) may order the buffer too: the
+//! kernel checks that each eviction it chooses takes blocks of one segment only.
+//!
 //! A hit (a read or a write of a buffered block) makes a block most recently used. Blocks are
 //! whole cache blocks; what the host wrote of each is kept in 64 units (`Units`), so a block
 //! written only in part is merged with its older version when it leaves. Not here: the map
 //! from blocks to slots (`Hybrid`), I/O or timing.
 
-use smr_kernel::policy::lwa::Lwa;
-use smr_kernel::policy::recency::{Order, Recency};
-use smr_kernel::policy::segments::{SegmentOrder, Segments};
+use smr_kernel::metrics::Counters;
 use smr_kernel::policy::Policy;
 use smr_kernel::slots::SlotPool;
-
-/// Which blocks leave a full buffer: the policy the parameters name, before the buffer's size
-/// is known.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Choice {
-    LruBlock,
-    LruSegment,
-    Lwa { window: usize },
-    MostBlocks,
-}
-
-impl Choice {
-    /// The policy over `slots` slots of segments of `blocks_per_segment` blocks.
-    fn build(self, slots: usize, blocks_per_segment: u64) -> Box<dyn Policy> {
-        match self {
-            Choice::LruBlock => Box::new(Recency::new(slots, Order::Lru)),
-            Choice::LruSegment => Box::new(Segments::new(slots, blocks_per_segment, SegmentOrder::Recency)),
-            Choice::MostBlocks => Box::new(Segments::new(slots, blocks_per_segment, SegmentOrder::MostBlocks)),
-            Choice::Lwa { window } => Box::new(Lwa::new(slots, blocks_per_segment, window)),
-        }
-    }
-}
+use smr_kernel::SimError;
 
 /// A block cut into at most 64 equal units of whole sectors: what the host wrote of a buffered
 /// block, as a bit per unit.
@@ -105,12 +85,13 @@ pub struct MemBuffer {
 }
 
 impl MemBuffer {
-    pub fn new(capacity: usize, policy: Choice, blocks_per_segment: u64) -> Self {
+    /// A buffer of `capacity` blocks ordered by `policy`, built for that many slots.
+    pub fn new(capacity: usize, policy: Box<dyn Policy>, blocks_per_segment: u64) -> Self {
         MemBuffer {
             blocks: vec![0; capacity],
             written: vec![0; capacity],
             slots: SlotPool::new(capacity),
-            policy: policy.build(capacity, blocks_per_segment),
+            policy,
             blocks_per_segment,
         }
     }
@@ -166,12 +147,45 @@ impl MemBuffer {
     pub fn victims(&mut self, out: &mut Vec<u32>) {
         self.policy.victims(&self.blocks, out);
     }
+
+    /// What stopped the policy, if it is a user's and failed (`Policy::failure`).
+    pub fn failure(&mut self) -> Option<SimError> {
+        self.policy.failure()
+    }
+
+    /// The policy's own counters.
+    pub fn counters(&self, out: &mut Counters) {
+        self.policy.counters(out);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use smr_kernel::policy::lwa::Lwa;
+    use smr_kernel::policy::recency::{Order, Recency};
+    use smr_kernel::policy::segments::{SegmentOrder, Segments};
+
+    /// The native policies HWSR and S-block order the buffer by.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Choice {
+        LruBlock,
+        LruSegment,
+        Lwa { window: usize },
+        MostBlocks,
+    }
+
+    impl Choice {
+        fn build(self, slots: usize, blocks_per_segment: u64) -> Box<dyn Policy> {
+            match self {
+                Choice::LruBlock => Box::new(Recency::new(slots, Order::Lru)),
+                Choice::LruSegment => Box::new(Segments::new(slots, blocks_per_segment, SegmentOrder::Recency)),
+                Choice::MostBlocks => Box::new(Segments::new(slots, blocks_per_segment, SegmentOrder::MostBlocks)),
+                Choice::Lwa { window } => Box::new(Lwa::new(slots, blocks_per_segment, window)),
+            }
+        }
+    }
 
     #[test]
     fn units_cover_whole_units_and_touch_partial_ones() {
@@ -188,7 +202,7 @@ mod tests {
     }
 
     fn filled(policy: Choice, blocks: &[u64]) -> MemBuffer {
-        let mut m = MemBuffer::new(blocks.len(), policy, 4);
+        let mut m = MemBuffer::new(blocks.len(), policy.build(blocks.len(), 4), 4);
         for &b in blocks {
             m.insert(b, 1);
         }
@@ -233,7 +247,7 @@ mod tests {
             window in 1usize..8,
         ) {
             let policy = [Choice::LruBlock, Choice::LruSegment, Choice::Lwa { window }, Choice::MostBlocks][policy];
-            let mut m = MemBuffer::new(8, policy, 4);
+            let mut m = MemBuffer::new(8, policy.build(8, 4), 4);
             let mut held: std::collections::HashMap<u64, u32> = Default::default();
             let mut recency: Vec<u64> = Vec::new();
             for (block, _read) in ops {

@@ -5,7 +5,9 @@
 //! - `layout`: the segment-based layout and Eq. 1-5; `capacity`: the wave-like recording
 //!   capacity model (§3.2, Fig. 7);
 //! - `hybrid`: the MEM buffer + SSD cache + block map in front of a shingled disk (§2.1, §4.2),
-//!   with `membuffer` (LRU-block, LRU-segment, LWA, group destage) and `ssdcache` (LRU);
+//!   with `membuffer` (LRU-block, LRU-segment, LWA, group destage) and `ssdcache` (LRU), each
+//!   ordered by a policy of the kernel's table (`policy`, `ssd_policy`) or a user's own in
+//!   Python (docs/policies.md);
 //! - `segment_disk`: HWSR's disk, where a write rewrites the rest of its segment (§3.1, §5.5);
 //! - `sblock`: S-block's circular logs with garbage collection (§3.1, §4.1);
 //! - `table3`: the trace characteristics of Table 3.
@@ -60,12 +62,13 @@ mod tests;
 use smr_core::units::SECTOR;
 use smr_media::PRESET_NAMES;
 
-use hybrid::{Destage, FrontSizes, Hybrid};
+use hybrid::{Destage, FrontPolicies, FrontSizes, Hybrid, ShingledDisk};
 use layout::Geometry;
-use membuffer::Choice;
 use sblock::{LogGeometry, SblockDisk};
 use segment_disk::SegmentDisk;
+use smr_core::param_spec::PolicyName;
 use smr_kernel::disk::{disk_with, DiskSpecs, DISK_CACHE_PARAMS};
+use smr_kernel::policy::{self, lwa, Boxed, Policy, PolicySetup};
 use smr_kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
 
 pub const DISK: ParamSpec = ParamSpec::new(
@@ -108,12 +111,12 @@ pub const FILL: ParamSpec = ParamSpec::new("fill", Kind::Choice(&["full", "empty
     .open("the prototype's disk was a block device created by inserting the module, to which each trace was replayed (§4.1, §5.2), so only what the trace wrote holds data; the paper does not say it was filled first");
 pub const POLICY: ParamSpec = ParamSpec::new(
     "policy",
-    Kind::Choice(&["lwa", "lru-block", "lru-segment"]),
+    Kind::Policy(&["lwa", "lru-block", "lru-segment"]),
     "lwa",
     "MEM buffer replacement: lwa (least write amplification), lru-block, lru-segment (§2.3)",
 );
-pub const WINDOW: ParamSpec = ParamSpec::new("window", Kind::Share { of: "the MEM buffer" }, "25%", "LWA's lookup window at the LRU tail (Fig. 10)")
-    .open("the paper gives the window no size (§4.3: \"a predefined lookup window\"); Fig. 5 keeps a working region of hot blocks ahead of it, so it is less than the whole buffer: a quarter");
+pub const SSD_POLICY: ParamSpec =
+    ParamSpec::new("ssd_policy", Kind::Policy(&["lru"]), "lru", "SSD read cache replacement: lru (§2.3)");
 pub const SPARE: ParamSpec =
     ParamSpec::new("spare", Kind::Fraction, "0.1", "beta: spare share of each region's S-block slots (Fig. 7b: 0.1)");
 pub const DESTAGE: ParamSpec = ParamSpec::new(
@@ -160,8 +163,9 @@ pub const HWSR_PARAMS: ParamList = &[
         KAPPA,
         MEM,
         SSD,
+        SSD_POLICY,
         POLICY,
-        WINDOW,
+        lwa::WINDOW,
         FILL,
         DESTAGE,
         DESTAGE_HIGH,
@@ -181,6 +185,7 @@ pub const SBLOCK_PARAMS: ParamList = &[
         KAPPA,
         MEM,
         SSD,
+        SSD_POLICY,
         SPARE,
         FILL,
         DESTAGE,
@@ -291,6 +296,7 @@ struct Common {
     disk_bytes: u64,
     channel: smr_kernel::ChannelId,
     sizes: FrontSizes,
+    ssd_policy: Option<Box<dyn Policy>>,
     starts_full: bool,
     destage: Destage,
 }
@@ -300,6 +306,14 @@ fn common(b: &mut BuildContext<'_>, geometry: &Geometry) -> Result<Common, SimEr
     let disk_bytes = medium.capacity();
     let mem_blocks = cache_blocks(b, &MEM, geometry.block_bytes())?;
     let ssd_blocks = cache_blocks(b, &SSD, geometry.block_bytes())?;
+    let ssd_policy_name = policy::read(b, &SSD_POLICY)?;
+    let ssd_policy = match ssd_blocks {
+        Some(slots) => {
+            let geometry = front_geometry("HWSR's SSD read cache", slots, geometry.block_bytes(), None);
+            Some(policy::build(&mut PolicySetup { b, spec: &SSD_POLICY, geometry }, &ssd_policy_name, Boxed)?)
+        }
+        None => None,
+    };
     let starts_full = b.params.choice(&FILL)? == "full";
     let destage = destage(b, mem_blocks, geometry.block_bytes())?;
     let device = b.ctx.add_device("disk", medium);
@@ -308,6 +322,7 @@ fn common(b: &mut BuildContext<'_>, geometry: &Geometry) -> Result<Common, SimEr
         disk_bytes,
         channel,
         sizes: FrontSizes { mem_blocks, ssd_blocks, block_bytes: geometry.block_bytes() },
+        ssd_policy,
         starts_full,
         destage,
     })
@@ -350,32 +365,34 @@ fn check_fits(b: &BuildContext<'_>, capacity: u64, what: &str) -> Result<(), Sim
     Ok(())
 }
 
-/// LWA's window in blocks: `window` of the MEM buffer; the default is at least one block, a
-/// given share that resolves to less is refused. Read (and unused) without a MEM buffer.
-fn lwa_window(b: &mut BuildContext<'_>, mem_blocks: Option<usize>, block_bytes: u64) -> Result<usize, SimError> {
-    let Some(blocks) = mem_blocks else {
-        b.params.text(&WINDOW)?;
-        return Ok(1);
-    };
-    match b.params.share(&WINDOW, blocks as u64 * block_bytes, block_bytes) {
-        Ok(bytes) => Ok((bytes / block_bytes) as usize),
-        Err(_) if !b.params.given(&WINDOW) => Ok(1),
-        Err(e) => Err(e.into()),
-    }
-}
-
 pub fn build_hwsr(b: &mut BuildContext<'_>) -> Result<Hwsr, SimError> {
     let geometry = geometry(b)?;
-    let policy_name = b.params.choice(&POLICY)?;
+    let policy_name = policy::read(b, &POLICY)?;
     let c = common(b, &geometry)?;
-    let policy = match policy_name {
-        "lru-block" => Choice::LruBlock,
-        "lru-segment" => Choice::LruSegment,
-        _ => Choice::Lwa { window: lwa_window(b, c.sizes.mem_blocks, geometry.block_bytes())? },
-    };
     let disk = SegmentDisk::new(geometry, c.disk_bytes, c.channel, c.starts_full);
     check_fits(b, hybrid::ShingledDisk::capacity(&disk), "HWSR")?;
-    Ok(Hybrid::new(disk, c.sizes, policy, c.destage, b.ctx))
+    let mem = mem_policy(b, &POLICY, &policy_name, &c.sizes, disk.blocks_per_segment())?;
+    Ok(Hybrid::new(disk, c.sizes, FrontPolicies { mem, ssd: c.ssd_policy }, c.destage, b.ctx))
+}
+
+/// The MEM buffer's policy `name` (read from `spec`), over the buffer of `sizes` (none without
+/// one), evicting the blocks of one segment of `segment_blocks` at a time.
+fn mem_policy(
+    b: &mut BuildContext<'_>,
+    spec: &'static ParamSpec,
+    name: &PolicyName,
+    sizes: &FrontSizes,
+    segment_blocks: u64,
+) -> Result<Option<Box<dyn Policy>>, SimError> {
+    let Some(slots) = sizes.mem_blocks else { return Ok(None) };
+    let geometry = front_geometry("HWSR's MEM buffer", slots, sizes.block_bytes, Some(segment_blocks));
+    policy::build(&mut PolicySetup { b, spec, geometry }, name, Boxed).map(Some)
+}
+
+/// What a policy of the front may know of its cache: no shingled disk lies directly below it
+/// (the front places blocks itself).
+fn front_geometry(host: &'static str, slots: usize, block_bytes: u64, segment_blocks: Option<u64>) -> policy::Geometry {
+    policy::Geometry { host, slots, block_bytes, bands: None, write_buffer_bytes: None, segment_blocks }
 }
 
 pub fn build_sblock(b: &mut BuildContext<'_>) -> Result<Sblock, SimError> {
@@ -391,5 +408,9 @@ pub fn build_sblock(b: &mut BuildContext<'_>) -> Result<Sblock, SimError> {
     let c = common(b, &geometry)?;
     let disk = SblockDisk::new(logs, c.disk_bytes, c.channel, c.starts_full);
     check_fits(b, hybrid::ShingledDisk::capacity(&disk), "S-block")?;
-    Ok(Hybrid::new(disk, c.sizes, Choice::MostBlocks, c.destage, b.ctx))
+    // S-block's group destage is part of its definition, not a parameter: errors (none can
+    // arise, the buffer always has segments) would name the MEM buffer's size.
+    let group_destage = PolicyName::Listed("most-blocks");
+    let mem = mem_policy(b, &MEM, &group_destage, &c.sizes, disk.blocks_per_segment())?;
+    Ok(Hybrid::new(disk, c.sizes, FrontPolicies { mem, ssd: c.ssd_policy }, c.destage, b.ctx))
 }
