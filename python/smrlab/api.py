@@ -4,7 +4,8 @@ pandas DataFrames (one row per run).
 
 A trace is a path, a ``Trace``, a numpy structured array (``REQUEST_DTYPE``), an Arrow table or
 a pandas DataFrame; in-memory requests go to the core in one call. Parameters are the systems'
-own (``smrlab sim --help`` lists them): ``cache="2%"``, ``zone=20e6``, ``policy="pore"``.
+own (``smrlab sim --help`` lists them): ``cache="2%"``, ``zone=20e6``, ``policy="pore"``, or a
+policy of your own, its class itself (``policy=MyPolicy``) or ``"FILE.py:CLASS"`` (``smrlab.policy``).
 Replay options go in ``engine={...}``, the keywords of ``smrlab.run.engine_config`` (``mode="open"``,
 ``speedup=10``, ``warmup_requests=1000``...). Not here: experiment files and
 their results folders (``smrlab.experiment``).
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from smrlab import experiment, run
+from smrlab import experiment, policy, run
 from smrlab.errors import ParameterError
 from smrlab.experiment import check
 from smrlab.experiment.spec import Experiment, SystemRun, param_text
@@ -82,7 +83,7 @@ def simulate(
     >>> int(result.to_pandas()["requests"][0]), result.counters == smrlab.simulate("cmr", smrlab.Trace.from_numpy(requests)).counters
     (1000, True)
     """
-    given = {key: param_text(value) for key, value in params.items()}
+    given = {key: param_text(value) for key, value in policy.references(params).items()}
     check.system_parameters(system, [f"{k}={v}" for k, v in given.items()])
     output = run.simulate(
         system,
@@ -127,10 +128,11 @@ def compare(
                 line_up.append(SystemRun(label, entry))
             else:
                 own = dict(entry)
-                line_up.append(SystemRun(label, own.pop("system"), own))
+                line_up.append(SystemRun(label, own.pop("system"), policy.references(own)))
     else:
         line_up = [SystemRun(name, name) for name in systems]
-    return experiment.frame(_experiment(traces, line_up, params, seeds, engine, "compare"), jobs=jobs, cluster=cluster)
+    shared = policy.references(params)
+    return experiment.frame(_experiment(traces, line_up, shared, seeds, engine, "compare"), jobs=jobs, cluster=cluster)
 
 
 def sweep(
@@ -157,7 +159,7 @@ def sweep(
     for key, values in vary.items():
         if not isinstance(values, (list, tuple)) or not values:
             raise ParameterError(f"vary['{key}'] must be a non-empty list of values")
-    own = {**params, **{key: list(values) for key, values in vary.items()}}
+    own = policy.references({**params, **{key: list(values) for key, values in vary.items()}})
     return experiment.frame(
         _experiment(traces, [SystemRun(system, system, own)], {}, seeds, engine, "sweep"), jobs=jobs, cluster=cluster
     )

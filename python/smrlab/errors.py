@@ -5,7 +5,7 @@ Every error that a user can cause (a bad parameter, a malformed trace, an imposs
 else is a bug and keeps its traceback.
 """
 
-from smrlab._core import ParameterError, SimulationError, SmrlabError, TraceFormatError
+from smrlab._core import ParameterError, PolicyError, SimulationError, SmrlabError, TraceFormatError
 
 
 class UsageError(SmrlabError):
@@ -21,4 +21,12 @@ def refused_as_usage(function, *args):
         raise UsageError(str(error)) from None
 
 
-__all__ = ["ParameterError", "SimulationError", "SmrlabError", "TraceFormatError", "UsageError", "refused_as_usage"]
+__all__ = [
+    "ParameterError",
+    "PolicyError",
+    "SimulationError",
+    "SmrlabError",
+    "TraceFormatError",
+    "UsageError",
+    "refused_as_usage",
+]

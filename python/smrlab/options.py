@@ -146,6 +146,21 @@ def positive_size(text: str) -> int:
     return value
 
 
+def policy(names: tuple[str, ...]):
+    """A type for a replacement policy: one of ``names``, or a Python class of the user's
+    (``FILE.py:CLASS`` or ``MODULE:CLASS``, the core's rule)."""
+
+    def named(text: str) -> str:
+        if text.strip().lower() not in names and not _core.is_python_policy(text):
+            raise argparse.ArgumentTypeError(
+                f"{quoted(text)} is none of {', '.join(names)}, and not a Python policy (FILE.py:CLASS or MODULE:CLASS)"
+            )
+        return text
+
+    named.__name__ = "policy"
+    return named
+
+
 def merged_params(params: list[str], **given) -> list[str]:
     """``params`` (``KEY=VALUE`` strings) plus each of ``given`` whose value is not None, refusing
     a key that both name: one value per key, never one silently dropped."""

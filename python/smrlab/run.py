@@ -2,7 +2,8 @@
 and returns a result dictionary carrying its full provenance.
 
 The result is what ``smrlab sim`` writes as JSON: ``smrlab`` (version, commit), ``config``
-(system, params, engine, seed), ``trace`` (path, format, checksum, footprint), ``report`` (the
+(system, params, engine, seed, and for each policy written in Python its source file and the hash
+of its text: ``smrlab.policy``), ``trace`` (path, format, checksum, footprint), ``report`` (the
 engine's measurements), ``derived`` (every value the core derives: ratios, I/O times in seconds,
 I/O amplification, gauge means) and ``metrics`` (the core's declaration of every counter, gauge
 and derived value: kind, unit, meaning). Python computes none of them. Not here: tables and plots
@@ -16,7 +17,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from smrlab import _core, outputs, provenance
+from smrlab import _core, outputs, policy, provenance
 from smrlab.errors import UsageError
 from smrlab.options import MAX_SECONDS, MAX_WHOLE, NS_PER_S
 from smrlab.tables import note
@@ -127,10 +128,12 @@ def simulate(
     """
     spec = _spec(system, trace, params, fmt, trace_options, engine, seed, footprint, iolog, iolog_max_io)
     in_memory = isinstance(trace, Trace) and trace.path is None
+    own = policy.classes(spec["params"])  # the Python policies the parameters name
+    classes = {ref: loaded.cls for ref, loaded in own.items()}
     if in_memory:
-        output = json.loads(_core.run_sim_columns(json.dumps(spec), *trace.columns(), progress))
+        output = json.loads(_core.run_sim_columns(json.dumps(spec), *trace.columns(), progress, classes))
     else:
-        output = json.loads(_core.run_sim(json.dumps(spec), progress))
+        output = json.loads(_core.run_sim(json.dumps(spec), progress, classes))
     report = output["report"]
     derived, metrics = report.pop("derived"), report.pop("metrics")
     informative, not_informative = report.pop("informative"), report.pop("not_informative")
@@ -141,6 +144,7 @@ def simulate(
             "params": dict(output["params"]),  # every parameter read, given or default
             "engine": spec["engine"],
             "seed": spec["seed"],
+            **({"policies": policy.provenance(own)} if own else {}),
         },
         "trace": {
             "name": trace.name if isinstance(trace, Trace) else Path(spec["trace"]).name.split(".")[0],

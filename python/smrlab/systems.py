@@ -17,8 +17,9 @@ from smrlab import _core
 
 class Parameter(NamedTuple):
     """One parameter as the core declares it (``ParamSpec``): ``kind`` is the name of its kind
-    (size, share, choice, bool, fraction, count, system, custom), ``choices`` the words of a
-    choice, ``open`` the reason for the default of an open choice."""
+    (size, share, choice, policy, bool, fraction, count, system, custom), ``choices`` the words
+    of a choice or the native names a policy offers, ``open`` the reason for the default of an
+    open choice."""
 
     key: str
     default: str

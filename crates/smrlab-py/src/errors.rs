@@ -11,9 +11,15 @@ create_exception!(_core, SmrlabError, PyException, "Any error smrlab reports to 
 create_exception!(_core, ParameterError, SmrlabError, "A parameter is missing, unknown or out of range.");
 create_exception!(_core, TraceFormatError, SmrlabError, "A trace file is unreadable, malformed, truncated or empty.");
 create_exception!(_core, SimulationError, SmrlabError, "A request the simulated device cannot serve.");
+create_exception!(
+    _core,
+    PolicyError,
+    SmrlabError,
+    "A user's own policy raised, or answered a hook wrongly; its cause is the user's exception, if any."
+);
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    add_types!(m, SmrlabError, ParameterError, TraceFormatError, SimulationError);
+    add_types!(m, SmrlabError, ParameterError, TraceFormatError, SimulationError, PolicyError);
     Ok(())
 }
 
@@ -30,6 +36,7 @@ pub fn sim(e: SimError) -> PyErr {
         SimError::Param(p) => param(p),
         SimError::Trace(t) => trace(t),
         SimError::UnknownSystem { .. } => ParameterError::new_err(e.to_string()),
+        SimError::Policy { .. } => PolicyError::new_err(e.to_string()),
         other => SimulationError::new_err(other.to_string()),
     }
 }

@@ -29,6 +29,7 @@ mod hwsr;
 mod interrupt;
 mod kv;
 mod paper;
+mod policy;
 mod sim;
 mod systems;
 mod trace;
@@ -45,6 +46,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     hwsr::register(m)?;
     kv::register(m)?;
     paper::register(m)?;
+    policy::register(m)?;
     sim::register(m)?;
     systems::register(m)?;
     trace::register(m)?;

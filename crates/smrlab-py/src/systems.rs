@@ -10,12 +10,12 @@ use smr_core::param_spec::{specs, Kind, ParamList, ParamSpec};
 /// One parameter as Python sees it: (key, default, unit, help, open, kind, choices): `open` the
 /// reason for the default of an open choice (a value the paper does not state), else None;
 /// `kind` the name of its `Kind` (size, share, choice, ...), which fixes how the command line
-/// checks a value; `choices` the words of a choice.
+/// checks a value; `choices` the words of a choice, or the native names a policy offers.
 pub(crate) type ParamTuple = (String, String, String, String, Option<String>, &'static str, Option<Vec<String>>);
 
 fn param_tuple(p: &ParamSpec) -> ParamTuple {
     let choices = match p.kind {
-        Kind::Choice(words) => Some(words.iter().map(|w| w.to_string()).collect()),
+        Kind::Choice(words) | Kind::Policy(words) => Some(words.iter().map(|w| w.to_string()).collect()),
         _ => None,
     };
     (p.key.into(), p.default.into(), p.unit(), p.help.into(), p.open.map(String::from), p.kind.name(), choices)

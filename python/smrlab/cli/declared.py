@@ -45,14 +45,20 @@ def add_declared(
     said = (
         f"default {default}" if preset is None else f"default here {default}; {system}'s own default {declared.default}"
     )
-    # argparse lists a choice's words itself ({rw,wo}); other kinds say their unit.
-    said = said if declared.choices else f"{declared.unit}; {said}"
+    # argparse lists a choice's words itself ({rw,wo}); other kinds say their unit (a policy's:
+    # its names, or a Python class of the user's).
+    choices = declared.choices if declared.kind == "choice" else None
+    said = said if choices else f"{declared.unit}; {said}"
+    if declared.kind == "policy":
+        kind_type = options.policy(declared.choices or ())
+    else:
+        kind_type = KIND_TYPES.get(declared.kind)
     action = parser.add_argument(
         flag or f"--{key.replace('_', '-')}",
         dest=flag.lstrip("-").replace("-", "_") if flag else key,
         default=default,
-        choices=list(declared.choices) if declared.choices else None,
-        type=_checked(KIND_TYPES[declared.kind]) if declared.kind in KIND_TYPES else str,
+        choices=list(choices) if choices else None,
+        type=_checked(kind_type) if kind_type else str,
         metavar=metavar,
         help=f"{meaning or declared.help} ({said})".replace("%", "%%"),
     )

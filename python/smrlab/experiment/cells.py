@@ -30,7 +30,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from smrlab import fingerprint, systems
+from smrlab import fingerprint, policy, systems
 from smrlab.errors import SmrlabError
 from smrlab.result import tidy_row
 from smrlab.trace import Trace
@@ -61,8 +61,11 @@ class Cell:
         return self.checksum
 
     def describe(self) -> dict[str, Any]:
-        """What determines the cell's numbers, as plain data."""
+        """What determines the cell's numbers, as plain data (with the text hash of each Python
+        policy its parameters name, when there are any)."""
+        own = policy.fingerprints(self.given)
         return {
+            **({"policies": own} if own else {}),
             "label": self.label,
             "system": self.system,
             "params": systems.resolved(self.system, self.given),

@@ -15,8 +15,8 @@ Not here: the file's own keys and their types (``spec``, ``schema``).
 
 from __future__ import annotations
 
-from smrlab import systems
-from smrlab.errors import ParameterError
+from smrlab import policy, systems
+from smrlab.errors import ParameterError, PolicyError
 from smrlab.experiment.schema import engine_keys, nearest
 
 
@@ -46,7 +46,8 @@ def system_parameters(system: str, params: list[str]) -> None:
 
 
 def parameters(experiment) -> None:
-    """Refuses a parameter key that no system it is given to reads, and an unknown engine option."""
+    """Refuses a parameter key that no system it is given to reads, an unknown engine option, and
+    a Python policy that cannot be loaded (``smrlab.policy``)."""
     reach = {}
     for run in experiment.systems:
         accepted = systems.accepted(run.system, {**experiment.params, **run.params})
@@ -65,6 +66,10 @@ def parameters(experiment) -> None:
                     f"params: no system of the line-up ({', '.join(r.system for r in experiment.systems)}) reads "
                     f"a parameter '{key}'{nearest(key, known)}",
                 )
+    try:
+        policy.check([experiment.params] + [run.params for run in experiment.systems])
+    except PolicyError as error:
+        raise PolicyError(f"{experiment.source}: {error}" if experiment.source else str(error)) from error.__cause__
     options = set(engine_keys())
     for where, engine in [("engine", experiment.engine)] + [
         (f"systems.{r.label}.engine", r.engine) for r in experiment.systems

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smrlab import recipes, systems
+from smrlab import policy, recipes, systems
 from smrlab.errors import UsageError
 from smrlab.experiment import schema
 from smrlab.experiment.cells import Cell
@@ -300,7 +300,7 @@ def parse_document(
             SystemRun(
                 str(entry.get("label", system)),
                 system,
-                _values(source, f"systems.{system}.params", entry.get("params", {})),
+                policy.references(_values(source, f"systems.{system}.params", entry.get("params", {})), source.parent),
                 _table(source, f"systems.{system}.engine", entry.get("engine", {}), ENGINE_KEYS),
             )
         )
@@ -315,7 +315,7 @@ def parse_document(
         engine_config(**engine)
     except UsageError as error:
         raise _fail(source, f"engine: {error}") from None
-    params = _values(source, "params", document.get("params", {}))
+    params = policy.references(_values(source, "params", document.get("params", {})), source.parent)
     return Experiment(
         name=_name(source, document["name"]),
         traces=_traces(source, document["traces"], with_traces, trace_source),
