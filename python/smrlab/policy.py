@@ -8,7 +8,7 @@ takes the class itself (``smrlab.simulate(..., policy=MyPolicy)``): it stands fo
 ``MODULE:CLASS``; in this process the class itself is used. A worker process or a Dask worker
 imports the class again from its reference, so the file must be readable there at the same
 path, or the module importable; a class of the script or notebook that started the run
-(``__main__``) runs in that process only.
+(``__main__``) runs in that process and in workers forked from it only.
 
 ``classes`` gives the core what a run needs (reference -> class); ``provenance`` and
 ``fingerprints`` what its result and its cell's key record (the source file and a hash of its
@@ -34,8 +34,6 @@ from smrlab.errors import PolicyError
 
 # The hooks a policy must have (``counters`` is optional).
 HOOKS = ("inserted", "hit", "removed", "victims")
-# Classes given as objects in this process, by the reference that stands for them.
-_given: dict[str, type] = {}
 # Modules run from files, by (path, hash of the text): a file is run once per text.
 _from_files: dict[tuple[str, str], Any] = {}
 
@@ -48,6 +46,11 @@ class Loaded:
     cls: type
     source: str | None
     sha256: str
+
+
+# Classes given as objects in this process (or the parent a worker was forked from), by the
+# reference that stands for them, with their source and hash as found when they were given.
+_given: dict[str, Loaded] = {}
 
 
 def is_reference(value: Any) -> bool:
@@ -86,8 +89,23 @@ def _reference_of_class(cls: type) -> str:
             "define it at the top level of a module or file"
         )
     ref = f"{cls.__module__}:{qualname}"
-    _given[ref] = cls
+    _given[ref] = Loaded(cls, *_class_fingerprint(cls, ref))
     return ref
+
+
+def _class_fingerprint(cls: type, ref: str) -> tuple[str | None, str]:
+    """The source file of a class given as an object and the hash of its text (of the class's
+    own source when it has no file, as in a notebook)."""
+    try:
+        file = inspect.getsourcefile(cls)
+    except (OSError, TypeError):
+        file = None
+    if file and Path(file).is_file():
+        return str(Path(file).resolve()), _text_hash(_read(file, ref))
+    try:
+        return None, _text_hash(inspect.getsource(cls).encode())
+    except (OSError, TypeError):
+        return None, _text_hash(ref.encode())
 
 
 def references(params: dict[str, Any], base: Path | None = None) -> dict[str, Any]:
@@ -127,14 +145,7 @@ def _source_of_module(module: str, ref: str) -> str | None:
 def fingerprint(ref: str) -> tuple[str | None, str]:
     """The source file of the policy ``ref`` and the hash of its text, without running it."""
     if ref in _given:
-        cls = _given[ref]
-        file = inspect.getsourcefile(cls)
-        if file and Path(file).is_file():
-            return str(Path(file).resolve()), _text_hash(_read(file, ref))
-        try:
-            return None, _text_hash(inspect.getsource(cls).encode())
-        except (OSError, TypeError):
-            return None, _text_hash(ref.encode())
+        return _given[ref].source, _given[ref].sha256
     path, module, _ = _file_and_class(ref)
     if path is None:
         path = _source_of_module(module, ref)
@@ -205,9 +216,9 @@ def load(ref: str) -> Loaded:
             "another process; put it in a file (FILE.py:CLASS) or a module of its own, or run in one process "
             "(jobs=1)"
         )
-    source, sha = fingerprint(ref)
     if ref in _given:
-        return Loaded(_checked(_given[ref], ref), source, sha)
+        return Loaded(_checked(_given[ref].cls, ref), _given[ref].source, _given[ref].sha256)
+    source, sha = fingerprint(ref)
     path, module, qualname = _file_and_class(ref)
     if path is not None:
         key = (path, sha)
