@@ -598,7 +598,8 @@ mod tests {
     fn positive_numbers_ratios_and_optional_values() {
         assert_eq!(read("rate=2.5", |r| r.positive(&RATE)).unwrap(), 2.5);
         assert!(read("rate=0", |r| r.positive(&RATE)).unwrap_err().message.contains("above 0"));
-        assert_eq!(read("alpha=4/3", |r| r.ratio(&ALPHA)).unwrap_err().param, "alpha");
+        assert_eq!(read("alpha=4/3", |r| r.ratio(&ALPHA)).unwrap(), 4.0 / 3.0);
+        assert_eq!(read("alpha=4/0", |r| r.ratio(&ALPHA)).unwrap_err().param, "alpha");
         assert!(read("alpha=1", |r| r.ratio(&ALPHA)).unwrap_err().message.contains("above 1"));
         assert_eq!(read("alpha=2", |r| r.ratio(&ALPHA)).unwrap(), 2.0);
         assert_eq!(read("band_size=none", |r| r.optional(&BAND, ParamReader::size)).unwrap(), None);

@@ -22,20 +22,31 @@ pub fn count(text: &str) -> Result<u64, String> {
     }
 }
 
-/// A finite number.
+/// A finite number, written as a decimal (`1.5`, `2e-3`) or as a quotient of two (`3/2`).
 pub fn number(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
+    match decimal_or_quotient(text) {
+        Some(x) if x.is_finite() => Ok(x),
         _ => Err(format!("{} is not a finite number", quote(text))),
     }
 }
 
-/// A number from 0 to 1.
+/// A number from 0 to 1, as `number` writes it (`0.5` or `1/2`).
 pub fn fraction(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+    match decimal_or_quotient(text) {
+        Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
         _ => Err(format!("{} is not a fraction from 0 to 1", quote(text))),
     }
+}
+
+/// `text` as a decimal number, or `p/q` as p divided by q (both finite, q not zero); None
+/// otherwise. The quotient is one division, so `3/2` is exactly 1.5.
+fn decimal_or_quotient(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let Some((p, q)) = text.split_once('/') else {
+        return text.parse::<f64>().ok();
+    };
+    let (p, q) = (p.trim().parse::<f64>().ok()?, q.trim().parse::<f64>().ok()?);
+    (p.is_finite() && q.is_finite() && q != 0.0).then(|| p / q)
 }
 
 /// true or false (also yes/no, on/off, 1/0), in any case.
@@ -75,6 +86,9 @@ mod tests {
         assert!(number("inf").is_err() && number("nan").is_err());
         assert_eq!(fraction("1"), Ok(1.0));
         assert!(fraction("1.5").is_err() && fraction("nan").is_err());
+        assert_eq!((number("3/2"), fraction(" 1 / 2 ")), (Ok(1.5), Ok(0.5)));
+        assert!(number("1/0").is_err() && number("1/2/3").is_err() && number("inf/2").is_err());
+        assert!(fraction("3/2").is_err() && number("/2").is_err());
         assert_eq!(switch("On"), Ok(true));
         assert!(switch("maybe").is_err());
         assert_eq!(choice("PF", &["cf", "pf"]), Ok(1));
