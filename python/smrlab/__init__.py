@@ -18,6 +18,7 @@ True
 _LAZY = {
     "__version__": "smrlab._core",
     "ParameterError": "smrlab.errors",
+    "RunCancelled": "smrlab.errors",
     "SimulationError": "smrlab.errors",
     "SmrlabError": "smrlab.errors",
     "TraceFormatError": "smrlab.errors",
@@ -45,6 +46,7 @@ __all__ = [
     "WRITE",
     "TRIM",
     "ParameterError",
+    "RunCancelled",
     "SimulationError",
     "SmrlabError",
     "TraceFormatError",

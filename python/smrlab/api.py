@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from smrlab import api_arguments as arguments
 from smrlab import experiment, policy, run
-from smrlab.errors import ParameterError
+from smrlab.errors import ParameterError, RunCancelled
 from smrlab.experiment import check
 from smrlab.experiment.spec import Experiment, SystemRun, param_text
 from smrlab.result import Result
@@ -74,6 +75,10 @@ def simulate(
 ) -> Result:
     """Replays ``trace`` through ``system`` with keyword ``params``; returns a ``Result``.
 
+    ``progress(requests, sim_time_ns)`` is called every 65,536 requests: returning False (or
+    raising) cancels the run, which then raises ``RunCancelled`` (its ``result`` holds what was
+    measured); any other return, None included, goes on.
+
     >>> import numpy as np, smrlab
     >>> requests = np.zeros(1000, dtype=smrlab.REQUEST_DTYPE)
     >>> requests["op"] = smrlab.WRITE
@@ -83,24 +88,40 @@ def simulate(
     >>> int(result.to_pandas()["requests"][0]), result.counters == smrlab.simulate("cmr", smrlab.Trace.from_numpy(requests)).counters
     (1000, True)
     """
+    arguments.system_name(system)
+    arguments.progress(progress)
     given = {key: param_text(value) for key, value in policy.references(params).items()}
     check.system_parameters(system, [f"{k}={v}" for k, v in given.items()])
     output = run.simulate(
         system,
         as_trace(trace),
         [f"{k}={v}" for k, v in given.items()],
-        engine=run.engine_config(**(engine or {})),
-        seed=seed,
+        engine=run.engine_config(**arguments.engine(engine)),
+        seed=arguments.seed(seed),
         progress=progress,
     )
+    if output["report"]["cancelled"]:
+        raise RunCancelled(Result(output, system, given))
     return Result(output, system, given)
 
 
 def _experiment(
-    traces: Any, systems: list[SystemRun], params: dict[str, Any], seeds: Iterable[int], engine: dict | None, name: str
+    traces: Any,
+    systems: list[SystemRun],
+    params: dict[str, Any],
+    seeds: Iterable[int],
+    engine: dict | None,
+    name: str,
+    cluster: Any = None,
 ) -> Experiment:
+    arguments.cluster(cluster)
     return Experiment(
-        name=name, traces=_traces(traces), systems=systems, params=params, seeds=list(seeds), engine=dict(engine or {})
+        name=name,
+        traces=_traces(traces),
+        systems=systems,
+        params=params,
+        seeds=arguments.seeds(seeds),
+        engine=arguments.engine(engine),
     )
 
 
@@ -121,6 +142,7 @@ def compare(
     them (a list is a grid axis). ``engine`` takes the keywords of ``smrlab.run.engine_config``.
     ``jobs`` local processes (None: one per core) or a Dask ``cluster`` address run the runs.
     """
+    arguments.line_up(systems)
     if isinstance(systems, Mapping):
         line_up = []
         for label, entry in systems.items():
@@ -130,9 +152,11 @@ def compare(
                 own = dict(entry)
                 line_up.append(SystemRun(label, own.pop("system"), policy.references(own)))
     else:
-        line_up = [SystemRun(name, name) for name in systems]
+        line_up = [SystemRun(name, name) for name in arguments.listed(systems)]
     shared = policy.references(params)
-    return experiment.frame(_experiment(traces, line_up, shared, seeds, engine, "compare"), jobs=jobs, cluster=cluster)
+    return experiment.frame(
+        _experiment(traces, line_up, shared, seeds, engine, "compare", cluster), jobs=jobs, cluster=cluster
+    )
 
 
 def sweep(
@@ -156,10 +180,11 @@ def sweep(
     >>> bool(frame["band_cleanings"].is_monotonic_decreasing)
     True
     """
-    for key, values in vary.items():
-        if not isinstance(values, (list, tuple)) or not values:
-            raise ParameterError(f"vary['{key}'] must be a non-empty list of values")
+    arguments.system_name(system)
+    arguments.vary(vary)
     own = policy.references({**params, **{key: list(values) for key, values in vary.items()}})
     return experiment.frame(
-        _experiment(traces, [SystemRun(system, system, own)], {}, seeds, engine, "sweep"), jobs=jobs, cluster=cluster
+        _experiment(traces, [SystemRun(system, system, own)], {}, seeds, engine, "sweep", cluster),
+        jobs=jobs,
+        cluster=cluster,
     )

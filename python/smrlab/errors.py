@@ -12,6 +12,18 @@ class UsageError(SmrlabError):
     """A command-line or config combination that cannot work (found on the Python side)."""
 
 
+class RunCancelled(SmrlabError):
+    """A run its progress callback cancelled (by returning False): never a result, since it
+    measured only the requests before; what it measured is ``result`` (its report says
+    ``cancelled``)."""
+
+    def __init__(self, result):
+        self.result = result
+        super().__init__(
+            f"the progress callback cancelled the run after {result.to_dict()['report']['requests']:,} requests"
+        )
+
+
 def refused_as_usage(function, *args):
     """``function(*args)`` of the core, a ``ParameterError`` it raises given again as a
     ``UsageError`` with the same sentence (for the Python APIs that promise ``UsageError``)."""
@@ -24,6 +36,7 @@ def refused_as_usage(function, *args):
 __all__ = [
     "ParameterError",
     "PolicyError",
+    "RunCancelled",
     "SimulationError",
     "SmrlabError",
     "TraceFormatError",

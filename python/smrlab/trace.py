@@ -77,6 +77,14 @@ class Trace:
     def open(cls, path: str | Path, format: str | None = None, options: tuple[str, ...] | list[str] = ()) -> Trace:
         """The trace file at ``path`` (format from its name unless given; reader ``options`` as
         ``key=value``). Nothing is read until asked."""
+        if not isinstance(path, (str, Path)):
+            raise TraceFormatError(f"a trace's path is text or a Path, not {type(path).__name__}")
+        if format is not None and not isinstance(format, str):
+            raise TraceFormatError(f"{path}: format is a format's name, not {type(format).__name__}")
+        if isinstance(options, str) or not isinstance(options, (tuple, list)):
+            raise TraceFormatError(f"{path}: options is a list of 'key=value' texts, not {type(options).__name__}")
+        if not all(isinstance(option, str) for option in options):
+            raise TraceFormatError(f"{path}: each option is a 'key=value' text")
         path = Path(path)
         if not path.is_file():
             raise TraceFormatError(f"{path}: no such trace file")
@@ -95,6 +103,8 @@ class Trace:
     @classmethod
     def from_numpy(cls, requests: np.ndarray) -> Trace:
         """Requests from a numpy structured array with the fields of ``REQUEST_DTYPE``."""
+        if not isinstance(requests, np.ndarray):
+            raise TraceFormatError(f"{IN_MEMORY}: requests are a numpy structured array, not {type(requests).__name__}")
         names = requests.dtype.names or ()
         missing = [name for name in COLUMNS if name not in names]
         if missing:

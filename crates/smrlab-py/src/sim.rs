@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyDict};
 use smr_core::Request;
 use smr_kernel::policy::PolicySource;
 use smr_kernel::Progress;
@@ -29,8 +29,8 @@ fn parse_spec(spec_json: &str) -> PyResult<RunSpec> {
 
 /// Runs `spec` (on `requests`, when given) without the GIL, or with it when `policies`
 /// (reference -> class) are given, handing it a progress callback that notices Ctrl-C and calls
-/// `progress(requests, sim_time_ns)` (not during the first pass); a falsy return or an
-/// exception in `progress` cancels. Returns the output as JSON.
+/// `progress(requests, sim_time_ns)` (not during the first pass); a return of `False` (not
+/// merely falsy: None goes on) or an exception in `progress` cancels. Returns the output as JSON.
 fn run_reporting(
     py: Python<'_>,
     spec: &RunSpec,
@@ -52,7 +52,9 @@ fn run_reporting(
                     None => true,
                     Some(_) if p.first_pass => true,
                     Some(f) => match f.call1(py, (p.requests, p.sim_time_ns)) {
-                        Ok(v) => v.bind(py).is_truthy().unwrap_or(true),
+                        // Only an explicit False cancels: a callback that returns nothing
+                        // (None) means to go on.
+                        Ok(v) => !v.bind(py).downcast::<PyBool>().is_ok_and(|b| !b.is_true()),
                         Err(e) => {
                             pending = Some(e);
                             false
@@ -98,7 +100,8 @@ fn policy_outcome(py: Python<'_>, result: Result<RunOutput, SimError>, failures:
 }
 
 /// Runs one simulation of the trace the spec names. `progress(requests, sim_time_ns)` is called
-/// periodically; a falsy return cancels the run (the report then says `cancelled`). Ctrl-C
+/// periodically; returning `False` cancels the run (the report then says `cancelled`; any other
+/// value, None included, goes on). Ctrl-C
 /// cancels and raises KeyboardInterrupt. `policies` maps each Python policy the parameters
 /// name (`FILE.py:CLASS`, `MODULE:CLASS`) to its class.
 #[pyfunction]
