@@ -1,7 +1,8 @@
 """smrlab's cache folder: generated traces go where SMRLAB_CACHE says (by default the platform's
 user cache folder, never under the installed package), a cache folder that cannot be made is
-one line naming it, a trace two processes need at once is made once, and a remembered trace
-checksum is never served for a changed file."""
+one line naming it, a trace two processes need at once is made once, a generated trace that is
+no longer as it was made is made again, and a remembered trace checksum is never served for a
+changed file."""
 
 from __future__ import annotations
 
@@ -30,6 +31,25 @@ def test_generated_traces_go_to_the_folder_smrlab_cache_names(tmp_path, monkeypa
     # Made once: asking again finds the same file, not rewritten.
     stamp = hwsr.stat().st_mtime_ns
     assert hwsr_traces.trace("financial1", requests=2000) == hwsr and hwsr.stat().st_mtime_ns == stamp
+
+
+def test_a_generated_trace_cut_short_or_changed_is_made_again_from_its_recipe(tmp_path, monkeypatch, capsys):
+    # Its checksum as made is kept beside it: a file cut to half its length, one byte changed,
+    # or a file with no checksum kept (made by an older smrlab) is made again, with a line
+    # saying so, never used as it is.
+    monkeypatch.setenv("SMRLAB_CACHE", str(tmp_path))
+    path = hwsr_traces.trace("financial1", requests=2000)
+    whole = path.read_bytes()
+    checksum_file = path.with_name(path.name + ".sha256")
+    for damage in (
+        lambda: path.write_bytes(whole[: len(whole) // 2]),
+        lambda: path.write_bytes(whole[:100] + bytes([whole[100] ^ 1]) + whole[101:]),
+        checksum_file.unlink,
+    ):
+        damage()
+        assert hwsr_traces.trace("financial1", requests=2000) == path
+        assert path.read_bytes() == whole and "making it again" in capsys.readouterr().err
+    assert checksum_file.read_text().strip() == provenance.trace_checksum(path)
 
 
 def test_a_trace_two_users_need_at_once_is_made_once(tmp_path):

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from smrlab import _core, cache, outputs, recipes
+from smrlab import _core, cache, outputs, provenance, recipes
 from smrlab.errors import UsageError
 from smrlab.options import quoted
 
@@ -109,16 +109,36 @@ def generated_trace(
     digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
     folder = traces_folder(folder)
     path = folder / f"{stem}-{digest}.{suffix}"
-    if path.exists():
+    if _intact(path):
         return path
     # Two commands (or two workers of one sweep) that need the same trace at once: the first
     # makes it, the second waits for it rather than making it again beside it.
     with outputs.held_lock(path):
-        if not path.exists():
+        if not _intact(path):
+            if path.exists():
+                from smrlab.tables import note
+
+                note(f"{path}: not the generated trace as it was made (cut short, changed, or older); making it again")
             outputs.check_room(folder, needed, f"the generated trace {stem}")
             with outputs.output_file(path) as temporary:
                 make(temporary)
+            outputs.write_text(_checksum_path(path), provenance.trace_checksum(path) + "\n")
     return path
+
+
+def _checksum_path(path: Path) -> Path:
+    """Where the checksum of generated trace ``path`` is kept, as it was made."""
+    return path.with_name(path.name + ".sha256")
+
+
+def _intact(path: Path) -> bool:
+    """Whether the generated trace ``path`` is there with the checksum it had when it was made
+    (a file cut short, changed, or made before checksums were kept is not)."""
+    try:
+        kept = _checksum_path(path).read_text().strip()
+        return path.is_file() and provenance.trace_checksum(path) == kept
+    except OSError:
+        return False
 
 
 def full_size_trace(

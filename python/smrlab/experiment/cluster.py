@@ -133,13 +133,21 @@ def _shipped_path(checksum: str, name: str) -> Path:
 def greet() -> list[str]:
     """On a worker, when the parent first sees it: loads what running a cell needs (smrlab's
     simulation and its compiled core), so that its first cell does not, and gives the
-    checksums of the traces in its cache folder."""
+    checksums of the traces in its cache folder; a file there whose bytes no longer have the
+    checksum it is named by (cut short, changed) is removed, to be sent again."""
     import smrlab.run  # noqa: F401
-    from smrlab import cache
+    from smrlab import cache, provenance
 
-    return [
-        f"sha256:{path.name.split('-')[0]}" for path in cache.folder(SHIPPED).iterdir() if not path.name.startswith(".")
-    ]
+    held = []
+    for path in cache.folder(SHIPPED).iterdir():
+        if path.name.startswith("."):
+            continue
+        checksum = f"sha256:{path.name.split('-')[0]}"
+        if provenance.trace_checksum(path) == checksum:
+            held.append(checksum)
+        else:
+            path.unlink(missing_ok=True)
+    return held
 
 
 class Connecting:
