@@ -49,13 +49,15 @@ def test_resume_skips_stored_cells_and_runs_never_overwrite(cli, tmp_path):
     [folder] = [p.parent for p in tables(tmp_path / "results")]
     stored = sorted(folder.glob("cells/*.json"))
     assert len(stored) == 8 and any("buffer=1_64" in p.name and "dmsmr-wdev" in p.name for p in stored)
-    # A cell lost (say, the run was interrupted before it) is run again on --resume, the rest reused.
+    # A cell lost (say, the run was interrupted before it) is run again by the same command, the rest reused.
     stored[0].unlink()
-    resumed = cli("run", exp, "--jobs", "1", "--resume", check=True)
+    resumed = cli("run", exp, "--jobs", "1", check=True)
     assert "1 cells run, 7 reused" in resumed.stderr
     assert pq.read_table(tables(tmp_path / "results")[0]).num_rows == 8
-    # Without --resume, a second run goes to a new folder.
-    cli("run", exp, "--jobs", "1", check=True)
+    assert "0 cells run, 8 reused" in cli("run", exp, "--jobs", "1", "--resume", check=True).stderr
+    assert [p.parent for p in tables(tmp_path / "results")] == [folder]
+    # Only --fresh runs every cell again, into a new folder.
+    assert "8 cells run, 0 reused" in cli("run", exp, "--jobs", "1", "--fresh", check=True).stderr
     assert len(tables(tmp_path / "results")) == 2
 
 
@@ -137,8 +139,12 @@ def test_ctrl_c_stops_a_run_in_one_line_without_a_table(tmp_path):
     proc.send_signal(signal.SIGINT)
     rest = proc.stderr.read()
     assert proc.wait(timeout=60) == 130, rest
-    assert rest.strip().splitlines()[-1] == "smrlab: interrupted" and "Traceback" not in rest
-    assert not tables(tmp_path / "results")
+    [folder] = (tmp_path / "results").iterdir()
+    assert rest.strip().splitlines()[-1] == (
+        f"smrlab: interrupted: the cells that finished are kept in results/{folder.name}; "
+        "the same command again goes on from them"
+    )
+    assert "Traceback" not in rest and not tables(tmp_path / "results")
     leftovers = [p for p in (tmp_path / "results").rglob("*") if p.is_file() and p.suffix != ".json"]
     assert not leftovers and all(json.loads(p.read_text())["result"] for p in (tmp_path / "results").rglob("*.json"))
 

@@ -98,7 +98,7 @@ def test_every_cells_cost_is_on_record_and_out_of_the_results(cli, tmp_path):
 def test_cells_start_longest_first_by_what_earlier_runs_cost(tmp_path):
     exp = experiment.load(write(tmp_path, GRID))
     first = experiment.run(exp, out=tmp_path, jobs=1)
-    second = experiment.run(exp, out=tmp_path, jobs=1)
+    second = experiment.run(exp, out=tmp_path, jobs=1, resume=False)
     walls = {c["key"]: c["timing"]["wall_s"] for c in sidecar_of(first.folder)["cells"]}
     cells = sidecar_of(second.folder)["cells"]
     assert all(c["expected_s"] == pytest.approx(walls[c["key"]]) for c in cells), (

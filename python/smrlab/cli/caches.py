@@ -14,6 +14,7 @@ from pathlib import Path
 
 from smrlab import experiment, geometry, options, systems
 from smrlab.cli.declared import add_declared
+from smrlab.cli.experiments import add_fresh_argument
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
@@ -333,11 +334,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="local worker processes (default: one per core; 1: run in this process)",
     )
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="go on in the latest results folder of this line-up: runs already stored are not run again",
-    )
+    add_fresh_argument(parser, "runs")
 
 
 def add_output_arguments(parser: argparse.ArgumentParser, out: str, out_help: str) -> None:

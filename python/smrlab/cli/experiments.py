@@ -109,22 +109,40 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_fresh_argument(parser: argparse.ArgumentParser, unit: str) -> None:
+    """``--fresh``; without it, a command goes on in the latest results folder of the same
+    ``unit`` (``--resume``, the default, says so)."""
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument(
+        "--resume",
+        dest="resume",
+        action="store_true",
+        default=True,
+        help=f"the default: go on in the latest results folder of the same {unit}, reusing those stored "
+        "(an interrupted run goes on where it stopped) and replacing its table",
+    )
+    chosen.add_argument(
+        "--fresh",
+        dest="resume",
+        action="store_false",
+        help=f"run every one of the {unit} again, into a new results folder (NAME-DIGEST-2, -3...) beside the earlier",
+    )
+
+
 def register(commands) -> None:
     parser = commands.add(
         "run",
         help="run an experiment file (grid of traces x systems x parameters x seeds) into a results folder",
         description="Run the cells of an experiment file (experiments/*.toml) in local worker processes (one per core "
         "by default) or on a Dask cluster, keep each as it finishes, and write one Parquet row per cell "
-        "with a JSON provenance sidecar (and the figure, if the file asks for one) into a new folder "
-        "RESULTS/NAME-DIGEST that no other run writes.",
+        "with a JSON provenance sidecar (and the figure, if the file asks for one) into the folder "
+        "RESULTS/NAME-DIGEST of these cells: run again, it reuses the cells stored there (or goes on "
+        "where an interrupted run stopped) and replaces the table; --fresh runs every cell again "
+        "into a new folder.",
     )
     parser.add_argument("file", help="experiment TOML file")
     add_execution_arguments(parser)
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="go on in the latest folder of this experiment: cells already stored are not run again",
-    )
+    add_fresh_argument(parser, "cells")
     parser.add_argument(
         "--out", type=Path, default=Path("results"), help="folder for results folders (default results/)"
     )

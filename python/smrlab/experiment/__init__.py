@@ -3,7 +3,7 @@ expanded into cells, run where asked, and gathered into one tidy table.
 
 ``run`` is what ``smrlab run`` does: a cluster is reached in the background from the start
 (``executors.reaching``: the check and the plan go on meanwhile); the workers start at once;
-cells already stored are skipped on ``resume``; the others start longest first (``schedule``,
+cells already stored are skipped (unless told not to ``resume``); the others start longest first (``schedule``,
 from what earlier runs of the experiment cost) serially, in local worker processes or on a
 Dask cluster, and the experiment is checked (``check``) while the workers run their first
 cells: a check that fails stops the run before any outcome is taken, so nothing is stored;
@@ -233,14 +233,15 @@ def run(
     out: str | Path = "results",
     jobs: int | None = None,
     cluster=None,
-    resume: bool = False,
+    resume: bool = True,
     share_paths: bool = False,
     progress=None,
     figures: bool = False,
     phases: Phases | None = None,
 ) -> RunSummary:
-    """Runs ``experiment`` into a new folder under ``out`` (or, with ``resume``, the latest one
-    of the same cells) and writes its table, its figure (with ``figures``, if it has one) and
+    """Runs ``experiment`` into the latest folder of the same cells under ``out``, reusing the
+    cells stored there or in an earlier run's folder (or, without ``resume``, every cell again
+    into a new folder) and writes its table, its figure (with ``figures``, if it has one) and
     provenance. ``progress`` (see ``smrlab.live.CellProgress``) is told of each cell;
     ``phases`` holds what the caller timed before (e.g. loading the experiment). The workers
     stop once all is written (their stopping is not part of the run's time)."""
@@ -261,7 +262,13 @@ def run(
                 with phases("check"):
                     _checked(experiment, every)
 
-            _run_cells(plan, executor, progress, phases, checked)
+            try:
+                _run_cells(plan, executor, progress, phases, checked)
+            except KeyboardInterrupt as interrupt:
+                raise KeyboardInterrupt(
+                    f"the cells that finished are kept in {plan.folder.folder}; the same command again "
+                    "goes on from them"
+                ) from interrupt
             with phases("assemble"):
                 for thread in warming:
                     thread.join()

@@ -72,7 +72,7 @@ def axis(name: str, key: str) -> list[str]:
 
 def run(exp: Experiment, args, out_dir: Path, name: str, title: str | None = None, unit: str = "cells") -> list[tuple]:
     """Runs a command's ``exp`` in parallel (``args.jobs`` local workers) into a results folder under
-    ``out_dir`` (Parquet table, provenance, figure), resumable with ``args.resume``; returns
+    ``out_dir`` (Parquet table, provenance, figure), going on in the latest folder of the same cells unless ``args.resume`` is False; returns
     each cell with its result, in cell order, its progress shown as ``title`` (default ``name``)
     counting ``unit``. A failed cell stops the command with its error once the others have run
     and been stored."""
@@ -84,7 +84,7 @@ def run(exp: Experiment, args, out_dir: Path, name: str, title: str | None = Non
         exp,
         out=out_dir,
         jobs=getattr(args, "jobs", None),
-        resume=getattr(args, "resume", False),
+        resume=getattr(args, "resume", True),
         progress=live.CellProgress(title or name, unit),
     )
     for cell, outcome in summary.outcomes:

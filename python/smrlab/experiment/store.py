@@ -1,13 +1,14 @@
 """Where an experiment's results are kept, so that no run overwrites another and an
 interrupted one can go on.
 
-A run of experiment NAME gets its own folder ``ROOT/NAME-DIGEST`` (DIGEST: of its cells' keys;
-``-2``, ``-3``... for a later run of the same cells unless resuming), holding:
+A run of experiment NAME keeps its results in ``ROOT/NAME-DIGEST`` (DIGEST: of its cells' keys), so
+a later run of the same cells goes on in the same folder, reusing what is stored and replacing
+the table; only a run asked to start afresh gets a folder of its own (``-2``, ``-3``...). It holds:
 
 - ``cells/LABEL-TRACE-PARAMS-KEY.json``: each finished cell's whole result and what running it
-  cost, written as it finishes (``--resume`` skips cells found here or in an earlier run's
-  folder of the same experiment, by key, and copies those here; failed cells are not stored, so
-  they run again);
+  cost, written as it finishes (a run skips cells found here or in an earlier run's folder of
+  the same experiment, by key, and copies those here, unless it starts afresh; failed cells are
+  not stored, so they run again);
 - ``NAME-DIGEST.parquet``: one row per cell (``smrlab.result.tidy_row``, plus ``cell`` and
   ``error``), written once every cell has run: simulated numbers only, the same wherever and
   however fast the cells ran;
@@ -66,8 +67,8 @@ class RunFolder:
 
     @classmethod
     def open(cls, root: Path, name: str, keys: list[str], resume: bool) -> RunFolder:
-        """A new folder (never one a previous run wrote), or with ``resume`` the latest one of
-        the same cells."""
+        """With ``resume``, the latest folder of the same cells (the first run's name when there
+        is none); without, a new folder no previous run wrote."""
         stem = f"{name}-{digest(keys)}"
         first = root / stem
         latest, n = (first if first.exists() else None), 2
