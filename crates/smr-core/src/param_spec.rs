@@ -419,6 +419,27 @@ impl<'a> ParamReader<'a> {
         })
     }
 
+    /// Reads `spec` and checks its value as far as its kind allows without knowing what it will
+    /// measure (a share, a system name, a policy and custom text are only read): for a
+    /// parameter read but not used, which is to be refused as it would be if used.
+    pub fn check(&mut self, spec: &ParamSpec) -> Result<(), ParamError> {
+        match spec.kind {
+            Kind::Size if spec.default == NONE => self.optional_size(spec).map(drop),
+            Kind::Size => self.size(spec).map(drop),
+            Kind::Choice(_) => self.choice(spec).map(drop),
+            Kind::Bool => self.bool(spec).map(drop),
+            Kind::Fraction => self.fraction(spec).map(drop),
+            Kind::Count => self.count(spec).map(drop),
+            Kind::Whole => self.whole(spec).map(drop),
+            Kind::FractionOr { .. } => self.fraction_or(spec).map(drop),
+            Kind::Positive { .. } => self.positive(spec).map(drop),
+            Kind::Number { .. } => self.number(spec).map(drop),
+            Kind::Ratio => self.ratio(spec).map(drop),
+            Kind::Duration { .. } => self.duration(spec).map(drop),
+            Kind::Share { .. } | Kind::System | Kind::Policy(_) | Kind::Custom { .. } => self.text(spec).map(drop),
+        }
+    }
+
     /// A `Kind::Duration`, in nanoseconds (rounded down).
     pub fn duration(&mut self, spec: &ParamSpec) -> Result<u64, ParamError> {
         let Kind::Duration { unit } = spec.kind else {
@@ -537,6 +558,20 @@ mod tests {
         let mut p = Params::parse(&["zone=1.5"]).unwrap();
         assert!(ParamReader::new(&mut p, DECLARED).size(&ZONE).unwrap_err().message.contains("whole number of bytes"));
         assert!(r.choice(&SCHEME).unwrap_err().message.contains("cf, pf, bl"));
+    }
+
+    /// `check` refuses what reading by the kind refuses, and reads a kind it cannot judge alone.
+    #[test]
+    fn checking_judges_what_the_kind_can() {
+        let check = |param: &str, spec: &ParamSpec| {
+            let mut p = Params::parse(&[param]).unwrap();
+            ParamReader::new(&mut p, DECLARED).check(spec)
+        };
+        assert!(check("zone=20MB", &ZONE).is_ok() && check("scheme=PF", &SCHEME).is_ok());
+        assert!(check("zone=20XB", &ZONE).unwrap_err().message.contains("20XB"));
+        assert!(check("scheme=xx", &SCHEME).unwrap_err().message.contains("cf, pf, bl"));
+        assert!(check("cache=anything", &CACHE).is_ok(), "a share needs its whole to be judged");
+        assert!(check("band_size=none", &BAND).is_ok());
     }
 
     /// A policy is a listed name or a reference to a Python class (`FILE.py:CLASS`,

@@ -169,16 +169,16 @@ pub fn entry(name: &str) -> Option<&'static PolicyEntry<Boxed>> {
     POLICIES.iter().find(|p| p.name == name)
 }
 
-/// Reads the policy `spec` names, and, as text, the parameters of every policy `spec` offers:
-/// a system declares them all, and they are recorded and accepted whichever policy is chosen
-/// (an experiment gives PORE's zone to its lru cells too). Their values are checked by the
-/// policy that reads them.
+/// Reads the policy `spec` names, and the parameters of every policy `spec` offers: a system
+/// declares them all, and they are recorded, accepted and checked as far as their kind allows
+/// whichever policy is chosen (an experiment gives PORE's zone to its lru cells too); the
+/// policy that uses them reads them again.
 pub fn read(b: &mut BuildContext<'_>, spec: &'static ParamSpec) -> Result<PolicyName, SimError> {
     let name = b.params.policy(spec)?;
     let Kind::Policy(offered) = spec.kind else { unreachable!("ParamReader::policy read a Kind::Policy") };
     for entry in POLICIES.iter().filter(|e| offered.contains(&e.name)) {
         for param in entry.params {
-            b.params.text(param)?;
+            b.params.check(param)?;
         }
     }
     Ok(name)
@@ -235,7 +235,12 @@ mod tests {
     /// Builds `name` through the table over a cache of 64 blocks above a banded disk, in
     /// segments of 8 blocks, handing it to `host`.
     fn built<H: Host>(name: &str, host: H) -> Result<H::Hosted, SimError> {
-        let mut params = Params::parse(&[format!("policy={name}")]).expect("one parameter");
+        built_with(&[format!("policy={name}")], host)
+    }
+
+    /// `built`, given `params`.
+    fn built_with<H: Host>(params: &[String], host: H) -> Result<H::Hosted, SimError> {
+        let mut params = Params::parse(params).expect("parameters");
         let mut ctx = IoCtx::new();
         let footprint = Footprint { max_end: 1 << 30, ..Footprint::default() };
         let mut b = BuildContext::new(&mut params, footprint, 0, &mut ctx, &[]);
@@ -276,6 +281,16 @@ mod tests {
         assert!(err.contains("lfu is offered but not in kernel::policy::POLICIES"), "{err}");
         let err = built("mine.py:Mine", TypeName).expect_err("no source of Python policies").to_string();
         assert!(err.contains("mine.py:Mine is a Python policy"), "{err}");
+    }
+
+    /// The parameters of an offered policy are checked whichever policy is chosen.
+    #[test]
+    fn an_offered_policys_parameters_are_checked_for_any_choice() {
+        let given = ["policy=lru".to_string(), "zone=20XB".to_string()];
+        let err = built_with(&given, TypeName).expect_err("a bad zone").to_string();
+        assert!(err.contains("'zone'") && err.contains("20XB"), "{err}");
+        let given = ["policy=lru".to_string(), "zone=2MB".to_string()];
+        assert_eq!(built_with(&given, TypeName).expect("a good zone, unused"), "Recency");
     }
 
     /// The orders the table's rows give: FIFO leaves a hit block in place, LRU moves it.
