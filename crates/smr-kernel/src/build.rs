@@ -12,8 +12,8 @@ use smr_trace::Footprint;
 
 use super::error::SimError;
 use super::ioctx::IoCtx;
-use super::policy::PolicySource;
 use super::system::System;
+use super::user_policy::PolicySource;
 
 /// A system as the registry lists it.
 pub struct SystemEntry {

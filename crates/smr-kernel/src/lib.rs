@@ -37,6 +37,7 @@ pub mod saturation;
 pub mod slots;
 pub mod system;
 pub mod totals;
+pub mod user_policy;
 pub mod zoned_disk;
 
 pub use bands::{BandCursor, BandLayout};

@@ -21,8 +21,8 @@ pub mod recency;
 pub mod segments;
 pub mod table;
 
-pub use own::{OwnPolicy, PolicySource};
-pub use table::{build, entry, read, Boxed, Geometry, Host, PolicyEntry, PolicySetup, Table, POLICIES};
+pub use crate::user_policy::{Geometry, OwnPolicy, PolicySource};
+pub use table::{build, entry, read, Boxed, Host, PolicyEntry, PolicySetup, Table, POLICIES};
 
 use crate::metrics::{Counters, Gauges};
 use crate::SimError;

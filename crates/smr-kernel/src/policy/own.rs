@@ -1,6 +1,6 @@
-//! A user's own policy, written in Python: what the kernel asks of it (`OwnPolicy`, the hooks
-//! of `Policy` that may fail), who builds it (`PolicySource`: the bindings, which the kernel
-//! never names) and the checks that keep it from corrupting the cache it orders (`Guarded`).
+//! The checks that keep a user's own policy, written in Python, from corrupting the cache it
+//! orders (`Guarded`). What the kernel asks of such a policy and who builds it are in
+//! `user_policy`, which the build context names without reaching into the policies.
 //!
 //! `Guarded` keeps its own record of which block each slot holds, from the hooks the cache
 //! calls, and checks every slot the policy names for eviction: inside the cache, holding a
@@ -12,32 +12,10 @@
 
 use std::sync::Mutex;
 
-use super::table::Geometry;
 use super::Policy;
 use crate::metrics::{Counters, Metric, Unit};
+use crate::user_policy::{Geometry, OwnPolicy};
 use crate::SimError;
-
-/// The hooks of `Policy` for a policy whose code may fail: each returns what went wrong, in a
-/// sentence for the user.
-pub trait OwnPolicy {
-    fn inserted(&mut self, slot: u32, block: u64, dirty: bool) -> Result<(), String>;
-    fn hit(&mut self, slot: u32, block: u64, became_dirty: bool) -> Result<(), String>;
-    fn removed(&mut self, slot: u32, block: u64, was_dirty: bool) -> Result<(), String>;
-    /// Pushes onto `out` the slots to evict now (checked by `Guarded`).
-    fn victims(&mut self, out: &mut Vec<u32>) -> Result<(), String>;
-    /// Before `victims`: the bytes the shingled disk below holds in its write buffer now.
-    fn below_buffer(&mut self, _held_bytes: u64) {}
-    /// The policy's own counts, by name (`Guarded` reports them as `policy_NAME`). A policy
-    /// whose counts cannot be read records that itself: the run's report is taken after the
-    /// last request, when no hook can stop it any more.
-    fn counters(&self, _out: &mut Vec<(String, u64)>) {}
-}
-
-/// Builds users' own policies from their references (`FILE.py:CLASS`, `MODULE:CLASS`): the
-/// Python bindings hand one to a run (`BuildContext::with_policies`).
-pub trait PolicySource {
-    fn build(&self, reference: &str, geometry: &Geometry) -> Result<Box<dyn OwnPolicy>, SimError>;
-}
 
 /// A slot that holds no block (in `Guarded::held`).
 const EMPTY: u64 = u64::MAX;

@@ -22,25 +22,8 @@ use super::recency::{Order, Recency};
 use super::segments::{SegmentOrder, Segments};
 use super::Policy;
 use crate::bands::BandLayout;
+use crate::user_policy::Geometry;
 use crate::{BuildContext, Kind, ParamSpec, SimError};
-
-/// What a policy may know of the cache it orders and of what lies around it; the same for a
-/// native policy and a user's.
-#[derive(Clone, Debug)]
-pub struct Geometry {
-    /// The cache, as messages name it ("the SSD cache", "HWSR's MEM buffer").
-    pub host: &'static str,
-    /// Its size in blocks: slots are numbered from 0 below it.
-    pub slots: usize,
-    pub block_bytes: u64,
-    /// The band layout of the shingled disk below the cache, if there is one.
-    pub bands: Option<BandLayout>,
-    /// The size of that disk's persistent write buffer (media cache), in bytes.
-    pub write_buffer_bytes: Option<u64>,
-    /// Blocks per segment where the cache writes a segment's blocks together (HWSR's MEM
-    /// buffer): every eviction takes blocks of one segment only.
-    pub segment_blocks: Option<u64>,
-}
 
 /// What a constructor gets: the geometry, and the build context for the parameters a policy
 /// declares (`pore`) and for errors, which name `spec`, the parameter that named the policy.
