@@ -210,7 +210,7 @@ def test_user_errors_are_typed_and_lose_nothing(tmp_path):
         assert db.get(b"a") is None, "a refused batch stores nothing"
         with pytest.raises(KvLockedError, match="LOCK"):
             DB(path)
-        with pytest.raises(TypeError, match="key must be bytes or str"):
+        with pytest.raises(KvParameterError, match="key must be bytes or str"):
             db.put(1, b"v")
     with pytest.raises(KvParameterError, match="band_size = 65536, not 131072"):
         DB(path, band_size="128KiB")
@@ -280,3 +280,33 @@ def test_a_store_reads_as_a_mapping_with_text_keys_as_plyvel_and_shelve_users_ex
     assert db.closed
     with DB(tmp_path / "store", **SMALL) as db:
         assert dict(db.items()) == model
+
+
+# Every way the API's arguments can be out of range or of the wrong type: each gives the typed
+# error that names it, never an OverflowError, TypeError or ValueError from a conversion.
+BAD_CALLS = {
+    "numeric path": lambda: DB(123),
+    "empty path": lambda: DB(""),
+    "band_size past 2^64": lambda: DB(None, band_size=2**64),
+    "capacity past 2^64": lambda: DB(None, capacity=2**64),
+    "a value size past 2^64": lambda: DB(None, max_value_len=2**70),
+    "slowdown of days": lambda: DB(None, slowdown_micros=10**12),
+    "zero compaction trigger": lambda: DB(None, l0_compaction_trigger=0),
+    "batch past 2^64": lambda: DB(None).scan().next_batch(2**64),
+    "batch of a bool": lambda: DB(None).scan().next_columns(True),
+    "column batch past 2^64": lambda: list(DB(None).scan_batches(size=2**64)),
+    "integer key": lambda: DB(None).put(1, b"v"),
+}
+
+
+@pytest.mark.parametrize("call", BAD_CALLS.values(), ids=BAD_CALLS.keys())
+def test_bad_arguments_are_kv_parameter_errors(call):
+    with pytest.raises(KvParameterError):
+        call()
+
+
+def test_the_documented_smallest_band_makes_a_store():
+    with DB(None, band_size="64KiB") as db:
+        db.put(b"k", b"v")
+        # 192 bands of which 2 hold the metadata: as many as a band of metadata describes.
+        assert db.get(b"k") == b"v" and db.stats()["bands"] == 190

@@ -176,3 +176,20 @@ def test_latency_experiments_run_end_to_end(cli):
     out = json.loads(proc.stdout)
     assert set(out["runs"]) == {"constant", "poisson", "selfsimilar", "diurnal"}
     assert all(run["summary"]["failed"] == 0 for run in out["runs"].values())
+
+
+BAD_STORES = {
+    "numeric path": (dict(path=123), "path"),
+    "empty path": (dict(path=""), "path"),
+    "band_size past 2^64": (dict(band_size=2**64), "band_size"),
+    "nvram_capacity past 2^64": (dict(offload_store=True, nvram_capacity=2**64), "nvram_capacity"),
+    "zero buffer level": (dict(offload_store=True, buffer_bands=(0, 10, 100)), "buffer_bands"),
+}
+
+
+@pytest.mark.parametrize("options, named", BAD_STORES.values(), ids=BAD_STORES.keys())
+def test_bad_store_options_are_typed_errors_naming_them(options, named):
+    from smrlab.errors import SmrlabError
+
+    with pytest.raises(SmrlabError, match=named):
+        workload.WorkloadStore(**options).close()

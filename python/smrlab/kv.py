@@ -71,6 +71,8 @@ __all__ = [
 
 # Pairs per batch of ``DB.scan_batches`` unless asked otherwise.
 SCAN_BATCH = 1024
+# The most bytes a size may say (the core counts bytes in 64 bits).
+MAX_BYTES = 2**64 - 1
 # Options given in bytes, which also accept size strings such as "64MiB".
 SIZE_OPTIONS = ("max_value_len", "block_size", "histogram_bytes", "log_buffer")
 
@@ -86,9 +88,20 @@ def size(value: int | str | None, name: str) -> int | None:
             return _core.parse_size(value)
         except _core.ParameterError as error:
             raise KvParameterError(f"{name}: {error}") from None
-    if value < 0:
-        raise KvParameterError(f"{name} must not be negative ({value})")
+    if not 0 <= value <= MAX_BYTES:
+        raise KvParameterError(f"{name} must be 0 to 2^64 - 1 bytes, not {value}")
     return value
+
+
+def store_path(path) -> str:
+    """A store folder's path as text: a str or path-like that names something (``None`` is
+    the memory store, never an empty or numeric path)."""
+    if isinstance(path, (bool, int, float)) or not isinstance(path, (str, PathLike)):
+        raise KvParameterError(f"a store path is a folder's name (str or path), or None for memory, not {path!r}")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text.strip():
+        raise KvParameterError(f"a store path names a folder, not {text!r} (None keeps the store in memory)")
+    return text
 
 
 def _bytes(value, what: str) -> bytes:
@@ -99,7 +112,7 @@ def _bytes(value, what: str) -> bytes:
         return value.encode()
     if isinstance(value, (bytearray, memoryview)):
         return bytes(value)
-    raise TypeError(f"{what} must be bytes or str, not {type(value).__name__}")
+    raise KvParameterError(f"{what} must be bytes or str, not {type(value).__name__}")
 
 
 class DB:
@@ -142,7 +155,7 @@ class DB:
                 tuning[name] = size(tuning[name], name)
         tuning["background"] = bool(background)
         tuning["create_if_missing"] = bool(create)
-        self.path = None if path is None else str(path)
+        self.path = None if path is None else store_path(path)
         self._store = _core.KvStore(
             self.path,
             size(band_size, "band_size"),
@@ -181,8 +194,8 @@ class DB:
         keys and the list of their values, in key order, at most ``size`` pairs (fewer once a
         batch holds 256 KiB of keys and values). The fastest way through a long scan: each
         batch is gathered with the GIL released and no tuple is made per pair."""
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise KvParameterError(f"a scan batch holds at least 1 pair, not {size!r}")
+        if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_BYTES:
+            raise KvParameterError(f"a scan batch holds 1 to 2^64 - 1 pairs, not {size!r}")
         return _column_batches(self.scan(start, end), size)
 
     def stats(self) -> dict:

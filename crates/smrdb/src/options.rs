@@ -168,8 +168,12 @@ pub const SLOWDOWN_MICROS: ParamSpec = ParamSpec::new(
     "slowdown_micros",
     Kind::Whole,
     "1000",
-    "microseconds each write waits past l0_slowdown_trigger (§3.3.2)",
+    "microseconds each write waits past l0_slowdown_trigger (§3.3.2), at most 1,000,000",
 );
+
+/// The longest wait `slowdown_micros` may ask for: a second per write (LevelDB's is 1 ms); a
+/// longer one only stalls writes (10^12 µs held each put for eleven days).
+pub const MAX_SLOWDOWN_MICROS: u64 = 1_000_000;
 pub const L0_MAX_INPUTS: ParamSpec = ParamSpec::new(
     "l0_max_inputs",
     Kind::Whole,
@@ -304,7 +308,10 @@ impl Options {
     /// The recorded parameters of a new store from these options.
     pub fn new_geometry(&self) -> Result<Geometry> {
         let band_size = self.band_size.unwrap_or(DEFAULT_BAND_SIZE);
-        let zones = self.capacity.map_or(DEFAULT_BANDS, |capacity| capacity / band_size.max(1));
+        // Unless told, as many bands as the default, or as the metadata zone (one band) can
+        // describe with keys of up to 64 bytes, if fewer (192 of 64 KiB).
+        let describable = band_size.saturating_sub(4 * KIB) / (128 + MIN_HISTOGRAM as u64 + 2 * 64);
+        let zones = self.capacity.map_or(DEFAULT_BANDS.min(describable), |capacity| capacity / band_size.max(1));
         let g = Geometry { band_size, zones, scheme: self.compaction.unwrap_or(Scheme::ALL[0]) };
         self.check(&g)?;
         Ok(g)
@@ -386,6 +393,15 @@ impl Options {
                 ),
             );
         }
+        if self.slowdown_micros > MAX_SLOWDOWN_MICROS {
+            return bad(
+                "slowdown_micros",
+                format!(
+                    "{} µs: at most {MAX_SLOWDOWN_MICROS} (a second per write; more only stalls writes)",
+                    self.slowdown_micros
+                ),
+            );
+        }
         if self.l1_overlap_trigger < 2 {
             return bad("l1_overlap_trigger", format!("{}: at least 2", self.l1_overlap_trigger));
         }
@@ -408,6 +424,13 @@ impl Options {
         let per_band = ((g.band_size - 4 * KIB) / g.zones) as usize;
         let room = per_band.saturating_sub(128 + MIN_HISTOGRAM);
         let max_key_len = self.max_key_len.unwrap_or((KIB as usize).min(room / 2));
+        if self.max_key_len.is_none() && max_key_len == 0 {
+            // Not the keys' fault: too many bands for their band of metadata.
+            return Err(Error::InvalidOption {
+                option: "capacity",
+                problem: format!("{} bands of {} bytes: a band of metadata cannot describe that many (use fewer bands, or larger ones)", g.zones, g.band_size),
+            });
+        }
         if max_key_len == 0 || max_key_len > 64 * KIB as usize || 2 * max_key_len > room {
             return Err(Error::InvalidOption {
                 option: "max_key_len",

@@ -299,6 +299,22 @@ const ITER_BATCH: usize = 1024;
 /// scanned slower than batches of 256 KiB).
 const ITER_BATCH_BYTES: usize = 256 << 10;
 
+/// A batch's size as asked (`ITER_BATCH` when not): a whole number a pointer can count, else
+/// a `KvParameterError` (not an OverflowError or TypeError from the conversion).
+fn batch_size(n: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    let Some(n) = n else { return Ok(ITER_BATCH) };
+    if n.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(KvParameterError::new_err("a batch size is a whole number of pairs, not a bool"));
+    }
+    n.extract::<usize>().map_err(|_| {
+        KvParameterError::new_err(format!(
+            "a batch holds 1 to {} pairs, not {}",
+            usize::MAX,
+            n.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+        ))
+    })
+}
+
 impl KvIter {
     fn new(it: DbIter) -> Self {
         KvIter { it: Mutex::new(Some(it)), ready: Mutex::new(VecDeque::new()), arena: Mutex::new(Vec::new()) }
@@ -369,8 +385,9 @@ impl KvIter {
     }
 
     /// The next `n` pairs as a list: fewer only at the end of the scan (empty after it).
-    #[pyo3(signature = (n=ITER_BATCH))]
-    fn next_batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+    #[pyo3(signature = (n=None))]
+    fn next_batch<'py>(&self, py: Python<'py>, n: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyList>> {
+        let n = batch_size(n)?;
         let mut out = self.take_ready(n)?;
         let mut made = Ok(());
         // A fetch stops on its bytes too: fetch again until `n` or nothing more comes.
@@ -390,8 +407,13 @@ impl KvIter {
     }
 
     /// Up to `n` pairs as two lists of the same length, keys and values (both empty at the end).
-    #[pyo3(signature = (n=ITER_BATCH))]
-    fn next_columns<'py>(&self, py: Python<'py>, n: usize) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+    #[pyo3(signature = (n=None))]
+    fn next_columns<'py>(
+        &self,
+        py: Python<'py>,
+        n: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+        let n = batch_size(n)?;
         let ready = self.take_ready(n)?;
         let (mut keys, mut values) = (Vec::with_capacity(n.min(1 << 16)), Vec::with_capacity(n.min(1 << 16)));
         for pair in ready {

@@ -79,6 +79,30 @@ fn offload_params() -> Vec<crate::systems::ParamTuple> {
 }
 
 /// A store for runs, experiments and the server, open until `close`.
+/// A store folder's path: text or path-like naming something (not a number, not empty).
+fn store_path(path: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
+    let refused = || ParameterError::new_err(format!("a store path names a folder (str or path), not {path}"));
+    if path.is_instance_of::<pyo3::types::PyInt>() || path.is_instance_of::<pyo3::types::PyFloat>() {
+        return Err(refused());
+    }
+    let path: PathBuf = path.extract().map_err(|_| refused())?;
+    if path.as_os_str().to_string_lossy().trim().is_empty() {
+        return Err(ParameterError::new_err("a store path names a folder, not '' (None keeps the store in memory)"));
+    }
+    Ok(path)
+}
+
+/// A byte count given as `name`: a whole number from 0 to 2^64 - 1, else a ParameterError.
+fn bytes_arg(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    let Some(value) = value else { return Ok(None) };
+    if value.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(ParameterError::new_err(format!("{name} is a number of bytes, not a bool")));
+    }
+    value.extract::<u64>().map(Some).map_err(|_| {
+        ParameterError::new_err(format!("{name} must be a whole number of bytes from 0 to 2^64 - 1, not {value}"))
+    })
+}
+
 #[pyclass(module = "smrlab._core")]
 pub struct WorkloadStore {
     store: Arc<SharedStore>,
@@ -94,20 +118,23 @@ impl WorkloadStore {
     fn new(
         py: Python<'_>,
         offload_store: bool,
-        path: Option<PathBuf>,
+        path: Option<&Bound<'_, PyAny>>,
         disk: Option<String>,
-        band_size: Option<u64>,
-        capacity: Option<u64>,
+        band_size: Option<&Bound<'_, PyAny>>,
+        capacity: Option<&Bound<'_, PyAny>>,
         compaction: Option<&str>,
         tuning: Option<&Bound<'_, PyDict>>,
         buffer_bands: Option<(u64, u64, u64)>,
         offload: bool,
-        nvram_capacity: Option<u64>,
+        nvram_capacity: Option<&Bound<'_, PyAny>>,
         check_interval: Option<f64>,
         quiet_interval: Option<f64>,
         offload_to: &str,
         offload_delay: f64,
     ) -> PyResult<Self> {
+        let path = path.map(store_path).transpose()?;
+        let (band_size, capacity) = (bytes_arg("band_size", band_size)?, bytes_arg("capacity", capacity)?);
+        let nvram_capacity = bytes_arg("nvram_capacity", nvram_capacity)?;
         let compaction = compaction.map(Scheme::parse).transpose().map_err(kv_error)?;
         let options = Options { band_size, capacity, compaction, ..tuned(tuning)? };
         // The keyword arguments become the declared options (`OFFLOAD_TUNING`), read there.

@@ -435,12 +435,15 @@ def run_serve(args: argparse.Namespace) -> int:
         if args.store is not None:
             raise UsageError("give the store folder once: as STORE (--path is its older spelling)")
         args.store = args.path
+    max_bulk = size(args.max_bulk, "--max-bulk")
+    if max_bulk < 1:
+        raise UsageError(f"--max-bulk {args.max_bulk}: a client must be able to send at least a 1-byte key or value")
     store = open_workload_store(args)
     report = json.loads(
         workload._core.serve(
             store,
             f"{args.host}:{args.port}",
-            max_bulk=size(args.max_bulk, "--max-bulk"),
+            max_bulk=max_bulk,
             sync_writes=args.sync,
             threads=args.threads,
         )

@@ -58,8 +58,8 @@ impl Inner {
             return Some(self.level_zero(shape));
         }
         let (level, _) = (1..LEVELS - 1)
-            .map(|l| (l, shape.version.levels[l].len() as f64 / self.level_limit(l).max(1) as f64))
-            .filter(|&(l, score)| score > 1.0 || (self.level_limit(l) == 0 && !shape.version.levels[l].is_empty()))
+            .map(|l| (l, shape.version.levels[l].len() as f64 / self.level_limit(l) as f64))
+            .filter(|&(_, score)| score > 1.0)
             .max_by(|a, b| a.1.total_cmp(&b.1))?;
         let tables = &shape.version.levels[level];
         let pointer = pointers.iter().find(|(l, _)| *l as usize == level).map(|(_, k)| k.as_slice());

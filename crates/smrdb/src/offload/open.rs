@@ -58,10 +58,10 @@ pub fn recover(
             problem: "the offloading store compacts LevelDB-style (loc) only".into(),
         });
     }
-    if let Some(&bands) = options.buffer_bands.iter().find(|&&b| b > MAX_BUFFER_BANDS) {
+    if let Some(&bands) = options.buffer_bands.iter().find(|&&b| b == 0 || b > MAX_BUFFER_BANDS) {
         return Err(Error::InvalidOption {
             option: "buffer_bands",
-            problem: format!("a buffer level holds at most {MAX_BUFFER_BANDS} bands, not {bands}"),
+            problem: format!("a buffer level holds 1 to {MAX_BUFFER_BANDS} bands, not {bands}"),
         });
     }
     let disk = Arc::new(Env::new(disk, store.clone()));
