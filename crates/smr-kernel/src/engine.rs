@@ -15,8 +15,9 @@
 //! open-loop replay also tells `saturation` which requests found the system idle and how long
 //! each measured one waited, for the report's verdict on whether the run was saturated.
 //! Systems whose requests may overlap are replayed overlapped in an open loop on devices that
-//! queue, and whenever they have background work (`overlapped`). Not here: building systems
-//! (`build`) or reading files.
+//! queue, and whenever they have background work (`overlapped`). A `Session` runs the same
+//! steps on requests its caller hands over one at a time, each after seeing how long the one
+//! before took (a host probing a device). Not here: building systems (`build`) or reading files.
 
 use serde::{Deserialize, Serialize};
 use smr_core::Request;
@@ -147,15 +148,7 @@ impl<'p> Engine<'p> {
             if let Some(Ok(later)) = &next {
                 system.prefetch(later, 1);
             }
-            let arrival = replay.arrive(&req, &*system, ctx)?;
-            if let Some(o) = overlapped.as_mut() {
-                o.serve(&mut replay, system, ctx, &req, arrival).map_err(|e| e.at_request(index))?;
-            } else {
-                replay.idle(system, ctx, arrival).map_err(|e| e.at_request(index))?;
-                let start = ctx.now();
-                replay.serve(system, ctx, &req).map_err(|e| e.at_request(index))?;
-                replay.measure(&*system, &req, arrival, start, ctx.now())?;
-            }
+            replay.step(overlapped.as_mut(), system, ctx, &req, index)?;
             until_progress = until_progress.wrapping_sub(1);
             if until_progress == 0 {
                 until_progress = self.config.progress_every;
@@ -203,6 +196,8 @@ pub(super) struct Replay<'c> {
     time_regressions: u64,
     /// Open loop: what the saturation verdict needs.
     saturation: Option<SaturationWatch>,
+    /// The latest request measured: its arrival and its end.
+    last: Served,
 }
 
 impl<'c> Replay<'c> {
@@ -231,7 +226,30 @@ impl<'c> Replay<'c> {
             trace_offset: 0,
             time_regressions: 0,
             saturation: speedup.map(|_| SaturationWatch::new()),
+            last: Served::default(),
         })
+    }
+
+    /// One request (the `index`-th, from 1, which names it in an error) through every step: it
+    /// arrives, idle time before it goes to background work, and it is served and measured (or,
+    /// overlapped, issued and measured when done).
+    #[inline]
+    fn step(
+        &mut self,
+        overlapped: Option<&mut Overlapped>,
+        system: &mut dyn System,
+        ctx: &mut IoCtx,
+        req: &Request,
+        index: u64,
+    ) -> Result<(), SimError> {
+        let arrival = self.arrive(req, &*system, ctx)?;
+        if let Some(o) = overlapped {
+            return o.serve(self, system, ctx, req, arrival).map_err(|e| e.at_request(index));
+        }
+        self.idle(system, ctx, arrival).map_err(|e| e.at_request(index))?;
+        let start = ctx.now();
+        self.serve(system, ctx, req).map_err(|e| e.at_request(index))?;
+        self.measure(&*system, req, arrival, start, ctx.now())
     }
 
     /// When `req` arrives (closed loop: now); takes the warm-up baseline when warm-up ends.
@@ -340,6 +358,7 @@ impl<'c> Replay<'c> {
         end: u64,
     ) -> Result<(), SimError> {
         self.seen += 1;
+        self.last = Served { arrival_ns: arrival, end_ns: end };
         if let Some(s) = self.sampler.as_mut() {
             s.after_request(system, self.seen, end, self.trace_offset);
         }
@@ -423,6 +442,66 @@ impl<'c> Replay<'c> {
         };
         report.add_measures(&counters.since(&base.counters), &gauges, gauge_series);
         report
+    }
+}
+
+/// When a request arrived and when it was done, in simulated ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Served {
+    pub arrival_ns: u64,
+    pub end_ns: u64,
+}
+
+impl Served {
+    /// Its response time: waiting plus service.
+    pub fn response_ns(&self) -> u64 {
+        self.end_ns - self.arrival_ns
+    }
+}
+
+/// The replay a session runs: open loop in real time, with idle time offered to background
+/// work, every request measured.
+static SESSION: EngineConfig = EngineConfig {
+    mode: ReplayMode::Open { speedup: 1.0 },
+    warmup_requests: 0,
+    warmup_ns: 0,
+    idle_work: true,
+    series_interval_ns: 0,
+    progress_every: 0,
+    gauge_samples: 0,
+};
+
+/// A replay fed one request at a time by a caller who sees each request's times before
+/// choosing the next, as a host probing a device does (`smrlab probe`). Each request arrives
+/// at its `time_ns` (counted from the first request's), the idle time before it is offered to
+/// the system's background work as in an open-loop `Engine::run`, and it is served to its end
+/// before `submit` returns (a system whose requests may overlap is awaited request by
+/// request). Not here: building the system, or choosing the requests.
+pub struct Session {
+    replay: Replay<'static>,
+    overlapped: Option<Overlapped>,
+}
+
+impl Session {
+    pub fn new(system: &dyn System, ctx: &mut IoCtx) -> Result<Self, SimError> {
+        let replay = Replay::new(&SESSION, system.capacity())?;
+        let overlapped = Overlapped::wanted(system, ctx, &SESSION)?.map(Overlapped::awaiting_each);
+        Ok(Session { replay, overlapped })
+    }
+
+    /// Serves `req` and says when it arrived and when it was done.
+    pub fn submit(&mut self, system: &mut dyn System, ctx: &mut IoCtx, req: &Request) -> Result<Served, SimError> {
+        let index = self.replay.seen + 1;
+        self.replay.step(self.overlapped.as_mut(), system, ctx, req, index)?;
+        Ok(self.replay.last)
+    }
+
+    /// The report of everything served so far.
+    pub fn finish(mut self, system: &mut dyn System, ctx: &mut IoCtx) -> Result<RunReport, SimError> {
+        if let Some(o) = self.overlapped.take() {
+            o.finish(&mut self.replay, system, ctx)?;
+        }
+        Ok(self.replay.finish(&*system, ctx))
     }
 }
 

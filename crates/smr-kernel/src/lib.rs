@@ -42,7 +42,7 @@ pub mod zoned_disk;
 
 pub use bands::{BandCursor, BandLayout};
 pub use build::{BuildContext, SystemEntry};
-pub use engine::{ok_requests, Engine, EngineConfig, Progress, ReplayMode};
+pub use engine::{ok_requests, Engine, EngineConfig, Progress, ReplayMode, Served, Session};
 pub use error::SimError;
 pub use ioctx::{Background, ChannelId, Command, IoCtx};
 pub use metrics::{Counters, Gauges, Metric, Ratio, Unit};

@@ -6,9 +6,10 @@
 //! own folder and depends on the kernel only: `cmr` (a plain disk), `dmsmr` (drive-managed SMR), `cache` (the SSD cache
 //! framework: LRU, LRU-band, PORE), `hostmanaged` (uCache, E-region, the zone map), `hwsr`
 //! (HWSR and S-block), `fluid` (FluidSMR and its baselines on a hybrid CMR/SMR partition).
-//! `registry` lists them; `runner` runs one from a description. Not here: trace parsing and media models
+//! `registry` lists them; `runner` runs one from a description; `device` is one driven a request at a time. Not here: trace parsing and media models
 //! (`smr-trace`, `smr-media`), the key-value store (`smrdb`).
 
+pub mod device;
 pub mod registry;
 pub mod runner;
 

@@ -30,6 +30,7 @@ mod interrupt;
 mod kv;
 mod paper;
 mod policy;
+mod probe;
 mod sim;
 mod systems;
 mod trace;
@@ -47,6 +48,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kv::register(m)?;
     paper::register(m)?;
     policy::register(m)?;
+    probe::register(m)?;
     sim::register(m)?;
     systems::register(m)?;
     trace::register(m)?;

@@ -60,6 +60,12 @@ impl Overlapped {
         Ok(Some(Overlapped { pending: FxHashMap::default(), next_seq: 0, closed: !open, completed: Vec::new() }))
     }
 
+    /// The same replay, but each request is served to its end before the next arrives, as in a
+    /// closed loop, while arrivals keep their own times (a `Session`).
+    pub(crate) fn awaiting_each(self) -> Self {
+        Overlapped { closed: true, ..self }
+    }
+
     /// Serves `req`, arriving at `arrival`: what completes before then is measured, then the
     /// request's I/O is issued (`Replay::serve`) and background work offered. Out of line, so
     /// that the engine's loop for serial replays stays as compact as it was.
