@@ -67,6 +67,7 @@ test-long: $(BUILD_STAMP)
 	PROPTEST_CASES=20000 cargo test --release -p smrdb --test hostile_options --quiet
 	PROPTEST_CASES=20000 cargo test --release -p smr-workload --test hostile_params --quiet
 	SMRLAB_HYPOTHESIS_EXAMPLES=400 $(IN_VENV) python -m pytest tests/test_hostile_options.py tests/test_hostile_surfaces.py
+	SMRLAB_PROBE_ALL=1 $(IN_VENV) python -m pytest tests/test_probe.py
 	@if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1; then \
 		echo "installing cargo-fuzz from crates.io"; cargo install cargo-fuzz --locked --quiet; \
 	fi

@@ -39,6 +39,7 @@ COMMAND_MODULES = [
     "smrlab.cli.experiments",
     "smrlab.cli.reproduce",
     "smrlab.cli.report",
+    "smrlab.cli.probe",
 ]
 
 

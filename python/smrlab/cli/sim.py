@@ -184,6 +184,11 @@ def register(commands) -> None:
         help="system parameter (repeatable); `--KEY VALUE` works too",
     )
     parser.add_argument(
+        "--preset-file",
+        metavar="CARD",
+        help="take the system's parameters from a drive card of smrlab probe (-p overrides them)",
+    )
+    parser.add_argument(
         "--geometry-scale",
         type=options.positive,
         default=1.0,
@@ -253,6 +258,13 @@ def run(args: argparse.Namespace) -> int:
             f"--iolog-max-io must be 0 (never split) or at least one {_core.MIN_IOLOG_PIECE}-byte sector, got {args.iolog_max_io}"
         )
     engine = engine_from_args(args)
+    if args.preset_file:
+        from smrlab.probe.card import card_params
+
+        given = {p.split("=", 1)[0] for p in args.param}
+        args.param = [
+            p for p in card_params(args.preset_file, args.system) if p.split("=", 1)[0] not in given
+        ] + args.param
     out = Path(args.out) if args.out else None
     if out is not None:
         outputs.check_output(out, [args.trace])
