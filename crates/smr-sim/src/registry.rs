@@ -14,6 +14,7 @@ use smr_kernel::{BuildContext, IoCtx, SimError, System, SystemEntry};
 pub const SYSTEMS: &[&SystemEntry] = &[
     &crate::cmr::ENTRY,
     &crate::dmsmr::ENTRY,
+    &crate::dmsmr::estimate::ENTRY,
     &crate::cache::ENTRY,
     &crate::hostmanaged::UCACHE,
     &crate::hostmanaged::EREGION,

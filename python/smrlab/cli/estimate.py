@@ -1,5 +1,6 @@
 """``smrlab trace smr-estimate``: the write-amplification estimate of PORE §III-A for a trace —
-how badly a drive-managed SMR disk would amplify its writes, without simulating time."""
+how badly a drive-managed SMR disk would amplify its writes, without simulating time (the
+core's ``smr-estimate``, which experiments run as a system)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.file}: no such trace file")
     params = geometry.scale(args.param, args.geometry_scale, set(ESTIMATE_PARAMS))
     spec = {
-        "system": "dmsmr",
+        "system": "smr-estimate",
         "trace": args.file,
         "format": args.format,
         "trace_options": args.trace_option,
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     }
     result = json.loads(_core.smr_estimate(json.dumps(spec)))
     band = {
-        **{key: value for key, value in systems.defaults("dmsmr").items() if key in ESTIMATE_PARAMS},
+        **{key: value for key, value in systems.defaults("smr-estimate").items() if key in ESTIMATE_PARAMS},
         **dict(p.split("=", 1) for p in params if "=" in p),
     }
     if band.get("band_size") in ("", "none"):
@@ -50,12 +51,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rows = [
         ("written range: capacity of the bands written (GB)", result["written_range_bytes"] / 1e9),
-        ("written blocks: union of the 4 KiB blocks written (GB)", result["written_bytes"] / 1e9),
-        ("virtual FIFO buffer (MB)", result["buffer_bytes"] / 1e6),
+        ("working set: union of the 4 KiB blocks written (GB)", result["written_bytes"] / 1e9),
+        ("virtual FIFO queue (MB)", result["buffer_bytes"] / 1e6),
         ("buffer fills", result["fills"]),
         ("bands covered, summed over fills", result["bands_covered"]),
         ("band bytes rewritten (GB)", result["band_bytes"] / 1e9),
-        ("bytes through the buffer (GB)", result["buffered_bytes"] / 1e9),
+        ("bytes through the queue (GB)", result["buffered_bytes"] / 1e9),
         ("estimated R_wa", result["r_wa"] if result["r_wa"] is not None else "not applicable: no writes"),
     ]
     print_table(f"SMR write-amplification estimate (PORE §III-A): {args.file}", ["", "value"], rows)
@@ -64,23 +65,24 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# The parameters the estimate reads, as dmsmr declares them.
+# The parameters the estimate reads (its queue, and the bands as dmsmr declares them).
 ESTIMATE_PARAMS = ("buffer", "band_min", "band_max", "band_size")
 
 
 def register(commands) -> None:
-    dmsmr = systems.defaults("dmsmr")
+    declared = systems.defaults("smr-estimate")
     parser = commands.group("trace").add(
         "smr-estimate",
         help="estimate drive-managed SMR write amplification of a trace (PORE §III-A)",
-        description=f"Only writes count. A virtual FIFO buffer of {dmsmr['buffer']} of the written range (the capacity of "
-        "the bands the trace writes, as `sim --system dmsmr` sizes its buffer) fills with written blocks; at each fill the sizes of the bands it covers are summed and it is "
-        "emptied. R_wa = band bytes / bytes through the buffer. Bands are uniform in "
-        f"[{dmsmr['band_min']}, {dmsmr['band_max']}] (seeded) unless changed.",
+        description=f"Only writes count. A virtual FIFO queue of {declared['buffer']} of the working set (the union of the "
+        "4 KiB blocks the trace writes; `sim --system dmsmr` sizes its buffer from the written range, the capacity of the "
+        "bands written, instead) fills with written blocks; at each fill the sizes of the bands it covers are summed and "
+        "it is emptied. R_wa = band bytes / bytes through the queue. Bands are uniform in "
+        f"[{declared['band_min']}, {declared['band_max']}] (seeded) unless changed.",
     )
     parser.add_argument("file", help="trace file")
     add_input_arguments(parser)
-    defaults = ", ".join(f"{key} [{dmsmr[key]}]" for key in ESTIMATE_PARAMS).replace(
+    defaults = ", ".join(f"{key} [{declared[key]}]" for key in ESTIMATE_PARAMS).replace(
         "%", "%%"
     )  # argparse %-formats help
     parser.add_argument(
@@ -89,7 +91,7 @@ def register(commands) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help=f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the written range; band sizes in "
+        help=f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the working set; band sizes in "
         "bytes (band_size: fixed bands)",
     )
     parser.add_argument("--seed", type=options.seed, default=0, help="seed of the band layout (default 0)")

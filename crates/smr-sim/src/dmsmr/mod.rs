@@ -159,8 +159,8 @@ pub static BUFFER_OCCUPANCY: Metric =
 pub static BANDS: Metric = Metric::new("bands", Unit::Count, "bands over the disk's address space");
 
 /// The write buffer's size: `buffer` of the trace's written range as the PORE paper measures
-/// it (Table I: the capacity of the bands the trace writes; at least 256 blocks), in whole 4 KiB
-/// blocks. One definition, for the simulation and the §III-A estimate.
+/// it (§V-A, Table I: the capacity of the bands the trace writes; at least 256 blocks), in whole
+/// 4 KiB blocks. (The §III-A estimate's queue is a share of another measure: `estimate`.)
 pub fn buffer_bytes(
     params: &mut ParamReader<'_>,
     layout: &BandLayout,
