@@ -40,6 +40,7 @@ RUNS = [
     ("cmr", "cmr", [], {}),
     ("dmsmr", "dmsmr", [], {}),
     ("dmsmr-ssd", "dmsmr", ["buffer_on=ssd", "band_size=4MiB"], {}),
+    ("smr-estimate", "smr-estimate", [], {}),
     (
         "dmsmr-open-idle",
         "dmsmr",
