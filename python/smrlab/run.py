@@ -36,8 +36,10 @@ def engine_config(
     series_interval_seconds: float = 0.0,
     progress_every: int = PROGRESS_EVERY,
     gauge_samples: int = 0,
+    iodepth: int = 1,
 ) -> dict:
-    """The engine part of a run spec (see ``smr_sim::engine::EngineConfig``)."""
+    """The engine part of a run spec (see ``smr_sim::engine::EngineConfig``). ``iodepth``: a
+    closed loop's requests in flight (fio's iodepth; 1: each after the one before it)."""
     if mode == "closed":
         replay = {"kind": "closed"}
     elif mode == "open":
@@ -55,6 +57,12 @@ def engine_config(
         )
     if not 0 <= warmup_requests <= MAX_WHOLE:
         raise UsageError(f"--warmup-requests must be a whole number from 0 to {MAX_WHOLE}, got {warmup_requests}")
+    if isinstance(iodepth, bool) or not isinstance(iodepth, int) or not 1 <= iodepth <= _core.MAX_IODEPTH:
+        raise UsageError(
+            f"--iodepth must be a whole number of requests kept in flight from 1 to {_core.MAX_IODEPTH}, got {iodepth!r}"
+        )
+    if mode == "open" and iodepth != 1:
+        raise UsageError("--iodepth applies to the closed loop only (an open loop issues each request at its arrival)")
     if not 0 <= gauge_samples <= _core.MAX_GAUGE_SAMPLES:
         raise UsageError(
             f"--gauge-samples must be a whole number from 0 to {_core.MAX_GAUGE_SAMPLES}, got {gauge_samples}"
@@ -67,6 +75,7 @@ def engine_config(
         "series_interval_ns": int(series_interval_seconds * NS_PER_S),
         "progress_every": int(progress_every),
         "gauge_samples": int(gauge_samples),
+        "iodepth": int(iodepth),
     }
 
 

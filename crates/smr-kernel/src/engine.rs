@@ -2,7 +2,10 @@
 //!
 //! Closed loop: queue depth 1, each request starts when the previous one completes; trace
 //! timestamps are ignored and the result is the total I/O time (as the PORE and FluidSMR papers
-//! measure). Open loop: requests arrive at their trace time (divided by `speedup`), wait in one
+//! measure). A closed loop may instead keep `iodepth` requests in flight, issuing the next as
+//! soon as fewer are (as fio replays a trace at an iodepth, the uCache paper's replay): the
+//! requests overlap at the drive's command queue (`overlapped`), so the replay's time is its
+//! makespan, not the sum of the requests' service times. Open loop: requests arrive at their trace time (divided by `speedup`), wait in one
 //! FIFO queue, and their response time is waiting + service; gaps are offered to the system for
 //! background work in quanta (`System::idle`), and a started quantum finishes before the next
 //! request is served.
@@ -66,7 +69,20 @@ pub struct EngineConfig {
     /// requests (warm-up included), into `RunReport::gauge_series`.
     #[serde(default)]
     pub gauge_samples: u32,
+    /// Closed loop: requests kept in flight, the next issued as soon as fewer are (fio's
+    /// iodepth; 1 to `MAX_IODEPTH`, 1: each request after the one before it completes). Above
+    /// 1 the system's requests must be able to overlap (`System::concurrency`).
+    #[serde(default = "one")]
+    pub iodepth: u32,
 }
+
+fn one() -> u32 {
+    1
+}
+
+/// The most requests a closed-loop replay keeps in flight (`EngineConfig::iodepth`): far more
+/// than any drive's command queue holds (`smr_media::MAX_QUEUE_DEPTH`).
+pub const MAX_IODEPTH: u32 = 65_536;
 
 impl Default for EngineConfig {
     fn default() -> Self {
@@ -78,6 +94,7 @@ impl Default for EngineConfig {
             series_interval_ns: 0,
             progress_every: 1 << 20,
             gauge_samples: 0,
+            iodepth: 1,
         }
     }
 }
@@ -202,11 +219,22 @@ pub(super) struct Replay<'c> {
 
 impl<'c> Replay<'c> {
     fn new(config: &'c EngineConfig, capacity: u64) -> Result<Self, SimError> {
+        if !(1..=MAX_IODEPTH).contains(&config.iodepth) {
+            return Err(smr_core::ParamError::new(
+                "iodepth",
+                format!("{} requests: must be 1 to {MAX_IODEPTH} requests kept in flight", config.iodepth),
+            )
+            .into());
+        }
         let speedup = match config.mode {
             ReplayMode::Closed => None,
             ReplayMode::Open { speedup } => {
                 if !(speedup > 0.0 && speedup.is_finite()) {
                     return Err(smr_core::ParamError::new("speedup", "must be a positive number").into());
+                }
+                if config.iodepth != 1 {
+                    let message = "applies to a closed-loop replay (an open loop issues each request at its arrival)";
+                    return Err(smr_core::ParamError::new("iodepth", message).into());
                 }
                 Some(speedup)
             }
@@ -286,6 +314,7 @@ impl<'c> Replay<'c> {
         {
             let mut counters = Counters::default();
             system.counters(&mut counters);
+            ctx.timer_counters(&mut counters);
             self.baseline = Some(Baseline {
                 counters,
                 channels: ctx.channel_reports().iter().map(|c| c.stats).collect(),
@@ -400,6 +429,7 @@ impl<'c> Replay<'c> {
     fn finish(self, system: &dyn System, ctx: &IoCtx) -> RunReport {
         let mut counters = Counters::default();
         system.counters(&mut counters);
+        ctx.timer_counters(&mut counters);
         let mut gauges = Gauges::default();
         system.gauges(&mut gauges);
         let gauge_series =
@@ -429,6 +459,7 @@ impl<'c> Replay<'c> {
             channels,
             series: self.series,
             cancelled: self.cancelled,
+            iodepth: self.config.iodepth,
             time_regressions: self.time_regressions,
             saturation: self.saturation.map(|watch| {
                 let last_arrival_ns = self.speedup.map_or(0, |s| (self.trace_offset as f64 / s) as u64);

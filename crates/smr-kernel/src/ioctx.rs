@@ -12,8 +12,11 @@
 //! I/Os one by one. In an overlapped replay (the engine's `overlapped`) nothing runs at once:
 //! each request's I/Os, and background work (`background`), are issued as chains of commands
 //! that wait for one another and share the devices' queues (`inflight`), and the engine takes
-//! their completions in time order. Not here: any policy; a system decides which I/Os to issue,
-//! `IoCtx` only executes them.
+//! their completions in time order; in a replay of a translated trace (`Concurrency::Translated`)
+//! a request's commands wait for none of one another. A timer (`start_timer`, `stop_timer`)
+//! adds up how long the commands issued while it runs take, from when the first reaches its
+//! device to the end of the last, into a counter the report carries. Not here: any policy; a system decides
+//! which I/Os to issue, `IoCtx` only executes them.
 
 use serde::{Deserialize, Serialize};
 use smr_core::Op;
@@ -21,6 +24,7 @@ use smr_media::{FixedTiming, Medium};
 
 mod inflight;
 
+use super::metrics::{Counters, Metric};
 use super::recorder::IologRecorder;
 pub use inflight::Background;
 pub(crate) use inflight::Completed;
@@ -33,6 +37,18 @@ pub struct ChannelId(u16);
 /// Index of a device registered with `IoCtx::add_device`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DeviceId(u16);
+
+/// A timer registered with `IoCtx::timer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimerId(u32);
+
+/// A running timer (`IoCtx::start_timer`), to be stopped with `IoCtx::stop_timer`.
+#[must_use = "a started timer is stopped with IoCtx::stop_timer"]
+#[derive(Debug)]
+pub struct RunningTimer {
+    timer: TimerId,
+    started_ns: u64,
+}
 
 /// Totals of one channel's I/O. Monotonic, so warm-up can be subtracted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -190,6 +206,11 @@ pub struct IoCtx {
     overlapped: bool,
     /// Whether any device queues commands (its queue depth is above 1).
     queueing: bool,
+    /// In an overlapped replay of a translated trace: the largest piece a request's commands
+    /// are split into (`Concurrency::Translated`).
+    translated: Option<u64>,
+    /// Each timer's counter and its total from I/O run at once (the rest is in flight's).
+    timers: Vec<(&'static Metric, u64)>,
 }
 
 impl Default for IoCtx {
@@ -206,6 +227,8 @@ impl IoCtx {
             flight: None,
             overlapped: false,
             queueing: false,
+            translated: None,
+            timers: Vec::new(),
         }
     }
 
@@ -324,8 +347,43 @@ impl IoCtx {
         let flight = self.flight.get_or_insert_with(Box::default);
         flight.begin_batch();
         flight.batch(&mut self.media, now, commands);
-        flight.end(now);
+        flight.end(&mut self.media, now);
         self.now_ns = flight.drain(&mut self.media, now);
+    }
+
+    /// Registers a timer that adds into the counter `metric` (`start_timer`); the report
+    /// carries the counter, 0 if the timer never ran.
+    pub fn timer(&mut self, metric: &'static Metric) -> TimerId {
+        self.timers.push((metric, 0));
+        TimerId((self.timers.len() - 1) as u32)
+    }
+
+    /// Starts `timer`: the commands issued until `stop_timer` are timed together, from when the
+    /// first of them reaches its device (is taken into its queue: fio's submission) to the end
+    /// of the last of them (when I/O runs at once, the time the clock moves).
+    pub fn start_timer(&mut self, timer: TimerId) -> RunningTimer {
+        if self.overlapped {
+            self.in_flight().begin_timer(timer.0);
+        }
+        RunningTimer { timer, started_ns: self.now_ns }
+    }
+
+    /// Stops a running timer; its time joins its counter once its commands have ended.
+    pub fn stop_timer(&mut self, running: RunningTimer) {
+        if self.overlapped {
+            let (flight, media, now) = self.gathering();
+            flight.end_timer(media, now);
+        } else {
+            self.timers[running.timer.0 as usize].1 += self.now_ns - running.started_ns;
+        }
+    }
+
+    /// Adds every timer's counter to `out` (what the engine reports beside the system's own).
+    pub fn timer_counters(&self, out: &mut Counters) {
+        let in_flight = self.flight.as_ref().map_or(&[][..], |f| &f.timed_ns[..]);
+        for (index, (metric, total)) in self.timers.iter().enumerate() {
+            out.add(metric, total + in_flight.get(index).copied().unwrap_or(0));
+        }
     }
 
     /// Background work: what `work` issues through the context goes in flight on its own chain,
@@ -339,8 +397,8 @@ impl IoCtx {
         }
         self.in_flight().begin_background();
         let result = work(self);
-        let now = self.now_ns;
-        let handle = self.in_flight().end(now).expect("background work has a handle");
+        let (flight, media, now) = self.gathering();
+        let handle = flight.end(media, now).expect("background work has a handle");
         (handle, result)
     }
 
@@ -370,21 +428,25 @@ impl IoCtx {
         (self.flight.get_or_insert_with(Box::default), &mut self.media, self.now_ns)
     }
 
-    /// From now on I/O is issued into chains (an overlapped replay: the engine's `overlapped`).
-    pub(super) fn overlap(&mut self) {
+    /// From now on I/O is issued into chains (an overlapped replay: the engine's `overlapped`);
+    /// with `translated`, each request's commands into an unordered chain, split into pieces of
+    /// at most that many bytes.
+    pub(super) fn overlap(&mut self, translated: Option<u64>) {
         self.overlapped = true;
+        self.translated = translated;
         self.in_flight();
     }
 
     /// Starts issuing the chain of request `seq`, arriving now.
     pub(super) fn begin_request(&mut self, seq: u64) {
-        self.in_flight().begin_request(seq);
+        let pieces = self.translated;
+        self.in_flight().begin_request(seq, pieces);
     }
 
     /// Ends the chain of the request being issued.
     pub(super) fn end_request(&mut self) {
-        let now = self.now_ns;
-        self.in_flight().end(now);
+        let (flight, media, now) = self.gathering();
+        flight.end(media, now);
     }
 
     /// When the next command in flight completes.

@@ -44,7 +44,7 @@ pub use bands::{BandCursor, BandLayout};
 pub use build::{BuildContext, SystemEntry};
 pub use engine::{ok_requests, Engine, EngineConfig, Progress, ReplayMode, Served, Session};
 pub use error::SimError;
-pub use ioctx::{Background, ChannelId, Command, IoCtx};
+pub use ioctx::{Background, ChannelId, Command, IoCtx, RunningTimer, TimerId};
 pub use metrics::{Counters, Gauges, Metric, Ratio, Unit};
 pub use report::RunReport;
 pub use saturation::Saturation;

@@ -346,3 +346,147 @@ fn an_overlapped_replay_is_judged_saturated_when_its_queue_grows_throughout() {
     assert!(saturated(20_000));
     assert!(!saturated(100_000));
 }
+
+/// The iodepth of a closed loop, on the reads of `requests_arriving_together_queue_at_the_drive`:
+/// a positioning read at the start of track 10 and N reads on that track, replayed back to
+/// back. Known answer: keeping all N + 1 in flight at a drive of that depth, the drive serves
+/// them as the platter brings them round once the head is on the track, so the replay takes
+/// at most the seek there, one turn and the last read's 8 sectors; one at a time (iodepth 1,
+/// the closed loop as it was) each waits for its own sector, over a quarter turn apiece.
+#[test]
+fn a_closed_loop_at_iodepth_n_keeps_n_requests_at_the_drive() {
+    let rev = revolution();
+    let n = 16;
+    let track = 10 * spt() * SECTOR;
+    let mut requests = vec![Request::new(0, Op::Read, track, SECTOR)];
+    requests.extend(slots_on_track_10(n, 7).into_iter().map(|at| Request::new(0, Op::Read, at, 8 * SECTOR)));
+    let replay = |iodepth: u32| {
+        let (mut toy, mut ctx) = Toy::new(n as u32 + 1, true, 0);
+        let config = EngineConfig { iodepth, ..Default::default() };
+        let r = Engine::new(config).run(&mut toy, &mut ctx, ok_requests(&requests)).unwrap();
+        assert_eq!((r.requests, r.iodepth), (n as u64 + 1, iodepth));
+        r.makespan_ns as f64
+    };
+    let positioning = disk(1).access(0, Op::Read, track, SECTOR) as f64;
+    let (queued, one_by_one) = (replay(n as u32 + 1), replay(1));
+    assert!(queued <= positioning + rev + 9.0 * rev / spt() as f64, "iodepth {}: {queued} ns", n + 1);
+    assert!(one_by_one > positioning + n as f64 / 4.0 * rev, "iodepth 1: {one_by_one} ns");
+}
+
+/// Requests that each issue a list of commands (the request's offset picks its list), replayed
+/// as a translated trace (unordered, split into pieces of `piece` bytes) or as ordered chains;
+/// each request's commands are timed together.
+struct Logged {
+    lists: Vec<Vec<(ChannelId, Op, u64, u64)>>,
+    piece: Option<u64>,
+    timer: super::ioctx::TimerId,
+}
+
+static TIMED: super::metrics::Metric =
+    super::metrics::Metric::new("timed_ns", super::metrics::Unit::Ns, "requests' commands, issue to end");
+
+impl Logged {
+    fn new(ctx: &mut IoCtx, lists: Vec<Vec<(ChannelId, Op, u64, u64)>>, piece: Option<u64>) -> Self {
+        let timer = ctx.timer(&TIMED);
+        Logged { lists, piece, timer }
+    }
+}
+
+impl System for Logged {
+    fn submit(&mut self, req: &Request, ctx: &mut IoCtx) -> Result<(), SimError> {
+        let timer = ctx.start_timer(self.timer);
+        for &(channel, op, offset, len) in &self.lists[req.offset as usize] {
+            ctx.io(channel, op, offset, len);
+        }
+        ctx.stop_timer(timer);
+        Ok(())
+    }
+
+    fn concurrency(&self) -> Concurrency {
+        match self.piece {
+            Some(max_command) => Concurrency::Translated { max_command },
+            None => Concurrency::Overlapped { background: false },
+        }
+    }
+
+    fn capacity(&self) -> u64 {
+        self.lists.len() as u64
+    }
+
+    fn counters(&self, _out: &mut Counters) {}
+}
+
+/// A request of a translated trace issues its commands together, none waiting for another, and
+/// split. While the drive (depth 2) serves a read at the start of the disk, a request issues a
+/// far read and then a near write: the near write is served next (an ordered chain serves the
+/// far read first, the write waiting for it); a 256 KiB read in 64 KiB pieces is four commands.
+#[test]
+fn a_translated_request_issues_its_commands_unordered_and_split() {
+    let served = |piece: Option<u64>, lists: Vec<Vec<(Op, u64, u64)>>| {
+        let (mut ctx, disk, _) = context(2);
+        let lists: Vec<_> = lists
+            .into_iter()
+            .map(|l| l.into_iter().map(|(op, offset, len)| (disk, op, offset, len)).collect())
+            .collect();
+        let requests: Vec<Request> = (0..lists.len() as u64).map(|i| Request::new(0, Op::Read, i, 1)).collect();
+        let mut system = Logged::new(&mut ctx, lists, piece);
+        let config = EngineConfig { iodepth: 2, ..Default::default() };
+        Engine::new(config).run(&mut system, &mut ctx, ok_requests(&requests)).unwrap();
+        ctx.served().iter().map(|(_, a, _, _)| (a.offset, a.len)).collect::<Vec<_>>()
+    };
+    let busy = vec![(Op::Read, 0, 4096)];
+    let far_then_near = vec![(Op::Read, 300 << 30, 4096), (Op::Write, 8192, 4096)];
+    let lists = vec![busy, far_then_near];
+    assert_eq!(served(Some(64 << 10), lists.clone()), [(0, 4096), (8192, 4096), (300 << 30, 4096)]);
+    assert_eq!(served(None, lists), [(0, 4096), (300 << 30, 4096), (8192, 4096)]);
+    let mut pieces = served(Some(64 << 10), vec![vec![(Op::Read, 1 << 30, 256 << 10)]]);
+    pieces.sort_unstable();
+    assert_eq!(pieces, (0..4).map(|i| ((1 << 30) + i * (64 << 10), 64 << 10)).collect::<Vec<_>>());
+}
+
+/// Known answer: a timer adds up its commands' time from when the first reaches its device
+/// (the device takes it into its queue: fio's submission) to the end of the last. Two requests
+/// of one read each, kept in flight together (iodepth 2): on a device that takes one command
+/// at a time (an SSD, or a disk of depth 1) the second reaches it when the first is done, so
+/// each is timed for its own service; a disk of depth 2 takes both at once, and the second is
+/// timed from then, its wait in the drive's queue included.
+#[test]
+fn a_timer_counts_from_the_device_taking_a_command_to_its_end() {
+    let timed = |depth: u32, on_ssd: bool, iodepth: u32| {
+        let (mut ctx, disk, ssd) = context(depth);
+        let channel = if on_ssd { ssd } else { disk };
+        let lists = (0..2).map(|i| vec![(channel, Op::Read, (10 * spt() + i * 300) * SECTOR, 4096)]).collect();
+        let mut system = Logged::new(&mut ctx, lists, None);
+        let requests: Vec<Request> = (0..2).map(|i| Request::new(0, Op::Read, i, 1)).collect();
+        let config = EngineConfig { iodepth, ..Default::default() };
+        let r = Engine::new(config).run(&mut system, &mut ctx, ok_requests(&requests)).unwrap();
+        let served: Vec<(u64, u64)> = ctx.served().iter().map(|s| (s.2, s.3)).collect();
+        (r.counters.get("timed_ns"), served)
+    };
+    assert_eq!(timed(1, true, 1).0, 2 * SSD_READ);
+    assert_eq!(timed(1, true, 2).0, 2 * SSD_READ);
+    let (one_at_a_time, served) = timed(1, false, 2);
+    assert_eq!(one_at_a_time, served.iter().map(|(start, end)| end - start).sum::<u64>());
+    let (both_at_once, served) = timed(2, false, 2);
+    assert_eq!(served.len(), 2);
+    assert_eq!(both_at_once, served[0].1 + served[1].1, "both reached the drive at 0");
+    assert!(both_at_once > served.iter().map(|(start, end)| end - start).sum::<u64>());
+}
+
+/// An iodepth out of range, above 1 in an open loop, or above 1 for a system that cannot
+/// overlap is refused, naming `iodepth`.
+#[test]
+fn a_bad_iodepth_is_refused_by_name() {
+    let requests = [Request::new(0, Op::Read, 0, 4096)];
+    for (iodepth, overlaps, mode) in [
+        (0, true, ReplayMode::Closed),
+        (super::engine::MAX_IODEPTH + 1, true, ReplayMode::Closed),
+        (2, true, ReplayMode::Open { speedup: 1.0 }),
+        (2, false, ReplayMode::Closed),
+    ] {
+        let (mut toy, mut ctx) = Toy::new(1, overlaps, 0);
+        let config = EngineConfig { iodepth, mode, ..Default::default() };
+        let err = Engine::new(config).run(&mut toy, &mut ctx, ok_requests(&requests)).unwrap_err().to_string();
+        assert!(err.contains("'iodepth'"), "{iodepth}, {mode:?}: {err}");
+    }
+}

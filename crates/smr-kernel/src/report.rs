@@ -62,6 +62,10 @@ pub struct RunReport {
     pub gauge_series: GaugeSeries,
     /// True if the progress callback asked to stop before the trace ended.
     pub cancelled: bool,
+    /// Requests the replay kept in flight: the closed loop's `iodepth` (1 in an open loop,
+    /// which issues each request at its arrival).
+    #[serde(default = "one")]
+    pub iodepth: u32,
     /// Requests whose trace timestamp was earlier than the request before them; each arrived
     /// at the time before it (the clock of a replay never goes back).
     pub time_regressions: u64,
@@ -107,6 +111,10 @@ pub static SEEKS: Metric =
     Metric::new("seeks", Unit::Count, "media I/Os on rotating devices that did not start where the device's previous I/O ended (the channels give them per device)");
 
 const NS_PER_S: f64 = 1e9;
+
+fn one() -> u32 {
+    1
+}
 
 /// Accumulates one kind of host request.
 #[derive(Default)]

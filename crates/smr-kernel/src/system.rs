@@ -88,4 +88,11 @@ pub enum Concurrency {
     /// engine does so in an open-loop replay on devices that queue, and whenever `background`
     /// is set: the system has background work for `System::background`.
     Overlapped { background: bool },
+    /// Requests may overlap as with `Overlapped` (no background work), and each request's
+    /// commands wait for none of one another: the engine issues them together, each split into
+    /// pieces of at most `max_command` bytes, and the request ends when the last piece does.
+    /// This is how a translated trace is replayed (fio issues each logged command without
+    /// knowing what one needs of another), for systems whose paper measured them that way; the
+    /// system's decisions must not depend on time, so the commands are those of a serial run.
+    Translated { max_command: u64 },
 }

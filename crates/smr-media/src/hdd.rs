@@ -119,11 +119,16 @@ fn fraction_of_turn(turns: f64) -> f64 {
 }
 
 /// The place of the smallest of `positioning` times; ties to the first (the oldest command).
+/// A command that needs no positioning at all (the next sectors under the head, or answered
+/// by the cache) cannot be beaten, so the rest are not timed.
 fn soonest(positioning: impl Iterator<Item = f64>) -> usize {
     let mut best = (0, f64::INFINITY);
     for (i, t) in positioning.enumerate() {
         if t < best.1 {
             best = (i, t);
+            if t <= 0.0 {
+                break;
+            }
         }
     }
     best.0

@@ -52,12 +52,31 @@ impl<T> DeviceQueue<T> {
     /// The command `medium` serves next, free at `now_ns`, taken off the queue: the device first
     /// takes in the oldest waiting commands it has room for, then chooses among those it holds.
     pub fn next(&mut self, medium: &dyn Medium, now_ns: u64) -> Option<(T, Access)> {
+        self.next_admitting(medium, now_ns, |_| {})
+    }
+
+    /// The device, serving `in_service` commands, takes in the oldest waiting commands it has
+    /// room for (its queue depth counts the ones in service), telling `admitted` each one's tag:
+    /// the moment a host's command reaches the drive (fio's submission, from which it times a
+    /// command). Which command is served next does not change: the device chooses only when free.
+    pub fn admit(&mut self, medium: &dyn Medium, in_service: usize, mut admitted: impl FnMut(&T)) {
         let depth = medium.queue_depth().clamp(1, MAX_QUEUE_DEPTH) as usize;
-        while self.held.len() < depth {
+        while self.held.len() + in_service < depth {
             let Some((tag, access)) = self.waiting.pop_front() else { break };
+            admitted(&tag);
             self.tags.push(tag);
             self.held.push(access);
         }
+    }
+
+    /// `next`, telling `admitted` the tag of each command the device takes in (`admit`).
+    pub fn next_admitting(
+        &mut self,
+        medium: &dyn Medium,
+        now_ns: u64,
+        admitted: impl FnMut(&T),
+    ) -> Option<(T, Access)> {
+        self.admit(medium, 0, admitted);
         let chosen = match self.held.len() {
             0 => return None,
             1 => 0,

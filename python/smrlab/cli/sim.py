@@ -49,16 +49,25 @@ def param_lines(params, indent: str) -> list[str]:
     return lines
 
 
-def add_engine_arguments(parser: argparse.ArgumentParser, replay: str = "closed") -> None:
-    """Replay options shared by every command that runs simulations; ``replay`` is the
-    command's default replay (its help shows it)."""
+def add_engine_arguments(parser: argparse.ArgumentParser, replay: str = "closed", iodepth: int = 1) -> None:
+    """Replay options shared by every command that runs simulations; ``replay`` and
+    ``iodepth`` are the command's defaults (its help shows them)."""
     group = parser.add_argument_group("replay")
     group.add_argument(
         "--replay",
         choices=["closed", "open"],
         default=replay,
-        help="closed: back to back at queue depth 1, total I/O time; "
+        help="closed: back to back, --iodepth requests in flight (1: total I/O time); "
         "open: at trace timestamps, response time = waiting + service (default %(default)s)",
+    )
+    group.add_argument(
+        "--iodepth",
+        type=options.bounded_whole(1, _core.MAX_IODEPTH),
+        default=iodepth,
+        metavar="N",
+        help="closed loop: keep N requests in flight, as fio replays a trace at an iodepth; above 1 they "
+        "overlap at the drive's command queue (disk_queue_depth) and the replay's time is makespan_s "
+        "(default %(default)s)",
     )
     group.add_argument(
         "--speedup",
@@ -109,6 +118,7 @@ def engine_keywords(args: argparse.Namespace) -> dict:
         raise UsageError("--speedup applies to the open loop only: add --replay open")
     return {
         "mode": args.replay,
+        "iodepth": args.iodepth,
         "speedup": 1.0 if args.speedup is None else args.speedup,
         "warmup_requests": args.warmup_requests,
         "warmup_seconds": args.warmup_seconds,

@@ -9,13 +9,15 @@
 //! started; a request that arrives with no other in flight found the system idle, for the
 //! saturation verdict), and the system offered background work after each request is issued, when
 //! background work finishes and when a device runs out of commands (`System::background`). In
-//! a closed loop the next request arrives when the one before it completes. `System::idle` is
-//! not offered: an overlapped system's background work is `System::background`.
+//! a closed loop the next request arrives when fewer than `iodepth` requests are in flight (1:
+//! when the one before it completes). `System::idle` is not offered: an overlapped system's
+//! background work is `System::background`. A system replayed as a translated trace
+//! (`Concurrency::Translated`) has each request's commands issued unordered (`IoCtx::overlap`).
 //!
-//! The engine uses it for systems that can overlap (`Concurrency::Overlapped`) in an open-loop
-//! replay on devices that queue, or whenever the system has background work; a system that
-//! cannot overlap is refused an open-loop replay on devices that queue. Not here: the replay's
-//! measures (`engine`).
+//! The engine uses it for systems that can overlap (`Concurrency::Overlapped`, `Translated`) in
+//! an open-loop replay on devices that queue, in a closed loop that keeps more than one request
+//! in flight, or whenever the system has background work; a system that cannot overlap is
+//! refused either of the first two. Not here: the replay's measures (`engine`).
 
 use rustc_hash::FxHashMap;
 use smr_core::{ParamError, Request};
@@ -30,8 +32,9 @@ pub(crate) struct Overlapped {
     /// Requests issued and not yet completed: the request and its arrival, by sequence number.
     pending: FxHashMap<u64, (Request, u64)>,
     next_seq: u64,
-    /// A closed loop: each request arrives when the one before it completes.
-    closed: bool,
+    /// A closed loop: each request arrives when fewer than this many are in flight; 0 in an
+    /// open loop.
+    closed_depth: usize,
     completed: Vec<Completed>,
 }
 
@@ -45,19 +48,26 @@ impl Overlapped {
     ) -> Result<Option<Self>, SimError> {
         let open = matches!(config.mode, ReplayMode::Open { .. });
         let queues = ctx.max_queue_depth() > 1;
-        let overlap = match system.concurrency() {
-            Concurrency::Overlapped { background } => background || (open && queues),
+        let deep = !open && config.iodepth > 1;
+        let (overlap, translated) = match system.concurrency() {
+            Concurrency::Overlapped { background } => (background || (open && queues) || deep, None),
+            Concurrency::Translated { max_command } => ((open && queues) || deep, Some(max_command)),
             Concurrency::Serial if open && queues => {
                 let message = "is above 1, but this system serves one request at a time (it times its own overlapped I/O), so an open-loop replay cannot queue its requests at the disk: use a queue depth of 1 or a closed-loop replay";
                 return Err(ParamError::new("disk_queue_depth", message).into());
             }
-            Concurrency::Serial => false,
+            Concurrency::Serial if deep => {
+                let message = format!("{} requests in flight, but this system serves one request at a time (it times its own overlapped I/O): use an iodepth of 1", config.iodepth);
+                return Err(ParamError::new("iodepth", message).into());
+            }
+            Concurrency::Serial => (false, None),
         };
         if !overlap {
             return Ok(None);
         }
-        ctx.overlap();
-        Ok(Some(Overlapped { pending: FxHashMap::default(), next_seq: 0, closed: !open, completed: Vec::new() }))
+        ctx.overlap(translated);
+        let closed_depth = if open { 0 } else { config.iodepth as usize };
+        Ok(Some(Overlapped { pending: FxHashMap::default(), next_seq: 0, closed_depth, completed: Vec::new() }))
     }
 
     /// The same replay, but each request is served to its end before the next arrives, as in a
@@ -91,8 +101,8 @@ impl Overlapped {
         served?;
         self.pending.insert(seq, (*req, arrival));
         system.background(ctx)?;
-        if self.closed {
-            self.run(replay, system, ctx, |o, _| o.pending.contains_key(&seq))?;
+        if self.closed_depth > 0 {
+            self.run(replay, system, ctx, |o, _| o.pending.len() >= o.closed_depth)?;
         }
         self.measure(replay, system, ctx)
     }

@@ -6,6 +6,11 @@
 //! what its chain issued before it (`io`), the commands of a batch wait together and what comes
 //! after waits for all of them (`batch`), a command may also wait for an earlier one of its
 //! batch (`Command::after`), and a chain may wait for a piece of background work (`wait_for`).
+//! A request's chain may instead be unordered (`begin_request` with a piece size): each of its
+//! commands, split into pieces, waits for nothing, and the request ends with the last of them,
+//! as a replayed translated trace's commands do. A timer (`begin_timer`, `end_timer`) measures
+//! the commands issued while it runs, from when the first of them reaches its device (the
+//! device takes it into its queue: fio's submission) to the end of the last of them.
 //! A command whose wait is over joins its device's queue (`smr_media::DeviceQueue`); each
 //! device serves one command at a time, chosen among those it holds, and its completion is an
 //! event. Events are taken in time order (ties in the order they were made), so the run is
@@ -47,6 +52,12 @@ enum Work {
     },
     /// Nothing to do: done once what it waits for is.
     Join,
+    /// A join that, when done, adds the time since `started` (when the first command it waits
+    /// for reached its device) to timer `timer`'s total.
+    Timer {
+        timer: u32,
+        started: Option<u64>,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -80,6 +91,11 @@ struct Chain {
 struct Builder {
     chain: u32,
     frontier: Option<u32>,
+    /// An unordered chain: the join it ends with, and the largest piece a command is split into.
+    unordered: Option<(u32, u64)>,
+    /// The timer running while the chain is issued (`begin_timer`), whose join each command
+    /// issued meanwhile joins.
+    timer: Option<u32>,
 }
 
 /// A request whose chain ended: when its first command started and when it completed.
@@ -128,6 +144,10 @@ pub(crate) struct InFlight {
     next_background: u64,
     /// Requests completed and not yet taken (`take_completed`).
     completed: Vec<Completed>,
+    /// Each timer's total so far, nanoseconds (`begin_timer`).
+    pub(crate) timed_ns: Vec<u64>,
+    /// Commands a device took into its queue in the call being handled (`start_devices`).
+    admitted: Vec<u32>,
     /// Whether, since last asked, background work finished or a device ran out of commands.
     pub(crate) background_finished: bool,
     pub(crate) went_idle: bool,
@@ -155,12 +175,53 @@ impl InFlight {
     /// Starts issuing a chain for `owner`: what follows belongs to it until `end`.
     fn begin(&mut self, owner: Owner) {
         let chain = self.chain(owner);
-        self.building.push(Builder { chain, frontier: None });
+        self.building.push(Builder { chain, frontier: None, unordered: None, timer: None });
     }
 
-    /// Starts issuing request `seq`'s chain.
-    pub(crate) fn begin_request(&mut self, seq: u64) {
+    /// Starts issuing request `seq`'s chain; with `pieces`, an unordered one whose commands are
+    /// split into pieces of at most that many bytes (`unordered`).
+    pub(crate) fn begin_request(&mut self, seq: u64, pieces: Option<u64>) {
         self.begin(Owner::Request(seq));
+        if let Some(piece) = pieces {
+            let b = self.builder().expect("the chain just begun");
+            // The end join holds one wait of its own until the chain ends, so that it cannot
+            // be done before every command has been issued.
+            let end = self.node(Work::Join, b.chain);
+            self.nodes[end as usize].waiting = 1;
+            self.building.last_mut().expect("the chain just begun").unordered = Some((end, piece.max(1)));
+        }
+    }
+
+    /// Starts timer `timer`: the commands the chain issues until `end_timer` join it.
+    pub(crate) fn begin_timer(&mut self, timer: u32) {
+        let Some(b) = self.builder() else { return };
+        let node = self.node(Work::Timer { timer, started: None }, b.chain);
+        // Its own wait, released by `end_timer`, keeps it from being done before then.
+        self.nodes[node as usize].waiting = 1;
+        self.building.last_mut().expect("a chain is being issued").timer = Some(node);
+    }
+
+    /// Stops the running timer: it is done when the last command issued since it started is
+    /// (at once if there was none).
+    pub(crate) fn end_timer(&mut self, media: &mut Media, now: u64) {
+        let Some(node) = self.building.last_mut().and_then(|b| b.timer.take()) else { return };
+        self.release_wait(media, node, now);
+    }
+
+    /// Gives up `node`'s own wait: it is done at `now` if nothing else holds it.
+    fn release_wait(&mut self, media: &mut Media, node: u32, now: u64) {
+        let n = &mut self.nodes[node as usize];
+        n.waiting -= 1;
+        if n.waiting == 0 {
+            self.complete(media, node, now);
+        }
+    }
+
+    /// `node` of the chain being issued joins the running timer, if one runs.
+    fn join_timer(&mut self, node: u32) {
+        if let Some(timer) = self.builder().and_then(|b| b.timer) {
+            self.edge(node, timer);
+        }
     }
 
     /// Starts issuing background work; `end_background` gives its handle.
@@ -196,12 +257,26 @@ impl InFlight {
         node
     }
 
-    /// One command after everything the chain issued before it.
+    /// One command after everything the chain issued before it; in an unordered chain, its
+    /// pieces after nothing, the chain's end after them.
     pub(crate) fn io(&mut self, media: &mut Media, now: u64, command: &Command) {
         let b = self.builder();
-        let (chain, frontier) = b.map_or((NONE, None), |b| (b.chain, b.frontier));
-        let node = self.command(media, now, command, chain, &[frontier]);
-        self.set_frontier(Some(node));
+        if let Some((chain, (end, piece))) = b.and_then(|b| Some((b.chain, b.unordered?))) {
+            let mut done = 0;
+            while done < command.len || done == 0 {
+                let len = piece.min(command.len - done);
+                let part = Command { offset: command.offset + done, len, ..*command };
+                let node = self.command(media, now, &part, chain, &[]);
+                self.edge(node, end);
+                self.join_timer(node);
+                done += len.max(1);
+            }
+        } else {
+            let (chain, frontier) = b.map_or((NONE, None), |b| (b.chain, b.frontier));
+            let node = self.command(media, now, command, chain, &[frontier]);
+            self.join_timer(node);
+            self.set_frontier(Some(node));
+        }
         self.start_devices(media, now);
     }
 
@@ -227,6 +302,7 @@ impl InFlight {
             });
             let node = self.command(media, now, command, chain, &[frontier, after]);
             self.edge(node, join);
+            self.join_timer(node);
             ids.push(node);
         }
         self.set_frontier(if commands.is_empty() { frontier } else { Some(join) });
@@ -261,9 +337,15 @@ impl InFlight {
     /// Ends the chain being issued at `now`: a request whose chain issued nothing completes at
     /// once, background work that issued nothing is finished. Returns the handle of background
     /// work.
-    pub(crate) fn end(&mut self, now: u64) -> Option<Background> {
+    pub(crate) fn end(&mut self, media: &mut Media, now: u64) -> Option<Background> {
+        self.end_timer(media, now);
         let b = self.building.pop().expect("a chain is being issued");
         let owner = self.chains[b.chain as usize].owner;
+        if let Some((end, _)) = b.unordered {
+            self.chains[b.chain as usize].end = end;
+            self.release_wait(media, end, now);
+            return None;
+        }
         match b.frontier {
             Some(end) => {
                 self.chains[b.chain as usize].end = end;
@@ -336,7 +418,7 @@ impl InFlight {
                 self.queues[device].push(node, access);
                 self.to_start.push(device);
             }
-            Work::Join => self.complete(media, node, now),
+            Work::Join | Work::Timer { .. } => self.complete(media, node, now),
         }
     }
 
@@ -351,6 +433,13 @@ impl InFlight {
     /// `node` is done at `now`: its chain may end, and what waited for it goes on (joins onto
     /// `joins`, to be finished in the same instant).
     fn finish_node(&mut self, media: &mut Media, node: u32, now: u64, joins: &mut Vec<u32>) {
+        if let Work::Timer { timer, started } = self.nodes[node as usize].work {
+            let timer = timer as usize;
+            if self.timed_ns.len() <= timer {
+                self.timed_ns.resize(timer + 1, 0);
+            }
+            self.timed_ns[timer] += now - started.unwrap_or(now);
+        }
         let chain = self.nodes[node as usize].chain;
         if chain != NONE && self.chains[chain as usize].end == node {
             self.chain_done(chain, now);
@@ -363,7 +452,7 @@ impl InFlight {
             waiter.waiting -= 1;
             if waiter.waiting == 0 {
                 match waiter.work {
-                    Work::Join => joins.push(to),
+                    Work::Join | Work::Timer { .. } => joins.push(to),
                     Work::Command { .. } => self.ready(media, to, now),
                 }
             }
@@ -391,13 +480,36 @@ impl InFlight {
         self.free_chains.push(chain);
     }
 
+    /// Command `node` reached its device at `now`: a timer waiting for it that has not started
+    /// starts.
+    fn reached_device(&mut self, node: u32, now: u64) {
+        let mut edge = self.nodes[node as usize].first_edge;
+        while edge != NONE {
+            let Edge { to, next } = self.edges[edge as usize];
+            if let Work::Timer { started: started @ None, .. } = &mut self.nodes[to as usize].work {
+                *started = Some(now);
+            }
+            edge = next;
+        }
+    }
+
     /// Every device named in `to_start` that is free starts its next command at `now`.
     fn start_devices(&mut self, media: &mut Media, now: u64) {
         while let Some(device) = self.to_start.pop() {
+            let admitted = &mut self.admitted;
             if self.serving[device].is_some() {
+                // Busy: it takes in what it has room for, and chooses when it is free.
+                self.queues[device].admit(media.medium(device), 1, |&node| admitted.push(node));
+                while let Some(node) = self.admitted.pop() {
+                    self.reached_device(node, now);
+                }
                 continue;
             }
-            let Some((node, access)) = self.queues[device].next(media.medium(device), now) else { continue };
+            let next = self.queues[device].next_admitting(media.medium(device), now, |&node| admitted.push(node));
+            while let Some(node) = self.admitted.pop() {
+                self.reached_device(node, now);
+            }
+            let Some((node, access)) = next else { continue };
             let Work::Command { channel, .. } = self.nodes[node as usize].work else {
                 unreachable!("only commands are queued")
             };
