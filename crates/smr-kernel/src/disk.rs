@@ -45,7 +45,7 @@ pub const DISK_WRITE_CACHE: ParamSpec = ParamSpec::new(
 .open("FluidSMR §7.1 turns the drive's caches off; the PORE and uCache papers do not say, and with write-back off each write's media time shows in its response");
 pub const DISK_QUEUE_DEPTH: ParamSpec = ParamSpec::new(
     "disk_queue_depth",
-    Kind::Count,
+    Kind::Whole,
     "1",
     "commands the drive holds at once, served shortest positioning time first (1 to 256; 1: one at a time, in order); above 1, requests of an open-loop replay that arrive while others are in service queue at the drive together",
 )
@@ -104,9 +104,9 @@ pub fn disk_with(b: &mut BuildContext<'_>, specs: &DiskSpecs, min_capacity: u64)
     let name = b.params.choice(specs.preset)?;
     let spec = preset_spec(name, min_capacity).map_err(|message| b.params.error(specs.preset, message))?;
     let cache = cache_config(b, &spec.default_cache(), specs.write_cache)?;
-    let depth = b.params.count(specs.queue_depth)?;
-    if depth > u64::from(MAX_QUEUE_DEPTH) {
-        return Err(b.params.error(specs.queue_depth, format!("{depth} commands are more than the {MAX_QUEUE_DEPTH} a drive's queue holds (SCSI tagged queueing; SATA's holds 32)")).into());
+    let depth = b.params.whole(specs.queue_depth)?;
+    if !(1..=u64::from(MAX_QUEUE_DEPTH)).contains(&depth) {
+        return Err(b.params.error(specs.queue_depth, format!("{depth} commands: a drive's queue holds 1 to {MAX_QUEUE_DEPTH} commands (SCSI tagged queueing; SATA's holds 32)")).into());
     }
     Ok(Box::new(Hdd::with_cache(spec, cache).with_queue_depth(depth as u32)))
 }

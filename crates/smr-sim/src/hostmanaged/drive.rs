@@ -10,14 +10,51 @@
 //! zone that holds a backup copy during garbage collection; the sequential zones before it are
 //! the data zones, which hold the host's address space in order and start full (the volume's
 //! existing contents).
+//!
+//! How the layers are timed, after the paper's emulation (§IV): "Trace replay was performed by
+//! fio, an I/O testing tool, using libaio I/O engine with iodepth of 31", the translated traces
+//! holding "remapped host I/Os, bucket promotion reads and writes for μCache, and garbage
+//! collection operations", "Promotion and GC I/Os were split into 512 KiB operations". So every
+//! layer here is replayed as a translated trace (`REPLAY`): a request's commands wait for none
+//! of one another, each is split into pieces of at most 512 KiB (`MAX_COMMAND`), and the
+//! drive queues 31 commands (`QUEUE_DEPTH`, served shortest positioning time first), which a
+//! closed loop keeping 31 requests in flight (the engine's `iodepth`, set by the uCache
+//! experiments) keeps full. At an iodepth of 1 the commands run one after another, as before
+//! the replay queued.
 
+use smr_core::units::KIB;
 use smr_core::Op;
 use smr_zoned::{ZoneError, ZoneTable};
 
-use smr_kernel::disk::{check_table, disk};
+use smr_kernel::disk::{check_table, disk_with, DiskSpecs, DISK, DISK_CACHE_PARAMS, DISK_WRITE_CACHE};
 use smr_kernel::gc::GcCost;
 use smr_kernel::zoned_disk::ZonedDisk;
-use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamSpec, SimError};
+use smr_kernel::{BuildContext, ChannelId, Concurrency, IoCtx, Kind, ParamSpec, SimError};
+
+/// The largest command of a replayed translated trace (§IV: "Promotion and GC I/Os were split
+/// into 512 KiB operations, a common limit for SCSI reads and writes").
+pub const MAX_COMMAND: u64 = 512 * KIB;
+
+/// How every translation layer here is replayed: as its translated trace (see the module
+/// documentation).
+pub const REPLAY: Concurrency = Concurrency::Translated { max_command: MAX_COMMAND };
+
+/// The drive's command queue: the paper's fio keeps 31 commands in flight (§IV) on a SATA drive
+/// (Table II), whose native command queueing holds them all.
+pub const QUEUE_DEPTH: ParamSpec = ParamSpec::new(
+    "disk_queue_depth",
+    Kind::Whole,
+    "31",
+    "commands the drive holds at once, served shortest positioning time first (1 to 256; 1: one at a time, in order)",
+)
+.open("the paper replays at iodepth 31 on a SATA drive (Table II) but does not say whether the drive reordered the commands; native command queueing, which SATA drives ship with on, holds all 31");
+
+const DISK_SPECS: DiskSpecs = DiskSpecs { preset: &DISK, write_cache: &DISK_WRITE_CACHE, queue_depth: &QUEUE_DEPTH };
+
+/// The disk parameters every translation layer here declares: the shared ones, with this
+/// drive's queue depth.
+pub const DISK_PARAMS: [ParamSpec; 6] =
+    [DISK, DISK_CACHE_PARAMS[0], DISK_CACHE_PARAMS[1], DISK_CACHE_PARAMS[2], DISK_WRITE_CACHE, QUEUE_DEPTH];
 
 /// The drive parameters every translation layer on this disk accepts.
 pub const ZONE_SIZE: ParamSpec =
@@ -49,7 +86,7 @@ impl HmSmrDisk {
         let conventional_zones = conventional / zone_size;
         let data_zones = min_data_capacity.div_ceil(zone_size).max(1);
         let needed = conventional_zones.checked_add(data_zones + 1).and_then(|zones| zones.checked_mul(zone_size));
-        let medium = disk(b, needed.unwrap_or(u64::MAX))?;
+        let medium = disk_with(b, &DISK_SPECS, needed.unwrap_or(u64::MAX))?;
         // The disk is used whole: zones past those the trace needs are data zones nobody writes.
         let zones = medium.capacity() / zone_size;
         check_table(b, &ZONE_SIZE, zones, "zones", medium.capacity())?;

@@ -19,14 +19,13 @@ use rustc_hash::FxHashMap;
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, ParamError, Request};
 
-use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
+use super::drive::{HmSmrDisk, CONVENTIONAL, DISK_PARAMS, REPLAY, ZONE_SIZE};
 use super::ucache::CACHE;
-use smr_kernel::disk::DISK_PARAMS;
 use smr_kernel::gc::GcCost;
 use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Unit};
 use smr_kernel::runs::coalesce_range;
 use smr_kernel::totals;
-use smr_kernel::{BuildContext, ChannelId, IoCtx, ParamList, SimError, System, SystemEntry};
+use smr_kernel::{BuildContext, ChannelId, Concurrency, IoCtx, ParamList, SimError, System, SystemEntry};
 
 pub const PARAMS: ParamList = &[&DISK_PARAMS, &[CACHE, ZONE_SIZE, CONVENTIONAL]];
 
@@ -228,6 +227,11 @@ impl System for ERegion {
             Op::Read => self.read(ctx, req),
             Op::Trim => Ok(()),
         }
+    }
+
+    /// Replayed as its translated trace (`drive::REPLAY`); its decisions never read the clock.
+    fn concurrency(&self) -> Concurrency {
+        REPLAY
     }
 
     fn capacity(&self) -> u64 {

@@ -19,16 +19,18 @@ use rustc_hash::FxHashMap;
 use smr_core::units::BLOCK_4K;
 use smr_core::{Op, Request};
 
-use super::drive::{HmSmrDisk, CONVENTIONAL, ZONE_SIZE};
+use super::drive::{HmSmrDisk, CONVENTIONAL, DISK_PARAMS, REPLAY, ZONE_SIZE};
 use super::journal::{Checkpoint, Header, Journal, HEADER_BYTES, NONE};
-use smr_kernel::disk::{check_table, DISK_PARAMS};
+use smr_kernel::disk::check_table;
 use smr_kernel::gc::GcCost;
 use smr_kernel::lists::RecencyList;
 use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use smr_kernel::runs::coalesce_range;
 use smr_kernel::slots::SlotPool;
 use smr_kernel::totals;
-use smr_kernel::{BuildContext, ChannelId, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry};
+use smr_kernel::{
+    BuildContext, ChannelId, Concurrency, IoCtx, Kind, ParamList, ParamSpec, SimError, System, SystemEntry, TimerId,
+};
 
 /// Parameters uCache shares with `zonemap`, which is uCache with zone-sized buckets.
 pub const CHECKPOINT_EVERY: ParamSpec =
@@ -75,8 +77,11 @@ pub static BUCKET_WRITE_HITS: Metric =
 pub static PROMOTIONS: Metric = Metric::new("promotions", Unit::Count, "buckets promoted to the cache");
 pub static PROMOTION_BYTES_READ: Metric =
     Metric::new("promotion_bytes_read", Unit::Bytes, "bytes read from home by promotions by copy");
-pub static PROMOTION_NS: Metric =
-    Metric::new("promotion_ns", Unit::Ns, "media time of promotions by copy (reading home, writing the bucket)");
+pub static PROMOTION_NS: Metric = Metric::new(
+    "promotion_ns",
+    Unit::Ns,
+    "time of promotions by copy, each from its issue to the end of its read from home and its write of the bucket (their media time when commands run one at a time; waiting at the drive included when they queue)",
+);
 pub static GC_BUCKETS: Metric =
     Metric::new("gc_buckets", Unit::Count, "cached buckets merged home by garbage collection");
 pub static CHECKPOINTS: Metric = Metric::new("checkpoints", Unit::Count, "checkpoints of the map written");
@@ -94,10 +99,16 @@ pub static GC_BUCKETS_PER_CYCLE: Ratio = Ratio::new(
     &GC_BUCKETS,
     &smr_kernel::gc::GC_CYCLES,
 );
-/// uCache Fig. 10: media time spent promoting, per promotion. Declared for promotion by copy
-/// only: by map the promotion is the host write itself and has no time of its own.
+/// uCache Fig. 10: a promotion's mean time, from its issue to the end of its read and write
+/// (in the paper's replay at iodepth 31, "mean latency measured by replaying the μCache
+/// translated trace", waiting included). Declared for promotion by copy only: by map the
+/// promotion is the host write itself and has no time of its own.
 pub static MEAN_PROMOTION_NS: Ratio = Ratio::new(
-    Metric::new("mean_promotion_ns", Unit::Ns, "uCache: media time per promotion by copy (Fig. 10)"),
+    Metric::new(
+        "mean_promotion_ns",
+        Unit::Ns,
+        "uCache: time per promotion by copy, issue to end, waiting included (Fig. 10)",
+    ),
     &PROMOTION_NS,
     &PROMOTIONS,
 );
@@ -115,7 +126,6 @@ totals! {
         write_hits => BUCKET_WRITE_HITS,
         promotions => PROMOTIONS,
         promotion_bytes_read => PROMOTION_BYTES_READ,
-        promotion_ns => PROMOTION_NS,
         gc_buckets => GC_BUCKETS,
         checkpoints => CHECKPOINTS,
     }
@@ -153,6 +163,8 @@ pub struct UCache {
     last_header: Option<(u32, u32)>,
     /// Collect after a promotion while fewer cache buckets than this are free.
     reclaim_below: usize,
+    /// Times promotions by copy (`PROMOTION_NS`).
+    promotion_timer: TimerId,
     totals: Totals,
     gc: GcCost,
 }
@@ -217,6 +229,7 @@ impl UCache {
         let (host, promote, gc_channel) =
             (disk.channel(b.ctx, "host"), disk.channel(b.ctx, "promote"), disk.channel(b.ctx, "gc"));
         let metadata = disk.channel(b.ctx, "metadata");
+        let promotion_timer = b.ctx.timer(&PROMOTION_NS);
         Ok(UCache {
             cache_start: disk.cache_range().start,
             disk,
@@ -239,6 +252,7 @@ impl UCache {
             since_checkpoint: 0,
             last_header: None,
             reclaim_below: (reclaim_below * buckets as f64).ceil() as usize,
+            promotion_timer,
             totals: Totals::default(),
             gc: GcCost::default(),
         })
@@ -377,11 +391,13 @@ impl UCache {
             self.mark_pieces(pcb, within.clone());
             self.disk.io(ctx, self.host, Op::Write, self.cached_at(pcb) + within.start, within.end - within.start)?;
         } else {
+            let timer = ctx.start_timer(self.promotion_timer);
             if within.end - within.start < self.bucket {
-                self.totals.promotion_ns += self.disk.io(ctx, self.promote, Op::Read, self.home(start), self.bucket)?;
+                self.disk.io(ctx, self.promote, Op::Read, self.home(start), self.bucket)?;
                 self.totals.promotion_bytes_read += self.bucket;
             }
-            self.totals.promotion_ns += self.disk.io(ctx, self.promote, Op::Write, self.cached_at(pcb), self.bucket)?;
+            self.disk.io(ctx, self.promote, Op::Write, self.cached_at(pcb), self.bucket)?;
+            ctx.stop_timer(timer);
         }
         self.write_header(ctx, pcb, lbn)?;
         while self.free_buckets() < self.reclaim_below && self.recency.back().is_some() {
@@ -430,6 +446,11 @@ impl System for UCache {
             }
         }
         Ok(())
+    }
+
+    /// Replayed as its translated trace (`drive::REPLAY`); its decisions never read the clock.
+    fn concurrency(&self) -> Concurrency {
+        REPLAY
     }
 
     fn capacity(&self) -> u64 {

@@ -53,6 +53,66 @@ fn a_cache_larger_than_the_write_footprint_never_collects() {
     assert_eq!(c.get("promotions"), 8);
 }
 
+/// Known answer of the paper's replay (fio at iodepth 31, §IV): reads of uncached data at 16
+/// scattered places on one track of the data zones, each one command at home. Kept in flight
+/// together (iodepth 17 with a positioning read first, the drive queueing 31), the drive serves
+/// them as the platter brings them round once the head is on the track: at most the seek
+/// there, one turn and the last read's 8 sectors. One at a time (iodepth 1) each waits for its
+/// own sector, over a quarter turn apiece.
+#[test]
+fn a_queued_replay_serves_reads_on_a_track_as_the_platter_brings_them() {
+    use smr_core::units::SECTOR;
+    use smr_media::{CacheConfig, Hdd, Medium, DESKTOP7200};
+    let mut hdd = Hdd::with_cache(DESKTOP7200, CacheConfig::OFF);
+    let (spt, rev) = (hdd.sectors_per_track_at(0), hdd.revolution_ns());
+    // The first whole track past the 3 MiB of conventional zones, in host addresses.
+    let track = (3 * MIB / SECTOR).div_ceil(spt) * spt;
+    let host = |sector: u64| sector * SECTOR - 3 * MIB;
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
+    let slots = rand::seq::index::sample(&mut rng, (spt / 8) as usize, 16);
+    let mut reqs = vec![Request::new(0, Op::Read, host(track), SECTOR)];
+    reqs.extend(slots.iter().map(|slot| Request::new(0, Op::Read, host(track + slot as u64 * 8), 8 * SECTOR)));
+    let replay = |iodepth: u32| {
+        let engine = smr_kernel::EngineConfig { iodepth, ..Default::default() };
+        let r = super::super::replay_small_report("ucache", &["disk_cache=off"], &reqs, engine).unwrap();
+        assert_eq!((r.iodepth, r.channels.iter().map(|c| c.stats.reads).sum::<u64>()), (iodepth, 17));
+        r.makespan_ns as f64
+    };
+    let positioning = hdd.access(0, Op::Read, track * SECTOR, SECTOR) as f64;
+    let (queued, one_by_one) = (replay(17), replay(1));
+    assert!(queued <= positioning + rev + 9.0 * rev / spt as f64, "iodepth 17: {queued} ns, a turn is {rev}");
+    assert!(one_by_one > positioning + 4.0 * rev, "iodepth 1: {one_by_one} ns");
+}
+
+/// uCache's decisions never read the clock, so its replay at any iodepth moves the very bytes
+/// of the serial replay (commands over 512 KiB split in pieces), with the same hits,
+/// promotions and collections; only the time differs.
+#[test]
+fn the_queued_replay_moves_the_bytes_of_the_serial_one() {
+    let reqs: Vec<Request> = (0..600u64)
+        .map(|i| {
+            let op = if i % 3 == 0 { Op::Read } else { Op::Write };
+            Request::new(0, op, (i * 7919 % (40 * 256)) * 4 * KIB, (1 + i % 5) * 4 * KIB)
+        })
+        .collect();
+    let replay = |iodepth: u32| {
+        let engine = smr_kernel::EngineConfig { iodepth, ..Default::default() };
+        super::super::replay_small_report("ucache", &["cache=1MiB"], &reqs, engine).unwrap()
+    };
+    let (serial, queued) = (replay(1), replay(31));
+    assert!(serial.counters.get("gc_cycles") > 0, "the run collects");
+    let without_time = |c: &Counters| {
+        let mut c = c.0.clone();
+        c.remove("promotion_ns");
+        c
+    };
+    assert_eq!(without_time(&serial.counters), without_time(&queued.counters));
+    for (a, b) in serial.channels.iter().zip(&queued.channels) {
+        assert_eq!((a.stats.bytes_read, a.stats.bytes_written), (b.stats.bytes_read, b.stats.bytes_written));
+    }
+    assert!(queued.makespan_ns < serial.makespan_ns, "{} against {}", queued.makespan_ns, serial.makespan_ns);
+}
+
 #[test]
 fn bad_parameters_are_named() {
     for (bad, key) in [

@@ -4,9 +4,8 @@
 //! a low watermark, as dm-zoned's background reclaim does (`reclaim_below`, default 25 %, our
 //! choice of watermark).
 
-use super::drive::{CONVENTIONAL, ZONE_SIZE};
+use super::drive::{CONVENTIONAL, DISK_PARAMS, ZONE_SIZE};
 use super::ucache::{UCache, CACHE, CHECKPOINT_EVERY, RECORD_JOURNAL};
-use smr_kernel::disk::DISK_PARAMS;
 use smr_kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
 
 pub const RECLAIM_BELOW: ParamSpec =

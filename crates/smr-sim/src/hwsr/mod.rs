@@ -144,7 +144,7 @@ pub const WRITE_CACHE: ParamSpec = ParamSpec::new(
 .open("the paper does not say the drive's write cache was turned off; Table 2's WD SATA drive (64 MB cache) ships with it on, and Linux leaves it on");
 pub const QUEUE_DEPTH: ParamSpec = ParamSpec::new(
     "disk_queue_depth",
-    Kind::Count,
+    Kind::Whole,
     "32",
     "commands the drive holds at once, served shortest positioning time first (1 to 256; 1: one at a time, in order)",
 )
