@@ -33,7 +33,8 @@ SMALL_DRIVE = ["zone_size=64MiB", "conventional=192MiB"]
 HWSR_BEFORE_QUEUEING = ["fill=full", "disk_write_cache=false", "disk_queue_depth=1"]
 
 # (name, system, params, engine options) run on each of TRACES: every system, every cache
-# policy and PORE scheme, both buffer placements, both promotions, HWSR and S-block with MEM
+# policy and PORE scheme, both buffer placements, both promotions (and uCache replayed as its
+# paper did, at iodepth 31 on a drive that queues), HWSR and S-block with MEM
 # buffers small enough to evict (as before the drive queued, and overlapped at a queueing drive,
 # with synchronous and background destaging), and the open loop.
 RUNS = [
@@ -57,6 +58,7 @@ RUNS = [
     ("lru-over-cmr", "cache", ["policy=lru", "below=cmr", "cache=1000blocks"], {}),
     ("ucache-copy", "ucache", [*SMALL_DRIVE], {}),
     ("ucache-map", "ucache", [*SMALL_DRIVE, "promote=map", "bucket=1MiB"], {}),
+    ("ucache-queued", "ucache", [*SMALL_DRIVE], {"iodepth": 31}),
     ("eregion", "eregion", [*SMALL_DRIVE], {"gauge_samples": 50}),
     ("zonemap", "zonemap", ["zone_size=16MiB", "conventional=192MiB"], {}),
     ("hwsr", "hwsr", ["mem=4MiB", "ssd=8MiB", *HWSR_BEFORE_QUEUEING], {"mode": "open"}),
