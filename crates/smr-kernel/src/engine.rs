@@ -500,6 +500,7 @@ static SESSION: EngineConfig = EngineConfig {
     series_interval_ns: 0,
     progress_every: 0,
     gauge_samples: 0,
+    iodepth: 1,
 };
 
 /// A replay fed one request at a time by a caller who sees each request's times before

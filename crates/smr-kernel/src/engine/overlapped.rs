@@ -73,7 +73,7 @@ impl Overlapped {
     /// The same replay, but each request is served to its end before the next arrives, as in a
     /// closed loop, while arrivals keep their own times (a `Session`).
     pub(crate) fn awaiting_each(self) -> Self {
-        Overlapped { closed: true, ..self }
+        Overlapped { closed_depth: 1, ..self }
     }
 
     /// Serves `req`, arriving at `arrival`: what completes before then is measured, then the
