@@ -9,8 +9,8 @@ use smrlab_arch::{module_graph, ModuleGraph};
 
 /// The system modules of smr-sim: each may reach the kernel (its own crate) only.
 const SYSTEMS: &[&str] = &["cmr", "dmsmr", "cache", "hostmanaged", "hwsr", "fluid"];
-/// smr-sim's other top-level modules: they list and run the systems.
-const SIM_LAYERS: &[&str] = &["registry", "runner"];
+/// smr-sim's other top-level modules: they list, run and serve the systems (`device`: one at a time, to a prober).
+const SIM_LAYERS: &[&str] = &["registry", "runner", "device"];
 
 fn workspace_crates() -> Vec<(String, PathBuf)> {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("crates/").to_path_buf();
