@@ -103,8 +103,12 @@ pub const KAPPA: ParamSpec = ParamSpec::new(
     "3",
     "kappa: tracks a shingled write overlaps, the width of a guard band (Fig. 7a: 3)",
 );
-pub const MEM: ParamSpec =
-    ParamSpec::new("mem", Kind::Size, "64MiB", "MEM write buffer size, or none (the paper: 64 MB)");
+pub const MEM: ParamSpec = ParamSpec::new(
+    "mem",
+    Kind::Size,
+    "64MiB",
+    "MEM write buffer size, or none (the paper: 64 MB); at most 16384 blocks",
+);
 pub const SSD: ParamSpec =
     ParamSpec::new("ssd", Kind::Size, "128MiB", "SSD read cache size, or none (the paper: 128 MB)");
 pub const FILL: ParamSpec = ParamSpec::new("fill", Kind::Choice(&["full", "empty"]), "empty", "what the disk holds before the trace: full (every block holds data) or empty")
@@ -277,6 +281,11 @@ fn geometry(b: &mut BuildContext<'_>) -> Result<Geometry, SimError> {
     Ok(Geometry { track_sectors, block_sectors, region_tracks, kappa })
 }
 
+/// The most blocks the MEM buffer holds: 16 times the paper's (64 MB of 64 KB blocks, §5.1).
+/// LWA looks through a quarter of them at each eviction, so a buffer of many tiny blocks (the
+/// default 64 MiB of 512-byte blocks is 131,072) made a replay run for hours.
+pub const MAX_MEM_BLOCKS: usize = 1 << 14;
+
 /// A cache size in blocks, or `None` when switched off.
 fn cache_blocks(b: &mut BuildContext<'_>, spec: &ParamSpec, block_bytes: u64) -> Result<Option<usize>, SimError> {
     let Some(bytes) = b.params.optional_size(spec)? else { return Ok(None) };
@@ -305,6 +314,19 @@ fn common(b: &mut BuildContext<'_>, geometry: &Geometry) -> Result<Common, SimEr
     let medium = disk_with(b, &DISK_SPECS, 0)?;
     let disk_bytes = medium.capacity();
     let mem_blocks = cache_blocks(b, &MEM, geometry.block_bytes())?;
+    if let Some(blocks) = mem_blocks.filter(|&blocks| blocks > MAX_MEM_BLOCKS) {
+        return Err(b
+            .params
+            .error(
+                &MEM,
+                format!(
+                    "{blocks} blocks of {} bytes are more than the {MAX_MEM_BLOCKS} the MEM buffer may hold (its \
+                     policy looks through a share of them at every eviction): give a larger block or a smaller mem",
+                    geometry.block_bytes()
+                ),
+            )
+            .into());
+    }
     let ssd_blocks = cache_blocks(b, &SSD, geometry.block_bytes())?;
     let ssd_policy_name = policy::read(b, &SSD_POLICY)?;
     let ssd_policy = match ssd_blocks {

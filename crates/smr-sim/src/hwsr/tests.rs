@@ -371,3 +371,18 @@ fn a_background_flusher_keeps_writes_from_waiting() {
     assert_eq!((c.get("flusher_evictions"), c.get("full_buffer_waits")), (0, c.get("mem_evictions")));
     assert!(sync.write.response.max_ns > 1_000_000, "a write waited for its eviction: {}", sync.write.response.max_ns);
 }
+
+#[test]
+fn a_mem_buffer_of_more_blocks_than_its_policy_can_look_through_is_refused_naming_mem() {
+    // The default 64 MiB of 512-byte blocks, 131,072 of them, made a replay run for hours.
+    for build in [
+        |p: &[&str]| context(p, HWSR_PARAMS, build_hwsr).map(|_| ()),
+        |p: &[&str]| context(p, SBLOCK_PARAMS, build_sblock).map(|_| ()),
+    ] {
+        let err = build(&["block=512"]).unwrap_err().to_string();
+        assert!(err.contains("'mem'") && err.contains("131072 blocks"), "{err}");
+        // 64 MiB of 4 KiB blocks is at the limit; the paper's geometry is far below it.
+        assert!(build(&["block=4KiB", "mem=64MiB"]).is_ok());
+        assert!(build(&["block=4KiB", "mem=65MiB"]).unwrap_err().to_string().contains("'mem'"));
+    }
+}
