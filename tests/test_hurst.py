@@ -58,3 +58,25 @@ def test_unusable_series_are_refused():
     for bad in ([1.0] * 100, [1.0, 2.0], [1.0, np.nan] * 50):
         with pytest.raises(ValueError):
             hurst.estimate_all(bad)
+
+
+def test_a_scale_no_estimator_can_square_is_scaled_first_and_changes_no_estimate():
+    # Every estimate is unchanged by scaling; at 1e300 (squares overflow) or 1e-300 (squares
+    # vanish) the series is scaled to at most 1 first, so the estimates are those of the series.
+    x = fgn(0.7, 33)
+    unscaled = hurst.estimate_all(x)
+    for factor in (1e300, 1e-300):
+        assert hurst.estimate_all(x * factor) == pytest.approx(unscaled, rel=1e-6)
+        assert hurst.acf(x * factor, 5) == pytest.approx(hurst.acf(x, 5), rel=1e-6)
+
+
+def test_an_estimator_a_series_leaves_undefined_is_none_not_a_math_error(cli, tmp_path):
+    # A series of period 2: its means over blocks of an even size all agree (no variance to
+    # take the logarithm of), and its periodogram is zero at all the low frequencies.
+    estimates = hurst.estimate_all([5.0, 6.0] * 1000)
+    assert estimates["aggregate variance"] is None and estimates["periodogram"] is None
+    assert all(v is None or np.isfinite(v) for v in estimates.values())
+    series = tmp_path / "two.txt"
+    series.write_text("5\n6\n" * 1000)
+    done = cli("workload", "analyze", series, "--png", tmp_path / "two.png")
+    assert done.returncode == 0 and "undefined" in done.stdout and "math domain" not in done.stderr, done.stderr

@@ -27,6 +27,7 @@ Not here: making arrival series (``smrlab.workload``) or reading them from files
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -48,9 +49,19 @@ def _series(x, minimum: int = 64) -> np.ndarray:
         raise ValueError(f"a series of at least {minimum} numbers is needed, not {x.shape}")
     if not np.all(np.isfinite(x)):
         raise ValueError("the series holds values that are not finite numbers")
-    if np.ptp(x) == 0:
+    with np.errstate(over="ignore"):  # a range past the largest float is not 0 either
+        spread = np.ptp(x)
+    if spread == 0:
         raise ValueError("the series is constant: it has no variance to analyse")
+    # Every estimate, and the ACF, is unchanged by scaling the series; one whose numbers are so
+    # large or so small that their squares overflow or vanish is scaled to at most 1 first.
+    largest = float(np.max(np.abs(x)))
+    if not _SAFE_SCALE[0] <= largest <= _SAFE_SCALE[1]:
+        x = x / largest
     return x
+
+
+_SAFE_SCALE = (1e-100, 1e100)
 
 
 def acf(x, max_lag: int) -> np.ndarray:
@@ -229,6 +240,18 @@ ESTIMATORS = {
 }
 
 
-def estimate_all(x) -> dict[str, float]:
-    """The five estimates of H, by estimator name (Table 4.2's columns)."""
-    return {name: float(estimator(x)) for name, estimator in ESTIMATORS.items()}
+def estimate_all(x) -> dict[str, float | None]:
+    """The five estimates of H, by estimator name (Table 4.2's columns); None for an estimator
+    the series leaves undefined (its variance, range or spectrum vanishes at a scale the
+    estimator takes a logarithm of, as in a series that repeats with a short period)."""
+    _series(x)  # what no estimator can take is refused for all
+    estimates: dict[str, float | None] = {}
+    for name, estimator in ESTIMATORS.items():
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a mean of no windows: None below
+            try:
+                value = float(estimator(x))
+            except (ValueError, ZeroDivisionError):  # a logarithm of 0 (math domain error)
+                value = None
+        estimates[name] = value if value is not None and math.isfinite(value) else None
+    return estimates

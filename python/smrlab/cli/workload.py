@@ -169,7 +169,10 @@ def run_analyze(args: argparse.Namespace) -> int:
     print_table(
         "Hurst parameter estimates (0.5: no long-range dependence; 0.5-1: self-similar)",
         ["estimator", "H"],
-        [(k, f"{v:.3f}") for k, v in estimates.items()],
+        [(k, "undefined" if v is None else f"{v:.3f}") for k, v in estimates.items()],
+        caption="undefined: the series' variance, range or spectrum vanishes at a scale the estimator needs"
+        if None in estimates.values()
+        else None,
     )
     return 0
 
