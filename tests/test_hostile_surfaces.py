@@ -510,6 +510,35 @@ def test_experiment_files(capsys, monkeypatch, tmp_path, trace, keys, value, raw
     assert_clean(code, err, growth, cpu, argv)
 
 
+def nested_text(depth: int, table: bool) -> str:
+    """A TOML value nested ``depth`` levels deep (arrays, or inline tables), written without
+    recursion."""
+    return ("{ a = " * depth + "1" + " }" * depth) if table else ("[" * depth + "1" + "]" * depth)
+
+
+@examples(8)
+@given(
+    keys=st.sampled_from(EXPERIMENT_KEYS),
+    depth=st.integers(min_value=20, max_value=1200),
+    table=st.booleans(),
+    long_text=st.one_of(st.none(), st.text(min_size=300, max_size=300).map(lambda t: t * 17)),
+)
+def test_experiment_files_nested_deep_or_holding_long_text(
+    capsys, monkeypatch, tmp_path, trace, keys, depth, table, long_text
+):
+    # A value hundreds of levels deep (Python's TOML reader recurses per level), or 5,100
+    # characters of text (a label becomes part of a file's name), anywhere in a working file.
+    folder = fresh(tmp_path)
+    shutil.copy(trace, folder / "t.csv")
+    document = placed(working_experiment(), keys, "@VALUE@")
+    value = json.dumps(long_text) if long_text is not None else nested_text(depth, table)
+    (folder / "e.toml").write_text(experiment_text(document).replace('"@VALUE@"', value))
+    argv = ["run", "e.toml", "--jobs", "1", "--out", "results"]
+    code, err, growth, cpu = run(capsys, monkeypatch, folder, argv)
+    assert "Traceback" not in err, err[-2000:]
+    assert_clean(0 if code == 1 and " failed; table: " in err else code, err, growth, cpu, argv)
+
+
 def test_an_experiment_of_too_many_cells_is_refused_before_any_is_made(capsys, monkeypatch, tmp_path, trace):
     # 100 seeds of cmr, and of dmsmr over 118 buffer sizes: 11,900 cells.
     document = placed(working_experiment(), ("systems", 1, "params", "buffer"), [f"1/{n}" for n in range(2, 120)])
@@ -658,3 +687,57 @@ def test_report_of_a_run_whose_experiment_text_is_hostile(capsys, monkeypatch, t
     document["experiment"]["text"] = experiment_text(placed(working_experiment(), keys, value))
     sidecar.write_text(json.dumps(document))
     check(capsys, monkeypatch, folder.parent, ["report", str(folder), "-o", "report.html"])
+
+
+@st.composite
+def cell_damage(draw):
+    """A way to damage a stored cell file: its bytes, or a value somewhere in its JSON."""
+    kind = draw(st.sampled_from(["truncate", "flip", "bytes", "value"]))
+    keys = draw(
+        st.sampled_from(
+            [
+                ("key",),
+                ("result",),
+                ("timing",),
+                ("cell",),
+                ("result", "report"),
+                ("result", "derived"),
+                ("result", "report", "counters"),
+                ("result", "report", "requests"),
+                ("result", "report", "read"),
+                ("result", "config"),
+                ("result", "metrics"),
+            ]
+        )
+    )
+    return kind, draw(st.integers(min_value=0, max_value=10**6)), keys, draw(JSON_VALUES)
+
+
+@examples(8)
+@given(damage=cell_damage())
+def test_resume_over_a_damaged_cell_file(capsys, monkeypatch, tmp_path, results_folder, damage):
+    # The damaged cell runs again; the others are reused; the table has every row.
+    kind, number, keys, value = damage
+    folder, table = results_copy(results_folder, tmp_path)
+    cell = sorted(table.parent.glob("cells/*.json"))[number % 2]
+    data = cell.read_bytes()
+    if kind == "truncate":
+        cell.write_bytes(data[: number % len(data)])
+    elif kind == "flip":
+        at = number % len(data)
+        cell.write_bytes(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :])
+    elif kind == "bytes":
+        cell.write_bytes(number.to_bytes(8, "little") * (number % 50))
+    else:
+        document = json.loads(data)
+        at = document
+        for key in keys[:-1]:
+            at = at[key]
+        at[keys[-1]] = value
+        cell.write_text(json.dumps(document))
+    shutil.copy(results_folder.parent / "e.toml", folder.parent)
+    shutil.copy(results_folder.parent / "t.csv", folder.parent)
+    argv = ["run", "e.toml", "--jobs", "1", "--out", "results", "--resume"]
+    code, err, growth, cpu = run(capsys, monkeypatch, folder.parent, argv)
+    assert_clean(code, err, growth, cpu, argv)
+    assert code == 0 and pq.read_table(next(folder.glob("*/*.parquet"))).num_rows == 2, err[-1000:]

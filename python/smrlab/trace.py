@@ -29,6 +29,7 @@ import numpy as np
 
 from smrlab import _core
 from smrlab.errors import TraceFormatError
+from smrlab.options import quoted
 
 READ, WRITE, TRIM = 0, 1, 2
 OP_NAMES = ("read", "write", "trim")
@@ -86,7 +87,11 @@ class Trace:
         if not all(isinstance(option, str) for option in options):
             raise TraceFormatError(f"{path}: each option is a 'key=value' text")
         path = Path(path)
-        if not path.is_file():
+        try:
+            found = path.is_file()
+        except OSError as error:  # e.g. a name past the file system's length limit
+            raise TraceFormatError(f"{quoted(str(path))}: cannot look it up ({error.strerror})") from None
+        if not found:
             raise TraceFormatError(f"{path}: no such trace file")
         return cls(path=path, format=format, options=tuple(options))
 

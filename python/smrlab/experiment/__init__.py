@@ -143,6 +143,9 @@ def _plan(experiment: Experiment, every: list[Cell], out: Path, resume: bool, ph
         for cell, key in cells
         if key in stored
     }
+    for cell, key in cells:  # a damaged cell file whose result makes no row: the cell runs again
+        if cell.index in outcomes and not _makes_a_row(cell, outcomes[cell.index]):
+            del outcomes[cell.index], stored[key]
     for cell, key in cells:  # a cell found in an earlier run's folder is kept here too
         if key in stored and stored[key][2] != folder.folder:
             folder.save_cell(cell, outcomes[cell.index])
@@ -151,6 +154,16 @@ def _plan(experiment: Experiment, every: list[Cell], out: Path, resume: bool, ph
             [(c, k) for c, k in cells if k not in stored], schedule.learn(out, experiment.name)
         )
     return _Plan(cells, folder, outcomes, set(outcomes), todo, expected)
+
+
+def _makes_a_row(cell: Cell, outcome: Outcome) -> bool:
+    """Whether a stored result has what the cell's row is made of (a cell file damaged or
+    edited by hand may hold any JSON)."""
+    try:
+        outcome.row(cell)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return False
+    return True
 
 
 def _stored(folder: RunFolder, out: Path, name: str, wanted: set[str]) -> dict:

@@ -39,12 +39,11 @@ from __future__ import annotations
 import itertools
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smrlab import policy, recipes, systems
+from smrlab import policy, recipes, systems, tomltext
 from smrlab.errors import UsageError
 from smrlab.experiment import schema
 from smrlab.experiment.cells import Cell
@@ -218,9 +217,18 @@ def _trace(source: Path, entry: dict, generated: tuple | None, trace_source=None
         path = found or recipes.make(scheme, name, requests)
     else:
         path = (source.parent / text) if not Path(text).is_absolute() else Path(text)
-        if not path.is_file():
-            raise _fail(source, f"trace {quoted(text)}: no such file ({path})")
+        if not _is_file(path):
+            raise _fail(source, f"trace {quoted(text)}: no such file ({quoted(str(path))})")
     return Trace.open(path, entry.get("format"), entry.get("options", []))
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file; a path the system cannot even look up (a name past its
+    length limit) is not."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _traces(source: Path, entries: list, with_traces: bool, trace_source=None) -> dict[str, Trace]:
@@ -273,10 +281,7 @@ def top_level(source: Path, document: dict, keys: set[str], quick_keys: set[str]
 
 def read_toml(text: str, source: Path) -> dict:
     """The TOML document in ``text`` (read from ``source``)."""
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise UsageError(f"{source}: not valid TOML: {error}") from None
+    return tomltext.loads(text, source)
 
 
 def parse_document(

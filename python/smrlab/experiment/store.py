@@ -40,8 +40,10 @@ from smrlab import outputs, provenance
 from smrlab.experiment.cells import Cell, Outcome, Timing
 
 CELLS = "cells"
-# The longest part of a cell file's name that spells out its parameters.
+# The longest part of a cell file's name that spells out its parameters, and its label and its
+# trace's name each (the key that ends the name keeps it unique; a file system takes 255 bytes).
 PARAMS_IN_NAME = 80
+NAME_PART = 40
 
 
 def digest(keys: list[str]) -> str:
@@ -55,7 +57,7 @@ def _safe(text: str) -> str:
 def cell_file_name(cell: Cell, key: str) -> str:
     """``LABEL-TRACE-k=v_k=v-KEY.json``: what distinguishes the cell, then its key."""
     params = "_".join(f"{k}={v}" for k, v in cell.given.items())[:PARAMS_IN_NAME]
-    parts = [cell.label, cell.trace_name] + ([params] if params else []) + [key]
+    parts = [cell.label[:NAME_PART], cell.trace_name[:NAME_PART]] + ([params] if params else []) + [key]
     return _safe("-".join(parts)) + ".json"
 
 
@@ -104,8 +106,9 @@ class RunFolder:
                 timing = Timing.from_record(document["timing"]) if document.get("timing") else None
             except (OSError, ValueError, TypeError, KeyError, AttributeError):
                 continue  # not one of ours, or unreadable: the cell runs again
-            if isinstance(document, dict) and "key" in document and "result" in document:
-                found[document["key"]] = (document["result"], timing)
+            if isinstance(document, dict) and isinstance(document.get("key"), str) and "result" in document:
+                if isinstance(document["result"], dict):
+                    found[document["key"]] = (document["result"], timing)
         return found
 
     def save_cell(self, cell: Cell, outcome: Outcome) -> None:

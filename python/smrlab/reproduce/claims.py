@@ -48,11 +48,11 @@ Not here: evaluating a claim (``verdict``) or running experiments (``scorecard``
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from smrlab import tomltext
 from smrlab.citations import PAPERS
 from smrlab.errors import UsageError
 
@@ -335,13 +335,12 @@ def load(path: str | Path) -> ClaimsFile:
     """The claims file at ``path``."""
     source = Path(path)
     try:
-        document = tomllib.loads(source.read_text())
+        text = source.read_text()
     except FileNotFoundError:
         raise UsageError(f"{source}: no such claims file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{source}: cannot read it ({error})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise UsageError(f"{source}: not valid TOML: {error}") from None
+    document = tomltext.loads(text, source)
     unknown = sorted(set(document) - TOP_KEYS)
     if unknown:
         raise _fail(source, "the file", f"unknown key '{unknown[0]}' (known: {', '.join(sorted(TOP_KEYS))})")

@@ -24,13 +24,12 @@ from __future__ import annotations
 import copy
 import math
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smrlab import _core, experiment, provenance, results, systems
+from smrlab import _core, experiment, provenance, results, systems, tomltext
 from smrlab.errors import SmrlabError, UsageError
 from smrlab.experiment.spec import Experiment
 from smrlab.reproduce import claims as claims_files
@@ -57,7 +56,7 @@ class Scaling:
 def scaling_of(path: Path) -> Scaling | None:
     """The ``[general]`` table of the claims file at ``path`` (None: the paper runs its traces
     at its own geometry); a wrong one is refused naming the file."""
-    general = tomllib.loads(path.read_text()).get("general")
+    general = tomltext.loads(path.read_text(), path).get("general")
     if general is None:
         return None
     scaled, by, reference = general.get("scaled"), general.get("by"), general.get("reference")

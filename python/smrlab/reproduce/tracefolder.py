@@ -24,11 +24,10 @@ traces (``general``).
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smrlab import _core
+from smrlab import _core, tomltext
 from smrlab.errors import SmrlabError, UsageError
 from smrlab.options import quoted
 from smrlab.trace import Trace
@@ -116,11 +115,10 @@ def identify(path: Path) -> FolderTrace:
 def read_sidecar(path: Path) -> tuple[str, list[str]]:
     """The format and reader options a sidecar names."""
     try:
-        document = tomllib.loads(path.read_text())
+        text = path.read_text()
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{path.name}: cannot read it ({error})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise UsageError(f"{path.name}: not valid TOML: {error}") from None
+    document = tomltext.loads(text, path.name)
     unknown = sorted(set(document) - {"format", "options"})
     if unknown:
         raise UsageError(f"{path.name}: unknown key {quoted(unknown[0])} (known: format, options)")
