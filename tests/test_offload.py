@@ -193,3 +193,55 @@ def test_bad_store_options_are_typed_errors_naming_them(options, named):
 
     with pytest.raises(SmrlabError, match=named):
         workload.WorkloadStore(**options).close()
+
+
+def test_the_store_state_is_taken_after_the_inserts_before_the_reads(monkeypatch):
+    """Fig. 5.5's table is "the system state after the inserts and before the sequential reads"
+    (§5.4.2): a store whose compaction sorts data during the reads must show the state the
+    inserts left, not the state at the end of the cell."""
+    from smrlab.experiment.kv import offload
+
+    class Store:
+        steps_run = 0
+
+        def __init__(self, **options):
+            pass
+
+        def stats(self):
+            # Each step run sorts another quarter of the data.
+            unsorted = 1000 - 250 * Store.steps_run
+            keys = ("offloaded", "unsorted_nvram")
+            counts = {f"{k}_user_bytes": 0 for k in keys}
+            return json.dumps(
+                {
+                    "user_bytes": 1000,
+                    "unsorted_user_bytes": unsorted,
+                    "compaction_bytes_read": 0,
+                    "compaction_bytes_written": 0,
+                    "compactions": Store.steps_run,
+                    "delayed_writes": 0,
+                    **counts,
+                }
+            )
+
+        def close(self):
+            pass
+
+    def run_ycsb(store, workload, properties, **options):
+        Store.steps_run += 1
+        latency = {"p99_ns": 1}
+        summary = {"requests": 1, "failed": 0, "elapsed_s": 1, "latency": latency, "unissued": 0, "by_op": []}
+        return {"summary": summary}
+
+    monkeypatch.setattr(workload, "WorkloadStore", Store)
+    monkeypatch.setattr(workload, "run_ycsb", run_ycsb)
+    step = {"process": "constant", "rate": 1, "duration": 1}
+    steps = [
+        {"name": "insert", "workload": "insert", **step},
+        {"name": "scan", "workload": "e", **step},
+        {"name": "read", "workload": "c", **step},
+    ]
+    out = offload.run(steps, {"offload": "none"}, seed=1)
+    assert Store.steps_run == 3
+    assert out["store"]["unsorted_pct"] == 75.0, "the state after the one step that writes"
+    assert out["store"]["compactions"] == 1
