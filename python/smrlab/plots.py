@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from smrlab import outputs, paper
+from smrlab.caveats import SATURATED_MARK, SATURATED_NOTE
 from smrlab.errors import UsageError
 from smrlab.experiment.schema import FIGURE_KINDS
 from smrlab.options import quoted
@@ -56,9 +57,6 @@ STYLE = {
     # The same figure gives the same SVG (its element ids are hashed with this, not a random salt).
     "svg.hashsalt": "smrlab",
 }
-# The mark beside a saturated run's bar or point, and what the figure says of it.
-SATURATED_MARK = "‡"
-SATURATED_NOTE = "‡ saturated: the queue grew for the whole replay; response times not comparable"
 # The paper's values: hollow black diamonds, larger than ours.
 PAPER_MARKER = {
     "marker": "D",

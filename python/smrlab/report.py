@@ -18,6 +18,7 @@ from pathlib import Path
 
 from smrlab import citations, paper, plots, results
 from smrlab.html_tables import html_table
+from smrlab.tables import table_notes
 
 STYLE = """
 body { font-family: Georgia, serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -30,7 +31,7 @@ td:first-child, th:first-child { text-align: left; }
 pre { background: #f7f7f7; padding: 0.6rem; font-size: 0.75rem; overflow-x: auto; }
 figure { margin: 0.8rem 0; } figure img { width: 100%; max-width: 46rem; } .broken { color: #b00; font-weight: bold; }
 td.text { text-align: left; }
-.cite { font-size: 0.85rem; color: #444; }
+.cite { font-size: 0.85rem; color: #444; } .notes { font-size: 0.8rem; color: #633; }
 """
 
 # Marks figures that did not render and counts those that did, once the page has loaded.
@@ -73,7 +74,11 @@ def section(table: Path) -> tuple[str, str | None]:
     if experiment.description:
         parts.append(f"<p>{html.escape(experiment.description)}</p>")
     parts.append(_figure(experiment, frame))
-    parts.append(html_table(columns, results.table_rows(frame, columns)))
+    rows = results.table_rows(frame, columns)
+    parts.append(html_table(columns, rows))
+    notes = table_notes(rows, results.notes(frame, columns, experiment.metrics or results.DEFAULT_METRICS))
+    if notes:
+        parts.append('<ul class="notes">' + "".join(f"<li>{html.escape(line)}</li>" for line in notes) + "</ul>")
     beside = paper.comparison_rows(experiment, frame)
     if beside:
         parts.append(f"<h3>Beside the paper ({html.escape(paper.caption(experiment))})</h3>")
@@ -90,7 +95,10 @@ def section(table: Path) -> tuple[str, str | None]:
     return "\n".join(parts), key
 
 
-def page(tables: list[Path], title: str = "smrlab reproduction report", scorecards: list[dict] = ()) -> str:
+REPRODUCTION_TITLE = "smrlab reproduction report"
+
+
+def page(tables: list[Path], title: str = REPRODUCTION_TITLE, scorecards: list[dict] = ()) -> str:
     """The whole report for ``tables`` (Parquet files written by ``smrlab run``), led by the
     reproduction scorecards given (documents written by ``smrlab reproduce``)."""
     from smrlab.reproduce.output import html_section

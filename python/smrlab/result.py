@@ -15,18 +15,23 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from smrlab import caveats
+
 # The columns that say what ran, before the measures; a given parameter whose key is one of
 # these or a measure's name is prefixed with "param." in a row.
 RUN_COLUMNS = ("label", "system", "trace", "seed")
 
 
 def measures(result: dict) -> dict[str, Any]:
-    """Requests measured, then every derived value, counter and final gauge of a result dict."""
+    """Requests measured, whether the run was saturated and what else makes its numbers say
+    less than they seem to (``caveats``: ``smrlab.caveats.in_row``), then every derived value,
+    counter and final gauge of a result dict."""
     report = result["report"]
     row: dict[str, Any] = {
         "requests": report["requests"],
         "cancelled": report.get("cancelled", False),
         "saturated": saturated(report),
+        "caveats": caveats.in_row(result),
     }
     row.update(result["derived"])
     row.update(report["counters"])
@@ -124,6 +129,14 @@ class Result:
     def derived(self) -> dict[str, float]:
         """Every value the core derives: ratios (R_wa, hit rates), I/O times in seconds."""
         return dict(self._result["derived"])
+
+    @property
+    def caveats(self) -> list[str]:
+        """What makes the numbers say less than they seem to, as every front says it
+        (``smrlab.caveats``): the core's warnings, each mechanism the run never exercised (a
+        cache that never evicted), and whether it was saturated."""
+        flagged = [caveats.SATURATED_NOTE.removeprefix(caveats.SATURATED_MARK).strip()]
+        return caveats.reasons(self._result) + (flagged if saturated(self._result["report"]) else [])
 
     @property
     def metrics(self) -> dict[str, dict]:

@@ -25,11 +25,12 @@ MESSAGE_QUOTE = 200
 
 
 def tables_under(path: Path) -> list[Path]:
-    """The results tables a path names: itself, or those in a folder and the folders in it."""
+    """The results tables a path names: itself, or those in a folder and the folders in it, at
+    any depth (the paper commands keep theirs a level down: results/compare-caches/...)."""
     if path.is_file():
         return [path]
     if path.is_dir():
-        return sorted(path.glob("*.parquet")) + sorted(path.glob("*/*.parquet"))
+        return sorted(path.rglob("*.parquet"), key=lambda table: (len(table.relative_to(path).parts), table))
     if path.exists():
         raise UsageError(f"{path}: not a file or folder (a device or pipe); give a results table or a folder")
     raise UsageError(f"{path}: no such file or folder")
@@ -60,9 +61,15 @@ def read(path: str | Path, timing: bool = False):
         if timing:
             frame = _with_timing(frame, table)
         if len(found) > 1:
-            frame.insert(0, "run", table.parent.name)
+            frame.insert(0, "run", run_name(table, path))
         frames.append(frame)
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def run_name(table: Path, path: Path) -> str:
+    """A table's ``run`` when several are joined: its folder, from the folder asked for."""
+    folder = table.parent.relative_to(path) if path.is_dir() else Path(table.parent.name)
+    return folder.as_posix() if folder.parts else table.parent.name
 
 
 def _with_timing(frame, table: Path):
@@ -203,8 +210,42 @@ def _plain(value):
 
 
 def table_rows(frame, columns: list[str]) -> list[tuple]:
-    """Rows of ``columns`` as plain Python values (None for missing)."""
-    return [tuple(_plain(v) for v in record) for record in frame[columns].itertuples(index=False)]
+    """Rows of ``columns`` as plain Python values (None for missing), a saturated run's response
+    times marked (``smrlab.caveats.response``)."""
+    from smrlab.caveats import response
+
+    flags = frame["saturated"].fillna(False).astype(bool).tolist() if "saturated" in frame else [False] * len(frame)
+    responses = [index for index, column in enumerate(columns) if "response" in column]
+    return [
+        tuple(response(_plain(v), flag) if i in responses else _plain(v) for i, v in enumerate(record))
+        for record, flag in zip(frame[columns].itertuples(index=False), flags)
+    ]
+
+
+def notes(frame, columns: list[str], metrics: list[str]) -> list[str]:
+    """The notes of a results table shown as ``columns`` (``smrlab.caveats``): each reason a row
+    gave (its ``caveats``), with the rows it applies to ("LABEL on TRACE"), then the rows that
+    measured the same ``metrics`` as another of the same trace and other shown columns."""
+    from smrlab.caveats import IDENTICAL, from_row, group, identical
+
+    named = [f"{row.get('label')} on {row.get('trace')}" for row in frame.to_dict("records")]
+    by_reason: dict[str, list[str]] = {}
+    if "caveats" in frame:
+        for name, cell in zip(named, frame["caveats"]):
+            for reason in from_row(_plain(cell)):
+                by_reason.setdefault(reason, []).append(name)
+    measures = [m for m in metrics if m in frame]
+    kept = [c for c in columns if c not in measures and c != "label" and c in frame and c != "error"]
+    lines = group(by_reason)
+    if measures and "label" in frame:
+        for _, rows in frame.groupby(kept, dropna=False, sort=False) if kept else [(None, frame)]:
+            numbers = {
+                str(label): tuple(map(_plain, row))
+                for label, row in zip(rows["label"], rows[measures].itertuples(index=False))
+            }
+            on = f" on {rows['trace'].iloc[0]}" if "trace" in rows else ""
+            lines += [f"{', '.join(labels)}{on}: {IDENTICAL}" for labels in identical(numbers)]
+    return lines
 
 
 def check_scalars(frame, columns, what: str) -> None:
@@ -249,6 +290,12 @@ def experiment_of(table: Path):
 
     sidecar = provenance(table)
     return parse(sidecar["experiment"]["text"] or "", Path(sidecar["experiment"]["file"] or table), with_traces=False)
+
+
+def metrics_of(path: str | Path) -> list[str]:
+    """The measures the experiments of the tables at ``path`` name."""
+    found = [m for table in tables_under(Path(path)) for m in experiment_of(table).metrics or DEFAULT_METRICS]
+    return list(dict.fromkeys(found))
 
 
 def default_columns(path: str | Path, frame) -> list[str]:

@@ -173,12 +173,9 @@ def simulate(
     }
 
 
-def note_caveats(result: dict, label: str) -> None:
-    """One line on stderr for each mechanism the run never exercised (the core says which: a
-    buffer that held every write, a cache that never evicted), since its figures then say
-    nothing about it; and one for timestamps that went backwards, with their count."""
-    for reason in result["not_informative"]:
-        note(f"{label}: not informative: {reason}")
+def note_time_regressions(result: dict, label: str) -> None:
+    """One line on stderr for timestamps that went backwards, with their count (what makes the
+    numbers say less than they seem to goes with the tables: ``smrlab.caveats``)."""
     if regressions := result["report"]["time_regressions"]:
         note(
             f"{label}: {regressions:,} requests have timestamps earlier than the request before them; "

@@ -4,8 +4,11 @@ Every command prints through here so that tables look alike and ``--json`` and `
 the same everywhere: a command that prints tables takes both (``add_json_argument``); ``--json``
 prints one JSON document, ``{"tables": [{"title", "caption", "columns", "rows"}, ...]}``, and
 ``--csv`` plain CSV, the values unrounded: one table as it is, several as one table whose
-first column, ``table``, names the table each row belongs to (its title). Not here: computing
-what goes into the tables.
+first column, ``table``, names the table each row belongs to (its title). A table's notes (what
+makes its numbers say less than they seem to: ``smrlab.caveats``) are drawn under it, kept in
+its JSON as ``notes``, and go to stderr beside CSV; a cell with a mark (a saturated run's
+response time) is drawn with it and the mark's footnote joins the notes, while JSON and CSV keep
+the plain value. Not here: computing what goes into the tables.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from smrlab import caveats
+
 # A terminal's tables fit its width; piped output (a file, CI logs) is as wide as each table
 # needs (COLUMNS, where set, limits it), never squeezed into rich's 80-column default.
 UNLIMITED = 100_000
@@ -33,6 +38,8 @@ _console = Console(
 
 def fmt(value: Any, digits: int = 3) -> str:
     """A cell: floats with ``digits`` significant digits, ints with thousands separators."""
+    if isinstance(value, caveats.Marked):
+        return f"{fmt(value.value, digits)} {value.mark}"
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -110,16 +117,33 @@ def _csv_row(row) -> list:
     return ["" if cell is None else cell for cell in row]
 
 
-def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None) -> None:
-    """Prints rows under ``columns``; the first column is left-aligned, the others right-aligned."""
+def table_notes(rows: Sequence[Sequence[Any]], notes: Sequence[str] = ()) -> list[str]:
+    """``notes``, led by the footnote of the saturated mark when a cell of ``rows`` carries it."""
+    return ([caveats.SATURATED_NOTE] if caveats.SATURATED_MARK in caveats.marks(rows) else []) + list(notes)
+
+
+def print_table(
+    title: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    caption: str | None = None,
+    notes: Sequence[str] = (),
+) -> None:
+    """Prints rows under ``columns``; the first column is left-aligned, the others right-aligned;
+    ``notes`` (and the footnote of a mark in a cell) under the caption."""
+    notes = table_notes(rows, notes)
+    plain = [[caveats.plain(cell) for cell in row] for row in rows]
     if _json_tables is not None:
         _json_tables.append(
-            {"title": title, "caption": caption, "columns": list(columns), "rows": [list(r) for r in rows]}
+            {"title": title, "caption": caption, "columns": list(columns), "rows": plain, "notes": notes}
         )
         return
     if _csv_tables is not None:
-        _csv_tables.append({"title": title, "columns": list(columns), "rows": [list(r) for r in rows]})
+        _csv_tables.append({"title": title, "columns": list(columns), "rows": plain})
+        for line in notes:
+            note(f"{title}: {line}")
         return
+    caption = "\n".join(filter(None, [caption, *notes])) or None
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     for index, column in enumerate(columns):
         table.add_column(column, justify="left" if index == 0 else "right", no_wrap=index == 0)

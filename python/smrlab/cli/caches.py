@@ -12,7 +12,7 @@ import argparse
 import math
 from pathlib import Path
 
-from smrlab import experiment, geometry, options, systems
+from smrlab import caveats, experiment, geometry, options, systems
 from smrlab.cli.declared import add_declared
 from smrlab.cli.experiments import add_fresh_argument
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
@@ -135,17 +135,18 @@ def _ratio(value: float, base: float) -> float | None:
 def comparison_table(results: dict[str, dict], mode: str) -> tuple[list[str], list[tuple]]:
     """The line-up's columns and rows: each I/O time divided by cmr-only's time of the same
     kind (read by read, write by write, total by total), the rank by the time the mode compares
-    (`TIME_COMPARED`: write time in write-only mode, as the paper's), hit rates per cache-block
+    (`TIME_COMPARED`: write time in write-only mode, as the paper's; equal times share a rank),
+    hit rates per cache-block
     lookup; the read (or write) columns only when some run measured reads (writes)."""
     base = results["cmr-only"]["derived"]
-    ranked = sorted(results, key=lambda label: results[label]["derived"][TIME_COMPARED[mode]])
+    rank = caveats.ranks({label: result["derived"][TIME_COMPARED[mode]] for label, result in results.items()})
     rows = []
     for label, result in results.items():
         d, counters = result["derived"], result["report"]["counters"]
         rows.append(
             (
                 label,
-                ranked.index(label) + 1,
+                rank[label],
                 _ratio(d["read_io_s"], base["read_io_s"]),
                 _ratio(d["write_io_s"], base["write_io_s"]),
                 _ratio(d["total_io_s"], base["total_io_s"]),
@@ -175,6 +176,7 @@ def print_comparison(title: str, results: dict[str, dict], mode: str) -> None:
         + ("write I/O time (the paper dismisses reads in write-only mode)" if mode == "wo" else "total I/O time")
         + "; hits per cache-block lookup (4 KiB by default), not per request"
         + "; R_wa = band bytes / bytes evicted from the SMR write buffer (PORE Figs. 11-14)",
+        notes=caveats.notes(results),
     )
 
 
@@ -225,6 +227,8 @@ def factor_rows(per_trace: list[dict[str, dict]], mode: str) -> list[tuple]:
     def mean_factor(label: str, metric: str) -> float | None:
         if any(metric not in results[name]["derived"] for results in per_trace for name in (label, "pore-bl")):
             return None  # e.g. no R_wa where the SMR write buffer never had to evict
+        if not informative(per_trace, label):
+            return None  # a run that never exercised its mechanism says nothing of it
         factors = [results[label]["derived"][metric] / results["pore-bl"]["derived"][metric] for results in per_trace]
         return sum(factors) / len(factors)
 
@@ -238,13 +242,34 @@ def factor_rows(per_trace: list[dict[str, dict]], mode: str) -> list[tuple]:
     return rows
 
 
+def informative(per_trace: list[dict[str, dict]], label: str) -> bool:
+    """Whether PORE-BL's run and ``label``'s exercised what they compare on every trace (a cache
+    that never evicted, a buffer that never cleaned a band, say nothing of their policies)."""
+    return all(not caveats.reasons(results[name]) for results in per_trace for name in (label, "pore-bl"))
+
+
 def print_factors(per_trace: list[dict[str, dict]], mode: str, traces: str) -> None:
+    """The factors beside the paper's; left out for a competitor whose run, or PORE-BL's, was
+    not informative (the table's notes say which), and not printed at all when none is left."""
+    rows = factor_rows(per_trace, mode)
+    left_out = [label for label in COMPETITORS if not informative(per_trace, label)]
+    notes = (
+        [f"{', '.join(left_out)}: no factor, as a run it needs was not informative (see the tables above)"]
+        if left_out
+        else []
+    )
+    if all(time is None and r_wa is None for _, time, _, r_wa, _ in rows):
+        note(
+            f"PORE-BL against the others on {traces}: no factor to set beside the paper's: {notes[0] if notes else 'no run measured one'}"
+        )
+        return
     print_table(
         f"PORE-BL against the others on {traces} ({mode}), beside the PORE paper's averages",
         FACTOR_COLUMNS,
-        factor_rows(per_trace, mode),
+        rows,
         caption="factor = the other's I/O time (or R_wa) / PORE-BL's; above 1: PORE-BL is better; "
         + ("write I/O times, as the paper dismisses reads in write-only mode" if mode == "wo" else "total I/O times"),
+        notes=notes,
     )
 
 
@@ -285,7 +310,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     exp = sweep_experiment(args, values)
     name = Path(args.trace).name.split(".")[0]
     rows = []
-    for value, (_, result) in zip(values, presets.run(exp, args, Path(args.out), name)):
+    by_value = {value: result for value, (_, result) in zip(values, presets.run(exp, args, Path(args.out), name))}
+    for value, result in by_value.items():
         d = result["derived"]
         rows.append(
             (
@@ -301,6 +327,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         f"{args.policy}-{args.scheme}: varying {args.vary} on {args.trace}",
         [args.vary, "total I/O s", "read hit", "write hit", "R_wa", "avg open zones"],
         rows,
+        notes=caveats.notes({f"{args.vary}={value}": result for value, result in by_value.items()}),
     )
     note(f"results written to {args.out}/")
     return 0

@@ -20,11 +20,11 @@ import argparse
 import copy
 from pathlib import Path
 
-from smrlab import live, outputs, report, results
+from smrlab import caveats, live, outputs, report, results
 from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace, sample_scale
 from smrlab.cli import caches
 from smrlab.cli.sim import add_engine_arguments, engine_from_args
-from smrlab.run import measure, note_caveats, simulate, write_result
+from smrlab.run import measure, note_time_regressions, simulate, write_result
 from smrlab.tables import note, print_table
 
 
@@ -50,7 +50,7 @@ def register(commands) -> None:
 
 
 def smr_vs_cmr(traces: dict[str, tuple[Path, argparse.Namespace]], out: Path) -> None:
-    rows = []
+    rows, ran = [], {}
     for name, (path, args) in traces.items():
         fp, requests = measure(path)
         results = {}
@@ -59,8 +59,9 @@ def smr_vs_cmr(traces: dict[str, tuple[Path, argparse.Namespace]], out: Path) ->
                 results[system] = simulate(
                     system, path, params, seed=args.seed, footprint=fp, engine=engine_from_args(args), progress=show
                 )
-            note_caveats(results[system], f"{name}/{system}")
+            note_time_regressions(results[system], f"{name}/{system}")
             write_result(results[system], out / f"{name}-{system}.json")
+            ran[f"{name}/{system}"] = results[system]
         cmr, smr = results["cmr"]["derived"], results["dmsmr"]
         counters = smr["report"]["counters"]
         rows.append(
@@ -92,6 +93,7 @@ def smr_vs_cmr(traces: dict[str, tuple[Path, argparse.Namespace]], out: Path) ->
         rows,
         caption="dmsmr: FIFO persistent write buffer of 1/256 of the written range, bands 17-36 MB scaled with the sample "
         "(PORE §II, §V-A)",
+        notes=caveats.notes(ran),
     )
 
 

@@ -38,11 +38,13 @@ def run(args: argparse.Namespace) -> int:
             phases=phases,
         )
     frame = results.read(summary.table)
+    columns = results.shown_columns(frame, exp)
     print_table(
         exp.title or exp.name,
-        results.shown_columns(frame, exp),
-        results.table_rows(frame, results.shown_columns(frame, exp)),
+        columns,
+        results.table_rows(frame, columns),
         caption=_caption(exp),
+        notes=results.notes(frame, columns, exp.metrics or results.DEFAULT_METRICS),
     )
     for path in summary.figures:
         note(f"figure written to {path}")
@@ -80,7 +82,8 @@ def show_results(args: argparse.Namespace) -> int:
                     f"timing.{name}" for name in ("wall_s", "cpu_s", "peak_rss_bytes", "worker", "wait_s", "attempts")
                 ]
         results.check_columns(frame, columns)
-    print_table(str(args.path), columns, results.table_rows(frame, columns))
+    notes = [] if args.pivot else results.notes(frame, columns, results.metrics_of(args.path))
+    print_table(str(args.path), columns, results.table_rows(frame, columns), notes=notes)
     return 0
 
 

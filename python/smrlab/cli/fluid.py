@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from smrlab import fluid_traces, options, outputs
+from smrlab import caveats, fluid_traces, options, outputs
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
@@ -252,6 +252,7 @@ def schemes_figure(r: Runner, args: argparse.Namespace) -> None:
         ["trace", *schemes],
         rows,
         caption="FluidSMR Fig. 12 (the paper plots it on a log scale)",
+        notes=caveats.notes(ran),
     )
     print_table(
         f"where the writes went ({'fluid-smr' if 'fluid-smr' in schemes else schemes[0]})",
@@ -282,6 +283,7 @@ def prelim_figure(r: Runner, args: argparse.Namespace) -> None:
         rows,
         caption="FluidSMR §2.4: NSW-frequency swapping (swap-only) lowers the recency and frequency baselines' latency by "
         "22.4 % and 29.4 % (ts_0)",
+        notes=caveats.notes(ran),
     )
     per_usage = []
     for usage, swap_label, cmr_label in per_usage_runs:
@@ -306,7 +308,11 @@ def usage_figure(r: Runner, args: argparse.Namespace) -> None:
     ran = r.execute()
     rows = [[usage, *[latency_ms(ran[label]) for label in row]] for usage, row in zip(args.usages, labels)]
     print_table(
-        f"average latency (ms) per usage on {trace_label(name)}", ["usage", *schemes], rows, caption="FluidSMR Fig. 13"
+        f"average latency (ms) per usage on {trace_label(name)}",
+        ["usage", *schemes],
+        rows,
+        caption="FluidSMR Fig. 13",
+        notes=caveats.notes(ran),
     )
 
 
@@ -344,6 +350,7 @@ def fixed_figure(r: Runner, args: argparse.Namespace) -> None:
         ["scheme", "latency ms", "from day 4 ms", "cache zones at end", "groups to SMR", "groups to CMR"],
         rows,
         caption="FluidSMR Fig. 14 (left: whole run; right: from the fourth day); zone counts over time (Fig. 15) in zones.json",
+        notes=caveats.notes(ran),
     )
     write_series(r, series)
 
@@ -391,6 +398,7 @@ def phases_figure(r: Runner, args: argparse.Namespace) -> None:
         ],
         rows,
         caption="FluidSMR Fig. 16: phases 1 and 3 favour SMR + cache, 2 and 4 CMR; zone counts over time in zones.json",
+        notes=caveats.notes(ran),
     )
     write_series(r, series)
 
@@ -442,6 +450,7 @@ def cache_figure(r: Runner, args: argparse.Namespace) -> None:
         caption=f"FluidSMR Fig. 17 (the ablation steps) and Fig. 18 (policies alone: no swapping or conversion, a cache of "
         f"{cache_limit} of the SMR area; latency in ms). A partition this full may have no whole CMR zone to spare: its "
         "cache is then one SMR zone formatted CMR on its own (docs/fluidsmr.md)",
+        notes=caveats.notes(ran),
     )
 
 
@@ -485,6 +494,7 @@ def migration_figure(r: Runner, args: argparse.Namespace) -> None:
         rows,
         caption="FluidSMR Fig. 19: a larger acceptable increase of latency gives a shorter conversion; 'worst added' is the longest "
         "migration quantum, the most any request waited for one",
+        notes=caveats.notes(ran),
     )
 
 

@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import _core, experiment, hwsr_traces
+from smrlab import _core, caveats, experiment, hwsr_traces
 from smrlab.bundled import traces_folder
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
@@ -26,7 +26,7 @@ from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.options import bounded_whole, generated_requests, listed, quoted
 from smrlab.outputs import check_room
-from smrlab.result import mean_response_ns
+from smrlab.result import mean_response_ns, saturated
 from smrlab.run import write_result
 from smrlab.tables import add_json_argument, note, print_table
 from smrlab.trace import Trace
@@ -125,15 +125,17 @@ def response_ms(summary: dict) -> float:
 
 
 def result_row(label: str, result: dict) -> tuple:
+    """A run's row; its response times marked when it was saturated (``smrlab.caveats``)."""
     report, derived = result["report"], result["derived"]
     mean = (mean_response_ns(report) or 0.0) / MS
     per_request = derived.get("segments_rewritten_per_request")
+    flagged = saturated(report)
     return (
         label,
-        mean,
-        response_ms(report["read"]["response"]),
-        response_ms(report["write"]["response"]),
-        report["write"]["response"]["p99_ns"] / MS,
+        caveats.response(mean, flagged),
+        caveats.response(response_ms(report["read"]["response"]), flagged),
+        caveats.response(response_ms(report["write"]["response"]), flagged),
+        caveats.response(report["write"]["response"]["p99_ns"] / MS, flagged),
         response_ms(report["write"]["service"]),
         None if per_request is None else per_request * 1e4,
         derived.get("mem_hit_ratio"),
@@ -198,7 +200,7 @@ def run_compare(args: argparse.Namespace) -> int:
     trace = trace_of(args)
     out = Path(args.out)
     first = presets.read(LINE_UP_FILES[0])
-    rows = []
+    rows, by_label = [], {}
     ran = run_preset(
         args,
         trace,
@@ -210,12 +212,14 @@ def run_compare(args: argparse.Namespace) -> int:
     for cell, result in ran:
         write_result(result, out / f"{cell.trace_name}-{cell.label.replace(' ', '-')}.json", inputs=[trace])
         rows.append(result_row(cell.label, result))
+        by_label[cell.label] = result
     print_table(
         f"HWSR, S-block and a plain disk on {trace.name}",
         COLUMNS,
         rows,
         caption="response = waiting + service (open loop at trace time unless --replay closed); "
         "HWSR Figs. 13 (response), 14 (segments rewritten), 12c (hit ratios), 15-19 (without MEM or SSD)",
+        notes=caveats.notes(by_label),
     )
     note(f"results written to {out}/")
     return 0
@@ -232,16 +236,18 @@ def run_sweep(args: argparse.Namespace) -> int:
         "block": [str(block * SECTOR) for block in blocks],
         "region": [str(region) for region in regions],
     }
-    mean_ms = {}
+    mean_ms, by_cell = {}, {}
     for cell, result in run_preset(args, trace, "hwsr-sweep", swept.systems, grid, swept):
         block, region = int(cell.given["block"]) // SECTOR, int(cell.given["region"])
         write_result(result, Path(args.out) / f"{cell.trace_name}-b{block}-r{region}.json", inputs=[trace])
         mean_ms[block, region] = result_row("", result)[1]
+        by_cell[f"block {block} region {region}"] = result
     rows = [(region, *(mean_ms[block, region] for block in blocks)) for region in regions]
     print_table(
         f"HWSR mean response time (ms) by block and region size on {trace.name} (Fig. 20)",
         ["region tracks", *(f"block {b} sectors" for b in blocks)],
         rows,
+        notes=caveats.notes(by_cell),
     )
     return 0
 

@@ -16,6 +16,16 @@ from smrlab.reproduce.output import read_document, scorecards_under
 from smrlab.tables import note
 
 
+def default_title(tables: list[Path], scorecards: list[dict]) -> str:
+    """The page's title unless given: a reproduction report when it holds a scorecard or tables
+    of the papers' experiments, else the title of the one experiment it shows, or a plain one."""
+    experiments = [results.experiment_of(table) for table in tables]
+    if scorecards or any(exp.reproduces for exp in experiments):
+        return report.REPRODUCTION_TITLE
+    titles = list(dict.fromkeys(exp.title or exp.name for exp in experiments))
+    return titles[0] if len(titles) == 1 else "smrlab results"
+
+
 def run(args: argparse.Namespace) -> int:
     tables = [table for path in args.results for table in results.tables_under(path) if table.suffix != ".json"]
     found = [card for path in args.results for card in scorecards_under(path)]
@@ -26,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     with outputs.output_file(
         args.out, inputs=[*tables, *map(results.sidecar_path, tables), *found], make_folder=True
     ) as temporary:
-        temporary.write_text(report.page(tables, scorecards=scorecards))
+        temporary.write_text(report.page(tables, args.title or default_title(tables, scorecards), scorecards))
     note(f"report of {len(tables)} results tables written to {args.out}")
     print(Path(args.out).resolve())
     return 0
@@ -48,5 +58,10 @@ def register(commands) -> None:
     )
     parser.add_argument(
         "-o", "--out", type=Path, default=Path("report.html"), help="the page to write (default report.html)"
+    )
+    parser.add_argument(
+        "--title",
+        help="the page's title (default: 'smrlab reproduction report' for the papers' experiments and "
+        "scorecards, else the experiment's own title)",
     )
     parser.set_defaults(func=run)

@@ -11,10 +11,11 @@ import argparse
 import contextlib
 from pathlib import Path
 
-from smrlab import _core, geometry, live, options, outputs, systems
+from smrlab import _core, caveats, geometry, live, options, outputs, systems
 from smrlab.errors import UsageError
 from smrlab.experiment import check
-from smrlab.run import engine_config, measure, note_caveats, simulate, write_result
+from smrlab.result import saturated
+from smrlab.run import engine_config, measure, note_time_regressions, simulate, write_result
 from smrlab.tables import note, print_json, print_table
 
 UNITS_NOTE = (
@@ -228,14 +229,15 @@ def register(commands) -> None:
 def result_rows(result: dict) -> list[tuple[str, object]]:
     """The headline figures of one run, as (label, value) rows."""
     report, derived = result["report"], result["derived"]
+    flagged = saturated(report)
     rows: list[tuple[str, object]] = [
         ("requests measured", report["requests"]),
         ("total I/O time (s)", derived["total_io_s"]),
         ("  read I/O time (s)", derived["read_io_s"]),
         ("  write I/O time (s)", derived["write_io_s"]),
-        ("mean read response (ms)", report["read"]["response"]["mean_ns"] / 1e6),
-        ("mean write response (ms)", report["write"]["response"]["mean_ns"] / 1e6),
-        ("p99 write response (ms)", report["write"]["response"]["p99_ns"] / 1e6),
+        ("mean read response (ms)", caveats.response(report["read"]["response"]["mean_ns"] / 1e6, flagged)),
+        ("mean write response (ms)", caveats.response(report["write"]["response"]["mean_ns"] / 1e6, flagged)),
+        ("p99 write response (ms)", caveats.response(report["write"]["response"]["p99_ns"] / 1e6, flagged)),
     ]
     for channel in report["channels"]:
         rows.append((f"busy: {channel['channel']} (s)", (channel["read_ns"] + channel["write_ns"]) / 1e9))
@@ -300,7 +302,7 @@ def run(args: argparse.Namespace) -> int:
             footprint=fp,
             progress=show,
         )
-        note_caveats(result, args.system)
+        note_time_regressions(result, args.system)
         if iolog is not None:
             result["iolog"]["path"] = str(args.iolog)
         out = out or default_out(result)
@@ -308,7 +310,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        print_table(f"{args.system} on {args.trace}", ["metric", "value"], result_rows(result))
+        print_table(
+            f"{args.system} on {args.trace}", ["metric", "value"], result_rows(result), notes=caveats.reasons(result)
+        )
         note(f"result written to {out}")
     for line in geometry.notes(result, args.geometry_scale, args.param):
         note(line)

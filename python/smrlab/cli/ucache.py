@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import experiment, outputs, systems
+from smrlab import caveats, experiment, outputs, systems
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
@@ -139,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
         caption="uCache paper: write hit ratio = Table III, GC cycles = Table IV, buckets/GC = Fig. 8, replay time "
         "beside a plain disk = Fig. 7, media ops and bytes per host op and byte = Fig. 9, promotion time = Fig. 10, "
         "seeks minus the plain disk's = Table V (a seek: a disk I/O not starting where the previous one ended)",
+        notes=caveats.notes({f"bucket {bucket}": result for bucket, (_, result) in zip(buckets, ran)} | by_label),
     )
     report = cmr_result["report"]
     depth = cmr_result["config"]["params"].get(QUEUE_DEPTH, "1")

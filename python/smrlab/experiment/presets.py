@@ -73,12 +73,13 @@ def axis(name: str, key: str) -> list[str]:
 def run(exp: Experiment, args, out_dir: Path, name: str, title: str | None = None, unit: str = "cells") -> list[tuple]:
     """Runs a command's ``exp`` in parallel (``args.jobs`` local workers) into a results folder under
     ``out_dir`` (Parquet table, provenance, figure), going on in the latest folder of the same cells unless ``args.resume`` is False; returns
-    each cell with its result, in cell order, its progress shown as ``title`` (default ``name``)
+    each cell with its result, in cell order (what makes a result say less than it seems to is the
+    tables' to say: ``smrlab.caveats``), its progress shown as ``title`` (default ``name``)
     counting ``unit``. A failed cell stops the command with its error once the others have run
     and been stored."""
     from smrlab import experiment, live, plots
     from smrlab.results import read as results_frame
-    from smrlab.run import note_caveats
+    from smrlab.run import note_time_regressions
 
     summary = experiment.run(
         exp,
@@ -93,7 +94,7 @@ def run(exp: Experiment, args, out_dir: Path, name: str, title: str | None = Non
     if exp.figure:
         plots.save(exp, results_frame(summary.table), summary.folder)
     for cell, outcome in summary.outcomes:
-        note_caveats(outcome.result, f"{name}/{cell.label}")
+        note_time_regressions(outcome.result, f"{name}/{cell.label}")
     return [(cell, outcome.result) for cell, outcome in summary.outcomes]
 
 

@@ -596,6 +596,9 @@ impl System for Fluid {
         self.counts.counters(out);
         self.migration.counters(out);
         out.add(&drive::CONVERSION_COMMANDS, self.drive.conversions());
+        if self.scheme.adapt {
+            out.expect(&relocate::CONVERTED);
+        }
     }
 
     fn gauges(&self, out: &mut Gauges) {

@@ -19,13 +19,18 @@ use smr_core::Op;
 use super::drive::Image;
 use super::mapping::Role;
 use super::Fluid;
-use smr_kernel::metrics::{Metric, Unit};
+use smr_kernel::metrics::{Exercise, Metric, Unit};
 use smr_kernel::{ChannelId, IoCtx, SimError};
 
 pub static TO_SMR_CONVERSIONS: Metric =
     Metric::new("to_smr_conversions", Unit::Count, "FluidSMR: groups converted CMR to SMR by format adaptation");
 pub static TO_CMR_CONVERSIONS: Metric =
     Metric::new("to_cmr_conversions", Unit::Count, "FluidSMR: groups converted SMR to CMR by format adaptation");
+pub static CONVERTED: Exercise = Exercise {
+    counters: &[&TO_SMR_CONVERSIONS, &TO_CMR_CONVERSIONS],
+    when_never:
+        "format adaptation converted no group between CMR and SMR: these figures are those of the scheme without it",
+};
 pub static MOVED_BYTES: Metric = Metric::new(
     "moved_bytes",
     Unit::Bytes,

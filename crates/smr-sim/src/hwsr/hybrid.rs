@@ -26,7 +26,7 @@ use smr_core::{Op, Request};
 
 use super::membuffer::{MemBuffer, Units};
 use super::ssdcache::SsdCache;
-use smr_kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
+use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use smr_kernel::policy::Policy;
 use smr_kernel::runs::coalesce;
 use smr_kernel::totals;
@@ -51,6 +51,11 @@ pub static MEM_EVICTIONS: Metric = Metric::new(
     Unit::Count,
     "times the full MEM buffer evicted (each one segment rewrite or S-block destage)",
 );
+pub static MEM_EVICTED: Exercise = Exercise {
+    counters: &[&MEM_EVICTIONS],
+    when_never:
+        "the MEM buffer held every block written: nothing was evicted, so every MEM buffer policy gives these figures",
+};
 pub static MEM_BLOCKS_EVICTED: Metric =
     Metric::new("mem_blocks_evicted", Unit::Blocks, "blocks written from the MEM buffer to the disk");
 pub static FLUSHER_EVICTIONS: Metric = Metric::new(
@@ -672,6 +677,7 @@ impl<D: ShingledDisk> System for Hybrid<D> {
         out.declare(&SEGMENTS_PER_REQUEST);
         if let Some(mem) = &self.front.mem {
             mem.counters(out);
+            out.expect(&MEM_EVICTED);
         }
         if let Some(ssd) = &self.front.ssd {
             ssd.counters(out);
