@@ -270,7 +270,7 @@ def run_bench(args: argparse.Namespace) -> int:
         )
         return 0
     print_table(
-        f"smrlab kv bench: {args.count:,} x {value_size:,}-byte values, 16-byte keys, sync every {args.sync_every or 'never'}",
+        f"smrlab kv bench: {args.count:,} x {value_size:,}-byte values, 16-byte keys, {f'a sync every {args.sync_every:,} puts' if args.sync_every else 'no sync'}",
         ["workload", "ops", "ops/s", "MB/s", "write amp.", "compaction read (bytes)", "disk time (s)"],
         rows,
         caption=f"store {args.store} takes {space:,} bytes",
