@@ -16,6 +16,7 @@ from conftest import DATA
 from smrlab import results
 from smrlab.caveats import SATURATED_MARK, SATURATED_NOTE
 from smrlab.cli.report import default_title
+from smrlab.workload_experiments import offload_notes
 
 
 def drawn(folder, *args) -> subprocess.CompletedProcess:
@@ -105,3 +106,18 @@ def test_results_tables_and_the_report_mark_saturated_runs_and_say_why(cli, tmp_
     assert f"{SATURATED_MARK}</td>" in page and SATURATED_NOTE in page and "nothing was evicted" in page
     assert "<title>My caches</title>" in page and "<h1>My caches</h1>" in page
     assert default_title(results.tables_under(tmp_path / "nested"), []) == "saturating"
+
+
+def test_fig_5_8_says_when_offloading_never_engaged():
+    """The README's ``workload fig5.8 --duration 1`` showed "with offloading" three times faster at
+    0 % offloaded: no compaction ran in a second, so both rows measured the same store and the
+    gap was the order they ran in (run twice without offloading, the second was twice as fast)."""
+
+    def run(compactions: int, offloaded: int) -> dict:
+        return {"store": {"compactions": compactions, "offloaded_user_bytes": offloaded}}
+
+    [line] = offload_notes({"without offloading": run(0, 0), "with offloading": run(0, 0)})
+    assert line.startswith("with offloading: not informative: no compaction ran") and "not offloading" in line
+    [busy] = offload_notes({"without offloading": run(4, 0), "with offloading": run(4, 0)})
+    assert "no write arrived while a compaction ran" in busy
+    assert offload_notes({"without offloading": run(4, 0), "with offloading": run(4, 1 << 20)}) == []
