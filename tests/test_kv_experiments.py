@@ -300,3 +300,22 @@ def test_a_bad_offloading_parameter_fails_its_cell_naming_it(tmp_path, params, m
     )
     [row] = run_rows(one, tmp_path)
     assert message in row["error"], row["error"]
+
+
+@pytest.mark.parametrize("given, hits", [({}, 4), ({"block_cache": "0"}, 0)])
+def test_smrdb_cells_keep_the_peers_block_cache(tmp_path, given, hits):
+    # §3.3.3: SMRDB and LevelDB ran with "the same default 8 MB cache"; a cell gives SMRDB the
+    # block cache it gives plyvel's lru_cache_size and rocksdict's block cache.
+    from smrlab.experiment.kv.stores import BLOCK_CACHE, open_store
+
+    assert BLOCK_CACHE == 8 << 20
+    store = open_store("smrdb-soc", tmp_path, {"band_size": "256KiB", **given}, modelled=True)
+    try:
+        for i in range(400):
+            store.put(b"key%05d" % i, bytes(2000), False)
+        store.settle()
+        for _ in range(5):
+            assert store.get(b"key00123") == bytes(2000)
+        assert store.stats()["block_cache_hit_rate"] == hits / 5
+    finally:
+        store.close()

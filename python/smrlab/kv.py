@@ -74,7 +74,7 @@ SCAN_BATCH = 1024
 # The most bytes a size may say (the core counts bytes in 64 bits).
 MAX_BYTES = 2**64 - 1
 # Options given in bytes, which also accept size strings such as "64MiB".
-SIZE_OPTIONS = ("max_value_len", "block_size", "histogram_bytes", "log_buffer")
+SIZE_OPTIONS = ("max_value_len", "block_size", "block_cache", "histogram_bytes", "log_buffer")
 
 
 def size(value: int | str | None, name: str) -> int | None:
@@ -129,7 +129,8 @@ class DB:
                  time every device command also takes; stats() then reports disk_busy_ns
     background   compact in a background thread (True) or inline after writes (False: the
                  same device commands every run, for simulated disk time)
-    tuning       max_key_len, max_value_len, block_size, bloom_bits_per_key, histogram_bytes,
+    tuning       max_key_len, max_value_len, block_size, block_cache (bytes of data blocks gets
+                 keep in memory, default 8 MiB, 0: none), bloom_bits_per_key, histogram_bytes,
                  log_buffer, l0_compaction_trigger, l0_slowdown_trigger, l0_stop_trigger,
                  slowdown_micros, l0_max_inputs, l1_overlap_trigger, levels, l1_bands,
                  level_ratio, write_log (False: no log, no synced writes; Fig. 3.10)

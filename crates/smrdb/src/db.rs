@@ -71,6 +71,8 @@ pub struct DbStats {
     pub table_gets: u64,
     pub get_tables_searched: u64,
     pub get_blocks_read: u64,
+    /// Of those blocks, the ones the block cache held.
+    pub get_block_cache_hits: u64,
     pub flushes: u64,
     pub compactions: u64,
     pub moves: u64,
@@ -467,6 +469,7 @@ impl Inner {
             table_gets: s.table_gets.load(Relaxed),
             get_tables_searched: s.get_tables_searched.load(Relaxed),
             get_blocks_read: s.get_blocks_read.load(Relaxed),
+            get_block_cache_hits: s.get_block_cache_hits.load(Relaxed),
             flushes: s.flushes.load(Relaxed),
             compactions: s.compactions.load(Relaxed),
             moves: s.moves.load(Relaxed),

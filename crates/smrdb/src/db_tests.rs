@@ -323,3 +323,26 @@ fn a_short_scan_reads_only_the_tables_its_keys_are_in() {
     // The bands after the start hold about half the data; the scan needs one, perhaps two.
     assert!(read > 0 && read <= 2 * 64 * 1024, "read {read} bytes of {tables} bands");
 }
+
+/// A get served from the block cache reads nothing from the band; the same gets without a
+/// cache read a block each time (the thesis ran SMRDB with LevelDB's 8 MB cache, §3.3.3).
+#[test]
+fn a_repeated_get_is_served_by_the_block_cache() {
+    let reads_of_ten_gets = |block_cache: u64| {
+        let db = Db::open_in_memory(Options { block_cache, ..small(Scheme::Loc, false) }, None).unwrap();
+        for i in 0..3000u64 {
+            db.put(&key(i), &[5u8; 300]).unwrap();
+        }
+        db.compact().unwrap();
+        let before = db.stats();
+        for _ in 0..10 {
+            assert_eq!(db.get(&key(1234)).unwrap(), Some(vec![5u8; 300]));
+        }
+        let after = db.stats();
+        (after.read_bytes - before.read_bytes, after.get_block_cache_hits - before.get_block_cache_hits)
+    };
+    let (cached_reads, hits) = reads_of_ten_gets(8 << 20);
+    let (uncached_reads, no_hits) = reads_of_ten_gets(0);
+    assert_eq!((hits, no_hits), (9, 0));
+    assert!(cached_reads > 0 && uncached_reads == 10 * cached_reads, "{cached_reads} and {uncached_reads} bytes");
+}

@@ -1,5 +1,5 @@
 //! What every part of an open store shares: the device, the store's name for messages, the
-//! counters, and the pool of empty bands. Bands leave the pool for a log, a flush or a
+//! counters, the block cache, and the pool of empty bands. Bands leave the pool for a log, a flush or a
 //! compaction output, and come back through `retire` once nothing refers to them: retired bands
 //! are reset lazily, just before the pool hands out a band again.
 
@@ -11,6 +11,7 @@ use smr_zoned::ZoneError;
 
 use crate::device::BandDevice;
 use crate::error::{Error, Result};
+use crate::table::cache::BlockCache;
 
 /// Counters of what the store did, in bytes or events, since it was opened.
 #[derive(Default)]
@@ -31,6 +32,8 @@ pub struct Stats {
     pub get_tables_searched: AtomicU64,
     /// Of those, the tables whose filter let the key through, so a data block was read.
     pub get_blocks_read: AtomicU64,
+    /// Of those blocks, the ones found in the block cache rather than read from the band.
+    pub get_block_cache_hits: AtomicU64,
     pub flushes: AtomicU64,
     pub compactions: AtomicU64,
     pub moves: AtomicU64,
@@ -66,6 +69,8 @@ pub struct Env {
     pub store: String,
     pub band_size: u64,
     pub stats: Stats,
+    /// Data blocks that gets read (none kept unless `with_block_cache` gives a budget).
+    pub blocks: BlockCache,
     pool: Mutex<BandPool>,
 }
 
@@ -77,8 +82,15 @@ impl Env {
             store,
             band_size,
             stats: Stats::default(),
+            blocks: BlockCache::new(0),
             pool: Mutex::new(BandPool { free: BTreeSet::new(), retired: Vec::new() }),
         }
+    }
+
+    /// The same environment keeping up to `bytes` of the blocks gets read (`Options::block_cache`).
+    pub fn with_block_cache(mut self, bytes: u64) -> Self {
+        self.blocks = BlockCache::new(bytes);
+        self
     }
 
     fn pool(&self) -> std::sync::MutexGuard<'_, BandPool> {

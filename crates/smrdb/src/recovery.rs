@@ -64,7 +64,7 @@ pub fn open_file_device(path: &Path, store: &str, options: &Options) -> Result<F
 
 /// Recovers the store on `device` and returns its shared state, ready for use.
 pub fn recover(device: Box<dyn BandDevice>, store: String, options: Options) -> Result<Inner> {
-    let env = Arc::new(Env::new(device, store));
+    let env = Arc::new(Env::new(device, store).with_block_cache(options.block_cache));
     let replay = MemTable::new(options.block_size);
     reopen(env, &options.clone(), Plain { options, replay, last_sequence: 0 })
 }

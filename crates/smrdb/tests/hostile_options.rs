@@ -57,13 +57,20 @@ fn options() -> impl Strategy<Value = Options> {
         sometimes_usize(),
         sometimes_usize(),
     );
-    let more =
-        (sometimes_usize(), sometimes_usize(), sometimes_usize(), sometimes_u64(), sometimes_u64(), any::<bool>());
+    let more = (
+        sometimes_usize(),
+        sometimes_usize(),
+        sometimes_usize(),
+        sometimes_u64(),
+        sometimes_u64(),
+        any::<bool>(),
+        sometimes_u64(),
+    );
     (geometry, shape, more).prop_map(
         |(
             (band_size, capacity, soc, max_key_len, max_value_len, block_size),
             (bloom, histogram_bytes, log_buffer, l0c, l0s, l0stop),
-            (l0_max_inputs, l1_overlap_trigger, levels, l1_bands, level_ratio, write_log),
+            (l0_max_inputs, l1_overlap_trigger, levels, l1_bands, level_ratio, write_log, block_cache),
         )| {
             let d = Options::default();
             Options {
@@ -73,6 +80,7 @@ fn options() -> impl Strategy<Value = Options> {
                 max_key_len: max_key_len.or(Some(64)),
                 max_value_len: max_value_len.or(Some(4096)),
                 block_size: block_size.unwrap_or(1024),
+                block_cache: block_cache.unwrap_or(d.block_cache),
                 bloom_bits_per_key: bloom.unwrap_or(d.bloom_bits_per_key),
                 histogram_bytes: histogram_bytes.or(Some(128)),
                 log_buffer: log_buffer.or(d.log_buffer),

@@ -64,7 +64,7 @@ pub fn recover(
             problem: format!("a buffer level holds 1 to {MAX_BUFFER_BANDS} bands, not {bands}"),
         });
     }
-    let disk = Arc::new(Env::new(disk, store.clone()));
+    let disk = Arc::new(Env::new(disk, store.clone()).with_block_cache(options.base.block_cache));
     let nvram = nvram.map(|d| Arc::new(Env::new(d, format!("{store} (NVRAM device)"))));
     if let Some(n) = &nvram {
         if n.band_size != disk.band_size || n.device.conventional_zones() != 0 {

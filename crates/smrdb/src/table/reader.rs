@@ -1,5 +1,6 @@
 //! An open table: its index and Bloom filter in memory, its data blocks read from the band on
-//! demand, every block checked against its checksum. A table whose band has been dropped from
+//! demand (a get's through the store's block cache, `cache`), every block checked against its
+//! checksum. A table whose band has been dropped from
 //! the store's metadata is marked obsolete; its band is given back when the last reader lets go
 //! of it, so iterators and gets in flight never see a band reset under them.
 
@@ -145,17 +146,15 @@ impl Table {
         if block == self.index.len() {
             return Ok(None);
         }
+        let name = (self.meta.id, self.index[block].offset);
+        if let Some(cached) = self.env.blocks.get(name) {
+            Stats::add(&self.env.stats.get_block_cache_hits, 1);
+            return Ok(find_in(&cached, key, probe));
+        }
         BLOCK.with_borrow_mut(|bytes| {
             self.read_blocks_into(block, block + 1, &self.env.stats.read_bytes, bytes)?;
-            let view = Block::view(bytes).expect("read_blocks_into checked the block");
-            let at = view.seek(key, probe);
-            Ok(view.entry(at).filter(|e| e.key == key).map(|e| {
-                let found = match key::kind_of(e.tag) {
-                    Some(Kind::Value) => Found::Value(e.value.to_vec()),
-                    _ => Found::Deleted,
-                };
-                (found, key::sequence_of(e.tag))
-            }))
+            self.env.blocks.insert(name, Arc::from(bytes.as_slice()));
+            Ok(find_in(bytes, key, probe))
         })
     }
 }
@@ -166,6 +165,19 @@ impl Drop for Table {
             self.env.retire(self.meta.band);
         }
     }
+}
+
+/// The newest version of `key` at or below `probe` in a checked data block.
+fn find_in(block: &[u8], key: &[u8], probe: u64) -> Option<(Found, u64)> {
+    let view = Block::view(block).expect("read_blocks_into checked the block");
+    let at = view.seek(key, probe);
+    view.entry(at).filter(|e| e.key == key).map(|e| {
+        let found = match key::kind_of(e.tag) {
+            Some(Kind::Value) => Found::Value(e.value.to_vec()),
+            _ => Found::Deleted,
+        };
+        (found, key::sequence_of(e.tag))
+    })
 }
 
 /// A key's first 8 bytes (zeros past its end) as a big-endian number: where two keys' heads
