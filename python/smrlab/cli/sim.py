@@ -11,12 +11,12 @@ import argparse
 import contextlib
 from pathlib import Path
 
-from smrlab import _core, caveats, geometry, live, options, outputs, systems
+from smrlab import _core, geometry, live, options, outputs, systems
 from smrlab.errors import UsageError
 from smrlab.experiment import check
-from smrlab.result import saturated
 from smrlab.run import engine_config, measure, note_time_regressions, simulate, write_result
-from smrlab.tables import note, print_json, print_table
+from smrlab.sim_table import print_result
+from smrlab.tables import note, print_json
 
 UNITS_NOTE = (
     "Sizes: a bare number is bytes; KB/MB/GB are powers of 1000, KiB/MiB/GiB powers of 1024; "
@@ -223,32 +223,10 @@ def register(commands) -> None:
         "configuration, seed and trace, so no other run's file is replaced)",
     )
     parser.add_argument("--json", action="store_true", help="print the result JSON instead of tables")
+    parser.add_argument(
+        "--all", action="store_true", help="also print every counter and final gauge of the run, under the core's names"
+    )
     parser.set_defaults(func=run, extra_params=True)
-
-
-def result_rows(result: dict) -> list[tuple[str, object]]:
-    """The headline figures of one run, as (label, value) rows."""
-    report, derived = result["report"], result["derived"]
-    flagged = saturated(report)
-    rows: list[tuple[str, object]] = [
-        ("requests measured", report["requests"]),
-        ("total I/O time (s)", derived["total_io_s"]),
-        ("  read I/O time (s)", derived["read_io_s"]),
-        ("  write I/O time (s)", derived["write_io_s"]),
-        ("mean read response (ms)", caveats.response(report["read"]["response"]["mean_ns"] / 1e6, flagged)),
-        ("mean write response (ms)", caveats.response(report["write"]["response"]["mean_ns"] / 1e6, flagged)),
-        ("p99 write response (ms)", caveats.response(report["write"]["response"]["p99_ns"] / 1e6, flagged)),
-    ]
-    for channel in report["channels"]:
-        rows.append((f"busy: {channel['channel']} (s)", (channel["read_ns"] + channel["write_ns"]) / 1e9))
-    for key, value in derived.items():
-        if not key.endswith("_s"):
-            rows.append((f"{key} ({result['metrics'][key]['unit']})", value))
-    for key, value in report["counters"].items():
-        rows.append((key, value))
-    for key, value in report["gauges"]:
-        rows.append((key, value))
-    return rows
 
 
 def default_out(result: dict) -> Path:
@@ -310,9 +288,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        print_table(
-            f"{args.system} on {args.trace}", ["metric", "value"], result_rows(result), notes=caveats.reasons(result)
-        )
+        print_result(result, f"{args.system} on {args.trace}", args.all)
         note(f"result written to {out}")
     for line in geometry.notes(result, args.geometry_scale, args.param):
         note(line)

@@ -1,0 +1,77 @@
+"""``smrlab sim``'s tables of one run, for people: the headline (requests, I/O times, response
+times, each device's busy time), then what the core derives (ratios such as R_wa, hit rates,
+amplification), each named by its meaning as the core declares it (the paper's own name beside
+it where the paper has one) with its unit; with ``--all`` also every counter and final gauge
+under the core's names. A saturated run's response times carry the mark of ``smrlab.caveats``.
+
+Not here: what a measure means or its unit (declared once, in the core, with the measure), the
+run itself (``smrlab.cli.sim``).
+"""
+
+from __future__ import annotations
+
+from smrlab import caveats
+from smrlab.result import saturated
+from smrlab.tables import print_table
+
+# The papers' own names for measures the core derives.
+PAPER_NAMES = {"r_wa": "R_wa"}
+# How a declared unit is shown beside a value (a ratio or a count needs none).
+UNITS = {"seconds": "s", "ratio": "", "count": "", "nanoseconds": "ns"}
+# The derived times the headline already shows.
+IN_HEADLINE = ("total_io_s", "read_io_s", "write_io_s")
+COLUMNS = ["measure", "value", "unit", "name"]
+
+
+def headline(result: dict) -> list[tuple]:
+    """Requests, I/O times, response times (marked when saturated), each device's busy time."""
+    report, derived = result["report"], result["derived"]
+    flagged = saturated(report)
+    response = [
+        ("mean read response", report["read"]["response"]["mean_ns"]),
+        ("mean write response", report["write"]["response"]["mean_ns"]),
+        ("99th percentile write response", report["write"]["response"]["p99_ns"]),
+    ]
+    rows = [
+        ("requests measured", report["requests"], "", "requests"),
+        ("total I/O time", derived["total_io_s"], "s", "total_io_s"),
+        ("  of reads", derived["read_io_s"], "s", "read_io_s"),
+        ("  of writes", derived["write_io_s"], "s", "write_io_s"),
+        *((name, caveats.response(ns / 1e6, flagged), "ms", "") for name, ns in response),
+    ]
+    for channel in report["channels"]:
+        rows.append((f"{channel['channel']} busy", (channel["read_ns"] + channel["write_ns"]) / 1e9, "s", ""))
+    return rows
+
+
+def named(key: str, declared: dict) -> str:
+    """A measure's name for people: its declared meaning up to its first colon or bracket, with
+    the paper's name where it has one."""
+    meaning = declared.get("meaning") or key.replace("_", " ")
+    short = meaning.split(": ", 1)[0].split(" (", 1)[0]
+    return f"{short} ({PAPER_NAMES[key]})" if key in PAPER_NAMES else short
+
+
+def declared_rows(values: dict, metrics: dict, skip: tuple = ()) -> list[tuple]:
+    """``values`` by name as rows: the name for people, the value, its unit, the core's name."""
+    rows = []
+    for key, value in values.items():
+        if key in skip:
+            continue
+        declared = metrics.get(key, {})
+        unit = declared.get("unit", "")
+        rows.append((named(key, declared), value, UNITS.get(unit, unit), key))
+    return rows
+
+
+def print_result(result: dict, title: str, everything: bool) -> None:
+    """The run's tables: the headline and derived values; with ``everything`` also its counters
+    and final gauges. The run's caveats go under the first table."""
+    metrics, report = result["metrics"], result["report"]
+    counters, gauges = report["counters"], dict(report["gauges"])
+    rows = headline(result) + declared_rows(result["derived"], metrics, IN_HEADLINE)
+    hidden = [] if everything else [f"{len(counters)} counters and {len(gauges)} gauges not shown (--all shows them)"]
+    print_table(title, COLUMNS, rows, notes=caveats.reasons(result) + hidden)
+    if everything:
+        print_table("counters", COLUMNS, declared_rows(counters, metrics))
+        print_table("gauges at the end of the run", COLUMNS, declared_rows(gauges, metrics))
