@@ -225,6 +225,12 @@ def test_a_cluster_that_is_not_there_is_one_line_within_ten_seconds(tmp_path):
         (f"tcp://127.0.0.1:{_serve(None)}", f"within {cluster.CONNECT_SECONDS} s"),
         ("tcp://127.0.0.1", "not a scheduler address"),
         ("tcp://[::1", "not a scheduler address"),
+        # Schemes an address alone cannot reach: refused before a client is made (a client
+        # that fails to start printed a traceback as it was collected).
+        ("foo://127.0.0.1:1", "not foo://"),
+        ("http://127.0.0.1:1", "not http://"),
+        ("tls://127.0.0.1:1", "not tls://"),
+        ("ucx://127.0.0.1:1", "not ucx://"),
     ):
         with pytest.raises(UsageError, match=re.escape(named)) as refused_with:
             cluster.connect(address)

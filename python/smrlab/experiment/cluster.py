@@ -62,6 +62,9 @@ WORKERS_SECONDS = 600
 # Seconds between two looks at the cluster's workers (joined, left) while cells run.
 POLL_SECONDS = 1.0
 SHIPPED = "shipped"
+# The address schemes a scheduler is reached at from an address alone (tls:// needs the
+# cluster's security settings, ucx:// its own library: a Client made with them is taken).
+REACHED_SCHEMES = ("tcp://", "ws://", "wss://")
 
 
 def connect(address: str):
@@ -95,8 +98,14 @@ def _probe(address: str) -> None:
         raise UsageError(
             f"--cluster {address!r} is not a scheduler address such as tcp://HOST:8786 ({error})"
         ) from None
+    if f"{scheme}://" not in REACHED_SCHEMES:
+        raise UsageError(
+            f"--cluster {address!r}: smrlab reaches a scheduler at {', '.join(REACHED_SCHEMES)} addresses, not "
+            f"{scheme}:// (for tls:// or ucx://, connect a distributed.Client with the cluster's settings and pass it: "
+            "docs/cluster.md)"
+        )
     if scheme != "tcp":
-        return  # tls:// needs the cluster's security settings: the client checks it
+        return  # a websocket: the client checks it
     try:
         socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
     except OSError as error:
