@@ -15,7 +15,7 @@ from smrlab import _core, options, outputs
 from smrlab.tables import note, print_json, print_table
 
 # The most copies `trace merge --copies` lays (the core's limit).
-MAX_COPIES = 1 << 16
+MAX_COPIES = 256
 
 FORMATS_HELP = (
     "Formats: msr (MSR Cambridge CSV: 100 ns filetime ticks, bytes), spc (ASU,LBA in 512 B sectors,size in bytes,r/w,seconds), "
