@@ -100,9 +100,13 @@ def test_bad_input_raises_typed_errors(wdev):
     with pytest.raises(smrlab.TraceFormatError, match="no such trace"):
         smrlab.Trace.open("/nonexistent/trace.csv")
     # A failed run of a comparison is a row with its error; the others are measured.
-    frame = smrlab.compare({"ok": "cmr", "bad": {"system": "cmr", "disk": "no-such-disk"}}, wdev)
+    # A value the core can refuse without the trace stops the comparison before any run.
+    with pytest.raises(smrlab.ParameterError, match="'no-such-disk' is not one of"):
+        smrlab.compare({"ok": "cmr", "bad": {"system": "cmr", "disk": "no-such-disk"}}, wdev)
+    # A failed run of a comparison is a row with its error; the others are measured.
+    frame = smrlab.compare({"ok": "cmr", "bad": {"system": "cmr", "disk_cache": "huge"}}, wdev)
     assert frame.set_index("label")["error"].isna().to_dict() == {"ok": True, "bad": False}
-    assert "no-such-disk" in frame.set_index("label").loc["bad", "error"]
+    assert "huge" in frame.set_index("label").loc["bad", "error"]
 
 
 def test_the_mean_response_is_exact_past_2_64_ns():

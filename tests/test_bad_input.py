@@ -201,7 +201,7 @@ def test_an_option_and_a_parameter_for_the_same_key_are_refused(cli, tmp_path):
         ("--warmup-seconds", "1e300", "--warmup-seconds"),
         ("--series-interval", "1e300", "--series-interval"),
         ("--seed", "-1", "--seed"),
-        ("--iolog-max-io", "1", "--iolog-max-io"),
+        ("--iolog-max-io", "1", "'iolog_max_io'"),
     ],
 )
 def test_out_of_range_options_are_named(cli, msr, option, value, says):
@@ -211,13 +211,15 @@ def test_out_of_range_options_are_named(cli, msr, option, value, says):
 
 def test_a_series_interval_below_a_nanosecond_is_refused(cli, msr):
     one_line_error(
-        cli("sim", "--system", "cmr", "--trace", msr, "--series-interval", "1e-12"), "--series-interval", "nanosecond"
+        cli("sim", "--system", "cmr", "--trace", msr, "--series-interval", "1e-12"),
+        "'series_interval_seconds'",
+        "nanosecond",
     )
 
 
 @pytest.mark.parametrize("speedup", ["0", "-1", "inf", "nan", "2"])
 def test_speedup_is_refused_without_the_open_loop_or_when_not_positive(cli, msr, speedup):
-    one_line_error(cli("sim", "--system", "cmr", "--trace", msr, "--speedup", speedup), "--speedup")
+    one_line_error(cli("sim", "--system", "cmr", "--trace", msr, "--speedup", speedup), "speedup")
 
 
 def test_a_tiny_speedup_is_refused_instead_of_wrapping_the_clock(cli, tmp_path):

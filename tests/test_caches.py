@@ -11,7 +11,6 @@ from conftest import DATA, assert_parameter_errors, msr_line
 from smrlab import _core
 from smrlab.bundled import DEMO_TRACES
 from smrlab.cli.caches import factor_rows, paper_factors
-from smrlab.geometry import scale as scale_geometry
 
 
 def block_stream(cli, source, tmp_path, name):
@@ -204,13 +203,6 @@ def test_bad_cache_parameters(cli):
     )
 
 
-def test_geometry_scale_multiplies_band_and_zone_sizes():
-    scaled = scale_geometry(["zone=20MB", "mode=wo"], 0.5)
-    assert sorted(scaled) == ["band_max=18000000", "band_min=8500000", "mode=wo", "zone=10000000"]
-    assert sorted(scale_geometry(["band_size=18MiB", "zone=20MB"], 0.25)) == ["band_size=4718592", "zone=5000000"]
-    assert scale_geometry(["zone=20MB"], 1) == ["zone=20MB"]
-
-
 def test_factors_against_pore_bl_are_means_of_per_trace_ratios():
     def trace(pore_time, lru_time, pore_r_wa, lru_r_wa):
         """Write times as given; reads add 1 s to every system's total."""
@@ -236,7 +228,7 @@ def test_factors_against_pore_bl_are_means_of_per_trace_ratios():
 
 def test_bad_geometry_scale(cli):
     proc = cli("compare-caches", "--trace", DATA / "mds.csv.gz", "--geometry-scale", "-1")
-    assert proc.returncode == 2 and "--geometry-scale" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2 and "geometry_scale" in proc.stderr and "Traceback" not in proc.stderr
 
 
 PRESETS = _core.synth_presets()

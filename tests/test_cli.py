@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from smrlab import _core
+from smrlab.cli import main
 
 
 def test_help_lists_commands_and_units(cli):
@@ -124,7 +126,7 @@ def test_impossible_numbers_in_options_are_named(cli, small_msr_trace):
         ((*sim, "--series-interval", "inf"), "--series-interval"),
         ((*sim, "--replay", "open", "--speedup", "inf"), "--speedup"),
         ((*sim, "--warmup-requests", "-1"), "--warmup-requests"),
-        (("compare-caches", "--trace", small_msr_trace, "--geometry-scale", "inf"), "--geometry-scale"),
+        (("compare-caches", "--trace", small_msr_trace, "--geometry-scale", "inf"), "geometry_scale"),
         (("cache-sweep", "--trace", small_msr_trace, "--vary", "period", "--values", "0.5,-1"), "period '-1'"),
         (("cache-sweep", "--trace", small_msr_trace, "--vary", "period", "--values", "abc"), "period 'abc'"),
     ]
@@ -163,3 +165,27 @@ def test_sim_never_replaces_a_different_runs_result(cli, small_msr_trace, tmp_pa
     )  # the default buffer
     assert len(list((tmp_path / "results").glob("sim-dmsmr-small-*.json"))) == 3
     assert any(f"result written to results/{path.name}" in proc.stderr for path in written), proc.stderr
+
+
+# Every command that takes -p KEY=VALUE (the trace is never read: the argument is refused first).
+PARAM_COMMANDS = [
+    ["sim", "--system", "dmsmr", "--trace", "t.csv"],
+    ["compare-caches", "--trace", "t.csv"],
+    ["cache-sweep", "--trace", "t.csv", "--vary", "zone"],
+    ["ucache-sweep", "--trace", "t.csv"],
+    ["hwsr", "compare", "--trace", "t.csv"],
+    ["hwsr-sweep", "--trace", "t.csv"],
+    ["fluid-sweep", "schemes", "--trace", "t.csv"],
+    ["trace", "smr-estimate", "t.csv"],
+    ["trace", "synth", "--stats"],
+]
+
+
+@pytest.mark.parametrize("bad", ["foo", "=1", "a==b", " "])
+def test_a_param_that_is_not_one_key_value_pair_is_one_line_naming_it(capsys, bad):
+    for command in PARAM_COMMANDS:
+        with pytest.raises(SystemExit) as stopped:
+            main([*command, "-p", "buffer=1/64", "--param", bad])
+        err = capsys.readouterr().err
+        assert stopped.value.code == 2 and len(err.strip().splitlines()) == 1, (command, err)
+        assert f"parameter '{bad}'" in err and "KEY=VALUE" in err and "Traceback" not in err, (command, err)

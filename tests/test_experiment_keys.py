@@ -60,7 +60,7 @@ def run_file(cli, tmp_path, text):
         (
             'system = "dmsmr"',
             'system = "dmsmr"\nparams = { bufer = "1/64" }',
-            "dmsmr reads no parameter 'bufer' (did you mean 'buffer'?)",
+            "parameter 'bufer': dmsmr reads no such parameter (did you mean 'buffer'?)",
         ),
         ("[figure]", "[figures]", "unknown key 'figures' (did you mean 'figure'?)"),
         ("[params]", '[engine]\nmod = "open"\n[params]', "engine: unknown key 'mod' (did you mean 'mode'?)"),
@@ -85,7 +85,9 @@ def test_the_right_names_run_and_a_ratio_without_a_value_in_the_probe_is_known(c
 def test_compare_and_sweep_refuse_a_keyword_no_system_reads():
     with pytest.raises(smrlab.ParameterError, match=r"reads a parameter 'bufer_on' \(did you mean 'buffer_on'\?\)"):
         smrlab.compare(["dmsmr"], [DATA / "wdev.csv.gz"], bufer_on="ssd")
-    with pytest.raises(smrlab.ParameterError, match=r"dmsmr reads no parameter 'bufer' \(did you mean 'buffer'\?\)"):
+    with pytest.raises(
+        smrlab.ParameterError, match=r"parameter 'bufer': dmsmr reads no such parameter \(did you mean 'buffer'\?\)"
+    ):
         smrlab.sweep("dmsmr", DATA / "wdev.csv.gz", vary={"bufer": ["1/512", "1/64"]})
     with pytest.raises(smrlab.ParameterError, match=r"no replay option 'mod' \(did you mean 'mode'\?\)"):
         smrlab.compare(["cmr"], DATA / "wdev.csv.gz", engine={"mod": "open"})

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA
 from smrlab.bundled import DEMO_TRACES
-from smrlab.run import engine_config, footprint, simulate
+from smrlab.run import footprint, simulate
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 RECORD = os.environ.get("SMRLAB_RECORD_GOLDEN") == "1"
@@ -62,7 +62,7 @@ RUNS = [
     ("eregion", "eregion", [*SMALL_DRIVE], {"gauge_samples": 50}),
     ("zonemap", "zonemap", ["zone_size=16MiB", "conventional=192MiB"], {}),
     ("hwsr", "hwsr", ["mem=4MiB", "ssd=8MiB", *HWSR_BEFORE_QUEUEING], {"mode": "open"}),
-    ("hwsr-nocache", "hwsr", ["mem=none", "ssd=none", *HWSR_BEFORE_QUEUEING, "fill=empty"], {}),
+    ("hwsr-nocache", "hwsr", ["mem=none", "ssd=none", *HWSR_BEFORE_QUEUEING, "fill=empty"], {"mode": "closed"}),
     ("sblock", "sblock", ["mem=4MiB", "ssd=8MiB", *HWSR_BEFORE_QUEUEING], {"mode": "open"}),
     ("hwsr-queued", "hwsr", ["mem=4MiB", "ssd=8MiB"], {"mode": "open"}),
     ("hwsr-background", "hwsr", ["mem=4MiB", "ssd=8MiB", "destage=background"], {"mode": "open"}),
@@ -154,7 +154,7 @@ def run_all(runs: list, trace: str) -> dict[str, dict]:
     path = next(DATA.glob(f"{trace}.*"))
     fp = footprint(path)
     return {
-        name: simulate(system, path, params, engine=engine_config(**engine), seed=7, footprint=fp)
+        name: simulate(system, path, params, engine=engine, seed=7, footprint=fp)
         for name, system, params, engine in runs
     }
 

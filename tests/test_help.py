@@ -1,14 +1,16 @@
-"""``--help`` says what the command does: the defaults it states are the ones it uses (the
-replay mode of ``hwsr compare`` and ``hwsr-sweep`` is open, of ``sim`` closed), every option
+"""``--help`` says what the command does: the defaults it states are the ones it uses (a replay
+not asked for is each system's own, or a paper command's experiment file's), every option
 has a line, no developer's notes, ``sim --system NAME --help`` only that system's parameters,
 and the ``kv`` summary every ``kv`` command."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 
 import pytest
+from smrlab import _core, systems
 from smrlab.cli import build_parser
 
 
@@ -33,20 +35,28 @@ def options(parser):
 
 
 @pytest.mark.parametrize(
-    "command, default",
+    "command, said",
     [
-        (("sim",), "closed"),
-        (("hwsr", "compare"), "open"),
-        (("hwsr-sweep",), "open"),
-        (("compare-caches",), "closed"),
-        (("fluid-sweep",), "closed"),
+        (("sim",), "the system's own"),
+        (("hwsr", "compare"), "experiments/hwsr-fig15-19.toml"),
+        (("hwsr-sweep",), "experiments/hwsr-fig20.toml"),
+        (("compare-caches",), "the system's own"),
+        (("fluid-sweep",), "the system's own"),
     ],
 )
-def test_the_replay_default_shown_is_the_one_used(command, default):
+def test_the_replay_default_shown_is_the_one_used(command, said):
     found = dict(parsers())[("smrlab", *command)]
     [replay] = [a for a in found._actions if "--replay" in a.option_strings]
-    assert replay.default == default
-    assert f"(default {default})" in found.format_help().replace("\n", " ").replace("  ", " ")
+    assert replay.default is None, "a replay not asked for is the system's, or the experiment file's"
+    # Compared without white space: the help wraps lines at spaces and after hyphens.
+    assert f"(default:{said}".replace(" ", "") in "".join(found.format_help().split())
+
+
+def test_each_system_is_replayed_as_its_declaration_says():
+    declared = systems.replays()
+    assert {name for name, replay in declared.items() if replay != "closed"} == {"hwsr", "sblock"}
+    for name, replay in declared.items():
+        assert json.loads(_core.resolve_engine(name, "{}"))["mode"]["kind"] == replay
 
 
 def test_every_default_a_help_states_is_the_default():

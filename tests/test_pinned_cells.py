@@ -95,11 +95,11 @@ def test_a_changed_system_or_default_runs_that_systems_cells_again_and_no_others
     again, keys = resumed(trace, tmp_path, keys)
     assert again == {"cmr": 0, "dmsmr": 1, "lru": 1, "hwsr": 0}
 
-    # A default of the plain disk (as a change of its declaration would give): its cell alone.
-    declared = dict(systems.parameters("cmr"))
-    disk = declared["disk"]
-    declared["disk"] = disk._replace(default="another-disk")
-    real = systems.parameters
-    monkeypatch.setattr(systems, "parameters", lambda name: declared if name == "cmr" else real(name))
+    # A default of the plain disk (as a change of its declaration would give the core's
+    # resolution): its cell alone.
+    real = systems.resolved
+    monkeypatch.setattr(
+        systems, "resolved", lambda name, given: {**real(name, given), **({"disk": "another"} if name == "cmr" else {})}
+    )
     again, _ = resumed(trace, tmp_path, keys)
     assert again == {"cmr": 1, "dmsmr": 0, "lru": 0, "hwsr": 0}

@@ -27,8 +27,7 @@ pub fn replay_spec(system: &str, trace: &std::path::Path, params: &[impl AsRef<s
         "system": system,
         "trace": trace,
         "params": params,
-        "engine": {"mode": {"kind": "closed"}, "warmup_requests": 0, "warmup_ns": 0, "idle_work": true,
-                   "series_interval_ns": 0, "progress_every": 0},
+        "engine": {"mode": "closed", "progress_every": 0},
     }))
     .expect("a valid run spec")
 }

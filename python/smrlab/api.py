@@ -6,9 +6,11 @@ A trace is a path, a ``Trace``, a numpy structured array (``REQUEST_DTYPE``), an
 a pandas DataFrame; in-memory requests go to the core in one call. Parameters are the systems'
 own (``smrlab sim --help`` lists them): ``cache="2%"``, ``zone=20e6``, ``policy="pore"``, or a
 policy of your own, its class itself (``policy=MyPolicy``) or ``"FILE.py:CLASS"`` (``smrlab.policy``).
-Replay options go in ``engine={...}``, the keywords of ``smrlab.run.engine_config`` (``mode="open"``,
-``speedup=10``, ``warmup_requests=1000``...). Not here: experiment files and
-their results folders (``smrlab.experiment``).
+Replay options go in ``engine={...}`` (``mode="open"``, ``speedup=10``, ``warmup_requests=1000``...:
+``smrlab.run.engine_options()`` lists them); a replay not asked for is the system's own. A
+parameter's value is checked, and a key no system reads refused, by the core (``ParameterError``,
+with ``key``, ``nearest`` and ``unit``). Not here: experiment files and their results folders
+(``smrlab.experiment``).
 
 >>> import smrlab
 >>> frame = smrlab.compare(["cmr", "dmsmr"], "data/wdev.csv.gz")
@@ -29,7 +31,6 @@ import numpy as np
 from smrlab import api_arguments as arguments
 from smrlab import experiment, policy, run
 from smrlab.errors import ParameterError, RunCancelled
-from smrlab.experiment import check
 from smrlab.experiment.spec import Experiment, SystemRun, param_text
 from smrlab.result import Result
 from smrlab.trace import Trace
@@ -91,12 +92,11 @@ def simulate(
     arguments.system_name(system)
     arguments.progress(progress)
     given = {key: param_text(value) for key, value in policy.references(params).items()}
-    check.system_parameters(system, [f"{k}={v}" for k, v in given.items()])
     output = run.simulate(
         system,
         as_trace(trace),
         [f"{k}={v}" for k, v in given.items()],
-        engine=run.engine_config(**arguments.engine(engine)),
+        engine=arguments.engine(engine),
         seed=arguments.seed(seed),
         progress=progress,
     )
@@ -139,7 +139,7 @@ def compare(
 
     ``systems`` is a list of registry names, or a mapping label -> name or label ->
     ``{"system": name, **its own params}``; keyword ``params`` go to every system that declares
-    them (a list is a grid axis). ``engine`` takes the keywords of ``smrlab.run.engine_config``.
+    them (a list is a grid axis). ``engine`` takes the replay options (``smrlab.run.engine_options()``).
     ``jobs`` local processes (None: one per core) or a Dask ``cluster`` address run the runs.
     """
     arguments.line_up(systems)

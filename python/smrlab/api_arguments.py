@@ -10,13 +10,13 @@ traces (``smrlab.trace``).
 
 from __future__ import annotations
 
-import inspect
 import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from smrlab import run
 from smrlab.errors import ParameterError
+from smrlab.experiment.schema import nearest
 
 MAX_SEED = 2**64 - 1
 
@@ -92,13 +92,16 @@ def vary(values: Any) -> None:
             raise ParameterError(f"vary['{key}'] must be a non-empty list of values")
 
 
-# What each keyword of ``run.engine_config`` takes, from its defaults' types.
-_ENGINE = {name: type(p.default) for name, p in inspect.signature(run.engine_config).parameters.items()}
+# What each replay option takes (``run.engine_options``), from its default's type; the mode and
+# the speed-up, whose defaults are the system's own (None), are text and a number.
+_ENGINE = {
+    name: {"mode": str, "speedup": float}.get(name, type(default)) for name, default in run.engine_options().items()
+}
 
 
 def engine(value: Any) -> dict:
-    """``engine``: None or a mapping of ``run.engine_config``'s keywords, each of its type (a
-    float also takes a whole number)."""
+    """``engine``: None or a mapping of replay options (``run.engine_options``), each of its type
+    (a float also takes a whole number); their ranges are the core's to check."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -106,7 +109,9 @@ def engine(value: Any) -> dict:
     for key, given in value.items():
         wanted = _ENGINE.get(key) if isinstance(key, str) else None
         if wanted is None:
-            raise ParameterError(f"engine: unknown option {key!r} (options: {', '.join(_ENGINE)})")
+            raise ParameterError(
+                f"engine: no replay option {key!r}{nearest(str(key), _ENGINE)} (options: {', '.join(_ENGINE)})"
+            )
         accepted = (int, float) if wanted is float else (wanted,)
         if (isinstance(given, bool) and wanted is not bool) or not isinstance(given, accepted):
             raise ParameterError(f"engine[{key!r}] must be {wanted.__name__}, not {_kind(given)}")

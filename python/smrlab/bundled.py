@@ -36,18 +36,6 @@ def traces_folder(folder: str | Path | None = None) -> Path:
 # The four MSR-like traces the PORE paper evaluates in detail (§V-C).
 DEMO_TRACES = ("wdev", "mds", "ts", "usr")
 
-# Requests in each bundled preset sample (data/make-samples.sh).
-SAMPLE_REQUESTS = 100_000
-
-
-def sample_scale(name: str) -> float:
-    """How much the bundled sample of Table I preset ``name`` is scaled down from the original
-    trace (its requests over the original's), by which band and zone sizes scale with it."""
-    requests = {preset[0]: preset[1] for preset in _core.synth_presets()}
-    if name not in requests:
-        raise UsageError(f"{quoted(name)} is not a Table I preset ({', '.join(requests)})")
-    return SAMPLE_REQUESTS / requests[name]
-
 
 def bundled_trace(name: str, data_dir: Path = DATA_DIR) -> Path:
     """The bundled trace called ``name`` (``wdev`` finds ``data/wdev.csv.gz`` etc.)."""

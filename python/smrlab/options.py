@@ -14,10 +14,9 @@ import math
 
 from smrlab import _core
 
-NS_PER_S = 1_000_000_000
-# Simulated and trace time stop at 2^63 ns (292 years); whole numbers at 2^64 - 1.
-MAX_SECONDS = 2**63 / NS_PER_S
-MAX_WHOLE = 2**64 - 1
+# The core's limits: simulated and trace time stop at 2^63 ns (292 years), whole numbers at 2^64 - 1.
+MAX_SECONDS = _core.MAX_SECONDS
+MAX_WHOLE = _core.MAX_WHOLE
 
 
 def quoted(text: str, most: int | None = None) -> str:
@@ -161,10 +160,20 @@ def policy(names: tuple[str, ...]):
     return named
 
 
+def key_value(text: str) -> str:
+    """One ``KEY=VALUE`` argument (``--param``), refused as the core refuses it (no ``=``, no
+    key, a second ``=``), naming it; its key and value are judged where the core reads them."""
+    try:
+        _core.parse_params([text])
+    except _core.ParameterError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def merged_params(params: list[str], **given) -> list[str]:
     """``params`` (``KEY=VALUE`` strings) plus each of ``given`` whose value is not None, refusing
     a key that both name: one value per key, never one silently dropped."""
-    named = {p.split("=", 1)[0].strip() for p in params}
+    named = set(dict(_core.parse_params(list(params))))
     for key, value in given.items():
         if value is None:
             continue

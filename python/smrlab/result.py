@@ -139,6 +139,17 @@ class Result:
         return caveats.reasons(self._result) + (flagged if saturated(self._result["report"]) else [])
 
     @property
+    def warnings(self) -> list[str]:
+        """What makes the numbers say less than they seem to (a disk of few bands), as the core
+        gives it with the run; ``caveats`` holds these too."""
+        return list(self._result["warnings"])
+
+    @property
+    def notes(self) -> list[str]:
+        """What the run says of itself beside its numbers (the bands a disk had, and why)."""
+        return list(self._result["notes"])
+
+    @property
     def metrics(self) -> dict[str, dict]:
         """The core's declaration of each measure: kind, unit, meaning."""
         return copy.deepcopy(self._result["metrics"])

@@ -13,70 +13,20 @@ and derived value: kind, unit, meaning). Python computes none of them. Not here:
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from smrlab import _core, outputs, policy, provenance
 from smrlab.errors import UsageError
-from smrlab.options import MAX_SECONDS, MAX_WHOLE, NS_PER_S
 from smrlab.tables import note
 from smrlab.trace import IN_MEMORY, Trace
 
-# Requests between two progress calls, which are also where Ctrl-C is noticed.
-PROGRESS_EVERY = 1 << 16
 
-
-def engine_config(
-    mode: str = "closed",
-    speedup: float = 1.0,
-    warmup_requests: int = 0,
-    warmup_seconds: float = 0.0,
-    idle_work: bool = True,
-    series_interval_seconds: float = 0.0,
-    progress_every: int = PROGRESS_EVERY,
-    gauge_samples: int = 0,
-    iodepth: int = 1,
-) -> dict:
-    """The engine part of a run spec (see ``smr_sim::engine::EngineConfig``). ``iodepth``: a
-    closed loop's requests in flight (fio's iodepth; 1: each after the one before it)."""
-    if mode == "closed":
-        replay = {"kind": "closed"}
-    elif mode == "open":
-        if not (math.isfinite(speedup) and speedup > 0):
-            raise UsageError(f"--speedup must be a positive number, got {speedup}")
-        replay = {"kind": "open", "speedup": float(speedup)}
-    else:
-        raise UsageError(f"unknown replay mode '{mode}' (closed or open)")
-    for option, seconds in (("--warmup-seconds", warmup_seconds), ("--series-interval", series_interval_seconds)):
-        if not (math.isfinite(seconds) and 0 <= seconds <= MAX_SECONDS):
-            raise UsageError(f"{option} must be a number of seconds from 0 to {MAX_SECONDS:.4g}, got {seconds}")
-    if 0 < series_interval_seconds * NS_PER_S < 1:
-        raise UsageError(
-            f"--series-interval must be 0 (no series) or at least one nanosecond, got {series_interval_seconds}"
-        )
-    if not 0 <= warmup_requests <= MAX_WHOLE:
-        raise UsageError(f"--warmup-requests must be a whole number from 0 to {MAX_WHOLE}, got {warmup_requests}")
-    if isinstance(iodepth, bool) or not isinstance(iodepth, int) or not 1 <= iodepth <= _core.MAX_IODEPTH:
-        raise UsageError(
-            f"--iodepth must be a whole number of requests kept in flight from 1 to {_core.MAX_IODEPTH}, got {iodepth!r}"
-        )
-    if mode == "open" and iodepth != 1:
-        raise UsageError("--iodepth applies to the closed loop only (an open loop issues each request at its arrival)")
-    if not 0 <= gauge_samples <= _core.MAX_GAUGE_SAMPLES:
-        raise UsageError(
-            f"--gauge-samples must be a whole number from 0 to {_core.MAX_GAUGE_SAMPLES}, got {gauge_samples}"
-        )
-    return {
-        "mode": replay,
-        "warmup_requests": int(warmup_requests),
-        "warmup_ns": int(warmup_seconds * NS_PER_S),
-        "idle_work": bool(idle_work),
-        "series_interval_ns": int(series_interval_seconds * NS_PER_S),
-        "progress_every": int(progress_every),
-        "gauge_samples": int(gauge_samples),
-        "iodepth": int(iodepth),
-    }
+def engine_options() -> dict:
+    """The replay options every front shares (an experiment's ``[engine]`` keys, the API's
+    ``engine={...}``), with their defaults, as the core declares them; ``mode`` and ``speedup``
+    left out (None) are the system's own."""
+    return json.loads(_core.engine_options())
 
 
 def _spec(system, trace, params, fmt, trace_options, engine, seed, footprint, iolog, iolog_max_io) -> dict:
@@ -95,7 +45,7 @@ def _spec(system, trace, params, fmt, trace_options, engine, seed, footprint, io
         "format": fmt,
         "trace_options": list(trace_options),
         "params": list(params),
-        "engine": engine or engine_config(),
+        "engine": dict(engine or {}),
         "seed": int(seed),
         "footprint": footprint,
         "iolog": str(iolog) if iolog else None,
@@ -151,7 +101,7 @@ def simulate(
         "config": {
             "system": system,
             "params": dict(output["params"]),  # every parameter read, given or default
-            "engine": spec["engine"],
+            "engine": output["engine"],  # the replay as it ran: the options, the system's own where unsaid
             "seed": spec["seed"],
             **({"policies": policy.provenance(own)} if own else {}),
         },
@@ -170,6 +120,8 @@ def simulate(
         "metrics": metrics,
         "informative": informative,
         "not_informative": not_informative,
+        "notes": output["notes"],
+        "warnings": output["warnings"],
     }
 
 

@@ -1,15 +1,18 @@
 """What the Rust core declares of each simulated system: its parameters' keys, defaults, units,
-kinds and choices.
+kinds and choices, the keys a system reads with what it stacks over, and its replay; and
+``split``, the one function that hands ``KEY=VALUE`` strings to the core to be split.
 
 Commands that run several systems on one trace (a cache line-up, a plain disk beside an SMR
 disk) hand each system the parameters it declares, read from here, and options that set a
 system's parameter are built from its declaration (``smrlab.cli.declared``), instead of keeping
-copies of the core's names, defaults and choices.
+copies of the core's names, defaults and choices. Not here: checking a value or refusing a key
+(the core does, when a run starts or ``smrlab._core.resolve_params`` is asked).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from smrlab import _core
@@ -17,7 +20,7 @@ from smrlab import _core
 
 class Parameter(NamedTuple):
     """One parameter as the core declares it (``ParamSpec``): ``kind`` is the name of its kind
-    (size, share, choice, policy, bool, fraction, count, system, custom), ``choices`` the words
+    (size, share, choice, policy, bool, fraction, count, scale, system, custom), ``choices`` the words
     of a choice or the native names a policy offers, ``open`` the reason for the default of an
     open choice."""
 
@@ -44,64 +47,56 @@ def defaults(system: str) -> dict[str, str]:
     return {key: p.default for key, p in parameters(system).items()}
 
 
+def split(params: Iterable[str]) -> dict[str, str]:
+    """``KEY=VALUE`` strings as a table, split by the core (an argument that is not one
+    ``KEY=VALUE`` raises ``ParameterError`` naming it); a later key wins."""
+    return dict(_core.parse_params(list(params)))
+
+
 def declared_by(params: list[str], system: str) -> list[str]:
     """The ``key=value`` parameters whose key ``system`` declares."""
     keys = defaults(system)
-    return [p for p in params if p.split("=", 1)[0] in keys]
+    return [f"{key}={value}" for key, value in split(params).items() if key in keys]
 
 
-def _stacked_below(system: str, params: dict[str, object]) -> list[str]:
-    """The systems ``system`` may build below itself: each value given for ``below`` (a list is
-    a grid axis), or its default; none for a system that does not stack."""
-    declared = defaults(system)
-    if "below" not in declared:
-        return []
-    given = params.get("below", declared["below"])
-    return [str(v) for v in (given if isinstance(given, list) else [given])]
+def accepted(system: str, params: dict[str, object] | None = None) -> set[str]:
+    """Every key ``system`` reads given ``params``, its own and those of each system it stacks
+    over, as the core names them (``KEY``, or ``NAME.KEY`` when a system above declares the
+    same key); a list of values for ``below`` (a grid axis) stacks over each."""
+    below = (params or {}).get("below")
+    keys: set[str] = set()
+    for value in below if isinstance(below, list) else [below]:
+        keys |= set(_core.system_keys(system, [] if value is None else [("below", str(value))]))
+    return keys
 
 
-def _read(system: str, params: dict[str, object], _above: tuple[dict, ...] = ()) -> list[tuple[str, str, str]] | None:
-    """``(key, default, system)`` of every parameter ``system`` reads given ``params``: its own,
-    and those of each system it stacks over (``below``), keyed as the core names them — ``KEY``,
-    or ``NAME.KEY`` when a system above declares the same key. None when ``system`` is not a
-    registry name (an alias, or unknown)."""
-    try:
-        own = defaults(system)
-    except KeyError:
-        return None
-    found = [
-        (f"{system}.{key}" if any(key in upper for upper in _above) else key, default, system)
-        for key, default in own.items()
-    ]
-    for lower in _stacked_below(system, params):
-        if lower == system:
-            continue
-        below = _read(lower, params, (*_above, own))
-        if below is None:
-            return None
-        found += below
-    return found
+@functools.cache
+def replays() -> dict[str, str]:
+    """How each system is replayed unless told otherwise, as ``--help`` says it."""
+    return {
+        name: mode if speedup in (None, 1.0) else f"{mode} at {speedup:g}x"
+        for name, mode, speedup in _core.system_replays()
+    }
 
 
-def accepted(system: str, params: dict[str, object] | None = None) -> set[str] | None:
-    """Every key ``system`` reads, given ``params``: its own, and those of each system it stacks
-    over (``below``), as the core names them — ``KEY``, or ``NAME.KEY`` when a system above
-    declares the same key. None when ``system`` is not a registry name (an alias, or unknown):
-    the core then judges alone."""
-    read = _read(system, params or {})
-    return None if read is None else {key for key, _, _ in read}
+def _pairs(given: dict[str, str]) -> list[str]:
+    return [f"{key}={value}" for key, value in given.items()]
 
 
 def resolved(system: str, given: dict[str, str]) -> dict[str, str]:
     """The parameters ``system`` runs with: every one it reads (its own and those of the
-    systems below it), the given value or else the declared default, as the core resolves
-    them; keys it does not read are kept as given (the core refuses them). Only ``given`` when
-    ``system`` is not a registry name."""
-    read = _read(system, given) or []
-    return {**{key: default for key, default, _ in read}, **given}
+    systems below it), the given value or else the declared default, as the core resolves them;
+    ``given`` as it is when the core refuses it (the run then says why)."""
+    try:
+        return {key: value for key, value, _ in _core.resolve_params(system, _pairs(given))}
+    except _core.ParameterError:
+        return dict(given)
 
 
 def stack(system: str, given: dict[str, str]) -> list[str]:
-    """``system`` and each system it builds below itself with ``given``, outermost first."""
-    read = _read(system, given)
-    return list(dict.fromkeys([system] + [owner for _, _, owner in read or []]))
+    """``system`` and each system it builds below itself with ``given``, outermost first, as
+    the core builds them (``system`` alone when the core refuses ``given``)."""
+    try:
+        return list(_core.system_stack(system, _pairs(given)))
+    except _core.ParameterError:
+        return [system]

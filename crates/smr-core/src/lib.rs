@@ -12,6 +12,7 @@
 pub mod alloc_bound;
 pub mod blockset;
 pub mod latency;
+pub mod names;
 pub mod param_spec;
 pub mod params;
 pub mod prefetch;

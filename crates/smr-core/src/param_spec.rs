@@ -50,6 +50,9 @@ pub enum Kind {
     System,
     /// Text the system parses itself; `unit` says what it takes.
     Custom { unit: &'static str },
+    /// A factor above zero, or `auto` / `auto:NAME`, which the reader of the value resolves from
+    /// the trace (e.g. a sample's requests over those of the paper trace it was drawn from).
+    Scale,
 }
 
 /// The unit a `Kind::Duration` given as a bare number is in.
@@ -110,6 +113,7 @@ impl Kind {
             Kind::Duration { .. } => "duration",
             Kind::System => "system",
             Kind::Custom { .. } => "custom",
+            Kind::Scale => "scale",
         }
     }
 
@@ -133,6 +137,42 @@ impl Kind {
             Kind::Duration { unit } => format!("{}, or a number with a unit (ns, us, ms, s, min, h)", unit.name()),
             Kind::System => "a system name".into(),
             Kind::Custom { unit } => (*unit).into(),
+            Kind::Scale => "a factor above 0, or auto (from the trace file's name) or auto:NAME (a paper trace)".into(),
+        }
+    }
+
+    /// Whether `text` is a value of this kind, as far as it can be told without the trace or the
+    /// system (a share's whole, a system name's registry, a custom value's own grammar are
+    /// judged where the value is read): the error is the kind's parser's.
+    pub fn check(&self, text: &str) -> Result<(), String> {
+        let positive = |text: &str, above: f64, what: &str| match values::number(text) {
+            Ok(x) if x > above => Ok(()),
+            _ => Err(format!("{} is not {what}", quote(text))),
+        };
+        match self {
+            Kind::Size => values::size(text).map(drop),
+            Kind::Share { .. } => parse_share(text, u64::MAX, 1).map(drop),
+            Kind::Choice(words) => values::choice(text, words).map(drop),
+            Kind::Policy(names) => parse_policy(text, names).map(drop),
+            Kind::Bool => values::switch(text).map(drop),
+            Kind::Fraction => values::fraction(text).map(drop),
+            Kind::Count => values::count(text).map(drop),
+            Kind::FractionOr { keyword } if text.trim().eq_ignore_ascii_case(keyword) => Ok(()),
+            Kind::FractionOr { keyword } => values::fraction(text)
+                .map(drop)
+                .map_err(|_| format!("{} is not a fraction from 0 to 1 or '{keyword}'", quote(text))),
+            Kind::Positive { .. } => positive(text, 0.0, "a number above 0"),
+            Kind::Number { .. } => values::number(text).map(drop),
+            Kind::Ratio => positive(text, 1.0, "a number above 1"),
+            Kind::Whole => values::whole(text).map(drop),
+            Kind::Duration { unit } => parse_duration(text, *unit).map(drop),
+            Kind::Scale
+                if text.trim() == "auto" || text.trim().strip_prefix("auto:").is_some_and(|n| !n.is_empty()) =>
+            {
+                Ok(())
+            }
+            Kind::Scale => positive(text, 0.0, "a factor above 0, auto or auto:NAME"),
+            Kind::System | Kind::Custom { .. } => Ok(()),
         }
     }
 }
@@ -140,7 +180,9 @@ impl Kind {
 /// One declared parameter. `default` is the text used when the user gives none ("none" for a
 /// size that is optional). `open` marks an open choice: a value the paper behind the system does
 /// not state, with the reason for the default chosen (`smrlab sim --help` lists them, and the
-/// reproduction scorecard sweeps them).
+/// reproduction scorecard sweeps them). `shared` marks a parameter every system of a stack reads
+/// under its own key, one value for all of them (the geometry's scale), where two stacked systems
+/// declaring one key otherwise read it apart (`NAME.KEY` below).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParamSpec {
     pub key: &'static str,
@@ -148,11 +190,27 @@ pub struct ParamSpec {
     pub default: &'static str,
     pub help: &'static str,
     pub open: Option<&'static str>,
+    pub shared: bool,
 }
 
 impl ParamSpec {
     pub const fn new(key: &'static str, kind: Kind, default: &'static str, help: &'static str) -> Self {
-        ParamSpec { key, kind, default, help, open: None }
+        ParamSpec { key, kind, default, help, open: None, shared: false }
+    }
+
+    /// The same declaration, read under its own key by every system of a stack.
+    pub const fn shared(self) -> Self {
+        ParamSpec { shared: true, ..self }
+    }
+
+    /// Whether `text` can be this parameter's value, as far as `Kind::check` tells; `none`
+    /// always can here (a system may read any parameter as optional, `ParamReader::optional`,
+    /// and one that does not refuses it when it reads it).
+    pub fn check(&self, text: &str) -> Result<(), String> {
+        if text.trim() == NONE {
+            return Ok(());
+        }
+        self.kind.check(text)
     }
 
     /// The unit and form of its value, as `--help` shows it: its kind's, and "or none" when it
@@ -195,6 +253,19 @@ pub fn is_python_reference(text: &str) -> bool {
     match text.trim().rsplit_once(':') {
         Some((place, class)) => identifiers(class) && (place.ends_with(".py") || identifiers(place)),
         None => false,
+    }
+}
+
+/// A policy parameter's value: one of `names`, or a reference to a Python policy.
+fn parse_policy(text: &str, names: &[&'static str]) -> Result<PolicyName, String> {
+    match values::choice(text, names) {
+        Ok(i) => Ok(PolicyName::Listed(names[i])),
+        Err(_) if is_python_reference(text) => Ok(PolicyName::Python(text.trim().to_string())),
+        Err(_) => Err(format!(
+            "{} is none of {}, and not a Python policy (FILE.py:CLASS or MODULE:CLASS)",
+            quote(text),
+            names.join(", ")
+        )),
     }
 }
 
@@ -258,7 +329,7 @@ impl<'a> ParamReader<'a> {
     /// The key `spec` is given under: its own, or `NAME.KEY` when a system stacked over this
     /// one declares the same key.
     pub fn key(&self, spec: &ParamSpec) -> Cow<'static, str> {
-        if self.above.iter().any(|list| specs(list).any(|s| s.key == spec.key)) {
+        if !spec.shared && self.above.iter().any(|list| specs(list).any(|s| s.key == spec.key)) {
             Cow::Owned(format!("{}.{}", self.scope, spec.key))
         } else {
             Cow::Borrowed(spec.key)
@@ -286,6 +357,15 @@ impl<'a> ParamReader<'a> {
             self.resolved.push((key.into_owned(), value.clone()));
         }
         Ok(value)
+    }
+
+    /// Records `value` as what `spec` resolved to (a size the system scaled, say), in place of
+    /// the text it was given as; `spec` must have been read.
+    pub fn resolve_as(&mut self, spec: &ParamSpec, value: String) {
+        let key = self.key(spec);
+        if let Some(entry) = self.resolved.iter_mut().find(|(k, _)| *k == key) {
+            entry.1 = value;
+        }
     }
 
     /// Every parameter read so far with the value used, given or default: the configuration a
@@ -355,15 +435,7 @@ impl<'a> ParamReader<'a> {
         let Kind::Policy(names) = spec.kind else {
             return Err(self.error(spec, "is not declared as a policy (a bug in smrlab)"));
         };
-        self.parsed(spec, |text| match values::choice(text, names) {
-            Ok(i) => Ok(PolicyName::Listed(names[i])),
-            Err(_) if is_python_reference(text) => Ok(PolicyName::Python(text.trim().to_string())),
-            Err(_) => Err(format!(
-                "{} is none of {}, and not a Python policy (FILE.py:CLASS or MODULE:CLASS)",
-                quote(text),
-                names.join(", ")
-            )),
-        })
+        self.parsed(spec, |text| parse_policy(text, names))
     }
 
     pub fn bool(&mut self, spec: &ParamSpec) -> Result<bool, ParamError> {
@@ -436,6 +508,7 @@ impl<'a> ParamReader<'a> {
             Kind::Number { .. } => self.number(spec).map(drop),
             Kind::Ratio => self.ratio(spec).map(drop),
             Kind::Duration { .. } => self.duration(spec).map(drop),
+            Kind::Scale => self.parsed(spec, |text| Kind::Scale.check(text)),
             Kind::Share { .. } | Kind::System | Kind::Policy(_) | Kind::Custom { .. } => self.text(spec).map(drop),
         }
     }

@@ -10,16 +10,21 @@ use std::fmt;
 
 use crate::values;
 
-/// A parameter that is missing its `=`, has a bad value, or is unknown.
+/// A parameter that is missing its `=`, has a bad value, or is unknown. `param` names it as the
+/// user wrote it (the whole argument when it is not `KEY=VALUE`); `nearest` holds the declared
+/// names nearest an unknown key, and `unit` the unit and range of a declared one whose value was
+/// refused, for fronts that show them apart (the message already says both).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParamError {
     pub param: String,
     pub message: String,
+    pub nearest: Vec<String>,
+    pub unit: Option<String>,
 }
 
 impl ParamError {
     pub fn new(param: impl Into<String>, message: impl Into<String>) -> Self {
-        ParamError { param: param.into(), message: message.into() }
+        ParamError { param: param.into(), message: message.into(), nearest: Vec::new(), unit: None }
     }
 }
 
@@ -45,17 +50,12 @@ impl Params {
 
     /// Parses `key=value` strings; a later key overrides an earlier one.
     pub fn parse<S: AsRef<str>>(pairs: &[S]) -> Result<Self, ParamError> {
-        let mut params = Params::new();
-        for pair in pairs {
-            let pair = pair.as_ref();
-            let (key, value) = pair.split_once('=').ok_or_else(|| ParamError::new(pair, "expected key=value"))?;
-            let key = key.trim();
-            if key.is_empty() {
-                return Err(ParamError::new(pair, "empty key in key=value"));
-            }
-            params.set(key, value.trim());
-        }
-        Ok(params)
+        Ok(Params::from_pairs(split(pairs)?))
+    }
+
+    /// The bag of (key, value) pairs already split (`split`); a later key overrides an earlier one.
+    pub fn from_pairs(pairs: Vec<(String, String)>) -> Self {
+        Params { values: pairs.into_iter().collect(), read: Default::default() }
     }
 
     pub fn set(&mut self, key: &str, value: impl Into<String>) {
@@ -152,6 +152,27 @@ impl Params {
     }
 }
 
+/// Splits `KEY=VALUE` arguments into their keys and values (trimmed), in order: the one place
+/// smrlab splits them, whichever front they came from. An argument without `=`, with an empty
+/// key or with a second `=` is refused, naming the whole argument.
+pub fn split<S: AsRef<str>>(pairs: &[S]) -> Result<Vec<(String, String)>, ParamError> {
+    pairs
+        .iter()
+        .map(|pair| {
+            let pair = pair.as_ref();
+            let refuse = |why: &str| Err(ParamError::new(pair, format!("{why}: expected KEY=VALUE, one per argument")));
+            let Some((key, value)) = pair.split_once('=') else { return refuse("no '='") };
+            if key.trim().is_empty() {
+                return refuse("no key before '='");
+            }
+            if value.contains('=') {
+                return refuse("a second '='");
+            }
+            Ok((key.trim().to_string(), value.trim().to_string()))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +196,17 @@ mod tests {
         let mut p = Params::parse(&["scheme=xx"]).unwrap();
         assert!(p.choice("scheme", "cf", &["cf", "pf"]).unwrap_err().message.contains("cf, pf"));
         assert!(Params::parse(&["novalue"]).is_err());
+    }
+
+    #[test]
+    fn an_argument_that_is_not_one_key_value_pair_is_named_whole() {
+        for (bad, why) in
+            [("foo", "no '='"), ("=1", "no key"), (" =1", "no key"), ("a==b", "second '='"), (" ", "no '='")]
+        {
+            let err = split(&[bad]).unwrap_err();
+            assert_eq!(err.param, bad);
+            assert!(err.message.contains(why) && err.message.contains("KEY=VALUE"), "{bad}: {err}");
+        }
+        assert_eq!(split(&[" zone = 20MB ", "b="]).unwrap(), [("zone".into(), "20MB".into()), ("b".into(), "".into())]);
     }
 }

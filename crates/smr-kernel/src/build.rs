@@ -10,6 +10,7 @@ use smr_core::param_spec::{ParamList, ParamReader};
 use smr_core::{ParamError, Params};
 use smr_trace::Footprint;
 
+use super::engine::ReplayMode;
 use super::error::SimError;
 use super::ioctx::IoCtx;
 use super::system::System;
@@ -24,6 +25,9 @@ pub struct SystemEntry {
     pub summary: &'static str,
     /// Every parameter it reads (a system stacked over another also accepts that one's).
     pub params: ParamList,
+    /// How it is replayed unless a run says otherwise: as its paper measures it (closed loop for
+    /// most; HWSR replays its traces at their timestamps).
+    pub replay: ReplayMode,
     /// Builds it from the context's parameters.
     pub build: fn(&mut BuildContext<'_>) -> Result<Box<dyn System>, SimError>,
 }
@@ -35,7 +39,12 @@ impl SystemEntry {
         params: ParamList,
         build: fn(&mut BuildContext<'_>) -> Result<Box<dyn System>, SimError>,
     ) -> Self {
-        SystemEntry { name, aliases: &[], summary, params, build }
+        SystemEntry { name, aliases: &[], summary, params, replay: ReplayMode::Closed, build }
+    }
+
+    /// The same entry, replayed `replay` unless a run says otherwise.
+    pub const fn replayed(self, replay: ReplayMode) -> Self {
+        SystemEntry { replay, ..self }
     }
 
     /// The same entry, also answering to `aliases`.
@@ -58,6 +67,12 @@ pub struct BuildContext<'a> {
     pub ctx: &'a mut IoCtx,
     /// Builds the policies written in Python that parameters name (the bindings give one).
     pub policies: Option<&'a dyn PolicySource>,
+    /// What the run says of itself beside its numbers (e.g. the geometry a disk was given and
+    /// why), for the fronts that describe one run.
+    pub notes: Vec<String>,
+    /// What makes the run's numbers say less than they seem to (e.g. a disk of few bands): every
+    /// front shows these.
+    pub warnings: Vec<String>,
     systems: &'a [&'static SystemEntry],
     /// The systems being built, outermost first (a system may not stack over itself).
     building: Vec<&'static str>,
@@ -77,6 +92,8 @@ impl<'a> BuildContext<'a> {
             seed,
             ctx,
             policies: None,
+            notes: Vec::new(),
+            warnings: Vec::new(),
             systems,
             building: Vec::new(),
         }

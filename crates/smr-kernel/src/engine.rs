@@ -30,7 +30,10 @@ use super::error::SimError;
 use super::gauge_series::GaugeSampler;
 use super::ioctx::{ChannelStats, IoCtx};
 use super::metrics::{Counters, Gauges};
+mod options;
 mod overlapped;
+
+pub use options::{EngineOptions, MAX_SECONDS, PROGRESS_EVERY};
 
 use super::report::{OpAccumulator, RunReport, SeriesPoint};
 use super::saturation::{ReplaySpan, SaturationWatch};

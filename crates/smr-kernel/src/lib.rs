@@ -10,7 +10,7 @@
 //!   saturated: `saturation`), the error type (`error`);
 //! - the parts systems share: slot pools (`slots`), recency lists (`lists`), cache replacement
 //!   policies (`policy`), coalescing blocks
-//!   into runs (`runs`), band layouts (`bands`), garbage-collection accounting (`gc`), a
+//!   into runs (`runs`), band layouts (`bands`) and the factor a geometry is scaled by (`geometry`), garbage-collection accounting (`gc`), a
 //!   zoned disk under the zone rules (`zoned_disk`), and a prefetch hint (`prefetch`).
 //!
 //! The kernel depends on smr-core, smr-trace, smr-media and smr-zoned only; it never names a
@@ -24,6 +24,7 @@ pub mod engine;
 pub mod error;
 pub mod gauge_series;
 pub mod gc;
+pub mod geometry;
 pub mod ioctx;
 pub mod lists;
 pub mod metrics;
@@ -42,7 +43,7 @@ pub mod zoned_disk;
 
 pub use bands::{BandCursor, BandLayout};
 pub use build::{BuildContext, SystemEntry};
-pub use engine::{ok_requests, Engine, EngineConfig, Progress, ReplayMode, Served, Session};
+pub use engine::{ok_requests, Engine, EngineConfig, EngineOptions, Progress, ReplayMode, Served, Session};
 pub use error::SimError;
 pub use ioctx::{Background, ChannelId, Command, IoCtx, RunningTimer, TimerId};
 pub use metrics::{Counters, Gauges, Metric, Ratio, Unit};

@@ -16,10 +16,10 @@ use smr_core::{Params, Request};
 use smr_trace::{Footprint, Interruptible, TraceError, TraceReader, TraceStats};
 
 use crate::registry;
-use smr_kernel::engine::MAX_GAUGE_SAMPLES;
+use smr_kernel::geometry::GEOMETRY_SCALE;
 use smr_kernel::policy::PolicySource;
 use smr_kernel::recorder::{IologRecorder, MIN_SPLIT};
-use smr_kernel::{BuildContext, Engine, EngineConfig, IoCtx, Progress, RunReport, SimError};
+use smr_kernel::{BuildContext, Engine, EngineConfig, EngineOptions, IoCtx, Progress, RunReport, SimError};
 
 /// Everything that defines a run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -34,8 +34,9 @@ pub struct RunSpec {
     /// System parameters as `key=value`.
     #[serde(default)]
     pub params: Vec<String>,
+    /// The replay asked for; what it leaves out is the system's own (`SystemEntry::replay`).
     #[serde(default)]
-    pub engine: EngineConfig,
+    pub engine: EngineOptions,
     #[serde(default)]
     pub seed: u64,
     /// Known footprint of the trace, to skip the first pass (e.g. in a sweep over one trace).
@@ -51,6 +52,8 @@ pub struct RunSpec {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunOutput {
     pub report: RunReport,
+    /// The replay as it ran: the options asked for, the system's own replay where they said none.
+    pub engine: EngineConfig,
     /// The footprint the system was sized from, without its extents (they are sizing input, as
     /// long as the trace, not a result).
     pub footprint: Footprint,
@@ -63,6 +66,10 @@ pub struct RunOutput {
     pub devices: Vec<(String, String)>,
     /// Media I/Os written to the iolog, if one was recorded.
     pub iolog_ios: Option<u64>,
+    /// What the run says of itself beside its numbers (e.g. the geometry of a shingled disk).
+    pub notes: Vec<String>,
+    /// What makes its numbers say less than they seem to (e.g. a disk of few bands).
+    pub warnings: Vec<String>,
 }
 
 /// Opens the trace named by `spec` with its reader options.
@@ -173,26 +180,28 @@ fn run_from(
         )
         .into());
     }
-    if spec.engine.gauge_samples > MAX_GAUGE_SAMPLES {
-        return Err(smr_core::ParamError::new(
-            "gauge_samples",
-            format!("{} is more than {MAX_GAUGE_SAMPLES} samples", spec.engine.gauge_samples),
-        )
-        .into());
-    }
+    let file = matches!(source, Source::File).then_some(spec.trace.as_path());
+    let pairs = named_auto(smr_core::params::split(&spec.params)?, file);
+    registry::resolve_pairs(&spec.system, &pairs)?;
+    let engine = spec.engine.config(registry::named(&spec.system, "system")?.replay)?;
     let footprint = match (&spec.footprint, progress.as_mut()) {
         (Some(f), _) => f.clone(),
         (None, Some(cb)) => measure(source.open(spec)?, &spec.trace, *cb)?.0,
         (None, None) => measure(source.open(spec)?, &spec.trace, &mut |_| true)?.0,
     };
-    let mut params = Params::parse(&spec.params)?;
+    let mut params = Params::from_pairs(pairs);
     let mut ctx = IoCtx::new();
     // Built here rather than by `registry::build` to take the footprint back without a copy.
     let mut build =
         BuildContext::new(&mut params, footprint, spec.seed, &mut ctx, registry::SYSTEMS).with_policies(policies);
     let mut system = build.build(&spec.system)?;
-    let footprint =
-        Footprint { written_extents: Vec::new(), accessed_extents: Vec::new(), ..std::mem::take(&mut build.footprint) };
+    let footprint = Footprint {
+        written_extents: Vec::new(),
+        accessed_extents: Vec::new(),
+        requests: 0,
+        ..std::mem::take(&mut build.footprint)
+    };
+    let (notes, warnings) = (std::mem::take(&mut build.notes), std::mem::take(&mut build.warnings));
     let resolved = build.params.resolved().to_vec();
     params.finish()?;
     if let Some(path) = &spec.iolog {
@@ -200,11 +209,11 @@ fn run_from(
             std::fs::File::create(path).map_err(|source| SimError::Io { path: path.display().to_string(), source })?;
         ctx.record_to(IologRecorder::new(Box::new(std::io::BufWriter::new(file)), spec.iolog_max_io));
     }
-    let mut engine = Engine::new(spec.engine.clone());
+    let mut replay = Engine::new(engine.clone());
     if let Some(cb) = progress {
-        engine = engine.on_progress(cb);
+        replay = replay.on_progress(cb);
     }
-    let report = engine.run(system.as_mut(), &mut ctx, source.open(spec)?)?;
+    let report = replay.run(system.as_mut(), &mut ctx, source.open(spec)?)?;
     let iolog_ios = match ctx.take_recorder() {
         None => None,
         Some(rec) => Some(rec.finish().map_err(|source| SimError::Io {
@@ -214,28 +223,34 @@ fn run_from(
     };
     Ok(RunOutput {
         report,
+        engine,
         footprint,
         params: resolved,
         format: source.format(spec)?,
         devices: ctx.device_descriptions(),
         iolog_ios,
+        notes,
+        warnings,
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::RunSpec;
+/// The parameters of `spec` as a bag, its trace file named where `geometry_scale=auto` asks
+/// for it (for a reader of parameters other than a registered system: the §III-A estimate).
+pub fn params_of(spec: &RunSpec) -> Result<Params, SimError> {
+    Ok(Params::from_pairs(named_auto(smr_core::params::split(&spec.params)?, Some(&spec.trace))))
+}
 
-    #[test]
-    fn a_spec_needs_a_system_and_a_trace_and_defaults_the_rest() {
-        let spec: RunSpec = serde_json::from_str(r#"{"system": "cmr", "trace": "t.csv"}"#).unwrap();
-        assert_eq!((spec.format, spec.iolog, spec.seed, spec.iolog_max_io), (None, None, 0, 0));
-        assert!(spec.footprint.is_none() && spec.trace_options.is_empty() && spec.params.is_empty());
-        for missing in [r#"{"trace": "t.csv"}"#, r#"{"system": "cmr"}"#] {
-            assert!(
-                serde_json::from_str::<RunSpec>(missing).unwrap_err().to_string().contains("missing field"),
-                "{missing}"
-            );
+/// `pairs` with a plain `geometry_scale=auto` naming the trace (`auto:NAME`, NAME the file's
+/// name up to its first dot: `wdev.csv.gz` is a sample of PORE's wdev); a trace in memory has
+/// no name (`None`), and its `auto` stays as it is (the geometry then asks for one).
+fn named_auto(mut pairs: Vec<(String, String)>, trace: Option<&std::path::Path>) -> Vec<(String, String)> {
+    let stem = trace.and_then(|t| t.file_name()).and_then(|n| n.to_str()).and_then(|n| n.split('.').next());
+    if let Some(stem) = stem {
+        for (key, value) in pairs.iter_mut() {
+            if key == GEOMETRY_SCALE.key && value == "auto" {
+                *value = format!("auto:{stem}");
+            }
         }
     }
+    pairs
 }

@@ -65,6 +65,7 @@ fn the_default_cache_is_a_share_of_the_touched_bands() {
         max_end: 64 << 20,
         written_extents: vec![(0, grain), (40 << 20, grain)],
         accessed_extents: vec![(0, grain), (40 << 20, grain), (50 << 20, grain)],
+        requests: 0,
     };
     let blocks = |mode: &str| {
         let (c, _) = build(&[&format!("mode={mode}"), "band_size=1MiB"], footprint.clone()).unwrap();

@@ -27,6 +27,14 @@ pub struct Footprint {
     /// Where the trace reads or writes, likewise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub accessed_extents: Vec<(u64, u64)>,
+    /// The trace's requests (0 when not counted, e.g. a footprint given by hand): how much of a
+    /// paper trace a sample of it holds (`geometry_scale=auto`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub requests: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Footprint {
@@ -41,6 +49,7 @@ impl Footprint {
             max_end,
             written_extents: extent(written),
             accessed_extents: extent(accessed),
+            requests: 0,
         }
     }
 }

@@ -178,6 +178,7 @@ impl TraceStats {
             max_end: self.max_end,
             written_extents: self.written_extents,
             accessed_extents: self.accessed_extents,
+            requests: self.requests,
         }
     }
 }

@@ -23,8 +23,19 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// A `ParameterError` whose message is `e`'s, with `e`'s parts as attributes: `key` (the
+/// parameter, or the whole argument when it is not `KEY=VALUE`), `nearest` (the declared names
+/// nearest an unknown key) and `unit` (the unit and range of a refused value, or None).
 pub fn param(e: ParamError) -> PyErr {
-    ParameterError::new_err(e.to_string())
+    Python::with_gil(|py| {
+        let err = ParameterError::new_err(e.to_string());
+        let value = err.value(py);
+        let set = value
+            .setattr("key", &e.param)
+            .and_then(|()| value.setattr("nearest", e.nearest.clone()))
+            .and_then(|()| value.setattr("unit", e.unit.clone()));
+        set.err().unwrap_or(err)
+    })
 }
 
 pub fn trace(e: TraceError) -> PyErr {

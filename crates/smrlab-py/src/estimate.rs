@@ -1,7 +1,6 @@
 //! Binding of the §III-A write-amplification estimate (`smrlab trace smr-estimate`).
 
 use pyo3::prelude::*;
-use smr_core::Params;
 use smr_sim::dmsmr::estimate::estimate;
 use smr_sim::runner::{self, RunSpec};
 use smr_trace::Interruptible;
@@ -20,7 +19,7 @@ fn smr_estimate(py: Python<'_>, spec_json: &str) -> PyResult<String> {
             Some(f) => f.clone(),
             None => runner::measure_footprint_with(&spec, &mut |_| signals.go_on())?,
         };
-        let mut params = Params::parse(&spec.params)?;
+        let mut params = runner::params_of(&spec)?;
         estimate(Interruptible::new(runner::open_trace(&spec)?, signals.check()), &mut params, footprint, spec.seed)
     });
     let out = signals.result(result, errors::sim)?;

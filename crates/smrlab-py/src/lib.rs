@@ -29,6 +29,7 @@ mod hwsr;
 mod interrupt;
 mod kv;
 mod paper;
+mod params;
 mod policy;
 mod probe;
 mod sim;
@@ -47,6 +48,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     hwsr::register(m)?;
     kv::register(m)?;
     paper::register(m)?;
+    params::register(m)?;
     policy::register(m)?;
     probe::register(m)?;
     sim::register(m)?;

@@ -149,9 +149,7 @@ fn trace_footprint(py: Python<'_>, spec_json: &str) -> PyResult<String> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // The runner's limits, so the command line refuses what the core would (and names them once).
-    m.add("MAX_GAUGE_SAMPLES", smr_kernel::engine::MAX_GAUGE_SAMPLES)?;
-    m.add("MAX_IODEPTH", smr_kernel::engine::MAX_IODEPTH)?;
+    // The runner's limit, which `--iolog-max-io`'s help names.
     m.add("MIN_IOLOG_PIECE", smr_kernel::recorder::MIN_SPLIT)?;
     add_functions!(m, run_sim, run_sim_columns, trace_footprint);
     Ok(())

@@ -12,10 +12,16 @@ import argparse
 import math
 from pathlib import Path
 
-from smrlab import caveats, experiment, geometry, options, systems
+from smrlab import caveats, experiment, options, systems
 from smrlab.cli.declared import add_declared
 from smrlab.cli.experiments import add_fresh_argument
-from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
+from smrlab.cli.sim import (
+    add_engine_arguments,
+    add_geometry_argument,
+    add_trace_arguments,
+    engine_keywords,
+    geometry_params,
+)
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
@@ -33,16 +39,15 @@ LINE_UP_FILES = {"rw": ("pore-fig11", "pore-fig14"), "wo": ("pore-fig13", "pore-
 SWEEPS = {"zone": "pore-fig15-zone", "period": "pore-fig15-period", "cache": "pore-fig16"}
 
 
-def cache_params(args: argparse.Namespace, overrides: dict[str, str] | None = None) -> list[str]:
-    """The cache's parameters from the options, with ``overrides`` (a swept value) applied."""
-    options = {"mode": args.mode, "cache": args.cache, "zone": args.zone, "period": args.period, **(overrides or {})}
-    return geometry.scale([f"{key}={value}" for key, value in options.items()] + list(args.param), args.geometry_scale)
+def cache_params(args: argparse.Namespace) -> list[str]:
+    """The cache's parameters from the options and ``--param`` (with ``--geometry-scale``)."""
+    given = {"mode": args.mode, "cache": args.cache, "zone": args.zone, "period": args.period}
+    return [f"{key}={value}" for key, value in given.items()] + geometry_params(args)
 
 
 def lower_params(args: argparse.Namespace) -> list[str]:
-    """The parameters for the disk below the cache: every one the cache does not declare."""
-    own = systems.defaults("cache")
-    return [p for p in cache_params(args) if p.split("=", 1)[0] not in own]
+    """The parameters for the SMR disk below the cache: those of the cache's it declares."""
+    return systems.declared_by(cache_params(args), "dmsmr")
 
 
 def disk_params(args: argparse.Namespace) -> list[str]:
@@ -67,9 +72,7 @@ def line_up_experiment(
     systems_run = []
     for entry in systems_compared:
         params = {"cache": cache_params(args), "dmsmr": lower_params(args)}.get(entry.system, disk_params(args))
-        systems_run.append(
-            SystemRun(entry.label, entry.system, {**dict(p.split("=", 1) for p in params), **entry.params})
-        )
+        systems_run.append(SystemRun(entry.label, entry.system, {**systems.split(params), **entry.params}))
     time = TIME_COMPARED[args.mode]
     figured = presets.read(LINE_UP_FILES[args.mode][0])
     return experiment.Experiment(
@@ -289,7 +292,7 @@ def sweep_experiment(args: argparse.Namespace, values: list[str]) -> experiment.
     cell per value, in the order given)."""
     # Periods are swept as multiples of the SMR write buffer, which the core resolves ("0.5x").
     swept = [f"{_period_multiple(value)}x" if args.vary == "period" else value for value in values]
-    params = dict(p.split("=", 1) for p in cache_params(args) + [f"policy={args.policy}", f"scheme={args.scheme}"])
+    params = systems.split(cache_params(args) + [f"policy={args.policy}", f"scheme={args.scheme}"])
     params[args.vary] = swept
     name = Path(args.trace).name.split(".")[0]
     return experiment.Experiment(
@@ -385,19 +388,13 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--param",
         "-p",
+        type=options.key_value,
         action="append",
         default=[],
         metavar="KEY=VALUE",
         help="further parameters of the cache or of the SMR disk below (e.g. buffer=1/256, band_size=18MiB)",
     )
-    group.add_argument(
-        "--geometry-scale",
-        type=options.positive,
-        default=1.0,
-        metavar="F",
-        help="multiply band sizes (default 17-36 MB) and the PORE zone by F, for traces scaled down "
-        "from the paper's by F (e.g. 0.0377 for the bundled wdev: 100,000 of 2,654,824 requests)",
-    )
+    add_geometry_argument(group)
 
 
 def register(commands) -> None:

@@ -21,9 +21,9 @@ import copy
 from pathlib import Path
 
 from smrlab import caveats, live, outputs, report, results
-from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace, sample_scale
+from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace
 from smrlab.cli import caches
-from smrlab.cli.sim import add_engine_arguments, engine_from_args
+from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.run import measure, note_time_regressions, simulate, write_result
 from smrlab.tables import note, print_table
 
@@ -57,7 +57,7 @@ def smr_vs_cmr(traces: dict[str, tuple[Path, argparse.Namespace]], out: Path) ->
         for system, params in (("cmr", caches.disk_params(args)), ("dmsmr", caches.lower_params(args))):
             with live.task(f"{name}/{system}", requests, "requests") as show:
                 results[system] = simulate(
-                    system, path, params, seed=args.seed, footprint=fp, engine=engine_from_args(args), progress=show
+                    system, path, params, seed=args.seed, footprint=fp, engine=engine_keywords(args), progress=show
                 )
             note_time_regressions(results[system], f"{name}/{system}")
             write_result(results[system], out / f"{name}-{system}.json")
@@ -97,20 +97,21 @@ def smr_vs_cmr(traces: dict[str, tuple[Path, argparse.Namespace]], out: Path) ->
     )
 
 
-def with_scale(args: argparse.Namespace, name: str) -> argparse.Namespace:
-    """``args`` for one sample: band and zone sizes scaled as the sample is, unless given."""
+def with_scale(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` for a sample: band and zone sizes scaled as the sample is (``auto``: its
+    requests over those of the paper trace it is named after), unless given."""
     scaled = copy.copy(args)
     if scaled.geometry_scale is None:
-        scaled.geometry_scale = sample_scale(name)
+        scaled.geometry_scale = "auto"
     return scaled
 
 
 def run(args: argparse.Namespace) -> int:
-    traces = {name: (bundled_trace(name, args.data), with_scale(args, name)) for name in DEMO_TRACES}
+    traces = {name: (bundled_trace(name, args.data), with_scale(args)) for name in DEMO_TRACES}
     full_size = {name: full_size_trace(name, args.traces, writes_only=args.mode == "wo") for name in DEMO_TRACES}
     smr_vs_cmr(traces, args.out)
     full_args = copy.copy(args)
-    full_args.geometry_scale = 1.0 if args.geometry_scale is None else args.geometry_scale
+    full_args.geometry_scale = "1" if args.geometry_scale is None else args.geometry_scale
     per_trace = []
     for name, path in full_size.items():
         measured = caches.compare(str(path), full_args, args.out, name=name)

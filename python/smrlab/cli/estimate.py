@@ -8,7 +8,8 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import _core, geometry, options, systems
+from smrlab import _core, options, systems
+from smrlab.cli.sim import add_geometry_argument, geometry_params
 from smrlab.cli.trace import add_input_arguments
 from smrlab.errors import UsageError
 from smrlab.tables import note, print_json, print_table
@@ -17,35 +18,16 @@ from smrlab.tables import note, print_json, print_table
 def run(args: argparse.Namespace) -> int:
     if not Path(args.file).exists():
         raise UsageError(f"{args.file}: no such trace file")
-    params = geometry.scale(args.param, args.geometry_scale, set(ESTIMATE_PARAMS))
     spec = {
         "system": "smr-estimate",
         "trace": args.file,
         "format": args.format,
         "trace_options": args.trace_option,
-        "params": params,
+        "params": geometry_params(args),
         "seed": args.seed,
     }
     result = json.loads(_core.smr_estimate(json.dumps(spec)))
-    band = {
-        **{key: value for key, value in systems.defaults("smr-estimate").items() if key in ESTIMATE_PARAMS},
-        **dict(p.split("=", 1) for p in params if "=" in p),
-    }
-    if band.get("band_size") in ("", "none"):
-        del band["band_size"]
-    mean_band = (
-        _core.parse_size(band["band_size"])
-        if "band_size" in band
-        else (_core.parse_size(band["band_min"]) + _core.parse_size(band["band_max"])) / 2
-    )
-    bands = result["written_range_bytes"] / mean_band
-    geometry_lines = geometry.describe(
-        {k: v for k, v in band.items() if k != "buffer"},
-        bands,
-        "in the written range (from its size and the mean band size)",
-        args.geometry_scale,
-        args.param,
-    )
+    geometry_lines = result.pop("geometry")
     if args.json:
         print_json({**result, "geometry": geometry_lines})
         return 0
@@ -65,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# The parameters the estimate reads (its queue, and the bands as dmsmr declares them).
+# The parameters the estimate reads (its queue, and the bands as dmsmr declares them, with the
+# geometry's scale).
 ESTIMATE_PARAMS = ("buffer", "band_min", "band_max", "band_size")
 
 
@@ -88,6 +71,7 @@ def register(commands) -> None:
     parser.add_argument(
         "--param",
         "-p",
+        type=options.key_value,
         action="append",
         default=[],
         metavar="KEY=VALUE",
@@ -95,13 +79,6 @@ def register(commands) -> None:
         "bytes (band_size: fixed bands)",
     )
     parser.add_argument("--seed", type=options.seed, default=0, help="seed of the band layout (default 0)")
-    parser.add_argument(
-        "--geometry-scale",
-        type=options.positive,
-        default=1.0,
-        metavar="F",
-        help="multiply the band sizes by F, for a trace that is a sample of a larger one "
-        "(F = its requests / the original's), as sim and compare-caches do",
-    )
+    add_geometry_argument(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run)

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from smrlab import caveats, fluid_traces, options, outputs
+from smrlab import caveats, fluid_traces, options, outputs, systems
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
@@ -134,7 +134,7 @@ class Runner:
         its Parquet table under out/FIGURE), --param over each run's own parameters; returns
         each result by label, each also written as out/FIGURE/LABEL.json. Its measures are the
         figure's file's; it draws no figure (that would take longer than small runs)."""
-        given = dict(p.split("=", 1) for p in self.args.param)
+        given = systems.split(self.args.param)
         paper = presets.read(FIGURE_FILES[self.figure])
         names: dict[Path, str] = {}
         for run in self.planned.values():
@@ -146,7 +146,7 @@ class Runner:
             title=f"fluid-sweep {self.figure}",
             traces={name: Trace.open(path) for path, name in names.items()},
             systems=[
-                SystemRun(run.label, "fluid", {**dict(p.split("=", 1) for p in run.params), **given}, self._engine(run))
+                SystemRun(run.label, "fluid", {**systems.split(run.params), **given}, self._engine(run))
                 for run in self.planned.values()
             ],
             seeds=[self.args.seed],
@@ -457,7 +457,7 @@ def cache_figure(r: Runner, args: argparse.Namespace) -> None:
 def migration_figure(r: Runner, args: argparse.Namespace) -> None:
     name = r.names()[0]
     trace, zone_param = r.trace(name)
-    zone = int(zone_param[0].split("=")[1]) if zone_param else fluid_traces.ZONE
+    zone = int(systems.split(zone_param)["zone_size"]) if zone_param else fluid_traces.ZONE
     # 25 GB of new space (100 zones of 256 MB); the guard range keeps two zones more, so the
     # first group's data has somewhere to go (see docs/fluidsmr.md).
     allocate = 100 * zone
@@ -681,7 +681,13 @@ def register(commands) -> None:
     )
     add_placement_arguments(parser)
     parser.add_argument(
-        "--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="more fluid parameters for every run"
+        "--param",
+        "-p",
+        type=options.key_value,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="more fluid parameters for every run",
     )
     add_engine_arguments(parser)
     add_output_arguments(parser, "results/fluid-sweep", "folder for the JSON results and each figure's results folder")

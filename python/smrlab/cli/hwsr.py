@@ -7,7 +7,8 @@
   buffer and the SSD cache (Figs. 13-19), and HWSR's MEM policies side by side;
 - ``hwsr-sweep``: HWSR's mean response time over block sizes and region sizes (Fig. 20).
 
-Replays are open loop at trace timestamps by default, as the paper replays its traces. Every
+Replays are as the experiment files say (open loop at trace timestamps, as the paper replays its
+traces) unless ``--replay`` says otherwise. Every
 number comes from the core; this module runs and formats.
 """
 
@@ -17,7 +18,7 @@ import argparse
 import json
 from pathlib import Path
 
-from smrlab import _core, caveats, experiment, hwsr_traces
+from smrlab import _core, caveats, experiment, hwsr_traces, options, systems
 from smrlab.bundled import traces_folder
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
@@ -159,7 +160,7 @@ COLUMNS = [
 def given_params(args: argparse.Namespace) -> dict[str, str]:
     """--param as a table; each goes to the runs that declare it, under a system's own settings
     (e.g. mem=none over a given mem size)."""
-    return dict(p.split("=", 1) for p in args.param)
+    return systems.split(args.param)
 
 
 def run_preset(
@@ -183,7 +184,7 @@ def run_preset(
         systems=systems_run,
         params=params,
         seeds=[args.seed],
-        engine=engine_keywords(args),
+        engine={**paper.engine, **engine_keywords(args)},  # the paper's replay unless told
         metrics=paper.metrics,
         reproduces=paper.reproduces,
     )
@@ -269,6 +270,7 @@ def add_trace_choice(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--param",
         "-p",
+        type=options.key_value,
         action="append",
         default=[],
         metavar="KEY=VALUE",
@@ -303,14 +305,14 @@ def register(commands) -> None:
 
     compare = group.add("compare", help="HWSR, S-block and a plain disk, with and without MEM and SSD (Figs. 13-19)")
     add_trace_choice(compare)
-    add_engine_arguments(compare, replay="open")
+    add_engine_arguments(compare, LINE_UP_FILES[0])
     compare.add_argument("--only", metavar="LABELS", help="comma-separated labels of the line-up to run (default all)")
     add_output_arguments(compare, "results/hwsr", "folder for the JSON results and the line-up's results folder")
     compare.set_defaults(func=run_compare)
 
     sweep = commands.add("hwsr-sweep", help="HWSR response time over block and region sizes (HWSR Fig. 20)")
     add_trace_choice(sweep)
-    add_engine_arguments(sweep, replay="open")
+    add_engine_arguments(sweep, SWEEP_FILE)
     sweep.add_argument(
         "--blocks",
         type=listed(bounded_whole(1, MAX_BLOCK_SECTORS), MOST_SWEPT),

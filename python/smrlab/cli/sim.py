@@ -11,10 +11,9 @@ import argparse
 import contextlib
 from pathlib import Path
 
-from smrlab import _core, geometry, live, options, outputs, systems
-from smrlab.errors import UsageError
-from smrlab.experiment import check
-from smrlab.run import engine_config, measure, note_time_regressions, simulate, write_result
+from smrlab import _core, live, options, outputs, systems
+from smrlab.cli.declared import add_declared
+from smrlab.run import measure, note_time_regressions, simulate, write_result
 from smrlab.sim_table import print_result
 from smrlab.tables import note, print_json
 
@@ -50,16 +49,23 @@ def param_lines(params, indent: str) -> list[str]:
     return lines
 
 
-def add_engine_arguments(parser: argparse.ArgumentParser, replay: str = "closed", iodepth: int = 1) -> None:
-    """Replay options shared by every command that runs simulations; ``replay`` and
-    ``iodepth`` are the command's defaults (its help shows them)."""
+def add_engine_arguments(parser: argparse.ArgumentParser, experiment: str | None = None, iodepth: int = 1) -> None:
+    """Replay options shared by every command that runs simulations; a replay not asked for is
+    each system's own (its declaration's), or that of the command's ``experiment`` file;
+    ``iodepth`` is the command's default (its help shows it)."""
     group = parser.add_argument_group("replay")
+    opened = [name for name, replay in systems.replays().items() if replay != "closed"]
     group.add_argument(
         "--replay",
         choices=["closed", "open"],
-        default=replay,
+        default=None,
         help="closed: back to back, --iodepth requests in flight (1: total I/O time); "
-        "open: at trace timestamps, response time = waiting + service (default %(default)s)",
+        "open: at trace timestamps, response time = waiting + service (default: "
+        + (
+            f"experiments/{experiment}.toml's replay)"
+            if experiment
+            else f"the system's own, open for {' and '.join(opened)}, closed for the others)"
+        ),
     )
     group.add_argument(
         "--iodepth",
@@ -114,23 +120,18 @@ def add_engine_arguments(parser: argparse.ArgumentParser, replay: str = "closed"
 
 
 def engine_keywords(args: argparse.Namespace) -> dict:
-    """The replay options as keywords of ``smrlab.run.engine_config`` (an experiment's engine)."""
-    if args.speedup is not None and args.replay != "open":
-        raise UsageError("--speedup applies to the open loop only: add --replay open")
+    """The replay options given (an experiment's ``[engine]``, the API's ``engine``): a mode
+    or a speed-up not given is left to the system."""
+    given = {"mode": args.replay, "speedup": args.speedup}
     return {
-        "mode": args.replay,
+        **{key: value for key, value in given.items() if value is not None},
         "iodepth": args.iodepth,
-        "speedup": 1.0 if args.speedup is None else args.speedup,
         "warmup_requests": args.warmup_requests,
         "warmup_seconds": args.warmup_seconds,
         "idle_work": not args.no_idle_work,
         "series_interval_seconds": args.series_interval,
         "gauge_samples": args.gauge_samples,
     }
-
-
-def engine_from_args(args: argparse.Namespace) -> dict:
-    return engine_config(**engine_keywords(args))
 
 
 def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -154,13 +155,25 @@ def add_trace_arguments(parser: argparse.ArgumentParser, required: bool = True) 
     )
 
 
+def add_geometry_argument(parser) -> None:
+    """``--geometry-scale``, the shingled disk's ``geometry_scale`` parameter (declared by the
+    systems with bands or zones, and by every one stacked over them)."""
+    add_declared(parser, "dmsmr", "geometry_scale", flag="--geometry-scale", preset=None, metavar="F")
+
+
+def geometry_params(args: argparse.Namespace) -> list[str]:
+    """``args.param`` with ``--geometry-scale`` among them when given (once: not also as -p)."""
+    scale = args.geometry_scale if args.geometry_scale != systems.defaults("dmsmr")["geometry_scale"] else None
+    return options.merged_params(args.param, geometry_scale=scale)
+
+
 class SystemHelp(argparse.Action):
     """``--help`` that lists only the parameters of the system named by ``--system`` (before or
     after ``--help``), or of every system when none is named."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         words = getattr(parser, "words", [])
-        named = [w.split("=", 1)[1] for w in words if w.startswith("--system=")]
+        named = [w.removeprefix("--system=") for w in words if w.startswith("--system=")]
         named += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--system"]
         system = named[-1] if named and named[-1] in [name for name, *_ in _core.systems()] else None
         parser.epilog = systems_epilog(system)
@@ -189,6 +202,7 @@ def register(commands) -> None:
     parser.add_argument(
         "--param",
         "-p",
+        type=options.key_value,
         action="append",
         default=[],
         metavar="KEY=VALUE",
@@ -199,14 +213,7 @@ def register(commands) -> None:
         metavar="CARD",
         help="take the system's parameters from a drive card of smrlab probe (-p overrides them)",
     )
-    parser.add_argument(
-        "--geometry-scale",
-        type=options.positive,
-        default=1.0,
-        metavar="F",
-        help="multiply band sizes (default 17-36 MB) and a given PORE zone by F, for a trace that is a "
-        "sample of a larger one (F = its requests / the original's), as compare-caches does",
-    )
+    add_geometry_argument(parser)
     add_engine_arguments(parser)
     parser.add_argument("--iolog", metavar="FILE", help="also write every media I/O as a fio iolog v2 to FILE")
     parser.add_argument(
@@ -243,25 +250,17 @@ def default_out(result: dict) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    if 0 < args.iolog_max_io < _core.MIN_IOLOG_PIECE:
-        raise UsageError(
-            f"--iolog-max-io must be 0 (never split) or at least one {_core.MIN_IOLOG_PIECE}-byte sector, got {args.iolog_max_io}"
-        )
-    engine = engine_from_args(args)
+    engine = engine_keywords(args)
     if args.preset_file:
         from smrlab.probe.card import card_params
 
-        given = {p.split("=", 1)[0] for p in args.param}
-        args.param = [
-            p for p in card_params(args.preset_file, args.system) if p.split("=", 1)[0] not in given
-        ] + args.param
+        merged = {**systems.split(card_params(args.preset_file, args.system)), **systems.split(args.param)}
+        args.param = [f"{key}={value}" for key, value in merged.items()]
     out = Path(args.out) if args.out else None
     if out is not None:
         outputs.check_output(out, [args.trace])
-    params = geometry.scale(
-        args.param, args.geometry_scale, systems.accepted(args.system, dict(p.split("=", 1) for p in args.param))
-    )
-    check.system_parameters(args.system, params)
+    params = geometry_params(args)
+    _core.resolve_params(args.system, params)  # a bad parameter stops before the trace is read
     # The first pass (the footprint) also counts the requests, so the replay's progress has a total.
     fp, total = measure(args.trace, args.format, args.trace_option)
     with contextlib.ExitStack() as stack:
@@ -290,6 +289,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_result(result, f"{args.system} on {args.trace}", args.all)
         note(f"result written to {out}")
-    for line in geometry.notes(result, args.geometry_scale, args.param):
+    for line in result["notes"]:
         note(line)
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import caveats, experiment, outputs, systems
+from smrlab import caveats, experiment, options, outputs, systems
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
@@ -37,7 +37,7 @@ QUEUE_DEPTH = "disk_queue_depth"
 def sweep_experiment(args: argparse.Namespace, buckets: list[str]) -> experiment.Experiment:
     """uCache at each bucket size, then E-region (sampling its live fraction at least as often as
     its file says) and the plain disk on the same drive, as one experiment."""
-    given = dict(p.split("=", 1) for p in args.param)
+    given = systems.split(args.param)
     name = Path(args.trace).name.split(".")[0]
     swept = presets.read(SWEEP_FILE)
     own = {"ucache": {**given, "bucket": buckets, "promote": args.promote}}
@@ -45,7 +45,7 @@ def sweep_experiment(args: argparse.Namespace, buckets: list[str]) -> experiment
     for entry in presets.line_up(*LINE_UP_FILES):
         # E-region and the plain disk run on the same drive (and E-region on the same on-media
         # cache) as uCache.
-        params = own.get(entry.system) or dict(p.split("=", 1) for p in systems.declared_by(args.param, entry.system))
+        params = own.get(entry.system) or systems.split(systems.declared_by(args.param, entry.system))
         if QUEUE_DEPTH in systems.defaults(entry.system):
             params.setdefault(QUEUE_DEPTH, given.get(QUEUE_DEPTH, systems.defaults("ucache")[QUEUE_DEPTH]))
         engine = {key: max(value, getattr(args, key)) for key, value in entry.engine.items()}
@@ -180,6 +180,7 @@ def register(commands) -> None:
     parser.add_argument(
         "--param",
         "-p",
+        type=options.key_value,
         action="append",
         default=[],
         metavar="KEY=VALUE",

@@ -2,20 +2,22 @@
 with one line naming the name and the nearest right one, instead of being ignored (a
 parameter no system reads, a measure no system reports) or found after every cell has run.
 
-- ``parameters``: every parameter key reaches a system of the line-up — a shared one
-  (``[params]``, ``compare``/``sweep`` keywords) at least one system, through what it stacks
-  over; a system's own, that system — and every engine option is one ``engine_config`` takes;
+- ``parameters``: every cell's parameters and replay options as the core resolves them (a key
+  its system does not read, a value out of its range: the core's one message), and every shared
+  parameter (``[params]``, ``compare``/``sweep`` keywords) reaching a system of the line-up;
 - ``measures``: every measure the experiment names (``metrics``, the figure's ``y``, the
   paper's ``metric``) is a column the systems report. What a system reports is learnt from a
   probe: its first cell built on the real trace and stopped after one request, which also
-  makes the core check that cell's parameter values (a value it refuses stops the run too).
+  makes the core check the values that depend on the trace (a share of its footprint).
 
 Not here: the file's own keys and their types (``spec``, ``schema``).
 """
 
 from __future__ import annotations
 
-from smrlab import policy, systems
+import json
+
+from smrlab import _core, policy, systems
 from smrlab.errors import ParameterError, PolicyError
 from smrlab.experiment.schema import engine_keys, nearest
 
@@ -25,47 +27,18 @@ def _fail(experiment, message: str) -> ParameterError:
     return ParameterError(where + message)
 
 
-def unread(system: str, accepted: set[str], keys) -> str | None:
-    """What is wrong with the first of ``keys`` that ``system`` (reading ``accepted``) does not
-    read, or None."""
-    for key in keys:
-        if key not in accepted:
-            return (
-                f"{system} reads no parameter '{key}'{nearest(key, accepted)} "
-                f"(smrlab sim --system {system} --help lists those it reads)"
-            )
-    return None
-
-
-def system_parameters(system: str, params: list[str]) -> None:
-    """Refuses a ``KEY=VALUE`` parameter ``system`` does not read (``smrlab sim``, ``simulate``)."""
-    given = dict(p.split("=", 1) for p in params if "=" in p)
-    accepted = systems.accepted(system, given)
-    if accepted is not None and (unknown := unread(system, accepted, given)):
-        raise ParameterError(unknown)
-
-
 def parameters(experiment) -> None:
-    """Refuses a parameter key that no system it is given to reads, an unknown engine option, and
-    a Python policy that cannot be loaded (``smrlab.policy``)."""
-    reach = {}
-    for run in experiment.systems:
-        accepted = systems.accepted(run.system, {**experiment.params, **run.params})
-        reach[run.label] = accepted
-        if accepted is None:
-            continue
-        unknown = unread(run.system, accepted, run.params)
-        if unknown:
-            raise _fail(experiment, f"systems.{run.label}.params: {unknown}")
-    if None not in reach.values():
-        known = set().union(*reach.values())
-        for key in experiment.params:
-            if key not in known:
-                raise _fail(
-                    experiment,
-                    f"params: no system of the line-up ({', '.join(r.system for r in experiment.systems)}) reads "
-                    f"a parameter '{key}'{nearest(key, known)}",
-                )
+    """Refuses a shared parameter that no system of the line-up reads, an unknown replay option,
+    a Python policy that cannot be loaded (``smrlab.policy``), and whatever the core refuses of a
+    cell's parameters or replay."""
+    known = set().union(*(systems.accepted(r.system, {**experiment.params, **r.params}) for r in experiment.systems))
+    for key in experiment.params:
+        if key not in known:
+            raise _fail(
+                experiment,
+                f"params: no system of the line-up ({', '.join(r.system for r in experiment.systems)}) reads "
+                f"a parameter '{key}'{nearest(key, known)}",
+            )
     try:
         policy.check([experiment.params] + [run.params for run in experiment.systems])
     except PolicyError as error:
@@ -80,6 +53,17 @@ def parameters(experiment) -> None:
                     experiment,
                     f"{where}: no replay option '{key}'{nearest(key, options)} (options: {', '.join(sorted(options))})",
                 )
+    seen = set()
+    for cell in experiment.cells():
+        asked = (cell.system, tuple(cell.params()), json.dumps(cell.engine, sort_keys=True))
+        if asked in seen:
+            continue
+        seen.add(asked)
+        try:
+            _core.resolve_params(cell.system, cell.params())
+            _core.resolve_engine(cell.system, asked[2])
+        except ParameterError as error:
+            raise _fail(experiment, f"systems.{cell.label}: {error}") from None
 
 
 def named_measures(experiment) -> list[tuple[str, str]]:

@@ -8,14 +8,13 @@ A new key is one entry here (and its reading in ``spec``). ``check_types`` holds
 values to these declarations (jsonschema), so a value of the wrong type is one line naming its
 key, never a traceback later nor a value read as another (a string of metrics read as its
 letters, ``true`` as seed 1). Not here: reading a file, the systems' parameters (declared by
-the core; ``smrlab sim --help`` lists them), or the engine's options (the keywords of
-``smrlab.run.engine_config``, listed from its signature).
+the core; ``smrlab sim --help`` lists them), or the engine's options (declared by the core too:
+``smrlab.run.engine_options``).
 """
 
 from __future__ import annotations
 
 import difflib
-import inspect
 from typing import Any
 
 TEXT = {"type": "string"}
@@ -70,24 +69,28 @@ def figure_keys() -> dict[str, tuple[dict, str]]:
 
 
 def engine_keys() -> dict[str, tuple[dict, str]]:
-    """The replay options an experiment may set: the keywords of ``smrlab.run.engine_config``
-    (except how often progress is reported, which changes no number)."""
-    from smrlab.run import engine_config
+    """The replay options an experiment may set, as the core declares them (except how often
+    progress is reported, which changes no number); a mode or a speed-up left out is the
+    system's own."""
+    from smrlab.run import engine_options
 
     kinds = {
+        "mode": {"enum": ["closed", "open"]},
+        "speedup": NUMBER,
         bool: {"type": "boolean"},
         int: {"type": "integer", "minimum": 0},
         float: NUMBER,
-        str: {"enum": ["closed", "open"]},
     }
-    keys = {}
-    for name, parameter in inspect.signature(engine_config).parameters.items():
-        if name != "progress_every":
-            keys[name] = (
-                kinds[type(parameter.default)],
-                f"replay option (default {parameter.default!r}; see smrlab.run.engine_config)",
-            )
-    return keys
+    return {
+        name: (
+            kinds.get(name) or kinds[type(default)],
+            "replay option (default: "
+            + ("the system's own" if default is None else repr(default))
+            + "; see smrlab.run.engine_options)",
+        )
+        for name, default in engine_options().items()
+        if name != "progress_every"
+    }
 
 
 def system_keys() -> dict[str, tuple[dict, str]]:

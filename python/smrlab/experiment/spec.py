@@ -13,7 +13,7 @@ An experiment file::
     [reproduces]                        # optional
     paper = "pore"                      # a key of smrlab.citations.PAPERS
     figure = "Fig. 11"
-    [engine]                            # keywords of smrlab.run.engine_config
+    [engine]                            # replay options (smrlab.run.engine_options()); unsaid: the system's
     mode = "closed"
     [params]                            # for every system (those that declare the key, or stack over a disk)
     cache = ["1%", "2%"]                # a list is a grid axis
@@ -48,7 +48,6 @@ from smrlab.errors import UsageError
 from smrlab.experiment import schema
 from smrlab.experiment.cells import Cell
 from smrlab.options import quoted
-from smrlab.run import engine_config
 from smrlab.trace import Trace
 
 # The most cells an experiment may have (each a simulation; the grid is counted before it is
@@ -118,7 +117,7 @@ class Experiment:
             for seed in self.seeds:
                 for entry in self.systems:
                     params = grids[entry.label]
-                    engine = engine_config(**{**self.engine, **entry.engine})
+                    engine = {**self.engine, **entry.engine}
                     for given in grid(params):
                         cells.append(
                             Cell(len(cells), entry.label, entry.system, trace_name, trace, given, seed, engine)
@@ -160,10 +159,8 @@ class Experiment:
 
 def takes(system: str, key: str, params: dict[str, Any]) -> bool:
     """Whether a shared parameter goes to ``system`` (with ``params``): it reads the key, itself
-    or through a system it stacks over (``below``). An alias of a system is given every key
-    (the core refuses those it does not read)."""
-    accepted = systems.accepted(system, params)
-    return accepted is None or key in accepted
+    or through a system it stacks over (``below``)."""
+    return key in systems.accepted(system, params)
 
 
 def grid(params: dict[str, Any]) -> list[dict[str, str]]:
@@ -316,10 +313,6 @@ def parse_document(
     if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and 0 <= s < 2**64 for s in seeds):
         raise _fail(source, "seeds must be a non-empty list of whole numbers from 0 to 2^64-1")
     engine = _table(source, "engine", document.get("engine", {}), ENGINE_KEYS)
-    try:
-        engine_config(**engine)
-    except UsageError as error:
-        raise _fail(source, f"engine: {error}") from None
     params = policy.references(_values(source, "params", document.get("params", {})), source.parent)
     return Experiment(
         name=_name(source, document["name"]),

@@ -43,6 +43,7 @@ use smr_core::quote;
 use super::recency::Order;
 use super::{Policy, PolicySetup, VictimHints};
 use crate::disk::check_table;
+use crate::geometry::Scale;
 use crate::lists::ListSet;
 use crate::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use crate::{BuildContext, Kind, ParamSpec, SimError};
@@ -55,7 +56,8 @@ pub const SCHEME: ParamSpec = ParamSpec::new(
     "bl",
     "PORE open-zone selection: cf (coverage first), pf (popularity first), bl (balanced)",
 );
-pub const ZONE: ParamSpec = ParamSpec::new("zone", Kind::Size, "20MB", "PORE zone size");
+pub const ZONE: ParamSpec =
+    ParamSpec::new("zone", Kind::Size, "20MB", "PORE zone size (scaled by geometry_scale, which a cache declares)");
 pub const PERIOD: ParamSpec = ParamSpec::new(
     "period",
     Kind::Custom { unit: "auto, a number of cache blocks, or a multiple of the SMR write buffer (0.5x)" },
@@ -79,7 +81,7 @@ impl Settings {
     pub fn read(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
         let base = Order::from_name(b.params.choice(&BASE)?).expect("listed order");
         let scheme = Scheme::from_name(b.params.choice(&SCHEME)?).expect("listed scheme");
-        let zone_bytes = b.params.size(&ZONE)?;
+        let zone_bytes = Scale::read(&mut b.params, b.footprint.requests)?.size(&mut b.params, &ZONE)?;
         let period = b.params.text(&PERIOD)?;
         Ok(Settings { base, scheme, zone_bytes, period })
     }

@@ -227,7 +227,8 @@ mod tests {
         let mut ctx = IoCtx::new();
         let footprint = Footprint { max_end: 1 << 30, ..Footprint::default() };
         let mut b = BuildContext::new(&mut params, footprint, 0, &mut ctx, &[]);
-        let declared: &[&[ParamSpec]] = &[&[OFFERED], pore::PARAMS, super::super::lwa::PARAMS];
+        let declared: &[&[ParamSpec]] =
+            &[&[OFFERED], pore::PARAMS, super::super::lwa::PARAMS, &crate::geometry::GEOMETRY_PARAMS];
         b.construct(declared, |b| {
             let chosen = read(b, &OFFERED)?;
             let geometry = Geometry {

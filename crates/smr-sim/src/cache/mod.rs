@@ -35,6 +35,7 @@ use smr_media::FixedLatencyMedium;
 
 use index::{block_of, BlockIndex, DIRTY};
 use smr_core::prefetch::prefetch;
+use smr_kernel::geometry::GEOMETRY_PARAMS;
 use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use smr_kernel::policy::{self, pore, Geometry, Host, PolicySetup, VictimHints};
 use smr_kernel::runs::coalesce;
@@ -61,7 +62,7 @@ pub const BLOCK: ParamSpec = ParamSpec::new("block", Kind::Size, "4KiB", "cache 
 pub const BELOW: ParamSpec =
     ParamSpec::new("below", Kind::System, "dmsmr", "the system under the cache (its own parameters apply)");
 
-pub const PARAMS: ParamList = &[&[POLICY, MODE, CACHE, BLOCK, BELOW], pore::PARAMS];
+pub const PARAMS: ParamList = &[&[POLICY, MODE, CACHE, BLOCK, BELOW], pore::PARAMS, &GEOMETRY_PARAMS];
 
 pub const ENTRY: SystemEntry = SystemEntry::new(
     "cache",

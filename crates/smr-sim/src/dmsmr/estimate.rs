@@ -28,9 +28,10 @@ use smr_core::{Op, ParamError, Params, Request};
 use smr_trace::{Footprint, TraceError};
 
 use super::{
-    band_layout, written_range, FifoBuffer, BANDS, BAND_BYTES_WRITTEN, BAND_CLEANINGS, BAND_MAX, BAND_MIN, BAND_SIZE,
-    BUFFER_BLOCKS, BUFFER_BYTES_EVICTED, CLEANED, R_WA,
+    band_layout, written_range, FifoBuffer, LaidBands, BANDS, BAND_BYTES_WRITTEN, BAND_CLEANINGS, BAND_MAX, BAND_MIN,
+    BAND_SIZE, BUFFER_BLOCKS, BUFFER_BYTES_EVICTED, CLEANED, R_WA,
 };
+use smr_kernel::geometry::{band_notes, GEOMETRY_PARAMS};
 use smr_kernel::metrics::{Counters, Gauges, Metric, Unit};
 use smr_kernel::params::{ParamList, ParamReader};
 use smr_kernel::{BandCursor, BandLayout, BuildContext, IoCtx, Kind, ParamSpec, SimError, System, SystemEntry};
@@ -43,7 +44,7 @@ pub const QUEUE: ParamSpec = ParamSpec::new(
 );
 
 /// The parameters the estimate reads: its queue and the band layout as `dmsmr` declares it.
-pub const PARAMS: ParamList = &[&[QUEUE, BAND_MIN, BAND_MAX, BAND_SIZE]];
+pub const PARAMS: ParamList = &[&[QUEUE, BAND_MIN, BAND_MAX, BAND_SIZE], &GEOMETRY_PARAMS];
 
 pub const ENTRY: SystemEntry = SystemEntry::new(
     "smr-estimate",
@@ -79,6 +80,8 @@ pub struct SmrEstimate {
     pub buffered_bytes: u64,
     /// `None` when no block passed through the queue (a trace without writes).
     pub r_wa: Option<f64>,
+    /// Which bands the estimate laid and why, and a warning when the written range spans few.
+    pub geometry: Vec<String>,
 }
 
 /// The §III-A estimate as a system: writes fill the virtual queue, nothing else happens.
@@ -95,19 +98,34 @@ pub struct Estimate {
 impl Estimate {
     /// Builds the estimate from `b.params` (see `PARAMS`), sized for the trace's footprint.
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
-        Ok(Self::new(&mut b.params, &b.footprint, b.seed)?)
+        let estimate = Self::new(&mut b.params, &b.footprint, b.seed)?;
+        // The geometry's note first, then its warning if any.
+        let mut said = estimate.done.geometry.iter().cloned();
+        b.notes.extend(said.next());
+        b.warnings.extend(said);
+        Ok(estimate)
     }
 
     fn new(params: &mut ParamReader<'_>, footprint: &Footprint, seed: u64) -> Result<Self, ParamError> {
-        let layout = band_layout(params, footprint.max_end, seed)?;
+        let LaidBands { layout, said, mean_bytes } = band_layout(params, footprint.max_end, seed, footprint.requests)?;
         let queue_bytes = queue_bytes(params, footprint)?;
+        let written_range_bytes = written_range(&layout, footprint);
+        let (said, warning) = band_notes(
+            &said,
+            written_range_bytes as f64 / mean_bytes,
+            "in the written range (from its size and the mean band size)",
+        );
         Ok(Estimate {
             queue: FifoBuffer::new(queue_bytes / BLOCK_4K, layout.count()),
-            written_range_bytes: written_range(&layout, footprint),
+            written_range_bytes,
             written_bytes: footprint.written_bytes,
             layout,
             bands: BandCursor::default(),
-            done: SmrEstimate { buffer_bytes: queue_bytes, ..Default::default() },
+            done: SmrEstimate {
+                buffer_bytes: queue_bytes,
+                geometry: [said].into_iter().chain(warning).collect(),
+                ..Default::default()
+            },
         })
     }
 
@@ -246,6 +264,7 @@ mod tests {
             max_end: 1 << 30,
             written_extents: (0..1024).map(|band| (band << 20, grain)).collect(),
             accessed_extents: vec![],
+            requests: 0,
         };
         let mut p = Params::parse(&["band_size=1MiB"]).unwrap();
         let writes: Vec<_> = (0..1024u64).map(|band| w(band * 256)).collect();

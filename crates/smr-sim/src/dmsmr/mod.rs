@@ -62,6 +62,7 @@ use smr_media::FixedLatencyMedium;
 use smr_trace::Footprint;
 
 use smr_kernel::disk::{check_capacity, disk, DISK_PARAMS, MAX_TABLE_ENTRIES};
+use smr_kernel::geometry::{band_notes, thousands, Scale, GEOMETRY_PARAMS};
 use smr_kernel::metrics::{Counters, Exercise, Gauges, Metric, Ratio, Unit};
 use smr_kernel::params::{ParamReader, NONE};
 use smr_kernel::report::HOST_BYTES_WRITTEN;
@@ -102,8 +103,11 @@ pub const IDLE_CLEAN: ParamSpec = ParamSpec::new(
 pub const IDLE_CLEAN_ABOVE: ParamSpec = ParamSpec::new("idle_clean_above", Kind::Fraction, "0.5", "buffer occupancy (fraction of its size) above which idle cleaning runs")
     .open("PORE replays closed loop and never idles; drive-managed disks clean in idle time (Aghayev et al., FAST 2015) from a level no paper states: half the buffer");
 
-pub const PARAMS: ParamList =
-    &[&DISK_PARAMS, &[BUFFER, BUFFER_ON, BAND_MIN, BAND_MAX, BAND_SIZE, IDLE_CLEAN, IDLE_CLEAN_ABOVE]];
+pub const PARAMS: ParamList = &[
+    &DISK_PARAMS,
+    &[BUFFER, BUFFER_ON, BAND_MIN, BAND_MAX, BAND_SIZE, IDLE_CLEAN, IDLE_CLEAN_ABOVE],
+    &GEOMETRY_PARAMS,
+];
 
 pub const ENTRY: SystemEntry = SystemEntry::new(
     "dmsmr",
@@ -178,13 +182,44 @@ fn written_range(layout: &BandLayout, footprint: &Footprint) -> u64 {
 /// cannot overflow.
 const MAX_BAND: u64 = 1 << 40;
 
+/// A band layout with what it is and why, in words ("bands of 17MB to 36MB (...)"), and the
+/// mean of the band sizes asked for.
+pub struct LaidBands {
+    pub layout: BandLayout,
+    pub said: String,
+    pub mean_bytes: f64,
+}
+
 /// The band layout `band_size` (fixed bands) or `band_min`/`band_max` (random bands) choose,
-/// covering `[0, cover)`. Refused before it is laid when it would have more than
-/// `MAX_TABLE_ENTRIES` bands (the buffer keeps a table entry per band).
-pub fn band_layout(params: &mut ParamReader<'_>, cover: u64, seed: u64) -> Result<BandLayout, ParamError> {
-    let (smallest, spec) = match params.optional_size(&BAND_SIZE)? {
-        Some(size) => (size, &BAND_SIZE),
-        None => (params.size(&BAND_MIN)?, &BAND_MIN),
+/// each scaled by `geometry_scale` (`requests`: the trace's, for `auto`), covering `[0,
+/// cover)`. Refused before it is laid when it would have more than `MAX_TABLE_ENTRIES` bands
+/// (the buffer keeps a table entry per band).
+pub fn band_layout(
+    params: &mut ParamReader<'_>,
+    cover: u64,
+    seed: u64,
+    requests: u64,
+) -> Result<LaidBands, ParamError> {
+    let scale = Scale::read(params, requests)?;
+    // Each size scaled, and as the notes show it: as given when unscaled, else in bytes.
+    let sized = |params: &mut ParamReader<'_>, spec: &ParamSpec, bytes: u64| -> Result<(u64, String), ParamError> {
+        if scale.unscaled() {
+            return Ok((bytes, params.text(spec)?));
+        }
+        let scaled = scale.of(bytes);
+        params.resolve_as(spec, scaled.to_string());
+        Ok((scaled, scaled.to_string()))
+    };
+    let (smallest, spec, shown) = match params.optional_size(&BAND_SIZE)? {
+        Some(size) => {
+            let (size, shown) = sized(params, &BAND_SIZE, size)?;
+            (size, &BAND_SIZE, shown)
+        }
+        None => {
+            let min = params.size(&BAND_MIN)?;
+            let (min, shown) = sized(params, &BAND_MIN, min)?;
+            (min, &BAND_MIN, shown)
+        }
     };
     if smallest < BLOCK_4K {
         return Err(params.error(spec, "must be at least one 4 KiB block"));
@@ -197,10 +232,19 @@ pub fn band_layout(params: &mut ParamReader<'_>, cover: u64, seed: u64) -> Resul
     if bands > MAX_TABLE_ENTRIES {
         return Err(params.error(spec, format!("makes up to {bands} bands over the trace's {cover} bytes, more than the {MAX_TABLE_ENTRIES} smrlab keeps: choose larger bands")));
     }
+    let why = if !scale.unscaled() {
+        scale.why.clone()
+    } else if [&BAND_SIZE, &BAND_MIN, &BAND_MAX].iter().any(|spec| params.given(spec)) {
+        "as given".to_string()
+    } else {
+        "the PORE paper's drive (§V-A), unscaled".to_string()
+    };
     if spec == &BAND_SIZE {
-        return Ok(BandLayout::fixed(smallest, cover));
+        let said = format!("bands of {} ({why})", size_words(&shown));
+        return Ok(LaidBands { layout: BandLayout::fixed(smallest, cover), said, mean_bytes: smallest as f64 });
     }
     let max = params.size(&BAND_MAX)?;
+    let (max, max_shown) = sized(params, &BAND_MAX, max)?;
     if max > MAX_BAND {
         return Err(params
             .error(&BAND_MAX, format!("{max} bytes is larger than {MAX_BAND} bytes (1 TiB): no shingled band is")));
@@ -208,7 +252,17 @@ pub fn band_layout(params: &mut ParamReader<'_>, cover: u64, seed: u64) -> Resul
     if smallest > max {
         return Err(params.error(&BAND_MIN, format!("{smallest} bytes is larger than band_max ({max} bytes)")));
     }
-    Ok(BandLayout::random(smallest, max, cover, seed))
+    let said = format!("bands of {} to {} ({why})", size_words(&shown), size_words(&max_shown));
+    let layout = BandLayout::random(smallest, max, cover, seed);
+    Ok(LaidBands { layout, said, mean_bytes: (smallest + max) as f64 / 2.0 })
+}
+
+/// A size as a run's notes show it: as written, or a number of bytes with its thousands apart.
+fn size_words(text: &str) -> String {
+    match text.parse::<u64>() {
+        Ok(bytes) => format!("{} bytes", thousands(bytes as f64)),
+        Err(_) => text.to_string(),
+    }
 }
 
 totals! {
@@ -243,7 +297,11 @@ impl Dmsmr {
     /// Builds the disk from `b.params` (see `PARAMS`), sized for the trace's footprint.
     pub fn build(b: &mut BuildContext<'_>) -> Result<Self, SimError> {
         check_capacity(b, b.footprint.max_end)?;
-        let layout = band_layout(&mut b.params, b.footprint.max_end, b.seed)?;
+        let LaidBands { layout, said, .. } =
+            band_layout(&mut b.params, b.footprint.max_end, b.seed, b.footprint.requests)?;
+        let (said, warning) = band_notes(&said, layout.count() as f64, "over the trace's footprint");
+        b.notes.push(said);
+        b.warnings.extend(warning);
         let buffer_bytes = buffer_bytes(&mut b.params, &layout, &b.footprint)?;
         let buffer_on_ssd = b.params.choice(&BUFFER_ON)? == "ssd";
         let idle_clean = b.params.bool(&IDLE_CLEAN)?;

@@ -41,6 +41,7 @@ fn the_default_buffer_is_a_share_of_the_written_bands() {
         max_end: 64 * MIB,
         written_extents: vec![(0, grain), (40 * MIB, grain)],
         accessed_extents: vec![],
+        requests: 0,
     };
     let d = BuildContext::new(&mut p, fp, 1, &mut ctx, &[]).construct(PARAMS, Dmsmr::build).unwrap();
     assert_eq!(d.bands().unwrap().write_buffer_bytes, 2 * MIB / 256);

@@ -69,6 +69,7 @@ use self::occupancy::OccupancySwap;
 use self::scaling::Scaling;
 use self::scheme::{Policy, Scheme, Swapping};
 use smr_kernel::disk::check_table;
+use smr_kernel::geometry::{Scale, GEOMETRY_PARAMS};
 use smr_kernel::lists::RecencyList;
 use smr_kernel::metrics::{Counters, Gauges, Metric, Ratio, Unit};
 use smr_kernel::params::{ParamReader, TimeUnit, NONE};
@@ -214,32 +215,35 @@ pub const LATENCY_BOUND: ParamSpec = ParamSpec::new(
     "acceptable increase of latency: migration runs in quanta that take at most this long (§4.5); none: blocking",
 );
 
-pub const PARAMS: ParamList = &[&[
-    SCHEME,
-    DISK,
-    ALPHA,
-    USAGE,
-    PARTITION,
-    ZONE_SIZE,
-    CONVERT,
-    CACHE_POLICY,
-    SWAPPING,
-    ADAPT,
-    OCCUPANCY_SWAP,
-    CACHE_LIMIT,
-    MAP_QUOTA,
-    NSW_GRANULARITY,
-    WINDOW,
-    WINDOW_MAX,
-    OCCUPANCY,
-    MAP_ENTRY,
-    LRU_PLACEMENT,
-    GUARD,
-    SMR_HINT,
-    ALLOCATE,
-    ALLOCATE_AT,
-    LATENCY_BOUND,
-]];
+pub const PARAMS: ParamList = &[
+    &[
+        SCHEME,
+        DISK,
+        ALPHA,
+        USAGE,
+        PARTITION,
+        ZONE_SIZE,
+        CONVERT,
+        CACHE_POLICY,
+        SWAPPING,
+        ADAPT,
+        OCCUPANCY_SWAP,
+        CACHE_LIMIT,
+        MAP_QUOTA,
+        NSW_GRANULARITY,
+        WINDOW,
+        WINDOW_MAX,
+        OCCUPANCY,
+        MAP_ENTRY,
+        LRU_PLACEMENT,
+        GUARD,
+        SMR_HINT,
+        ALLOCATE,
+        ALLOCATE_AT,
+        LATENCY_BOUND,
+    ],
+    &GEOMETRY_PARAMS,
+];
 
 /// The largest acceptable latency increase a migration quantum is sized for: a minute (a bound
 /// past it is no bound, and sizing quanta for it would take as long).
@@ -340,7 +344,12 @@ impl Fluid {
         if usage <= 0.0 {
             return Err(b.params.error(&USAGE, "must be above 0 and at most 1").into());
         }
-        let zone_size = b.params.size(&ZONE_SIZE)?;
+        // The paper's zone follows a sample of its trace (`geometry_scale`), in whole blocks.
+        let scale = Scale::read(&mut b.params, b.footprint.requests)?;
+        let zone_size = scale.of_blocks(b.params.size(&ZONE_SIZE)?, BLOCK);
+        if !scale.unscaled() {
+            b.params.resolve_as(&ZONE_SIZE, zone_size.to_string());
+        }
         if zone_size % BLOCK != 0 || zone_size > MAX_ZONE {
             return Err(b
                 .params

@@ -6,8 +6,9 @@
 //! factor, so the partition keeps the paper's zone count and is that factor of the paper's
 //! bytes: the quota and the cache shrink with it, and the entries and blocks they hold keep
 //! their proportion to the trace's. The factor is the zone size over the paper's 256 MiB
-//! (§7.1), reported as the gauge `scale` with the sizes it gave. Not here: the partition's
-//! size itself (`geometry`).
+//! (§7.1), reported as the gauge `scale` with the sizes it gave. The zone size, given or the
+//! paper's, is multiplied by `geometry_scale` (the kernel's `geometry`: one factor for every
+//! system's bands and zones). Not here: the partition's size itself (`geometry`).
 
 use smr_kernel::metrics::{Gauges, Metric, Unit};
 

@@ -69,7 +69,7 @@ use segment_disk::SegmentDisk;
 use smr_core::param_spec::PolicyName;
 use smr_kernel::disk::{disk_with, DiskSpecs, DISK_CACHE_PARAMS};
 use smr_kernel::policy::{self, lwa, Boxed, Policy, PolicySetup};
-use smr_kernel::{BuildContext, Kind, ParamList, ParamSpec, SimError, SystemEntry};
+use smr_kernel::{BuildContext, Kind, ParamList, ParamSpec, ReplayMode, SimError, SystemEntry};
 
 pub const DISK: ParamSpec = ParamSpec::new(
     "disk",
@@ -201,19 +201,25 @@ pub const SBLOCK_PARAMS: ParamList = &[
     &DISK_CACHE_PARAMS,
 ];
 
+/// The paper replays its traces at their timestamps and reports response times (waiting plus
+/// service, Figs. 13-20): both systems are replayed open loop in real time unless told otherwise.
+const PAPER_REPLAY: ReplayMode = ReplayMode::Open { speedup: 1.0 };
+
 pub const HWSR: SystemEntry = SystemEntry::new(
     "hwsr",
     "HWSR: segment-based wave-like shingled disk behind a MEM write buffer (LWA) and an SSD read cache (Luo et al.)",
     HWSR_PARAMS,
     |b| Ok(Box::new(build_hwsr(b)?)),
-);
+)
+.replayed(PAPER_REPLAY);
 
 pub const SBLOCK: SystemEntry = SystemEntry::new(
     "sblock",
     "S-block: circular logs of S-blocks with garbage collection, behind the same MEM buffer and SSD cache (HWSR's baseline)",
     SBLOCK_PARAMS,
     |b| Ok(Box::new(build_sblock(b)?)),
-);
+)
+.replayed(PAPER_REPLAY);
 
 pub type Hwsr = Hybrid<SegmentDisk>;
 pub type Sblock = Hybrid<SblockDisk>;

@@ -22,6 +22,22 @@ use four_phase::FourPhase;
 /// The most requests a generated trace may have.
 pub const MAX_GENERATED_REQUESTS: u64 = 1_000_000_000;
 
+/// The request count of the paper trace called `name`, with the table that states it: PORE's
+/// Table I (`wdev`, ...), FluidSMR's Table 1 (`hm_0`, ...) or HWSR's Table 3. A sample of that
+/// trace has this many requests times the factor it was scaled down by.
+pub fn original_requests(name: &str) -> Option<(u64, &'static str)> {
+    let pore = super::synth::PRESETS.iter().find(|p| p.name == name).map(|p| (p.requests, "PORE Table I"));
+    let fluid = fluid_table1::TABLE1.iter().find(|r| r.name == name).map(|r| (r.total as u64, "FluidSMR Table 1"));
+    let hwsr = hwsr_table3::TABLE3.iter().find(|r| r.name == name).map(|r| (r.requests, "HWSR Table 3"));
+    pore.or(fluid).or(hwsr)
+}
+
+/// Every name `original_requests` knows, table by table.
+pub fn original_names() -> impl Iterator<Item = &'static str> {
+    let pore = super::synth::PRESETS.iter().map(|p| p.name);
+    pore.chain(fluid_table1::TABLE1.iter().map(|r| r.name)).chain(hwsr_table3::TABLE3.iter().map(|r| r.name))
+}
+
 /// A paper workload that cannot be made as asked, in a sentence for the user.
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[error("{0}")]
