@@ -9,9 +9,9 @@ use std::sync::Mutex;
 
 use smr_zoned::ZoneError;
 
+use crate::block_cache::BlockCache;
 use crate::device::BandDevice;
 use crate::error::{Error, Result};
-use crate::table::cache::BlockCache;
 
 /// Counters of what the store did, in bytes or events, since it was opened.
 #[derive(Default)]

@@ -21,6 +21,7 @@
 
 mod background;
 pub mod batch;
+pub mod block_cache;
 pub mod compaction;
 pub mod db;
 pub mod device;

@@ -74,7 +74,7 @@ pub struct Options {
     /// Sync the log at every write unless the write says otherwise.
     pub sync: bool,
     pub block_size: usize,
-    /// Bytes of data blocks that gets keep in memory (`table::cache`); 0: none.
+    /// Bytes of data blocks that gets keep in memory (`block_cache`); 0: none.
     pub block_cache: u64,
     pub bloom_bits_per_key: u32,
     /// Bytes of equi-depth histogram kept per band. `None`: 4 KiB, or what the metadata zone

@@ -4,7 +4,6 @@
 
 pub mod block;
 pub mod builder;
-pub mod cache;
 pub mod format;
 pub mod iter;
 pub mod meta;
