@@ -92,7 +92,8 @@ def demo(tmp_path_factory) -> tuple[str, Path]:
 @pytest.fixture(scope="session")
 def quick_scorecard(tmp_path_factory) -> tuple[dict, Path]:
     """``smrlab reproduce --quick`` run once for the whole session: its scorecard (the JSON
-    document) and the folder holding its results (``results/reproduce``, with the scorecard)."""
+    document) and the folder holding its results (``results/reproduce``, with the scorecard).
+    One seed: three would more than double its time (tests/test_reproduce_seeds.py runs seeds)."""
     folder = tmp_path_factory.mktemp("reproduce")
     results = folder / "results" / "reproduce"
     proc = subprocess.run(
@@ -102,12 +103,16 @@ def quick_scorecard(tmp_path_factory) -> tuple[dict, Path]:
             "smrlab",
             "reproduce",
             "--quick",
+            "--seeds",
+            "1",
             "--jobs",
             "2",
             "--results",
             str(results),
             "-o",
             str(results / "scorecard-quick.json"),
+            "-o",
+            str(folder / "scorecard-quick.parquet"),
         ],
         cwd=folder,
         capture_output=True,

@@ -26,15 +26,18 @@ def experiment_text(trace: str) -> str:
 def test_a_registered_recipe_makes_the_trace_an_experiment_names(registry, tmp_path):
     made = []
 
-    def make(name: str, requests: int | None):
+    def make(name: str, requests: int | None, seed: int):
         made.append((name, requests))
-        path = tmp_path / f"{name}-{requests}.csv"
+        path = tmp_path / f"{name}-{requests}-{seed}.csv"
         path.write_text("\n".join(msr_line(i, "Write", 4096 * i, 4096) for i in range(requests)) + "\n")
         return path
 
     registry.register("test-made", make, names=["small", "large"], source="the test's table")
     exp = parse(experiment_text("test-made:small@3"), tmp_path / "exp.toml")
-    assert made == [("small", 3)] and exp.traces["small"].path == tmp_path / "small-3.csv"
+    assert made == [("small", 3)] and exp.traces["small"].path == tmp_path / "small-3-0.csv"
+    again = parse(experiment_text("test-made:small@3"), tmp_path / "exp.toml", trace_seed=2)
+    assert again.traces["small"].path == tmp_path / "small-3-2.csv", "a seed draws the trace afresh"
+    made.pop()
     with pytest.raises(UsageError, match="'medium' is not one of the test's table \\(small, large\\)"):
         parse(experiment_text("test-made:medium@3"), tmp_path / "exp.toml")
     assert made == [("small", 3)]
@@ -48,6 +51,8 @@ def test_each_papers_traces_are_registered_and_checked_before_anything_is_made(t
     assert "financial1" in known["hwsr-table3"].names and "hm_0" in known["fluid-table1"].names
     with pytest.raises(UsageError, match="'nope' is not one of HWSR's Table 3"):
         recipes.make("hwsr-table3", "nope", 10)
+    with pytest.raises(UsageError, match="fixed files"):
+        recipes.make("bundled", "wdev", None, seed=1)
     for text, message in (
         ("bundled:wdev@10", "bundled traces are not scaled"),
         ("pore-full:wdev@99999999", "1 to 2,654,824 requests"),

@@ -78,18 +78,17 @@ def test_report_is_self_contained_and_cites(report):
     assert sources and all(s.startswith("data:image/svg+xml;base64,") for s in sources)
     assert "href=" not in page and "<link" not in page
     assert "uCache: a mutable cache for SMR translation layer" in page and "References" in page
-    # Table III: the paper's median at 256 KiB beside ours (from its claims file), with the ratio
-    # and the statistic ours is.
+    # Table III: the paper's share of traces with 1-10 % misses at 256 KiB beside ours (from its
+    # claims file), ours counted on the held-out sample (vm-scatter was shaped for Table III).
     row = re.search(
-        r"<tr><td[^>]*>table3-hit-256k: [^<]*</td>(?:<td[^>]*>[^<]*</td>){2}<td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>"
+        r"<tr><td[^>]*>abstract-misses-few: [^<]*</td>(?:<td[^>]*>[^<]*</td>){2}<td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>"
         r"<td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>",
         page,
     )
     assert row, "the paper's row for 256 KiB buckets"
-    paper, ours, ratio, verdict = row.groups()
-    value = float(ours.split()[0])
-    assert float(paper) == 0.97 and abs(value / 0.97 - float(ratio)) < 0.01 and ours.endswith("(median of 2)")
-    assert verdict in ("holds", "fails")
+    paper, ours, _, verdict = row.groups()
+    assert paper == "0.9-0.99" and ours.startswith("holds on ") and "12 of 15)" in ours
+    assert verdict in ("holds", "fails", "tie")
 
 
 def test_citation_file_and_readme_cite_every_paper():

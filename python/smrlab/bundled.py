@@ -56,10 +56,11 @@ FULL_SPARSE_FRACTION = 0.02  # of the writes
 FULL_COLD_WINDOW = 0.1  # of the core
 
 
-def full_size_params(name: str, requests: int | None = None) -> list[str]:
+def full_size_params(name: str, requests: int | None = None, seed: int = 0) -> list[str]:
     """Synthesizer parameters of the full-size PORE trace of Table I preset ``name``; with
     ``requests``, the same trace scaled to that many requests, its ranges by the same factor
-    (band and zone sizes then scale by it too: ``geometry``)."""
+    (band and zone sizes then scale by it too: ``geometry``); ``seed``: another draw of the same
+    recipe."""
     presets = {preset[0]: preset for preset in _core.synth_presets()}
     if name not in presets:
         raise UsageError(f"{quoted(name)} is not a Table I preset ({', '.join(presets)})")
@@ -73,7 +74,7 @@ def full_size_params(name: str, requests: int | None = None) -> list[str]:
     core *= scale
     return [
         f"preset={name}",
-        "seed=0",
+        f"seed={seed}",
         *([f"requests={requests}"] if requests is not None else []),
         f"cold_window={FULL_COLD_WINDOW}",
         f"sparse_fraction={FULL_SPARSE_FRACTION}",
@@ -130,14 +131,15 @@ def _intact(path: Path) -> bool:
 
 
 def full_size_trace(
-    name: str, folder: Path | None = None, writes_only: bool = False, requests: int | None = None
+    name: str, folder: Path | None = None, writes_only: bool = False, requests: int | None = None, seed: int = 0
 ) -> Path:
     """The full-size PORE trace of preset ``name`` (or it scaled to ``requests``:
-    ``full_size_params``) in smrlab's binary format, generated on first use
-    (``generated_trace``). ``writes_only`` drops the reads, as the paper does for its
+    ``full_size_params``; ``seed``: another draw of it) in smrlab's binary format, generated on
+    first use (``generated_trace``). ``writes_only`` drops the reads, as the paper does for its
     write-only cache experiments (§V-C2)."""
-    pipeline = {"synth": full_size_params(name, requests), "writes_only": writes_only}
+    pipeline = {"synth": full_size_params(name, requests, seed), "writes_only": writes_only}
     stem = f"{name}-{'full' if requests is None else requests}{'-writes' if writes_only else ''}"
+    stem += f"-seed{seed}" if seed else ""
     requests = requests or {preset[0]: preset[1] for preset in _core.synth_presets()}[name]
     return generated_trace(
         pipeline,
@@ -149,11 +151,19 @@ def full_size_trace(
 
 
 recipes.register(
-    "bundled", lambda name, requests: bundled_trace(name), source="smrlab's bundled traces", scalable=False
+    "bundled",
+    lambda name, requests, seed: bundled_trace(name),
+    source="smrlab's bundled traces",
+    scalable=False,
+    seeded=False,
 )
-recipes.register("pore-full", lambda name, requests: full_size_trace(name, requests=requests), source="PORE's Table I")
+recipes.register(
+    "pore-full",
+    lambda name, requests, seed: full_size_trace(name, requests=requests, seed=seed),
+    source="PORE's Table I",
+)
 recipes.register(
     "pore-full-writes",
-    lambda name, requests: full_size_trace(name, writes_only=True, requests=requests),
+    lambda name, requests, seed: full_size_trace(name, writes_only=True, requests=requests, seed=seed),
     source="PORE's Table I",
 )

@@ -156,11 +156,14 @@ def four_phase_trace(
 # FluidSMR's Table 1 traces and its Fig. 16 workload (its one name: four-phase), at full size or
 # scaled to a request count, made on first use.
 recipes.register(
-    "fluid-table1", lambda name, requests: table1_trace(name, requests), names=TABLE1, source="FluidSMR's Table 1"
+    "fluid-table1",
+    lambda name, requests, seed: table1_trace(name, requests, seed=seed),
+    names=TABLE1,
+    source="FluidSMR's Table 1",
 )
 recipes.register(
     "fluid-phases",
-    lambda name, requests: four_phase_trace(*([requests] if requests else [])),
+    lambda name, requests, seed: four_phase_trace(*([requests] if requests else []), seed=seed),
     names=["four-phase"],
     source="FluidSMR's Fig. 16 workloads",
 )

@@ -46,23 +46,29 @@ def claims_of(experiment) -> list:
 def comparison_rows(experiment, frame) -> list[tuple]:
     """(claim, where, trace, paper's, ours, ours / paper, verdict) for each of the experiment's
     claims, judged on ``frame``."""
-    from smrlab.reproduce.verdict import Evaluation
+    from smrlab.reproduce.claims import load
+    from smrlab.reproduce.evaluation import Evaluation
 
-    evaluation = Evaluation(frame, experiment.axes(), "")
+    path = claims_file(experiment)
+    if path is None:
+        return []
+    loaded = load(path)
+    name = experiment.reproduces.get("claims", experiment.name)
+    evaluation = Evaluation(frame, experiment.axes(), "", loaded.in_sample_traces(name), loaded.targets())
     rows = []
     for claim in claims_of(experiment):
-        for row in evaluation.rows(experiment.reproduces["paper"], claim):
-            rows.append(
-                (
-                    f"{row.id}: {row.claim}",
-                    row.where,
-                    row.trace,
-                    row.paper_value,
-                    row.ours_text,
-                    None if row.ratio is None else round(row.ratio, 3),
-                    row.verdict,
-                )
+        row = evaluation.row(experiment.reproduces["paper"], claim)
+        rows.append(
+            (
+                f"{row.id}: {row.claim}" + (" (in-sample)" if row.in_sample else ""),
+                row.where,
+                row.trace,
+                row.paper_value,
+                row.ours_text,
+                None if row.ratio is None else round(row.ratio, 3),
+                row.verdict,
             )
+        )
     return rows
 
 

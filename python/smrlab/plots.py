@@ -136,14 +136,14 @@ def _paper_points(claims: list, x: str, y: str, base: str | None) -> list[tuple[
         if claim.metric != y or claim.paper_value is None or over != base:
             continue
         at = (claim.traces[0] if len(claim.traces) == 1 else claim.of.get("trace")) if x == "trace" else claim.of.get(x)
-        if at is not None and "label" in claim.of:
+        if isinstance(at, str) and isinstance(claim.of.get("label"), str):
             points.append((claim.of["label"], str(at), claim.paper_value * _scale(y)))
     return points
 
 
 def _paper_legend(claims: list) -> str:
     """The paper's markers in the legend, with the statistic its values are (when not a mean)."""
-    statistics = {claim.per for claim in claims} - {"mean", "each", "all"}
+    statistics = {claim.per for claim in claims} - {"mean", "every"}
     return f"paper ({', '.join(sorted(statistics))} of its traces)" if statistics else "paper"
 
 

@@ -23,15 +23,17 @@ PROVIDERS = ("smrlab.bundled", "smrlab.hwsr_traces", "smrlab.fluid_traces")
 
 @dataclass(frozen=True)
 class Recipe:
-    """A named way to get a trace file: ``make(name, requests)`` (``requests`` None: the trace's
-    own size), the names it knows (None: any, checked by ``make``), what they come from (for
-    messages), and whether a request count may scale it."""
+    """A named way to get a trace file: ``make(name, requests, seed)`` (``requests`` None: the
+    trace's own size; ``seed`` 0 the trace as published), the names it knows (None: any,
+    checked by ``make``), what they come from (for messages), whether a request count may scale
+    it, and whether it generates a trace of its own for each seed (a fixed file does not)."""
 
     scheme: str
-    make: Callable[[str, int | None], Path]
+    make: Callable[[str, int | None, int], Path]
     names: tuple[str, ...] | None = None
     source: str = ""
     scalable: bool = True
+    seeded: bool = True
 
 
 _RECIPES: dict[str, Recipe] = {}
@@ -39,13 +41,18 @@ _loaded = False
 
 
 def register(
-    scheme: str, make: Callable[[str, int | None], Path], names=None, source: str = "", scalable: bool = True
+    scheme: str,
+    make: Callable[[str, int | None, int], Path],
+    names=None,
+    source: str = "",
+    scalable: bool = True,
+    seeded: bool = True,
 ) -> None:
     """Registers ``make`` as the recipe ``scheme`` (see ``Recipe``); a scheme registered twice is
     a programming error."""
     if scheme in _RECIPES:
         raise ValueError(f"trace recipe {scheme!r} registered twice")
-    _RECIPES[scheme] = Recipe(scheme, make, None if names is None else tuple(names), source, scalable)
+    _RECIPES[scheme] = Recipe(scheme, make, None if names is None else tuple(names), source, scalable, seeded)
 
 
 def recipes() -> dict[str, Recipe]:
@@ -72,12 +79,15 @@ def generated_name(text: str) -> tuple[str, str, int | None] | None:
     return scheme, name, int(count)
 
 
-def make(scheme: str, name: str, requests: int | None = None) -> Path:
-    """The file of trace ``name`` of recipe ``scheme``, generated on first use; a name the recipe
-    does not know, or a count for a recipe that is not scaled, is refused before anything runs."""
+def make(scheme: str, name: str, requests: int | None = None, seed: int = 0) -> Path:
+    """The file of trace ``name`` of recipe ``scheme`` (generated with ``seed``), generated on
+    first use; a name the recipe does not know, a count for a recipe that is not scaled, or a
+    seed for one that has none, is refused before anything runs."""
     recipe = recipes()[scheme]
     if requests is not None and not recipe.scalable:
         raise UsageError(f"{scheme}:{name}@{requests}: {scheme} traces are not scaled (drop '@{requests}')")
+    if seed and not recipe.seeded:
+        raise UsageError(f"{scheme}:{name}: {scheme} traces are fixed files, made with no seed")
     if recipe.names is not None and name not in recipe.names:
         raise UsageError(f"trace {quoted(name)} is not one of {recipe.source} ({', '.join(recipe.names)})")
-    return recipe.make(name, requests)
+    return recipe.make(name, requests, seed)

@@ -46,17 +46,23 @@ def saturated(report: dict) -> bool:
     return bool((report.get("saturation") or {}).get("saturated", False))
 
 
+# The columns of ``response_times``: what queueing changes, so what a saturated run's row cannot
+# be compared on (its counts, R_wa and segments rewritten are as good as any run's).
+RESPONSE_COLUMNS = ("response_mean_ns", "read_response_mean_ns", "write_response_mean_ns", "write_response_p99_ns")
+
+
 def response_times(report: dict) -> dict[str, float]:
     """The core's response-time means and 99th percentiles of reads and of writes (ns, from the
     scheduled arrival), and their mean over both, weighted by count (the HWSR paper's "average
     response time")."""
     read, write = report["read"]["response"], report["write"]["response"]
-    return {
-        "response_mean_ns": mean_response_ns(report),
-        "read_response_mean_ns": read["mean_ns"] if read["count"] else None,
-        "write_response_mean_ns": write["mean_ns"] if write["count"] else None,
-        "write_response_p99_ns": write["p99_ns"] if write["count"] else None,
-    }
+    values = (
+        mean_response_ns(report),
+        read["mean_ns"] if read["count"] else None,
+        write["mean_ns"] if write["count"] else None,
+        write["p99_ns"] if write["count"] else None,
+    )
+    return dict(zip(RESPONSE_COLUMNS, values))
 
 
 def mean_response_ns(report: dict) -> float | None:

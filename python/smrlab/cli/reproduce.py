@@ -32,8 +32,14 @@ def run(args: argparse.Namespace) -> int:
     for paper in papers:
         if paper not in PAPERS:
             raise UsageError(f"--paper {paper!r}: not one of {', '.join(PAPERS)}")
+    if not papers:
+        raise UsageError(
+            f"--root {args.root}: holds no claims file (experiments/claims/PAPER.toml, PAPER one of {', '.join(PAPERS)})"
+        )
     if args.general:
         return run_general(args, list(dict.fromkeys(papers)))
+    outs = args.out or [args.results / f"scorecard-{'full' if args.full else 'quick'}.json"]
+    output.check_outputs(outs, args.results)
     settings = scorecard.Settings(
         papers=list(dict.fromkeys(papers)),
         quick=not args.full,
@@ -43,13 +49,14 @@ def run(args: argparse.Namespace) -> int:
         cluster=args.cluster,
         share_paths=args.shared_paths,
         out=args.results,
+        seeds=args.seeds,
         **({"root": args.root} if args.root else {}),
     )
     from smrlab import live
 
     card = scorecard.make(settings, announce=live.say)
     output.print_scorecard(card)
-    for path in args.out or [settings.out / f"scorecard-{'full' if args.full else 'quick'}.json"]:
+    for path in outs:
         note(f"scorecard written to {output.write(card, path)}")
     return 0
 
@@ -86,9 +93,10 @@ def run_general(args: argparse.Namespace, papers: list[str]) -> int:
 # The command's --help text.
 DESCRIPTION = (
     "Run the experiment files behind every claim of the chosen papers (experiments/claims/PAPER.toml names "
-    "each claim's experiment, cells, metric and rule) and judge each: holds, direction only, fails, not "
-    "comparable (a saturated cell: its queue grew for the whole replay) or not run. --quick runs smaller "
-    "traces and leaves out the claims that need full-size ones; --full runs everything and, by default, "
+    "each claim's experiment, cells, metric and rule, as the paper words it) and judge each: holds, tie (inside "
+    "the noise), direction only, fails, not comparable (a saturated response time the paper's reading cannot "
+    "be told from) or not run; a claim that compares cells on generated traces runs on --seeds seeds. "
+    "--quick runs smaller traces and leaves out the claims that need full-size ones; --full runs everything and, by default, "
     "re-runs each experiment at every value of the papers' open choices (the sensitivity table). Results "
     "folders are reused, so a second run only runs what is missing. docs/reproduction.md is written by "
     "'smrlab reproduce --full -o docs/reproduction.md'."
@@ -139,6 +147,14 @@ def register(commands) -> None:
         metavar="DIR",
         help="a folder holding experiments/*.toml and experiments/claims/PAPER.toml to use instead of "
         "smrlab's own (your claims on your experiments)",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=3,
+        metavar="N",
+        help="seeds of each claim that compares cells on generated traces, each a fresh draw of the traces "
+        "(default 3; 1 to 10)",
     )
     add_execution_arguments(parser)
     parser.add_argument(

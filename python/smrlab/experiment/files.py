@@ -16,20 +16,20 @@ from smrlab.experiment.kv import schema as kv_schema
 from smrlab.experiment.kv import spec as kv_spec
 
 
-def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None):
+def parse(text: str, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None, trace_seed=0):
     """The experiment in ``text`` (read from ``source``), of the kind the file names; without
     its traces (none opened or generated) when ``with_traces`` is false, to describe a stored
     run."""
     document = spec.read_toml(text, source)
     if document.get("kind") == "kv":
         return kv_spec.parse(document, source, quick)
-    return spec.parse_document(document, source, with_traces, quick, trace_source)
+    return spec.parse_document(document, source, with_traces, quick, trace_source, trace_seed)
 
 
-def load(path: str | Path, quick: bool = False, trace_source=None):
+def load(path: str | Path, quick: bool = False, trace_source=None, trace_seed: int = 0):
     """The experiment in the TOML file at ``path``; with ``quick``, its ``[quick]`` keys in place
     of its own. ``trace_source(scheme, name)`` may return a file to use for a generated trace
-    (None: generate it)."""
+    (None: generate it); ``trace_seed`` generates the traces whose recipes take a seed with it."""
     source = Path(path)
     try:
         text = source.read_text()
@@ -37,7 +37,7 @@ def load(path: str | Path, quick: bool = False, trace_source=None):
         raise UsageError(f"{source}: no such experiment file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"{source}: cannot read it ({error})") from None
-    return parse(text, source, quick=quick, trace_source=trace_source)
+    return parse(text, source, quick=quick, trace_source=trace_source, trace_seed=trace_seed)
 
 
 def json_schema() -> dict:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,11 +97,13 @@ class Experiment:
     reproduces: dict[str, str] = field(default_factory=dict)
     figure: dict[str, Any] = field(default_factory=dict)
     source: Path | None = None
+    # Which cells to run (None: every one); the scorecard runs only those its claims read.
+    keep: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
 
     def cells(self) -> list[Cell]:
-        """Every cell, in a fixed order: trace, seed, system, then the grid in the order its
-        axes were written (shared axes first); more than ``MAX_CELLS`` are refused before any
-        is made."""
+        """Every cell (that ``keep`` keeps), in a fixed order: trace, seed, system, then the
+        grid in the order its axes were written (shared axes first); more than ``MAX_CELLS``
+        are refused before any is made."""
         grids = {entry.label: self._params_of(entry) for entry in self.systems}
         count = (
             len(self.traces)
@@ -119,9 +122,9 @@ class Experiment:
                     params = grids[entry.label]
                     engine = {**self.engine, **entry.engine}
                     for given in grid(params):
-                        cells.append(
-                            Cell(len(cells), entry.label, entry.system, trace_name, trace, given, seed, engine)
-                        )
+                        cell = Cell(len(cells), entry.label, entry.system, trace_name, trace, given, seed, engine)
+                        if self.keep is None or self.keep(cell):
+                            cells.append(cell)
         return cells
 
     def _params_of(self, entry: SystemRun) -> dict[str, Any]:
@@ -204,14 +207,15 @@ def _trace_entry(source: Path, entry: Any) -> tuple[str, dict, tuple | None]:
     return entry.get("name", label), entry, generated
 
 
-def _trace(source: Path, entry: dict, generated: tuple | None, trace_source=None) -> Trace:
+def _trace(source: Path, entry: dict, generated: tuple | None, trace_source=None, trace_seed: int = 0) -> Trace:
     text = entry["path"]
     if generated:
         scheme, name, requests = generated
         # A trace scaled to N requests is a sample at the sizes its (quick) experiment names for
         # it: a full-size file of the same name never takes its place.
         found = trace_source(scheme, name) if trace_source and requests is None else None
-        path = found or recipes.make(scheme, name, requests)
+        seed = trace_seed if recipes.recipes()[scheme].seeded else 0
+        path = found or recipes.make(scheme, name, requests, seed)
     else:
         path = (source.parent / text) if not Path(text).is_absolute() else Path(text)
         if not _is_file(path):
@@ -228,7 +232,13 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def _traces(source: Path, entries: list, with_traces: bool, trace_source=None) -> dict[str, Trace]:
+def trace_recipes(source: Path, entries: list) -> dict[str, tuple | None]:
+    """Each of a file's trace entries by the name its cells know it by: the generated trace's
+    ``(scheme, name, requests)``, or None for a file; none opened or generated."""
+    return {name: generated for name, _, generated in map(lambda e: _trace_entry(source, e), entries)}
+
+
+def _traces(source: Path, entries: list, with_traces: bool, trace_source=None, trace_seed: int = 0) -> dict[str, Trace]:
     """The traces by name; two of one name (``a/t.smrbin`` and ``b/t.smrbin`` are both ``t``)
     are refused before any is opened or generated, as each cell is known by its trace's name."""
     named = [_trace_entry(source, entry) for entry in entries]
@@ -242,7 +252,7 @@ def _traces(source: Path, entries: list, with_traces: bool, trace_source=None) -
             )
         seen[name] = entry["path"]
     return (
-        {name: _trace(source, entry, generated, trace_source) for name, entry, generated in named}
+        {name: _trace(source, entry, generated, trace_source, trace_seed) for name, entry, generated in named}
         if with_traces
         else {}
     )
@@ -282,11 +292,12 @@ def read_toml(text: str, source: Path) -> dict:
 
 
 def parse_document(
-    document: dict, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None
+    document: dict, source: Path, with_traces: bool = True, quick: bool = False, trace_source=None, trace_seed: int = 0
 ) -> Experiment:
     """The simulation experiment of a TOML ``document`` read from ``source`` (a file of either
     kind is read by ``smrlab.experiment.files``); without its traces (none opened or generated)
-    when ``with_traces`` is false, to describe a stored run."""
+    when ``with_traces`` is false, to describe a stored run. ``trace_seed`` generates each trace
+    whose recipe takes a seed with that seed (the scorecard's replicates)."""
     document = top_level(source, document, TOP_KEYS, QUICK_KEYS, quick)
     schema.check_types(source, document, schema.json_schema())
     known = set(_core_system_names())
@@ -316,7 +327,7 @@ def parse_document(
     params = policy.references(_values(source, "params", document.get("params", {})), source.parent)
     return Experiment(
         name=_name(source, document["name"]),
-        traces=_traces(source, document["traces"], with_traces, trace_source),
+        traces=_traces(source, document["traces"], with_traces, trace_source, trace_seed),
         systems=runs,
         params=params,
         seeds=seeds,

@@ -34,7 +34,8 @@ from smrlab.errors import SmrlabError, UsageError
 from smrlab.experiment.spec import Experiment
 from smrlab.reproduce import claims as claims_files
 from smrlab.reproduce import tracefolder
-from smrlab.reproduce.verdict import HOLDS, NOT_RUN, Evaluation, Row
+from smrlab.reproduce.evaluation import Evaluation, Point
+from smrlab.reproduce.verdict import HOLDS, NOT_RUN, every
 
 MEASURES = ("requests", "written_bytes", "accessed_bytes", "max_end")
 # Scaled sizes are whole blocks of this many bytes, at least one.
@@ -253,21 +254,22 @@ def make(
             evaluation = Evaluation(results.read(summary.table), exp.axes(), "yours")
             for claim in claims:
                 one = copy.copy(claim)
-                one.traces, one.per = [], "each"
-                judged = {row.trace: row for row in evaluation.rows(paper, one)}
+                one.traces, one.per, one.share = [], "every", None
+                judged = evaluation.row(paper, one)
                 for trace in group:
-                    card.rows.append(
-                        _row(paper, claim, judged.get(trace.name), trace.name, factors[trace.name], summary)
-                    )
+                    points = [p for p in judged.points if p.trace == trace.name]
+                    card.rows.append(_row(paper, claim, points, trace.name, factors[trace.name], summary))
     card.seconds = time.monotonic() - started
     return card
 
 
-def _row(paper: str, claim, row: Row | None, trace: str, factor: float, summary) -> GeneralRow:
-    """The claim's row on ``trace``. The claims file's reasons are about the paper's traces and
-    are not repeated here; where the claim is not run, the first error of a cell on the trace
-    says why, or else that its cells give no value (a count of zero under a ratio, say)."""
-    verdict, text = (NOT_RUN, "") if row is None else (row.verdict, row.ours_text)
+def _row(paper: str, claim, points: list[Point], trace: str, factor: float, summary) -> GeneralRow:
+    """The claim's row on ``trace``, from its points there (each value of an axis its cells leave
+    free): it holds where every point does. The claims file's reasons are about the paper's
+    traces and are not repeated here; where the claim is not run, the first error of a cell on
+    the trace says why, or else that its cells give no value (a count of zero under a ratio, say)."""
+    verdict = every([p.verdict for p in points]) if points else NOT_RUN
+    text = "; ".join((f"{p.name()}: " if p.at else "") + p.text for p in points)
     reason = ""
     if verdict == NOT_RUN:
         failed = [o.error for cell, o in summary.outcomes if o.error and cell.trace_name == trace]

@@ -1,7 +1,9 @@
 """The scorecard as a reader gets it: tables on the terminal (and ``--json``/``--csv`` through
-``smrlab.tables``), a JSON document, a Parquet table (one row per claim and trace), and the
-Markdown page committed as docs/reproduction.md, which ends with its verdicts as data so a test
-can hold the page to a fresh quick run. Not here: making the scorecard (``scorecard``).
+``smrlab.tables``: per claim its verdict, our value on each seed and whether it is in-sample), a
+JSON document, a Parquet table (one row per claim), and the Markdown page committed as
+docs/reproduction.md: first the claims per paper by verdict (in-sample apart), then each claim
+with its points under it, ending with its verdicts as data so a test can hold the page to a
+fresh quick run. Not here: making the scorecard (``scorecard``).
 """
 
 from __future__ import annotations
@@ -12,68 +14,99 @@ from pathlib import Path
 
 from smrlab import outputs
 from smrlab.citations import short
+from smrlab.errors import UsageError
+from smrlab.reproduce.evaluation import Row
 from smrlab.reproduce.scorecard import Scorecard
-from smrlab.reproduce.verdict import VERDICTS, Row
-from smrlab.tables import fmt, print_table
+from smrlab.reproduce.verdict import VERDICTS
+from smrlab.tables import print_table
 
-COLUMNS = [
-    "paper",
-    "claim",
-    "where",
-    "trace",
-    "paper's",
-    "ours",
-    "ours / paper",
-    "verdict",
-    "our traces",
-    "why (where it does not hold)",
-]
-TERMINAL_COLUMNS = ["claim", "trace", "paper's", "ours", "ours / paper", "verdict"]
+TERMINAL_COLUMNS = ["claim", "over", "paper's", "ours", "seeds", "values", "miss", "verdict", "in-sample"]
+HTML_COLUMNS = ["paper", "claim", "where", "over", "paper's", "ours", "miss", "verdict", "in-sample", "why"]
 SENSITIVITY_COLUMNS = ["paper", "open choice", "claim", "verdicts by value", "changes"]
-# Marks the verdicts' data at the end of the Markdown page.
+SUFFIXES = (".md", ".json", ".parquet")
+# Mark the verdicts' data at the end of the Markdown page: on every seed, and on the first alone.
 VERDICTS_MARK = "<!-- scorecard verdicts:"
+FIRST_SEED_MARK = "<!-- scorecard verdicts on the first seed:"
 # Marks the model's fingerprints the page was made with (``scorecard.model_record``).
 MODEL_MARK = "<!-- scorecard model:"
 
 
-def row_key(row: Row) -> str:
-    """``paper/claim``, or ``paper/claim/trace`` for a claim judged on each trace."""
-    return f"{row.paper}/{row.id}" + (f"/{row.trace}" if row.per == "each" else "")
+def claim_key(paper: str, claim: str) -> str:
+    return f"{paper}/{claim}"
+
+
+def point_key(paper: str, claim: str, point: str) -> str:
+    return f"{paper}/{claim}/{point}"
+
+
+def verdict_keys(document: dict, first_seed: bool = False) -> dict[str, str]:
+    """Every claim's verdict and every point's, by ``paper/claim`` and ``paper/claim/point``; with
+    ``first_seed``, the verdicts on the first seed alone (what a run of one seed says)."""
+    key = "first_seed" if first_seed else "verdict"
+    found = {}
+    for row in document["rows"]:
+        found[claim_key(row["paper"], row["id"])] = row[key]
+        for point in row.get("points", []):
+            found[point_key(row["paper"], row["id"], point["point"])] = point[key]
+    return found
+
+
+def _miss(row) -> str:
+    miss = row.miss if isinstance(row, Row) else row.get("miss")
+    return "" if miss is None or miss < 1.005 else f"{miss:.3g}x"
 
 
 def print_scorecard(card: Scorecard) -> None:
-    """Per paper, its claims' rows, then why each that does not hold parts from the paper;
-    then the counts and the sensitivity table."""
+    """Per paper, its claims (each with its verdict, our value on each seed and whether it is
+    in-sample) and why each that does not hold parts from the paper; then the counts and the
+    sensitivity table."""
     mode = "quick" if card.settings.quick else "full"
     for paper in card.settings.papers:
         rows = [r for r in card.rows if r.paper == paper]
         print_table(
-            f"{short(paper)}: {len(rows)} rows ({mode})",
+            f"{short(paper)}: {len(rows)} claims ({mode})",
             TERMINAL_COLUMNS,
             [
-                (r.id, r.trace, r.paper_value, r.ours_text, None if r.ratio is None else round(r.ratio, 3), r.verdict)
+                (
+                    r.id,
+                    r.per,
+                    r.paper_value,
+                    r.ours_text,
+                    r.seeds,
+                    r.values,
+                    _miss(r),
+                    r.verdict,
+                    "yes" if r.in_sample else "",
+                )
                 for r in rows
             ],
             caption=_traces_caption(card),
         )
-        reasons = {r.id: r.reason for r in rows if r.reason and r.verdict != "holds"}
+        reasons = [(r.id, r.reason) for r in rows if r.reason and r.verdict != "holds"]
         if reasons:
-            print_table(f"{short(paper)}: why, where a claim does not hold", ["claim", "why"], list(reasons.items()))
-    counts = card.counts()
+            print_table(f"{short(paper)}: why, where a claim does not hold", ["claim", "why"], reasons)
+    counts, apart = card.counts(), card.counts(in_sample=True)
     print_table(
-        "Verdicts per paper",
-        ["paper"] + list(VERDICTS) + ["rows"],
-        [(p, *counts[p].values(), sum(counts[p].values())) for p in counts],
+        "Claims per paper (out of sample; in-sample counted apart)",
+        ["paper", *VERDICTS, "claims", "in-sample"],
+        [(p, *counts[p].values(), sum(counts[p].values()), _apart(apart[p])) for p in counts],
     )
     if card.sensitivity:
         print_table(
-            "Sensitivity of the verdicts to the open choices",
+            "Sensitivity of the verdicts to the open choices (first seed)",
             SENSITIVITY_COLUMNS,
             [
                 (r.paper, r.param, r.claim, _verdicts_text(r.verdicts), "yes" if r.changes else "no")
                 for r in card.sensitivity
             ],
         )
+
+
+def _apart(counts: dict[str, int]) -> str:
+    total = sum(counts.values())
+    if not total:
+        return "0"
+    return f"{total} (" + ", ".join(f"{v} {n}" for v, n in counts.items() if n) + ")"
 
 
 def _traces_caption(card: Scorecard) -> str:
@@ -88,6 +121,35 @@ def _verdicts_text(verdicts: dict[str, str]) -> str:
     return "; ".join(f"{value}: {verdict}" for value, verdict in verdicts.items())
 
 
+def check_outputs(paths: list[Path], results: Path) -> None:
+    """Refuses, before anything runs, an output the scorecard cannot be written as (a suffix
+    other than .md, .json, .parquet) or whose writing would destroy a file that is not a
+    scorecard: a results folder's table, cell or provenance file."""
+    for path in paths:
+        if path.suffix.lower() not in SUFFIXES:
+            raise UsageError(f"-o {path}: the scorecard is written as .md, .json or .parquet")
+        if path.is_dir():
+            raise UsageError(f"-o {path}: is a folder")
+        if _in_results_folder(path):
+            raise UsageError(f"-o {path}: is inside a results folder (its table, cells and provenance live there)")
+        if path.exists() and path.suffix.lower() == ".json" and not _is_scorecard(path):
+            raise UsageError(f"-o {path}: exists and is not a scorecard; it is left as it is")
+
+
+def _in_results_folder(path: Path) -> bool:
+    """Whether ``path`` lies in a results folder of the experiment runner (one with ``cells/``)."""
+    folder = path.resolve().parent
+    return (folder / "cells").is_dir() or folder.name == "cells"
+
+
+def _is_scorecard(path: Path) -> bool:
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(document, dict) and "rows" in document and "counts" in document and "mode" in document
+
+
 def write(card: Scorecard, path: Path) -> Path:
     """The scorecard into ``path``: Markdown (.md), JSON (.json) or Parquet (.parquet)."""
     suffix = path.suffix.lower()
@@ -96,19 +158,52 @@ def write(card: Scorecard, path: Path) -> Path:
     elif suffix == ".json":
         outputs.write_text(path, json.dumps(card.as_dict(), indent=1, sort_keys=True) + "\n")
     elif suffix == ".parquet":
-        from smrlab.experiment.store import write_parquet
-
-        write_parquet([{**r.as_dict(), "cells": ",".join(r.cells)} for r in card.rows], path)
+        _write_parquet(card, path)
     else:
-        from smrlab.errors import UsageError
-
         raise UsageError(f"-o {path}: the scorecard is written as .md, .json or .parquet")
     return path
 
 
+def _write_parquet(card: Scorecard, path: Path) -> None:
+    """One row per claim; its points as JSON text, its values per seed as a list."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = []
+    for row in card.rows:
+        found = row.as_dict()
+        found["points"] = json.dumps(found["points"])
+        found["cells"] = ",".join(row.cells)
+        found["values"] = [None if v is None else float(v) for v in row.values]
+        rows.append(found)
+    table = pa.Table.from_pylist(rows)
+    with outputs.output_file(path) as temporary:
+        pq.write_table(table, temporary)
+
+
 def _cell(text: str) -> str:
     """Text for a Markdown table cell: no pipes, no line breaks, links relative to docs/."""
-    return re.sub(r"\bdocs/", "", text.replace("|", "\\|").replace("\n", " "))
+    return re.sub(r"\bdocs/", "", str(text).replace("|", "\\|").replace("\n", " "))
+
+
+VERDICT_RULES = (
+    "Each claim is judged as the paper words it, and gets one verdict: **holds** (on every seed ours passes the "
+    "paper's rule: within the claim's factor of its number, by default 2, a band that never reaches across 1 when "
+    'the paper\'s ratio lies on one side of it; inside its range; past its bound, "more than 5" being ours > 5 and '
+    '"an order of magnitude" ours >= 10; the order or trend it states), **tie** (the difference it rests on is '
+    "inside the noise: our seeds fall on both sides of the threshold, or on a fixed trace ours is within the "
+    "claim's floor of it, 1 % unless it states another; never a hold), **direction only** (a ratio on the paper's "
+    "side of 1 that misses its number or bound by less than 10 times; the miss is shown), **fails**, **not "
+    "comparable** (a response time of a saturated run, whose queue grew for the whole replay, where the paper's "
+    "reading cannot be told: when only the system the paper calls worse saturates the claim holds, when only the "
+    "better one does it fails; counts that queueing cannot change are judged as usual) and **not run**. A claim's "
+    "points are its traces and each value of an axis its cells leave free; it must hold on every point unless it "
+    'says "N of M" (that share of ours, rounded to a whole point) or names a statistic (mean, median...) of '
+    "the paper's trace set, which must then be run whole. A claim that compares cells on generated traces runs on "
+    "{seeds} seeds (fresh draws of the recipe, the first the trace as published); its value is shown as the "
+    "mean [lowest-highest] of its seeds. Whatever was chosen with a result in view is a calibration: the claims it "
+    "touches (on the traces it was fitted on, or its own target) are in-sample and counted apart."
+)
 
 
 def markdown(card: Scorecard) -> str:
@@ -125,47 +220,71 @@ def markdown(card: Scorecard) -> str:
         "",
         f"Traces: {_traces_caption(card)}.",
         "",
-        "Verdicts: **holds** (ours within the claim's factor of the paper's number, or inside its range; the order "
-        "or trend it states; a ratio on the stated side of 1), **direction only** (a ratio on the same side of 1 as "
-        "the paper's, outside the factor), **fails**, **not comparable** (a cell it rests on is saturated: its queue "
-        "grew for the whole replay, so its response times measure the trace's length), **not run**. The factor is "
-        "2 unless a claim states another. Each paper may have one calibration claim, a number used to set a "
-        "parameter; it is marked, and every other claim is validation.",
+        "## Claims per paper",
         "",
-        "## Summary",
+        "Out-of-sample claims by verdict; the in-sample ones (judged where a calibration was fitted) are counted "
+        "apart, in the last columns.",
         "",
-        "| paper | " + " | ".join(VERDICTS) + " | rows |",
-        "|---|" + "---|" * (len(VERDICTS) + 1),
+        "| paper | claims | " + " | ".join(VERDICTS) + " | in-sample | numbers fitted |",
+        "|---|" + "---|" * (len(VERDICTS) + 3),
     ]
+    calibrations = d["calibrations"]
     for paper, counts in d["counts"].items():
-        lines.append(f"| {paper} | " + " | ".join(str(counts[v]) for v in VERDICTS) + f" | {sum(counts.values())} |")
-    for paper in card.settings.papers:
-        lines += ["", f"## {short(paper)}", ""]
-        calibration = card.calibration.get(paper)
-        lines.append(
-            f"Calibration claim: `{calibration}`." if calibration else "No claim of this paper calibrates a parameter."
+        apart = d["in_sample"][paper]
+        fitted = (
+            sum(c["numbers"] for c in calibrations.values())
+            if paper == "all"
+            else calibrations.get(paper, {}).get("numbers", 0)
         )
+        name = "**all**" if paper == "all" else paper
+        lines.append(
+            f"| {name} | {sum(counts.values())} | "
+            + " | ".join(str(counts[v]) for v in VERDICTS)
+            + f" | {_apart(apart)} | {fitted} |"
+        )
+    extra = [p for p, c in calibrations.items() if c["numbers"] > 1]
+    if extra:
         lines += [
             "",
-            "| claim | where | trace | paper's | ours | ours / paper | verdict | our traces | why |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "**More than one calibration number**: "
+            + "; ".join(
+                f"{short(p)} fitted {calibrations[p]['numbers']} numbers ("
+                + ", ".join(", ".join(c["params"]) for c in calibrations[p]["calibrations"])
+                + f") on {', '.join(calibrations[p]['fitted_on']) or 'its traces'}"
+                for p in extra
+            )
+            + ". The rule allows one per paper; the extra ones are declared here, and every claim they touch is "
+            "in-sample.",
+        ]
+    lines += ["", "## How a claim is judged", "", VERDICT_RULES.format(seeds=d["seeds"])]
+    for paper in card.settings.papers:
+        lines += ["", f"## {short(paper)}", "", _split(paper, calibrations.get(paper, {})), ""]
+        lines += [
+            "| claim | where | over | paper's | ours | miss | verdict | why |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for row in card.rows:
             if row.paper != paper:
                 continue
-            mark = " (calibration)" if row.id == calibration else ""
-            ratio = "" if row.ratio is None else fmt(row.ratio, 3)
+            mark = " (in-sample)" if row.in_sample else ""
             lines.append(
-                f"| `{row.id}`{mark}: {_cell(row.claim)} | {_cell(row.where)} | {_cell(row.trace)} | {_cell(row.paper_value)} "
-                f"| {_cell(row.ours_text)} | {ratio} | **{row.verdict}** | {_cell(row.traces_kind)} | {_cell(row.reason)} |"
+                f"| `{row.id}`{mark}: {_cell(row.claim)} | {_cell(row.where)} | {_cell(row.per)} | "
+                f"{_cell(row.paper_value)} | {_cell(row.ours_text)} | {_miss(row)} | **{row.verdict}** | "
+                f"{_cell(row.reason)} |"
             )
+            if len(row.points) > 1 or (row.points and row.points[0].at):
+                for point in row.points:
+                    sample = " (in-sample)" if point.in_sample else ""
+                    lines.append(
+                        f"| &nbsp;&nbsp;↳ {_cell(point.name())}{sample} | | | | {_cell(point.text)} | | {point.verdict} | |"
+                    )
     if card.sensitivity:
         lines += [
             "",
             "## Sensitivity to the open choices",
             "",
             "Each open choice (a value the paper does not state) re-run at each of its values; the verdict of every "
-            "claim whose experiment it touches.",
+            "claim whose experiment it touches, each judged on the first seed.",
             "",
             "| paper | open choice | claim | verdicts | changes |",
             "|---|---|---|---|---|",
@@ -192,16 +311,37 @@ def markdown(card: Scorecard) -> str:
         *[f"| `{name}` | `{digest}` |" for name, digest in model["systems"].items()],
         f"| key-value cells | `{model['key_value']}` |",
         "",
-        f"{VERDICTS_MARK} {json.dumps({row_key(r): r.verdict for r in card.rows}, sort_keys=True)} -->",
+        f"{VERDICTS_MARK} {json.dumps(verdict_keys(d), sort_keys=True)} -->",
+        f"{FIRST_SEED_MARK} {json.dumps(verdict_keys(d, first_seed=True), sort_keys=True)} -->",
         f"{MODEL_MARK} {json.dumps({k: model[k] for k in ('systems', 'key_value')}, sort_keys=True)} -->",
         "",
     ]
     return "\n".join(lines)
 
 
+def _split(paper: str, calibration: dict) -> str:
+    """A paper's split of its traces into fitted and held out, in words."""
+    if not calibration.get("calibrations"):
+        return "No parameter of this paper's models or recipes was chosen with a result in view: every claim is out of sample."
+    parts = []
+    for c in calibration["calibrations"]:
+        where = f"fitted on {', '.join(c['fitted_on'])}" if c["fitted_on"] else "fitted on no single trace"
+        target = f"; its target: `{'`, `'.join(c['claims'])}`" if c["claims"] else ""
+        parts.append(
+            f"{c['what']} ({c['numbers']} number{'s' if c['numbers'] > 1 else ''}, {where}{target}): {c['reason']}"
+        )
+    held = (
+        f"Held out: every trace but {', '.join(calibration['fitted_on'])}."
+        if calibration["fitted_on"]
+        else "Held out: every trace."
+    )
+    return "Calibration: " + " ".join(_cell(p) for p in parts) + f" {held}"
+
+
 def html_section(document: dict) -> str:
     """The scorecard (as ``Scorecard.as_dict`` wrote it) as a section of the HTML report: the
-    counts, then each row with its verdict marked by class (``verdict-holds`` ...)."""
+    claims per paper by verdict, then each claim with its verdict marked by class
+    (``verdict-holds`` ...)."""
     import html
 
     from smrlab.html_tables import html_table
@@ -211,26 +351,30 @@ def html_section(document: dict) -> str:
             r["paper"],
             r["id"],
             r["where"],
-            r["trace"],
+            r.get("per", ""),
             r["paper_value"],
             r["ours_text"],
-            None if r["ratio"] is None else round(r["ratio"], 3),
+            _miss(r),
             r["verdict"],
-            r["traces_kind"],
+            "yes" if r.get("in_sample") else "",
             r["reason"],
         )
         for r in document["rows"]
     ]
+    apart = document.get("in_sample", {})
     counts = "".join(
-        f"<li>{html.escape(p)}: " + ", ".join(f"{n} {html.escape(v)}" for v, n in c.items() if n) + "</li>"
+        f"<li>{html.escape(p)}: "
+        + ", ".join(f"{n} {html.escape(v)}" for v, n in c.items() if n)
+        + (f"; in-sample {html.escape(_apart(apart[p]))}" if sum(apart.get(p, {}).values()) else "")
+        + "</li>"
         for p, c in document["counts"].items()
     )
     parts = [
         f'<h2 id="scorecard">Reproduction scorecard ({html.escape(document["mode"])})</h2>',
-        f"<p>Traces: {html.escape(document['traces'])}. Every claim of the papers, ours beside theirs (docs/reproduction.md "
-        "says how each verdict is decided).</p>",
+        f"<p>Traces: {html.escape(document['traces'])}. Claims per paper by verdict (docs/reproduction.md says "
+        "how each verdict is decided):</p>",
         f"<ul>{counts}</ul>",
-        html_table(COLUMNS, rows),
+        html_table(HTML_COLUMNS, rows),
     ]
     if document.get("sensitivity"):
         parts.append(
@@ -257,8 +401,6 @@ def scorecards_under(path: Path) -> list[Path]:
 
 def read_document(path: Path) -> dict:
     """A scorecard JSON document written by ``write``."""
-    from smrlab.errors import UsageError
-
     try:
         document = json.loads(Path(path).read_text())
     except (OSError, ValueError) as error:
@@ -268,9 +410,9 @@ def read_document(path: Path) -> dict:
     return document
 
 
-def committed_verdicts(text: str) -> dict[str, str]:
-    """The verdicts a Markdown page written by ``markdown`` ends with."""
-    return _marked(text, VERDICTS_MARK)
+def committed_verdicts(text: str, first_seed: bool = False) -> dict[str, str]:
+    """The verdicts a Markdown page written by ``markdown`` ends with (on its first seed alone)."""
+    return _marked(text, FIRST_SEED_MARK if first_seed else VERDICTS_MARK)
 
 
 def committed_model(text: str) -> dict:
@@ -291,7 +433,9 @@ REAL_TRACES_SECTION = """## On the papers' real traces
 `smrlab reproduce --traces DIR` runs each claim on the real trace files found in DIR instead of
 smrlab's recipes, matched by name: a file whose name before its first dot is the trace's name,
 ignoring case, `_` and `-`, or its name followed by volume 0 (PORE's `wdev` is `wdev_0.csv`).
-Traces not found keep their recipes; each row says which traces were real.
+Traces not found keep their recipes; each row says which traces were real. A real trace is one
+fixed trace: it has no seeds, and the claim's floor decides its ties; a calibration fitted on a
+recipe does not touch it.
 
 - MSR Cambridge block traces (Narayanan et al., FAST 2008), published by SNIA IOTTA (trace set
   388, "MSR Cambridge Traces"). PORE names servers (`src`, `prn`, `ts`, `wdev`, `mds`, `stg`,

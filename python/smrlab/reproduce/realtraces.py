@@ -67,6 +67,8 @@ class RealTraces:
         found = self.find(name)
         if found is None:
             return None
+        if found not in self.used.values():
+            readable(found)
         if scheme in WRITES_ONLY:
             found = writes_only_copy(found)
         self.used[name] = found
@@ -74,6 +76,18 @@ class RealTraces:
 
     def is_real(self, path: Path | None) -> bool:
         return path is not None and path in self.used.values()
+
+
+def readable(path: Path) -> None:
+    """Refuses, at once, a file the trace reader cannot read a first request from: its checksum
+    (every cell's key) would otherwise read it whole first, for hours on a huge or sparse file."""
+    from smrlab.errors import SmrlabError
+    from smrlab.trace import Trace
+
+    try:
+        Trace.open(path).head(1)
+    except SmrlabError as error:
+        raise UsageError(f"--traces: {error}") from None
 
 
 def writes_only_copy(path: Path) -> Path:

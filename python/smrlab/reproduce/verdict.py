@@ -1,293 +1,261 @@
-"""One claim judged on an experiment's results: our value beside the paper's, and the verdict.
+"""The rules that turn our numbers into a claim's verdict, as the paper words the claim. Each
+works on plain numbers (one value per seed), so a test can hold a rule to the paper's words on
+values made by hand; ``evaluation`` finds the numbers in an experiment's results.
 
-The verdicts, one rule each:
+The verdicts:
 
-- holds: a value or ratio within the claim's factor of the paper's number (or inside its range);
-  a ratio on the expected side of 1; cells in the stated order; a metric moving the stated way
-  along a swept parameter (each step no more than 1 % against the direction, the ends apart);
-- direction only: a ratio on the same side of 1 as the paper's, but outside the factor;
-- fails: anything else;
-- not comparable: a cell it rests on is saturated (its queue grew for the whole replay, so its
-  response times measure the trace's length);
-- not run: the claim cannot be run here, was left out of a quick run, or no cell matched.
+- **holds**: on every seed, ours passes the paper's rule: within the claim's factor of the
+  paper's number (a band that never reaches across 1 when the paper's ratio lies on one side of
+  it), inside its range, past its bound ("more than 5" is ours > 5, "an order of magnitude" is
+  ours >= 10), the cells in the stated order, the metric moving the stated way;
+- **tie**: the difference the claim rests on is inside the noise: our seeds fall on both sides
+  of the threshold, or (on one fixed trace) ours is within the claim's floor of it (1 % unless
+  it states another). A tie is never a hold;
+- **direction only**: a ratio on the paper's side of 1 that misses its number or bound by less
+  than ``DIRECTION_MISS`` (10) times; the page shows the miss. Beyond that it fails;
+- **fails**: the wrong side of 1, a value outside its band, an order or trend that does not hold;
+- **not comparable**: a response time that measures the trace's length rather than the system
+  (a saturated run: its queue grew for the whole replay) where the paper's reading cannot be
+  told: a single saturated value, both sides of a ratio saturated. When only the system the
+  paper calls worse saturates, the claim holds; when only the better one does, it fails.
+  Counts that queueing cannot change (segments, R_wa, GC cycles, bytes) are judged as usual;
+- **not run**: the claim cannot be run here, was left out of a quick run, or the paper's trace
+  set is not all in the run.
 
-Across traces a claim is judged per trace (``per = "each"``), on the mean, median, geometric
-mean, largest or smallest of the per-trace values, or on every trace (``all``: holds when it
-holds on each). Within a trace, the rows a selector matches (seeds, grid values it leaves
-free) are averaged; a ratio divides rows matched on trace, seed and the grid values both sides
-share. Not here: reading claims files (``claims``) or running experiments (``scorecard``).
+A claim's points (its traces, and each value of an axis its cells leave free) combine by its
+quantifier: every point (the default), "N of M" (at least that share, rounded to a whole point),
+or one statistic of their values (mean, median, geomean, max, min) judged per seed. Points on a
+trace a calibration was fitted on are in-sample: shown, judged apart. Not here: reading claims
+(``claims``), finding the numbers (``evaluation``), running experiments (``scorecard``).
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from smrlab.reproduce.claims import Claim, Selector, describe
-from smrlab.results import any_saturated
+from smrlab.reproduce.claims import DIRECTION_MISS, Claim
 
-HOLDS, DIRECTION, FAILS, NOT_COMPARABLE, NOT_RUN = "holds", "direction only", "fails", "not comparable", "not run"
-VERDICTS = (HOLDS, DIRECTION, FAILS, NOT_COMPARABLE, NOT_RUN)
+HOLDS, TIE, DIRECTION, FAILS = "holds", "tie", "direction only", "fails"
+NOT_COMPARABLE, NOT_RUN = "not comparable", "not run"
+VERDICTS = (HOLDS, TIE, DIRECTION, FAILS, NOT_COMPARABLE, NOT_RUN)
+# What decides a claim that must hold everywhere, the most telling first: one point that fails
+# refutes it whatever the others say.
+EVERY_ORDER = (FAILS, NOT_RUN, NOT_COMPARABLE, TIE, DIRECTION, HOLDS)
 
-# What a quick run says of a claim that needs the full-size traces.
-FULL_ONLY = "needs the full-size traces (--full)"
-# How far a trend may step against its direction and still hold: noise, not a turn.
-TREND_SLACK = 0.01
+# A ratio whose one side saturated: ``OF_SATURATED`` when the numerator did (its response time
+# grew without bound), ``OVER_SATURATED`` when the denominator did, ``BOTH_SATURATED`` both.
+OF_SATURATED, OVER_SATURATED, BOTH_SATURATED = 1, -1, 2
 
 
 @dataclass
-class Row:
-    """One row of the scorecard."""
+class Measured:
+    """One seed's value of a point, with which side of it (if any) saturated."""
 
-    paper: str
-    id: str
-    where: str
-    claim: str
-    trace: str
-    paper_value: str
-    ours: float | None
-    ours_text: str
-    ratio: float | None
-    verdict: str
-    reason: str = ""
-    experiment: str = ""
-    metric: str = ""
-    cells: list[str] = field(default_factory=list)
-    traces_kind: str = ""
-    note: str = ""
-    # How the claim combines traces (``Claim.per``): a row of its own per trace for "each".
-    per: str = ""
+    value: float | None
+    saturated: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def text(self) -> str:
+        if self.saturated == BOTH_SATURATED:
+            return "both saturated"
+        if self.saturated == OF_SATURATED:
+            return "inf (saturated)"
+        if self.saturated == OVER_SATURATED:
+            return "0 (denominator saturated)"
+        return fmt(self.value)
 
 
-class Evaluation:
-    """Judges claims on one experiment's results: ``frame`` its rows, ``axes`` the values of each
-    swept parameter in the order the experiment file lists them."""
-
-    def __init__(self, frame, axes: dict[str, list[str]], traces_kind: str):
-        self.frame, self.axes, self.traces_kind = frame, axes, traces_kind
-
-    def rows(self, paper: str, claim: Claim, left_out: bool = False) -> list[Row]:
-        """The claim's rows; ``left_out``: one "not run" row, as a quick run gives a claim that
-        needs the full-size traces."""
-        if claim.kind == "not-run":
-            return [self._row(paper, claim, "", None, "", NOT_RUN, [])]
-        if left_out:
-            return [self._row(paper, claim, "", None, FULL_ONLY, NOT_RUN, [], reason="")]
-        traces = [t for t in dict.fromkeys(self.frame["trace"]) if not claim.traces or t in claim.traces]
-        if not traces:
-            return [
-                self._row(
-                    paper, claim, "", None, "no cell of the experiment matched", NOT_RUN, [], reason=_no_cells(claim)
-                )
-            ]
-        judged = [self._judge(claim, t) for t in traces]
-        if claim.per == "each":
-            return [self._row(paper, claim, t, *j) for t, j in zip(traces, judged)]
-        return [self._row(paper, claim, ", ".join(traces), *self._combine(claim, judged))]
-
-    def _row(
-        self,
-        paper: str,
-        claim: Claim,
-        trace: str,
-        ours: float | None,
-        text: str,
-        verdict: str,
-        cells: list[str],
-        reason: str | None = None,
-    ) -> Row:
-        ratio = ours / claim.paper_value if ours is not None and claim.paper_value else None
-        why = claim.reason if reason is None and verdict != HOLDS else (reason or "")
-        return Row(
-            paper,
-            claim.id,
-            claim.where,
-            claim.claim,
-            trace,
-            claim.paper_text(),
-            ours,
-            text,
-            ratio,
-            verdict,
-            why,
-            claim.experiment,
-            claim.metric,
-            cells,
-            self.traces_kind,
-            claim.note,
-            claim.per,
-        )
-
-    # One trace: (our value, its text, verdict, the cells behind it).
-    def _judge(self, claim: Claim, trace: str) -> tuple[float | None, str, str, list[str]]:
-        rows = self.frame[self.frame["trace"] == trace]
-        if claim.metric not in rows:
-            return None, f"no column '{claim.metric}'", NOT_RUN, []
-        if claim.kind == "order":
-            return self._order(claim, rows)
-        if claim.kind == "trend":
-            return self._trend(claim, rows)
-        if claim.kind == "ratio":
-            value, used = self._ratio(claim, rows)
-        else:
-            used = select(rows, claim.of)
-            value = _mean(used, claim.metric)
-        cells = _cells(used)
-        if value is None:
-            return None, "no matching cell", NOT_RUN, cells
-        if any_saturated(used):
-            return value, _fmt(value), NOT_COMPARABLE, cells
-        return value, _fmt(value), decide(claim, value), cells
-
-    def _ratio(self, claim: Claim, rows):
-        top, bottom = select(rows, claim.of), select(rows, claim.over)
-        keys = ["seed"] + [
-            k
-            for k in self.axes
-            if k not in claim.of
-            and k not in claim.over
-            and k in rows
-            and top[k].notna().all()
-            and bottom[k].notna().all()
-        ]
-        joined = top[keys + [claim.metric]].merge(bottom[keys + [claim.metric]], on=keys, suffixes=("", "_over"))
-        joined = joined[
-            (joined[f"{claim.metric}_over"] != 0)
-            & joined[claim.metric].notna()
-            & joined[f"{claim.metric}_over"].notna()
-        ]
-        used = _concat(top, bottom)
-        if joined.empty:
-            return None, used
-        return float((joined[claim.metric].astype(float) / joined[f"{claim.metric}_over"].astype(float)).mean()), used
-
-    def _order(self, claim: Claim, rows):
-        tiers = [[(s, select(rows, s)) for s in tier] for tier in claim.order]
-        used = _concat(*(r for tier in tiers for _, r in tier))
-        values = [[(s, _mean(r, claim.metric)) for s, r in tier] for tier in tiers]
-        if any(v is None for tier in values for _, v in tier):
-            return None, "a cell of the order is missing", NOT_RUN, _cells(used)
-        text = " < ".join(" ~ ".join(f"{describe(s)} {_fmt(v)}" for s, v in tier) for tier in values)
-        if any_saturated(used):
-            return None, text, NOT_COMPARABLE, _cells(used)
-        ordered = all(max(v for _, v in low) < min(v for _, v in high) for low, high in zip(values, values[1:]))
-        return None, text, HOLDS if ordered else FAILS, _cells(used)
-
-    def _trend(self, claim: Claim, rows):
-        used = select(rows, claim.of)
-        if claim.x not in used:
-            return None, f"no grid parameter '{claim.x}'", NOT_RUN, _cells(used)
-        axis = self.axes.get(claim.x) or sorted(set(used[claim.x].astype(str)))
-        points = [(x, _mean(used[used[claim.x].astype(str) == x], claim.metric)) for x in axis]
-        points = [(x, v) for x, v in points if v is not None]
-        text = ", ".join(f"{x}: {_fmt(v)}" for x, v in points)
-        if len(points) < 2:
-            return None, text or "fewer than two points", NOT_RUN, _cells(used)
-        if any_saturated(used):
-            return None, text, NOT_COMPARABLE, _cells(used)
-        return None, text, HOLDS if follows(claim, points) else FAILS, _cells(used)
-
-    def _combine(self, claim: Claim, judged: list[tuple]) -> tuple[float | None, str, str, list[str]]:
-        cells = [c for *_, cs in judged for c in cs]
-        if claim.per == "all" or claim.kind in ("order", "trend"):
-            verdicts = [v for _, _, v, _ in judged]
-            return None, f"holds on {verdicts.count(HOLDS)} of {len(verdicts)} traces", _every(verdicts), cells
-        values = [v for v, _, verdict, _ in judged if v is not None]
-        if not values:
-            return None, "no matching cell", NOT_RUN, cells
-        value = aggregate(claim.per, values)
-        if any(verdict == NOT_COMPARABLE for _, _, verdict, _ in judged):
-            return value, _fmt(value), NOT_COMPARABLE, cells
-        text = f"{_fmt(value)} ({claim.per} of {len(values)})" if len(values) > 1 else _fmt(value)
-        return value, text, decide(claim, value), cells
-
-
-def select(rows, selector: Selector):
-    """The rows where every key of ``selector`` has its value (compared as text)."""
-    for key, value in selector.items():
-        if key not in rows:
-            return rows.iloc[0:0]
-        rows = rows[rows[key].astype(str) == value]
-    return rows
-
-
-def decide(claim: Claim, ours: float) -> str:
-    """The verdict on a value or ratio claim, given our number."""
-    if claim.expect:
-        return HOLDS if (ours < 1 if claim.expect == "below 1" else ours > 1) else FAILS
-    if claim.range:
+def decide(claim: Claim, measured: Measured | float) -> str:
+    """The verdict of a value or ratio claim on one seed's value."""
+    if not isinstance(measured, Measured):
+        measured = Measured(measured)
+    if measured.saturated:
+        return _saturated(claim, measured.saturated)
+    value = measured.value
+    if value is None or math.isnan(value):
+        return NOT_RUN
+    if claim.kind == "ratio" and value == 1.0:
+        # Two runs that give the same number to the last bit are one run: the mechanism the
+        # claim is about never acted, so it evidences nothing, whatever the claim says.
+        return TIE
+    side = claim.side()
+    if side:
+        if _close(value, 1.0, claim.floor):
+            return TIE
+        if (value > 1) != (side > 0):
+            return FAILS
+    if claim.paper_value is not None:
+        low, high = claim.paper_value / claim.within, claim.paper_value * claim.within
+        if side > 0:
+            low = max(low, 1.0)
+        elif side < 0:
+            high = min(high, 1.0)
+        return HOLDS if low <= value <= high else _missed(side, value, claim.paper_value)
+    if claim.range is not None:
         low, high = claim.range
-        if low <= ours <= high:
+        if low <= value <= high:
             return HOLDS
-        target = (low + high) / 2
-    else:
-        target = claim.paper_value
-        if target / claim.within <= ours <= target * claim.within:
-            return HOLDS
-    if claim.kind == "ratio" and (ours - 1) * (target - 1) > 0:
-        return DIRECTION
-    return FAILS
+        return _missed(side, value, low if value < low else high)
+    op, bound = claim.bound
+    if not (side and bound == 1.0) and _close(value, bound, claim.floor):
+        return TIE
+    passes = {"above": value > bound, "below": value < bound, "at_least": value >= bound, "at_most": value <= bound}
+    return HOLDS if passes[op] else _missed(side, value, bound)
 
 
-def follows(claim: Claim, points: list[tuple[str, float]]) -> bool:
-    """Whether a trend's points move as ``claim.direction`` says."""
+def miss(value: float | None, target: float | None) -> float | None:
+    """How many times ours misses the paper's number (1 when equal), or None."""
+    if value is None or target is None or not value > 0 or not target > 0 or math.isinf(value):
+        return None
+    return max(value / target, target / value)
+
+
+def _missed(side: int, value: float, target: float) -> str:
+    """A ratio on the paper's side of 1 that misses its number: direction only within 10x."""
+    if side == 0:
+        return FAILS
+    off = miss(value, target)
+    return DIRECTION if off is not None and off <= DIRECTION_MISS else FAILS
+
+
+def _saturated(claim: Claim, saturated: int) -> str:
+    """A response-time ratio with a saturated side: holds when the saturated system is the one
+    the paper calls worse (slower: the numerator when its ratio is above 1), fails when it is
+    the better one or the paper calls them about equal, not comparable when both saturated."""
+    if saturated == BOTH_SATURATED:
+        return NOT_COMPARABLE
+    return HOLDS if claim.side() == saturated else FAILS
+
+
+def _close(value: float, target: float, floor: float) -> bool:
+    """Whether ``value`` is within the relative ``floor`` of ``target``."""
+    scale = max(abs(value), abs(target))
+    return scale == 0 or abs(value - target) <= floor * scale
+
+
+def order(claim: Claim, tiers: list[list[float]]) -> str:
+    """One seed of an order claim: each tier's values below the next tier's, by more than the
+    floor (a gap inside it is a tie)."""
+    verdicts = []
+    for low, high in zip(tiers, tiers[1:]):
+        top, bottom = max(low), min(high)
+        if _close(bottom, top, claim.floor):
+            verdicts.append(TIE)
+        else:
+            verdicts.append(HOLDS if bottom > top else FAILS)
+    return every(verdicts)
+
+
+def trend(claim: Claim, points: list[tuple[str, float]]) -> str:
+    """One seed of a trend claim along its axis: increasing or decreasing (no step against the
+    direction by more than the floor, the ends apart by more than it), or a valley or peak (its
+    extreme inside the sweep, at ``claim.at`` when given, both ends off it by more than the floor)."""
     values = [v for _, v in points]
+    floor = claim.floor
     if claim.direction in ("increasing", "decreasing"):
         sign = 1 if claim.direction == "increasing" else -1
-        steps_ok = all(sign * (b - a) >= -TREND_SLACK * max(abs(a), abs(b)) for a, b in zip(values, values[1:]))
-        return steps_ok and sign * (values[-1] - values[0]) > TREND_SLACK * max(abs(values[0]), abs(values[-1]))
-    pick = min if claim.direction == "valley" else max
-    extreme = pick(range(len(values)), key=values.__getitem__)
-    inside = 0 < extreme < len(values) - 1
+        if any(sign * (b - a) < -floor * max(abs(a), abs(b)) for a, b in zip(values, values[1:])):
+            return FAILS
+        if _close(values[-1], values[0], floor):
+            return TIE
+        return HOLDS if sign * (values[-1] - values[0]) > 0 else FAILS
+    sign = 1 if claim.direction == "valley" else -1
+    extreme = min(range(len(values)), key=lambda i: sign * values[i])
+    inner = values[1:-1]
+    if not 0 < extreme < len(values) - 1:
+        best = min(inner, key=lambda v: sign * v) if inner else None
+        return TIE if best is not None and _close(best, values[extreme], floor) else FAILS
     if claim.at is not None and points[extreme][0] != claim.at:
-        return False
-    return inside and values[0] != values[extreme] and values[-1] != values[extreme]
-
-
-def aggregate(per: str, values: list[float]) -> float:
-    if per == "mean":
-        return statistics.fmean(values)
-    if per == "median":
-        return statistics.median(values)
-    if per == "geomean":
-        return statistics.geometric_mean(values) if all(v > 0 for v in values) else math.nan
-    return max(values) if per == "max" else min(values)
-
-
-def _every(verdicts: list[str]) -> str:
-    for blocking in (NOT_RUN, NOT_COMPARABLE, FAILS, DIRECTION):
-        if blocking in verdicts:
-            return blocking
+        at = next((v for x, v in points if x == claim.at), None)
+        return TIE if at is not None and _close(at, values[extreme], floor) else FAILS
+    ends = [values[0], values[-1]]
+    if any(_close(end, values[extreme], floor) for end in ends):
+        return TIE
     return HOLDS
 
 
-def _mean(rows, metric: str) -> float | None:
-    if metric not in rows:
-        return None
-    values = rows[metric].dropna()
-    return float(values.astype(float).mean()) if len(values) else None
+def over_seeds(verdicts: list[str]) -> str:
+    """One point's verdict from its seeds': holds only when every seed holds; seeds that fall on
+    both sides of the rule (or any within the floor) make a tie; a miss on some seeds and a hold
+    on the others is direction only."""
+    found = set(verdicts)
+    if len(found) == 1:
+        return verdicts[0]
+    if NOT_RUN in found:
+        return NOT_RUN
+    if NOT_COMPARABLE in found:
+        return NOT_COMPARABLE
+    if found <= {HOLDS, DIRECTION}:
+        return DIRECTION
+    return TIE
 
 
-def _cells(rows) -> list[str]:
-    return [str(c) for c in rows["cell"]] if "cell" in rows else []
+def every(verdicts: list[str]) -> str:
+    """A claim that must hold on every point: the most telling point's verdict (``EVERY_ORDER``)."""
+    for verdict in EVERY_ORDER:
+        if verdict in verdicts:
+            return verdict
+    return NOT_RUN
 
 
-def _concat(*frames):
-    import pandas as pd
+def share(needed: int, of: int, verdicts: list[str]) -> tuple[str, int]:
+    """A claim that must hold on N of M points: the verdict, and how many of ours it needs (the
+    paper's share of our points, rounded to a whole point, at least one)."""
+    want = max(1, math.floor(needed / of * len(verdicts) + 0.5))
+    holds = verdicts.count(HOLDS)
+    if holds >= want:
+        return HOLDS, want
+    holds += verdicts.count(DIRECTION)
+    if holds >= want:
+        return DIRECTION, want
+    undecided = [v for v in (TIE, NOT_COMPARABLE, NOT_RUN) if v in verdicts]
+    if undecided and holds + sum(verdicts.count(v) for v in undecided) >= want:
+        return undecided[0], want
+    return FAILS, want
 
-    return pd.concat(frames) if frames else None
+
+def aggregate(per: str, values: list[Measured]) -> Measured:
+    """One seed's statistic over the points' values; a saturated side counts as an unbounded
+    ratio (inf when the numerator saturated, 0 when the denominator did)."""
+    if any(m.saturated == BOTH_SATURATED or m.value is None or math.isnan(m.value) for m in values):
+        both = any(m.saturated == BOTH_SATURATED for m in values)
+        return Measured(None, BOTH_SATURATED if both else 0)
+    numbers = [
+        math.inf if m.saturated == OF_SATURATED else 0.0 if m.saturated == OVER_SATURATED else m.value for m in values
+    ]
+    if per == "mean":
+        result = math.fsum(numbers) / len(numbers) if not any(map(math.isinf, numbers)) else math.inf
+    elif per == "median":
+        result = statistics.median(numbers)
+    elif per == "geomean":
+        if any(v < 0 for v in numbers):
+            return Measured(math.nan)
+        result = (
+            0.0 if 0.0 in numbers else math.inf if any(map(math.isinf, numbers)) else statistics.geometric_mean(numbers)
+        )
+    else:
+        result = max(numbers) if per == "max" else min(numbers)
+    sides = {m.saturated for m in values if m.saturated}
+    if math.isinf(result):
+        return Measured(None, OF_SATURATED)
+    if result == 0.0 and OVER_SATURATED in sides:
+        return Measured(None, OVER_SATURATED)
+    return Measured(result)
 
 
-def _no_cells(claim: Claim) -> str:
-    return f"none of the traces {', '.join(claim.traces)} is in the experiment's results"
+def fmt(value: float | None) -> str:
+    from smrlab.tables import fmt as table_fmt
+
+    return table_fmt(value, 4)
 
 
-def _fmt(value: float | None) -> str:
-    from smrlab.tables import fmt
-
-    return fmt(value, 4)
+def spread_text(values: list[float | None]) -> str:
+    """Our value over seeds as a table shows it: the mean, then the range of the seeds."""
+    known = [v for v in values if v is not None and math.isfinite(v)]
+    if not known:
+        return ""
+    mean = math.fsum(known) / len(known)
+    if len(known) == 1:
+        return fmt(mean)
+    return f"{fmt(mean)} [{fmt(min(known))}-{fmt(max(known))}, {len(known)} seeds]"

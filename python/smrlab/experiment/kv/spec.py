@@ -75,7 +75,8 @@ class KvExperiment(Experiment):
     kind = "kv"
 
     def cells(self) -> list[KvCell]:
-        """Every cell in a fixed order: trace, seed, store, then the grid (shared axes first)."""
+        """Every cell (that ``keep`` keeps) in a fixed order: trace, seed, store, then the grid
+        (shared axes first)."""
         cells = []
         for trace_name, workload in self.traces.items():
             for seed in self.seeds:
@@ -83,7 +84,9 @@ class KvExperiment(Experiment):
                     params = {k: v for k, v in self.params.items() if stores.takes(entry.system, k)}
                     params.update(entry.params)
                     for given in grid(params):
-                        cells.append(KvCell(len(cells), entry.label, entry.system, trace_name, workload, given, seed))
+                        cell = KvCell(len(cells), entry.label, entry.system, trace_name, workload, given, seed)
+                        if self.keep is None or self.keep(cell):
+                            cells.append(cell)
         return cells
 
 
