@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -92,8 +93,9 @@ def demo(tmp_path_factory) -> tuple[str, Path]:
 @pytest.fixture(scope="session")
 def quick_scorecard(tmp_path_factory) -> tuple[dict, Path]:
     """``smrlab reproduce --quick`` run once for the whole session: its scorecard (the JSON
-    document) and the folder holding its results (``results/reproduce``, with the scorecard).
-    One seed: three would more than double its time (tests/test_reproduce_seeds.py runs seeds)."""
+    document) and the folder holding its results (``results/reproduce``, with the scorecard,
+    and what it printed at a terminal's 100 columns in ``terminal.txt``). One seed: three would
+    more than double its time (tests/test_reproduce_seeds.py runs seeds)."""
     folder = tmp_path_factory.mktemp("reproduce")
     results = folder / "results" / "reproduce"
     proc = subprocess.run(
@@ -117,8 +119,10 @@ def quick_scorecard(tmp_path_factory) -> tuple[dict, Path]:
         cwd=folder,
         capture_output=True,
         text=True,
+        env={**os.environ, "COLUMNS": "100"},
     )
     assert proc.returncode == 0, proc.stderr
+    (results / "terminal.txt").write_text(proc.stdout)
     return json.loads((results / "scorecard-quick.json").read_text()), results
 
 

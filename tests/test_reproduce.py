@@ -15,6 +15,7 @@ from smrlab import experiment
 from smrlab.reproduce import claims, evaluation, output, verdict
 from smrlab.reproduce.claims import Claim
 from smrlab.reproduce.evaluation import Evaluation
+from smrlab.reproduce.scorecard import SYNTHETIC
 from smrlab.reproduce.verdict import NOT_RUN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,6 +195,38 @@ def test_the_quick_scorecard_judges_every_claim(quick_scorecard):
     assert pq.read_table(results.parent.parent / "scorecard-quick.parquet").num_rows == len(judged)
 
 
+def test_the_terminal_shows_each_paper_in_80_lines(quick_scorecard):
+    """At a terminal's 100 columns: each paper's table of claims by verdict, then every claim
+    that fails, ties or cannot be compared with its text and why, the claims not run one
+    paragraph per reason, in at most 80 lines a paper; the total time at the end."""
+    from smrlab.citations import short
+    from smrlab.reproduce import terminal
+
+    document, results = quick_scorecard
+    lines = (results / "terminal.txt").read_text().splitlines()
+    assert all(len(line) <= 100 for line in lines), max(lines, key=len)
+    starts = [i for i, line in enumerate(lines) if any(line.startswith(f"{short(p)}: ") for p in document["papers"])]
+    ends = starts[1:] + [next(i for i, line in enumerate(lines) if line.startswith("Claims per paper"))]
+    assert len(starts) == len(document["papers"])
+    for start, end in zip(starts, ends):
+        section = "\n".join(lines[start:end])
+        flat = " ".join(line.strip() for line in lines[start:end])
+        assert end - start <= terminal.PAPER_LINES, section
+        paper = next(p for p in document["papers"] if lines[start].startswith(short(p)))
+        rows = [r for r in document["rows"] if r["paper"] == paper]
+        assert f"{len(rows)} claims" in lines[start]
+        cut = "... and " in section
+        for row in rows:
+            if row["verdict"] in terminal.LISTED and not cut:
+                assert f"{row['verdict']}: {row['id']}" in flat, row["id"]
+                assert row["claim"][:40] in flat and (row["reason"] or "")[:40] in flat, row["id"]
+        not_run = {r["reason"] or r["ours_text"] for r in rows if r["verdict"] == NOT_RUN}
+        shown = section.count("not run (")
+        assert shown <= len(not_run) if cut else shown == len(not_run), section
+        assert not any(line.startswith("holds: ") for line in lines[start:end]), "holds are counted, not listed"
+    assert "claims judged in" in lines[-1] and "minutes" in lines[-1]
+
+
 def test_the_committed_page_agrees_with_a_quick_run(quick_scorecard):
     """docs/reproduction.md against this quick run: every claim and point the quick run judges
     (not left out, not short of traces) has the committed verdict; this run has one seed (to
@@ -243,6 +276,32 @@ def test_a_page_records_the_model_it_was_made_with():
     assert "commit abc1234567 (3)" in page
 
 
+def test_json_gives_each_claim_its_values_seeds_and_the_model_of_each_cell(capsys):
+    """``reproduce --json``: one row per claim with its verdict, its value on each seed and
+    their range, whether it is in-sample, and the model fingerprint of each cell behind it; then
+    the claims per paper by verdict."""
+    from smrlab import tables
+    from smrlab.reproduce import terminal
+    from smrlab.reproduce.evaluation import Row
+    from smrlab.reproduce.scorecard import Scorecard, Settings
+
+    row = Row("pore", "c1", "§V", "PORE-BL below LRU", "", "below 1", 0.8, "0.8 [0.7-0.9]", 0.8, "tie")
+    row.seeds, row.values, row.cells, row.in_sample = [0, 1, 2], [0.7, 0.8, 0.9], ["k1", "k2"], True
+    card = Scorecard(Settings(papers=["pore"], seeds=3), [row], [], [], {}, 60.0, 2, 0, {"k1": "m1", "k2": "m2"})
+    tables.gather_json()
+    terminal.print_scorecard(card)
+    tables.flush()
+    found = json.loads(capsys.readouterr().out)["tables"]
+    claims_table = next(t for t in found if t["title"] == "claims")
+    claim = dict(zip(claims_table["columns"], claims_table["rows"][0]))
+    assert claim["verdict"] == "tie" and claim["in-sample"] is True
+    assert claim["seeds"] == [0, 1, 2] and claim["values"] == [0.7, 0.8, 0.9]
+    assert (claim["low"], claim["high"]) == (0.7, 0.9)
+    assert claim["cell models"] == {"k1": "m1", "k2": "m2"}
+    in_sample = next(t for t in found if t["title"] == "in-sample claims")
+    assert dict(zip(in_sample["columns"], in_sample["rows"][0]))["tie"] == 1
+
+
 def test_figures_mark_saturated_runs():
     from smrlab import plots
 
@@ -260,29 +319,31 @@ def test_figures_mark_saturated_runs():
 
 def test_a_traces_folder_replaces_the_recipes_by_name(cli, tmp_path):
     """A user's copy of an MSR trace named as published (wdev_0.csv.gz) takes the place of the
-    full-size wdev recipe; the write-only experiment gets its writes; rows say the traces were real."""
+    full-size wdev recipe; the write-only experiment gets its writes; rows say the traces were
+    real, on the terminal too. The scorecard goes to a file of its own, never over the synthetic
+    one, and a file far smaller than the paper's trace of its name (the bundled sample, under a
+    twentieth of Table I's wdev) is warned of."""
     import shutil
 
     traces = tmp_path / "traces"
     traces.mkdir()
     shutil.copy(DATA / "wdev.csv.gz", traces / "wdev_0.csv.gz")
-    out = tmp_path / "card.json"
-    result = cli(
-        "reproduce",
-        "--paper",
-        "pore",
-        "--quick",
-        "--traces",
-        str(traces),
-        "--jobs",
-        "1",
-        "--results",
-        str(tmp_path / "results"),
-        "-o",
-        str(out),
-    )
+    results = tmp_path / "results"
+    results.mkdir()
+    synthetic = results / "scorecard-quick.json"
+    synthetic.write_text(json.dumps({"rows": [], "counts": {}, "mode": "quick", "traces": SYNTHETIC}))
+    argv = ["reproduce", "--paper", "pore", "--quick", "--traces", traces, "--jobs", "1", "--results", results]
+    refused = cli(*argv, "-o", synthetic)
+    assert refused.returncode == 2 and "holds the scorecard on synthetic traces" in refused.stderr, refused.stderr
+    result = cli(*argv)
     assert result.returncode == 0, result.stderr
-    rows = [r for r in json.loads(out.read_text())["rows"] if r["traces_kind"]]
+    assert json.loads(synthetic.read_text())["rows"] == [], "the synthetic scorecard is left as it was"
+    card = json.loads((results / "scorecard-quick-traces.json").read_text())
+    assert len(card["warnings"]) == 1 and "wdev_0.csv.gz has 100,000 requests" in card["warnings"][0]
+    assert "wdev_0.csv.gz has 100,000 requests" in result.stderr
+    real_claims = [r["id"] for r in card["rows"] if r["traces_kind"] == "real"]
+    assert f"on real traces: {len(real_claims)} of {len(card['rows'])} claims" in result.stdout
+    rows = [r for r in card["rows"] if r["traces_kind"]]
     # The quick tables of Figs. 14-16 run samples scaled to 1/32 (pore-full-writes:wdev@N), which a
     # full-size file does not replace; Figs. 11 and 13 run wdev whole.
     real = {r["experiment"]: r["traces_kind"] for r in rows}

@@ -37,6 +37,14 @@ def traces_folder(folder: str | Path | None = None) -> Path:
 DEMO_TRACES = ("wdev", "mds", "ts", "usr")
 
 
+def table1_requests(name: str) -> int:
+    """The requests PORE's Table I gives trace ``name``."""
+    requests = {preset[0]: preset[1] for preset in _core.synth_presets()}
+    if name not in requests:
+        raise UsageError(f"{quoted(name)} is not a Table I preset ({', '.join(requests)})")
+    return requests[name]
+
+
 def bundled_trace(name: str, data_dir: Path = DATA_DIR) -> Path:
     """The bundled trace called ``name`` (``wdev`` finds ``data/wdev.csv.gz`` etc.)."""
     if not name.replace("-", "").replace("_", "").isalnum() or not name.isascii():
@@ -140,7 +148,7 @@ def full_size_trace(
     pipeline = {"synth": full_size_params(name, requests, seed), "writes_only": writes_only}
     stem = f"{name}-{'full' if requests is None else requests}{'-writes' if writes_only else ''}"
     stem += f"-seed{seed}" if seed else ""
-    requests = requests or {preset[0]: preset[1] for preset in _core.synth_presets()}[name]
+    requests = requests or table1_requests(name)
     return generated_trace(
         pipeline,
         stem,
@@ -161,9 +169,11 @@ recipes.register(
     "pore-full",
     lambda name, requests, seed: full_size_trace(name, requests=requests, seed=seed),
     source="PORE's Table I",
+    paper_requests=table1_requests,
 )
 recipes.register(
     "pore-full-writes",
     lambda name, requests, seed: full_size_trace(name, writes_only=True, requests=requests, seed=seed),
     source="PORE's Table I",
+    paper_requests=table1_requests,
 )

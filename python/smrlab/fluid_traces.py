@@ -160,6 +160,7 @@ recipes.register(
     lambda name, requests, seed: table1_trace(name, requests, seed=seed),
     names=TABLE1,
     source="FluidSMR's Table 1",
+    paper_requests=requests_of,
 )
 recipes.register(
     "fluid-phases",

@@ -72,5 +72,9 @@ def deviations(name: str, columns: dict, requests: int | None = None) -> dict[st
 
 # HWSR's Table 3 traces at their full size (or scaled to a request count), made on first use.
 recipes.register(
-    "hwsr-table3", lambda name, requests, seed: trace(name, requests, seed=seed), names=ROWS, source="HWSR's Table 3"
+    "hwsr-table3",
+    lambda name, requests, seed: trace(name, requests, seed=seed),
+    names=ROWS,
+    source="HWSR's Table 3",
+    paper_requests=lambda name: ROWS[name]["requests"],
 )

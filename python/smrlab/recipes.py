@@ -26,7 +26,9 @@ class Recipe:
     """A named way to get a trace file: ``make(name, requests, seed)`` (``requests`` None: the
     trace's own size; ``seed`` 0 the trace as published), the names it knows (None: any,
     checked by ``make``), what they come from (for messages), whether a request count may scale
-    it, and whether it generates a trace of its own for each seed (a fixed file does not)."""
+    it, whether it generates a trace of its own for each seed (a fixed file does not), and
+    ``paper_requests(name)``, the request count the paper gives the trace it stands for (None:
+    the paper gives none)."""
 
     scheme: str
     make: Callable[[str, int | None, int], Path]
@@ -34,6 +36,7 @@ class Recipe:
     source: str = ""
     scalable: bool = True
     seeded: bool = True
+    paper_requests: Callable[[str], int] | None = None
 
 
 _RECIPES: dict[str, Recipe] = {}
@@ -47,12 +50,15 @@ def register(
     source: str = "",
     scalable: bool = True,
     seeded: bool = True,
+    paper_requests: Callable[[str], int] | None = None,
 ) -> None:
     """Registers ``make`` as the recipe ``scheme`` (see ``Recipe``); a scheme registered twice is
     a programming error."""
     if scheme in _RECIPES:
         raise ValueError(f"trace recipe {scheme!r} registered twice")
-    _RECIPES[scheme] = Recipe(scheme, make, None if names is None else tuple(names), source, scalable, seeded)
+    _RECIPES[scheme] = Recipe(
+        scheme, make, None if names is None else tuple(names), source, scalable, seeded, paper_requests
+    )
 
 
 def recipes() -> dict[str, Recipe]:

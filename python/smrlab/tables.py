@@ -17,6 +17,7 @@ import csv
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -150,6 +151,37 @@ def print_table(
     for row in rows:
         table.add_row(*(fmt(cell) for cell in row))
     _console.print(table)
+
+
+def machine_readable() -> bool:
+    """Whether tables are gathered for --json or --csv rather than drawn for a person."""
+    return _json_tables is not None or _csv_tables is not None
+
+
+def _text_width() -> int | None:
+    """The width text is wrapped to: the terminal's (or COLUMNS), None for piped output."""
+    return None if _console.width >= UNLIMITED else _console.width
+
+
+def text_lines(text: str, indent: str = "") -> list[str]:
+    """``text`` wrapped to the console's width, its later lines indented by ``indent``."""
+    width = _text_width()
+    if width is None:
+        return [text]
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+
+
+def text_height(text: str, indent: str = "") -> int:
+    """The lines ``print_text`` takes for ``text``."""
+    return len(text_lines(text, indent))
+
+
+def print_text(text: str, indent: str = "") -> None:
+    """A paragraph for a person, wrapped to the console's width (nothing with --json or --csv)."""
+    if machine_readable():
+        return
+    for line in text_lines(text, indent):
+        _console.print(line, markup=False, highlight=False)
 
 
 def print_json(data: Any) -> None:

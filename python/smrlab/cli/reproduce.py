@@ -26,7 +26,7 @@ def available_papers(root: Path | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from smrlab.reproduce import output, scorecard
+    from smrlab.reproduce import output, scorecard, terminal
 
     papers = args.paper or available_papers(args.root)
     for paper in papers:
@@ -38,8 +38,10 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.general:
         return run_general(args, list(dict.fromkeys(papers)))
-    outs = args.out or [args.results / f"scorecard-{'full' if args.full else 'quick'}.json"]
-    output.check_outputs(outs, args.results)
+    # A run on real traces has a scorecard of its own, beside the synthetic one.
+    name = f"scorecard-{'full' if args.full else 'quick'}{'-traces' if args.traces else ''}.json"
+    outs = args.out or [args.results / name]
+    output.check_outputs(outs, args.results, real=args.traces is not None)
     settings = scorecard.Settings(
         papers=list(dict.fromkeys(papers)),
         quick=not args.full,
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from smrlab import live
 
     card = scorecard.make(settings, announce=live.say)
-    output.print_scorecard(card)
+    terminal.print_scorecard(card)
     for path in outs:
         note(f"scorecard written to {output.write(card, path)}")
     return 0
@@ -171,7 +173,7 @@ def register(commands) -> None:
         action="append",
         metavar="FILE",
         help="write the scorecard to FILE: .md (the page), .json or .parquet; repeatable "
-        "(default: RESULTS/scorecard-MODE.json)",
+        "(default: RESULTS/scorecard-MODE.json, or RESULTS/scorecard-MODE-traces.json with --traces)",
     )
     add_json_argument(parser)
     parser.set_defaults(func=run)

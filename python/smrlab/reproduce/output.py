@@ -1,9 +1,8 @@
-"""The scorecard as a reader gets it: tables on the terminal (and ``--json``/``--csv`` through
-``smrlab.tables``: per claim its verdict, our value on each seed and whether it is in-sample), a
-JSON document, a Parquet table (one row per claim), and the Markdown page committed as
-docs/reproduction.md: first the claims per paper by verdict (in-sample apart), then each claim
-with its points under it, ending with its verdicts as data so a test can hold the page to a
-fresh quick run. Not here: making the scorecard (``scorecard``).
+"""The scorecard as files: a JSON document, a Parquet table (one row per claim), and the
+Markdown page committed as docs/reproduction.md: first the claims per paper by verdict
+(in-sample apart), then each claim with its points under it, ending with its verdicts as data so
+a test can hold the page to a fresh quick run; and the scorecard's section of the HTML report.
+Not here: making the scorecard (``scorecard``), printing it on a terminal (``terminal``).
 """
 
 from __future__ import annotations
@@ -16,11 +15,9 @@ from smrlab import outputs
 from smrlab.citations import short
 from smrlab.errors import UsageError
 from smrlab.reproduce.evaluation import Row
-from smrlab.reproduce.scorecard import Scorecard
+from smrlab.reproduce.scorecard import SYNTHETIC, Scorecard
 from smrlab.reproduce.verdict import VERDICTS
-from smrlab.tables import print_table
 
-TERMINAL_COLUMNS = ["claim", "over", "paper's", "ours", "seeds", "values", "miss", "verdict", "in-sample"]
 HTML_COLUMNS = ["paper", "claim", "where", "over", "paper's", "ours", "miss", "verdict", "in-sample", "why"]
 SENSITIVITY_COLUMNS = ["paper", "open choice", "claim", "verdicts by value", "changes"]
 SUFFIXES = (".md", ".json", ".parquet")
@@ -56,52 +53,6 @@ def _miss(row) -> str:
     return "" if miss is None or miss < 1.005 else f"{miss:.3g}x"
 
 
-def print_scorecard(card: Scorecard) -> None:
-    """Per paper, its claims (each with its verdict, our value on each seed and whether it is
-    in-sample) and why each that does not hold parts from the paper; then the counts and the
-    sensitivity table."""
-    mode = "quick" if card.settings.quick else "full"
-    for paper in card.settings.papers:
-        rows = [r for r in card.rows if r.paper == paper]
-        print_table(
-            f"{short(paper)}: {len(rows)} claims ({mode})",
-            TERMINAL_COLUMNS,
-            [
-                (
-                    r.id,
-                    r.per,
-                    r.paper_value,
-                    r.ours_text,
-                    r.seeds,
-                    r.values,
-                    _miss(r),
-                    r.verdict,
-                    "yes" if r.in_sample else "",
-                )
-                for r in rows
-            ],
-            caption=_traces_caption(card),
-        )
-        reasons = [(r.id, r.reason) for r in rows if r.reason and r.verdict != "holds"]
-        if reasons:
-            print_table(f"{short(paper)}: why, where a claim does not hold", ["claim", "why"], reasons)
-    counts, apart = card.counts(), card.counts(in_sample=True)
-    print_table(
-        "Claims per paper (out of sample; in-sample counted apart)",
-        ["paper", *VERDICTS, "claims", "in-sample"],
-        [(p, *counts[p].values(), sum(counts[p].values()), _apart(apart[p])) for p in counts],
-    )
-    if card.sensitivity:
-        print_table(
-            "Sensitivity of the verdicts to the open choices (first seed)",
-            SENSITIVITY_COLUMNS,
-            [
-                (r.paper, r.param, r.claim, _verdicts_text(r.verdicts), "yes" if r.changes else "no")
-                for r in card.sensitivity
-            ],
-        )
-
-
 def _apart(counts: dict[str, int]) -> str:
     total = sum(counts.values())
     if not total:
@@ -109,22 +60,26 @@ def _apart(counts: dict[str, int]) -> str:
     return f"{total} (" + ", ".join(f"{v} {n}" for v, n in counts.items() if n) + ")"
 
 
-def _traces_caption(card: Scorecard) -> str:
+def traces_caption(card: Scorecard) -> str:
+    """What the scorecard's traces were, in words."""
     if card.settings.traces_dir is None:
-        return (
-            "on smrlab's synthetic recipes of the papers' traces and its bundled samples (the papers used real traces)"
-        )
-    return f"on the real traces found in {card.settings.traces_dir}; the 'traces' of each row's JSON says which"
+        return "smrlab's synthetic recipes of the papers' traces and its bundled samples (the papers used real traces)"
+    return (
+        f"the real traces found in {card.settings.traces_dir} where named, smrlab's recipes for the others "
+        "(the 'traces' of each claim says which)"
+    )
 
 
 def _verdicts_text(verdicts: dict[str, str]) -> str:
     return "; ".join(f"{value}: {verdict}" for value, verdict in verdicts.items())
 
 
-def check_outputs(paths: list[Path], results: Path) -> None:
+def check_outputs(paths: list[Path], results: Path, real: bool = False) -> None:
     """Refuses, before anything runs, an output the scorecard cannot be written as (a suffix
     other than .md, .json, .parquet) or whose writing would destroy a file that is not a
-    scorecard: a results folder's table, cell or provenance file."""
+    scorecard (a results folder's table, cell or provenance file) or a scorecard on other traces
+    (``real``: this one runs on --traces; the synthetic scorecard is never replaced by it, nor
+    the other way round)."""
     for path in paths:
         if path.suffix.lower() not in SUFFIXES:
             raise UsageError(f"-o {path}: the scorecard is written as .md, .json or .parquet")
@@ -132,8 +87,15 @@ def check_outputs(paths: list[Path], results: Path) -> None:
             raise UsageError(f"-o {path}: is a folder")
         if _in_results_folder(path):
             raise UsageError(f"-o {path}: is inside a results folder (its table, cells and provenance live there)")
-        if path.exists() and path.suffix.lower() == ".json" and not _is_scorecard(path):
-            raise UsageError(f"-o {path}: exists and is not a scorecard; it is left as it is")
+        if path.exists() and path.suffix.lower() == ".json":
+            document = _scorecard(path)
+            if document is None:
+                raise UsageError(f"-o {path}: exists and is not a scorecard; it is left as it is")
+            if (document["traces"] != SYNTHETIC) != real:
+                kind = f"real traces ({document['traces']})" if document["traces"] != SYNTHETIC else "synthetic traces"
+                raise UsageError(
+                    f"-o {path}: holds the scorecard on {kind}, which this run would replace: name another file"
+                )
 
 
 def _in_results_folder(path: Path) -> bool:
@@ -142,12 +104,14 @@ def _in_results_folder(path: Path) -> bool:
     return (folder / "cells").is_dir() or folder.name == "cells"
 
 
-def _is_scorecard(path: Path) -> bool:
+def _scorecard(path: Path) -> dict | None:
+    """The scorecard document in ``path``, or None when it holds none."""
     try:
         document = json.loads(path.read_text())
     except (OSError, ValueError):
-        return False
-    return isinstance(document, dict) and "rows" in document and "counts" in document and "mode" in document
+        return None
+    keys = ("rows", "counts", "mode", "traces")
+    return document if isinstance(document, dict) and all(k in document for k in keys) else None
 
 
 def write(card: Scorecard, path: Path) -> Path:
@@ -218,8 +182,9 @@ def markdown(card: Scorecard) -> str:
         f"stored from earlier runs in {d['wall_seconds'] / 60:.1f} minutes); do not edit it by hand: "
         "`tests/test_reproduce.py` holds its verdicts to a fresh quick run's where the quick run can judge them.",
         "",
-        f"Traces: {_traces_caption(card)}.",
+        f"Traces: {traces_caption(card)}.",
         "",
+        *[f"**Warning**: {_cell(w)}\n" for w in card.warnings],
         "## Claims per paper",
         "",
         "Out-of-sample claims by verdict; the in-sample ones (judged where a calibration was fitted) are counted "
@@ -433,9 +398,12 @@ REAL_TRACES_SECTION = """## On the papers' real traces
 `smrlab reproduce --traces DIR` runs each claim on the real trace files found in DIR instead of
 smrlab's recipes, matched by name: a file whose name before its first dot is the trace's name,
 ignoring case, `_` and `-`, or its name followed by volume 0 (PORE's `wdev` is `wdev_0.csv`).
-Traces not found keep their recipes; each row says which traces were real. A real trace is one
-fixed trace: it has no seeds, and the claim's floor decides its ties; a calibration fitted on a
-recipe does not touch it.
+Traces not found keep their recipes; each row says which traces were real, and the terminal
+counts them per paper. The scorecard goes to `RESULTS/scorecard-MODE-traces.json`, never over
+the one on the recipes. A file with less than half the requests the paper gives its trace (an
+excerpt, one volume of a merged server) is used with a warning, on the terminal and in the
+scorecard. A real trace is one fixed trace: it has no seeds, and the claim's floor decides its
+ties; a calibration fitted on a recipe does not touch it.
 
 - MSR Cambridge block traces (Narayanan et al., FAST 2008), published by SNIA IOTTA (trace set
   388, "MSR Cambridge Traces"). PORE names servers (`src`, `prn`, `ts`, `wdev`, `mds`, `stg`,

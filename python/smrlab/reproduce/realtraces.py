@@ -9,7 +9,9 @@ everywhere (``.csv`` MSR Cambridge, ``.spc`` UMass/SPC; compressed files are rea
 For a write-only experiment (``pore-full-writes:``) the file's writes are copied once into an
 smrbin file in the generated-traces folder. Bundled samples (``bundled:``) and traces scaled to N requests (``NAME@N``, a quick
 table's samples at sizes scaled with them) are never replaced.
-A name with no file in DIR keeps its recipe, and the scorecard says which traces were real.
+A name with no file in DIR keeps its recipe, and the scorecard says which traces were real. A
+file with less than half the requests the paper gives the trace of its name (an excerpt, or one
+volume of a server the paper merged) is used as it is, with a warning the scorecard keeps.
 
 Where the traces are published (docs/reproduction.md lists the files):
 
@@ -23,6 +25,7 @@ Not here: which experiments run or how claims are judged (``scorecard``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from smrlab.errors import UsageError
@@ -30,6 +33,8 @@ from smrlab.errors import UsageError
 # Generated traces that a real one may replace, and those kept as they are.
 KEPT = {"bundled"}
 WRITES_ONLY = {"pore-full-writes"}
+# A file with fewer requests than this share of the paper's trace of its name is warned of.
+FAR_SMALLER = 0.5
 
 
 def _key(name: str) -> str:
@@ -42,11 +47,14 @@ def check_folder(folder: Path) -> None:
 
 
 class RealTraces:
-    """The trace files in one folder, found by name; remembers which it handed out."""
+    """The trace files in one folder, found by name; remembers which it handed out, and warns
+    (``warn``, and in ``warnings``) of a file far smaller than the paper's trace of its name."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, warn: Callable[[str], None] = lambda _: None):
         check_folder(folder)
-        self.folder = folder
+        self.folder, self.warn = folder, warn
+        self.warnings: list[str] = []
+        self.checked: set[Path] = set()
         self.files = {}
         for path in sorted(folder.iterdir()):
             if path.is_file() and not path.name.startswith("."):
@@ -67,12 +75,31 @@ class RealTraces:
         found = self.find(name)
         if found is None:
             return None
-        if found not in self.used.values():
+        if found not in self.checked:
             readable(found)
+            self.checked.add(found)
+            self.compare_size(scheme, name, found)
         if scheme in WRITES_ONLY:
             found = writes_only_copy(found)
         self.used[name] = found
         return found
+
+    def compare_size(self, scheme: str, name: str, path: Path) -> None:
+        """Warns when ``path`` has far fewer requests than the paper gives trace ``name``."""
+        from smrlab import recipes
+        from smrlab.trace import Trace
+
+        recipe = recipes.recipes()[scheme]
+        if recipe.paper_requests is None:
+            return
+        paper, found = recipe.paper_requests(name), len(Trace.open(path))
+        if found < FAR_SMALLER * paper:
+            message = (
+                f"--traces: {path.name} has {found:,} requests, {found / paper:.1%} of the {paper:,} of {name} "
+                f"in {recipe.source}: an excerpt, or one volume of it? Its claims are judged on this file"
+            )
+            self.warnings.append(message)
+            self.warn(message)
 
     def is_real(self, path: Path | None) -> bool:
         return path is not None and path in self.used.values()

@@ -37,6 +37,8 @@ from smrlab.reproduce.verdict import VERDICTS
 
 # Seeds of a claim that compares cells on generated traces (the first is the trace as published).
 SEEDS = 3
+# The traces of a scorecard run without --traces, as its JSON names them.
+SYNTHETIC = "synthetic recipes and bundled samples"
 
 
 @dataclass
@@ -81,6 +83,8 @@ class Scorecard:
     # made them (``Runner.pinned``).
     models: dict[str, str] = field(default_factory=dict)
     commits: dict[str, int] = field(default_factory=dict)
+    # What a reader must know of the traces (a real file far smaller than the paper's trace).
+    warnings: list[str] = field(default_factory=list)
 
     def counts(self, in_sample: bool = False) -> dict[str, dict[str, int]]:
         """Per paper (and ``all``), the number of claims with each verdict: the out-of-sample
@@ -121,10 +125,11 @@ class Scorecard:
         return {
             "mode": "quick" if s.quick else "full",
             "papers": s.papers,
-            "traces": str(s.traces_dir) if s.traces_dir else "synthetic recipes and bundled samples",
+            "traces": str(s.traces_dir) if s.traces_dir else SYNTHETIC,
+            "warnings": self.warnings,
             "seeds": s.seeds,
             "rows": [
-                {**row.as_dict(), "models": sorted({self.models.get(c, "") for c in row.cells} - {""})}
+                {**row.as_dict(), "cell_models": {c: self.models[c] for c in row.cells if c in self.models}}
                 for row in self.rows
             ],
             "model": model_record(self.models, self.commits),
@@ -164,7 +169,9 @@ class Runner:
 
     def __init__(self, settings: Settings, announce: Callable[[str], None], files: list[ClaimsFile]):
         self.settings, self.announce = settings, announce
-        self.real = realtraces.RealTraces(settings.traces_dir) if settings.traces_dir is not None else None
+        self.real = (
+            realtraces.RealTraces(settings.traces_dir, warn=announce) if settings.traces_dir is not None else None
+        )
         self.claims: dict[str, list[Claim]] = {}
         for file in files:
             for claim in file.claims:
@@ -401,6 +408,7 @@ def make(settings: Settings, announce: Callable[[str], None] = lambda _: None) -
         runner.reused,
         runner.models,
         runner.commits,
+        runner.real.warnings if runner.real else [],
     )
 
 
