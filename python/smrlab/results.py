@@ -144,13 +144,14 @@ def select(frame, where: list[str]):
 
 def key_columns(frame) -> list[str]:
     """The columns that say what a row ran (label, system, trace, seed, the run's folder, the
-    given parameters: text columns), as opposed to what it measured."""
+    given parameters: text columns), as opposed to what it measured; a row's ``caveats`` is
+    text about what it measured (``smrlab.caveats``), not what it ran."""
     from pandas.api.types import is_numeric_dtype
 
     return [
         c
         for c in frame.columns
-        if c not in ("cell", "error")
+        if c not in ("cell", "error", "caveats")
         and not str(c).startswith("series.")
         and (c in ("seed", "run") or not is_numeric_dtype(frame[c]))
     ]
