@@ -170,6 +170,12 @@ def key_value(text: str) -> str:
     return text
 
 
+def add_params_argument(parser, help: str) -> None:
+    """The repeatable ``--param KEY=VALUE`` (``-p``) of every command that takes parameters,
+    each checked by ``key_value``; ``help`` says whose parameters they are."""
+    parser.add_argument("--param", "-p", type=key_value, action="append", default=[], metavar="KEY=VALUE", help=help)
+
+
 def merged_params(params: list[str], **given) -> list[str]:
     """``params`` (``KEY=VALUE`` strings) plus each of ``given`` whose value is not None, refusing
     a key that both name: one value per key, never one silently dropped."""

@@ -385,14 +385,8 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     add_declared(group, "cache", "mode", preset=PRESET_MODE)
     for key in ("cache", "zone", "period"):
         add_declared(group, "cache", key)
-    group.add_argument(
-        "--param",
-        "-p",
-        type=options.key_value,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="further parameters of the cache or of the SMR disk below (e.g. buffer=1/256, band_size=18MiB)",
+    options.add_params_argument(
+        group, "further parameters of the cache or of the SMR disk below (e.g. buffer=1/256, band_size=18MiB)"
     )
     add_geometry_argument(group)
 

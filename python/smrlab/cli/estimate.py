@@ -68,14 +68,9 @@ def register(commands) -> None:
     defaults = ", ".join(f"{key} [{declared[key]}]" for key in ESTIMATE_PARAMS).replace(
         "%", "%%"
     )  # argparse %-formats help
-    parser.add_argument(
-        "--param",
-        "-p",
-        type=options.key_value,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help=f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the working set; band sizes in "
+    options.add_params_argument(
+        parser,
+        f"{defaults}: buffer in bytes, N blocks, N%% or a fraction of the working set; band sizes in "
         "bytes (band_size: fixed bands)",
     )
     parser.add_argument("--seed", type=options.seed, default=0, help="seed of the band layout (default 0)")

@@ -680,15 +680,7 @@ def register(commands) -> None:
         "(default: a quarter into a generated trace, the first of yours)",
     )
     add_placement_arguments(parser)
-    parser.add_argument(
-        "--param",
-        "-p",
-        type=options.key_value,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="more fluid parameters for every run",
-    )
+    options.add_params_argument(parser, "more fluid parameters for every run")
     add_engine_arguments(parser)
     add_output_arguments(parser, "results/fluid-sweep", "folder for the JSON results and each figure's results folder")
     parser.set_defaults(func=sweep)

@@ -267,14 +267,8 @@ def add_trace_choice(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="with --preset: where generated traces go (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)",
     )
-    parser.add_argument(
-        "--param",
-        "-p",
-        type=options.key_value,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="parameters for every run that declares them (e.g. mem=2MiB, kappa=3, disk=desktop7200)",
+    options.add_params_argument(
+        parser, "parameters for every run that declares them (e.g. mem=2MiB, kappa=3, disk=desktop7200)"
     )
 
 

@@ -61,9 +61,7 @@ def register(commands) -> None:
         description=__doc__,
     )
     parser.add_argument("target", metavar="TARGET", help="sim:SYSTEM, or a block device or file")
-    parser.add_argument(
-        "--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="sim: parameter (repeatable)"
-    )
+    options.add_params_argument(parser, "sim: parameter (repeatable)")
     parser.add_argument(
         "--capacity", type=options.positive_size, metavar="SIZE", help="sim: the simulated drive's size (default 4GiB)"
     )

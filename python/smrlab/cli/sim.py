@@ -199,15 +199,7 @@ def register(commands) -> None:
     )
     parser.add_argument("--system", required=True, choices=_core.system_names(), help="which system (see below)")
     add_trace_arguments(parser)
-    parser.add_argument(
-        "--param",
-        "-p",
-        type=options.key_value,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="system parameter (repeatable); `--KEY VALUE` works too",
-    )
+    options.add_params_argument(parser, "system parameter (repeatable); `--KEY VALUE` works too")
     parser.add_argument(
         "--preset-file",
         metavar="CARD",

@@ -55,15 +55,7 @@ def register(commands) -> None:
     parser.epilog = params_help() + "\n" + presets_help()
     parser.add_argument("--preset", choices=[p[0] for p in _core.synth_presets()], help="start from a Table I preset")
     parser.add_argument("--requests", type=options.count, metavar="N", help="number of requests (scales a preset down)")
-    parser.add_argument(
-        "--param",
-        "-p",
-        type=options.key_value,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="synthesizer parameter (see below)",
-    )
+    options.add_params_argument(parser, "synthesizer parameter (see below)")
     parser.add_argument("--out", help="output trace file (format from its name, or --to)")
     parser.add_argument("--to", help="output format")
     parser.add_argument("--stats", action="store_true", help="print the trace's statistics instead of writing it")

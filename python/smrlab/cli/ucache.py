@@ -177,14 +177,9 @@ def register(commands) -> None:
     parser.add_argument("--buckets", default=None, help="comma-separated bucket sizes (default 128KiB..4MiB)")
     add_declared(parser, "ucache", "promote")
     drive = systems.defaults("ucache")
-    parser.add_argument(
-        "--param",
-        "-p",
-        type=options.key_value,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="drive and cache parameters: "
+    options.add_params_argument(
+        parser,
+        "drive and cache parameters: "
         + ", ".join(f"{key} [{drive[key]}]" for key in ("zone_size", "conventional", "cache", "disk")).replace(
             "%", "%%"
         )
