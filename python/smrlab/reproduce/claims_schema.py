@@ -10,6 +10,8 @@ mean beyond its type (``claims``), judging (``verdict``).
 
 from __future__ import annotations
 
+from smrlab.experiment.schema import _object
+
 TEXT = {"type": "string"}
 NUMBER = {"type": "number"}
 POSITIVE = {"type": "number", "exclusiveMinimum": 0}
@@ -136,17 +138,6 @@ TOP = {
     ),
     "general": ({"type": "object"}, "how a user's trace gets the paper's geometry (smrlab reproduce --general)"),
 }
-
-
-def _object(keys: dict, required: tuple[str, ...] = ()) -> dict:
-    schema = {
-        "type": "object",
-        "properties": {key: {**fragment, "description": text} for key, (fragment, text) in keys.items()},
-        "additionalProperties": False,
-    }
-    if required:
-        schema["required"] = list(required)
-    return schema
 
 
 def json_schema() -> dict:
