@@ -14,7 +14,7 @@ def test_help_lists_commands_and_units(cli):
     top = cli("--help", check=True).stdout
     for command in ("sim", "demo"):
         assert command in top
-    sim = cli("sim", "--help", check=True).stdout
+    sim = cli("sim", "--help", "--all", check=True).stdout
     assert "powers of 1000" in sim and "KiB" in sim
     for name, _summary, params in _core.systems():
         assert f"  {name}:" in sim

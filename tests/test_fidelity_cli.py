@@ -80,7 +80,7 @@ def test_seeks_are_counted_on_disks_only(cli, tmp_path):
 
 
 def test_help_names_formats_and_what_write_only_means(cli):
-    sim = " ".join(cli("sim", "--help", check=True).stdout.split())
+    sim = " ".join(cli("sim", "--help", "--all", check=True).stdout.split())
     assert "msr, spc, blkparse, vscsi, blocks, csv, smrbin" in sim
     caches = cli("compare-caches", "--help", check=True).stdout
     assert "served from it" in caches and "%%" not in caches

@@ -99,13 +99,36 @@ def test_no_help_carries_notes_for_developers():
         assert "``" not in text and "Not here" not in text and "crates/" not in text, " ".join(path)
 
 
-def test_sim_help_for_one_system_lists_only_its_parameters(cli):
-    every = cli("sim", "--help").stdout
-    fluid = cli("sim", "--system", "fluid", "--help").stdout
-    after = cli("sim", "--help", "--system", "fluid").stdout
+def sim_help(capsys, *words: str) -> str:
+    """What ``smrlab sim WORDS`` prints (in this process: a help is argparse alone)."""
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["sim", *words])
+    return capsys.readouterr().out
+
+
+def test_sim_help_for_one_system_lists_only_its_parameters(capsys):
+    every = sim_help(capsys, "--help", "--all")
+    fluid = sim_help(capsys, "--system", "fluid", "--help")
+    after = sim_help(capsys, "--help", "--system", "fluid")
     assert fluid == after and len(fluid.splitlines()) < len(every.splitlines()) // 2
     assert "  fluid: " in fluid and "  dmsmr: " not in fluid and "  dmsmr: " in every
-    assert "scheme [" in fluid
+    assert "scheme [" in fluid and "--iolog-max-io" in fluid
+    alias = sim_help(capsys, "--help", "--system", "pore")
+    assert "  cache: " in alias and "zone [" in alias and "  fluid: " not in alias
+
+
+def test_sim_help_is_short_and_says_how_to_see_more(cli, capsys):
+    short = cli("sim", "--help").stdout
+    every = sim_help(capsys, "--help", "--all")
+    assert len(short.splitlines()) <= 60 < len(every.splitlines()), (len(short.splitlines()), len(every.splitlines()))
+    for option in ("--system", "--trace", "--param", "--geometry-scale", "--replay", "--seed", "--json"):
+        assert option in short, option
+    assert "--iolog-max-io" not in short and "--iolog-max-io" in every
+    for name, _summary, params in _core.systems():
+        assert f"  {name}: " in short, name
+        assert f"{params[0][0]} [" not in short and f"{params[0][0]} [" in every, name
+    said = " ".join(short.split())
+    assert "smrlab sim --help --system NAME" in said and "smrlab sim --help --all" in said
 
 
 def test_the_kv_summary_names_every_kv_command():

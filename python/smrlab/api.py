@@ -4,7 +4,7 @@ pandas DataFrames (one row per run).
 
 A trace is a path, a ``Trace``, a numpy structured array (``REQUEST_DTYPE``), an Arrow table or
 a pandas DataFrame; in-memory requests go to the core in one call. Parameters are the systems'
-own (``smrlab sim --help`` lists them): ``cache="2%"``, ``zone=20e6``, ``policy="pore"``, or a
+own (``smrlab sim --help --all`` lists them): ``cache="2%"``, ``zone=20e6``, ``policy="pore"``, or a
 policy of your own, its class itself (``policy=MyPolicy``) or ``"FILE.py:CLASS"`` (``smrlab.policy``).
 Replay options go in ``engine={...}`` (``mode="open"``, ``speedup=10``, ``warmup_requests=1000``...:
 ``smrlab.run.engine_options()`` lists them); a replay not asked for is the system's own. A

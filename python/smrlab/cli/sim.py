@@ -24,6 +24,25 @@ UNITS_NOTE = (
 )
 
 
+# What ``smrlab sim --help`` shows: a first run's options. ``--help --all`` and ``--help --system
+# NAME`` show every option.
+COMMON_OPTIONS = {
+    "--help",
+    "--system",
+    "--trace",
+    "--param",
+    "--geometry-scale",
+    "--replay",
+    "--seed",
+    "--json",
+    "--all",
+}
+MORE_HELP = (
+    "a system's parameters and every option: smrlab sim --help --system NAME\n"
+    "every option and every system's parameters: smrlab sim --help --all"
+)
+
+
 def systems_epilog(only: str | None = None) -> str:
     """The systems and their parameters for ``--help``: every one, or ``only`` this one."""
     lines = [
@@ -36,6 +55,32 @@ def systems_epilog(only: str | None = None) -> str:
         lines.append(f"  {name}: {summary}")
         lines.extend(param_lines(params, "      "))
     return "\n".join(lines)
+
+
+def short_epilog() -> str:
+    """The systems, one line each, and how to see more (the end of ``smrlab sim --help``)."""
+    lines = ["systems:"] + [f"  {name}: {summary}" for name, summary, _ in _core.systems()]
+    return "\n".join([*lines, "", MORE_HELP])
+
+
+def aliases() -> str:
+    """The other names of systems, as ``pore is cache``."""
+    main = {name for name, *_ in _core.systems()}
+    return ", ".join(f"{name} is {systems.stack(name, {})[0]}" for name in _core.system_names() if name not in main)
+
+
+def short_help(parser: argparse.ArgumentParser) -> str:
+    """``parser``'s help with only the ``COMMON_OPTIONS`` (in the usage line too)."""
+    hidden = [a for a in parser._actions if a.option_strings and not COMMON_OPTIONS.intersection(a.option_strings)]
+    kept = [a.help for a in hidden]
+    try:
+        for action in hidden:
+            action.help = argparse.SUPPRESS
+        parser.epilog = short_epilog()
+        return parser.format_help()
+    finally:
+        for action, text in zip(hidden, kept):
+            action.help = text
 
 
 def param_lines(params, indent: str) -> list[str]:
@@ -168,16 +213,20 @@ def geometry_params(args: argparse.Namespace) -> list[str]:
 
 
 class SystemHelp(argparse.Action):
-    """``--help`` that lists only the parameters of the system named by ``--system`` (before or
-    after ``--help``), or of every system when none is named."""
+    """``--help``: the common options and the systems (``short_help``); with ``--system NAME``
+    (before or after it, an alias too) every option and that system's parameters; with ``--all``
+    every option and every system's parameters."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         words = getattr(parser, "words", [])
         named = [w.removeprefix("--system=") for w in words if w.startswith("--system=")]
         named += [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--system"]
-        system = named[-1] if named and named[-1] in [name for name, *_ in _core.systems()] else None
-        parser.epilog = systems_epilog(system)
-        parser.print_help()
+        system = systems.stack(named[-1], {})[0] if named and named[-1] in _core.system_names() else None
+        if system is None and "--all" not in words:
+            print(short_help(parser), end="")
+        else:
+            parser.epilog = systems_epilog(system)
+            parser.print_help()
         parser.exit()
 
 
@@ -195,9 +244,16 @@ def register(commands) -> None:
         "--help",
         action=SystemHelp,
         nargs=0,
-        help="show this help (with --system NAME: that system's parameters only)",
+        help="show the common options; with --system NAME every option and that system's parameters, "
+        "with --all every option and every system's parameters",
     )
-    parser.add_argument("--system", required=True, choices=_core.system_names(), help="which system (see below)")
+    parser.add_argument(
+        "--system",
+        required=True,
+        choices=_core.system_names(),
+        metavar="NAME",
+        help=f"which system: {', '.join(_core.system_names())} ({aliases()}; see below)",
+    )
     add_trace_arguments(parser)
     options.add_params_argument(parser, "system parameter (repeatable); `--KEY VALUE` works too")
     parser.add_argument(

@@ -183,7 +183,7 @@ def register(commands) -> None:
         + ", ".join(f"{key} [{drive[key]}]" for key in ("zone_size", "conventional", "cache", "disk")).replace(
             "%", "%%"
         )
-        + " (see smrlab sim --help for units)",
+        + " (see smrlab sim --help --system ucache for units)",
     )
     add_engine_arguments(parser, iodepth=presets.read(REPLAY_FILE).engine.get("iodepth", 1))
     add_output_arguments(
