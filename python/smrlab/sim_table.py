@@ -10,6 +10,8 @@ run itself (``smrlab.cli.sim``).
 
 from __future__ import annotations
 
+import re
+
 from smrlab import caveats
 from smrlab.result import saturated
 from smrlab.tables import print_table
@@ -17,7 +19,7 @@ from smrlab.tables import print_table
 # The papers' own names for measures the core derives.
 PAPER_NAMES = {"r_wa": "R_wa"}
 # How a declared unit is shown beside a value (a ratio or a count needs none).
-UNITS = {"seconds": "s", "ratio": "", "count": "", "nanoseconds": "ns"}
+UNITS = {"seconds": "s", "milliseconds": "ms", "ratio": "", "count": ""}
 # The derived times the headline already shows.
 IN_HEADLINE = ("total_io_s", "read_io_s", "write_io_s")
 COLUMNS = ["measure", "value", "unit", "name"]
@@ -45,10 +47,19 @@ def headline(result: dict) -> list[tuple]:
 
 
 def named(key: str, declared: dict) -> str:
-    """A measure's name for people: its declared meaning up to its first colon or bracket, with
-    the paper's name where it has one."""
+    """A measure's name for people: its declared meaning up to its first colon, without what it
+    says in brackets, with the paper's name where it has one. A meaning led by the one word of its system ("FluidSMR:
+    cached blocks ...") is named by what follows it, and a statistic of a gauge ("maximum of:
+    live data ...") by the statistic and the gauge."""
     meaning = declared.get("meaning") or key.replace("_", " ")
-    short = meaning.split(": ", 1)[0].split(" (", 1)[0]
+    tag, colon, rest = meaning.partition(": ")
+    if colon and " " not in tag:
+        meaning = rest
+    elif colon and tag.endswith(" of"):
+        meaning = f"{tag} {rest}"
+    short = meaning.split(": ", 1)[0]
+    while "(" in short and short != (bare := re.sub(r" ?\([^()]*\)", "", short)):
+        short = bare
     return f"{short} ({PAPER_NAMES[key]})" if key in PAPER_NAMES else short
 
 
@@ -60,6 +71,9 @@ def declared_rows(values: dict, metrics: dict, skip: tuple = ()) -> list[tuple]:
             continue
         declared = metrics.get(key, {})
         unit = declared.get("unit", "")
+        if unit == "ns" and value is not None:
+            # Shown in milliseconds, as the headline's response times are.
+            value, unit = value / 1e6, "milliseconds"
         rows.append((named(key, declared), value, UNITS.get(unit, unit), key))
     return rows
 
@@ -70,7 +84,8 @@ def print_result(result: dict, title: str, everything: bool) -> None:
     metrics, report = result["metrics"], result["report"]
     counters, gauges = report["counters"], dict(report["gauges"])
     rows = headline(result) + declared_rows(result["derived"], metrics, IN_HEADLINE)
-    hidden = [] if everything else [f"{len(counters)} counters and {len(gauges)} gauges not shown (--all shows them)"]
+    left = [f"{n} {what}" for n, what in ((len(counters), "counters"), (len(gauges), "gauges")) if n]
+    hidden = [] if everything or not left else [f"{' and '.join(left)} not shown (--all shows them)"]
     print_table(title, COLUMNS, rows, notes=caveats.reasons(result) + hidden)
     if everything:
         print_table("counters", COLUMNS, declared_rows(counters, metrics))
