@@ -169,3 +169,73 @@ def test_bad_protocol_gets_an_error_or_a_closed_connection(tmp_path):
     assert time.monotonic() - started < 60
     code, err = s.stop()
     assert code == 0, err
+
+
+def stored_record(fields: list[tuple[bytes, bytes]] | None, payload: bytes = b"", deadline: int | None = None) -> bytes:
+    """A value laid out as the server keeps a hash (``fields``) or a string (``payload``)."""
+    head = bytes([0xFF, 1, ord("s" if fields is None else "h"), 0 if deadline is None else 1])
+    head += b"" if deadline is None else deadline.to_bytes(8, "little")
+    if fields is None:
+        return head + payload
+    body = len(fields).to_bytes(4, "little")
+    for name, value in fields:
+        body += len(name).to_bytes(4, "little") + name + len(value).to_bytes(4, "little") + value
+    return head + body
+
+
+def test_kv_scan_get_and_the_api_show_what_the_servers_clients_see(tmp_path, capsys):
+    # Values stored raw, read back through the server (its own decoder) and through the
+    # printing path's: well-formed headers and ones that are not, which both read as strings.
+    from smrlab.cli import main
+    from smrlab.kv import DB
+
+    later = (int(time.time()) + 3600) * 1000
+    hashed = stored_record([(b"name", b"ann"), (b"age", b"30"), (b"f x", b"v\ty")])
+    stored = {
+        b"hash": hashed,
+        b"hash-ttl": stored_record([(b"f", b"v")], deadline=later),
+        b"plain": b"hello",
+        b"string-ttl": stored_record(None, b"soon", deadline=later),
+        b"string-ff": stored_record(None, b"\xffraw"),
+        b"expired": stored_record(None, b"gone", deadline=1000),
+        b"bad-format": b"\xff\x02h\x00" + hashed[4:],
+        b"bad-flags": b"\xff\x01h\x02" + hashed[4:],
+        b"trailing": hashed + b"!",
+        b"truncated": hashed[:-1],
+        b"huge-count": b"\xff\x01h\x00\xff\xff\x00\x00",
+    }
+    with DB(tmp_path / "db", band_size="1MiB", capacity="256MiB") as db:
+        for key, value in stored.items():
+            db.put(key, value)
+    server = Server(tmp_path / "db")
+    try:
+        client = server.client(protocol=2)
+        served = {}
+        for key in stored:
+            kind = client.type(key).decode()
+            served[key] = client.hgetall(key) if kind == "hash" else client.get(key)
+    finally:
+        server.stop()
+    assert served[b"expired"] is None and served[b"hash"] == {b"name": b"ann", b"age": b"30", b"f x": b"v\ty"}
+    assert served[b"bad-flags"] == stored[b"bad-flags"] and served[b"string-ff"] == b"\xffraw"
+
+    with DB(tmp_path / "db", create=False) as db:
+        records = dict(db.records())
+        assert db.record(b"expired") is None and db.record(b"hash").fields == tuple(served[b"hash"].items())
+    assert set(records) == {key for key, value in served.items() if value is not None}
+    for key, record in records.items():
+        seen = dict(record.fields) if record.kind == "hash" else record.value
+        assert seen == served[key], key
+    assert records[b"hash-ttl"].deadline_ms == later and records[b"plain"].deadline_ms is None
+
+    assert main(["kv", "scan", str(tmp_path / "db"), "--start", "h", "--end", "i"]) == 0
+    expiry = records[b"hash-ttl"].expiry()
+    assert capsys.readouterr().out.splitlines() == [
+        'hash\t{"name": "ann", "age": "30", "f x": "v\\ty"}',
+        f'hash-ttl\t{{"f": "v"}}\texpires {expiry}',
+        "huge-count\t" + stored[b"huge-count"].decode(errors="backslashreplace"),  # as any string
+    ]
+    assert main(["kv", "get", str(tmp_path / "db"), "string-ttl"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "soon\n" and f"expires {expiry}" in err
+    assert main(["kv", "get", str(tmp_path / "db"), "expired"]) == 1

@@ -16,6 +16,8 @@ and its guarantees are described in ``docs/smrdb.md``; the Rust crate ``smrdb`` 
             ...
         for keys, values in db.scan_batches():           # the same pairs, a batch of lists at a time
             ...
+        for key, record in db.records():  # as kv serve's clients see them: record.fields of a hash
+            ...
         db.stats()["write_amplification"]
 
 Errors are ``KvError`` subclasses (themselves ``SmrlabError``): ``KvLimitError`` (key, value or
@@ -36,7 +38,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from os import PathLike
 
-from smrlab import _core
+from smrlab import _core, kv_records
 from smrlab._core import (
     KvClosedError,
     KvCorruptionError,
@@ -49,6 +51,7 @@ from smrlab._core import (
     KvParameterError,
     KvWritesRefusedError,
 )
+from smrlab.kv_records import Record
 
 __all__ = [
     "DB",
@@ -62,6 +65,7 @@ __all__ = [
     "KvLockedError",
     "KvParameterError",
     "KvWritesRefusedError",
+    "Record",
     "SmrdbAdapter",
     "WORKLOADS",
     "folder_bytes",
@@ -187,6 +191,22 @@ class DB:
         return self._store.scan(
             None if start is None else _bytes(start, "start"), None if end is None else _bytes(end, "end")
         )
+
+    def records(self, start: bytes | None = None, end: bytes | None = None) -> Iterator[tuple[bytes, Record]]:
+        """The pairs of ``scan(start, end)`` as ``smrlab kv serve``'s clients see them: each value
+        a ``Record`` (a string, or a hash's fields and values, with the key's expiry), the keys the
+        server holds expired left out."""
+        now = kv_records.now_ms()
+        for key, value in self.scan(start, end):
+            record = kv_records.decode(value)
+            if not record.expired(now):
+                yield key, record
+
+    def record(self, key: bytes) -> Record | None:
+        """The value of ``key`` as the server's clients see it (``records``), or ``None``."""
+        value = self.get(key)
+        record = None if value is None else kv_records.decode(value)
+        return None if record is None or record.expired(kv_records.now_ms()) else record
 
     def scan_batches(
         self, start: bytes | None = None, end: bytes | None = None, size: int = SCAN_BATCH

@@ -111,11 +111,13 @@ def run_put(args: argparse.Namespace) -> int:
 
 def run_get(args: argparse.Namespace) -> int:
     with open_store(args, create=False) as db:
-        value = db.get(decode(args.key, args, "key"))
-    if value is None:
+        record = db.record(decode(args.key, args, "key"))
+    if record is None:
         print(f"smrlab: key '{args.key}' not found", file=sys.stderr)
         return 1
-    print(encode(value, args))
+    print(record.shown(lambda data: encode(data, args)))
+    if record.deadline_ms is not None:
+        print(f"smrlab: key '{args.key}' expires {record.expiry()}", file=sys.stderr)
     return 0
 
 
@@ -129,10 +131,11 @@ def run_scan(args: argparse.Namespace) -> int:
     start = decode(args.start, args, "start key") if args.start is not None else None
     end = decode(args.end, args, "end key") if args.end is not None else None
     with open_store(args, create=False) as db:
-        for index, (key, value) in enumerate(db.scan(start, end)):
+        for index, (key, record) in enumerate(db.records(start, end)):
             if args.limit is not None and index >= args.limit:
                 break
-            print(f"{encode(key, args)}\t{encode(value, args)}")
+            expires = f"\texpires {record.expiry()}" if record.deadline_ms is not None else ""
+            print(f"{encode(key, args)}\t{record.shown(lambda data: encode(data, args))}{expires}")
     return 0
 
 
@@ -475,7 +478,14 @@ def register(commands) -> None:
     put.add_argument("value")
 
     get = store_command(
-        group, "get", run_get, creates=False, help="print the value of a key (exit code 1 if it is not there)"
+        group,
+        "get",
+        run_get,
+        creates=False,
+        help="print the value of a key (exit code 1 if it is not there)",
+        description="Print the value of a key (exit code 1 if it is not there), as kv serve's clients see "
+        "it: a hash (HSET) as a JSON object of its fields; a key with a time to live also says when it "
+        "expires (on stderr), an expired key is not there.",
     )
     get.add_argument("key")
 
@@ -488,6 +498,9 @@ def register(commands) -> None:
         run_scan,
         creates=False,
         help="print key<TAB>value lines for keys from --start (inclusive) to --end (exclusive)",
+        description="Print key<TAB>value lines for keys from --start (inclusive) to --end (exclusive), "
+        "values as kv serve's clients see them: a hash (HSET) as a JSON object of its fields, a key "
+        "with a time to live followed by <TAB>expires and the time (UTC), an expired key not at all.",
     )
     scan.add_argument("--start", help="first key (default: the smallest)")
     scan.add_argument("--end", help="stop before this key (default: after the largest)")
