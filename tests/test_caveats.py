@@ -13,10 +13,9 @@ import sys
 
 import smrlab
 from conftest import DATA
-from smrlab import results
+from smrlab import caveats, results
 from smrlab.caveats import SATURATED_MARK, SATURATED_NOTE
 from smrlab.cli.report import default_title
-from smrlab.workload_experiments import offload_notes
 
 
 def drawn(folder, *args) -> subprocess.CompletedProcess:
@@ -116,8 +115,8 @@ def test_fig_5_8_says_when_offloading_never_engaged():
     def run(compactions: int, offloaded: int) -> dict:
         return {"store": {"compactions": compactions, "offloaded_user_bytes": offloaded}}
 
-    [line] = offload_notes({"without offloading": run(0, 0), "with offloading": run(0, 0)})
+    [line] = caveats.offload_notes({"without offloading": run(0, 0), "with offloading": run(0, 0)})
     assert line.startswith("with offloading: not informative: no compaction ran") and "not offloading" in line
-    [busy] = offload_notes({"without offloading": run(4, 0), "with offloading": run(4, 0)})
+    [busy] = caveats.offload_notes({"without offloading": run(4, 0), "with offloading": run(4, 0)})
     assert "no write arrived while a compaction ran" in busy
-    assert offload_notes({"without offloading": run(4, 0), "with offloading": run(4, 1 << 20)}) == []
+    assert caveats.offload_notes({"without offloading": run(4, 0), "with offloading": run(4, 1 << 20)}) == []

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from smrlab import workload
+from smrlab import caveats, workload
 
 
 def heavy_inserts(store) -> dict:
@@ -94,13 +94,34 @@ def test_table_5_1_runs_its_eight_workloads_in_order(cli):
         "--json",
         check=True,
     )
-    rows = json.loads(proc.stdout)
+    rows = json.loads(proc.stdout, parse_constant=refuse)
     assert [r["workload"] for r in rows] == [str(i) for i in range(1, 9)]
+    for row in rows:
+        # A row says when its numbers cannot show anything (no compaction, nothing offloaded).
+        assert (caveats.NO_COMPACTION in row["caveats"]) == (row["read_pct"] == row["rewritten_pct"] == 0), row
+        assert (caveats.NVRAM_UNBOUNDED in row["caveats"]) == (row["offloaded_pct"] == 0), row
+        assert (row["nvram_lifetime_disk_overwrites"] is None) == (row["offloaded_pct"] == 0), row
     assert [r["process"] for r in rows] == ["selfsimilar"] * 4 + ["diurnal"] * 4
     assert all(r["failed"] == 0 for r in rows)
     assert rows[0]["written_mb"] == pytest.approx(0.5, rel=0.2), "500 1-KB inserts"
     assert rows[0]["rate"] == pytest.approx(1000) and rows[7]["modulation"] == pytest.approx(980)
     assert all(r["unissued_pct"] == 0 for r in rows), "in memory at full speed every request is issued"
+
+
+def refuse(constant: str):
+    raise AssertionError(f"{constant} is not JSON")
+
+
+def test_table_5_1_says_a_run_too_short_to_measure_is_one(capsys):
+    # The README's --duration 0.25 printed rows of zeros and an NVRAM life of "inf" without a word.
+    from smrlab.cli import main
+
+    options = ["--band-size", "1MiB", "--capacity", "1GiB", "--rate-scale", "0.1", "--disk", "none"]
+    assert main(["workload", "table5.1", "--duration", "0.05", "--quiet-interval", "0.05", *options]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "inf" not in printed.replace("informative", "")
+    assert f"{caveats.UNBOUNDED} │" in printed and f"#1, #2, #3, #4, #5, #6, #7, #8: {caveats.NO_COMPACTION}" in printed
+    assert f"#8: {caveats.NVRAM_UNBOUNDED}" in printed
 
 
 def test_table_5_1_on_the_paced_disk_stops_each_workload_at_its_limit(cli):

@@ -6,7 +6,9 @@ command line's tables and JSON, the API's ``Result.caveats``, the report):
 - the core's warnings with a run (a disk of few bands) and each mechanism it never exercised (a
   buffer that held every write, a cache that never evicted, no format conversion), one line per
   reason naming the runs it applies to;
-- rows of one comparison whose numbers came out identical, which are then not ranked apart.
+- rows of one comparison whose numbers came out identical, which are then not ranked apart;
+- runs of the write-offloading store (the SMRDB thesis's chapter 5) in which no compaction ran,
+  so nothing was offloaded, and the NVRAM life such a run cannot bound.
 
 The core decides every one of these (``smrlab.result.saturated``, a result's ``warnings`` and
 ``not_informative``); this module only words and places them. Not here: drawing the mark in a
@@ -106,3 +108,40 @@ def ranks(values: Mapping[str, float]) -> dict[str, int]:
     """Each label's rank by its value (1: the least); equal values share a rank."""
     ordered = sorted(set(values.values()))
     return {label: ordered.index(value) + 1 for label, value in values.items()}
+
+
+# The write-offloading store's runs (``smrlab workload fig5.8`` and ``table5.1``): offloading
+# happens only while a compaction runs.
+UNBOUNDED = "unbounded"
+NVRAM_UNBOUNDED = (
+    f"NVRAM life {UNBOUNDED}: no write reached the NVRAM, so its wear sets no limit in this run "
+    "(Fig. 5.3 divides the NVRAM's endurance by the share of writes offloaded)"
+)
+NO_COMPACTION = (
+    NOT_INFORMATIVE + "too short to measure: no compaction read or wrote a byte during it, so nothing was "
+    "offloaded and the store's first level held every write (run longer: --duration, or --rate-scale)"
+)
+
+
+def offload_notes(runs: Mapping[str, dict]) -> list[str]:
+    """What makes Fig. 5.8's two rows say less than they seem to: a run with offloading in which
+    none ran offloaded nothing, and then both rows measured the same store; their latencies are
+    wall-clock times on this machine, and the difference is the order they ran in (the first
+    pays the warm-up) and whatever else it was doing."""
+    store = runs["with offloading"]["store"]
+    if store["offloaded_user_bytes"]:
+        return []
+    why = "no compaction ran" if not store["compactions"] else "no write arrived while a compaction ran"
+    return [
+        f"with offloading: {NOT_INFORMATIVE}{why}, so nothing was offloaded and both rows measured the same "
+        "store; their difference is the order they ran in and the machine's load, not offloading "
+        "(run longer: --duration)"
+    ]
+
+
+def offload_reasons(compacted_bytes: int, offloaded_bytes: int) -> list[str]:
+    """Why one workload's row of Table 5.1 says less than it seems to: no compaction read or
+    wrote anything while it ran (``compacted_bytes``; a compaction may finish in the next
+    workload, so their count is not the test), and, whenever nothing was offloaded, the NVRAM
+    life it cannot bound."""
+    return [NO_COMPACTION] * (not compacted_bytes) + [NVRAM_UNBOUNDED] * (not offloaded_bytes)

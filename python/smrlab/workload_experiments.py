@@ -28,7 +28,7 @@ import json
 
 import numpy as np
 
-from smrlab import workload
+from smrlab import caveats, workload
 from smrlab.kv import size
 from smrlab.options import bounded_number, bounded_whole, count, positive, seed, whole
 from smrlab.tables import print_json, print_table
@@ -204,7 +204,7 @@ def run_fig_5_8(args: argparse.Namespace) -> int:
             + (f"{100 * stats['offloaded_user_bytes'] / max(1, stats['user_bytes']):.1f}", stats["compactions"])
         )
         out["runs"][label] = {"summary": result["summary"], "store": stats, "cdf": cdf_points(result["latencies_ns"])}
-    out["notes"] = offload_notes(out["runs"])
+    out["notes"] = caveats.offload_notes(out["runs"])
     if args.json:
         print_json(out)
         return 0
@@ -221,26 +221,6 @@ def run_fig_5_8(args: argparse.Namespace) -> int:
         cdf = run["cdf"]
         print(f"{label}: fraction of inserts within " + ", ".join(f"{e / 1e6:.2f} ms: {f:.4f}" for e, f in cdf[::4]))
     return 0
-
-
-def offload_notes(runs: dict[str, dict]) -> list[str]:
-    """What makes Fig. 5.8's two rows say less than they seem to: offloading happens only while
-    a compaction runs, so a run in which none ran offloaded nothing, and then both rows measured
-    the same store; their latencies are wall-clock times on this machine, and the difference is
-    the order they ran in (the first pays the warm-up) and whatever else it was doing."""
-    offloaded = runs["with offloading"]["store"]["offloaded_user_bytes"]
-    if offloaded:
-        return []
-    why = (
-        "no compaction ran"
-        if not runs["with offloading"]["store"]["compactions"]
-        else "no write arrived while a compaction ran"
-    )
-    return [
-        f"with offloading: not informative: {why}, so nothing was offloaded and both rows measured the same "
-        "store; their difference is the order they ran in and the machine's load, not offloading "
-        "(run longer: --duration)"
-    ]
 
 
 # Table 5.1's workloads: (name, process, average rate, modulation, pure inserts).
@@ -269,6 +249,15 @@ def mixed_properties(records: int) -> dict:
         "fieldcount": 1,
         "fieldlength": 1000,
     }
+
+
+def by_reason(rows: list[dict]) -> dict[str, list[str]]:
+    """The workloads (as ``#N``) each caveat of Table 5.1's rows applies to."""
+    found: dict[str, list[str]] = {}
+    for row in rows:
+        for reason in row["caveats"]:
+            found.setdefault(reason, []).append(f"#{row['workload']}")
+    return found
 
 
 def run_table_5_1(args: argparse.Namespace) -> int:
@@ -339,10 +328,14 @@ def run_table_5_1(args: argparse.Namespace) -> int:
                 "unsorted_pct": 100 * after["unsorted_user_bytes"] / max(1, after["user_bytes"]),
                 "offload_active_pct": 100 * delta["compaction_seconds"] / max(1e-9, delta["open_seconds"]),
                 "nvram_mb_written": delta["nvram_bytes_written"] / 1e6,
-                "nvram_lifetime_disk_overwrites": lifetime["disk_overwrites"],
+                # JSON has no infinity: a life no offloaded write bounds is null, and says why.
+                "nvram_lifetime_disk_overwrites": lifetime["disk_overwrites"] if offloaded else None,
                 "requests": result["summary"]["requests"],
                 "failed": result["summary"]["failed"],
                 "unissued_pct": 100 * result["summary"]["unissued"] / max(1, result["arrivals"]),
+                "caveats": caveats.offload_reasons(
+                    delta["compaction_bytes_read"] + delta["compaction_bytes_written"], delta["offloaded_user_bytes"]
+                ),
             }
             out.append(row)
             rows.append(
@@ -356,7 +349,7 @@ def run_table_5_1(args: argparse.Namespace) -> int:
                     f"{row['unsorted_pct']:.1f}",
                     f"{row['offload_active_pct']:.1f}",
                     f"{row['nvram_mb_written']:,.1f}",
-                    f"{row['nvram_lifetime_disk_overwrites']:,.1f}",
+                    caveats.UNBOUNDED if offloaded == 0 else f"{row['nvram_lifetime_disk_overwrites']:,.1f}",
                     f"{row['unissued_pct']:.1f}",
                 )
             )
@@ -387,6 +380,7 @@ def run_table_5_1(args: argparse.Namespace) -> int:
         f"15 % updates, 70 % scans of 1-100 records; {media(args)}; bands of {args.band_size}, "
         f"buffer levels {args.buffer_bands}; quiet after {args.quiet_interval:g} s"
         + ("" if stop_after is None else f"; each workload stopped issuing after {stop_after:g} s (% not issued)"),
+        notes=caveats.group(by_reason(out)),
     )
     return 0
 
