@@ -76,6 +76,27 @@ def test_a_pivot_keeps_what_tells_rows_apart_instead_of_averaging_them(folder):
     assert [row["trace"] for row in csv.DictReader(io.StringIO(proc.stdout))] == ["wdev", "ts"]
 
 
+def test_a_measure_some_rows_lack_is_not_taken_for_what_ran():
+    # The README's pivot of uCache rows kept read_response_mean_ns apart as if it were a setting:
+    # rows of other tables without it made it a column of objects.
+    import pandas as pd
+    from smrlab.results import pivot
+
+    frame = pd.DataFrame(
+        {
+            "label": ["ucache"] * 4,
+            "trace": ["vm-local"] * 4,
+            "run": ["a", "a", "a", "a"],
+            "bucket": ["128KiB", "1MiB", "128KiB", "1MiB"],
+            "promote": ["copy", "copy", "map", "map"],
+            "read_response_mean_ns": [4.5e6, 4.3e6, None, 4.1e6],
+            "hit": [0.96, 0.99, 0.95, 0.98],
+        }
+    )
+    table, kept = pivot(frame, "trace:bucket:hit")
+    assert kept == ["promote"] and len(table) == 2
+
+
 def test_by_default_the_experiments_measures_and_keys_all_for_everything(folder):
     header = next(csv.reader(io.StringIO(results(folder, "--csv").stdout)))
     assert header == ["label", "trace", "buffer", "r_wa", "band_cleanings"]

@@ -144,17 +144,28 @@ def select(frame, where: list[str]):
 
 def key_columns(frame) -> list[str]:
     """The columns that say what a row ran (label, system, trace, seed, the run's folder, the
-    given parameters: text columns), as opposed to what it measured; a row's ``caveats`` is
-    text about what it measured (``smrlab.caveats``), not what it ran."""
-    from pandas.api.types import is_numeric_dtype
-
+    given parameters: text columns), as opposed to what it measured (numbers); a row's
+    ``caveats`` is text about what it measured (``smrlab.caveats``), not what it ran."""
     return [
         c
         for c in frame.columns
         if c not in ("cell", "error", "caveats")
         and not str(c).startswith("series.")
-        and (c in ("seed", "run") or not is_numeric_dtype(frame[c]))
+        and (c in ("seed", "run") or not _numbers(frame[c]))
     ]
+
+
+def _numbers(column) -> bool:
+    """Whether a column holds numbers only, missing values aside: a measure some rows lack (a
+    response time a run did not measure) is still a measure, though pandas keeps it as objects."""
+    from numbers import Number
+
+    from pandas.api.types import is_numeric_dtype
+
+    if is_numeric_dtype(column):
+        return True
+    given = column.dropna()
+    return len(given) > 0 and bool(given.map(lambda v: isinstance(v, Number)).all())
 
 
 def pivot(frame, spec: str) -> tuple[object, list[str]]:
