@@ -28,7 +28,7 @@ SERVER_THREADS = bounded_whole(1, 256)
 UNITS = """units: sizes are bytes, with optional suffixes KB/MB/GB (powers of 1000) or KiB/MiB/GiB
 (powers of 1024), e.g. 64MiB; rates are operations per second and MB/s (10^6 bytes of keys and
 values per second); write amplification is bytes written to the device per byte of keys and
-values written; disk time is simulated nanoseconds on the --disk preset."""
+values written; disk time is the simulated seconds the --disk preset took."""
 
 
 def binary_size(count: int) -> str:
