@@ -120,3 +120,43 @@ def test_fig_5_8_says_when_offloading_never_engaged():
     [busy] = caveats.offload_notes({"without offloading": run(4, 0), "with offloading": run(4, 0)})
     assert "no write arrived while a compaction ran" in busy
     assert caveats.offload_notes({"without offloading": run(4, 0), "with offloading": run(4, 1 << 20)}) == []
+
+
+def ycsb_summary(requests: int, throughput: float) -> dict:
+    """A YCSB run's summary as the core gives it, with every latency 1 ms."""
+    latency = {"count": requests, **{f"{p}_ns": 1e6 for p in ("mean", "p50", "p90", "p99", "p999", "max")}}
+    return {
+        "requests": requests,
+        "throughput": throughput,
+        "latency": latency,
+        "by_op": [("insert", latency)],
+        "failed": 0,
+        "missed": 0,
+        "waited_for_worker": 0,
+        "scheduling_error": {"p50_ns": 1e3, "p99_ns": 1e3},
+    }
+
+
+def test_a_store_run_that_fell_behind_its_arrivals_is_marked_saturated(monkeypatch, capsys):
+    """The README's ``kv ycsb --server ... --rate 2000 --duration 2`` completed 1,398 requests a
+    second of the 2,000 scheduled, and ``workload fig4.10 --duration 1`` about 16,000 of 25,600
+    in all four runs: latencies of a growing backlog, printed without a mark."""
+    from smrlab import workload
+    from smrlab.cli import main
+    from smrlab.workload_experiments import latency_row
+
+    assert caveats.fell_behind(ycsb_summary(4001, 1398), 2.0)
+    assert not caveats.fell_behind(ycsb_summary(10000, 4990), 2.0)
+    assert not caveats.fell_behind(ycsb_summary(0, 0), 2.0)
+    assert caveats.behind("a", ycsb_summary(10000, 4990), 2.0) == []
+    marked, kept = latency_row("x", ycsb_summary(4001, 1398), 2.0), latency_row("y", ycsb_summary(4000, 2000), 2.0)
+    assert all(isinstance(cell, caveats.Marked) for cell in marked[3:]) and caveats.marks([kept]) == set()
+
+    result = {"summary": ycsb_summary(4001, 1398), "arrivals": 4001, "load_seconds": 0.0}
+    monkeypatch.setattr(workload, "run_ycsb", lambda *args, **kwargs: result)
+    assert main(["kv", "ycsb", "--server", "127.0.0.1:1", "--rate", "2000", "--duration", "2"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "1.000 ‡" in printed and SATURATED_NOTE in printed and "1,398 requests a second of the 2,000" in printed
+    assert main(["kv", "ycsb", "--server", "127.0.0.1:1", "--rate", "2000", "--duration", "2", "--json"]) == 0
+    [line] = json.loads(capsys.readouterr().out)["notes"]
+    assert "the store fell behind" in line

@@ -8,7 +8,9 @@ command line's tables and JSON, the API's ``Result.caveats``, the report):
   reason naming the runs it applies to;
 - rows of one comparison whose numbers came out identical, which are then not ranked apart;
 - runs of the write-offloading store (the SMRDB thesis's chapter 5) in which no compaction ran,
-  so nothing was offloaded, and the NVRAM life such a run cannot bound.
+  so nothing was offloaded, and the NVRAM life such a run cannot bound;
+- a store's open-loop run (YCSB requests at scheduled times) that fell behind its arrivals: its
+  latencies carry the saturated mark, as a simulated run's do.
 
 The core decides every one of these (``smrlab.result.saturated``, a result's ``warnings`` and
 ``not_informative``); this module only words and places them. Not here: drawing the mark in a
@@ -145,3 +147,28 @@ def offload_reasons(compacted_bytes: int, offloaded_bytes: int) -> list[str]:
     workload, so their count is not the test), and, whenever nothing was offloaded, the NVRAM
     life it cannot bound."""
     return [NO_COMPACTION] * (not compacted_bytes) + [NVRAM_UNBOUNDED] * (not offloaded_bytes)
+
+
+# A store's open-loop run keeps up when it completes what its schedule issued about as fast as it
+# was issued; the last requests' service and a burst at the end of a short run cost a little of
+# that, so a run is taken to have fallen behind below nine tenths of the schedule's rate.
+KEEP_UP = 0.9
+
+
+def fell_behind(summary: Mapping[str, Any], duration_s: float) -> bool:
+    """Whether a store's open-loop run (a YCSB run's ``summary``, over a schedule of
+    ``duration_s`` seconds) completed requests slower than its schedule issued them."""
+    offered = summary["requests"] / duration_s if duration_s > 0 else 0.0
+    return offered > 0 and summary["throughput"] < KEEP_UP * offered
+
+
+def behind(label: str, summary: Mapping[str, Any], duration_s: float, lower: str = "--rate") -> list[str]:
+    """The note of a run that fell behind its arrivals (``fell_behind``), or none; ``lower``
+    names the options that ask for fewer arrivals."""
+    if not fell_behind(summary, duration_s):
+        return []
+    return [
+        f"{label}: {SATURATED_MARK} it completed {summary['throughput']:,.0f} requests a second of the "
+        f"{summary['requests'] / duration_s:,.0f} its schedule issued: the store fell behind, so its "
+        f"latencies measure the backlog, not the arrivals (a lower {lower})"
+    ]

@@ -106,19 +106,24 @@ def ms(ns: float) -> str:
     return f"{ns / 1e6:,.2f}"
 
 
-def latency_row(label: str, summary: dict) -> tuple:
-    lat = summary["latency"]
+def latency_row(label: str, summary: dict, duration_s: float) -> tuple:
+    """A run's row: its latencies marked saturated when it fell behind its arrivals."""
+    lat, behind = summary["latency"], caveats.fell_behind(summary, duration_s)
     return (
         label,
         lat["count"],
         f"{summary['throughput']:,.0f}",
-        ms(lat["mean_ns"]),
-        ms(lat["p50_ns"]),
-        ms(lat["p90_ns"]),
-        ms(lat["p99_ns"]),
-        ms(lat["p999_ns"]),
-        ms(lat["max_ns"]),
+        *(
+            caveats.response(ms(lat[key]), behind)
+            for key in ("mean_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns")
+        ),
     )
+
+
+def behind_notes(runs: dict[str, dict], duration_s: float) -> list[str]:
+    """The runs that fell behind their arrivals, each with its rates."""
+    lower = "--load or --rate (the calibration's rate back to back may not last)"
+    return [line for label, run in runs.items() for line in caveats.behind(label, run["summary"], duration_s, lower)]
 
 
 LATENCY_COLUMNS = ["run", "requests", "achieved/s", "mean (ms)", "p50", "p90", "p99", "p99.9", "max"]
@@ -161,8 +166,9 @@ def run_fig_4_10(args: argparse.Namespace) -> int:
             )
         finally:
             store.close()
-        rows.append(latency_row(name, result["summary"]))
+        rows.append(latency_row(name, result["summary"], args.duration))
         out["runs"][name] = {"summary": result["summary"], "arrival": extra, "cdf": cdf_points(result["latencies_ns"])}
+    out["notes"] = behind_notes(out["runs"], args.duration)
     if args.json:
         print_json(out)
         return 0
@@ -173,6 +179,7 @@ def run_fig_4_10(args: argparse.Namespace) -> int:
         rows,
         caption=f"latency from the scheduled time; {media(args)}; bands of {args.band_size}; "
         f"b = {args.bias}, diurnal modulation 0.9 x rate over three cycles, Pareto alpha {args.shape}; seed {args.seed}",
+        notes=out["notes"],
     )
     return 0
 
@@ -200,11 +207,11 @@ def run_fig_5_8(args: argparse.Namespace) -> int:
         finally:
             store.close()
         rows.append(
-            latency_row(label, result["summary"])
+            latency_row(label, result["summary"], args.duration)
             + (f"{100 * stats['offloaded_user_bytes'] / max(1, stats['user_bytes']):.1f}", stats["compactions"])
         )
         out["runs"][label] = {"summary": result["summary"], "store": stats, "cdf": cdf_points(result["latencies_ns"])}
-    out["notes"] = caveats.offload_notes(out["runs"])
+    out["notes"] = behind_notes(out["runs"], args.duration) + caveats.offload_notes(out["runs"])
     if args.json:
         print_json(out)
         return 0

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from smrlab import _core, workload
+from smrlab import _core, caveats, workload
 from smrlab.cli.workload import add_arrival_arguments, arrival_options
 from smrlab.errors import UsageError
 from smrlab.kv import DB, KEY_BYTES, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
@@ -388,37 +388,25 @@ def run_ycsb(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     s = result["summary"]
+    notes = caveats.behind("the run", s, args.duration)
     if args.json:
         print_json(
-            {"summary": s, "arrivals": result["arrivals"], "load_seconds": result["load_seconds"], "store": stats}
+            {
+                "summary": s,
+                "arrivals": result["arrivals"],
+                "load_seconds": result["load_seconds"],
+                "store": stats,
+                "notes": notes,
+            }
         )
         return 0 if s["failed"] == 0 else 1
-    ms = lambda ns: f"{ns / 1e6:,.3f}"
-    rows = [
-        (
-            "all",
-            s["latency"]["count"],
-            ms(s["latency"]["mean_ns"]),
-            ms(s["latency"]["p50_ns"]),
-            ms(s["latency"]["p90_ns"]),
-            ms(s["latency"]["p99_ns"]),
-            ms(s["latency"]["p999_ns"]),
-            ms(s["latency"]["max_ns"]),
-        )
-    ]
-    rows += [
-        (
-            op,
-            lat["count"],
-            ms(lat["mean_ns"]),
-            ms(lat["p50_ns"]),
-            ms(lat["p90_ns"]),
-            ms(lat["p99_ns"]),
-            ms(lat["p999_ns"]),
-            ms(lat["max_ns"]),
-        )
-        for op, lat in s["by_op"]
-    ]
+    behind = caveats.fell_behind(s, args.duration)
+
+    def row(op: str, lat: dict) -> tuple:
+        keys = ("mean_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns")
+        return (op, lat["count"], *(caveats.response(f"{lat[key] / 1e6:,.3f}", behind) for key in keys))
+
+    rows = [row("all", s["latency"])] + [row(op, lat) for op, lat in s["by_op"]]
     target = args.server or args.store or f"memory store on {args.disk}"
     print_table(
         f"YCSB workload {args.workload} on {target}: {args.process} arrivals, {args.rate:g}/s for {args.duration:g} s, {args.threads} threads",
@@ -429,6 +417,7 @@ def run_ycsb(args: argparse.Namespace) -> int:
             f"{s['missed']} reads missed, {s['waited_for_worker']} waited for a free worker; executor's scheduling error "
             f"p50 {s['scheduling_error']['p50_ns'] / 1e3:,.0f} us, p99 {s['scheduling_error']['p99_ns'] / 1e3:,.0f} us"
         ),
+        notes=notes,
     )
     return 0 if s["failed"] == 0 else 1
 
