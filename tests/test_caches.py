@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 
 import libcachesim
+import pandas as pd
 import pytest
 from conftest import DATA, assert_parameter_errors, msr_line
 from smrlab import _core
 from smrlab.bundled import DEMO_TRACES
-from smrlab.cli.caches import factor_rows, paper_factors
+from smrlab.cli.caches import factor_rows
 
 
 def block_stream(cli, source, tmp_path, name):
@@ -208,26 +209,30 @@ def test_bad_cache_parameters(cli):
 
 
 def test_factors_against_pore_bl_are_means_of_per_trace_ratios():
-    def trace(pore_time, lru_time, pore_r_wa, lru_r_wa):
-        """Write times as given; reads add 1 s to every system's total."""
+    def trace(name, pore_time, lru_time, pore_r_wa, lru_r_wa):
+        """Tidy rows of one trace: write times as given; reads add 1 s to every system's total."""
         times = lambda write: {"write_io_s": write, "total_io_s": write + 1.0}
-        results = {label: {"derived": {**times(1.0), "r_wa": 1.0}} for label in ("smr-only", "lru-band")}
-        results["cmr-only"] = {"derived": times(2 * pore_time)}
-        results["lru"] = {"derived": {**times(lru_time), "r_wa": lru_r_wa}}
-        results["pore-bl"] = {"derived": {**times(pore_time), "r_wa": pore_r_wa}}
-        return results
+        measured = {label: {**times(1.0), "r_wa": 1.0} for label in ("smr-only", "lru-band")}
+        measured["cmr-only"] = times(2 * pore_time)
+        measured["lru"] = {**times(lru_time), "r_wa": lru_r_wa}
+        measured["pore-bl"] = {**times(pore_time), "r_wa": pore_r_wa}
+        return [{"label": label, "trace": name, "seed": 0, **values} for label, values in measured.items()]
 
-    rows = {row[0]: row for row in factor_rows([trace(1.0, 2.0, 10.0, 50.0), trace(2.0, 8.0, 5.0, 5.0)], "wo")}
-    # The paper's factors come from the PORE claims file (Fig. 13 (a) and (c)).
-    assert paper_factors("wo")["lru"] == (4.60, 6.75) and paper_factors("rw")["smr-only"] == (11.83, 3.92)
+    def factors(mode, *traces):
+        rows = pd.DataFrame([row for rows in traces for row in rows])
+        return {row[0]: row for row in factor_rows(rows, mode)}
+
+    rows = factors("wo", trace("a", 1.0, 2.0, 10.0, 50.0), trace("b", 2.0, 8.0, 5.0, 5.0))
+    # The paper's factors come from the PORE claims file (Fig. 13 (a) and (c); Figs. 11 and 12 (c)).
+    assert factors("rw", trace("a", 1.0, 2.0, 10.0, 50.0))["smr-only"][2::2] == (11.83, 3.92)
     assert rows["lru"] == ("lru", (2.0 + 4.0) / 2, 4.60, (5.0 + 1.0) / 2, 6.75)
     assert rows["cmr-only"][1] == 2.0 and rows["cmr-only"][3] is None
     assert rows["lru-band"] == ("lru-band", (1.0 + 0.5) / 2, 2.02, (0.1 + 0.2) / 2, 2.83)
-    read_write = {row[0]: row for row in factor_rows([trace(1.0, 2.0, 10.0, 50.0)], "rw")}
+    read_write = factors("rw", trace("a", 1.0, 2.0, 10.0, 50.0))
     assert read_write["lru"][1] == 3.0 / 2.0  # total times in read-write mode
-    quiet = trace(1.0, 2.0, 10.0, 50.0)
-    del quiet["pore-bl"]["derived"]["r_wa"]  # the SMR write buffer never had to evict
-    assert factor_rows([quiet], "wo")[2][3] is None
+    quiet = trace("a", 1.0, 2.0, 10.0, 50.0)
+    quiet[-1]["r_wa"] = None  # the SMR write buffer never had to evict
+    assert factors("wo", quiet)["lru"][3] is None
 
 
 def test_bad_geometry_scale(cli):

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 
 from smrlab import caveats, experiment, options, systems
+from smrlab.cli import views
 from smrlab.cli.declared import add_declared
 from smrlab.cli.experiments import add_fresh_argument
 from smrlab.cli.sim import (
@@ -188,33 +189,6 @@ def print_comparison(title: str, results: dict[str, dict], mode: str) -> None:
 # traces (Figs. 12 (c) and 13 (c)); the paper gives no R_wa for cmr-only, which has none.
 COMPETITORS = ("smr-only", "cmr-only", "lru", "lru-band")
 FACTOR_EXPERIMENTS = {"rw": ("pore-fig11", "pore-fig12"), "wo": ("pore-fig13",)}
-
-
-def paper_factors(mode: str) -> dict[str, tuple[float | None, float | None]]:
-    """How many times PORE-BL cut each competitor's I/O time and R_wa, as the PORE paper says:
-    read from its claims (experiments/claims/pore.toml), the one place its numbers live."""
-    from smrlab import bundled
-    from smrlab.reproduce import claims
-
-    stated = claims.load(claims.claims_path("pore", bundled.experiments_root())).claims
-
-    def factor(label: str, metric: str) -> float | None:
-        return next(
-            (
-                c.paper_value
-                for c in stated
-                if c.kind == "ratio"
-                and c.experiment in FACTOR_EXPERIMENTS[mode]
-                and c.metric == metric
-                and c.of == {"label": label}
-                and c.over == {"label": "pore-bl"}
-            ),
-            None,
-        )
-
-    return {label: (factor(label, TIME_COMPARED[mode]), factor(label, "r_wa")) for label in COMPETITORS}
-
-
 FACTOR_COLUMNS = ["pore-bl vs", "time factor", "paper", "R_wa factor", "paper"]
 # The time the paper compares: in its write-only experiments it dismisses the traces' reads
 # (§V-C2), so its I/O times are write times; here reads bypass a write-only cache and their
@@ -222,46 +196,50 @@ FACTOR_COLUMNS = ["pore-bl vs", "time factor", "paper", "R_wa factor", "paper"]
 TIME_COMPARED = {"wo": "write_io_s", "rw": "total_io_s"}
 
 
-def factor_rows(per_trace: list[dict[str, dict]], mode: str) -> list[tuple]:
-    """PORE-BL against each competitor: the competitor's I/O time (`TIME_COMPARED`) and R_wa
-    divided by PORE-BL's (above 1: PORE-BL is better), averaged over the traces (arithmetic mean
-    of the per-trace factors, our reading of the paper's "on average"), beside the paper's."""
-
-    def mean_factor(label: str, metric: str) -> float | None:
-        if any(metric not in results[name]["derived"] for results in per_trace for name in (label, "pore-bl")):
-            return None  # e.g. no R_wa where the SMR write buffer never had to evict
-        if not informative(per_trace, label):
-            return None  # a run that never exercised its mechanism says nothing of it
-        factors = [results[label]["derived"][metric] / results["pore-bl"]["derived"][metric] for results in per_trace]
-        return sum(factors) / len(factors)
-
-    stated = paper_factors(mode)
-    rows = []
+def factor_rows(rows, mode: str) -> list[tuple]:
+    """PORE-BL against each competitor, from the PORE claims of the mode's experiments
+    (experiments/claims/pore.toml) judged on ``rows`` (the line-up's tidy rows, one trace or
+    several) by the scorecard: the competitor's I/O time (`TIME_COMPARED`) and R_wa over
+    PORE-BL's (above 1: PORE-BL is better), the claims' statistic over the traces run (the mean
+    of the per-trace factors), beside the paper's number."""
+    found = {
+        (claim.of.get("label"), claim.metric): (row.ours, claim.paper_value)
+        for claim, row in reversed(views.judged("pore", FACTOR_EXPERIMENTS[mode], rows))
+        if claim.kind == "ratio" and claim.over == {"label": "pore-bl"}
+    }
+    table = []
     for label in COMPETITORS:
-        paper_time, paper_r_wa = stated.get(label, (None, None))
-        rows.append(
-            (label, mean_factor(label, TIME_COMPARED[mode]), paper_time, mean_factor(label, "r_wa"), paper_r_wa)
-        )
-    return rows
+        time, r_wa = (found.get((label, metric), (None, None)) for metric in (TIME_COMPARED[mode], "r_wa"))
+        table.append((label, time[0], time[1], r_wa[0], r_wa[1]))
+    return table
 
 
-def informative(per_trace: list[dict[str, dict]], label: str) -> bool:
+def informative(per_trace: dict[str, dict[str, dict]], label: str) -> bool:
     """Whether PORE-BL's run and ``label``'s exercised what they compare on every trace (a cache
     that never evicted, a buffer that never cleaned a band, say nothing of their policies)."""
-    return all(not caveats.reasons(results[name]) for results in per_trace for name in (label, "pore-bl"))
+    return all(not caveats.reasons(results[name]) for results in per_trace.values() for name in (label, "pore-bl"))
 
 
-def print_factors(per_trace: list[dict[str, dict]], mode: str, traces: str) -> None:
-    """The factors beside the paper's; left out for a competitor whose run, or PORE-BL's, was
-    not informative (the table's notes say which), and not printed at all when none is left."""
-    rows = factor_rows(per_trace, mode)
+def print_factors(per_trace: dict[str, dict[str, dict]], mode: str, traces: str) -> None:
+    """The factors on the traces run (``per_trace``: each trace's results by label) beside the
+    paper's; left out for a competitor whose run, or PORE-BL's, was not informative (the
+    table's notes say which), and not printed at all when none is left."""
+    rows = views.frame(
+        (label, trace, {}, result) for trace, results in per_trace.items() for label, result in results.items()
+    )
     left_out = [label for label in COMPETITORS if not informative(per_trace, label)]
+    factors = [
+        (label, None, paper_time, None, paper_r_wa)
+        if label in left_out
+        else (label, time, paper_time, r_wa, paper_r_wa)
+        for label, time, paper_time, r_wa, paper_r_wa in factor_rows(rows, mode)
+    ]
     notes = (
         [f"{', '.join(left_out)}: no factor, as a run it needs was not informative (see the tables above)"]
         if left_out
         else []
     )
-    if all(time is None and r_wa is None for _, time, _, r_wa, _ in rows):
+    if all(time is None and r_wa is None for _, time, _, r_wa, _ in factors):
         note(
             f"PORE-BL against the others on {traces}: no factor to set beside the paper's: {notes[0] if notes else 'no run measured one'}"
         )
@@ -269,7 +247,7 @@ def print_factors(per_trace: list[dict[str, dict]], mode: str, traces: str) -> N
     print_table(
         f"PORE-BL against the others on {traces} ({mode}), beside the PORE paper's averages",
         FACTOR_COLUMNS,
-        rows,
+        factors,
         caption="factor = the other's I/O time (or R_wa) / PORE-BL's; above 1: PORE-BL is better; "
         + ("write I/O times, as the paper dismisses reads in write-only mode" if mode == "wo" else "total I/O times"),
         notes=notes,
@@ -282,7 +260,7 @@ def run_compare(args: argparse.Namespace) -> int:
         f"SSD caches over drive-managed SMR: {args.trace} ({args.mode}, cache {args.cache})", results, args.mode
     )
     if "pore-bl" in results:
-        print_factors([results], args.mode, Path(args.trace).name)
+        print_factors({Path(args.trace).name: results}, args.mode, Path(args.trace).name)
     note(f"results written to {args.out}/")
     return 0
 

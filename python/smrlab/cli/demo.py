@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     smr_vs_cmr(traces, args.out)
     full_args = copy.copy(args)
     full_args.geometry_scale = "1" if args.geometry_scale is None else args.geometry_scale
-    per_trace = []
+    per_trace = {}
     for name, path in full_size.items():
         measured = caches.compare(str(path), full_args, args.out, name=name)
         caches.print_comparison(
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             measured,
             args.mode,
         )
-        per_trace.append(measured)
+        per_trace[name] = measured
     caches.print_factors(per_trace, args.mode, "full-size " + ", ".join(DEMO_TRACES))
     note(f"results written to {args.out}/")
     page = outputs.write_text(
