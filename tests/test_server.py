@@ -239,3 +239,23 @@ def test_kv_scan_get_and_the_api_show_what_the_servers_clients_see(tmp_path, cap
     out, err = capsys.readouterr()
     assert out == "soon\n" and f"expires {expiry}" in err
     assert main(["kv", "get", str(tmp_path / "db"), "expired"]) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    fields=st.none() | st.lists(st.tuples(st.binary(max_size=8), st.binary(max_size=8)), max_size=4),
+    payload=st.binary(max_size=16),
+    deadline=st.none() | st.integers(0, 2**64 - 1),
+    cut=st.integers(0, 64),
+)
+def test_the_printing_path_reads_any_stored_bytes_and_every_record_the_server_writes(fields, payload, deadline, cut):
+    from smrlab.kv_records import decode
+
+    stored = stored_record(fields, payload, deadline)
+    record = decode(stored)
+    assert (record.fields, record.deadline_ms) == (None if fields is None else tuple(fields), deadline)
+    assert record.value == (payload if fields is None else None)
+    assert (record.expiry() is None) == (deadline is None) and isinstance(record.shown(repr), str)
+    # Cut short, the bytes are a string as they are, or (cut inside a string's payload) a shorter string.
+    short = decode(stored[:cut])
+    assert short.value is not None or stored[:cut] == stored
