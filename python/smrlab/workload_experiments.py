@@ -409,7 +409,8 @@ def add_common(parser: argparse.ArgumentParser, duration: float, band_size: str,
     parser.add_argument(
         "--capacity",
         default="8GiB",
-        help="bytes of the disk, at most 2^20 bands; held in memory as written (default 8GiB)",
+        help="bytes of the disk, at most 2^20 bands, fewer when bands are small (one band of metadata describes "
+        "them all: the default 8GiB fits bands of 2MiB, not 1MiB); held in memory as written (default 8GiB)",
     )
     parser.add_argument(
         "--threads", type=bounded_whole(1, workload.MAX_THREADS), default=16, help="executor workers (default 16)"

@@ -54,7 +54,8 @@ def add_geometry_arguments(parser: argparse.ArgumentParser, device: str, fits: s
     parser.add_argument(
         "--capacity",
         metavar="SIZE",
-        help=f"bytes of {device}, at most 2^{_core.KV_MAX_BANDS.bit_length() - 1} bands "
+        help=f"bytes of {device}, at most 2^{_core.KV_MAX_BANDS.bit_length() - 1} bands, fewer when bands are "
+        "small (one band of metadata describes them all) "
         f"(default {bands} bands: {binary_size(band * bands)} at {binary_size(band)} bands; recorded){fits}",
     )
     parser.add_argument(
