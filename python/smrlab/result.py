@@ -37,6 +37,7 @@ def measures(result: dict) -> dict[str, Any]:
     row.update(report["counters"])
     row.update(dict(report["gauges"]))
     row.update(response_times(report))
+    row.update(service_times(report))
     return row
 
 
@@ -63,6 +64,15 @@ def response_times(report: dict) -> dict[str, float]:
         write["p99_ns"] if write["count"] else None,
     )
     return dict(zip(RESPONSE_COLUMNS, values))
+
+
+def service_times(report: dict) -> dict[str, float | None]:
+    """The core's mean service time (ns: the disk's own time for a request, without waiting) of
+    reads and of writes, None without either."""
+    return {
+        f"{op}_service_mean_ns": report[op]["service"]["mean_ns"] if report[op]["service"]["count"] else None
+        for op in ("read", "write")
+    }
 
 
 def mean_response_ns(report: dict) -> float | None:

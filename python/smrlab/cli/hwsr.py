@@ -20,6 +20,7 @@ from pathlib import Path
 
 from smrlab import _core, caveats, experiment, hwsr_traces, options, systems
 from smrlab.bundled import traces_folder
+from smrlab.cli import views
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
@@ -27,7 +28,7 @@ from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.options import bounded_whole, generated_requests, listed, quoted
 from smrlab.outputs import check_room
-from smrlab.result import mean_response_ns, saturated
+from smrlab.result import tidy_row
 from smrlab.run import write_result
 from smrlab.tables import add_json_argument, note, print_table
 from smrlab.trace import Trace
@@ -43,7 +44,6 @@ SECTOR = 512
 # largest values are the core's: a block of one largest track, a region of the most tracks.
 MOST_SWEPT = 16
 MAX_BLOCK_SECTORS = _core.HWSR_MAX_TRACK // SECTOR
-MS = 1e6
 
 
 def run_capacity(args: argparse.Namespace) -> int:
@@ -121,40 +121,25 @@ def run_traces(args: argparse.Namespace) -> int:
     return 0
 
 
-def response_ms(summary: dict) -> float:
-    return summary["mean_ns"] / MS
-
-
-def result_row(label: str, result: dict) -> tuple:
-    """A run's row; its response times marked when it was saturated (``smrlab.caveats``)."""
-    report, derived = result["report"], result["derived"]
-    mean = (mean_response_ns(report) or 0.0) / MS
-    per_request = derived.get("segments_rewritten_per_request")
-    flagged = saturated(report)
-    return (
-        label,
-        caveats.response(mean, flagged),
-        caveats.response(response_ms(report["read"]["response"]), flagged),
-        caveats.response(response_ms(report["write"]["response"]), flagged),
-        caveats.response(report["write"]["response"]["p99_ns"] / MS, flagged),
-        response_ms(report["write"]["service"]),
-        None if per_request is None else per_request * 1e4,
-        derived.get("mem_hit_ratio"),
-        derived.get("ssd_hit_ratio"),
-    )
-
-
-COLUMNS = [
+# The comparison's table: HWSR Figs. 13 (response), 14 (segments rewritten), 12c (hit ratios),
+# 15-19 (without MEM or SSD).
+COMPARISON = views.Table(
+    "HWSR, S-block and a plain disk on {trace}",
     "system",
-    "mean ms",
-    "read ms",
-    "write ms",
-    "write p99 ms",
-    "write service ms",
-    "segments /10k req",
-    "MEM hit",
-    "SSD hit",
-]
+    (
+        views.Column("mean ms", "response_mean_ns", 1e-6),
+        views.Column("read ms", "read_response_mean_ns", 1e-6),
+        views.Column("write ms", "write_response_mean_ns", 1e-6),
+        views.Column("write p99 ms", "write_response_p99_ns", 1e-6),
+        views.Column("write service ms", "write_service_mean_ns", 1e-6),
+        views.Column("segments /10k req", "segments_rewritten_per_request", 1e4),
+        views.Column("MEM hit", "mem_hit_ratio"),
+        views.Column("SSD hit", "ssd_hit_ratio"),
+    ),
+    caption="response = waiting + service (open loop at trace time unless --replay closed); "
+    "HWSR Figs. 13 (response), 14 (segments rewritten), 12c (hit ratios), 15-19 (without MEM or SSD)",
+)
+MEAN_MS = COMPARISON.columns[0]
 
 
 def given_params(args: argparse.Namespace) -> dict[str, str]:
@@ -201,7 +186,6 @@ def run_compare(args: argparse.Namespace) -> int:
     trace = trace_of(args)
     out = Path(args.out)
     first = presets.read(LINE_UP_FILES[0])
-    rows, by_label = [], {}
     ran = run_preset(
         args,
         trace,
@@ -212,16 +196,7 @@ def run_compare(args: argparse.Namespace) -> int:
     )
     for cell, result in ran:
         write_result(result, out / f"{cell.trace_name}-{cell.label.replace(' ', '-')}.json", inputs=[trace])
-        rows.append(result_row(cell.label, result))
-        by_label[cell.label] = result
-    print_table(
-        f"HWSR, S-block and a plain disk on {trace.name}",
-        COLUMNS,
-        rows,
-        caption="response = waiting + service (open loop at trace time unless --replay closed); "
-        "HWSR Figs. 13 (response), 14 (segments rewritten), 12c (hit ratios), 15-19 (without MEM or SSD)",
-        notes=caveats.notes(by_label),
-    )
+    COMPARISON.print([(cell.label, result) for cell, result in ran], trace=trace.name)
     note(f"results written to {out}/")
     return 0
 
@@ -241,7 +216,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     for cell, result in run_preset(args, trace, "hwsr-sweep", swept.systems, grid, swept):
         block, region = int(cell.given["block"]) // SECTOR, int(cell.given["region"])
         write_result(result, Path(args.out) / f"{cell.trace_name}-b{block}-r{region}.json", inputs=[trace])
-        mean_ms[block, region] = result_row("", result)[1]
+        mean_ms[block, region] = MEAN_MS.value(tidy_row(result, cell.label, cell.given))
         by_cell[f"block {block} region {region}"] = result
     rows = [(region, *(mean_ms[block, region] for block in blocks)) for region in regions]
     print_table(

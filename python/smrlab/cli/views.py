@@ -4,20 +4,22 @@ claims on the command's experiment judged on it by the scorecard's own code
 (``smrlab.reproduce.evaluation``: its ratios, means over traces and verdicts), on whatever
 traces the command ran rather than the paper's trace set.
 
-A paper command names the experiment files whose claims it prints; it computes no measure of
-its own. Not here: running the experiment
+A paper command declares its table (``Table``: columns of measures, ``Column``) and the
+experiment files whose claims it prints; it computes no measure of its own. Not here: running the experiment
 (``smrlab.experiment.presets``), the claims' rules (``smrlab.reproduce``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from smrlab import bundled
+from smrlab import bundled, caveats
 from smrlab.reproduce import claims
 from smrlab.reproduce.evaluation import Evaluation, Row
-from smrlab.result import tidy_row
+from smrlab.result import RESPONSE_COLUMNS, tidy_row
+from smrlab.tables import print_table
 
 # What the claims printed by a command ran on: the user's traces, not the paper's recipes.
 TRACES_KIND = "given"
@@ -43,3 +45,44 @@ def judged(paper: str, experiments: tuple[str, ...], rows) -> list[tuple[claims.
         for claim in stated
         if claim.experiment in experiments and claim.kind != "not-run"
     ]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a paper command's table: ``measure`` of each run's tidy row times ``scale``
+    (1e-6: nanoseconds shown in milliseconds), blank where the run has none; a response time
+    carries the saturated mark of its run (``smrlab.caveats``)."""
+
+    header: str
+    measure: str
+    scale: float = 1.0
+
+    def value(self, row: dict) -> object:
+        value = row.get(self.measure)
+        if value is None or value != value:  # absent, or NaN
+            return None
+        return caveats.response(value * self.scale, self.measure in RESPONSE_COLUMNS and bool(row.get("saturated")))
+
+
+@dataclass(frozen=True)
+class Table:
+    """A paper command's table: one row per run, named in its first column (``first`` its
+    header), then ``columns``; ``title`` may name the fields the command fills in."""
+
+    title: str
+    first: str
+    columns: tuple[Column, ...]
+    caption: str = ""
+
+    def print(self, runs: Sequence[tuple[str, dict]], noted: Sequence[str] | None = None, **fields) -> None:
+        """Prints ``runs`` (each its row's name and its result), with the notes of ``caveats``
+        naming each run as ``noted`` does (default: its row's name)."""
+        rows = [(name, *(column.value(tidy_row(result, name, {})) for column in self.columns)) for name, result in runs]
+        named = noted or [name for name, _ in runs]
+        print_table(
+            self.title.format(**fields),
+            [self.first, *(column.header for column in self.columns)],
+            rows,
+            caption=self.caption.format(**fields),
+            notes=caveats.notes(dict(zip(named, (result for _, result in runs)))),
+        )
