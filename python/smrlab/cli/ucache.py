@@ -10,14 +10,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import caveats, experiment, options, outputs, systems
+from smrlab import experiment, options, outputs, systems
+from smrlab.cli import views
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.run import write_result
-from smrlab.tables import note, print_table
+from smrlab.tables import note
 from smrlab.trace import Trace
 
 # The experiment files whose systems make the sweep: E-region with its live-fraction samples
@@ -63,83 +64,49 @@ def sweep_experiment(args: argparse.Namespace, buckets: list[str]) -> experiment
     )
 
 
+# The sweep's table: uCache at each bucket size, then E-region and the plain disk.
+SWEEP = views.Table(
+    "uCache on {trace} (promotion by {promote})",
+    "bucket",
+    (
+        views.Column("write hit ratio", "bucket_write_hit_ratio"),
+        views.Column("GC cycles", "gc_cycles"),
+        views.Column("buckets/GC", "gc_buckets_per_cycle"),
+        views.Column("promotions", "promotions"),
+        views.Column("replay s", "makespan_s"),
+        views.Column("ops/host op", "io_amplification_ops"),
+        views.Column("bytes/host byte", "io_amplification_bytes"),
+        views.Column("promotion ms", "mean_promotion_ns", 1e-6),
+        views.Column("seeks", "seeks"),
+    ),
+    caption="uCache paper: write hit ratio = Table III, GC cycles = Table IV, buckets/GC = Fig. 8, replay time "
+    "beside a plain disk = Fig. 7, media ops and bytes per host op and byte = Fig. 9, promotion time = Fig. 10, "
+    "seeks minus the plain disk's = Table V (a seek: a disk I/O not starting where the previous one ended)",
+)
+# The rows' names of the runs other than uCache's.
+ROW_NAMES = {"cmr": "cmr (plain disk)"}
+
+
 def run(args: argparse.Namespace) -> int:
     buckets = args.buckets.split(",") if args.buckets else presets.axis(SWEEP_FILE, "bucket")
     name = Path(args.trace).name.split(".")[0]
     out = Path(args.out)
     ran = presets.run(sweep_experiment(args, buckets), args, out, name)
-    rows = []
-    by_label = {cell.label: result for cell, result in ran[len(buckets) :]}
     for bucket, (_, result) in zip(buckets, ran):
         write_result(result, out / f"{name}-ucache-{bucket}.json")
-        d, c = result["derived"], result["report"]["counters"]
-        rows.append(
-            (
-                bucket,
-                d.get("bucket_write_hit_ratio"),
-                c["gc_cycles"],
-                d.get("gc_buckets_per_cycle"),
-                c["promotions"],
-                d["makespan_s"],
-                d["io_amplification_ops"],
-                d["io_amplification_bytes"],
-                _milliseconds(d.get("mean_promotion_ns")),
-                d["seeks"],
-            )
-        )
+    by_label = {cell.label: result for cell, result in ran[len(buckets) :]}
     eregion, cmr_result = by_label["eregion"], by_label["cmr"]
     stem = out / f"{name}-eregion"
     write_result(eregion, stem.with_suffix(".json"))
     write_live_fraction_csv(eregion["report"]["gauge_series"], stem.with_name(stem.name + "-live.csv"))
-    e = eregion["derived"]
-    rows.append(
-        (
-            "eregion",
-            None,
-            eregion["report"]["counters"]["gc_cycles"],
-            None,
-            None,
-            e["makespan_s"],
-            e["io_amplification_ops"],
-            e["io_amplification_bytes"],
-            None,
-            e["seeks"],
-        )
-    )
-    cmr = cmr_result["derived"]
-    rows.append(
-        (
-            "cmr (plain disk)",
-            None,
-            None,
-            None,
-            None,
-            cmr["makespan_s"],
-            cmr["io_amplification_ops"],
-            cmr["io_amplification_bytes"],
-            None,
-            cmr["seeks"],
-        )
-    )
-    print_table(
-        f"uCache on {args.trace} (promotion by {args.promote})",
+    SWEEP.print(
         [
-            "bucket",
-            "write hit ratio",
-            "GC cycles",
-            "buckets/GC",
-            "promotions",
-            "replay s",
-            "ops/host op",
-            "bytes/host byte",
-            "promotion ms",
-            "seeks",
+            *zip(buckets, (result for _, result in ran)),
+            *((ROW_NAMES.get(label, label), r) for label, r in by_label.items()),
         ],
-        rows,
-        caption="uCache paper: write hit ratio = Table III, GC cycles = Table IV, buckets/GC = Fig. 8, replay time "
-        "beside a plain disk = Fig. 7, media ops and bytes per host op and byte = Fig. 9, promotion time = Fig. 10, "
-        "seeks minus the plain disk's = Table V (a seek: a disk I/O not starting where the previous one ended)",
-        notes=caveats.notes({f"bucket {bucket}": result for bucket, (_, result) in zip(buckets, ran)} | by_label),
+        noted=[*(f"bucket {bucket}" for bucket in buckets), *by_label],
+        trace=args.trace,
+        promote=args.promote,
     )
     report = cmr_result["report"]
     depth = cmr_result["config"]["params"].get(QUEUE_DEPTH, "1")
@@ -147,16 +114,13 @@ def run(args: argparse.Namespace) -> int:
         f"replayed as the paper's fio did (§IV): iodepth {report['iodepth']} (requests in flight), "
         f"the drive queueing {depth} commands; replay s is each run's makespan"
     )
+    e = eregion["derived"]
     note(
         f"E-region log live fraction over trace time (Fig. 1): mean {100 * e['log_live_fraction_mean']:.1f} %, "
         f"max {100 * e['log_live_fraction_max']:.1f} % (curve in {stem.name}-live.csv)"
     )
     note(f"results written to {args.out}/")
     return 0
-
-
-def _milliseconds(ns: float | None) -> float | None:
-    return None if ns is None else ns / 1e6
 
 
 def write_live_fraction_csv(series: dict, path: Path) -> None:
