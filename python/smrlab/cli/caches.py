@@ -286,29 +286,31 @@ def sweep_experiment(args: argparse.Namespace, values: list[str]) -> experiment.
     )
 
 
+# The sweep's table: a row per value of the swept parameter (PORE §V-E/F, Figs. 15-16).
+SWEEP = views.Table(
+    "{policy}-{scheme}: varying {vary} on {trace}",
+    "{vary}",
+    (
+        views.Column("total I/O s", "total_io_s"),
+        views.Column("read hit", "read_hit_rate"),
+        views.Column("write hit", "write_hit_rate"),
+        views.Column("R_wa", "r_wa"),
+        views.Column("avg open zones", "pore_avg_open_zones"),
+    ),
+)
+
+
 def run_sweep(args: argparse.Namespace) -> int:
     values = args.values.split(",") if args.values else paper_range(args.vary)
-    exp = sweep_experiment(args, values)
     name = Path(args.trace).name.split(".")[0]
-    rows = []
-    by_value = {value: result for value, (_, result) in zip(values, presets.run(exp, args, Path(args.out), name))}
-    for value, result in by_value.items():
-        d = result["derived"]
-        rows.append(
-            (
-                value,
-                d["total_io_s"],
-                d.get("read_hit_rate"),
-                d.get("write_hit_rate"),
-                d.get("r_wa"),
-                d.get("pore_avg_open_zones"),
-            )
-        )
-    print_table(
-        f"{args.policy}-{args.scheme}: varying {args.vary} on {args.trace}",
-        [args.vary, "total I/O s", "read hit", "write hit", "R_wa", "avg open zones"],
-        rows,
-        notes=caveats.notes({f"{args.vary}={value}": result for value, result in by_value.items()}),
+    ran = presets.run(sweep_experiment(args, values), args, Path(args.out), name)
+    SWEEP.print(
+        [(value, result) for value, (_, result) in zip(values, ran)],
+        noted=[f"{args.vary}={value}" for value in values],
+        policy=args.policy,
+        scheme=args.scheme,
+        vary=args.vary,
+        trace=args.trace,
     )
     note(f"results written to {args.out}/")
     return 0

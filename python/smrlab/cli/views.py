@@ -67,7 +67,8 @@ class Column:
 @dataclass(frozen=True)
 class Table:
     """A paper command's table: one row per run, named in its first column (``first`` its
-    header), then ``columns``; ``title`` may name the fields the command fills in."""
+    header), then ``columns``; ``title``, ``first`` and ``caption`` may name fields the command
+    fills in."""
 
     title: str
     first: str
@@ -81,7 +82,7 @@ class Table:
         named = noted or [name for name, _ in runs]
         print_table(
             self.title.format(**fields),
-            [self.first, *(column.header for column in self.columns)],
+            [self.first.format(**fields), *(column.header for column in self.columns)],
             rows,
             caption=self.caption.format(**fields),
             notes=caveats.notes(dict(zip(named, (result for _, result in runs)))),
