@@ -2,28 +2,34 @@
 the Okabe-Ito colours (told apart by readers with any common colour blindness, and by their
 markers and hatches in grey print), no title inside the figure (the caption or the report's
 heading says what it is), no frame or grid beyond a faint one along y, axes labelled with
-their units, plain tick labels (``0.5``, ``2``, ``20``, never ``2x10^0``), the paper's values
-drawn as hollow black markers beside ours, and saved as PDF and SVG (vector) and PNG.
+their units, plain tick labels (``0.5``, ``2``, ``20``, never ``2x10^0``), a legend as large as
+the axes' labels, the paper's values drawn as hollow black markers beside ours
+(``smrlab.plots_paper``, which also words the caption saying where they come from), and saved
+as PDF and SVG (vector) and PNG.
 
 The ``[figure]`` table of an experiment file chooses:
 
 - ``kind = "bars"``: grouped bars, one group per ``x`` value (default: trace), one bar per
   label, of ``y`` (e.g. I/O time, hit rate, R_wa), each optionally divided by the ``normalise``
   label's value in its group (the papers' "normalised to CMR-only"). Bars start at zero on a
-  linear axis; with ``logy`` the values are drawn as points instead, since the height of a bar
-  on a log axis depends on where the axis happens to start;
+  linear axis, at the axis's foot with ``logy`` (as the papers draw them). Where the paper
+  gives a mean of its traces, a group "mean" of ours stands beside the traces' to carry it;
 - ``kind = "lines"``: ``y`` over a swept parameter ``x`` (zone size, period, cache or bucket
-  size; a miss-ratio curve is ``y = "miss_ratio"`` of a hit rate over cache sizes), one line
-  per label (and trace, when several);
+  size; a miss-ratio curve is ``y = "miss_ratio"`` of a hit rate over cache sizes), each value
+  at its place (``1%``, ``2%``, ``5%`` apart as their numbers are; sizes in bytes; a log axis
+  where they span a decade or more), one line per label (and other swept parameter, and trace,
+  when several). An ``x`` of names (schemes, policies: categories, not a scale) is drawn as
+  grouped bars instead, one group per trace, one bar per name: a line between categories
+  would mean nothing, and averaging the traces would hide them;
 - ``kind = "series"``: a gauge ``y`` sampled over the run (the engine's ``gauge_samples``)
   against trace time, one line per cell (e.g. uCache Fig. 1, the live fraction of the log).
 
-A value of several rows (seeds, or traces on a line) is their mean. Times in nanoseconds
-(``*_ns``) are drawn in milliseconds. ``ylabel`` names the axis (its unit in brackets); by
-default it is the measure's name with the unit its suffix says. A bar or point of a saturated
-run (its queue grew for the whole replay: ``smrlab.result.saturated``) carries the mark
-``SATURATED_MARK`` and the figure says what it means. Not here: the numbers (the rows), the
-comparison table (``smrlab.paper``) or the report page.
+A value of several rows (seeds) is their mean. Times in nanoseconds (``*_ns``) are drawn in
+milliseconds. ``ylabel`` names the axis (its unit in brackets); by default it is the measure's
+name with the unit its suffix says. A bar or point of a saturated run (its queue grew for the
+whole replay: ``smrlab.result.saturated``) carries the mark ``SATURATED_MARK`` and the figure
+says what it means. Not here: the numbers (the rows), the comparison table (``smrlab.paper``)
+or the report page.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 
-from smrlab import outputs, paper
+from smrlab import outputs, paper, plots_paper
 from smrlab.caveats import SATURATED_MARK, SATURATED_NOTE
 from smrlab.errors import UsageError
 from smrlab.experiment.schema import FIGURE_KINDS
@@ -47,6 +53,7 @@ MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 STYLE = {
     "font.family": "serif",
     "font.size": 8,
+    "legend.fontsize": 8,
     "axes.linewidth": 0.6,
     "hatch.linewidth": 0.5,
     "axes.spines.top": False,
@@ -126,96 +133,138 @@ def axis_label(y: str, given: str | None, base: str | None = None) -> str:
     return f"{name} ({unit})" if unit else name
 
 
-def _paper_points(claims: list, x: str, y: str, base: str | None) -> list[tuple[str, str, float]]:
-    """(label, x value, value) of each of the paper's numbers that is a point of this figure: a
-    claim of ``claims`` (the experiment's: ``smrlab.paper.claims_of``) on measure ``y`` with a
-    number, a value or a ratio over the same label the figure divides by (or none), at one x."""
-    points = []
-    for claim in claims:
-        over = claim.over.get("label") if claim.kind == "ratio" else None
-        if claim.metric != y or claim.paper_value is None or over != base:
-            continue
-        at = (claim.traces[0] if len(claim.traces) == 1 else claim.of.get("trace")) if x == "trace" else claim.of.get(x)
-        if isinstance(at, str) and isinstance(claim.of.get("label"), str):
-            points.append((claim.of["label"], str(at), claim.paper_value * _scale(y)))
-    return points
+def _x_positions(values: list[str]) -> dict[str, float] | None:
+    """Where each x value stands on a true-spaced axis: a share (``2%``), a multiple (``0.5x``),
+    a number or a size (``20MB``, ``256KiB``: bytes); None when one of them is none of these (a
+    scheme's or a policy's name: a category)."""
+    from smrlab import _core
+
+    places = {}
+    for value in values:
+        text = value.strip()
+        number = text[:-1] if text[-1:] in ("%", "x") else text
+        try:
+            places[value] = float(number)
+        except ValueError:
+            try:
+                places[value] = float(_core.parse_size(text))
+            except (_core.ParameterError, ValueError, OverflowError):
+                return None
+    return places
 
 
-def _paper_legend(claims: list) -> str:
-    """The paper's markers in the legend, with the statistic its values are (when not a mean)."""
-    statistics = {claim.per for claim in claims} - {"mean", "every"}
-    return f"paper ({', '.join(sorted(statistics))} of its traces)" if statistics else "paper"
+def _series_columns(frame, experiment, x: str) -> list[str]:
+    """What tells a figure's series apart: its label, every other swept column and the trace
+    (not x), each only where its value differs between rows; the label when nothing does."""
+    columns = ["label", *(c for c in experiment.swept() if c not in (x, "label", "trace")), "trace"]
+    return [c for c in columns if c != x and c in frame and frame[c].astype(str).nunique() > 1] or ["label"]
 
 
-def _mark_paper(axes, experiment, x: str, y: str, base: str | None, place: Callable[[str, str], float | None]) -> None:
-    """The paper's values (``_paper_points``) as its markers, each at ``place(label, x value)``,
-    the figure's x position of that label and value (None where the figure has none)."""
+def _with_series(frame, columns: list[str]):
+    """``frame`` with ``_series``, each row's series name: its values of ``columns``."""
+    return frame.assign(_series=frame[columns].astype(str).agg(" ".join, axis=1))
+
+
+def _key_of(frame, columns: list[str]) -> Callable[[dict, list], str | None]:
+    """The series a claim's selector (and its traces) names, as ``_with_series`` names them."""
+    only = {c: str(frame[c].iloc[0]) for c in ("label", "trace") if c in frame and frame[c].nunique() == 1}
+
+    def key(selector: dict, traces: list) -> str | None:
+        parts = []
+        for column in columns:
+            value = selector.get(column, traces[0] if column == "trace" and len(traces) == 1 else only.get(column))
+            if value is None or isinstance(value, (tuple, list)):
+                return None
+            parts.append(str(value))
+        return " ".join(parts)
+
+    return key
+
+
+def _mark_paper(axes, experiment, frame, spec: dict, columns: list[str], place, ours, at_of) -> list:
+    """The paper's numbers (``smrlab.plots_paper``) as hollow markers, each at ``place(series,
+    x value)`` (None where the figure has no such point); returns the marks drawn."""
     claims = paper.claims_of(experiment)
-    points = [
-        (where, value)
-        for label, at, value in _paper_points(claims, x, y, base)
-        if (where := place(label, at)) is not None
+    y = spec.get("y", "total_io_s")
+    drawn = [
+        mark
+        for mark in plots_paper.marks(claims, y, _scale(y), spec.get("normalise"), _key_of(frame, columns), at_of, ours)
+        if place(mark.key, mark.at) is not None
     ]
-    if points:
-        axes.plot(*zip(*points), label=_paper_legend(claims), **PAPER_MARKER)
+    if drawn:
+        axes.plot([place(m.key, m.at) for m in drawn], [m.value for m in drawn], label="paper", **PAPER_MARKER)
+    return drawn
 
 
-def _bars(axes, frame, spec: dict, experiment) -> str:
+def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
     x, y, base = spec.get("x", "trace"), spec.get("y", "total_io_s"), spec.get("normalise")
     _need(frame, x, "label")
-    # Only the columns read below: each (group, label) selection then copies three, not the table.
-    read = dict.fromkeys([x, "label", *(["saturated"] if "saturated" in frame else [])])
-    frame = frame[list(read)].assign(_y=_values(frame, y))
-    groups = [str(g) for g in dict.fromkeys(frame[x])]
-    # A label with no value in any group (a measure its system lacks, such as segments
+    columns = spec.get("_series_columns") or ["label"]
+    given = frame
+    frame = _with_series(frame, columns)
+    # Only the columns read below: each (group, series) selection then copies three, not the table.
+    read = dict.fromkeys([x, "_series", *(["saturated"] if "saturated" in frame else [])])
+    frame = frame[list(read)].assign(_y=_values(frame, y), _x=frame[x].map(str))
+    groups = list(dict.fromkeys(frame["_x"]))
+    claims = paper.claims_of(experiment)
+    # The paper's statistic of several of its traces: a group of ours beside the traces'.
+    statistics = [c.per for c in claims if c.metric == y and len(c.traces) > 1 and c.paper_value is not None]
+    statistic = statistics[0] if x == "trace" and len(groups) > 1 and statistics[0:1] == ["mean"] else None
+    # A series with no value in any group (a measure its system lacks, such as segments
     # rewritten on a plain disk) is left out: no empty room among the bars, no empty legend entry.
-    labels = [
-        label for label in dict.fromkeys(frame["label"]) if frame.loc[frame["label"] == label, "_y"].notna().any()
-    ]
+    labels = [s for s in dict.fromkeys(frame["_series"]) if frame.loc[frame["_series"] == s, "_y"].notna().any()]
     width = 0.8 / max(1, len(labels))
-    position = {}
+    value, position = {}, {}
+    for group in groups:
+        in_group = frame[frame["_x"] == group]
+        reference = in_group.loc[in_group["_series"] == base, "_y"].mean() if base else 1.0
+        for label in labels:
+            rows = in_group.loc[in_group["_series"] == label, "_y"]
+            value[(label, group)] = rows.mean() / reference if len(rows) and reference else float("nan")
+    if statistic:
+        for label in labels:
+            value[(label, statistic)] = sum(value[(label, g)] for g in groups) / len(groups)
+        groups.append(statistic)
     for index, label in enumerate(labels):
-        heights, marked = [], []
-        for group in groups:
-            cells = frame[(frame[x].astype(str) == group) & (frame["label"] == label)]
-            rows = cells["_y"]
-            marked.append(any_saturated(cells))
-            value = rows.mean() if len(rows) else float("nan")
-            if base:
-                reference = frame[(frame[x].astype(str) == group) & (frame["label"] == base)]["_y"].mean()
-                value = value / reference if reference else float("nan")
-            heights.append(value)
+        heights = [value[(label, group)] for group in groups]
+        marked = [
+            group != statistic and any_saturated(frame[(frame["_x"] == group) & (frame["_series"] == label)])
+            for group in groups
+        ]
         positions = [g + (index - (len(labels) - 1) / 2) * width for g in range(len(groups))]
         position.update({(label, group): p for group, p in zip(groups, positions)})
-        colour = COLOURS[index % len(COLOURS)]
-        # One group: the labels name the x axis's ticks themselves, and need no legend.
-        legend = label if len(groups) > 1 else None
-        if spec.get("logy"):
-            axes.plot(
-                positions,
-                heights,
-                linestyle="none",
-                marker=MARKERS[index % len(MARKERS)],
-                color=colour,
-                markersize=4.5,
-                label=legend,
-            )
-        else:
-            axes.bar(
-                positions,
-                heights,
-                width,
-                label=legend,
-                color=colour,
-                hatch=HATCHES[index % len(HATCHES)],
-                edgecolor="black" if index else "white",
-                linewidth=0.5,
-            )
+        axes.bar(
+            positions,
+            heights,
+            width,
+            # One group: the labels name the x axis's ticks themselves, and need no legend.
+            label=label if len(groups) > 1 else None,
+            color=COLOURS[index % len(COLOURS)],
+            hatch=HATCHES[index % len(HATCHES)],
+            edgecolor="black" if index else "white",
+            linewidth=0.5,
+        )
         _mark_saturated(axes, [(place, height) for place, height, mark in zip(positions, heights, marked) if mark])
-    if spec.get("logy"):
-        for g in range(1, len(groups)):
-            axes.axvline(g - 0.5, color="0.85", linewidth=0.5)
-    _mark_paper(axes, experiment, x, y, base, lambda label, at: position.get((label, at)))
+
+    def at_of(claim, selector: dict) -> str | None:
+        if x != "trace":
+            return None if selector.get(x) is None else str(selector.get(x))
+        if len(claim.traces) == 1:
+            return claim.traces[0]
+        if len(claim.traces) > 1 and claim.per != "every":
+            return statistic or (groups[0] if len(groups) == 1 else None)
+        return None
+
+    drawn = _mark_paper(
+        axes,
+        experiment,
+        given,
+        spec,
+        columns,
+        lambda label, at: position.get((label, at)),
+        lambda label, at: value.get((label, at)),
+        at_of,
+    )
     if len(groups) == 1:
         _x_ticks(axes, [position[(label, groups[0])] for label in labels], labels)
         axes.set_xlabel(spec.get("xlabel", f"{x} {groups[0]}"))
@@ -226,46 +275,69 @@ def _bars(axes, frame, spec: dict, experiment) -> str:
     axes.tick_params(axis="x", length=0)
     if base:
         axes.axhline(1, color="0.5", linewidth=0.6, linestyle=":")
-    return axis_label(y, spec.get("ylabel"), base)
+    return axis_label(y, spec.get("ylabel"), base), drawn
 
 
-def _lines(axes, frame, spec: dict, experiment) -> str:
+def _lines(axes, frame, spec: dict, experiment) -> tuple[str, list]:
+    """``y`` over a swept ``x`` placed at its values (a log axis where they span a decade or
+    more), one line per series; an ``x`` of names (schemes, policies) is drawn as bars instead,
+    one group per trace, one bar per name."""
+    from matplotlib.ticker import NullLocator
+
     x, y = spec.get("x"), spec.get("y", "total_io_s")
     if x not in frame:
         raise UsageError(f"figure: lines need x, a swept column (got {quoted(str(x))})")
     _need(frame, "label", "trace")
-    frame = frame.assign(_y=_values(frame, y))
-    ticks = list(dict.fromkeys(frame[x].astype(str)))
-    several_traces = frame["trace"].nunique() > 1
-    keys = ["label", "trace"] if several_traces else ["label"]
-    # Each line its colour; a label keeps its marker on every trace, a trace its line style.
+    # A system the sweep does not apply to (E-region beside uCache's bucket sizes) has no x.
+    unswept, frame = frame[frame[x].isna()], frame[frame[x].notna()]
+    ticks = list(dict.fromkeys(frame[x].map(str)))
+    places = _x_positions(ticks)
+    if places is None:
+        columns = [c for c in _series_columns(frame, experiment, "trace") if c != "trace"]
+        columns = [*[c for c in columns if c != x], x] if frame["label"].nunique() > 1 else [x]
+        return _bars(axes, frame, {**spec, "x": "trace", "_series_columns": columns}, experiment)
+    columns = _series_columns(frame, experiment, x)
+    frame = _with_series(frame, columns).assign(_y=_values(frame, y), _x=frame[x].map(str))
+    for index, (label, rows) in enumerate(unswept.groupby("label", sort=False)):
+        # Drawn across the axis at its value, in a colour no line of the sweep takes.
+        mean = _values(rows, y).mean()
+        axes.axhline(mean, color=COLOURS[-1 - index % 3], linewidth=1.0, linestyle=(0, (1, 1)), label=label)
     labels, traces = list(dict.fromkeys(frame["label"])), list(dict.fromkeys(frame["trace"]))
-    for index, (key, rows) in enumerate(frame.groupby(keys, sort=False)):
-        key = key if isinstance(key, tuple) else (key,)
-        means = rows.groupby(rows[x].astype(str), sort=False)["_y"].mean()
-        places = [ticks.index(t) for t in means.index]
+    means = {}
+    # Each line its colour; a label keeps its marker on every trace, a trace its line style.
+    for index, (series, rows) in enumerate(frame.groupby("_series", sort=False)):
+        line = rows.groupby("_x", sort=False)["_y"].mean()
+        means.update({(series, at): mean for at, mean in line.items()})
         axes.plot(
-            places,
-            list(means),
-            marker=MARKERS[labels.index(key[0]) % len(MARKERS)],
+            [places[at] for at in line.index],
+            list(line),
+            marker=MARKERS[labels.index(rows["label"].iloc[0]) % len(MARKERS)],
             markersize=3.5,
             color=COLOURS[index % len(COLOURS)],
             linewidth=1.0,
-            label=" ".join(map(str, key)),
+            label=series,
             linestyle=["-", "--", ":", "-."][traces.index(rows["trace"].iloc[0]) % 4],
         )
         _mark_saturated(
-            axes,
-            [
-                (place, mean)
-                for place, tick, mean in zip(places, means.index, means)
-                if any_saturated(rows[rows[x].astype(str) == tick])
-            ],
+            axes, [(places[at], mean) for at, mean in line.items() if any_saturated(rows[rows["_x"] == at])]
         )
-    _mark_paper(axes, experiment, x, y, None, lambda _, at: ticks.index(at) if at in ticks else None)
-    _x_ticks(axes, range(len(ticks)), ticks)
+    drawn = _mark_paper(
+        axes,
+        experiment,
+        frame,
+        spec,
+        columns,
+        lambda _, at: places.get(at),
+        lambda series, at: means.get((series, at)),
+        lambda claim, selector: None if selector.get(x) is None else str(selector.get(x)),
+    )
+    values = list(places.values())
+    if min(values) > 0 and max(values) >= 10 * min(values):
+        axes.set_xscale("log")
+    axes.set_xticks([places[t] for t in ticks], ticks)
+    axes.xaxis.set_minor_locator(NullLocator())  # no unlabelled log ticks between the values
     axes.set_xlabel(spec.get("xlabel", x))
-    return axis_label(y, spec.get("ylabel"))
+    return axis_label(y, spec.get("ylabel")), drawn
 
 
 def _x_ticks(axes, places, labels: list[str]) -> None:
@@ -319,7 +391,7 @@ def _series(axes, frame, spec: dict, experiment) -> str:
             label=label,
         )
     axes.set_xlabel(spec.get("xlabel", "trace time (s)"))
-    return axis_label(y, spec.get("ylabel"))
+    return axis_label(y, spec.get("ylabel")), []
 
 
 KINDS = dict(zip(FIGURE_KINDS, (_bars, _lines, _series)))
@@ -347,6 +419,12 @@ def _plain_log_ticks(axes, values) -> None:
 
 def figure(experiment, frame):
     """The experiment's figure (a ``matplotlib.figure.Figure``), from its rows without errors."""
+    return figure_and_caption(experiment, frame)[0]
+
+
+def figure_and_caption(experiment, frame):
+    """The experiment's figure and the caption its paper's markers need (where their numbers
+    come from: ``smrlab.plots_paper.caption``; empty without markers)."""
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -358,20 +436,22 @@ def figure(experiment, frame):
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(5.0, 2.6), layout="constrained")
         axes = fig.add_subplot()
-        axes.set_ylabel(KINDS[kind](axes, frame, spec, experiment))
+        ylabel, drawn = KINDS[kind](axes, frame, spec, experiment)
+        axes.set_ylabel(ylabel)
         if spec.get("logy") and len(frame) and (_values(frame, spec.get("y", "total_io_s")) > 0).all():
             axes.set_yscale("log")
-            # The data's own lines (not the separators between groups, drawn in axes coordinates).
+            # The data's own bars and lines (not the lines across the axes, in axes coordinates).
             _plain_log_ticks(
                 axes,
-                [y for line in axes.get_lines() if line.get_transform() == axes.transData for y in line.get_ydata()],
+                [y for line in axes.get_lines() if line.get_transform() == axes.transData for y in line.get_ydata()]
+                + [bar.get_height() for bar in axes.patches],
             )
-        elif kind == "bars" or spec.get("logy"):
+        elif axes.patches or spec.get("logy"):
             axes.set_ylim(bottom=0)
         handles, labels = axes.get_legend_handles_labels()
         if labels:
+            # The legend's text as large as the axes' labels (the style's font size).
             axes.legend(
-                fontsize=6,
                 ncols=min(4, len(labels)),
                 loc="lower left",
                 bbox_to_anchor=(0, 1.01),
@@ -383,8 +463,10 @@ def figure(experiment, frame):
         axes.set_axisbelow(True)
         if kind != "series" and any_saturated(frame):
             # A figure-wide label, so that the layout leaves it room below the tick labels.
-            fig.supxlabel(SATURATED_NOTE, x=0.01, ha="left", fontsize=6)
-    return fig
+            fig.supxlabel(SATURATED_NOTE, x=0.01, ha="left", fontsize=7)
+    source = paper.claims_file(experiment)
+    where = f"experiments/claims/{source.name}" if source else ""
+    return fig, plots_paper.caption(drawn, paper.claims_of(experiment) if drawn else [], where)
 
 
 def warm_up() -> None:
@@ -400,7 +482,7 @@ def warm_up() -> None:
         axes.bar([0, 1], [1, 10], color=COLOURS[0], hatch=HATCHES[1], label="x")
         axes.set_yscale("log")
         axes.set_title("x", fontsize=8)
-        axes.legend(fontsize=6, frameon=False)
+        axes.legend(frameon=False)
     for fmt in FORMATS:
         render(fig, fmt)
 
