@@ -16,21 +16,23 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from smrlab import _core, caveats, experiment, hwsr_traces, options, systems
 from smrlab.bundled import traces_folder
 from smrlab.cli import views
 from smrlab.cli.caches import add_output_arguments
+from smrlab.cli.paper_command import PaperCommand
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
-from smrlab.options import bounded_whole, generated_requests, listed, quoted
+from smrlab.options import bounded_whole, generated_requests, listed
 from smrlab.outputs import check_room
 from smrlab.result import tidy_row
 from smrlab.run import write_result
-from smrlab.tables import add_json_argument, note, print_table
+from smrlab.tables import add_json_argument, print_table
 from smrlab.trace import Trace
 
 # The experiment files whose systems make the comparison: Figs. 15-19 (the plain disk; HWSR and
@@ -176,31 +178,6 @@ def run_preset(
     return presets.run(exp, args, Path(args.out), name, title=f"{title} on {name}", unit="runs")
 
 
-def run_compare(args: argparse.Namespace) -> int:
-    line_up = presets.line_up(*LINE_UP_FILES)
-    labels = [entry.label for entry in line_up]
-    wanted = set(args.only.split(",")) if args.only is not None else None
-    unknown = sorted((wanted or set()) - set(labels))
-    if unknown:
-        raise UsageError(f"--only: {quoted(unknown[0])} is not a label of the line-up ({', '.join(labels)})")
-    trace = trace_of(args)
-    out = Path(args.out)
-    first = presets.read(LINE_UP_FILES[0])
-    ran = run_preset(
-        args,
-        trace,
-        "hwsr compare",
-        [entry for entry in line_up if wanted is None or entry.label in wanted],
-        {**first.params, **given_params(args)},
-        first,
-    )
-    for cell, result in ran:
-        write_result(result, out / f"{cell.trace_name}-{cell.label.replace(' ', '-')}.json", inputs=[trace])
-    COMPARISON.print([(cell.label, result) for cell, result in ran], trace=trace.name)
-    note(f"results written to {out}/")
-    return 0
-
-
 def run_sweep(args: argparse.Namespace) -> int:
     trace = trace_of(args)
     # Fig. 20's ranges, from its experiment file, unless given: blocks in sectors, regions in tracks.
@@ -228,7 +205,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_trace_choice(parser: argparse.ArgumentParser) -> None:
+def add_trace_choice(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], Trace]:
+    """--trace or a Table 3 --preset, and --param for every run; returns how to open the trace."""
     parser.add_argument("--trace", help="block trace file")
     parser.add_argument("--preset", choices=list(hwsr_traces.ROWS), help="a Table 3 trace, generated on first use")
     parser.add_argument(
@@ -245,6 +223,18 @@ def add_trace_choice(parser: argparse.ArgumentParser) -> None:
     options.add_params_argument(
         parser, "parameters for every run that declares them (e.g. mem=2MiB, kappa=3, disk=desktop7200)"
     )
+    return lambda args: Trace.open(trace_of(args))
+
+
+COMPARE = PaperCommand(
+    "compare",
+    "HWSR, S-block and a plain disk, with and without MEM and SSD (Figs. 13-19)",
+    LINE_UP_FILES,
+    COMPARISON,
+    "results/hwsr",
+    group="hwsr",
+    traces=add_trace_choice,
+)
 
 
 def register(commands) -> None:
@@ -272,12 +262,7 @@ def register(commands) -> None:
     add_json_argument(traces)
     traces.set_defaults(func=run_traces)
 
-    compare = group.add("compare", help="HWSR, S-block and a plain disk, with and without MEM and SSD (Figs. 13-19)")
-    add_trace_choice(compare)
-    add_engine_arguments(compare, LINE_UP_FILES[0])
-    compare.add_argument("--only", metavar="LABELS", help="comma-separated labels of the line-up to run (default all)")
-    add_output_arguments(compare, "results/hwsr", "folder for the JSON results and the line-up's results folder")
-    compare.set_defaults(func=run_compare)
+    COMPARE.register(group)
 
     sweep = commands.add("hwsr-sweep", help="HWSR response time over block and region sizes (HWSR Fig. 20)")
     add_trace_choice(sweep)

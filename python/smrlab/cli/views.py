@@ -34,16 +34,19 @@ def frame(runs: Iterable[tuple[str, str, dict, dict]]):
     return pd.DataFrame([{**tidy_row(result, label, given), "trace": trace} for label, trace, given, result in runs])
 
 
-def judged(paper: str, experiments: tuple[str, ...], rows) -> list[tuple[claims.Claim, Row]]:
+def judged(paper: str, experiments: tuple[str, ...], rows, general: bool = False) -> list[tuple[claims.Claim, Row]]:
     """Each claim of ``paper`` on one of ``experiments``, judged on ``rows`` (a frame of tidy rows)
     by the scorecard's evaluation, over the traces the rows hold (a claim's statistic over the
-    paper's trace set is taken over these instead)."""
+    paper's trace set is taken over these instead); with ``general``, only the claims that name
+    no one trace (``general = true``, or no trace set), which a user's trace can judge."""
     stated = claims.load(claims.claims_path(paper, bundled.experiments_root()), paper).claims
     evaluation = Evaluation(rows, {}, TRACES_KIND)
     return [
         (claim, evaluation.row(paper, dataclasses.replace(claim, traces=[])))
         for claim in stated
-        if claim.experiment in experiments and claim.kind != "not-run"
+        if claim.experiment in experiments
+        and claim.kind != "not-run"
+        and not (general and claim.traces and not claim.general)
     ]
 
 

@@ -22,21 +22,22 @@ from smrlab.experiment.files import parse
 from smrlab.experiment.spec import Experiment, SystemRun
 
 
-def experiment_file(name: str) -> Path:
-    """The experiment file ``experiments/NAME.toml`` smrlab ships (``bundled.experiments_root``)."""
-    path = bundled.experiments_root() / "experiments" / f"{name}.toml"
+def experiment_file(name: str | Path) -> Path:
+    """The experiment file ``experiments/NAME.toml`` smrlab ships (``bundled.experiments_root``),
+    or the file at ``name`` when it is a path."""
+    path = name if isinstance(name, Path) else bundled.experiments_root() / "experiments" / f"{name}.toml"
     if not path.is_file():
         raise UsageError(f"{path}: no such experiment file (this command's line-up lives there)")
     return path
 
 
-def read(name: str) -> Experiment:
+def read(name: str | Path) -> Experiment:
     """The experiment ``experiments/NAME.toml`` as written, no trace opened or generated."""
     path = experiment_file(name)
     return parse(path.read_text(), path, with_traces=False)
 
 
-def line_up(*names: str) -> list[SystemRun]:
+def line_up(*names: str | Path) -> list[SystemRun]:
     """The systems of the named experiment files, each label once: a later file's system not yet
     present goes just before the next of its file's systems that is (or at the end), so that
     the files' orders are kept."""

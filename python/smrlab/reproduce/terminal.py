@@ -81,6 +81,24 @@ def print_scorecard(card: Scorecard) -> None:
     )
 
 
+def print_claims_of_run(title: str, rows: list[Row]) -> None:
+    """The claims judged on one command's run (``smrlab hwsr compare``...): a row per claim its
+    cells could judge, with its verdict, the paper's value and ours, and a line naming those its
+    run could not judge."""
+    judged = [row for row in rows if row.verdict != NOT_RUN]
+    if judged:
+        tables.print_table(
+            title,
+            ["claim", "verdict", "paper", "ours", "where"],
+            [(row.id, row.verdict, row.paper_value, row.ours_text, row.where) for row in judged],
+            caption="the paper's claims on this command's experiment files that name no one trace, judged by the "
+            "scorecard's rules on this run (one trace and seed; smrlab reproduce judges every claim on the paper's traces)",
+        )
+    left = [row.id for row in rows if row.verdict == NOT_RUN]
+    if left:
+        tables.note(f"{title}: {len(left)} not judged on this run (a cell they read did not run): {', '.join(left)}")
+
+
 def summary_rows(rows: list[Row]) -> list[tuple]:
     """A paper's claims by verdict: out of sample, and in-sample where any were."""
     found = []
