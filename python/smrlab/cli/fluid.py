@@ -73,15 +73,12 @@ SERIES_SAMPLES = 200
 MOST_LISTED = 16
 # Below 16 MiB zones (a sixteenth of the paper's) a 128 KiB write is a large part of a zone.
 SMALL_ZONE = 16 << 20
-TRACE_SUFFIXES = (".csv", ".gz", ".smrbin", ".xz", ".bz2", ".zst", ".spc", ".blkparse", ".vscsi", ".blocks")
 
 
 def trace_label(name: str) -> str:
-    """A trace's name in tables: a Table 1 name, or a file's name without its suffixes."""
-    base = Path(name).name
-    while base.endswith(TRACE_SUFFIXES) and "." in base:
-        base = base.rsplit(".", 1)[0]
-    return base
+    """A trace's name in tables: a Table 1 name, or a file's name up to its first dot, as every
+    command names a trace file (``smrlab.trace.Trace.name``), whatever its format's suffixes."""
+    return Path(name).name.split(".")[0]
 
 
 @dataclass
