@@ -1,6 +1,6 @@
 """Hostile arguments to the Python API, generated from its signatures: every keyword of
-``smrlab.simulate``, ``compare`` and ``sweep`` and of ``Trace``'s constructors is given each
-hostile Python value, and the call either runs or raises a ``SmrlabError`` (a typed error of
+``smrlab.simulate``, ``compare`` and ``sweep``, of ``Trace``'s constructors and of the stores
+(``smrlab.kv.DB``, ``smrlab.workload.WorkloadStore``) is given each hostile Python value, and the call either runs or raises a ``SmrlabError`` (a typed error of
 ``smrlab.errors``) — never Python's own TypeError, ValueError, OverflowError or AttributeError.
 A keyword added to the API is covered without a case written for it. And a progress callback:
 only False (or raising) cancels, and a cancelled run is never returned as a result.
@@ -14,6 +14,8 @@ import math
 import numpy as np
 import pytest
 import smrlab
+from smrlab import workload
+from smrlab.kv import DB
 
 # Python values no keyword should meet with anything but a typed error, and some it may take.
 HOSTILE_VALUES = [
@@ -63,6 +65,9 @@ def _calls():
         "Trace.from_numpy": (smrlab.Trace.from_numpy, (trace,)),
         "Trace.from_arrow": (smrlab.Trace.from_arrow, (smrlab.Trace.from_numpy(trace).to_arrow(),)),
         "Trace.from_columns": (smrlab.Trace.from_columns, tuple(trace[name] for name in trace.dtype.names)),
+        # Stores in memory (a hostile path may make a store in the test's folder).
+        "DB": (DB, (None,)),
+        "WorkloadStore": (workload.WorkloadStore, (True,)),
     }
 
 
@@ -88,6 +93,8 @@ def call_with(name: str, index: int, keyword: str, keyword_only: bool, value):
         made = function(*args[:index], value, *args[index + 1 :])
     if isinstance(made, smrlab.Trace):  # read only when used
         smrlab.simulate("cmr", made)
+    if hasattr(made, "close"):  # a store
+        made.close()
 
 
 def test_every_call_runs_as_the_hostile_cases_start_it():
@@ -99,10 +106,12 @@ def test_every_keyword_of_the_api_is_a_case():
     # The family is made from the signatures: simulate's seed and engine, compare's systems...
     names = {(name, keyword) for name, _, keyword, _ in CASES}
     assert {("simulate", "seed"), ("compare", "systems"), ("sweep", "vary"), ("compare", "cluster")} <= names
+    assert {("DB", "path"), ("DB", "band_size"), ("WorkloadStore", "buffer_bands")} <= names
 
 
 @pytest.mark.parametrize("name,index,keyword,keyword_only", CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES])
-def test_a_hostile_argument_runs_or_raises_a_typed_error(name, index, keyword, keyword_only):
+def test_a_hostile_argument_runs_or_raises_a_typed_error(name, index, keyword, keyword_only, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     for value in HOSTILE_VALUES:
         try:
             call_with(name, index, keyword, keyword_only, value)

@@ -158,6 +158,9 @@ class DB:
         for name in SIZE_OPTIONS:
             if name in tuning:
                 tuning[name] = size(tuning[name], name)
+        for name, value in (("compaction", compaction), ("disk", disk)):
+            if value is not None and not isinstance(value, str):
+                raise KvParameterError(f"{name} takes a name (str), not {value!r:.60}")
         tuning["background"] = bool(background)
         tuning["create_if_missing"] = bool(create)
         self.path = None if path is None else store_path(path)

@@ -23,7 +23,7 @@ from os import PathLike
 import numpy as np
 
 from smrlab import _core
-from smrlab._core import WorkloadError, WorkloadStore
+from smrlab._core import WorkloadError
 from smrlab.errors import ParameterError, UsageError
 from smrlab.options import quoted
 
@@ -65,6 +65,19 @@ def _whole(value, name: str, low: int, high: int) -> int:
     return int(value)
 
 
+def client_threads(text) -> int:
+    """Executor workers from a cell's ``threads`` (text or a number): 1 to ``MAX_THREADS`` (the
+    core's limit), or a UsageError naming threads."""
+    import argparse
+
+    from smrlab import options
+
+    try:
+        return options.bounded_whole(1, MAX_THREADS)(str(text))
+    except argparse.ArgumentTypeError as error:
+        raise UsageError(f"threads: {error}") from None
+
+
 def _seconds(value, name: str) -> float:
     """``value`` as seconds, more than 0 and at most ``_core.MAX_SERVER_TIMEOUT_S``, or a
     ParameterError naming ``name``."""
@@ -72,6 +85,90 @@ def _seconds(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not 0 < value <= high:
         raise ParameterError(f"{name} must be seconds, more than 0 and at most {high:g}, not {quoted(repr(value))}")
     return float(value)
+
+
+def WorkloadStore(
+    offload_store: bool = False,
+    path: str | PathLike | None = None,
+    disk: str | None = None,
+    band_size: int | None = None,
+    capacity: int | None = None,
+    compaction: str | None = None,
+    tuning: dict | None = None,
+    buffer_bands: tuple[int, ...] | None = None,
+    offload: bool = True,
+    nvram_capacity: int | None = None,
+    check_interval: float | None = None,
+    quiet_interval: float | None = None,
+    offload_to: str = "nvram",
+    offload_delay: float = 0.0,
+) -> _core.WorkloadStore:
+    """SMRDB, or with ``offload_store`` its write-offloading variant, for ``run_ycsb`` (the
+    core's store, made by a function since Python cannot subclass it): in
+    ``path``, or in memory; on the ``disk`` preset's model taken in real time, or at full speed;
+    ``buffer_bands`` the bands of each buffer level (L0 to L2). Each argument of the wrong kind
+    is a ``ParameterError`` naming it; values are the core's to check (``KvParameterError``,
+    ``ParameterError``), as the core's store is what this makes."""
+    given = locals()
+    for name in ("offload_store", "offload"):
+        if not isinstance(given[name], bool):
+            raise ParameterError(f"{name} must be True or False, not {given[name]!r:.60}")
+    for name in ("disk", "compaction", "offload_to"):
+        if not isinstance(given[name], str) and not (given[name] is None and name != "offload_to"):
+            raise ParameterError(f"{name} must be a name (str), not {given[name]!r:.60}")
+    for name in ("band_size", "capacity", "nvram_capacity"):
+        if given[name] is not None and (
+            isinstance(given[name], bool) or not isinstance(given[name], (int, np.integer))
+        ):
+            raise ParameterError(f"{name} must be a whole number of bytes, not {given[name]!r:.60}")
+    seconds = {
+        name: _given_seconds(given[name], name) for name in ("check_interval", "quiet_interval", "offload_delay")
+    }
+    if tuning is not None and not isinstance(tuning, dict):
+        raise ParameterError(f"tuning must be a dict of SMRDB's options, not {tuning!r:.60}")
+    return _core.WorkloadStore(
+        offload_store,
+        path,
+        disk,
+        None if band_size is None else int(band_size),
+        None if capacity is None else int(capacity),
+        compaction,
+        tuning,
+        None if buffer_bands is None else _buffer_levels(buffer_bands),
+        offload,
+        None if nvram_capacity is None else int(nvram_capacity),
+        seconds["check_interval"],
+        seconds["quiet_interval"],
+        offload_to,
+        0.0 if seconds["offload_delay"] is None else seconds["offload_delay"],
+    )
+
+
+def _given_seconds(value, name: str) -> float | None:
+    """``value`` as seconds for the core (which checks its range), or None."""
+    if value is None:
+        return None
+    try:
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError
+        return float(value)
+    except (TypeError, OverflowError):
+        raise ParameterError(f"{name} must be seconds (a number), not {value!r:.60}") from None
+
+
+def _buffer_levels(bands) -> tuple[int, ...]:
+    """``bands`` as the core takes them: one whole number per buffer level (how many bands each
+    may hold is the core's to check)."""
+    if (
+        not isinstance(bands, (tuple, list))
+        or len(bands) != len(BUFFER_BANDS)
+        or not all(isinstance(b, (int, np.integer)) and not isinstance(b, bool) and 0 <= b <= SEED_MAX for b in bands)
+    ):
+        raise ParameterError(
+            f"buffer_bands must be {len(BUFFER_BANDS)} whole numbers of bands, L0 to L2 (e.g. "
+            f"{tuple(BUFFER_BANDS)}), not {bands!r:.60}"
+        )
+    return tuple(int(b) for b in bands)
 
 
 class SeriesError(UsageError):

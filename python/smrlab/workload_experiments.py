@@ -28,7 +28,7 @@ import json
 
 import numpy as np
 
-from smrlab import caveats, workload
+from smrlab import _core, caveats, workload
 from smrlab.kv import size
 from smrlab.options import bounded_number, bounded_whole, count, positive, seed, whole
 from smrlab.tables import print_json, print_table
@@ -60,7 +60,7 @@ def media(args: argparse.Namespace) -> str:
     )
 
 
-def open_store(args: argparse.Namespace, offload_store: bool, offload: bool = True) -> workload.WorkloadStore:
+def open_store(args: argparse.Namespace, offload_store: bool, offload: bool = True) -> _core.WorkloadStore:
     return workload.WorkloadStore(
         offload_store=offload_store,
         disk=None if args.disk == "none" else args.disk,

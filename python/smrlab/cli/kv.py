@@ -292,7 +292,7 @@ def property_pairs(texts: list[str]) -> dict:
     return pairs
 
 
-def open_workload_store(args: argparse.Namespace) -> workload.WorkloadStore:
+def open_workload_store(args: argparse.Namespace) -> _core.WorkloadStore:
     """The store ``kv ycsb`` or ``kv serve`` runs on."""
     if args.store is None and args.disk is None:
         raise UsageError("give a store folder, or --disk PRESET for a store in memory on a paced disk model")
