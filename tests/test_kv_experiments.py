@@ -291,15 +291,57 @@ def test_bad_steps_are_refused_naming_the_key(tmp_path, change, message):
         ('offload = "nvram", offload_delay_us = -1', "offload_delay_us must be microseconds from 0 to 1,000,000"),
         ('offload = "nvram", offload_delay_us = "soon"', "offload_delay_us must be microseconds"),
         ('offload = "nvram", value_size = 0', "value_size must be 1 to 65,536 bytes"),
+        ('offload = "nvram", buffer_bands = "2,0,4"', "buffer_bands: a buffer level holds 1 to"),
+        ('offload = "nvram", buffer_bands = "2,2"', "buffer_bands must be 3 whole numbers"),
+        ("threads = 0", "threads: '0' is not a whole number from 1 to"),
+        ("threads = 18446744073709551616", "threads: '18446744073709551616' is not a whole number"),
     ],
 )
-def test_a_bad_offloading_parameter_fails_its_cell_naming_it(tmp_path, params, message):
+def test_a_bad_offloading_parameter_is_refused_before_any_cell_runs(tmp_path, params, message):
+    # The good store's cells would run first (a paced second and a half each): the bad one is
+    # found by opening each store in memory before any cell starts.
+    one = OFFLOAD.split("[[systems]]", 2)
     one = (
-        OFFLOAD.split("[[systems]]")[0]
+        one[0]
+        + "[[systems]]"
+        + one[1]
         + f'[[systems]]\nlabel = "bad"\nsystem = "smrdb-offload"\nparams = {{ {params} }}\n'
     )
-    [row] = run_rows(one, tmp_path)
-    assert message in row["error"], row["error"]
+    with pytest.raises(UsageError, match=f"kv.toml: systems.bad: .*{message}"):
+        run_rows(one, tmp_path)
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        # Neither process can get its required parameters (bias; shape) from a step.
+        (('process = "poisson"', 'process = "selfsimilar"'), "step 'insert': .*ss.bias: is required"),
+        (('process = "poisson"', 'process = "diurnal"'), "step 'insert': .*is required by the diurnal"),
+        (("rate = 3000", "rate = 1e12"), "step 'insert': .* is over 2e7 arrivals"),
+    ],
+)
+def test_a_step_no_arrival_process_can_give_is_refused_before_any_cell_runs(tmp_path, change, message):
+    with pytest.raises(UsageError, match=f"kv.toml: traces.poisson: {message}"):
+        run_rows(OFFLOAD.replace(*change, 1), tmp_path)
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ("threads = 0", "threads: '0' is not a whole number"),
+        ("capacity = 18446744073709551617", "capacity: '18446744073709551617' is out of range"),
+        ("l0_compaction_trigger = [4, 0]", "l0_compaction_trigger: triggers 0"),
+        ('sync = "maybe"', "sync: 'maybe' is not true or false"),
+        ('disk = "floppy"', "unknown disk 'floppy'"),
+    ],
+)
+def test_a_bad_store_parameter_is_refused_before_any_cell_runs(tmp_path, params, message):
+    text = KV.replace('band_size = "256KiB"', f'band_size = "256KiB"\n{params}')
+    with pytest.raises(UsageError, match=f"kv.toml: systems.soc: .*{message}"):
+        run_rows(text, tmp_path)
+    assert not (tmp_path / "results").exists()
 
 
 @pytest.mark.parametrize("given, hits", [({}, 4), ({"block_cache": "0"}, 0)])

@@ -93,13 +93,17 @@ def test_open_loop_saturation_is_found_and_shown(tmp_path):
 def test_bad_command_lines_are_one_line_and_exit_2(cli, tmp_path):
     """Refused before anything runs: an unknown paper, a missing traces folder, a --root without
     claims, a claims file of another paper or with an unknown key, an output suffix the
-    scorecard has no writer for, and an output that would overwrite a results folder's file."""
+    scorecard (or the general claims' card) has no writer for, and an output that would
+    overwrite a results folder's file."""
     results = tmp_path / "r"
     run_folder = results / "pore-fig11-0123abcd"
     (run_folder / "cells").mkdir(parents=True)
     (run_folder / "pore-fig11-0123abcd.json").write_text('{"cells": []}')
     empty = tmp_path / "empty"
     empty.mkdir()
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "t.csv").write_text("".join(f"{i}000,h,0,Write,{i * 4096},4096,1\n" for i in range(50)))
     for argv, message in (
         (["--paper", "nope"], "not one of"),
         (["--traces", str(tmp_path / "missing")], "no such folder"),
@@ -107,6 +111,8 @@ def test_bad_command_lines_are_one_line_and_exit_2(cli, tmp_path):
         (["--paper", "ucache", "-o", str(tmp_path / "card.txt")], ".md, .json or .parquet"),
         (["--paper", "ucache", "-o", str(run_folder / "pore-fig11-0123abcd.json")], "inside a results folder"),
         (["--paper", "ucache", "--seeds", "0"], "--seeds"),
+        # Refused before the general claims run on the folder's trace, not after.
+        (["--paper", "pore", "--general", "--traces", str(traces), "-o", str(tmp_path / "g.md")], "written as .json"),
     ):
         result = cli("reproduce", *argv, "--results", str(results))
         assert result.returncode == 2, (argv, result.stderr)

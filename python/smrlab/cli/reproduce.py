@@ -74,6 +74,11 @@ def run_general(args: argparse.Namespace, papers: list[str]) -> int:
         raise UsageError("--general needs --traces DIR: the folder of your traces to judge the general claims on")
     if args.full:
         raise UsageError("--general runs each claim's experiment as written on your traces: drop --full")
+    outs = args.out or [args.results / "general.json"]
+    for path in outs:  # before anything runs
+        if path.suffix.lower() != ".json":
+            raise UsageError(f"-o {path}: the --general card is written as .json")
+        outputs.check_output(path)
     card = general.make(
         args.traces,
         papers,
@@ -85,9 +90,7 @@ def run_general(args: argparse.Namespace, papers: list[str]) -> int:
         announce=live.say,
     )
     general.print_card(card)
-    for path in args.out or [args.results / "general.json"]:
-        if path.suffix.lower() != ".json":
-            raise UsageError(f"-o {path}: the --general card is written as .json")
+    for path in outs:
         note(f"general claims written to {outputs.write_text(path, json.dumps(card.as_dict(), indent=1) + chr(10))}")
     return 0
 

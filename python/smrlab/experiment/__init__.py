@@ -106,8 +106,8 @@ class _Plan:
 
 
 def _simulated(experiment: Experiment) -> bool:
-    """Whether the experiment's cells are simulations (a key-value experiment checked its
-    stores' parameters as it was read, and has no block traces to probe)."""
+    """Whether the experiment's cells are simulations (a key-value experiment has no block
+    traces to probe)."""
     return getattr(experiment, "kind", None) != "kv"
 
 
@@ -261,8 +261,7 @@ def run(
     phases = phases or Phases()
     with executors.reaching(cluster) as cluster:  # meanwhile: the check, the cells and their plan
         with phases("check"):
-            if _simulated(experiment):
-                check.parameters(experiment)
+            check.parameters(experiment)
         every = experiment.cells()
         figures = figures and bool(experiment.figure)
         with executors.started(len(every), jobs, cluster, share_paths, phases=phases) as executor:
@@ -303,8 +302,7 @@ def run(
 def frame(experiment: Experiment, jobs: int | None = 1, cluster=None):
     """The experiment's rows as a pandas DataFrame, nothing stored (``smrlab.compare``,
     ``smrlab.sweep``)."""
-    if _simulated(experiment):
-        check.parameters(experiment)
+    check.parameters(experiment)
     every = experiment.cells()
     _checked(experiment, every)
     outcomes: dict[int, Outcome] = {}

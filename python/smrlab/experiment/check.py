@@ -10,7 +10,8 @@ parameter no system reads, a measure no system reports) or found after every cel
   probe: its first cell built on the real trace and stopped after one request, which also
   makes the core check the values that depend on the trace (a share of its footprint).
 
-Not here: the file's own keys and their types (``spec``, ``schema``).
+A key-value experiment's stores and steps are ``smrlab.experiment.kv.check``'s. Not here: the
+file's own keys and their types (``spec``, ``schema``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ def _fail(experiment, message: str) -> ParameterError:
 def parameters(experiment) -> None:
     """Refuses a shared parameter that no system of the line-up reads, an unknown replay option,
     a Python policy that cannot be loaded (``smrlab.policy``), and whatever the core refuses of a
-    cell's parameters or replay."""
+    cell's parameters or replay; a key-value experiment's stores and steps as
+    ``smrlab.experiment.kv.check`` checks them."""
+    if getattr(experiment, "kind", None) == "kv":
+        from smrlab.experiment.kv import check as kv_check
+
+        kv_check.parameters(experiment)
+        return
     known = set().union(*(systems.accepted(r.system, {**experiment.params, **r.params}) for r in experiment.systems))
     for key in experiment.params:
         if key not in known:

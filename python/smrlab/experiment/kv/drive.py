@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from smrlab import workload
 from smrlab.errors import UsageError
 from smrlab.experiment.kv import stores, ycsb
 
@@ -36,8 +37,8 @@ def run(
     (name, operations, wall seconds, disk seconds where SMRDB timed them) and the store's
     counters."""
     store = stores.open_store(system, folder, params, modelled)
-    threads = int(params.get("threads", 1))
-    sync = stores._bool(params.get("sync", False))
+    threads = workload.client_threads(params.get("threads", 1))
+    sync = stores.switch(params.get("sync", False), "sync")
     phases = []
     try:
         state = ycsb.State(trace, seed) if "ycsb" in trace else None

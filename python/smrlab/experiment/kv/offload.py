@@ -46,6 +46,8 @@ MAX_OFFLOAD_DELAY_US = 1_000_000
 # The largest inserted value: far above the thesis's 4 KB, well inside a 1 MiB band.
 MAX_VALUE_SIZE = 1 << 16
 STOP_AFTER = 3.0
+# Client threads unless a cell gives ``threads``.
+DEFAULT_THREADS = 8
 # Workloads that only read, as ``_properties`` sets them (E: scans, no inserts).
 READ_ONLY = ("c", "e")
 
@@ -92,10 +94,10 @@ def _properties(step: dict, records: int, value_size: int) -> dict:
     return values
 
 
-def run(steps: list[dict], params: dict, seed: int) -> dict:
-    """Runs the steps in order on one new paced offloading store; returns what ``cell``
-    turns into a row."""
-    from smrlab import workload
+def store_options(params: dict) -> dict:
+    """The keywords of the ``WorkloadStore`` an offloading cell runs on (in memory): what
+    ``check`` opens before any cell runs, so that the store's own readers refuse a bad value
+    first."""
     from smrlab.kv import size
 
     offload = params.get("offload", "nvram")
@@ -108,32 +110,56 @@ def run(steps: list[dict], params: dict, seed: int) -> dict:
         delay_us = math.nan
     if isinstance(given, bool) or not 0 <= delay_us <= MAX_OFFLOAD_DELAY_US:
         raise UsageError(f"offload_delay_us must be microseconds from 0 to {MAX_OFFLOAD_DELAY_US:,}, not {given!r}")
-    value_size = size(params.get("value_size", 1000), "value_size")
-    if not 0 < value_size <= MAX_VALUE_SIZE:
-        raise UsageError(f"value_size must be 1 to {MAX_VALUE_SIZE:,} bytes, not {value_size:,}")
-    # None: the store's declared buffer levels.
-    bands = tuple(int(b) for b in str(params["buffer_bands"]).split(",")) if "buffer_bands" in params else None
-    store = workload.WorkloadStore(
-        offload_store=True,
-        disk=params.get("disk", "desktop7200"),
-        band_size=size(params.get("band_size", "4MiB"), "band_size"),
-        capacity=size(params.get("capacity", "8GiB"), "capacity"),
-        offload=offload != "none",
-        offload_to="disk" if offload == "disk" else "nvram",
-        offload_delay=delay_us / 1e6,
-        buffer_bands=bands,
-    )
+    return {
+        "offload_store": True,
+        "disk": params.get("disk", "desktop7200"),
+        "band_size": size(params.get("band_size", "4MiB"), "band_size"),
+        "capacity": size(params.get("capacity", "8GiB"), "capacity"),
+        "offload": offload != "none",
+        "offload_to": "disk" if offload == "disk" else "nvram",
+        "offload_delay": delay_us / 1e6,
+        # None: the store's declared buffer levels.
+        "buffer_bands": _buffer_bands(params["buffer_bands"]) if "buffer_bands" in params else None,
+    }
+
+
+def _buffer_bands(text: str) -> tuple[int, ...]:
+    """Bands of each buffer level from ``"10,10,100"`` (their count and range are the store's
+    to check)."""
+    try:
+        return tuple(int(part) for part in str(text).split(","))
+    except ValueError:
+        raise UsageError(f"buffer_bands must be whole numbers of bands separated by commas, not {text!r}") from None
+
+
+def value_size(params: dict) -> int:
+    """Bytes of each inserted value."""
+    from smrlab.kv import size
+
+    given = size(params.get("value_size", 1000), "value_size")
+    if not 0 < given <= MAX_VALUE_SIZE:
+        raise UsageError(f"value_size must be 1 to {MAX_VALUE_SIZE:,} bytes, not {given:,}")
+    return given
+
+
+def run(steps: list[dict], params: dict, seed: int) -> dict:
+    """Runs the steps in order on one new paced offloading store; returns what ``cell``
+    turns into a row."""
+    from smrlab import workload
+
+    size_of_values, threads = value_size(params), workload.client_threads(params.get("threads", DEFAULT_THREADS))
+    store = workload.WorkloadStore(**store_options(params))
     phases, records, state = [], 1, None
     try:
         for index, step in enumerate(steps):
             result = workload.run_ycsb(
                 store,
                 "a" if step["workload"] == "insert" else step["workload"],
-                _properties(step, records, value_size),
+                _properties(step, records, size_of_values),
                 process=step["process"],
                 rate=float(step["rate"]),
                 duration=float(step["duration"]),
-                threads=int(params.get("threads", 8)),
+                threads=threads,
                 seed=seed + index,
                 load=index == 0,
                 stop_after=STOP_AFTER * float(step["duration"]),

@@ -76,37 +76,50 @@ def open_store(system: str, folder: Path, params: dict, modelled: bool):
     ``modelled``: SMRDB keeps its device in memory, times every device command on the disk
     preset and compacts inline (the same commands every run); a peer is unchanged (its I/O is
     captured from outside)."""
-    band = _size(params.get("band_size", "4MiB"), "band_size")
     if system in SMRDB:
-        return SmrdbAdapter(folder, system.split("-")[1], band, params, modelled)
+        return SmrdbAdapter(folder, smrdb_arguments(system, params, modelled), modelled)
+    band, cache = peer_sizes(params)
     if system == "leveldb":
-        return LevelDbAdapter(folder, band, _size(params.get("block_cache", BLOCK_CACHE), "block_cache"))
+        return LevelDbAdapter(folder, band, cache)
     if system == "rocksdb":
-        return RocksDbAdapter(folder, band, _size(params.get("block_cache", BLOCK_CACHE), "block_cache"))
+        return RocksDbAdapter(folder, band, cache)
     raise UsageError(f"system '{system}' is not a key-value store ({', '.join(SYSTEMS)})")
 
 
+def smrdb_arguments(system: str, params: dict, modelled: bool) -> dict:
+    """The keywords of ``smrlab.kv.DB`` that an SMRDB cell opens its store with (its folder
+    apart): what ``check`` opens in memory before any cell runs, so that the store's own
+    readers refuse a bad value first."""
+    tuning = {}
+    for key in SMRDB_TUNING:
+        if key in params:
+            tuning[key] = switch(params[key], key) if key == "write_log" else _size(params[key], key)
+    tuning["block_cache"] = _size(params.get("block_cache", BLOCK_CACHE), "block_cache")
+    return {
+        "band_size": _size(params.get("band_size", "4MiB"), "band_size"),
+        "compaction": system.split("-")[1],
+        "capacity": params.get("capacity"),  # None: SMRDB's 1024 bands
+        # Modelled: every device command timed on the disk preset (no real sync to wait for).
+        "disk": params.get("disk", "desktop7200") if modelled else None,
+        "background": not modelled,
+        **tuning,
+    }
+
+
+def peer_sizes(params: dict) -> tuple[int, int]:
+    """A peer's write buffer (the band size) and block cache, in bytes."""
+    return _size(params.get("band_size", "4MiB"), "band_size"), _size(
+        params.get("block_cache", BLOCK_CACHE), "block_cache"
+    )
+
+
 class SmrdbAdapter:
-    def __init__(self, folder: Path, scheme: str, band: int, params: dict, modelled: bool):
+    def __init__(self, folder: Path, arguments: dict, modelled: bool):
         from smrlab.kv import DB
 
-        tuning = {}
-        for key in SMRDB_TUNING:
-            if key in params:
-                tuning[key] = _bool(params[key]) if key == "write_log" else _size(params[key], key)
-        tuning["block_cache"] = _size(params.get("block_cache", BLOCK_CACHE), "block_cache")
-        capacity = params.get("capacity")  # None: SMRDB's 1024 bands
         self.modelled = modelled
-        # Modelled: the device in memory (its time is the model's; no real sync to wait for).
-        self.db = DB(
-            None if modelled else folder,
-            band_size=band,
-            compaction=scheme,
-            capacity=capacity,
-            disk=params.get("disk", "desktop7200") if modelled else None,
-            background=not modelled,
-            **tuning,
-        )
+        # Modelled: the device in memory (its time is the model's).
+        self.db = DB(None if modelled else folder, **arguments)
 
     def put(self, key: bytes, value: bytes, sync: bool) -> None:
         self.db.put(key, value, sync)
@@ -171,14 +184,15 @@ def overlap_depth(ranges: list[tuple[bytes, bytes]]) -> int:
     return best
 
 
-def _bool(text) -> bool:
+def switch(text, name: str) -> bool:
+    """A cell's yes or no ``name`` (``sync``, ``write_log``): true, 1 or yes; false, 0 or no."""
     if isinstance(text, bool):
         return text
     if str(text).lower() in ("true", "1", "yes"):
         return True
     if str(text).lower() in ("false", "0", "no"):
         return False
-    raise UsageError(f"'{text}' is not true or false")
+    raise UsageError(f"{name}: '{text}' is not true or false")
 
 
 def _quiet_folder(folder: Path, quiet: float = 0.5, limit: float = 120.0) -> None:
