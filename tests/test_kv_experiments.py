@@ -172,11 +172,11 @@ params = { l1_overlap_trigger = [2, 4] }
 
 
 def run_rows(text, tmp_path, jobs=1):
-    from smrlab import experiment
+    from smrlab import orchestrator
 
     path = tmp_path / "kv.toml"
     path.write_text(text)
-    summary = experiment.run(parse(tomllib.loads(text), path), out=tmp_path / "results", jobs=jobs)
+    summary = orchestrator.run(parse(tomllib.loads(text), path), out=tmp_path / "results", jobs=jobs)
     return summary.rows
 
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 from conftest import DATA
-from smrlab import _core, experiment, fingerprint, systems
+from smrlab import _core, fingerprint, orchestrator, systems
 from smrlab.experiment.spec import Experiment, SystemRun
 from smrlab.trace import Trace
 
@@ -68,7 +68,7 @@ def test_every_system_has_a_fingerprint_and_a_folders_systems_share_it():
 def resumed(trace, out, before: set[str]) -> tuple[dict[str, int], set[str]]:
     """The experiment resumed in ``out``: how many cells of each label ran again (a key not
     stored ``before``), and the keys now."""
-    summary = experiment.run(small_experiment(trace), out=out, jobs=1, resume=True)
+    summary = orchestrator.run(small_experiment(trace), out=out, jobs=1, resume=True)
     assert summary.failed == 0
     keys = {outcome.key for _, outcome in summary.outcomes}
     again = dict.fromkeys(LABELS, 0)

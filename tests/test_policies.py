@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import smrlab
 from conftest import DATA, msr_line, write
-from smrlab import experiment, policy
+from smrlab import experiment, orchestrator, policy
 from smrlab.errors import PolicyError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,15 +128,15 @@ def test_an_experiments_policy_file_runs_alike_serially_on_workers_and_on_dask(e
     _trace(tmp_path)
     path = write(tmp_path, GRID)
     exp = experiment.load(path)
-    serial = experiment.run(exp, out=tmp_path / "serial", jobs=1)
+    serial = orchestrator.run(exp, out=tmp_path / "serial", jobs=1)
     assert serial.failed == 0 and len(serial.rows) == 4
     mine = [r for r in serial.rows if r["label"] == "mine"]
     native = [r for r in serial.rows if r["label"] == "native"]
     assert [r["evicted_dirty_blocks"] for r in mine] == [r["evicted_dirty_blocks"] for r in native]
-    workers = experiment.run(exp, out=tmp_path / "workers", jobs=2)
+    workers = orchestrator.run(exp, out=tmp_path / "workers", jobs=2)
     assert _rows(workers) == _rows(serial)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as c:
-        on_dask = experiment.run(exp, out=tmp_path / "dask", cluster=c.scheduler_address)
+        on_dask = orchestrator.run(exp, out=tmp_path / "dask", cluster=c.scheduler_address)
     assert _rows(on_dask) == _rows(serial)
     source = (tmp_path / "lru.py").resolve()
     recorded = [o.result["config"].get("policies") for cell, o in on_dask.outcomes if cell.label == "mine"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import smrlab
 from smrlab import bundled, systems
-from smrlab.experiment import presets
+from smrlab.cli import presets
 
 PORE_FILES = sorted(path.stem for path in (bundled.experiments_root() / "experiments").glob("pore-*.toml"))
 

@@ -1,4 +1,4 @@
-"""The paper commands' line-ups read from experiments/*.toml (``smrlab.experiment.presets``): files
+"""The paper commands' line-ups read from experiments/*.toml (``smrlab.cli.presets``): files
 merged in their own orders, each label once, the line-ups the commands print today, and every file
 the commands name found in the package (what a wheel ships), not in the checkout around it."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import smrlab
 from smrlab import bundled
+from smrlab.cli import presets
 from smrlab.errors import UsageError
-from smrlab.experiment import presets
 
 
 def systems(*labels: str) -> str:

@@ -22,10 +22,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from conftest import DATA, SMALL, write
-from smrlab import experiment
+from smrlab import experiment, orchestrator
 from smrlab.errors import UsageError
 from smrlab.experiment import executors, schedule
-from smrlab.experiment.cells import run_cell, this_worker
+from smrlab.experiment.cells import Cell, run_cell, this_worker
 from smrlab.experiment.cluster import Connecting
 from smrlab.experiment.pending import Handed, Pending
 from smrlab.experiment.stopwatch import Phases
@@ -97,8 +97,8 @@ def test_every_cells_cost_is_on_record_and_out_of_the_results(cli, tmp_path):
 
 def test_cells_start_longest_first_by_what_earlier_runs_cost(tmp_path):
     exp = experiment.load(write(tmp_path, GRID))
-    first = experiment.run(exp, out=tmp_path, jobs=1)
-    second = experiment.run(exp, out=tmp_path, jobs=1, resume=False)
+    first = orchestrator.run(exp, out=tmp_path, jobs=1)
+    second = orchestrator.run(exp, out=tmp_path, jobs=1, resume=False)
     walls = {c["key"]: c["timing"]["wall_s"] for c in sidecar_of(first.folder)["cells"]}
     cells = sidecar_of(second.folder)["cells"]
     assert all(c["expected_s"] == pytest.approx(walls[c["key"]]) for c in cells), (
@@ -146,7 +146,7 @@ def test_expected_costs_are_learnt_from_earlier_runs_of_the_same_experiment(tmp_
     trace = Trace.open(DATA / "wdev.csv.gz")
 
     def cell(label, system, checksum, index=0):
-        made = experiment.Cell(index, label, system, "t", trace, {}, 0, {})
+        made = Cell(index, label, system, "t", trace, {}, 0, {})
         made.checksum = checksum
         return made
 
@@ -181,7 +181,7 @@ def test_jobs_out_of_range_is_a_usage_error_in_the_api(tmp_path):
     exp = experiment.load(write(tmp_path, GRID))
     for jobs in (0, 1025, True):
         with pytest.raises(UsageError, match="--jobs must be a whole number from 1 to 1024"):
-            experiment.run(exp, out=tmp_path / "out", jobs=jobs)
+            orchestrator.run(exp, out=tmp_path / "out", jobs=jobs)
     assert executors.checked_jobs(1024) == 1024
     assert not (tmp_path / "out").exists(), "nothing written for a refused run"
 
@@ -315,9 +315,9 @@ def test_on_dask_traces_travel_once_and_a_dying_worker_costs_one_retry(tmp_path,
         assert set(client.run(lambda: "smrlab.run" in sys.modules).values()) == {True}
         connecting.close()
         assert client.status == "closed"
-        first = experiment.run(exp, out=tmp_path / "first", cluster=cluster.scheduler_address)
-        again = experiment.run(exp, out=tmp_path / "again", cluster=cluster.scheduler_address)
-        shared = experiment.run(exp, out=tmp_path / "shared", cluster=cluster.scheduler_address, share_paths=True)
+        first = orchestrator.run(exp, out=tmp_path / "first", cluster=cluster.scheduler_address)
+        again = orchestrator.run(exp, out=tmp_path / "again", cluster=cluster.scheduler_address)
+        shared = orchestrator.run(exp, out=tmp_path / "shared", cluster=cluster.scheduler_address, share_paths=True)
         # Each trace left the parent once (a second worker that ran its cells fetched it from
         # the first), and is kept on each worker that ran its cells for later runs.
         assert first.parent["counts"]["traces_sent"] == len(exp.traces)

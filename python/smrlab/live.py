@@ -201,7 +201,7 @@ def say(message: str) -> None:
 
 class CellProgress:
     """The cells of an experiment as a task — done of all, with those running and failed — for
-    ``smrlab.experiment.run``, which calls ``begin``, ``running``, ``finished`` and ``end``."""
+    ``smrlab.orchestrator.run``, which calls ``begin``, ``running``, ``finished`` and ``end``."""
 
     def __init__(self, title: str, unit: str = "cells"):
         self.title, self.unit = title, unit

@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 
 from smrlab import caveats, experiment, options, systems
-from smrlab.cli import views
+from smrlab.cli import presets, views
 from smrlab.cli.declared import add_declared
 from smrlab.cli.experiments import add_fresh_argument
 from smrlab.cli.sim import (
@@ -24,7 +24,6 @@ from smrlab.cli.sim import (
     geometry_params,
 )
 from smrlab.errors import UsageError
-from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.run import footprint, write_result
 from smrlab.tables import add_json_argument, note, print_table

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import experiment, live, options, results
+from smrlab import experiment, live, options, orchestrator, results
 from smrlab.errors import UsageError
 from smrlab.experiment.executors import MAX_JOBS
 from smrlab.tables import add_json_argument, note, print_table
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
         with phases("load"):  # generates the experiment's traces on first use
             exp = experiment.load(args.file)
         show = live.CellProgress(exp.name)
-        summary = experiment.run(
+        summary = orchestrator.run(
             exp,
             out=args.out,
             jobs=args.jobs,

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smrlab import caveats, fluid_traces, options, outputs, systems
+from smrlab.cli import presets
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
-from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.run import write_result
 from smrlab.tables import note, print_table

@@ -21,12 +21,11 @@ from pathlib import Path
 
 from smrlab import _core, caveats, experiment, hwsr_traces, options, systems
 from smrlab.bundled import traces_folder
-from smrlab.cli import views
+from smrlab.cli import presets, views
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.paper_command import PaperCommand
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
-from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.options import bounded_whole, generated_requests, listed
 from smrlab.outputs import check_room

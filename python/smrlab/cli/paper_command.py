@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smrlab import experiment, options, systems
-from smrlab.cli import views
+from smrlab.cli import presets, views
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import UsageError
-from smrlab.experiment import presets
 from smrlab.reproduce import terminal
 from smrlab.run import write_result
 from smrlab.tables import note

@@ -11,11 +11,10 @@ import argparse
 from pathlib import Path
 
 from smrlab import experiment, options, outputs, systems
-from smrlab.cli import views
+from smrlab.cli import presets, views
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
-from smrlab.experiment import presets
 from smrlab.experiment.spec import SystemRun
 from smrlab.run import write_result
 from smrlab.tables import note

@@ -6,7 +6,7 @@ traces the command ran rather than the paper's trace set.
 
 A paper command declares its table (``Table``: columns of measures, ``Column``) and the
 experiment files whose claims it prints; it computes no measure of its own. Not here: running the experiment
-(``smrlab.experiment.presets``), the claims' rules (``smrlab.reproduce``).
+(``smrlab.cli.presets``), the claims' rules (``smrlab.reproduce``).
 """
 
 from __future__ import annotations

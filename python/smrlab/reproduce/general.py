@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smrlab import _core, experiment, provenance, results, systems, tomltext
+from smrlab import _core, experiment, orchestrator, provenance, results, systems, tomltext
 from smrlab.errors import SmrlabError, UsageError
 from smrlab.experiment.spec import Experiment
 from smrlab.reproduce import claims as claims_files
@@ -232,7 +232,7 @@ def make(
             exp = on_traces(base, {t.name: opened[t.name] for t in group}, scaling, factors)
             announce(f"running {name} on {len(group)} of your traces ({len(exp.cells())} cells)")
             try:
-                summary = experiment.run(
+                summary = orchestrator.run(
                     exp,
                     out=out,
                     jobs=jobs,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smrlab import bundled, experiment, provenance, recipes, results
+from smrlab import bundled, experiment, orchestrator, provenance, recipes, results
 from smrlab.citations import PAPERS
 from smrlab.errors import UsageError
 from smrlab.experiment.spec import Experiment, param_text
@@ -255,7 +255,7 @@ class Runner:
         from smrlab.live import CellProgress
 
         self.announce(f"running {exp.name} ({len(exp.cells())} cells)")
-        summary = experiment.run(
+        summary = orchestrator.run(
             exp,
             out=self.settings.out,
             jobs=self.settings.jobs,

@@ -15,11 +15,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smrlab import bundled, recipes
+from smrlab import bundled, live, orchestrator, plots, recipes
 from smrlab.errors import SimulationError, UsageError
 from smrlab.experiment.cells import Cell
 from smrlab.experiment.files import parse
 from smrlab.experiment.spec import Experiment, SystemRun
+from smrlab.results import read as results_frame
+from smrlab.run import note_time_regressions
 
 
 def experiment_file(name: str | Path) -> Path:
@@ -78,11 +80,7 @@ def run(exp: Experiment, args, out_dir: Path, name: str, title: str | None = Non
     tables' to say: ``smrlab.caveats``), its progress shown as ``title`` (default ``name``)
     counting ``unit``. A failed cell stops the command with its error once the others have run
     and been stored."""
-    from smrlab import experiment, live, plots
-    from smrlab.results import read as results_frame
-    from smrlab.run import note_time_regressions
-
-    summary = experiment.run(
+    summary = orchestrator.run(
         exp,
         out=out_dir,
         jobs=getattr(args, "jobs", None),
