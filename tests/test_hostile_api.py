@@ -147,3 +147,47 @@ def test_a_run_its_callback_cancels_is_an_error_holding_what_it_measured():
     assert raised.value.result.row()["cancelled"] and raised.value.result.row()["requests"] == 65_536
     # Anything else falsy is not False: the run goes on.
     assert smrlab.simulate("cmr", requests(70_000), progress=lambda done, ns: 0).row()["requests"] == 70_000
+
+
+# Out of range or of the wrong kind for a parameter of each declared kind (``_core.systems()``),
+# and garbage any parameter meets.
+OUT_OF_RANGE = {
+    "whole": [-1, 2**64],
+    "count": [0, 2**70],
+    "size": [-1, 2**70, "1e400B"],
+    "share": [1.5, -0.1],
+    "fraction": [0, 1.5],
+    "fraction-or": [-1, "most"],
+    "scale": [0, math.inf],
+    "ratio": [-1, "3/0"],
+    "duration": [-1, "1e400s"],
+    "bool": ["maybe", 2],
+}
+GARBAGE = [math.nan, "", "nosuch", [1], {"a": 1}, b"x"]
+# The host-managed drive made small (its default is 5 TB) unless the value under test is its own.
+SMALL_DRIVE = {"zone_size": "64MiB", "conventional": "192MiB"}
+
+
+def declared_parameters() -> list[tuple[str, str, str]]:
+    """(system, key, kind) of every parameter every system declares, from the bindings."""
+    return [(name, key, kind) for name, _, params in smrlab._core.systems() for key, _, _, _, _, kind, _ in params]
+
+
+def test_every_declared_parameter_takes_a_hostile_value_or_raises_a_typed_error():
+    # Through smrlab.simulate, whose parameters are the core's declarations (ParamSpec): a
+    # parameter added to a system is covered without a case written for it.
+    found = declared_parameters()
+    assert len({system for system, *_ in found}) >= 10 and len(found) >= 100
+    trace = requests(50)
+    refused = 0
+    for system, key, kind in found:
+        small = {k: v for k, v in SMALL_DRIVE.items() if k != key and any(f[:2] == (system, k) for f in found)}
+        for value in OUT_OF_RANGE.get(kind, []) + GARBAGE:
+            try:
+                smrlab.simulate(system, trace, **small, **{key: value})
+            except smrlab.SmrlabError as error:
+                assert str(error) and "\n" not in str(error).strip(), (system, key, value, error)
+                refused += 1
+            except Exception as error:
+                pytest.fail(f"simulate({system!r}, {key}={value!r:.40}) raised {type(error).__name__}: {error}")
+    assert refused > len(found) * len(GARBAGE) / 2, "most of the values are refused, not ignored"
