@@ -13,7 +13,11 @@ each cell is stored as it finishes; and the table, its figures and its provenanc
 every cell cost and the parent's own work by phase) are written at the end. ``frame`` runs an
 experiment without storing anything and returns the DataFrame. Rows are in cell order whatever
 ran them, so the same experiment gives the same rows serially, on local workers and on a
-cluster. Not here: what an experiment is (``smrlab.experiment``), tables on the terminal, the
+cluster. ``measures`` checks, before any outcome is taken, that every measure the experiment
+names (``metrics``, the figure's ``y``, its claims' ``metric``) is a column its systems report,
+learnt from a probe: each label's first cell built on the real trace and stopped after one
+request, which also makes the core check the values that depend on the trace (a share of its
+footprint). Not here: what an experiment is (``smrlab.experiment``), tables on the terminal, the
 report.
 """
 
@@ -26,13 +30,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smrlab import plots, provenance
+from smrlab.errors import ParameterError, SmrlabError
 from smrlab.experiment import check, executors, schedule
 from smrlab.experiment.cells import Cell, Outcome
 from smrlab.experiment.pending import Pending
+from smrlab.experiment.schema import nearest
 from smrlab.experiment.spec import Experiment
 from smrlab.experiment.stopwatch import Phases
 from smrlab.experiment.store import RunFolder, arrow_table, sidecar, to_pandas
-from smrlab.run import footprint
+from smrlab.paper import claims_of
+from smrlab.plots import MISS
+from smrlab.result import tidy_row
+from smrlab.run import footprint, simulate
 
 
 @dataclass
@@ -118,7 +127,71 @@ def _checked(experiment: Experiment, every: list[Cell]) -> None:
             if first.trace_checksum() not in measured:
                 measured[first.trace_checksum()] = footprint(first.trace)
             first.footprint = measured[first.trace_checksum()]
-    check.measures(experiment, probed)
+    measures(experiment, probed)
+
+
+def named_measures(experiment) -> list[tuple[str, str]]:
+    """(where, name) of every measure the experiment names."""
+    named = [("metrics", metric) for metric in experiment.metrics]
+    if experiment.figure.get("y"):
+        named.append(("figure.y", experiment.figure["y"]))
+
+    named += [(f"claim {claim.id}", claim.metric) for claim in claims_of(experiment)]
+    return named
+
+
+def measures(experiment, cells) -> None:
+    """Refuses a measure that no system of the line-up reports (learnt from a probe of each
+    label's first cell on a trace file); says nothing when a probe could not run (its cells
+    will fail with their own error)."""
+    named = named_measures(experiment)
+    if not named:
+        return
+
+    reported = set(MISS)
+    probed = True
+    for label in dict.fromkeys(cell.label for cell in cells):
+        first = next(cell for cell in cells if cell.label == label)
+        try:
+            columns = _probe(first)
+        except ParameterError as error:
+            raise check.fail(experiment, f"{label}: {error}") from None
+        if columns is None:
+            probed = False
+        else:
+            reported |= columns
+    if not probed:
+        return
+    for where, name in named:
+        if name not in reported:
+            raise check.fail(
+                experiment, f"{where}: no system of the line-up reports a measure '{name}'{nearest(name, reported)}"
+            )
+
+
+def _probe(cell) -> set[str] | None:
+    """The columns ``cell``'s row would have, from a run stopped after its first request; None
+    when it cannot be probed (a trace in memory) or failed for another reason than its
+    parameters (its cells will say why). A parameter value the core refuses (a cache smaller
+    than a block) raises its ``ParameterError``: the experiment stops before its first cell."""
+
+    if cell.footprint is None:
+        return None
+    try:
+        result = simulate(
+            cell.system,
+            cell.trace,
+            cell.params(),
+            engine={**cell.engine, "progress_every": 1},
+            seed=cell.seed,
+            footprint=cell.footprint,
+            progress=lambda requests, sim_time_ns: False,
+        )
+    except ParameterError:
+        raise
+    except SmrlabError:
+        return None
+    return set(tidy_row(result, cell.label, cell.given)) | set(result["metrics"])
 
 
 def _plan(experiment: Experiment, every: list[Cell], out: Path, resume: bool, phases: Phases) -> _Plan:

@@ -30,9 +30,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from smrlab import fingerprint, policy, systems
+from smrlab import _core, cache, fingerprint, policy, systems
 from smrlab.errors import SmrlabError
 from smrlab.result import tidy_row
+from smrlab.run import footprint, simulate
 from smrlab.trace import Trace
 
 
@@ -189,7 +190,6 @@ def _peak_memory() -> int:
 
 def _core_build() -> tuple[int, int]:
     """Size and time of the compiled core: a rebuilt core measures footprints afresh."""
-    from smrlab import _core
 
     built = os.stat(_core.__file__)
     return built.st_size, built.st_mtime_ns
@@ -202,8 +202,6 @@ def _footprint(cell: Cell) -> tuple[dict | None, float]:
     seconds measuring took here; None for a trace in memory (the replay measures it)."""
     if cell.footprint is not None or cell.trace.path is None:
         return cell.footprint, 0.0
-    from smrlab import cache
-    from smrlab.run import footprint
 
     start, measured = time.perf_counter(), []
 
@@ -232,7 +230,6 @@ def run_cell(
     fetch_s: float = 0.0,
 ) -> Outcome:
     """Runs one cell (in whichever process or worker it was sent to) and measures it."""
-    from smrlab.run import simulate
 
     key = key or cell.key()
     # A trace fetched for this cell (``fetch_s`` seconds) was part of it.

@@ -17,6 +17,10 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from smrlab.errors import UsageError
+from smrlab.options import printable
+from smrlab.run import engine_options
+
 TEXT = {"type": "string"}
 NUMBER = {"type": "number"}
 VALUE = {"type": ["string", "number", "boolean"]}
@@ -72,7 +76,6 @@ def engine_keys() -> dict[str, tuple[dict, str]]:
     """The replay options an experiment may set, as the core declares them (except how often
     progress is reported, which changes no number); a mode or a speed-up left out is the
     system's own."""
-    from smrlab.run import engine_options
 
     kinds = {
         "mode": {"enum": ["closed", "open"]},
@@ -189,9 +192,6 @@ def check_types(source, document: dict, declared: dict) -> None:
     is not what its key declares in the JSON Schema ``declared`` (``json_schema()``, or a
     key-value file's): one ``UsageError`` naming the file and the key."""
     import jsonschema
-
-    from smrlab.errors import UsageError
-    from smrlab.options import printable
 
     validator = jsonschema.Draft202012Validator(declared)
     errors = [e for e in validator.iter_errors(document) if e.validator not in SAID_BY_SPEC]

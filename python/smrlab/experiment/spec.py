@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smrlab import policy, recipes, systems, tomltext
+from smrlab import _core, policy, recipes, systems, tomltext
 from smrlab.errors import UsageError
 from smrlab.experiment import schema
 from smrlab.experiment.cells import Cell
@@ -373,6 +373,5 @@ def _name(source: Path, name: str) -> str:
 
 
 def _core_system_names() -> list[str]:
-    from smrlab import _core
 
     return list(_core.system_names())

@@ -38,6 +38,7 @@ from typing import Any
 
 from smrlab import outputs, provenance
 from smrlab.experiment.cells import Cell, Outcome, Timing
+from smrlab.experiment.totoml import render
 
 CELLS = "cells"
 # The longest part of a cell file's name that spells out its parameters, and its label and its
@@ -175,7 +176,6 @@ def sidecar(
 ) -> dict:
     """The provenance of a run: everything needed to reproduce each of its rows, what each
     cost (``reused`` cells: in the run that stored them) and the parent's work (``parent``)."""
-    from smrlab.experiment.totoml import render
 
     source = experiment.source
     described = []
