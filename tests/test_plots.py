@@ -74,7 +74,7 @@ def test_a_log_axis_draws_bars_from_its_foot_with_plain_ticks_and_no_title():
     axes = fig.axes[0]
     assert axes.get_yscale() == "log" and len(axes.patches) == 8, "bars, as the papers draw them"
     labels = [t.get_text() for t in axes.get_yticklabels() if t.get_text()]
-    assert labels and all(label.replace(".", "").isdigit() for label in labels), labels
+    assert labels and all(label.replace(".", "").replace(",", "").isdigit() for label in labels), labels
     low, high = axes.get_ylim()
     assert (low, high) == (500, 10000), "from the 1-2-5 step below the least value to the one above the most"
     assert axes.get_title() == "" and axes.get_ylabel() == "write I/O time (s)"
@@ -318,3 +318,24 @@ def test_legend_text_is_as_large_as_the_axis_labels():
     axes = fig.axes[0]
     sizes = [t.get_fontsize() for t in axes.get_legend().get_texts()]
     assert sizes and min(sizes) >= max(t.get_fontsize() for t in axes.get_xticklabels() + [axes.yaxis.label])
+
+
+def test_lines_are_told_apart_by_every_swept_column_not_averaged_over_one():
+    # FluidSMR Fig. 13: latency over storage usage, a line per scheme (swept too), one label.
+    made = fluid_experiment()
+    made.figure = {"kind": "lines", "x": "usage", "y": "mean_latency_ns"}
+    made.params = {"scheme": ["swap-only", "pure-cmr"], "usage": [0.6, 0.9]}
+    frame = pd.DataFrame(
+        {
+            "label": "fluid",
+            "trace": "ts_0",
+            "scheme": ["swap-only", "swap-only", "pure-cmr", "pure-cmr"],
+            "usage": [0.6, 0.9, 0.6, 0.9],
+            "mean_latency_ns": [3e6, 9e6, 2e6, 2e6],
+        }
+    )
+    lines = plots.figure(made, frame).axes[0].get_lines()
+    assert {line.get_label(): list(line.get_ydata()) for line in lines} == {
+        "swap-only": [3.0, 9.0],
+        "pure-cmr": [2.0, 2.0],
+    }

@@ -161,13 +161,36 @@ def _series_columns(frame, experiment, x: str) -> list[str]:
 
 
 def _with_series(frame, columns: list[str]):
-    """``frame`` with ``_series``, each row's series name: its values of ``columns``."""
-    return frame.assign(_series=frame[columns].astype(str).agg(" ".join, axis=1))
+    """``frame`` with ``_series``, each row's series name: its values of ``columns``, a number
+    after its column's name (``region 8``), a name (a label, a scheme, a trace) alone."""
+    numbers = _numeric(frame, columns)
+    parts = [frame[c].map(lambda v, c=c: _part(c, v, c in numbers)) for c in columns]
+    return frame.assign(_series=[" ".join(names) for names in zip(*parts)])
+
+
+def _numeric(frame, columns: list[str]) -> set[str]:
+    """The columns of ``columns`` whose values are numbers (or text of numbers: ``8``, ``0.9``)."""
+    from pandas.api.types import is_numeric_dtype
+
+    def number(value) -> bool:
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    return {c for c in columns if is_numeric_dtype(frame[c]) or frame[c].dropna().map(number).all()}
+
+
+def _part(column: str, value, numeric: bool) -> str:
+    """A column's value in a series' name: a number after its column's name, a name alone."""
+    return f"{column} {value}" if numeric else str(value)
 
 
 def _key_of(frame, columns: list[str]) -> Callable[[dict, list], str | None]:
     """The series a claim's selector (and its traces) names, as ``_with_series`` names them."""
     only = {c: str(frame[c].iloc[0]) for c in ("label", "trace") if c in frame and frame[c].nunique() == 1}
+    numbers = _numeric(frame, columns)
 
     def key(selector: dict, traces: list) -> str | None:
         parts = []
@@ -175,7 +198,7 @@ def _key_of(frame, columns: list[str]) -> Callable[[dict, list], str | None]:
             value = selector.get(column, traces[0] if column == "trace" and len(traces) == 1 else only.get(column))
             if value is None or isinstance(value, (tuple, list)):
                 return None
-            parts.append(str(value))
+            parts.append(_part(column, value, column in numbers))
         return " ".join(parts)
 
     return key
@@ -221,9 +244,12 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
         for label in labels:
             rows = in_group.loc[in_group["_series"] == label, "_y"]
             value[(label, group)] = rows.mean() / reference if len(rows) and reference else float("nan")
+    # A group where nothing has a value (its normalising label did not run there) is left out.
+    groups = [g for g in groups if any(value[(label, g)] == value[(label, g)] for label in labels)] or groups
     if statistic:
         for label in labels:
-            value[(label, statistic)] = sum(value[(label, g)] for g in groups) / len(groups)
+            known = [value[(label, g)] for g in groups if value[(label, g)] == value[(label, g)]]
+            value[(label, statistic)] = sum(known) / len(known) if known else float("nan")
         groups.append(statistic)
     for index, label in enumerate(labels):
         heights = [value[(label, group)] for group in groups]
@@ -299,9 +325,10 @@ def _lines(axes, frame, spec: dict, experiment) -> tuple[str, list]:
     columns = _series_columns(frame, experiment, x)
     frame = _with_series(frame, columns).assign(_y=_values(frame, y), _x=frame[x].map(str))
     for index, (label, rows) in enumerate(unswept.groupby("label", sort=False)):
-        # Drawn across the axis at its value, in a colour no line of the sweep takes.
+        # Drawn across the axis at its value, grey, dotted (a reference, not one of the sweep's).
         mean = _values(rows, y).mean()
-        axes.axhline(mean, color=COLOURS[-1 - index % 3], linewidth=1.0, linestyle=(0, (1, 1)), label=label)
+        if mean == mean:
+            axes.axhline(mean, color="0.45", linewidth=1.0, linestyle=[(0, (1, 1)), "-."][index % 2], label=label)
     labels, traces = list(dict.fromkeys(frame["label"])), list(dict.fromkeys(frame["trace"]))
     means = {}
     # Each line its colour; a label keeps its marker on every trace, a trace its line style.
@@ -410,10 +437,13 @@ def _plain_log_ticks(axes, values) -> None:
         return min(c for c in candidates if c >= value) if up else max(c for c in candidates if c <= value)
 
     values = [v for v in values if v > 0 and math.isfinite(v)]
+    low, high = (step(min(values), up=False), step(max(values), up=True)) if values else (1, 10)
     if values:
-        axes.set_ylim(step(min(values), up=False), step(max(values), up=True))
-    axes.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axes.set_ylim(low, high)
+    # Over more than three decades the 2s and 5s would crowd the axis: the decades alone.
+    subs = (1.0,) if high / low > 1e3 else (1.0, 2.0, 5.0)
+    axes.yaxis.set_major_locator(LogLocator(base=10, subs=subs))
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}" if value < 1e4 else f"{value:,.0f}"))
     axes.yaxis.set_minor_formatter(NullFormatter())
 
 
@@ -452,7 +482,7 @@ def figure_and_caption(experiment, frame):
         if labels:
             # The legend's text as large as the axes' labels (the style's font size).
             axes.legend(
-                ncols=min(4, len(labels)),
+                ncols=_legend_columns(fig, labels),
                 loc="lower left",
                 bbox_to_anchor=(0, 1.01),
                 borderaxespad=0,
@@ -467,6 +497,13 @@ def figure_and_caption(experiment, frame):
     source = paper.claims_file(experiment)
     where = f"experiments/claims/{source.name}" if source else ""
     return fig, plots_paper.caption(drawn, paper.claims_of(experiment) if drawn else [], where)
+
+
+def _legend_columns(fig, labels: list[str]) -> int:
+    """As many legend columns (at most four) as the widest entry fits across the figure: its
+    handle, its text (``TICK_CHARACTER_PT`` a character at the style's size) and the spacing."""
+    entry = 2.2 * 8 + 0.8 * 8 + max(len(label) for label in labels) * TICK_CHARACTER_PT + 1.2 * 8
+    return max(1, min(4, len(labels), int(fig.get_figwidth() * 72 * 0.95 // entry)))
 
 
 def warm_up() -> None:
