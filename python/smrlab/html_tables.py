@@ -1,5 +1,6 @@
 """HTML tables of the report's pages: numbers right-aligned, words left, a claim's verdict
-marked by its class, shared by the reproduction report (``smrlab.report``) and the scorecard's
+marked by its class, a page of smrlab's docs a text names (``docs/pore.md#smr-write-cost``,
+as a claim's reason does) a link to its page beside the report (``smrlab.docs_pages``), shared by the reproduction report (``smrlab.report``) and the scorecard's
 section of it (``smrlab.reproduce.output``) so that neither imports the other.
 
 Not here: the page, its style (``smrlab.report``) or the numbers (``smrlab.tables.fmt``).
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import html
 
+from smrlab.docs_pages import doc_links
 from smrlab.tables import fmt
 
 
@@ -20,7 +22,7 @@ def _cell(value) -> str:
     if value in VERDICTS:
         return f'<td class="verdict-{value.replace(" ", "-")}">{html.escape(value)}</td>'
     if isinstance(value, str) and len(value) > 12:
-        return f'<td class="text">{html.escape(value)}</td>'
+        return f'<td class="text">{doc_links(html.escape(value))}</td>'
     return f"<td>{html.escape(fmt(value))}</td>"
 
 

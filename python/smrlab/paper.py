@@ -12,7 +12,8 @@ from pathlib import Path
 
 from smrlab.citations import short
 
-COLUMNS = ["claim", "where", "trace", "paper's", "ours", "ours / paper", "verdict"]
+# "why": what explains a verdict other than holds, with the docs section it names (a link in the report).
+COLUMNS = ["claim", "where", "trace", "paper's", "ours", "ours / paper", "verdict", "why"]
 
 
 def claims_file(experiment) -> Path | None:
@@ -44,8 +45,8 @@ def claims_of(experiment) -> list:
 
 
 def comparison_rows(experiment, frame) -> list[tuple]:
-    """(claim, where, trace, paper's, ours, ours / paper, verdict) for each of the experiment's
-    claims, judged on ``frame``."""
+    """(claim, where, trace, paper's, ours, ours / paper, verdict, why) for each of the
+    experiment's claims, judged on ``frame``."""
     from smrlab.reproduce.claims import load
     from smrlab.reproduce.evaluation import Evaluation
 
@@ -67,6 +68,7 @@ def comparison_rows(experiment, frame) -> list[tuple]:
                 row.ours_text,
                 None if row.ratio is None else round(row.ratio, 3),
                 row.verdict,
+                row.reason,
             )
         )
     return rows

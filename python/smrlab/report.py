@@ -5,8 +5,9 @@ the other way, and the citation, the experiment file and the provenance; the ref
 the end.
 
 The page checks itself in the browser: a figure that fails to render is marked on the page and
-counted in the body's ``data-figures`` attribute (rendered/total), which the headless-Chromium
-test reads. Not here: the numbers (``smrlab.results``), the figures (``smrlab.plots``), the
+counted in the body's ``data-figures`` attribute (rendered/total), and each figure's shown width
+is kept in its ``data-shown-width``, which the headless-Chromium test reads. The only links are
+to smrlab's docs pages, written beside the page (``smrlab.docs_pages``). Not here: the numbers (``smrlab.results``), the figures (``smrlab.plots``), the
 comparison with a paper (``smrlab.paper``).
 """
 
@@ -30,6 +31,7 @@ td:first-child, th:first-child { text-align: left; }
 .verdict-fails { background: #f4d3d3; } .verdict-not-comparable, .verdict-not-run { background: #e6e6e6; }
 pre { background: #f7f7f7; padding: 0.6rem; font-size: 0.75rem; overflow-x: auto; }
 figure { margin: 0.8rem 0; } figure img { width: 100%; max-width: 46rem; } .broken { color: #b00; font-weight: bold; }
+figcaption { font-size: 0.8rem; color: #444; max-width: 46rem; }
 td.text { text-align: left; }
 .cite { font-size: 0.85rem; color: #444; } .notes { font-size: 0.8rem; color: #633; }
 """
@@ -44,17 +46,22 @@ window.addEventListener('load', () => {
     note.textContent = 'This figure did not render.'; img.after(note);
   });
   document.body.dataset.figures = rendered.length + '/' + figures.length;
+  // The width each figure is shown at, by which its text is scaled (checked legible in the test).
+  figures.forEach(img => { img.dataset.shownWidth = Math.round(img.getBoundingClientRect().width); });
 });
 """
 
 
 def _figure(experiment, frame) -> str:
-    """The figure as an inline SVG image (vector: sharp at any zoom and in print)."""
+    """The figure as an inline SVG image (vector: sharp at any zoom and in print), with the
+    caption saying where its paper's numbers come from."""
     if not experiment.figure:
         return ""
-    svg = base64.b64encode(plots.render(plots.figure(experiment, frame), "svg")).decode()
+    fig, caption = plots.figure_and_caption(experiment, frame)
+    svg = base64.b64encode(plots.render(fig, "svg")).decode()
     alt = html.escape(experiment.title or experiment.name)
-    return f'<figure><img alt="{alt}" src="data:image/svg+xml;base64,{svg}"></figure>'
+    below = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
+    return f'<figure><img alt="{alt}" src="data:image/svg+xml;base64,{svg}">{below}</figure>'
 
 
 def section(table: Path) -> tuple[str, str | None]:

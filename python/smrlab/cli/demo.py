@@ -20,7 +20,7 @@ import argparse
 import copy
 from pathlib import Path
 
-from smrlab import caveats, live, outputs, report, results
+from smrlab import caveats, docs_pages, live, outputs, report, results
 from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace
 from smrlab.cli import caches
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     page = outputs.write_text(
         args.out / "report.html", report.page(results.tables_under(args.out), "smrlab demo: SSD caches over SMR")
     )
+    docs_pages.write_beside(page.read_text(), args.out)
     note("report (figures, tables, the PORE paper's numbers beside ours):")
     print(page.resolve())
     return 0

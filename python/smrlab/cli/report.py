@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import outputs, report, results
+from smrlab import docs_pages, outputs, report, results
 from smrlab.errors import UsageError
 from smrlab.reproduce.output import read_document, scorecards_under
 from smrlab.tables import note
@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
     with outputs.output_file(
         args.out, inputs=[*tables, *map(results.sidecar_path, tables), *found], make_folder=True
     ) as temporary:
-        temporary.write_text(report.page(tables, args.title or default_title(tables, scorecards), scorecards))
+        text = report.page(tables, args.title or default_title(tables, scorecards), scorecards)
+        temporary.write_text(text)
+    docs_pages.write_beside(text, Path(args.out).parent)
     note(f"report of {len(tables)} results tables written to {args.out}")
     print(Path(args.out).resolve())
     return 0

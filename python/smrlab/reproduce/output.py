@@ -336,8 +336,8 @@ def html_section(document: dict) -> str:
     )
     parts = [
         f'<h2 id="scorecard">Reproduction scorecard ({html.escape(document["mode"])})</h2>',
-        f"<p>Traces: {html.escape(document['traces'])}. Claims per paper by verdict (docs/reproduction.md says "
-        "how each verdict is decided):</p>",
+        f"<p>Traces: {html.escape(document['traces'])}. Claims per paper by verdict "
+        '(<a href="docs/reproduction.html">docs/reproduction.md</a>, the scorecard page, says how each verdict is decided):</p>',
         f"<ul>{counts}</ul>",
         html_table(HTML_COLUMNS, rows),
     ]
