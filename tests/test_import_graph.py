@@ -66,11 +66,6 @@ def import_graph(root: Path, package: str) -> dict[str, set[str]]:
 UNEXPLAINED = {
     "smrlab.bundled": 1,
     "smrlab.cache": 1,
-    "smrlab.cli.experiments": 3,
-    "smrlab.cli.probe": 2,
-    "smrlab.cli.reproduce": 6,
-    "smrlab.cli.sim": 1,
-    "smrlab.cli.workload": 1,
     "smrlab.experiment.check": 1,
     "smrlab.experiment.cluster": 3,
     "smrlab.experiment.executors": 3,

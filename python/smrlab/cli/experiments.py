@@ -12,14 +12,14 @@ import argparse
 from pathlib import Path
 
 from smrlab import experiment, live, options, orchestrator, results
+from smrlab.citations import short
 from smrlab.errors import UsageError
-from smrlab.experiment.executors import MAX_JOBS
+from smrlab.experiment.executors import MAX_JOBS, reaching
+from smrlab.experiment.stopwatch import Phases
 from smrlab.tables import add_json_argument, note, print_table
 
 
 def run(args: argparse.Namespace) -> int:
-    from smrlab.experiment.executors import reaching
-    from smrlab.experiment.stopwatch import Phases
 
     phases = Phases()
     with reaching(args.cluster) as cluster:  # reached while the experiment loads
@@ -55,7 +55,6 @@ def run(args: argparse.Namespace) -> int:
 def _caption(exp: experiment.Experiment) -> str | None:
     if not exp.reproduces:
         return None
-    from smrlab.citations import short
 
     return f"reproduces {short(exp.reproduces.get('paper', ''))} {exp.reproduces.get('figure', '')}".strip()
 

@@ -22,6 +22,8 @@ from smrlab import live, options, outputs
 from smrlab.errors import UsageError
 from smrlab.probe import api, card, target
 from smrlab.probe.drive import BLOCK, Budget
+from smrlab.probe.fio import FioDevice
+from smrlab.probe.simdrive import SimDevice
 from smrlab.tables import note, print_json
 
 # The smallest media cache the probe looks for, as a share of the drive: a budget that cannot
@@ -93,14 +95,11 @@ def register(commands) -> None:
 
 def open_device(args: argparse.Namespace, jobs: Path):
     if target.is_sim(args.target):
-        from smrlab.probe.simdrive import SimDevice
-
         capacity = args.capacity or 4 << 30
         return SimDevice(target.sim_system(args.target), args.param, capacity, args.seed)
     if args.param or args.capacity:
         raise UsageError(f"{args.target}: -p and --capacity apply to sim: targets only")
     path, size = target.check_path(args.target, args.destroy_data)
-    from smrlab.probe.fio import FioDevice
 
     return FioDevice(path, size // BLOCK * BLOCK, jobs)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from smrlab import _core, live, options, outputs, systems
 from smrlab.cli.declared import add_declared
+from smrlab.probe.card import card_params
 from smrlab.run import measure, note_time_regressions, simulate, write_result
 from smrlab.sim_table import print_result
 from smrlab.tables import note, print_json
@@ -300,8 +301,6 @@ def default_out(result: dict) -> Path:
 def run(args: argparse.Namespace) -> int:
     engine = engine_keywords(args)
     if args.preset_file:
-        from smrlab.probe.card import card_params
-
         merged = {**systems.split(card_params(args.preset_file, args.system)), **systems.split(args.param)}
         args.param = [f"{key}={value}" for key, value in merged.items()]
     out = Path(args.out) if args.out else None

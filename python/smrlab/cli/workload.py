@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from smrlab import _core, hurst, workload
+from smrlab import workload_experiments as experiments
 from smrlab.cli.sim import param_lines
 from smrlab.errors import UsageError
 from smrlab.options import bounded_whole, non_negative, positive, seed
@@ -210,7 +211,5 @@ def register(commands) -> None:
     analyze.add_argument("--png", metavar="FILE", help="where to draw the ACF (default SERIES.acf.png)")
     analyze.add_argument("--json", action="store_true", help="print JSON")
     analyze.set_defaults(func=run_analyze)
-
-    from smrlab import workload_experiments as experiments
 
     experiments.register(group)
