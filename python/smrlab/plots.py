@@ -35,6 +35,7 @@ or the report page.
 from __future__ import annotations
 
 import io
+import statistics
 from collections.abc import Callable
 from pathlib import Path
 
@@ -72,6 +73,15 @@ PAPER_MARKER = {
     "markeredgecolor": "black",
     "markeredgewidth": 1.0,
     "linestyle": "none",
+}
+# The statistics of several traces a paper's number may be (a claim's ``per``), as a figure's
+# group of ours beside the traces' computes them.
+STATISTICS = {
+    "mean": statistics.fmean,
+    "median": statistics.median,
+    "geomean": lambda values: statistics.geometric_mean(values) if min(values) > 0 else float("nan"),
+    "min": min,
+    "max": max,
 }
 # Derived columns a figure may ask for by name: the complement of a hit rate.
 MISS = {"miss_ratio": "hit_rate", "read_miss_ratio": "read_hit_rate", "write_miss_ratio": "write_hit_rate"}
@@ -231,8 +241,8 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
     groups = list(dict.fromkeys(frame["_x"]))
     claims = paper.claims_of(experiment)
     # The paper's statistic of several of its traces: a group of ours beside the traces'.
-    statistics = [c.per for c in claims if c.metric == y and len(c.traces) > 1 and c.paper_value is not None]
-    statistic = statistics[0] if x == "trace" and len(groups) > 1 and statistics[0:1] == ["mean"] else None
+    pers = [c.per for c in claims if c.metric == y and len(c.traces) > 1 and c.paper_value is not None]
+    statistic = pers[0] if x == "trace" and len(groups) > 1 and pers and pers[0] in STATISTICS else None
     # A series with no value in any group (a measure its system lacks, such as segments
     # rewritten on a plain disk) is left out: no empty room among the bars, no empty legend entry.
     labels = [s for s in dict.fromkeys(frame["_series"]) if frame.loc[frame["_series"] == s, "_y"].notna().any()]
@@ -249,7 +259,7 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
     if statistic:
         for label in labels:
             known = [value[(label, g)] for g in groups if value[(label, g)] == value[(label, g)]]
-            value[(label, statistic)] = sum(known) / len(known) if known else float("nan")
+            value[(label, statistic)] = STATISTICS[statistic](known) if known else float("nan")
         groups.append(statistic)
     for index, label in enumerate(labels):
         heights = [value[(label, group)] for group in groups]
@@ -278,7 +288,7 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
         if len(claim.traces) == 1:
             return claim.traces[0]
         if len(claim.traces) > 1 and claim.per != "every":
-            return statistic or (groups[0] if len(groups) == 1 else None)
+            return statistic if claim.per == statistic else (groups[0] if len(groups) == 1 else None)
         return None
 
     drawn = _mark_paper(
