@@ -2,8 +2,9 @@
 results --timing``) and stays out of the results and the cell keys; cells start longest first by
 what earlier runs cost; a worker that dies mid-cell, locally or on a Dask cluster, costs its cell
 one retry on another worker, then the cell is recorded as failed and the rest of the run
-completes; a trace travels to a Dask worker at most once; a bad --jobs and a scheduler that is
-not there are one line and exit code 2."""
+completes; a frozen Dask worker is left behind once the scheduler drops it; a trace travels to a
+Dask worker at most once; a bad --jobs and a scheduler that is not there are one line and exit
+code 2, and one that dies mid-run ends it keeping the cells that finished."""
 
 from __future__ import annotations
 
@@ -481,3 +482,98 @@ def test_a_cell_cancelled_because_its_trace_left_with_a_worker_runs_again_unchar
         else:
             [kept] = done
             assert not pending and kept.result is None and "cancelled" in kept.error and kept.timing.attempts == 1
+
+
+class _Hook:
+    """A run's progress that calls ``act`` once, when the first cell finishes."""
+
+    def __init__(self, act):
+        self.act, self.finished_cells = act, 0
+
+    def begin(self, total, reused):
+        pass
+
+    def running(self, at_once):
+        pass
+
+    def finished(self, error, label):
+        self.finished_cells += 1
+        if self.finished_cells == 1:
+            self.act()
+
+    def end(self):
+        pass
+
+
+def _alarm(seconds: int):
+    """Raises TimeoutError in the test after ``seconds`` (the hard bound: the run never hangs);
+    returns the handler it replaced."""
+
+    def expire(*_):
+        raise TimeoutError(f"the run did not end within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    return previous
+
+
+def test_a_frozen_worker_is_left_behind_and_a_dead_scheduler_ends_the_run_keeping_its_cells(tmp_path, monkeypatch):
+    # Dask's own heartbeat decides when a frozen worker has left: the scheduler drops a worker
+    # that missed its heartbeats for distributed.scheduler.worker-ttl (set short here; at least
+    # ten heartbeats, 5 s), and its cells run on another. A scheduler killed mid-run ends the
+    # run with ClusterLost (one line on the command line) within the client's reconnect wait,
+    # the cells that finished stored, and a run of the same cells reuses them.
+    pytest.importorskip("distributed")
+    from smrlab.errors import ClusterLost
+    from smrlab.experiment.store import RunFolder
+
+    env = {**os.environ, "SMRLAB_CACHE": str(tmp_path / "cache"), "DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": "1s"}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    started = []
+
+    def start(*argv):
+        started.append(subprocess.Popen([sys.executable, "-m", *argv], env=env, stderr=subprocess.DEVNULL))
+        return started[-1]
+
+    exp = experiment.load(write(tmp_path, GRID))
+    previous = _alarm(40)
+    try:
+        scheduler = start(
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            str(tmp_path / "s.json"),
+        )
+        while not (tmp_path / "s.json").exists():
+            time.sleep(0.1)
+        address = json.loads((tmp_path / "s.json").read_text())["address"]
+        frozen, _ = (
+            start("distributed.cli.dask_worker", address, "--no-nanny", "--nthreads", "1", "--no-dashboard")
+            for _ in range(2)
+        )
+        first = orchestrator.run(
+            exp, out=tmp_path / "r", cluster=address, progress=_Hook(lambda: os.kill(frozen.pid, signal.SIGSTOP))
+        )
+        assert first.ran == len(first.rows) == 8 and first.failed == 0
+        with pytest.raises(ClusterLost, match="went away mid-run.*the cells that finished are kept in"):
+            orchestrator.run(
+                exp,
+                out=tmp_path / "again",
+                cluster=address,
+                resume=False,
+                progress=_Hook(lambda: (scheduler.kill(), scheduler.wait())),
+            )
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        for process in started:
+            process.kill()
+            process.wait()
+    [folder] = (tmp_path / "again").iterdir()
+    kept = RunFolder(folder, "").stored()
+    assert 1 <= len(kept) < 8
+    assert orchestrator.run(exp, out=tmp_path / "again", jobs=1).reused == len(kept)

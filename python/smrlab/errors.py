@@ -12,6 +12,12 @@ class UsageError(SmrlabError):
     """A command-line or config combination that cannot work (found on the Python side)."""
 
 
+class ClusterLost(SmrlabError):
+    """A Dask cluster that went away while an experiment ran on it (its scheduler died, or
+    stopped answering for longer than the client waits to reconnect): the cells that finished
+    before are stored, and the same run again reuses them."""
+
+
 class RunCancelled(SmrlabError):
     """A run its progress callback cancelled (by returning False): never a result, since it
     measured only the requests before; what it measured is ``result`` (its report says
@@ -34,6 +40,7 @@ def refused_as_usage(function, *args):
 
 
 __all__ = [
+    "ClusterLost",
     "ParameterError",
     "PolicyError",
     "RunCancelled",

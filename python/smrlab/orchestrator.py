@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smrlab import plots, provenance
-from smrlab.errors import ParameterError, SmrlabError
+from smrlab.errors import ClusterLost, ParameterError, SmrlabError
 from smrlab.experiment import check, executors, schedule
 from smrlab.experiment.cells import Cell, Outcome
 from smrlab.experiment.pending import Pending
@@ -337,10 +337,9 @@ def run(
             try:
                 _run_cells(plan, executor, progress, phases, checked)
             except KeyboardInterrupt as interrupt:
-                raise KeyboardInterrupt(
-                    f"the cells that finished are kept in {plan.folder.folder}; the same command again "
-                    "goes on from them"
-                ) from interrupt
+                raise KeyboardInterrupt(_kept(plan)) from interrupt
+            except ClusterLost as lost:
+                raise ClusterLost(f"{lost}: {_kept(plan)}") from None
             with phases("assemble"):
                 for thread in warming:
                     thread.join()
@@ -357,6 +356,10 @@ def run(
         drawn,
         parent,
     )
+
+
+def _kept(plan: _Plan) -> str:
+    return f"the cells that finished are kept in {plan.folder.folder}; the same command again goes on from them"
 
 
 def frame(experiment: Experiment, jobs: int | None = 1, cluster=None):

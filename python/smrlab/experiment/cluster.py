@@ -34,12 +34,18 @@ A worker that leaves the cluster while running cells (it died, or its job ended)
 within ``POLL_SECONDS``; each cell it was running is retried once on another worker, then
 recorded as failed, and those only waiting there go back as they were (``pending``); a cell
 that finished there but whose outcome had not come back yet runs again, and so does a cell
-whose trace was in memory only there (the trace is sent again). Not here: the order
+whose trace was in memory only there (the trace is sent again). A worker that stops
+answering (frozen, or cut off) is one the scheduler removes once it has missed its
+heartbeats for ``distributed.scheduler.worker-ttl`` (Dask's setting, on the scheduler): then
+it has left. A scheduler that dies, or stops answering for longer than the client waits to
+reconnect (``CONNECT_SECONDS``), ends the run with ``ClusterLost``; the cells that finished
+were stored as they did. Not here: the order
 of the cells (``schedule``), local processes (``local``).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import queue as queues
 import threading
@@ -49,7 +55,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from smrlab.errors import UsageError
+from smrlab.errors import ClusterLost, UsageError
 from smrlab.experiment.cells import Cell, Outcome, failed, run_cell
 from smrlab.experiment.pending import LOOKAHEAD, Handed, Pending, Task
 from smrlab.experiment.stopwatch import Phases
@@ -75,10 +81,17 @@ def connect(address: str):
     except ImportError:
         raise UsageError("--cluster needs dask.distributed (pip install 'dask[distributed]')") from None
     _probe(address)
+    logging.getLogger("distributed.client").addFilter(_said_by_cluster_lost)
     try:
         return Client(address, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
     except Exception as error:  # it went away since the probe: whatever the reason, one line
         raise UsageError(f"cannot reach the Dask scheduler at {address} ({type(error).__name__}: {error})") from None
+
+
+def _said_by_cluster_lost(record: logging.LogRecord) -> bool:
+    """Leaves out the client's log line of a scheduler it could not reconnect to: the run's
+    ``ClusterLost`` says so, in the one line a user error gets."""
+    return not record.getMessage().startswith("Failed to reconnect to scheduler")
 
 
 def _probe(address: str) -> None:
@@ -197,6 +210,13 @@ class Connecting:
             if self._closed:
                 self._close_own()
 
+    @property
+    def address(self) -> str:
+        """The scheduler's address, as given or as the given client knows it."""
+        if self._address is not None:
+            return self._address
+        return str(getattr(getattr(self._given, "scheduler", None), "address", "?"))
+
     def client(self):
         self._ready.join()
         if self._error is not None:
@@ -238,6 +258,10 @@ def run_on_worker(
             os.replace(partial, path)
         cell.trace = Trace.open(path, cell.trace.format, cell.trace.options)
     return run(cell, key, submitted_at, attempts, get_worker().address, time.perf_counter() - start)
+
+
+class _WorkerLeft(Exception):
+    """A worker the scheduler dropped while a trace was being sent to it."""
 
 
 def _in_memory(trace) -> bool:
@@ -356,8 +380,13 @@ class OnCluster:
                     sent = self.client.scatter([data], workers=[worker], hash=False, direct=True)[0]
                 except OSError:  # the worker is not reachable from here: through the scheduler
                     self.direct = False
-            if sent is None:
-                sent = self.client.scatter([data], workers=[worker], hash=False, direct=False)[0]
+            try:
+                if sent is None:
+                    sent = self.client.scatter([data], workers=[worker], hash=False, direct=False)[0]
+            except Exception:
+                if worker not in self.client.nthreads():  # the scheduler dropped it meanwhile
+                    raise _WorkerLeft(worker) from None
+                raise
         self.scattered[checksum] = sent
         phases.counts["traces_sent"] += 1
         phases.counts["trace_bytes_sent"] += len(data)
@@ -382,23 +411,38 @@ class OnCluster:
                 task = pending.next()
                 handed.add(worker, task)
                 assigned.append((worker, task))
-            for worker, task, trace in self._arriving(assigned, phases):
-                future = self.client.submit(
-                    run_on_worker,
-                    task.cell,
-                    task.key,
-                    task.submitted_at,
-                    task.attempts,
-                    self.ship,
-                    trace,
-                    self._run,
-                    key=f"smrlab-{task.key}-{uuid.uuid4().hex[:8]}",
-                    workers=[worker],
-                    allow_other_workers=False,
-                    pure=False,
-                )
-                future.add_done_callback(finished.put)
-                futures[future] = (task, worker, trace)
+            submitted: set[int] = set()
+            try:
+                self._submit(self._arriving(assigned, phases), futures, finished, submitted)
+            except _WorkerLeft:
+                # Those not handed to a worker yet go back as they were; the worker's own are
+                # retried when it is seen to have left (``_look``).
+                for worker, task in assigned:
+                    if task.cell.index not in submitted:
+                        handed.finished(worker, task.cell.index)
+                        pending.put_back(task)
+                return
+
+    def _submit(self, arriving, futures: dict, finished: queues.Queue, submitted: set[int]) -> None:
+        """Hands each cell of ``arriving`` to its worker, noting it in ``submitted``."""
+        for worker, task, trace in arriving:
+            future = self.client.submit(
+                run_on_worker,
+                task.cell,
+                task.key,
+                task.submitted_at,
+                task.attempts,
+                self.ship,
+                trace,
+                self._run,
+                key=f"smrlab-{task.key}-{uuid.uuid4().hex[:8]}",
+                workers=[worker],
+                allow_other_workers=False,
+                pure=False,
+            )
+            future.add_done_callback(finished.put)
+            futures[future] = (task, worker, trace)
+            submitted.add(task.cell.index)
 
     def run(
         self,
@@ -434,8 +478,17 @@ class OnCluster:
                 for future in ready:
                     if future in futures:  # else a cell of a worker that left, retried already
                         self._finished(future, *futures.pop(future), handed, pending, done, left)
-        except BaseException:
+        except Exception as error:
+            if self.client.status != "running":  # its scheduler is gone: nothing can be cancelled
+                raise ClusterLost(
+                    f"the Dask scheduler at {self._connecting.address} went away mid-run ({type(error).__name__}: "
+                    f"{str(error).splitlines()[0] if str(error) else 'no message'})"
+                ) from None
             self.client.cancel(list(futures))
+            raise
+        except BaseException:
+            if self.client.status == "running":
+                self.client.cancel(list(futures))
             raise
 
     def _finished(
