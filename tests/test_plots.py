@@ -293,6 +293,7 @@ def test_the_papers_ratios_over_the_normalising_label_and_a_mean_group(tmp_path)
     assert sorted(marks.get_ydata()) == pytest.approx([1 / 3.26, 2.84 / 3.26])
     assert all(x > 1.5 for x in marks.get_xdata()), "in the mean group"
     assert "experiments/claims/pore.toml (cmr, lru)" in caption and "mean of its traces wdev, usr" in caption
+    assert "ratios over another system (lru) are drawn relative to cmr-only through the paper's own" in caption
 
 
 def test_a_ratio_to_another_system_is_drawn_on_ours_and_said_so(tmp_path):
@@ -361,3 +362,21 @@ def test_a_geometric_mean_of_the_papers_traces_gets_a_group_of_ours_computed_ali
     assert sorted(bar.get_height() for bar in axes.patches)[-2:] == [pytest.approx(2.0), 4.0]
     [marks] = [line for line in axes.get_lines() if line.get_label() == "paper"]
     assert list(marks.get_ydata()) == [pytest.approx(100 * 1.0)], "the paper's ratio on our geometric mean of PORE-BL"
+
+
+def test_a_ratio_to_a_system_run_at_one_x_only_is_drawn_on_its_value(tmp_path):
+    # PORE Fig. 15 (b): PORE-BL's R_wa at a period of 10x reaches LRU's (run at the default only).
+    claims = claim(
+        id="reaches", kind="ratio", metric="r_wa", of={"label": "pore-bl", "period": "10x"}, over="lru", paper_value=1.0
+    )
+    frame = pd.DataFrame(
+        {
+            "label": ["lru", "pore-bl", "pore-bl", "pore-bl"],
+            "trace": "wdev",
+            "period": ["1x", "0.1x", "1x", "10x"],
+            "r_wa": [12.0, 8.0, 7.0, 11.0],
+        }
+    )
+    fig = plots.figure(experiment({"kind": "lines", "x": "period", "y": "r_wa"}, claims, tmp_path), frame)
+    [marks] = [line for line in fig.axes[0].get_lines() if line.get_label() == "paper"]
+    assert list(marks.get_xdata()) == [10.0] and list(marks.get_ydata()) == [12.0]

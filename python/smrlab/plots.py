@@ -334,13 +334,25 @@ def _lines(axes, frame, spec: dict, experiment) -> tuple[str, list]:
         return _bars(axes, frame, {**spec, "x": "trace", "_series_columns": columns}, experiment)
     columns = _series_columns(frame, experiment, x)
     frame = _with_series(frame, columns).assign(_y=_values(frame, y), _x=frame[x].map(str))
+    references = {}
     for index, (label, rows) in enumerate(unswept.groupby("label", sort=False)):
         # Drawn across the axis at its value, grey, dotted (a reference, not one of the sweep's).
-        mean = _values(rows, y).mean()
+        mean = references[label] = _values(rows, y).mean()
         if mean == mean:
             axes.axhline(mean, color="0.45", linewidth=1.0, linestyle=[(0, (1, 1)), "-."][index % 2], label=label)
     labels, traces = list(dict.fromkeys(frame["label"])), list(dict.fromkeys(frame["trace"]))
     means = {}
+
+    def ours(series: str, at: str | None) -> float | None:
+        """Our value of a series at ``at``; where ``at`` is None (a claim's selector names no x),
+        its value if it has one only (a system run at one x, or a reference across the axis)."""
+        if series in references:
+            return references[series]
+        if at is None:
+            alone = [mean for (name, _), mean in means.items() if name == series]
+            return alone[0] if len(alone) == 1 else None
+        return means.get((series, at))
+
     # Each line its colour; a label keeps its marker on every trace, a trace its line style.
     for index, (series, rows) in enumerate(frame.groupby("_series", sort=False)):
         line = rows.groupby("_x", sort=False)["_y"].mean()
@@ -365,7 +377,7 @@ def _lines(axes, frame, spec: dict, experiment) -> tuple[str, list]:
         spec,
         columns,
         lambda _, at: places.get(at),
-        lambda series, at: means.get((series, at)),
+        ours,
         lambda claim, selector: None if selector.get(x) is None else str(selector.get(x)),
     )
     values = list(places.values())

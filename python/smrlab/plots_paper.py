@@ -19,7 +19,7 @@ from dataclasses import dataclass
 # a series at an x value (None where none).
 KeyOf = Callable[[dict, list], "str | None"]
 AtOf = Callable[[object, dict], "str | None"]
-Ours = Callable[[str, str], "float | None"]
+Ours = Callable[[str, "str | None"], "float | None"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,9 @@ class Mark:
     claim: str
     # True where the number is the paper's ratio applied to our value of another series.
     on_ours: bool = False
+    # The normalising series the paper's ratio over another one was carried to, through the
+    # paper's own ratio of the two (PORE Fig. 11's ratios over PORE-BL, drawn relative to CMR-only).
+    through: str = ""
 
 
 def marks(claims: list, y: str, scale: float, base: str | None, key_of: KeyOf, at_of: AtOf, ours: Ours) -> list[Mark]:
@@ -52,16 +55,18 @@ def marks(claims: list, y: str, scale: float, base: str | None, key_of: KeyOf, a
             if not base:
                 found.append(Mark(a, at, claim.paper_value * scale, claim.id))
             continue
-        b = key_of(claim.over, claim.traces)
-        if b is None or at_of(claim, claim.over) != at:
+        b, b_at = key_of(claim.over, claim.traces), at_of(claim, claim.over)
+        # B at the same x as A, or at none named (then ``ours`` finds B's one value, if it has one).
+        if b is None or b_at not in (at, None):
             continue
         if base and b == base:
             found.append(Mark(a, at, claim.paper_value, claim.id))
         elif base and a == base:
             found.append(Mark(b, at, 1 / claim.paper_value, claim.id))
         elif (b, tuple(claim.traces), claim.per) in over_base:
-            found.append(Mark(a, at, claim.paper_value / over_base[(b, tuple(claim.traces), claim.per)], claim.id))
-        elif (anchor := ours(b, at)) is not None and anchor == anchor:
+            ratio = claim.paper_value / over_base[(b, tuple(claim.traces), claim.per)]
+            found.append(Mark(a, at, ratio, claim.id, through=base))
+        elif (anchor := ours(b, b_at)) is not None and anchor == anchor:
             found.append(Mark(a, at, claim.paper_value * anchor, claim.id, on_ours=True))
     return found
 
@@ -84,6 +89,12 @@ def caption(drawn: list[Mark], claims: list, source: str) -> str:
     )
     if statistics:
         text += "; " + "; ".join(statistics)
+    carried = list(dict.fromkeys(mark.claim for mark in drawn if mark.through))
+    if carried:
+        text += (
+            f"; the paper's ratios over another system ({', '.join(carried)}) are drawn relative to "
+            f"{next(m.through for m in drawn if m.through)} through the paper's own ratio of the two"
+        )
     anchored = list(dict.fromkeys(mark.claim for mark in drawn if mark.on_ours))
     if anchored:
         which = "" if anchored == ids else f" ({', '.join(anchored)})"
