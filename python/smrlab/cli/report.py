@@ -1,6 +1,6 @@
 """``smrlab report RESULTS... -o report.html``: the reproduction report of results tables
 (``smrlab.report``), written whole or not at all, and never onto a table it reads or its
-provenance or a scorecard.
+provenance or a scorecard; the docs pages it links to beside it (``smrlab.docs_pages``).
 
 Not here: the page itself (``smrlab.report``).
 """
@@ -50,7 +50,8 @@ def register(commands) -> None:
         help="one self-contained HTML page of results tables: figures, tables, the papers' numbers",
         description="Write one self-contained HTML page with, per results table (from smrlab run), the "
         "figure, the table, the paper's numbers beside ours with the ratio and the citation, "
-        "the experiment file and its provenance.",
+        "the experiment file and its provenance. Where it links to smrlab's docs (the scorecard page, "
+        "the sections that explain a claim's verdict), they are written as HTML pages in docs/ beside it.",
     )
     parser.add_argument(
         "results",
