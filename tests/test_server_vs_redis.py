@@ -1,8 +1,9 @@
 """``smrlab kv serve`` answers as Redis does: the same commands sent to it and to Debian's
 redis-server, over raw connections, get the same reply bytes, in RESP2 and in RESP3 (after
 HELLO 3): a script that walks every command the server knows with good and bad arguments
-(errors are compared word for word), and random command sequences over a few keys
-(hypothesis). Replies Redis orders arbitrarily (KEYS, SCAN) are compared as sorted lists, and
+(errors are compared word for word), random command sequences over a few keys
+(hypothesis), and walks of every key (KEYS, SCAN, DBSIZE, FLUSHDB, FLUSHALL) over stores of
+thousands of keys or of large values, which the server reads in several store calls. Replies Redis orders arbitrarily (KEYS, SCAN) are compared as sorted lists, and
 remaining times to live only as "none" (-2), "no expiry" (-1) or "some".
 
 Where the server parts from Redis on purpose, nothing is compared: HELLO's and INFO's
@@ -346,7 +347,7 @@ def commands():
         ),
         # KEYS and SCAN answer in an order Redis leaves unspecified, also inside a transaction's
         # EXEC reply: the scripted test compares them sorted.
-        st.sampled_from([["MULTI"], ["EXEC"], ["DISCARD"], ["DBSIZE"]]),
+        st.sampled_from([["MULTI"], ["EXEC"], ["DISCARD"], ["DBSIZE"], ["FLUSHDB"], ["FLUSHALL"]]),
     )
 
 
@@ -359,6 +360,45 @@ def test_random_command_sequences_answer_as_redis_does(peers, protocol, sequence
         pair.check(*args)
     pair.check("EXEC")  # ends a transaction left open (or answers "without MULTI" on both)
     pair.close()
+
+
+# Stores of many keys, or of large values: 5,000 keys of 1 KiB and 24 of 200,000 bytes hold more
+# than the 4 MiB of pairs one store call returns, so each walk of the keys (KEYS, SCAN, DBSIZE,
+# FLUSHDB, FLUSHALL) must go on across calls; 200,000 bytes is under the peer's largest value (a
+# quarter of its 1 MiB band).
+STORES = st.sampled_from([(5000, 1024), (24, 200_000), (300, 0), (40, 150_000), (1, 7)])
+
+
+@settings(max_examples=5, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(store=STORES, emptied_by=st.sampled_from([("FLUSHDB",), ("FLUSHALL",), ("FLUSHDB", "SYNC")]))
+def test_key_walks_across_many_store_calls_answer_as_redis_does(peers, store, emptied_by):
+    count, size = store
+    pair = Pair(peers, 2)
+    for i in range(count):
+        pair.check("SET", f"key:{i:05d}", bytes([i % 251]) * size)
+    for emptied in (False, True):
+        if emptied:
+            pair.check(*emptied_by)
+        pair.check("DBSIZE")
+        pair.check("KEYS", "*")
+        # A SCAN may end a batch early with a cursor to go on from (ours at the end of a store
+        # call): what both must give is every key by the time the cursor comes back to 0.
+        for options in (("COUNT", "1000000"), ("MATCH", "key:0*")):
+            ours, redis = (scanned(connection, *options) for connection in (pair.ours, pair.redis))
+            assert ours == redis, f"SCAN {options}: {len(ours)} keys, Redis's {len(redis)}"
+    pair.close()
+
+
+def scanned(connection: Connection, *options) -> list[bytes]:
+    """Every key a SCAN from cursor 0 until it comes back to 0 gives, sorted."""
+    keys, cursor = [], b"0"
+    while True:
+        raw = connection.call("SCAN", cursor, *options)
+        assert raw.startswith(b"*2\r\n$"), raw[:200]
+        cursor = raw.split(b"\r\n")[2]
+        keys += bulks(raw[raw.index(b"\r\n", raw.index(b"\r\n", 4) + 2) + 2 :])
+        if cursor == b"0":
+            return sorted(keys)
 
 
 def inline_reply(port: int, line: bytes) -> bytes:
