@@ -93,17 +93,13 @@ def test_open_loop_saturation_is_found_and_shown(tmp_path):
 def test_bad_command_lines_are_one_line_and_exit_2(cli, tmp_path):
     """Refused before anything runs: an unknown paper, a missing traces folder, a --root without
     claims, a claims file of another paper or with an unknown key, an output suffix the
-    scorecard (or the general claims' card) has no writer for, and an output that would
-    overwrite a results folder's file."""
+    scorecard has no writer for, and an output that would overwrite a results folder's file."""
     results = tmp_path / "r"
     run_folder = results / "pore-fig11-0123abcd"
     (run_folder / "cells").mkdir(parents=True)
     (run_folder / "pore-fig11-0123abcd.json").write_text('{"cells": []}')
     empty = tmp_path / "empty"
     empty.mkdir()
-    traces = tmp_path / "traces"
-    traces.mkdir()
-    (traces / "t.csv").write_text("".join(f"{i}000,h,0,Write,{i * 4096},4096,1\n" for i in range(50)))
     for argv, message in (
         (["--paper", "nope"], "not one of"),
         (["--traces", str(tmp_path / "missing")], "no such folder"),
@@ -111,8 +107,6 @@ def test_bad_command_lines_are_one_line_and_exit_2(cli, tmp_path):
         (["--paper", "ucache", "-o", str(tmp_path / "card.txt")], ".md, .json or .parquet"),
         (["--paper", "ucache", "-o", str(run_folder / "pore-fig11-0123abcd.json")], "inside a results folder"),
         (["--paper", "ucache", "--seeds", "0"], "--seeds"),
-        # Refused before the general claims run on the folder's trace, not after.
-        (["--paper", "pore", "--general", "--traces", str(traces), "-o", str(tmp_path / "g.md")], "written as .json"),
     ):
         result = cli("reproduce", *argv, "--results", str(results))
         assert result.returncode == 2, (argv, result.stderr)
@@ -130,6 +124,19 @@ def test_bad_command_lines_are_one_line_and_exit_2(cli, tmp_path):
         result = cli("reproduce", "--paper", "pore", "--root", str(tmp_path), "--results", str(results))
         assert result.returncode == 2 and message in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_the_general_cards_output_is_checked_before_the_claims_run(tmp_path, monkeypatch, capsys):
+    from smrlab.cli import main
+    from smrlab.reproduce import general
+
+    monkeypatch.setattr(general, "make", lambda *_, **__: pytest.fail("the claims ran before -o was checked"))
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "t.csv").write_text("".join(f"{i}000,h,0,Write,{i * 4096},4096,1\n" for i in range(50)))
+    argv = ["reproduce", "--paper", "pore", "--general", "--traces", str(traces), "-o", str(tmp_path / "g.md")]
+    assert main([*argv, "--results", str(tmp_path / "r")]) == 2
+    assert "-o " in capsys.readouterr().err
 
 
 def test_a_misspelt_measure_in_a_claim_stops_the_run(cli, tmp_path):
