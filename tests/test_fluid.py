@@ -299,7 +299,7 @@ def test_a_scaled_run_says_what_it_scaled_and_the_quota_is_25_mb_per_tb(cli, tmp
         "fluid-sweep", "schemes", "--traces", "hm_0", "--requests", "20000", "--schemes", "fluid-smr", check=True
     )
     gauges = dict(
-        json.loads((tmp_path / "results/fluid-sweep/schemes/hm_0_fluid-smr.json").read_text())["report"]["gauges"]
+        json.loads((tmp_path / "results/fluid-sweep/schemes/hm_0-fluid-smr.json").read_text())["report"]["gauges"]
     )
     zone = fluid_traces.zone_size("hm_0", 20000)
     assert gauges["scale"] == zone / (256 << 20)

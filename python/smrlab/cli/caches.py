@@ -25,7 +25,7 @@ from smrlab.cli.sim import (
 )
 from smrlab.errors import UsageError
 from smrlab.experiment.spec import SystemRun
-from smrlab.run import footprint, write_result
+from smrlab.run import footprint
 from smrlab.tables import add_json_argument, note, print_table
 from smrlab.trace import Trace
 
@@ -109,7 +109,6 @@ def compare(trace: str, args: argparse.Namespace, out_dir: Path, name: str | Non
     results = {}
     for cell, result in presets.run(line_up_experiment(trace, args, name, systems_compared), args, out_dir, name):
         results[cell.label] = result
-        write_result(result, out_dir / f"{name}-{cell.label}.json")
     return results
 
 

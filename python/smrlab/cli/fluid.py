@@ -24,7 +24,6 @@ from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment.spec import SystemRun
-from smrlab.run import write_result
 from smrlab.tables import note, print_table
 from smrlab.trace import Trace
 
@@ -102,6 +101,8 @@ class Runner:
         self.out = Path(args.out) / figure
         self.planned: dict[str, Run] = {}
         self.scaled: dict[str, list[dict]] = {}
+        # The name each trace goes by in tables, results and file names (a Table 1 name).
+        self.trace_names: dict[Path, str] = {}
 
     def names(self) -> list[str]:
         """The traces of the figure: the user's files, or Table 1 names."""
@@ -119,6 +120,7 @@ class Runner:
             placement=self.args.placement,
             hot_ranges=self.args.hot_ranges,
         )
+        self.trace_names[path] = name
         return path, [f"zone_size={fluid_traces.zone_size(name, self.args.requests)}"]
 
     def add(self, label: str, trace: Path, params: list[str], samples: int = 0, warmup_ns: int = 0) -> str:
@@ -129,14 +131,14 @@ class Runner:
     def execute(self) -> dict[str, dict]:
         """Runs what is planned as one experiment (``--jobs``, ``--resume``, a results folder with
         its Parquet table under out/FIGURE), --param over each run's own parameters; returns
-        each result by label, each also written as out/FIGURE/LABEL.json. Its measures are the
+        each result by label, each also written under out/FIGURE (``presets.result_file``). Its measures are the
         figure's file's; it draws no figure (that would take longer than small runs)."""
         given = systems.split(self.args.param)
         paper = presets.read(FIGURE_FILES[self.figure])
         names: dict[Path, str] = {}
         for run in self.planned.values():
             if run.trace not in names:
-                stem = trace_label(str(run.trace))
+                stem = self.trace_names.get(run.trace) or trace_label(str(run.trace))
                 names[run.trace] = stem if stem not in names.values() else f"{stem}-{len(names)}"
         exp = presets.Selected(
             name=f"fluid-sweep-{self.figure}",
@@ -155,9 +157,6 @@ class Runner:
         results = {}
         for cell, result in presets.run(exp, self.args, self.out, f"fluid-sweep {self.figure}", unit="runs"):
             run = self.planned[cell.label]
-            write_result(
-                result, self.out / f"{run.label.replace(' ', '_').replace('+', 'plus-')}.json", inputs=[run.trace]
-            )
             self.scaled.setdefault(run.trace.name, []).append(result)
             results[run.label] = result
         return results

@@ -30,7 +30,6 @@ from smrlab.experiment.spec import SystemRun
 from smrlab.options import bounded_whole, generated_requests, listed
 from smrlab.outputs import check_room
 from smrlab.result import tidy_row
-from smrlab.run import write_result
 from smrlab.tables import add_json_argument, print_table
 from smrlab.trace import Trace
 
@@ -160,7 +159,7 @@ def run_preset(
     """The runs on ``trace`` as an experiment through the runner (``--jobs``, ``--resume``, a
     results folder with its Parquet table under --out), with the measures and paper figure of
     the experiment file ``paper``; each cell with its result, also written to --out as
-    NAME-LABEL.json. No figure is drawn (it would take longer than the runs of a small trace):
+    TRACE-LABEL-VALUES.json (``presets.result_file``). No figure is drawn (it would take longer than the runs of a small trace):
     ``smrlab run`` on the experiment file draws it."""
     name = trace.name.split(".")[0]
     exp = experiment.Experiment(
@@ -191,7 +190,6 @@ def run_sweep(args: argparse.Namespace) -> int:
     mean_ms, by_cell = {}, {}
     for cell, result in run_preset(args, trace, "hwsr-sweep", swept.systems, grid, swept):
         block, region = int(cell.given["block"]) // SECTOR, int(cell.given["region"])
-        write_result(result, Path(args.out) / f"{cell.trace_name}-b{block}-r{region}.json", inputs=[trace])
         mean_ms[block, region] = MEAN_MS.value(tidy_row(result, cell.label, cell.given))
         by_cell[f"block {block} region {region}"] = result
     rows = [(region, *(mean_ms[block, region] for block in blocks)) for region in regions]

@@ -6,7 +6,7 @@ The body runs the line-up of the declared files (their systems, each label once;
 file's shared parameters, replay, measures and paper figure) on the user's trace with the user's
 overrides (``--param`` over the file's parameters, the replay options over its replay, ``--only``
 some of its labels), through the experiment runner (``--jobs``, ``--resume``, a results folder
-with its Parquet table), writes each run's result as TRACE-LABEL.json beside it, prints the
+with its Parquet table, each run's result as TRACE-LABEL.json beside it), prints the
 declared table, then the claims the paper makes on those files that name no one trace, judged
 on this run by the scorecard's code. Not here: the tables' columns (each command's declaration), the claims' rules
 (``smrlab.reproduce``).
@@ -25,7 +25,6 @@ from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.reproduce import terminal
-from smrlab.run import write_result
 from smrlab.tables import note
 from smrlab.trace import Trace
 
@@ -97,9 +96,6 @@ def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[arg
     )
     out = Path(args.out)
     ran = presets.run(exp, args, out, name, title=title, unit="runs")
-    inputs = [trace.path] if trace.path is not None else []
-    for cell, result in ran:
-        write_result(result, out / f"{cell.trace_name}-{cell.label.replace(' ', '-')}.json", inputs=inputs)
     command.table.print([(cell.label, result) for cell, result in ran], trace=trace.path.name if trace.path else name)
     paper = first.reproduces.get("paper")
     if paper:

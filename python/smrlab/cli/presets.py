@@ -11,6 +11,7 @@ commands print (``smrlab.cli``), running cells (``smrlab.experiment``).
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from smrlab.experiment.cells import Cell
 from smrlab.experiment.files import parse
 from smrlab.experiment.spec import Experiment, SystemRun
 from smrlab.results import read as results_frame
-from smrlab.run import note_time_regressions
+from smrlab.run import note_time_regressions, write_result
 
 
 def experiment_file(name: str | Path) -> Path:
@@ -78,8 +79,8 @@ def run(exp: Experiment, args, out_dir: Path, name: str, title: str | None = Non
     ``out_dir`` (Parquet table, provenance, figure), going on in the latest folder of the same cells unless ``args.resume`` is False; returns
     each cell with its result, in cell order (what makes a result say less than it seems to is the
     tables' to say: ``smrlab.caveats``), its progress shown as ``title`` (default ``name``)
-    counting ``unit``. A failed cell stops the command with its error once the others have run
-    and been stored."""
+    counting ``unit``; each result is also written beside the results folder (``result_file``).
+    A failed cell stops the command with its error once the others have run and been stored."""
     summary = orchestrator.run(
         exp,
         out=out_dir,
@@ -92,9 +93,22 @@ def run(exp: Experiment, args, out_dir: Path, name: str, title: str | None = Non
             raise SimulationError(f"{name}/{cell.label}: {outcome.error}")
     if exp.figure:
         plots.save(exp, results_frame(summary.table), summary.folder)
+    swept = list(exp.axes())
     for cell, outcome in summary.outcomes:
         note_time_regressions(outcome.result, f"{name}/{cell.label}")
+        inputs = [cell.trace.path] if cell.trace.path is not None else []
+        write_result(outcome.result, out_dir / result_file(cell, swept), inputs=inputs)
     return [(cell, outcome.result) for cell, outcome in summary.outcomes]
+
+
+def result_file(cell: Cell, swept: list[str]) -> str:
+    """The name of a paper command's result file: TRACE-LABEL (a label that starts with its
+    trace's name not repeating it), then the cell's value of each swept parameter, as a file name
+    (a character other than a letter, digit, '.', '%', '+' or '-' as '_'), with .json (e.g.
+    vm-local-ucache-128KiB.json, mds-pore-bl.json, hm_0-fluid-smr.json)."""
+    label = cell.label.removeprefix(f"{cell.trace_name} ")
+    parts = [cell.trace_name, label, *(str(cell.given[key]) for key in swept if key in cell.given)]
+    return re.sub(r"[^A-Za-z0-9.%+-]", "_", "-".join(part.replace(" ", "-") for part in parts)) + ".json"
 
 
 @dataclass

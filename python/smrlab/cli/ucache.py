@@ -16,7 +16,6 @@ from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.experiment.spec import SystemRun
-from smrlab.run import write_result
 from smrlab.tables import note
 from smrlab.trace import Trace
 
@@ -91,12 +90,9 @@ def run(args: argparse.Namespace) -> int:
     name = Path(args.trace).name.split(".")[0]
     out = Path(args.out)
     ran = presets.run(sweep_experiment(args, buckets), args, out, name)
-    for bucket, (_, result) in zip(buckets, ran):
-        write_result(result, out / f"{name}-ucache-{bucket}.json")
     by_label = {cell.label: result for cell, result in ran[len(buckets) :]}
     eregion, cmr_result = by_label["eregion"], by_label["cmr"]
     stem = out / f"{name}-eregion"
-    write_result(eregion, stem.with_suffix(".json"))
     write_live_fraction_csv(eregion["report"]["gauge_series"], stem.with_name(stem.name + "-live.csv"))
     SWEEP.print(
         [
