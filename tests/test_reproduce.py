@@ -93,7 +93,8 @@ def test_open_loop_saturation_is_found_and_shown(tmp_path):
 def test_bad_command_lines_are_one_line_and_exit_2(cli, tmp_path):
     """Refused before anything runs: an unknown paper, a missing traces folder, a --root without
     claims, a claims file of another paper or with an unknown key, an output suffix the
-    scorecard has no writer for, and an output that would overwrite a results folder's file."""
+    scorecard has no writer for, an output that would overwrite a results folder's file, and
+    --full-seeds without --full."""
     results = tmp_path / "r"
     run_folder = results / "pore-fig11-0123abcd"
     (run_folder / "cells").mkdir(parents=True)
@@ -107,6 +108,7 @@ def test_bad_command_lines_are_one_line_and_exit_2(cli, tmp_path):
         (["--paper", "ucache", "-o", str(tmp_path / "card.txt")], ".md, .json or .parquet"),
         (["--paper", "ucache", "-o", str(run_folder / "pore-fig11-0123abcd.json")], "inside a results folder"),
         (["--paper", "ucache", "--seeds", "0"], "--seeds"),
+        (["--paper", "ucache", "--full-seeds"], "--full-seeds"),
     ):
         result = cli("reproduce", *argv, "--results", str(results))
         assert result.returncode == 2, (argv, result.stderr)

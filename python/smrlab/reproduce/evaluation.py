@@ -3,7 +3,10 @@ claim's points (a trace, and each value of every axis the cells leave free), one
 at each point, then the rules of ``verdict`` per seed, per point and over the points. The claim
 gets one ``Row``: its verdict, our value with its spread over seeds, and its points under it.
 
-A ratio divides cells matched on trace, seed and each free axis both sides share (a side that
+A value is one draw's: a seed of the traces at one scale (``verdict.Draw``: a --full run's
+first draw is the full-size traces, its others the experiment's ``[quick]`` traces unless every
+seed runs at full size; a frame without a ``scale`` column is at one scale, the full one). A
+ratio divides cells matched on trace, draw and each free axis both sides share (a side that
 leaves another axis free is averaged over it within a seed). A response time of a saturated
 cell is not a number: the ratio records which side saturated (``verdict`` decides). Not here:
 reading claims (``claims``), the rules (``verdict``), running experiments (``scorecard``).
@@ -22,6 +25,7 @@ from smrlab.reproduce.verdict import (
     NOT_RUN,
     OF_SATURATED,
     OVER_SATURATED,
+    Draw,
     Measured,
     fmt,
     spread_text,
@@ -39,7 +43,7 @@ class Point:
 
     trace: str
     at: dict[str, str]
-    seeds: list[int]
+    draws: list[Draw]
     values: list[Measured]
     verdict: str
     text: str
@@ -49,13 +53,24 @@ class Point:
     first: str = ""
     # An order's values: per tier, per cell, by seed (value, saturated), for a statistic of them.
     parts: list = field(default_factory=list, repr=False)
+    # Why the point has fewer draws than the run gives its claim (``scorecard.judge``), or "".
+    note: str = ""
+
+    @property
+    def seeds(self) -> list[int]:
+        return [seed for _, seed in self.draws]
+
+    @property
+    def scales(self) -> list[str]:
+        return [scale for scale, _ in self.draws]
 
     def name(self) -> str:
         return " ".join([self.trace] + [f"{k}={v}" for k, v in self.at.items()])
 
-    def value_at(self, seed: int) -> Measured:
-        """This point's value on ``seed`` (a fixed trace's one value for every seed)."""
-        return self.values[self.seeds.index(seed)] if seed in self.seeds else self.values[0]
+    def value_at(self, draw: Draw) -> Measured:
+        """This point's value on ``draw`` (a point of one draw, as a fixed trace's, has that
+        value for every draw)."""
+        return self.values[self.draws.index(draw)] if draw in self.draws else self.values[0]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -63,12 +78,14 @@ class Point:
             "trace": self.trace,
             "at": self.at,
             "seeds": self.seeds,
+            "scales": self.scales,
             "values": [_finite(m.value) for m in self.values],
             "saturated": [m.saturated for m in self.values],
             "verdict": self.verdict,
             "first_seed": self.first,
             "text": self.text,
             "in_sample": self.in_sample,
+            "note": self.note,
         }
 
 
@@ -94,6 +111,8 @@ class Row:
     note: str = ""
     per: str = ""
     seeds: list[int] = field(default_factory=list)
+    # The scale of each seed's traces (``verdict.FULL`` or ``verdict.SCALED``).
+    scales: list[str] = field(default_factory=list)
     values: list[float | None] = field(default_factory=list)
     miss: float | None = None
     in_sample: bool = False
@@ -232,12 +251,16 @@ class Evaluation:
             and bool(rows["saturated"].fillna(False).astype(bool).any())
         )
 
-    def _by_seed(self, claim: Claim, rows) -> dict[int, tuple[float | None, bool]]:
-        """Per seed: the mean of the metric over ``rows`` and whether one of them saturated."""
+    def _by_seed(self, claim: Claim, rows) -> dict[Draw, tuple[float | None, bool]]:
+        """Per draw: the mean of the metric over ``rows`` and whether one of them saturated."""
         found = {}
-        for seed, group in rows.groupby("seed", sort=True):
+        scales = rows["scale"] if "scale" in rows else verdict.FULL
+        for (scale, seed), group in rows.assign(scale=scales).groupby(["scale", "seed"], sort=True):
             values = group[claim.metric].dropna().astype(float)
-            found[int(seed)] = (float(values.mean()) if len(values) else None, self._saturates(claim, group))
+            found[(str(scale), int(seed))] = (
+                float(values.mean()) if len(values) else None,
+                self._saturates(claim, group),
+            )
         return found
 
     def _point(self, claim, trace, at, seeds, values, verdicts, rows, text=None) -> Point:
@@ -299,7 +322,16 @@ class Evaluation:
         flat = [r for tier in chosen for r in tier]
         if any(r.empty for r in flat):
             return [
-                self._point(claim, trace, {}, [0], [Measured(None)], [NOT_RUN], _concat(*flat), "a cell is missing")
+                self._point(
+                    claim,
+                    trace,
+                    {},
+                    [(verdict.FULL, 0)],
+                    [Measured(None)],
+                    [NOT_RUN],
+                    _concat(*flat),
+                    "a cell is missing",
+                )
             ]
         fixed = set().union(*(_pinned(s) for tier in claim.order for s in tier))
         free = self._free(flat, fixed)
@@ -311,7 +343,7 @@ class Evaluation:
             verdicts = [_order_seed(claim, [[cell[seed] for cell in tier] for tier in per_seed]) for seed in seeds]
             texts = [
                 " ~ ".join(
-                    f"{describe(s)} {spread_text([cell[seed][0] for seed in seeds])}"
+                    f"{describe(s)} {spread_text([cell[seed][0] for seed in seeds], seeds)}"
                     for s, cell in zip(claim.order[index], tier)
                 )
                 for index, tier in enumerate(per_seed)
@@ -338,7 +370,7 @@ class Evaluation:
                 continue
             seeds = sorted(set.intersection(*(set(s) for _, s in along)))
             verdicts = [_trend_seed(claim, [(x, s[seed]) for x, s in along]) for seed in seeds]
-            text = ", ".join(f"{x}: {spread_text([s[seed][0] for seed in seeds])}" for x, s in along)
+            text = ", ".join(f"{x}: {spread_text([s[seed][0] for seed in seeds], seeds)}" for x, s in along)
             points.append(self._point(claim, trace, at, seeds, [Measured(None)] * len(seeds), verdicts, group, text))
         return points
 
@@ -351,12 +383,12 @@ class Evaluation:
         traces = ", ".join(dict.fromkeys(p.trace for p in points))
         seeds, numbers = [], []
         if statistic and claim.kind == "order":
-            seeds = sorted(set.intersection(*(set(p.seeds) for p in judged)))
+            seeds = sorted(set.intersection(*(set(p.draws) for p in judged)))
             per_seed = [_order_statistic(claim, judged, seed) for seed in seeds]
             outcome, first = verdict.over_seeds(per_seed), per_seed[0]
             text = f"{claim.per} of {len(judged)}: " + _order_text(claim, judged, seeds)
         elif statistic:
-            seeds = sorted(set().union(*(p.seeds for p in judged)))
+            seeds = sorted(set().union(*(p.draws for p in judged)))
             values = [verdict.aggregate(claim.per, [p.value_at(s) for p in judged]) for s in seeds]
             per_seed = [verdict.decide(claim, m) for m in values]
             outcome, first = verdict.over_seeds(per_seed), per_seed[0]
@@ -367,7 +399,7 @@ class Evaluation:
         else:
             single = len(judged) == 1 and claim.kind in ("value", "ratio")
             if single:
-                seeds, numbers = judged[0].seeds, [m.value for m in judged[0].values]
+                seeds, numbers = judged[0].draws, [m.value for m in judged[0].values]
             if claim.share is not None:
                 by_trace = _by_trace(judged)
                 outcome, want = verdict.share(*claim.share, [verdict.every([p.verdict for p in ps]) for ps in by_trace])
@@ -380,8 +412,11 @@ class Evaluation:
             else:
                 outcome, first = verdict.every([p.verdict for p in judged]), verdict.every([p.first for p in judged])
                 text = judged[0].text if single else f"holds on {_count(judged)} of {len(judged)}"
-        known = [v for v in numbers if v is not None and math.isfinite(v)]
-        ours = math.fsum(known) / len(known) if known else None
+        # Our value: the mean of the draws, or the full-size draw's where scaled draws sit beside it.
+        known = [(v, d) for v, d in zip(numbers, seeds) if v is not None and math.isfinite(v)]
+        full = [v for v, (scale, _) in known if scale == verdict.FULL]
+        chosen = full if full else [v for v, _ in known]
+        ours = math.fsum(chosen) / len(chosen) if chosen else None
         target = claim.target()
         return self._row(
             paper,
@@ -393,7 +428,8 @@ class Evaluation:
             ours=ours,
             ratio=ours / target if ours is not None and target else None,
             cells=cells,
-            seeds=seeds,
+            seeds=[seed for _, seed in seeds],
+            scales=[scale for scale, _ in seeds],
             values=numbers,
             miss=verdict.miss(ours, target if target is not None else _nearer(claim.range, ours)),
             in_sample=in_sample,
@@ -436,11 +472,13 @@ def _trend_seed(claim: Claim, along: list[tuple[str, tuple[float | None, bool]]]
     return verdict.trend(claim, [(x, math.inf if s else v) for x, (v, s) in along])
 
 
-def _values_text(seeds: list[int], values: list[Measured]) -> str:
-    """A point's value over its seeds; with a saturated side, each seed's own."""
+def _values_text(draws: list[Draw], values: list[Measured]) -> str:
+    """A point's value over its draws; with a saturated side, each draw's own."""
     if len(values) == 1 or any(m.saturated for m in values):
-        return "; ".join((f"seed {s}: " if len(values) > 1 else "") + m.text() for s, m in zip(seeds, values))
-    return spread_text([m.value for m in values])
+        return "; ".join(
+            (f"{verdict.draw_name(d, draws)}: " if len(values) > 1 else "") + m.text() for d, m in zip(draws, values)
+        )
+    return spread_text([m.value for m in values], draws)
 
 
 def _by_trace(points: list[Point]) -> list[list[Point]]:
@@ -467,7 +505,7 @@ def _order_statistic(claim: Claim, points: list[Point], seed: int) -> str:
     return _order_seed(claim, tiers)
 
 
-def _order_text(claim: Claim, points: list[Point], seeds: list[int]) -> str:
+def _order_text(claim: Claim, points: list[Point], seeds: list[Draw]) -> str:
     parts = []
     for index, tier in enumerate(claim.order):
         texts = []
@@ -476,7 +514,7 @@ def _order_text(claim: Claim, points: list[Point], seeds: list[int]) -> str:
                 verdict.aggregate(claim.per, [verdict.Measured(p.parts[index][position][s][0]) for p in points]).value
                 for s in seeds
             ]
-            texts.append(f"{describe(selector)} {spread_text(values)}")
+            texts.append(f"{describe(selector)} {spread_text(values, seeds)}")
         parts.append(" ~ ".join(texts))
     return " < ".join(parts)
 

@@ -165,7 +165,7 @@ VERDICT_RULES = (
     'says "N of M" (that share of ours, rounded to a whole point) or names a statistic (mean, median...) of '
     "the paper's trace set, which must then be run whole. A claim that compares cells on generated traces runs on "
     "{seeds} seeds (fresh draws of the recipe, the first the trace as published); its value is shown as the "
-    "mean [lowest-highest] of its seeds. Whatever was chosen with a result in view is a calibration: the claims it "
+    "mean [lowest-highest] of its seeds.{draws} Whatever was chosen with a result in view is a calibration: the claims it "
     "touches (on the traces it was fitted on, or its own target) are in-sample and counted apart."
 )
 
@@ -221,7 +221,7 @@ def markdown(card: Scorecard) -> str:
             + ". The rule allows one per paper; the extra ones are declared here, and every claim they touch is "
             "in-sample.",
         ]
-    lines += ["", "## How a claim is judged", "", VERDICT_RULES.format(seeds=d["seeds"])]
+    lines += ["", "## How a claim is judged", "", VERDICT_RULES.format(seeds=d["seeds"], draws=draws_text(d))]
     for paper in card.settings.papers:
         lines += ["", f"## {short(paper)}", "", _split(paper, calibrations.get(paper, {})), ""]
         lines += [
@@ -282,6 +282,18 @@ def markdown(card: Scorecard) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def draws_text(document: dict) -> str:
+    """What the rules paragraph says of the scale of the seeds, a declared choice of a --full run."""
+    if "scaled_draws" not in document:
+        return f" Here: {document['seed_scales']}."
+    return (
+        f" Here, a declared choice: {document['scaled_draws']}. Such a claim shows the full-size value, then "
+        "the range of the scaled draws [lowest-highest over N draws at the quick scale], and holds only when the "
+        "full-size value and every draw clear its rule (a draw on the other side makes a tie); a point whose "
+        "trace or parameter value the quick scale does not run has the full-size seed alone, and says so."
+    )
 
 
 def _split(paper: str, calibration: dict) -> str:

@@ -8,13 +8,17 @@ files (``claims``, ``references``). An experiment runs once per scorecard, only 
 claim reads (a cell shared by claims runs once); a claim that compares cells on traces generated
 by a recipe that takes a seed runs on ``seeds`` seeds (each a fresh draw of every generated trace
 it reads, the first the trace as published), the others on one: a fixed file has no seed to
-vary, and the noise floor decides its ties. A quick run (``quick=True``) loads each experiment
-with its ``[quick]`` table (smaller traces) and leaves out the claims marked ``full_only``; a run
-over real traces (``traces_dir``) swaps each experiment's generated traces for the files there
-that carry their names (``realtraces``). The sensitivity table judges every value of an open
-choice, the default too, on the first seed, so that its verdicts differ only by the choice. Not
-here: what a claim says (``claims``), how it is judged (``evaluation``, ``verdict``), how the
-scorecard is printed or written (``output``).
+vary, and the noise floor decides its ties. In a full run the first seed runs the full-size
+traces (the page's values) and the spread is ``seeds`` draws of the experiment's ``[quick]``
+traces (seeds 0 to N-1), a declared choice of time (``SCALED_DRAWS``) that ``full_seeds`` turns
+off; a claim marked ``full_only`` (its mechanism needs the full size) has no scaled draw. A
+quick run (``quick=True``) loads each experiment with its ``[quick]`` table (smaller traces)
+and leaves out the claims marked ``full_only``; a run over real traces (``traces_dir``) swaps
+each experiment's generated traces for the files there that carry their names
+(``realtraces``). The sensitivity table judges every value of an open choice, the default too,
+on the first seed, so that its verdicts differ only by the choice. Not here: what a claim says
+(``claims``), how it is judged (``evaluation``, ``verdict``), how the scorecard is printed or
+written (``output``).
 """
 
 from __future__ import annotations
@@ -33,10 +37,18 @@ from smrlab.reproduce import claims as claims_files
 from smrlab.reproduce import realtraces, references
 from smrlab.reproduce.claims import Claim, ClaimsFile, Selector
 from smrlab.reproduce.evaluation import Evaluation, Row
-from smrlab.reproduce.verdict import VERDICTS
+from smrlab.reproduce.verdict import FULL, SCALED, VERDICTS
 
 # Seeds of a claim that compares cells on generated traces (the first is the trace as published).
 SEEDS = 3
+# Why a --full run draws its extra seeds at the quick scale, as the page and the JSON say it.
+SCALED_DRAWS = (
+    "a --full run draws the first seed of a claim that compares cells on generated traces at full size "
+    "(its value is the page's) and its spread from --seeds draws of the experiment's [quick] traces (seeds 0 "
+    "to N-1): one full-size seed took about 70 minutes on 2 cores (FluidSMR 32, SMRDB's paced cells 29, HWSR "
+    "9), so three would take well over two hours; a claim that needs the full-size traces (full_only) has no "
+    "scaled draw. --full-seeds runs every seed at full size"
+)
 # The traces of a scorecard run without --traces, as its JSON names them.
 SYNTHETIC = "synthetic recipes and bundled samples"
 
@@ -55,6 +67,21 @@ class Settings:
     out: Path = Path("results") / "reproduce"
     root: Path = field(default_factory=bundled.experiments_root)
     seeds: int = SEEDS
+    # A --full run's extra seeds at full size too, rather than at the quick scale (``SCALED_DRAWS``).
+    full_seeds: bool = False
+
+    def scaled_draws(self) -> bool:
+        """Whether the spread of a claim's seeds is drawn at the quick scale beside a full-size
+        first seed."""
+        return not self.quick and not self.full_seeds and self.seeds > 1
+
+    def seed_scales(self) -> str:
+        """The scale of each seed's traces, as the JSON says it."""
+        if self.quick:
+            return "every seed at the quick scale"
+        if self.scaled_draws():
+            return f"the first seed at full size, then {self.seeds} draws at the quick scale"
+        return "every seed at full size"
 
 
 @dataclass
@@ -128,6 +155,8 @@ class Scorecard:
             "traces": str(s.traces_dir) if s.traces_dir else SYNTHETIC,
             "warnings": self.warnings,
             "seeds": s.seeds,
+            "seed_scales": s.seed_scales(),
+            **({"scaled_draws": SCALED_DRAWS} if s.scaled_draws() else {}),
             "rows": [
                 {**row.as_dict(), "cell_models": {c: self.models[c] for c in row.cells if c in self.models}}
                 for row in self.rows
@@ -183,14 +212,25 @@ class Runner:
         self.ran = self.reused = 0
         self.models: dict[str, str] = {}
         self.commits: dict[str, int] = {}
+        # Per experiment that drew seeds: its generated traces at the first seed's scale, and
+        # those its scaled draws drew (a --full run's [quick] traces; empty without scaled draws).
+        self.seeded: dict[str, set[str]] = {}
+        self.scaled: dict[str, set[str]] = {}
 
-    def load(self, name: str, override: tuple[str, str] | None = None, trace_seed: int = 0) -> Experiment:
+    @property
+    def first_scale(self) -> str:
+        """The scale of a claim's first seed: full size in a --full run."""
+        return SCALED if self.settings.quick else FULL
+
+    def load(
+        self, name: str, override: tuple[str, str] | None = None, trace_seed: int = 0, quick: bool | None = None
+    ) -> Experiment:
         path = self.settings.root / "experiments" / f"{name}.toml"
         if not path.is_file():
             raise UsageError(f"no experiment file {path} (named by a claim)")
         exp = experiment.load(
             path,
-            quick=self.settings.quick,
+            quick=self.settings.quick if quick is None else quick,
             trace_source=self.real.source if self.real else None,
             trace_seed=trace_seed,
         )
@@ -203,17 +243,17 @@ class Runner:
             exp.name = f"{exp.name}-{_safe(param)}-{_safe(value)}"
         return exp
 
-    def seeded_traces(self, exp: Experiment) -> set[str]:
-        """The traces of ``exp`` that a seed draws afresh: those a recipe with a seed generates
-        (not a bundled or a real file), and key-value workloads other than the paced ones (whose
-        noise is the machine's, not the seed's)."""
+    def seeded_traces(self, exp: Experiment, quick: bool) -> set[str]:
+        """The traces of ``exp`` (loaded ``quick`` or not) that a seed draws afresh: those a
+        recipe with a seed generates (not a bundled or a real file), and key-value workloads
+        other than the paced ones (whose noise is the machine's, not the seed's)."""
         if getattr(exp, "kind", "") == "kv":
             return {name for name, workload in exp.traces.items() if workload.kind != "steps"}
         from smrlab.experiment import spec
 
         document = spec.read_toml(exp.source.read_text(), exp.source)
         entries = document["traces"]
-        if self.settings.quick:
+        if quick:
             entries = document.get("quick", {}).get("traces", entries)
         generated = spec.trace_recipes(exp.source, entries)
         return {
@@ -238,20 +278,63 @@ class Runner:
             claims = self.claims.get(name, [])
             exp = self.load(name, override)
             exp.keep = lambda cell: any(reads(c, cell) for c in claims)
-            frames = [self._run(exp)]
-            seeded = self.seeded_traces(exp)
+            frames = [self._run(exp, self.first_scale)]
+            seeded = self.seeded_traces(exp, self.settings.quick)
             compared = [c for c in claims if c.compares()]
             if override is None and seeded and compared:
-                first = exp.seeds[0]
-                for extra in range(1, self.settings.seeds):
-                    again = self.load(name, override, trace_seed=first + extra)
-                    again.seeds, again.name = [first + extra], f"{again.name}-seed{first + extra}"
-                    again.keep = lambda cell: cell.trace_name in seeded and any(reads(c, cell) for c in compared)
-                    frames.append(self._run(again))
+                self.seeded[name] = seeded
+                if self.settings.scaled_draws():
+                    frames += self._scaled_draws(name, [c for c in compared if not c.full_only], exp)
+                else:
+                    frames += self._draws(name, exp.seeds[0], 1, False, seeded, compared)
             self._frames[key] = (pd.concat(frames, ignore_index=True), exp)
         return self._frames[key]
 
-    def _run(self, exp: Experiment):
+    def _scaled_draws(self, name: str, compared: list[Claim], full: Experiment) -> list:
+        """A --full run's spread: ``seeds`` draws of the experiment's [quick] traces, seeds 0 to
+        N-1 (the quick run's own cells, found stored when it ran first), only at the values of
+        the parameters the full size runs (a point the full size lacks has no value to give a
+        spread to)."""
+        scaled = self.load(name, quick=True)
+        self.scaled[name] = self.seeded_traces(scaled, True) if compared else set()
+        if not self.scaled[name]:
+            return []
+        values = full.axes()
+        for axis in scaled.axes():
+            if axis not in values and axis in full.params:
+                values[axis] = [param_text(full.params[axis])]
+
+        def at_full_values(cell) -> bool:
+            return all(str(cell.given[a]) in shown for a, shown in values.items() if a in cell.given)
+
+        return self._draws(name, scaled.seeds[0], 0, True, self.scaled[name], compared, at_full_values)
+
+    def _draws(
+        self,
+        name: str,
+        first: int,
+        start: int,
+        scaled: bool,
+        seeded: set[str],
+        compared: list[Claim],
+        within: Callable[[Any], bool] = lambda cell: True,
+    ) -> list:
+        """Draws ``start`` to ``seeds``-1 of the ``seeded`` traces (after seed ``first``) for the
+        cells the ``compared`` claims read (and ``within`` keeps), at the quick scale
+        (``scaled``) or the first seed's."""
+        frames = []
+        for extra in range(start, self.settings.seeds):
+            load = {"quick": True} if scaled else {}
+            again = self.load(name, trace_seed=first + extra, **load) if extra else self.load(name, **load)
+            if extra:
+                again.seeds, again.name = [first + extra], f"{again.name}-seed{first + extra}"
+            again.keep = lambda cell: (
+                cell.trace_name in seeded and within(cell) and any(reads(c, cell) for c in compared)
+            )
+            frames.append(self._run(again, SCALED if scaled else self.first_scale))
+        return frames
+
+    def _run(self, exp: Experiment, scale: str):
         from smrlab.live import CellProgress
 
         self.announce(f"running {exp.name} ({len(exp.cells())} cells)")
@@ -264,10 +347,11 @@ class Runner:
             resume=True,
             progress=CellProgress(exp.name),
         )
-        self.runs[exp.name] = str(summary.folder)
+        scaled = scale == SCALED and not self.settings.quick
+        self.runs[f"{exp.name} (quick scale)" if scaled else exp.name] = str(summary.folder)
         self.ran, self.reused = self.ran + summary.ran, self.reused + summary.reused
         self.pinned(summary.outcomes)
-        return results.read(summary.table)
+        return results.read(summary.table).assign(scale=scale)
 
     def pinned(self, outcomes) -> None:
         """Keeps each cell's model fingerprint (its key's) and counts the commits of the code
@@ -343,12 +427,36 @@ def judge(
             rows.append(Evaluation(None, {}, "", targets=targets).row(paper_claims.paper, claim, left_out))
             continue
         frame, exp = runner.frame(claim.experiment, override)
-        if first_seed and len(frame):
-            frame = frame[frame["seed"] == exp.seeds[0]]
+        if (first_seed or (claim.full_only and runner.settings.scaled_draws())) and len(frame):
+            first = frame["scale"] == runner.first_scale
+            frame = frame[first & (frame["seed"] == exp.seeds[0]) if first_seed else first]
         in_sample = paper_claims.in_sample_traces(claim.experiment) - set(real_names(exp, runner.real))
         evaluation = Evaluation(frame, exp.axes(), traces_kind(exp, runner.real), in_sample, targets)
-        rows.append(evaluation.row(paper_claims.paper, claim))
+        row = evaluation.row(paper_claims.paper, claim)
+        if override is None and not first_seed and claim.compares():
+            note_single_draws(row, claim, runner)
+        rows.append(row)
     return rows
+
+
+def note_single_draws(row: Row, claim: Claim, runner: Runner) -> None:
+    """Says on each point of a generated trace that has the full-size draw alone, in a run whose
+    other points have scaled draws beside it, why it has no spread."""
+    name = claim.experiment
+    if not runner.settings.scaled_draws() or name not in runner.seeded:
+        return
+    for point in row.points:
+        if point.trace not in runner.seeded[name] or len(point.draws) > 1:
+            continue
+        if claim.full_only:
+            point.note = "1 seed: the claim needs the full-size traces, so no scaled draw stands for it"
+        elif point.trace not in runner.scaled.get(name, set()):
+            point.note = "1 seed: no scaled draw of this trace"
+        else:
+            point.note = "1 seed: the quick scale does not run this point"
+        point.text += f" ({point.note})"
+    if len(row.points) == 1 and row.points[0].note:
+        row.ours_text += f" ({row.points[0].note})"
 
 
 def sensitivity(paper_claims: ClaimsFile, runner: Runner) -> list[SensitivityRow]:

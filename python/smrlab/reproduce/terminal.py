@@ -32,6 +32,7 @@ CLAIM_COLUMNS = [
     "paper's",
     "ours",
     "seeds",
+    "scales",
     "values",
     "low",
     "high",
@@ -52,10 +53,7 @@ def print_scorecard(card: Scorecard) -> None:
         tables.print_text(f"Warning: {warning}", indent=INDENT)
     for paper in card.settings.papers:
         rows = [r for r in card.rows if r.paper == paper]
-        seeds = card.settings.seeds
-        title = (
-            f"{short(paper)}: {len(rows)} claims ({mode}, {seeds} seed{'s' if seeds > 1 else ''} on generated traces)"
-        )
+        title = f"{short(paper)}: {len(rows)} claims ({mode}, {seeds_text(card)} on generated traces)"
         tables.print_table(title, ["", *VERDICTS, "claims"], summary_rows(rows))
         lines = real_lines(rows) if card.settings.traces_dir is not None else []
         for line in lines + paper_lines(rows, PAPER_LINES - summary_height(rows) - len(lines)):
@@ -176,6 +174,14 @@ def _not_run(rows: list[Row]) -> list[tuple[list[str], int]]:
     ]
 
 
+def seeds_text(card: Scorecard) -> str:
+    """The seeds of a claim on generated traces, with their scale where a --full run mixes them."""
+    seeds = card.settings.seeds
+    if card.settings.scaled_draws():
+        return f"a full-size seed and {seeds} draws at the quick scale"
+    return f"{seeds} seed{'s' if seeds > 1 else ''}"
+
+
 def _print_claims(card: Scorecard) -> None:
     """One row per claim, and the counts, for --json and --csv."""
     document = card.as_dict()
@@ -191,6 +197,7 @@ def _print_claims(card: Scorecard) -> None:
                 row["paper_value"],
                 row["ours_text"],
                 row["seeds"],
+                row["scales"],
                 row["values"],
                 row["low"],
                 row["high"],

@@ -48,6 +48,13 @@ EVERY_ORDER = (FAILS, NOT_RUN, NOT_COMPARABLE, TIE, DIRECTION, HOLDS)
 # grew without bound), ``OVER_SATURATED`` when the denominator did, ``BOTH_SATURATED`` both.
 OF_SATURATED, OVER_SATURATED, BOTH_SATURATED = 1, -1, 2
 
+# One draw of a claim's traces: their scale and the seed they were drawn with. A --full run draws
+# its first seed at ``FULL`` size (the page's values) and, unless told to run every seed at full
+# size, its spread at the experiment's ``[quick]`` scale (``SCALED``); a quick run is all ``SCALED``.
+# The full draw sorts first, so a claim's first draw is the one its value stands on.
+FULL, SCALED = "full", "quick"
+Draw = tuple[str, int]
+
 
 @dataclass
 class Measured:
@@ -250,12 +257,28 @@ def fmt(value: float | None) -> str:
     return table_fmt(value, 4)
 
 
-def spread_text(values: list[float | None]) -> str:
-    """Our value over seeds as a table shows it: the mean, then the range of the seeds."""
-    known = [v for v in values if v is not None and math.isfinite(v)]
+def spread_text(values: list[float | None], draws: list[Draw] | None = None) -> str:
+    """Our value over its draws as a table shows it: the mean, then the range of the seeds; when
+    the full-size draw has scaled draws beside it, the full-size value, then the range of the
+    scaled draws, labelled as such."""
+    known = [(v, d) for v, d in zip(values, draws or [(FULL, 0)] * len(values)) if v is not None and math.isfinite(v)]
     if not known:
         return ""
-    mean = math.fsum(known) / len(known)
-    if len(known) == 1:
+    full = [v for v, (scale, _) in known if scale == FULL]
+    scaled = [v for v, (scale, _) in known if scale != FULL]
+    if full and scaled:
+        mean = math.fsum(full) / len(full)
+        draws_text = f"{len(scaled)} draw{'s' if len(scaled) > 1 else ''}"
+        return f"{fmt(mean)} [{fmt(min(scaled))}-{fmt(max(scaled))} over {draws_text} at the quick scale]"
+    numbers = [v for v, _ in known]
+    mean = math.fsum(numbers) / len(numbers)
+    if len(numbers) == 1:
         return fmt(mean)
-    return f"{fmt(mean)} [{fmt(min(known))}-{fmt(max(known))}, {len(known)} seeds]"
+    return f"{fmt(mean)} [{fmt(min(numbers))}-{fmt(max(numbers))}, {len(numbers)} seeds]"
+
+
+def draw_name(draw: Draw, among: list[Draw]) -> str:
+    """A draw as the page names it: "seed N", with its scale when ``among`` mixes scales."""
+    scale, seed = draw
+    mixed = len({s for s, _ in among}) > 1
+    return f"seed {seed}" + (f" ({'full size' if scale == FULL else 'quick scale'})" if mixed else "")
