@@ -13,6 +13,7 @@ layering: it only shrinks, and a module that loses one lowers its count here).""
 from __future__ import annotations
 
 import ast
+import functools
 import graphlib
 import re
 from pathlib import Path
@@ -52,14 +53,18 @@ def imported(tree: ast.AST, name: str, is_package: bool, known: set[str]) -> set
     return (found & known) - {name}
 
 
+@functools.cache
+def parsed(path: Path) -> tuple[list[str], ast.AST]:
+    """A source file's lines and syntax tree (read once for every test of this file)."""
+    text = path.read_text()
+    return text.splitlines(), ast.parse(text, str(path))
+
+
 def import_graph(root: Path, package: str) -> dict[str, set[str]]:
     """Each module of ``package`` and the modules of the package it imports."""
     sources = modules(root, package)
     known = set(sources)
-    return {
-        name: imported(ast.parse(path.read_text(), str(path)), name, path.name == "__init__.py", known)
-        for name, path in sources.items()
-    }
+    return {name: imported(parsed(path)[1], name, path.name == "__init__.py", known) for name, path in sources.items()}
 
 
 # Per module, its function-local imports of smrlab's own modules without a measured saving.
@@ -97,9 +102,9 @@ MEASURED = re.compile(r"#.*\d\s*ms\b")
 def unexplained_local_imports(path: Path, name: str, is_package: bool, known: set[str]) -> int:
     """How many imports of ``known`` modules inside ``path``'s functions carry no comment giving
     a measured saving (on the import's line or the comment lines just above it)."""
-    lines = path.read_text().splitlines()
+    lines, tree = parsed(path)
     found = set()
-    for function in ast.walk(ast.parse("\n".join(lines), str(path))):
+    for function in ast.walk(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for node in ast.walk(function):
