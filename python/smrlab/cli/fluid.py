@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smrlab import caveats, fluid_traces, options, outputs, systems
-from smrlab.cli import presets
+from smrlab.cli import presets, views
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment.spec import SystemRun
+from smrlab.reproduce import terminal
 from smrlab.tables import note, print_table
 from smrlab.trace import Trace
 
@@ -103,6 +104,8 @@ class Runner:
         self.scaled: dict[str, list[dict]] = {}
         # The name each trace goes by in tables, results and file names (a Table 1 name).
         self.trace_names: dict[Path, str] = {}
+        # Each run's cell and result, as the experiment runner gave them back.
+        self.ran: list[tuple] = []
 
     def names(self) -> list[str]:
         """The traces of the figure: the user's files, or Table 1 names."""
@@ -155,7 +158,8 @@ class Runner:
             pairs={(names[run.trace], run.label) for run in self.planned.values()},
         )
         results = {}
-        for cell, result in presets.run(exp, self.args, self.out, f"fluid-sweep {self.figure}", unit="runs"):
+        self.ran = presets.run(exp, self.args, self.out, f"fluid-sweep {self.figure}", unit="runs")
+        for cell, result in self.ran:
             run = self.planned[cell.label]
             self.scaled.setdefault(run.trace.name, []).append(result)
             results[run.label] = result
@@ -169,6 +173,15 @@ class Runner:
         if run.warmup_ns:
             engine["warmup_seconds"] = max(self.args.warmup_seconds, run.warmup_ns / 1e9)
         return engine
+
+    def print_claims(self) -> None:
+        """The FluidSMR paper's claims on the figure's experiment files that name no one trace,
+        judged on these runs by the scorecard's code (a claim that reads cells by the file's
+        labels is listed as not judged: the runs here are labelled by trace and scheme)."""
+        files = (FIGURE_FILES[self.figure], *((POLICIES_FILE,) if self.figure == "cache" else ()))
+        rows = views.frame((cell.label, cell.trace_name, cell.given, result) for cell, result in self.ran)
+        judged = [row for _, row in views.judged("fluidsmr", files, rows, general=True)]
+        terminal.print_claims_of_run(f"FluidSMR claims on the {self.figure} figure's runs", judged)
 
     def scaling_note(self) -> None:
         """What each trace's partition was scaled to, and the sizes that followed it."""
@@ -550,6 +563,7 @@ def sweep(args: argparse.Namespace) -> int:
         note("--requests scales the generated traces; the --trace files run as they are")
     runner = Runner(args, args.figure)
     FIGURES[args.figure](runner, args)
+    runner.print_claims()
     runner.scaling_note()
     note(f"results written to {Path(args.out) / args.figure}/")
     return 0

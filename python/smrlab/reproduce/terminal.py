@@ -90,7 +90,7 @@ def print_claims_of_run(title: str, rows: list[Row]) -> None:
             ["claim", "verdict", "paper", "ours", "where"],
             [(row.id, row.verdict, row.paper_value, row.ours_text, row.where) for row in judged],
             caption="the paper's claims on this command's experiment files that name no one trace, judged by the "
-            "scorecard's rules on this run (one trace and seed; smrlab reproduce judges every claim on the paper's traces)",
+            "scorecard's rules on this run (its traces, one seed; smrlab reproduce judges every claim on the paper's traces)",
         )
     left = [row.id for row in rows if row.verdict == NOT_RUN]
     if left:
