@@ -1,6 +1,7 @@
 """Hostile arguments to the Python API, generated from its signatures: every keyword of
-``smrlab.simulate``, ``compare`` and ``sweep``, of ``Trace``'s constructors and of the stores
-(``smrlab.kv.DB``, ``smrlab.workload.WorkloadStore``) is given each hostile Python value, and the call either runs or raises a ``SmrlabError`` (a typed error of
+``smrlab.simulate``, ``compare`` and ``sweep``, of ``Trace``'s constructors, of the stores
+(``smrlab.kv.DB``, ``smrlab.workload.WorkloadStore``) and of ``smrlab.workload``'s runs
+(``run_ycsb``, ``arrivals``) is given each hostile Python value, and the call either runs or raises a ``SmrlabError`` (a typed error of
 ``smrlab.errors``) — never Python's own TypeError, ValueError, OverflowError or AttributeError.
 A keyword added to the API is covered without a case written for it. And a progress callback:
 only False (or raising) cancels, and a cancelled run is never returned as a result.
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 import smrlab
 from smrlab import workload
-from smrlab.kv import DB
+from smrlab.kv import DB, KvClosedError
 
 # Python values no keyword should meet with anything but a typed error, and some it may take.
 HOSTILE_VALUES = [
@@ -54,6 +55,19 @@ def requests(count: int = 300) -> np.ndarray:
     return array
 
 
+# Keywords a call is given unless the one under test.
+DEFAULTS = {"run_ycsb": {"process": "poisson", "rate": 2000, "duration": 0.002, "threads": 2}}
+
+
+def closed_store():
+    """A store in memory, closed: ``run_ycsb`` checks every argument (in Python, then the core
+    its properties and arrivals) before it uses the store, so each case ends there, as a typed
+    error, without running (a run takes 25 ms however short)."""
+    store = workload.WorkloadStore()
+    store.close()
+    return store
+
+
 # Each API call with arguments that run, and the keyword given a hostile value in turn.
 def _calls():
     trace = requests()
@@ -68,6 +82,8 @@ def _calls():
         # Stores in memory (a hostile path may make a store in the test's folder).
         "DB": (DB, (None,)),
         "WorkloadStore": (workload.WorkloadStore, (True,)),
+        "run_ycsb": (workload.run_ycsb, (closed_store(), "a", {"recordcount": 20})),
+        "arrivals": (workload.arrivals, ("poisson", 100, 1)),
     }
 
 
@@ -87,10 +103,11 @@ CASES = _cases()
 
 def call_with(name: str, index: int, keyword: str, keyword_only: bool, value):
     function, args = _calls()[name]
+    defaults = {k: v for k, v in DEFAULTS.get(name, {}).items() if k != keyword}
     if keyword_only or index >= len(args):
-        made = function(*args, **{keyword: value})
+        made = function(*args, **defaults, **{keyword: value})
     else:
-        made = function(*args[:index], value, *args[index + 1 :])
+        made = function(*args[:index], value, *args[index + 1 :], **defaults)
     if isinstance(made, smrlab.Trace):  # read only when used
         smrlab.simulate("cmr", made)
     if hasattr(made, "close"):  # a store
@@ -98,15 +115,19 @@ def call_with(name: str, index: int, keyword: str, keyword_only: bool, value):
 
 
 def test_every_call_runs_as_the_hostile_cases_start_it():
-    for function, args in _calls().values():
-        function(*args)
+    for name, (function, args) in _calls().items():
+        if name == "run_ycsb":  # as far as its store, closed
+            with pytest.raises(KvClosedError):
+                function(*args, **DEFAULTS[name])
+        else:
+            function(*args, **DEFAULTS.get(name, {}))
 
 
 def test_every_keyword_of_the_api_is_a_case():
     # The family is made from the signatures: simulate's seed and engine, compare's systems...
     names = {(name, keyword) for name, _, keyword, _ in CASES}
     assert {("simulate", "seed"), ("compare", "systems"), ("sweep", "vary"), ("compare", "cluster")} <= names
-    assert {("DB", "path"), ("DB", "band_size"), ("WorkloadStore", "buffer_bands")} <= names
+    assert {("DB", "path"), ("DB", "band_size"), ("WorkloadStore", "buffer_bands"), ("run_ycsb", "seed")} <= names
 
 
 @pytest.mark.parametrize("name,index,keyword,keyword_only", CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES])

@@ -121,9 +121,7 @@ def WorkloadStore(
             isinstance(given[name], bool) or not isinstance(given[name], (int, np.integer))
         ):
             raise ParameterError(f"{name} must be a whole number of bytes, not {given[name]!r:.60}")
-    seconds = {
-        name: _given_seconds(given[name], name) for name in ("check_interval", "quiet_interval", "offload_delay")
-    }
+    seconds = {name: _given_number(given[name], name) for name in ("check_interval", "quiet_interval", "offload_delay")}
     if tuning is not None and not isinstance(tuning, dict):
         raise ParameterError(f"tuning must be a dict of SMRDB's options, not {tuning!r:.60}")
     return _core.WorkloadStore(
@@ -144,16 +142,17 @@ def WorkloadStore(
     )
 
 
-def _given_seconds(value, name: str) -> float | None:
-    """``value`` as seconds for the core (which checks its range), or None."""
-    if value is None:
+def _given_number(value, name: str, unit: str = "seconds", optional: bool = True) -> float | None:
+    """``value`` as a float for the core (which checks its range), None when ``optional`` and
+    not given, or a ParameterError naming ``name``."""
+    if value is None and optional:
         return None
     try:
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise TypeError
         return float(value)
     except (TypeError, OverflowError):
-        raise ParameterError(f"{name} must be seconds (a number), not {value!r:.60}") from None
+        raise ParameterError(f"{name} must be {unit} (a number), not {value!r:.60}") from None
 
 
 def _buffer_levels(bands) -> tuple[int, ...]:
@@ -188,7 +187,11 @@ def arrival_params(
     resolution: float | None = None,
 ) -> list[tuple[str, str]]:
     """The Table 4.1 parameters (and YCSB's ``target``) of an arrival process."""
-    params = [("arrivalgenerator", process), ("target", repr(float(rate))), ("duration", repr(float(duration)))]
+    if not isinstance(process, str):
+        raise ParameterError(f"process must be an arrival process's name (str), not {process!r:.60}")
+    rate = _given_number(rate, "rate", "arrivals per second", optional=False)
+    duration = _given_number(duration, "duration", optional=False)
+    params = [("arrivalgenerator", process), ("target", repr(rate)), ("duration", repr(duration))]
     for name, value in (
         ("ss.bias", bias),
         ("ss.resolution", resolution),
@@ -339,9 +342,14 @@ def run_ycsb(
 
     if server_timeout is not None and not isinstance(endpoint, str):
         raise ParameterError("server_timeout applies to a server endpoint ('host:port') only")
+    if not isinstance(workload, str):
+        raise ParameterError(f"workload must be a YCSB workload's letter (str), not {workload!r:.60}")
+    if properties is not None and not isinstance(properties, dict):
+        raise ParameterError(f"properties must be a dict of YCSB properties, not {properties!r:.60}")
+    stop_after = _given_number(stop_after, "stop_after")
     props = [("workload", workload)] + [(str(k), str(v)) for k, v in (properties or {}).items()]
     shown = (
-        live.timed(f"YCSB workload {workload}, {process} arrivals", float(duration))
+        live.timed(f"YCSB workload {workload}, {process} arrivals", _given_number(duration, "duration", optional=False))
         if progress
         else contextlib.nullcontext()
     )
@@ -355,7 +363,7 @@ def run_ycsb(
             load=bool(load),
             log_path=None if log_path is None else str(log_path),
             sync=bool(sync),
-            stop_after_s=None if stop_after is None else float(stop_after),
+            stop_after_s=stop_after,
             server_timeout_s=None if server_timeout is None else _seconds(server_timeout, "server_timeout"),
         )
     result = json.loads(text)
