@@ -96,9 +96,9 @@ def test_compare_caches_table_and_results(cli, tmp_path):
 
 
 def table_rows(out: str) -> dict[str, dict]:
-    """The rows of the one table a command printed with --json, by their first cell, each as
-    {column: value}."""
-    [table] = json.loads(out)["tables"]
+    """The rows of the first table a command printed with --json (the claims judged on the run
+    follow it), by their first cell, each as {column: value}."""
+    table = json.loads(out)["tables"][0]
     return {row[0]: dict(zip(table["columns"], row)) for row in table["rows"]}
 
 

@@ -310,6 +310,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         vary=args.vary,
         trace=args.trace,
     )
+    views.print_claims("pore", (SWEEPS[args.vary],), ran, f"PORE claims on {name}")
     note(f"results written to {args.out}/")
     return 0
 

@@ -24,7 +24,6 @@ from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment.spec import SystemRun
-from smrlab.reproduce import terminal
 from smrlab.tables import note, print_table
 from smrlab.trace import Trace
 
@@ -179,9 +178,7 @@ class Runner:
         judged on these runs by the scorecard's code (a claim that reads cells by the file's
         labels is listed as not judged: the runs here are labelled by trace and scheme)."""
         files = (FIGURE_FILES[self.figure], *((POLICIES_FILE,) if self.figure == "cache" else ()))
-        rows = views.frame((cell.label, cell.trace_name, cell.given, result) for cell, result in self.ran)
-        judged = [row for _, row in views.judged("fluidsmr", files, rows, general=True)]
-        terminal.print_claims_of_run(f"FluidSMR claims on the {self.figure} figure's runs", judged)
+        views.print_claims("fluidsmr", files, self.ran, f"FluidSMR claims on the {self.figure} figure's runs")
 
     def scaling_note(self) -> None:
         """What each trace's partition was scaled to, and the sizes that followed it."""

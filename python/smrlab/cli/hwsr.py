@@ -188,7 +188,8 @@ def run_sweep(args: argparse.Namespace) -> int:
         "region": [str(region) for region in regions],
     }
     mean_ms, by_cell = {}, {}
-    for cell, result in run_preset(args, trace, "hwsr-sweep", swept.systems, grid, swept):
+    ran = run_preset(args, trace, "hwsr-sweep", swept.systems, grid, swept)
+    for cell, result in ran:
         block, region = int(cell.given["block"]) // SECTOR, int(cell.given["region"])
         mean_ms[block, region] = MEAN_MS.value(tidy_row(result, cell.label, cell.given))
         by_cell[f"block {block} region {region}"] = result
@@ -199,6 +200,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         rows,
         notes=caveats.notes(by_cell),
     )
+    views.print_claims("hwsr", (SWEEP_FILE,), ran, f"hwsr claims on {trace.name.split('.')[0]}")
     return 0
 
 

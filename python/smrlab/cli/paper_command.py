@@ -24,7 +24,6 @@ from smrlab.cli import presets, views
 from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import UsageError
-from smrlab.reproduce import terminal
 from smrlab.tables import note
 from smrlab.trace import Trace
 
@@ -99,10 +98,7 @@ def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[arg
     command.table.print([(cell.label, result) for cell, result in ran], trace=trace.path.name if trace.path else name)
     paper = first.reproduces.get("paper")
     if paper:
-        rows = views.frame((cell.label, cell.trace_name, cell.given, result) for cell, result in ran)
         files = tuple(presets.read(file).name for file in command.files)
-        terminal.print_claims_of_run(
-            f"{paper} claims on {name}", [row for _, row in views.judged(paper, files, rows, general=True)]
-        )
+        views.print_claims(paper, files, ran, f"{paper} claims on {name}")
     note(f"results written to {out}/")
     return 0

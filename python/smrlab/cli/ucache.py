@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         trace=args.trace,
         promote=args.promote,
     )
+    views.print_claims("ucache", (*LINE_UP_FILES, SWEEP_FILE), ran, f"uCache claims on {name}")
     report = cmr_result["report"]
     depth = cmr_result["config"]["params"].get(QUEUE_DEPTH, "1")
     note(

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from smrlab import bundled, caveats
-from smrlab.reproduce import claims
+from smrlab.reproduce import claims, terminal
 from smrlab.reproduce.evaluation import Evaluation, Row
 from smrlab.result import RESPONSE_COLUMNS, tidy_row
 from smrlab.tables import print_table
@@ -34,13 +34,16 @@ def frame(runs: Iterable[tuple[str, str, dict, dict]]):
     return pd.DataFrame([{**tidy_row(result, label, given), "trace": trace} for label, trace, given, result in runs])
 
 
-def judged(paper: str, experiments: tuple[str, ...], rows, general: bool = False) -> list[tuple[claims.Claim, Row]]:
+def judged(
+    paper: str, experiments: tuple[str, ...], rows, general: bool = False, axes: dict[str, list[str]] | None = None
+) -> list[tuple[claims.Claim, Row]]:
     """Each claim of ``paper`` on one of ``experiments``, judged on ``rows`` (a frame of tidy rows)
     by the scorecard's evaluation, over the traces the rows hold (a claim's statistic over the
     paper's trace set is taken over these instead); with ``general``, only the claims that name
-    no one trace (``general = true``, or no trace set), which a user's trace can judge."""
+    no one trace (``general = true``, or no trace set), which a user's trace can judge; ``axes``:
+    the values of each swept parameter in the order they were swept (a trend's order)."""
     stated = claims.load(claims.claims_path(paper, bundled.experiments_root()), paper).claims
-    evaluation = Evaluation(rows, {}, TRACES_KIND)
+    evaluation = Evaluation(rows, axes or {}, TRACES_KIND)
     return [
         (claim, evaluation.row(paper, dataclasses.replace(claim, traces=[])))
         for claim in stated
@@ -48,6 +51,17 @@ def judged(paper: str, experiments: tuple[str, ...], rows, general: bool = False
         and claim.kind != "not-run"
         and not (general and claim.traces and not claim.general)
     ]
+
+
+def print_claims(paper: str, experiments: tuple[str, ...], ran: Iterable[tuple], title: str) -> None:
+    """The claims of ``paper`` on ``experiments`` that name no one trace, judged on a command's
+    runs (each its cell and result; a parameter given more than one value is swept in the order
+    the cells give it) and printed as the scorecard prints a run's claims."""
+    ran = list(ran)
+    rows = frame((cell.label, cell.trace_name, cell.given, result) for cell, result in ran)
+    values = {key: list(dict.fromkeys(str(cell.given[key]) for cell, _ in ran if key in cell.given)) for key in rows}
+    axes = {key: found for key, found in values.items() if len(found) > 1}
+    terminal.print_claims_of_run(title, [row for _, row in judged(paper, experiments, rows, True, axes)])
 
 
 @dataclass(frozen=True)
