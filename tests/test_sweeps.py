@@ -520,9 +520,11 @@ def _alarm(seconds: int):
 def test_a_frozen_worker_is_left_behind_and_a_dead_scheduler_ends_the_run_keeping_its_cells(tmp_path, monkeypatch):
     # Dask's own heartbeat decides when a frozen worker has left: the scheduler drops a worker
     # that missed its heartbeats for distributed.scheduler.worker-ttl (set short here; at least
-    # ten heartbeats, 5 s), and its cells run on another. A scheduler killed mid-run ends the
-    # run with ClusterLost (one line on the command line) within the client's reconnect wait,
-    # the cells that finished stored, and a run of the same cells reuses them.
+    # ten heartbeats, 5 s), and its cells run on another. The traces are read where they are
+    # (shared paths): one being sent to the frozen worker would wait for Dask's comm timeouts
+    # (distributed.comm.timeouts, 30 s by default) before it is given up. A scheduler killed
+    # mid-run ends the run with ClusterLost (one line on the command line) within the client's
+    # reconnect wait, the cells that finished stored, and a run of the same cells reuses them.
     pytest.importorskip("distributed")
     from smrlab.errors import ClusterLost
     from smrlab.experiment.store import RunFolder
@@ -556,7 +558,11 @@ def test_a_frozen_worker_is_left_behind_and_a_dead_scheduler_ends_the_run_keepin
             for _ in range(2)
         )
         first = orchestrator.run(
-            exp, out=tmp_path / "r", cluster=address, progress=_Hook(lambda: os.kill(frozen.pid, signal.SIGSTOP))
+            exp,
+            out=tmp_path / "r",
+            cluster=address,
+            share_paths=True,
+            progress=_Hook(lambda: os.kill(frozen.pid, signal.SIGSTOP)),
         )
         assert first.ran == len(first.rows) == 8 and first.failed == 0
         with pytest.raises(ClusterLost, match="went away mid-run.*the cells that finished are kept in"):
