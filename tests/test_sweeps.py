@@ -583,3 +583,37 @@ def test_a_frozen_worker_is_left_behind_and_a_dead_scheduler_ends_the_run_keepin
     kept = RunFolder(folder, "").stored()
     assert 1 <= len(kept) < 8
     assert orchestrator.run(exp, out=tmp_path / "again", jobs=1).reused == len(kept)
+
+
+def test_a_worker_dropped_while_its_trace_is_sent_gets_its_cells_put_back(tmp_path):
+    # The scheduler dropped the worker (a frozen one, say) between the cell being handed to it
+    # and its trace being sent: the scatter fails, and the cell goes back as it was, uncharged,
+    # where the run stopped with the scheduler's KeyError.
+    import queue
+
+    from smrlab.experiment.cluster import OnCluster
+
+    class Client:
+        direct_to_workers = False
+
+        def run(self, *args, **kwargs):
+            return {}
+
+        def nthreads(self):
+            return {"w2": 1}  # w1 has left
+
+        def scatter(self, *args, **kwargs):
+            raise KeyError("w1")
+
+        def submit(self, *args, **kwargs):
+            raise AssertionError("nothing is handed to a worker that left")
+
+    exp = experiment.load(write(tmp_path, GRID))
+    cells = [(cell, cell.key()) for cell in exp.cells()]
+    executor = OnCluster(Client())
+    executor.threads, executor.holds = {"w1": 1}, {"w1": set()}
+    pending, handed, futures = Pending(cells[:1]), Handed(), {}
+    executor._hand_out(pending, handed, futures, queue.Queue(), Phases())
+    assert not futures and handed.count("w1") == 0
+    again = pending.next()
+    assert again.cell.index == cells[0][0].index and again.attempts == 1
