@@ -46,18 +46,26 @@ def msr_line(tick: int, op: str, offset: int, size: int) -> str:
 
 
 # Session fixtures long enough that two pytest workers should not each run them: the test files
-# using one run on one worker.
-SHARED_RUNS = ("quick_scorecard",)
+# using one of them run on one worker, a worker of its own per fixture (the demo replays the four
+# full-size PORE traces; the quick scorecard runs every paper's quick experiments). A file may use
+# only one of them, or both would run on its worker.
+SHARED_RUNS = ("quick_scorecard", "demo")
 
 
 def pytest_collection_modifyitems(items):
     """Groups the tests for pytest-xdist (``--dist loadgroup``): a test file's tests stay on one
-    worker (its module fixtures run once), and the files that use a fixture of ``SHARED_RUNS``
+    worker (its module fixtures run once), and the files that use one fixture of ``SHARED_RUNS``
     share one worker."""
-    sharing = {item.module.__name__ for item in items if set(SHARED_RUNS) & set(item.fixturenames)}
+    shared: dict[str, str] = {}
+    for item in items:
+        for fixture in set(SHARED_RUNS) & set(item.fixturenames):
+            module = item.module.__name__
+            if shared.setdefault(module, fixture) != fixture:
+                raise pytest.UsageError(f"{module} uses both {shared[module]} and {fixture}: split the file")
     for item in items:
         module = item.module.__name__
-        item.add_marker(pytest.mark.xdist_group("shared-runs" if module in sharing else module))
+        group = f"shared-{shared[module]}" if module in shared else module
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture
