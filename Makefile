@@ -34,7 +34,10 @@ demo: bytecode
 CLIPPY_DRIVER := $(shell rustc --print sysroot 2>/dev/null)/bin/clippy-driver
 LINTED := RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER) RUSTFLAGS="-D warnings"
 
-test: LINT_BUILD := $(LINTED)
+# Exported to every command `make test` runs, the tests' own builds among them (tests/test_install.py
+# builds a wheel from the same release build: with other flags, Cargo would compile it again).
+test: export RUSTC_WORKSPACE_WRAPPER := $(CLIPPY_DRIVER)
+test: export RUSTFLAGS := -D warnings
 test: format-check rust-test py-test
 
 # The formatters and linters, checking only: rustfmt (rustfmt.toml), clippy with every warning an
@@ -113,10 +116,10 @@ build: $(BUILD_STAMP)
 bytecode: $(BUILD_STAMP)
 	$(IN_VENV) python -m compileall -q python/smrlab
 
-# Under `make test` (LINT_BUILD), clippy-driver compiles the workspace's crates, warnings denied;
-# under `make demo` or `make build` a newer toolchain's new lint never stops a user's build.
+# Under `make test`, clippy-driver compiles the workspace's crates, warnings denied (its exported
+# variables); under `make demo` or `make build` a newer toolchain's new lint never stops a user's build.
 $(BUILD_STAMP): $(VENV_STAMP) $(RUST_SOURCES)
-	$(IN_VENV) $(LINT_BUILD) maturin develop --release --quiet --extras test
+	$(IN_VENV) maturin develop --release --quiet --extras test
 	touch $@
 
 # A faster, unoptimised build for development.
