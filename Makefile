@@ -64,8 +64,8 @@ fmt: $(BUILD_STAMP)
 rust-test:
 	$(LINTED) CARGO_INCREMENTAL=0 cargo test --workspace --exclude smrlab-py --quiet
 
-# One pytest worker a core (pytest-xdist); the test files that share a session's long run (the
-# quick scorecard) go to one worker, every other file to one worker whole (tests/conftest.py).
+# One pytest worker a core (pytest-xdist); the test files that share one of a session's long runs (the
+# quick scorecard, the demo) go to one worker, every other file to one worker whole (tests/conftest.py).
 py-test: bytecode system-deps
 	$(IN_VENV) python -m pytest tests --numprocesses auto --dist loadgroup
 
