@@ -32,12 +32,12 @@ demo: bytecode
 # --all-targets` type-checked the workspace and its dependencies a third time: 277 s of CPU of a
 # fresh clone's make test on two cores, measured on 2026-12-07.
 CLIPPY_DRIVER := $(shell rustc --print sysroot 2>/dev/null)/bin/clippy-driver
-LINTED := RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER) RUSTFLAGS="-D warnings"
 
-# Exported to every command `make test` runs, the tests' own builds among them (tests/test_install.py
-# builds a wheel from the same release build: with other flags, Cargo would compile it again).
-test: export RUSTC_WORKSPACE_WRAPPER := $(CLIPPY_DRIVER)
-test: export RUSTFLAGS := -D warnings
+# Exported to every command `make test` (or `make rust-test` alone) runs, the tests' own builds
+# among them (tests/test_install.py builds a wheel from the same release build: with other flags,
+# Cargo would compile it again).
+test rust-test: export RUSTC_WORKSPACE_WRAPPER := $(CLIPPY_DRIVER)
+test rust-test: export RUSTFLAGS := -D warnings
 test: format-check rust-test py-test
 
 # The formatters and linters, checking only: rustfmt (rustfmt.toml), clippy with every warning an
@@ -62,7 +62,7 @@ fmt: $(BUILD_STAMP)
 # The Rust tests, built by clippy-driver with warnings denied (see CLIPPY_DRIVER above). A fresh
 # build gains nothing from incremental compilation's caches and pays for writing them.
 rust-test:
-	$(LINTED) CARGO_INCREMENTAL=0 cargo test --workspace --exclude smrlab-py --quiet
+	CARGO_INCREMENTAL=0 cargo test --workspace --exclude smrlab-py --quiet
 
 # One pytest worker a core (pytest-xdist); the test files that share one of a session's long runs (the
 # quick scorecard, the demo) go to one worker, every other file to one worker whole (tests/conftest.py).
