@@ -19,17 +19,13 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from smrlab import _core, caveats, experiment, hwsr_traces, options, systems
+from smrlab import _core, hwsr_traces, options
 from smrlab.bundled import traces_folder
-from smrlab.cli import presets, views
-from smrlab.cli.caches import add_output_arguments
-from smrlab.cli.paper_command import PaperCommand
-from smrlab.cli.sim import add_engine_arguments, engine_keywords
+from smrlab.cli import views
+from smrlab.cli.paper_command import PaperCommand, Sweep
 from smrlab.errors import UsageError
-from smrlab.experiment.spec import SystemRun
 from smrlab.options import bounded_whole, generated_requests, listed
 from smrlab.outputs import check_room
-from smrlab.result import tidy_row
 from smrlab.tables import add_json_argument, print_table
 from smrlab.trace import Trace
 
@@ -142,68 +138,6 @@ COMPARISON = views.Table(
 MEAN_MS = COMPARISON.columns[0]
 
 
-def given_params(args: argparse.Namespace) -> dict[str, str]:
-    """--param as a table; each goes to the runs that declare it, under a system's own settings
-    (e.g. mem=none over a given mem size)."""
-    return systems.split(args.param)
-
-
-def run_preset(
-    args: argparse.Namespace,
-    trace: Path,
-    title: str,
-    systems_run: list[SystemRun],
-    params: dict,
-    paper: experiment.Experiment,
-) -> list[tuple]:
-    """The runs on ``trace`` as an experiment through the runner (``--jobs``, ``--resume``, a
-    results folder with its Parquet table under --out), with the measures and paper figure of
-    the experiment file ``paper``; each cell with its result, also written to --out as
-    TRACE-LABEL-VALUES.json (``presets.result_file``). No figure is drawn (it would take longer than the runs of a small trace):
-    ``smrlab run`` on the experiment file draws it."""
-    name = trace.name.split(".")[0]
-    exp = experiment.Experiment(
-        name=f"{title.replace(' ', '-')}-{name}",
-        title=f"{title} on {name}",
-        traces={name: Trace.open(trace)},
-        systems=systems_run,
-        params=params,
-        seeds=[args.seed],
-        engine={**paper.engine, **engine_keywords(args)},  # the paper's replay unless told
-        metrics=paper.metrics,
-        reproduces=paper.reproduces,
-    )
-    return presets.run(exp, args, Path(args.out), name, title=f"{title} on {name}", unit="runs")
-
-
-def run_sweep(args: argparse.Namespace) -> int:
-    trace = trace_of(args)
-    # Fig. 20's ranges, from its experiment file, unless given: blocks in sectors, regions in tracks.
-    swept = presets.read(SWEEP_FILE)
-    blocks = args.blocks or [_core.parse_size(value) // SECTOR for value in swept.axes()["block"]]
-    regions = args.regions or [int(value) for value in swept.axes()["region"]]
-    grid = {
-        **given_params(args),
-        "block": [str(block * SECTOR) for block in blocks],
-        "region": [str(region) for region in regions],
-    }
-    mean_ms, by_cell = {}, {}
-    ran = run_preset(args, trace, "hwsr-sweep", swept.systems, grid, swept)
-    for cell, result in ran:
-        block, region = int(cell.given["block"]) // SECTOR, int(cell.given["region"])
-        mean_ms[block, region] = MEAN_MS.value(tidy_row(result, cell.label, cell.given))
-        by_cell[f"block {block} region {region}"] = result
-    rows = [(region, *(mean_ms[block, region] for block in blocks)) for region in regions]
-    print_table(
-        f"HWSR mean response time (ms) by block and region size on {trace.name} (Fig. 20)",
-        ["region tracks", *(f"block {b} sectors" for b in blocks)],
-        rows,
-        notes=caveats.notes(by_cell),
-    )
-    views.print_claims("hwsr", (SWEEP_FILE,), ran, f"hwsr claims on {trace.name.split('.')[0]}")
-    return 0
-
-
 def add_trace_choice(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], Trace]:
     """--trace or a Table 3 --preset, and --param for every run; returns how to open the trace."""
     parser.add_argument("--trace", help="block trace file")
@@ -236,6 +170,45 @@ COMPARE = PaperCommand(
 )
 
 
+SWEEP = PaperCommand(
+    "hwsr-sweep",
+    "HWSR response time over block and region sizes (HWSR Fig. 20)",
+    (SWEEP_FILE,),
+    views.Grid(
+        "HWSR mean response time (ms) by block and region size on {trace} (Fig. 20)",
+        "region",
+        "region tracks",
+        "block",
+        "block {} sectors",
+        MEAN_MS,
+    ),
+    "results/hwsr-sweep",
+    traces=add_trace_choice,
+    sweeps=(
+        # Fig. 20's ranges, from its experiment file, unless given: blocks in sectors, regions in tracks.
+        Sweep(
+            "block",
+            "--blocks",
+            f"block sizes in 512-byte sectors, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_BLOCK_SECTORS} "
+            "(default 16..512)",
+            SWEEP_FILE,
+            type=listed(bounded_whole(1, MAX_BLOCK_SECTORS), MOST_SWEPT),
+            to_param=lambda sectors: str(sectors * SECTOR),
+            from_file=lambda size: _core.parse_size(size) // SECTOR,
+        ),
+        Sweep(
+            "region",
+            "--regions",
+            f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to "
+            f"{_core.HWSR_MAX_REGION_TRACKS} (default 8..64)",
+            SWEEP_FILE,
+            type=listed(bounded_whole(1, _core.HWSR_MAX_REGION_TRACKS), MOST_SWEPT),
+            from_file=int,
+        ),
+    ),
+)
+
+
 def register(commands) -> None:
     group = commands.group("hwsr", help="the HWSR paper: capacity model, Table 3 traces, comparisons (Luo et al.)")
     capacity = group.add(
@@ -263,20 +236,4 @@ def register(commands) -> None:
 
     COMPARE.register(group)
 
-    sweep = commands.add("hwsr-sweep", help="HWSR response time over block and region sizes (HWSR Fig. 20)")
-    add_trace_choice(sweep)
-    add_engine_arguments(sweep, SWEEP_FILE)
-    sweep.add_argument(
-        "--blocks",
-        type=listed(bounded_whole(1, MAX_BLOCK_SECTORS), MOST_SWEPT),
-        default=None,
-        help=f"block sizes in 512-byte sectors, comma-separated: at most {MOST_SWEPT}, each 1 to {MAX_BLOCK_SECTORS} (default 16..512)",
-    )
-    sweep.add_argument(
-        "--regions",
-        type=listed(bounded_whole(1, _core.HWSR_MAX_REGION_TRACKS), MOST_SWEPT),
-        default=None,
-        help=f"region sizes in tracks, comma-separated: at most {MOST_SWEPT}, each 1 to {_core.HWSR_MAX_REGION_TRACKS} (default 8..64)",
-    )
-    add_output_arguments(sweep, "results/hwsr-sweep", "folder for the JSON results and the sweep's results folder")
-    sweep.set_defaults(func=run_sweep)
+    SWEEP.register(commands)

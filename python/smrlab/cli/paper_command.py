@@ -1,11 +1,14 @@
 """A paper command as a declaration (``PaperCommand``): the experiment files whose line-up it runs,
-the table it prints (``views.Table``) and where its trace comes from; ``register`` gives it its
-options and ``run`` is the one body every such command shares.
+the table it prints (``views.Table``, or ``views.Grid`` over two swept parameters), where its
+trace comes from, and what it lacks of the files: the parameters it sweeps (``Sweep``, an option
+listing values, by default a file's), options made from declared parameters (``Declared``), its
+own shared parameters; ``register`` gives it its options and ``run`` is the one body every such
+command shares.
 
 The body runs the line-up of the declared files (their systems, each label once; the first
 file's shared parameters, replay, measures and paper figure) on the user's trace with the user's
-overrides (``--param`` over the file's parameters, the replay options over its replay, ``--only``
-some of its labels), through the experiment runner (``--jobs``, ``--resume``, a results folder
+overrides (``--param`` over the file's parameters, the swept values over both, the replay
+options over its replay, ``--only`` some of its labels), through the experiment runner (``--jobs``, ``--resume``, a results folder
 with its Parquet table, each run's result as TRACE-LABEL.json beside it), prints the
 declared table, then the claims the paper makes on those files that name no one trace, judged
 on this run by the scorecard's code. Not here: the tables' columns (each command's declaration), the claims' rules
@@ -22,34 +25,97 @@ from pathlib import Path
 from smrlab import experiment, options, systems
 from smrlab.cli import presets, views
 from smrlab.cli.caches import add_output_arguments
+from smrlab.cli.declared import add_declared
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import UsageError
+from smrlab.experiment.spec import SystemRun
 from smrlab.tables import note
 from smrlab.trace import Trace
 
 
-def trace_file(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], Trace]:
+def trace_file(
+    parser: argparse.ArgumentParser, params_help: str = "parameters for every run that declares them"
+) -> Callable[[argparse.Namespace], Trace]:
     """The trace a command runs on by default: ``--trace FILE`` (with ``--format`` and its reader
-    options), and ``--param`` for every run that declares it; returns how to open it."""
+    options), and ``--param`` for every run that declares it (``params_help`` its help); returns
+    how to open it."""
     add_trace_arguments(parser)
-    options.add_params_argument(parser, "parameters for every run that declares them")
+    options.add_params_argument(parser, params_help)
     return lambda args: Trace.open(args.trace, args.format, args.trace_option)
+
+
+def split_values(text: str) -> list[str]:
+    """Comma-separated values, as written."""
+    return text.split(",")
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A parameter a paper command sweeps: ``option`` lists its values (read by ``type`` into a
+    list, explained by ``help``), the default being the values of ``key`` in experiment ``file``
+    (each read by ``from_file`` into the form the user writes); ``to_param`` makes a user's value
+    the parameter's. It goes to ``system``'s own parameters, or with none to every run that
+    declares it."""
+
+    key: str
+    option: str
+    help: str
+    file: str
+    type: Callable[[str], list] = split_values
+    system: str | None = None
+    to_param: Callable[[object], str] = str
+    from_file: Callable[[str], object] = str
+
+    @property
+    def dest(self) -> str:
+        return self.option.lstrip("-").replace("-", "_")
+
+    def values(self, args: argparse.Namespace) -> list:
+        """The values the user gave, or the file's."""
+        given = getattr(args, self.dest)
+        return given if given is not None else [self.from_file(value) for value in presets.axis(self.file, self.key)]
+
+
+@dataclass(frozen=True)
+class Declared:
+    """An option made from a system's declared parameter (``cli.declared.add_declared``), its
+    value going to that system's own parameters; ``preset`` the command's default in place of
+    the declaration's, ``meaning`` its help's opening."""
+
+    system: str
+    key: str
+    preset: str | None = None
+    meaning: str | None = None
 
 
 @dataclass(frozen=True)
 class PaperCommand:
     """A paper command: ``name`` and ``help`` on the command line (``group`` the command group it
     is in, if any), the line-up of ``files`` (experiment files by name, or paths to TOML files),
-    its ``table``, its default results folder ``out``, and ``traces``: adds the options that name
-    its trace and returns how to open it (default ``trace_file``)."""
+    its ``table`` (``views.Table`` or ``views.Grid``), its default results folder ``out``, and
+    ``traces``: adds the options that name its trace and returns how to open it (default
+    ``trace_file``). Optional: the parameters it ``sweeps``, the options it makes from
+    declared parameters (``declared``), the shared parameters of its runs (``params``, default
+    the first file's), the replay's default iodepth taken from an experiment file
+    (``iodepth_file``), the file whose figure its results folder gets (``drawn``), the title of
+    its claims (``claims``, a template like the table's) and what it writes or says after its
+    table (``after``: called with the runs, the results folder and the fields the table's
+    title is formatted with: the options, ``trace`` and ``name``)."""
 
     name: str
     help: str
     files: tuple[str | Path, ...]
-    table: views.Table
+    table: views.Table | views.Grid
     out: str
     group: str = ""
     traces: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], Trace]] = trace_file
+    sweeps: tuple[Sweep, ...] = ()
+    declared: tuple[Declared, ...] = ()
+    params: Callable[[], dict] | None = None
+    iodepth_file: str | None = None
+    drawn: str | None = None
+    claims: str = "{paper} claims on {name}"
+    after: Callable[[list[views.Ran], Path, dict], None] | None = None
 
     @property
     def title(self) -> str:
@@ -60,7 +126,12 @@ class PaperCommand:
         """Adds the command to ``commands`` (the top level or its group) with its options."""
         parser = commands.add(self.name, help=self.help)
         trace_of = self.traces(parser)
-        add_engine_arguments(parser, self.files[0] if isinstance(self.files[0], str) else None)
+        for sweep in self.sweeps:
+            parser.add_argument(sweep.option, type=sweep.type, default=None, help=sweep.help)
+        for option in self.declared:
+            add_declared(parser, option.system, option.key, preset=option.preset, meaning=option.meaning)
+        iodepth = presets.read(self.iodepth_file).engine.get("iodepth", 1) if self.iodepth_file else 1
+        add_engine_arguments(parser, self.files[0] if isinstance(self.files[0], str) else None, iodepth=iodepth)
         parser.add_argument(
             "--only", metavar="LABELS", help="comma-separated labels of the line-up to run (default all)"
         )
@@ -68,37 +139,90 @@ class PaperCommand:
         parser.set_defaults(func=lambda args: run(self, args, trace_of))
         return parser
 
+    def line_up(self, args: argparse.Namespace) -> list[SystemRun]:
+        """The files' systems (those ``--only`` names), with the swept values and the declared
+        options in the own parameters of the system each belongs to, and each system's own replay
+        settings at least the user's."""
+        line_up = presets.line_up(*self.files)
+        labels = [entry.label for entry in line_up]
+        only = getattr(args, "only", None)
+        wanted = labels if only is None else only.split(",")
+        unknown = [label for label in wanted if label not in labels]
+        if unknown:
+            raise UsageError(
+                f"--only: {options.quoted(unknown[0])} is not a label of the line-up ({', '.join(labels)})"
+            )
+        own: dict[str, dict] = {}
+        for sweep in self.sweeps:
+            if sweep.system:
+                own.setdefault(sweep.system, {})[sweep.key] = [sweep.to_param(v) for v in sweep.values(args)]
+        for option in self.declared:
+            own.setdefault(option.system, {})[option.key] = getattr(args, option.key)
+        return [
+            SystemRun(
+                entry.label,
+                entry.system,
+                {**entry.params, **own.get(entry.system, {})},
+                {key: at_least(value, getattr(args, key, None)) for key, value in entry.engine.items()},
+            )
+            for entry in line_up
+            if entry.label in wanted
+        ]
+
+
+def at_least(value, given):
+    """A run's own replay setting, raised to the user's where both are numbers."""
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (value, given))
+    return max(value, given) if numbers else value
+
 
 def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[argparse.Namespace], Trace]) -> int:
     """Runs ``command`` on the trace ``trace_of`` opens, with the user's options (the module's
     doc says how)."""
     first = presets.read(command.files[0])
-    line_up = presets.line_up(*command.files)
-    labels = [entry.label for entry in line_up]
-    wanted = labels if args.only is None else args.only.split(",")
-    unknown = [label for label in wanted if label not in labels]
-    if unknown:
-        raise UsageError(f"--only: {options.quoted(unknown[0])} is not a label of the line-up ({', '.join(labels)})")
+    line_up = command.line_up(args)
+    shared = {
+        sweep.key: [sweep.to_param(v) for v in sweep.values(args)] for sweep in command.sweeps if not sweep.system
+    }
     trace = trace_of(args)
     name = trace.name
     title = f"{command.title} on {name}"
+    drawn = presets.read(command.drawn) if command.drawn else None
     exp = experiment.Experiment(
         name=f"{command.title.replace(' ', '-')}-{name}",
         title=title,
         traces={name: trace},
-        systems=[entry for entry in line_up if entry.label in wanted],
-        params={**first.params, **systems.split(args.param)},
+        systems=line_up,
+        params={
+            **(first.params if command.params is None else command.params()),
+            **systems.split(args.param),
+            **shared,
+        },
         seeds=[args.seed],
         engine={**first.engine, **engine_keywords(args)},  # the paper's replay unless told
-        metrics=first.metrics,
-        reproduces=first.reproduces,
+        metrics=(drawn or first).metrics,
+        reproduces=(drawn or first).reproduces,
+        figure=drawn.figure if drawn else {},
     )
     out = Path(args.out)
     ran = presets.run(exp, args, out, name, title=title, unit="runs")
-    command.table.print([(cell.label, result) for cell, result in ran], trace=trace.path.name if trace.path else name)
+    shown = {sweep.key: {sweep.to_param(value): value for value in sweep.values(args)} for sweep in command.sweeps}
+    runs = [
+        views.Ran(
+            cell.label,
+            {key: values[cell.given[key]] for key, values in shown.items() if key in cell.given},
+            result,
+        )
+        for cell, result in ran
+    ]
+    fields = {**vars(args), "trace": trace.path.name if trace.path else name, "name": name}
+    command.table.show(runs, **fields)
     paper = first.reproduces.get("paper")
     if paper:
         files = tuple(presets.read(file).name for file in command.files)
-        views.print_claims(paper, files, ran, f"{paper} claims on {name}")
+        files += tuple(sweep.file for sweep in command.sweeps if sweep.file not in files)
+        views.print_claims(paper, files, ran, command.claims.format(paper=paper, **fields))
+    if command.after:
+        command.after(runs, out, fields)
     note(f"results written to {out}/")
     return 0

@@ -82,6 +82,26 @@ class Column:
 
 
 @dataclass(frozen=True)
+class Ran:
+    """One run of a paper command as its table reads it: its label, its values of the command's
+    swept parameters (as the user writes them) and its result."""
+
+    label: str
+    swept: dict[str, object]
+    result: dict
+
+    @property
+    def name(self) -> str:
+        """Its swept values (``128KiB``), or its label when it has none."""
+        return " ".join(map(str, self.swept.values())) or self.label
+
+    @property
+    def noted(self) -> str:
+        """How the table's notes name it: each swept parameter with its value, or its label."""
+        return " ".join(f"{key} {value}" for key, value in self.swept.items()) or self.label
+
+
+@dataclass(frozen=True)
 class Table:
     """A paper command's table: one row per run, named in its first column (``first`` its
     header), then ``columns``; ``title``, ``first`` and ``caption`` may name fields the command
@@ -91,6 +111,16 @@ class Table:
     first: str
     columns: tuple[Column, ...]
     caption: str = ""
+    names: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def show(self, runs: Sequence[Ran], **fields) -> None:
+        """Prints a paper command's ``runs``, a row each named by its swept values or its label
+        (``names``: a label's row name, if another)."""
+        self.print(
+            [(self.names.get(run.name, run.name), run.result) for run in runs],
+            noted=[run.noted for run in runs],
+            **fields,
+        )
 
     def print(self, runs: Sequence[tuple[str, dict]], noted: Sequence[str] | None = None, **fields) -> None:
         """Prints ``runs`` (each its row's name and its result), with the notes of ``caveats``
@@ -103,4 +133,38 @@ class Table:
             rows,
             caption=self.caption.format(**fields),
             notes=caveats.notes(dict(zip(named, (result for _, result in runs)))),
+        )
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A paper command's table over two swept parameters: a row per value of ``rows`` (headed
+    ``first``), a column per value of ``across`` (headed by ``header`` with the value in place
+    of ``{}``), each cell the ``value`` of the run at both."""
+
+    title: str
+    rows: str
+    first: str
+    across: str
+    header: str
+    value: Column
+
+    def show(self, runs: Sequence[Ran], **fields) -> None:
+        row_values = list(dict.fromkeys(run.swept[self.rows] for run in runs))
+        column_values = list(dict.fromkeys(run.swept[self.across] for run in runs))
+        at = {(run.swept[self.rows], run.swept[self.across]): run for run in runs}
+        print_table(
+            self.title.format(**fields),
+            [self.first, *(self.header.format(value) for value in column_values)],
+            [
+                (
+                    row,
+                    *(
+                        self.value.value(tidy_row(at[row, column].result, at[row, column].label, {}))
+                        for column in column_values
+                    ),
+                )
+                for row in row_values
+            ],
+            notes=caveats.notes({run.noted: run.result for run in runs}),
         )
