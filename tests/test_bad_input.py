@@ -466,7 +466,7 @@ def test_arrivals_that_could_outgrow_memory_are_refused_before_any_is_drawn(boun
         "--out",
         "a.txt",
     )
-    one_line_error(proc, "diurnal.distribution.shape", "at least 1.0000151")
+    one_line_error(proc, "--shape (the Pareto shape", "at least 1.0000151")
     assert not (tmp_path / "a.txt").exists()
     # The b-model at its finest slots and a bias near 1 holds runs of empty slots, not 2^26 slots.
     bounded_cli(

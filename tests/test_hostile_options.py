@@ -22,7 +22,7 @@ import pytest
 from conftest import msr_line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from smrlab import _core
+from smrlab import _core, arrival_names
 from smrlab.cli import main
 
 EXAMPLES = int(os.environ.get("SMRLAB_HYPOTHESIS_EXAMPLES", "25"))
@@ -292,7 +292,10 @@ def test_workload_options(capsys, monkeypatch, tmp_path, process_option, value):
     else:
         argv = ["workload", "arrivals", "--process", process, "--rate", "100", "--duration", "2", "--out", "a.txt"]
         argv += ARRIVAL_RUNS[process] + [f"{option}={value}"]
-    assert_clean(*run(capsys, monkeypatch, tmp_path, argv), argv)
+    code, err, growth, cpu = run(capsys, monkeypatch, tmp_path, argv)
+    assert_clean(code, err, growth, cpu, argv)
+    # A refusal names the option given, never the core's Table 4.1 key (ss.bias, target...).
+    assert not any(key in err for word, key in arrival_names.KEYWORDS.items() if key != word), (argv, err)
 
 
 # --- Every option of every command, from the parser's own tree ------------------------------------

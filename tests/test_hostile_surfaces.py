@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from smrlab import arrival_names
 from smrlab.cli import main
 from test_hostile_options import DERANDOMIZE, HOSTILE_TEXT, assert_clean, run
 
@@ -67,8 +68,16 @@ def float_or_none(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def check(capsys, monkeypatch, folder, argv: list[str]) -> None:
-    assert_clean(*run(capsys, monkeypatch, folder, argv), argv)
+def check(capsys, monkeypatch, folder, argv: list[str]) -> str:
+    """Runs ``smrlab ARGV`` in ``folder``, checks it ran or refused cleanly; its stderr."""
+    code, err, growth, cpu = run(capsys, monkeypatch, folder, argv)
+    assert_clean(code, err, growth, cpu, argv)
+    return err
+
+
+def assert_arrivals_named_as_given(err: str, argv: list[str]) -> None:
+    """A refusal of an arrival parameter names the option given, never the core's Table 4.1 key."""
+    assert not any(key in err for word, key in arrival_names.KEYWORDS.items() if key != word), (argv, err)
 
 
 def fresh(tmp_path: Path) -> Path:
@@ -269,7 +278,8 @@ def test_workload_experiment_options(capsys, monkeypatch, tmp_path, case, data):
     value = data.draw(values)
     # Three bands for the three buffer levels, the one under test first.
     given_value = ["--buffer-bands", value, "2", "4"] if option == "--buffer-bands" else [f"{option}={value}"]
-    check(capsys, monkeypatch, fresh(tmp_path), WORKLOAD_RUNS[command] + given_value)
+    argv = WORKLOAD_RUNS[command] + given_value
+    assert_arrivals_named_as_given(check(capsys, monkeypatch, fresh(tmp_path), argv), argv)
 
 
 # --- The key-value store's commands --------------------------------------------------------------
@@ -364,7 +374,8 @@ def test_kv_options(capsys, monkeypatch, tmp_path, case, data):
     folder = fresh(tmp_path)
     if command in ("get", "scan", "stats"):
         check(capsys, monkeypatch, folder, ["kv", "put", "st", "k", "v", "--band-size", "1MiB", "--capacity", "64MiB"])
-    check(capsys, monkeypatch, folder, kv_argv(command) + [f"{option}={data.draw(values)}"])
+    argv = kv_argv(command) + [f"{option}={data.draw(values)}"]
+    assert_arrivals_named_as_given(check(capsys, monkeypatch, folder, argv), argv)
 
 
 @examples(20)

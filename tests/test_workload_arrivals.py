@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from smrlab import hurst, workload
+from smrlab import _core, arrival_names, hurst, workload
+from smrlab.cli.workload import ARRIVAL_OPTIONS
+from smrlab.errors import ParameterError
 
 
 @settings(max_examples=25, deadline=None)
@@ -119,7 +121,7 @@ def test_arrivals_and_analyze_commands(cli, tmp_path):
     [
         (
             ["workload", "arrivals", "--process", "selfsimilar", "--rate", "10", "--duration", "5", "--out", "x"],
-            "ss.bias",
+            "--bias (the b-model's bias, from 0.5 (spreading evenly) to below 1; a share): needed by process 'selfsimilar'",
         ),
         (
             [
@@ -136,7 +138,7 @@ def test_arrivals_and_analyze_commands(cli, tmp_path):
                 "--out",
                 "x",
             ],
-            "ss.bias",
+            "--bias (the b-model's bias, from 0.5 (spreading evenly) to below 1; a share): must be in [0.5, 1)",
         ),
         (
             [
@@ -157,7 +159,7 @@ def test_arrivals_and_analyze_commands(cli, tmp_path):
                 "--out",
                 "x",
             ],
-            "diurnal.modulation",
+            "--modulation (the sine envelope's amplitude, from 0 to below --rate; requests per second): must be in [0, --rate)",
         ),
         (
             [
@@ -178,10 +180,10 @@ def test_arrivals_and_analyze_commands(cli, tmp_path):
                 "--out",
                 "x",
             ],
-            "diurnal.distribution.shape",
+            "--shape (the Pareto shape, above 1; a Pareto shape): must be above 1",
         ),
         (["workload", "arrivals", "--rate", "-1", "--duration", "5", "--out", "x"], "--rate"),
-        (["workload", "arrivals", "--rate", "1e300", "--duration", "1e300", "--out", "x"], "duration"),
+        (["workload", "arrivals", "--rate", "1e300", "--duration", "1e300", "--out", "x"], "--duration"),
         (["workload", "arrivals", "--rate", "10", "--duration", "5", "--seed", "-1", "--out", "x"], "--seed"),
         (["workload", "arrivals", "--rate", "10", "--duration", "5", "--out", "."], "folder"),
         (["workload", "arrivals", "--process", "burst", "--rate", "1", "--duration", "5", "--out", "x"], "--process"),
@@ -189,9 +191,52 @@ def test_arrivals_and_analyze_commands(cli, tmp_path):
     ],
 )
 def test_bad_arrival_options_exit_2_naming_what(cli, args, named):
+    # Named as the user gave it (--bias, its meaning and unit), never by the core's Table 4.1 key.
     proc = cli(*args)
     assert proc.returncode == 2, proc.stderr
     assert named in proc.stderr and "Traceback" not in proc.stderr
+    assert not any(key in proc.stderr for key in TABLE_4_1_KEYS), proc.stderr
+
+
+# The core's names of the arrival parameters that no caller spells so.
+TABLE_4_1_KEYS = [key for word, key in arrival_names.KEYWORDS.items() if key != word]
+
+
+def test_every_arrival_parameter_has_a_keyword_and_an_option():
+    # From the core's declarations: a parameter declared there and not given a keyword of
+    # workload.arrival_params and an option of the command line fails here.
+    declared = {key for key, *_ in _core.arrival_params()}
+    assert set(arrival_names.KEYWORDS.values()) == declared
+    assert set(ARRIVAL_OPTIONS) == set(arrival_names.KEYWORDS)
+
+
+@pytest.mark.parametrize("keyword", sorted(arrival_names.KEYWORDS))
+def test_a_bad_arrival_keyword_is_named_as_given_with_its_unit_and_range(keyword):
+    # Each keyword of workload.arrivals given text that is no number and no name: the error
+    # names the keyword, and the core's unit and meaning of its parameter.
+    key = arrival_names.KEYWORDS[keyword]
+    needs = {"ss": ("selfsimilar", {"bias": 0.7}), "diurnal": ("diurnal", DIURNAL)}
+    process, options = needs.get(key.split(".")[0], ("poisson", {}))
+    given = {"process": process, "rate": 10, "duration": 5, **options, keyword: "x?"}
+    with pytest.raises(ParameterError) as raised:
+        workload.arrivals(given.pop("process"), given.pop("rate"), given.pop("duration"), **given)
+    message = str(raised.value)
+    assert message.startswith(keyword) and not any(k in message for k in TABLE_4_1_KEYS), message
+    if keyword not in ("process", "rate", "duration"):  # checked in Python, before the core
+        unit, meaning = arrival_names.declared()[key]
+        assert f"{keyword} ({meaning.split(',')[0]}" in message and f"; {unit}): " in message, message
+
+
+@pytest.mark.parametrize(
+    "process, needed", [("selfsimilar", "bias"), ("diurnal", "modulation"), ("diurnal", "cycle_minutes")]
+)
+def test_a_parameter_a_process_needs_is_named_before_it_runs(process, needed):
+    options = {k: v for k, v in {"selfsimilar": {"bias": 0.7}, "diurnal": DIURNAL}[process].items() if k != needed}
+    with pytest.raises(ParameterError, match=rf"^{needed} \(.*\): needed by process '{process}', and not given$"):
+        workload.arrival_params(process, 10, 5, **options)
+
+
+DIURNAL = {"modulation": 2, "cycle_minutes": 1, "shape": 1.5}
 
 
 def test_corrupt_series_files_exit_2(cli, tmp_path):

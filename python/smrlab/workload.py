@@ -22,7 +22,7 @@ from os import PathLike
 
 import numpy as np
 
-from smrlab import _core
+from smrlab import _core, arrival_names
 from smrlab._core import WorkloadError
 from smrlab.errors import ParameterError, UsageError
 from smrlab.options import quoted
@@ -186,31 +186,32 @@ def arrival_params(
     shape: float | None = None,
     resolution: float | None = None,
 ) -> list[tuple[str, str]]:
-    """The Table 4.1 parameters (and YCSB's ``target``) of an arrival process."""
+    """The Table 4.1 parameters (and YCSB's ``target``) of an arrival process; a parameter the
+    process needs and is not given is a ParameterError naming its keyword."""
     if not isinstance(process, str):
         raise ParameterError(f"process must be an arrival process's name (str), not {process!r:.60}")
     rate = _given_number(rate, "rate", "arrivals per second", optional=False)
     duration = _given_number(duration, "duration", optional=False)
+    options = {
+        "bias": bias,
+        "resolution": resolution,
+        "modulation": modulation,
+        "cycle_minutes": cycle_minutes,
+        "distribution": distribution,
+        "shape": shape,
+    }
+    arrival_names.check_required(process, options)
     params = [("arrivalgenerator", process), ("target", repr(rate)), ("duration", repr(duration))]
-    for name, value in (
-        ("ss.bias", bias),
-        ("ss.resolution", resolution),
-        ("diurnal.modulation", modulation),
-        ("diurnal.cyclelength", cycle_minutes),
-        ("diurnal.distribution", distribution),
-        ("diurnal.distribution.shape", shape),
-    ):
-        if value is not None:
-            params.append((name, str(value)))
-    return params
+    return params + [(arrival_names.KEYWORDS[word], str(value)) for word, value in options.items() if value is not None]
 
 
 def arrivals(process: str, rate: float, duration: float, seed: int = 1, **options) -> np.ndarray:
     """Arrival times in nanoseconds from the start (int64, non-decreasing, below ``duration``
     seconds); ``options`` as ``arrival_params``'s."""
-    packed = _core.arrival_schedule(
-        arrival_params(process, rate, duration, **options), _whole(seed, "seed", 0, SEED_MAX)
-    )
+    with arrival_names.named_as():
+        packed = _core.arrival_schedule(
+            arrival_params(process, rate, duration, **options), _whole(seed, "seed", 0, SEED_MAX)
+        )
     return np.frombuffer(packed, dtype="<u8").astype(np.int64)
 
 
@@ -353,7 +354,7 @@ def run_ycsb(
         if progress
         else contextlib.nullcontext()
     )
-    with shown:
+    with shown, arrival_names.named_as():
         text, latencies, scheduled = _core.run_ycsb(
             endpoint,
             props,

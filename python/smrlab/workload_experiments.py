@@ -29,6 +29,7 @@ import json
 import numpy as np
 
 from smrlab import _core, caveats, workload
+from smrlab.arrival_names import named_as
 from smrlab.kv import size
 from smrlab.options import bounded_number, bounded_whole, count, positive, seed, whole
 from smrlab.tables import print_json, print_table
@@ -77,6 +78,18 @@ def check_inserts(args: argparse.Namespace, records: float, what: str) -> None:
     """Refuses, before a store is made, a run whose inserted records alone are more than its
     store (in memory) holds or than this machine has free."""
     workload.check_memory_store(records, RECORD_BYTES, size(args.capacity, "--capacity"), what)
+
+
+# The options of these commands that give an arrival process's keywords, for messages about them.
+ARRIVAL_OPTIONS = {"bias": "--bias", "shape": "--shape", "cycle_minutes": "--cycle", "duration": "--duration"}
+
+
+def check_arrivals(args: argparse.Namespace, runs: list[tuple[str, float, dict]]) -> None:
+    """Draws the arrivals of each run, ``(process, rate, extra keywords)``, before the first
+    starts, so a bad --bias or --shape is refused naming it instead of after other runs."""
+    with named_as(ARRIVAL_OPTIONS):
+        for process, rate, extra in runs:
+            workload.arrivals(process, rate, args.duration, args.seed, **extra)
 
 
 def saturation(args: argparse.Namespace, offload_store: bool, offload: bool) -> float:
@@ -138,18 +151,27 @@ def cdf_points(latencies_ns: np.ndarray) -> list[tuple[float, float]]:
     return [(float(e), float(np.mean(latencies_ns <= e))) for e in edges]
 
 
+def fig_4_10_arrivals(args: argparse.Namespace, rate: float) -> list[tuple[str, float, dict]]:
+    """Fig. 4.10's four runs at ``rate``: (process, rate, extra keywords)."""
+    diurnal = {"modulation": 0.9 * rate, "cycle_minutes": args.duration / 60 / 3, "shape": args.shape}
+    return [
+        ("constant", rate, {}),
+        ("poisson", rate, {}),
+        ("selfsimilar", rate, {"bias": args.bias}),
+        ("diurnal", rate, diurnal),
+    ]
+
+
 def run_fig_4_10(args: argparse.Namespace) -> int:
+    # Before the calibration, at the rate if given (else at one per second), then at the rate.
+    check_arrivals(args, fig_4_10_arrivals(args, args.rate or 1.0))
     capacity = saturation(args, offload_store=False, offload=False)
     rate = args.rate or args.load * capacity
     check_inserts(args, args.records + rate * args.duration, "--rate x --duration")
-    processes = [
-        ("constant", {}),
-        ("poisson", {}),
-        ("selfsimilar", {"bias": args.bias}),
-        ("diurnal", {"modulation": 0.9 * rate, "cycle_minutes": args.duration / 60 / 3, "shape": args.shape}),
-    ]
+    processes = fig_4_10_arrivals(args, rate)
+    check_arrivals(args, processes)
     rows, out = [], {"saturation_per_s": capacity, "rate": rate, "runs": {}}
-    for name, extra in processes:
+    for name, _, extra in processes:
         store = open_store(args, offload_store=False)
         try:
             result = workload.run_ycsb(
@@ -267,6 +289,14 @@ def by_reason(rows: list[dict]) -> dict[str, list[str]]:
     return found
 
 
+def table_5_1_arrivals(args: argparse.Namespace, process: str, modulation: float | None) -> dict:
+    """The arrival keywords of a Table 5.1 workload (self-similar or diurnal) beyond its process
+    and rate."""
+    if process == "selfsimilar":
+        return {"bias": args.bias}
+    return {"modulation": modulation * args.rate_scale, "cycle_minutes": args.cycle, "shape": args.shape}
+
+
 def run_table_5_1(args: argparse.Namespace) -> int:
     # Every arrival may write a record, into the one store all eight workloads share.
     check_inserts(
@@ -275,6 +305,13 @@ def run_table_5_1(args: argparse.Namespace) -> int:
         "--rate-scale x --duration",
     )
     stop_after = None if args.disk == "none" else (args.stop_after or 2 * args.duration)
+    check_arrivals(
+        args,
+        [
+            (process, rate * args.rate_scale, table_5_1_arrivals(args, process, modulation))
+            for _, process, rate, modulation, _ in TABLE_5_1
+        ],
+    )
     store = open_store(args, offload_store=True)
     rows, out = [], []
     before = json.loads(store.stats())
@@ -282,11 +319,7 @@ def run_table_5_1(args: argparse.Namespace) -> int:
     try:
         for name, process, rate, modulation, inserts_only in TABLE_5_1:
             rate_here = rate * args.rate_scale
-            extra = (
-                {"bias": args.bias}
-                if process == "selfsimilar"
-                else {"modulation": modulation * args.rate_scale, "cycle_minutes": args.cycle, "shape": args.shape}
-            )
+            extra = table_5_1_arrivals(args, process, modulation)
             # The first run loads one record; later ones continue the record numbers inserted so far.
             records = max(1, inserted)
             properties = insert_properties(records) if inserts_only else mixed_properties(records)

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from smrlab import _core, caveats, workload
-from smrlab.cli.workload import add_arrival_arguments, arrival_options
+from smrlab.arrival_names import named_as
+from smrlab.cli.workload import ARRIVAL_OPTIONS, add_arrival_arguments, arrival_options
 from smrlab.errors import UsageError
 from smrlab.kv import DB, KEY_BYTES, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
 from smrlab.options import bounded_number, bounded_whole, count, quoted, seed, whole
@@ -368,22 +369,23 @@ def run_ycsb(args: argparse.Namespace) -> int:
             log_path = (
                 outputs.enter_context(output_file(args.log, inputs=store_files)) if args.log is not None else None
             )
-            result = workload.run_ycsb(
-                endpoint,
-                args.workload,
-                properties,
-                process=args.process,
-                rate=args.rate,
-                duration=args.duration,
-                threads=args.threads,
-                seed=args.seed,
-                load=not args.no_load,
-                log_path=log_path,
-                sync=args.sync,
-                progress=True,
-                server_timeout=args.server_timeout,
-                **arrival_options(args),
-            )
+            with named_as(ARRIVAL_OPTIONS):
+                result = workload.run_ycsb(
+                    endpoint,
+                    args.workload,
+                    properties,
+                    process=args.process,
+                    rate=args.rate,
+                    duration=args.duration,
+                    threads=args.threads,
+                    seed=args.seed,
+                    load=not args.no_load,
+                    log_path=log_path,
+                    sync=args.sync,
+                    progress=True,
+                    server_timeout=args.server_timeout,
+                    **arrival_options(args),
+                )
         stats = json.loads(store.stats()) if store is not None else None
     finally:
         if store is not None:

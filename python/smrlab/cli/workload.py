@@ -13,6 +13,7 @@ import numpy as np
 
 from smrlab import _core, hurst, workload
 from smrlab import workload_experiments as experiments
+from smrlab.arrival_names import named_as
 from smrlab.cli.sim import param_lines
 from smrlab.errors import UsageError
 from smrlab.options import bounded_whole, non_negative, positive, seed
@@ -82,6 +83,20 @@ def add_arrival_arguments(
     )
 
 
+# The option that gives each keyword of ``workload.arrival_params``, for messages about them.
+ARRIVAL_OPTIONS = {
+    "process": "--process",
+    "rate": "--rate",
+    "duration": "--duration",
+    "bias": "--bias",
+    "resolution": "--resolution",
+    "modulation": "--modulation",
+    "cycle_minutes": "--cycle",
+    "distribution": "--distribution",
+    "shape": "--shape",
+}
+
+
 def arrival_options(args: argparse.Namespace) -> dict:
     """The keyword arguments of ``workload.arrival_params`` from parsed options."""
     return {
@@ -95,7 +110,8 @@ def arrival_options(args: argparse.Namespace) -> dict:
 
 
 def run_arrivals(args: argparse.Namespace) -> int:
-    times = workload.arrivals(args.process, args.rate, args.duration, args.seed, **arrival_options(args))
+    with named_as(ARRIVAL_OPTIONS):
+        times = workload.arrivals(args.process, args.rate, args.duration, args.seed, **arrival_options(args))
     header = {
         "process": args.process,
         "rate": args.rate,
