@@ -380,3 +380,24 @@ def test_a_ratio_to_a_system_run_at_one_x_only_is_drawn_on_its_value(tmp_path):
     fig = plots.figure(experiment({"kind": "lines", "x": "period", "y": "r_wa"}, claims, tmp_path), frame)
     [marks] = [line for line in fig.axes[0].get_lines() if line.get_label() == "paper"]
     assert list(marks.get_xdata()) == [10.0] and list(marks.get_ydata()) == [12.0]
+
+
+def test_a_range_is_drawn_whole_and_a_statistic_of_traces_on_lines_across_the_axis(tmp_path):
+    # PORE §III-A's range of estimates on each trace's bar; uCache Fig. 8's "roughly 200" (the
+    # paper's worst trace) over our two traces' lines, where no one line of ours is its maximum.
+    ranged = claim(id="r", kind="value", metric="write_io_s", of="lru").replace(
+        "of =", "range = [2000.0, 8000.0]\nof ="
+    )
+    made = experiment({"kind": "bars", "y": "write_io_s"}, ranged, tmp_path)
+    frame = FRAME.assign(trace=["wdev", "wdev", "usr", "usr"] * 2)
+    fig, caption = plots.figure_and_caption(made, frame)
+    [whiskers] = [c for c in fig.axes[0].containers if c.get_label() == "paper's range"]
+    spans = [sorted(y for _, y in segment) for segment in whiskers.lines[2][0].get_segments()]
+    assert spans == [[2000.0, 8000.0]] * 2, "on each trace's bar, both ends"
+    assert caption.startswith("Black capped bars (a range): the paper")
+    worst = claim(id="w", kind="value", metric="write_io_s", of={"label": "lru", "cache": "2%"}, per="max")
+    made = experiment({"kind": "lines", "x": "cache", "y": "write_io_s"}, worst + "paper_value = 5000.0\n", tmp_path)
+    fig, caption = plots.figure_and_caption(made, frame)
+    assert [line.get_ydata()[0] for line in fig.axes[0].get_lines() if line.get_linestyle() == "--"][-1] == 5000.0
+    assert [t.get_text() for t in fig.axes[0].texts] == ["paper (max of its traces, cache 2%): 5000"]
+    assert caption.startswith("Labelled dashed lines across the axis: the paper")

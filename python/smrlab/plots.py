@@ -3,7 +3,8 @@ the Okabe-Ito colours (told apart by readers with any common colour blindness, a
 markers and hatches in grey print), no title inside the figure (the caption or the report's
 heading says what it is), no frame or grid beyond a faint one along y, axes labelled with
 their units, plain tick labels (``0.5``, ``2``, ``20``, never ``2x10^0``), a legend as large as
-the axes' labels, the paper's values drawn as hollow black markers beside ours
+the axes' labels, the paper's values drawn as hollow black markers beside ours, its ranges as
+capped bars, a number no point of ours carries as a labelled line or band across the axis
 (``smrlab.plots_paper``, which also words the caption saying where they come from), and saved
 as PDF and SVG (vector) and PNG.
 
@@ -214,18 +215,45 @@ def _key_of(frame, columns: list[str]) -> Callable[[dict, list], str | None]:
     return key
 
 
-def _mark_paper(axes, experiment, frame, spec: dict, columns: list[str], place, ours, at_of) -> list:
+def _mark_paper(axes, experiment, frame, spec: dict, columns: list[str], place, ours, at_of, every_at, kind) -> list:
     """The paper's numbers (``smrlab.plots_paper``) as hollow markers, each at ``place(series,
-    x value)`` (None where the figure has no such point); returns the marks drawn."""
+    x value)`` (None where the figure has no such point), a range as a capped bar, a number no
+    point carries as a labelled line or band across the axis; returns the marks drawn."""
     claims = paper.claims_of(experiment)
     y = spec.get("y", "total_io_s")
-    drawn = [
-        mark
-        for mark in plots_paper.marks(claims, y, _scale(y), spec.get("normalise"), _key_of(frame, columns), at_of, ours)
-        if place(mark.key, mark.at) is not None
-    ]
-    if drawn:
-        axes.plot([place(m.key, m.at) for m in drawn], [m.value for m in drawn], label="paper", **PAPER_MARKER)
+    key_of = _key_of(frame, columns) if columns else (lambda selector, traces: None)
+    found = plots_paper.marks(claims, y, _scale(y), spec.get("normalise"), key_of, at_of, ours, every_at, kind)
+    drawn = [mark for mark in found if mark.across or place(mark.key, mark.at) is not None]
+    points = [m for m in drawn if m.high is None and not m.across]
+    if points:
+        axes.plot([place(m.key, m.at) for m in points], [m.value for m in points], label="paper", **PAPER_MARKER)
+    ranges = [m for m in drawn if m.high is not None and not m.across]
+    if ranges:
+        axes.errorbar(
+            [place(m.key, m.at) for m in ranges],
+            [m.value for m in ranges],
+            yerr=[[0] * len(ranges), [m.high - m.value for m in ranges]],
+            fmt="none",
+            ecolor="black",
+            elinewidth=1.0,
+            capsize=3,
+            label="paper's range",
+        )
+    for index, mark in enumerate(m for m in drawn if m.across):
+        # Its label above the line (or the band's top), at the axes' left, in axes coordinates along x.
+        if mark.high is None:
+            axes.axhline(mark.value, color="black", linewidth=0.8, linestyle=(0, (4, 2)))
+        else:
+            axes.axhspan(mark.value, mark.high, color="0.6", alpha=0.25, linewidth=0)
+        axes.annotate(
+            mark.text,
+            (0.01 + 0.5 * (index % 2), mark.value if mark.high is None else mark.high),
+            xycoords=("axes fraction", "data"),
+            xytext=(0, 1.5),
+            textcoords="offset points",
+            fontsize=7,
+            va="bottom",
+        )
     return drawn
 
 
@@ -241,7 +269,7 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
     groups = list(dict.fromkeys(frame["_x"]))
     claims = paper.claims_of(experiment)
     # The paper's statistic of several of its traces: a group of ours beside the traces'.
-    pers = [c.per for c in claims if c.metric == y and len(c.traces) > 1 and c.paper_value is not None]
+    pers = [c.per for c in claims if plots_paper.drawable(c, y) and len(c.traces) != 1 and c.per != "every"]
     statistic = pers[0] if x == "trace" and len(groups) > 1 and pers and pers[0] in STATISTICS else None
     # A series with no value in any group (a measure its system lacks, such as segments
     # rewritten on a plain disk) is left out: no empty room among the bars, no empty legend entry.
@@ -287,9 +315,15 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
             return None if selector.get(x) is None else str(selector.get(x))
         if len(claim.traces) == 1:
             return claim.traces[0]
-        if len(claim.traces) > 1 and claim.per != "every":
+        if len(claim.traces) != 1 and claim.per != "every":
             return statistic if claim.per == statistic else (groups[0] if len(groups) == 1 else None)
         return None
+
+    def every_at(claim) -> list[str]:
+        """A claim about every trace (of its own, or of the figure's) stands on each trace's group."""
+        if x != "trace" or claim.per != "every":
+            return []
+        return [g for g in groups if g != statistic and (not claim.traces or g in claim.traces)]
 
     drawn = _mark_paper(
         axes,
@@ -300,6 +334,8 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
         lambda label, at: position.get((label, at)),
         lambda label, at: value.get((label, at)),
         at_of,
+        every_at,
+        "bars",
     )
     if len(groups) == 1:
         _x_ticks(axes, [position[(label, groups[0])] for label in labels], labels)
@@ -378,7 +414,13 @@ def _lines(axes, frame, spec: dict, experiment) -> tuple[str, list]:
         columns,
         lambda _, at: places.get(at),
         ours,
-        lambda claim, selector: None if selector.get(x) is None else str(selector.get(x)),
+        # A statistic of the paper's traces has no one line of ours to stand on where several
+        # traces are drawn: across the axis.
+        lambda claim, selector: (
+            None if selector.get(x) is None or (claim.per != "every" and len(traces) > 1) else str(selector.get(x))
+        ),
+        lambda claim: None,
+        "lines",
     )
     values = list(places.values())
     if min(values) > 0 and max(values) >= 10 * min(values):
@@ -440,7 +482,11 @@ def _series(axes, frame, spec: dict, experiment) -> str:
             label=label,
         )
     axes.set_xlabel(spec.get("xlabel", "trace time (s)"))
-    return axis_label(y, spec.get("ylabel")), []
+    # The paper's statistics of the gauge over a run (its mean, its peak): across the axis.
+    drawn = _mark_paper(
+        axes, experiment, frame, spec, [], lambda *_: None, lambda *_: None, lambda *_: None, lambda _: None, "series"
+    )
+    return axis_label(y, spec.get("ylabel")), drawn
 
 
 KINDS = dict(zip(FIGURE_KINDS, (_bars, _lines, _series)))

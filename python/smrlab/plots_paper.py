@@ -1,12 +1,16 @@
 """The paper's numbers as points of a figure, and the caption that says where they come from.
 
 The numbers are the experiment's claims (``smrlab.paper.claims_of``: its paper's claims file,
-which quotes the paper) on the figure's measure that state a number: a value is drawn as it
-is; a ratio "A over B" is drawn at A, where the paper puts A when the figure's normalising
-label (or B, with a claim of that label over B) is where the paper has it, or else on our own
-value of B (the paper's ratio applied to ours: the caption says so). A statistic of several of
-the paper's traces (a mean) goes in the figure's group of that statistic, or in its only
-group. Not here: drawing (``smrlab.plots``), judging a claim (``smrlab.reproduce``).
+which quotes the paper) on the figure's measure that state a number or a range: a value is
+drawn as it is; a ratio "A over B" is drawn at A, where the paper puts A when the figure's
+normalising label (or B, with a claim of that label over B) is where the paper has it, or else
+on our own value of B (the paper's ratio applied to ours: the caption says so). A range is
+drawn whole (both ends, carried alike), never as one point. A statistic of several of the
+paper's traces (a mean) goes in the figure's group of that statistic, or in its only group; a
+claim about every trace goes on each trace's group. Where a figure has no point to carry a
+number (a lines figure's statistic of the paper's traces, a claim about every x, a gauge's
+mean over a run) it is drawn across the axis, a line or a band, with its label (``Mark.text``).
+Not here: drawing (``smrlab.plots``), judging a claim (``smrlab.reproduce``).
 """
 
 from __future__ import annotations
@@ -20,11 +24,18 @@ from dataclasses import dataclass
 KeyOf = Callable[[dict, list], "str | None"]
 AtOf = Callable[[object, dict], "str | None"]
 Ours = Callable[[str, "str | None"], "float | None"]
+# The x values a claim about every one of them stands at (a bars figure's trace groups), or
+# None where the figure draws such a claim across the axis instead.
+EveryAt = Callable[[object], "list[str] | None"]
+# The statistics of a gauge over a run that a claim's measure may name (``log_live_fraction_mean``
+# on a figure of ``log_live_fraction`` over time).
+GAUGE_STATISTICS = ("mean", "max", "min")
 
 
 @dataclass(frozen=True)
 class Mark:
-    """One of the paper's numbers on the figure: series ``key`` at x value ``at``."""
+    """One of the paper's numbers on the figure: series ``key`` at x value ``at``; with
+    ``high``, the range from ``value`` to ``high``."""
 
     key: str
     at: str
@@ -35,51 +46,140 @@ class Mark:
     # The normalising series the paper's ratio over another one was carried to, through the
     # paper's own ratio of the two (PORE Fig. 11's ratios over PORE-BL, drawn relative to CMR-only).
     through: str = ""
+    high: float | None = None
+    # Drawn across the axis (no point of the figure carries it), with this label beside it.
+    across: bool = False
+    text: str = ""
 
 
-def marks(claims: list, y: str, scale: float, base: str | None, key_of: KeyOf, at_of: AtOf, ours: Ours) -> list[Mark]:
+def numbers(claim) -> tuple[float, float | None] | None:
+    """A claim's number (value, None) or range (low, high); None for a claim of neither."""
+    if claim.paper_value is not None:
+        return claim.paper_value, None
+    if claim.range is not None:
+        return claim.range
+    return None
+
+
+def drawable(claim, y: str, kind: str = "") -> bool:
+    """Whether ``claim`` gives a number or a range on a figure of measure ``y`` (of ``kind``):
+    the figure's own measure, or a gauge's statistic over the run on a figure of the gauge."""
+    if claim.kind not in ("value", "ratio") or numbers(claim) is None:
+        return False
+    if claim.metric == y:
+        return True
+    return kind == "series" and claim.kind == "value" and claim.metric in {f"{y}_{s}" for s in GAUGE_STATISTICS}
+
+
+def _carried(values: tuple[float, float | None], by: Callable[[float], float]) -> tuple[float, float | None]:
+    """A number or range with each end carried by ``by`` (a range kept low to high)."""
+    low, high = values
+    if high is None:
+        return by(low), None
+    ends = sorted((by(low), by(high)))
+    return ends[0], ends[1]
+
+
+def _text(claim, values: tuple[float, float | None], scale: float, y: str) -> str:
+    """The label of a number drawn across the axis: what statistic it is, where, and the number."""
+    low, high = values
+    number = f"{low * scale:g}" if high is None else f"{low * scale:g}-{high * scale:g}"
+    if claim.metric != y:  # a gauge's statistic over a run (its mean, its peak)
+        whose = f"{claim.metric[len(y) + 1 :]} over a run"
+    else:
+        whose = f"{claim.per} of its traces" if claim.per != "every" else "its traces"
+    where = [f"{k} {v}" for k, v in claim.of.items() if k != "label" and isinstance(v, str)]
+    share = [f"{claim.share[0]} of {claim.share[1]}"] if claim.share else []
+    return f"paper ({', '.join([whose, *where, *share])}): {number}"
+
+
+def marks(
+    claims: list,
+    y: str,
+    scale: float,
+    base: str | None,
+    key_of: KeyOf,
+    at_of: AtOf,
+    ours: Ours,
+    every_at: EveryAt = lambda claim: [],
+    kind: str = "",
+) -> list[Mark]:
     """The paper's numbers of ``claims`` on measure ``y`` as marks (times ``scale``, the unit
     the figure draws), in a figure normalised to series ``base`` (or not, None)."""
-    numbered = [c for c in claims if c.metric == y and c.paper_value is not None and c.kind in ("value", "ratio")]
+    numbered = [c for c in claims if drawable(c, y, kind)]
     # "base over B" ratios: where the paper puts B in a figure normalised to base.
     over_base = {}
     for claim in numbered:
-        if claim.kind == "ratio" and base and key_of(claim.of, claim.traces) == base:
+        if claim.kind == "ratio" and base and claim.paper_value is not None and key_of(claim.of, claim.traces) == base:
             over_base[(key_of(claim.over, claim.traces), tuple(claim.traces), claim.per)] = claim.paper_value
     found = []
     for claim in numbered:
+        values = numbers(claim)
         a, at = key_of(claim.of, claim.traces), at_of(claim, claim.of)
-        if a is None or at is None:
+        if claim.metric != y or (at is None and (ats := every_at(claim)) is None):
+            # No point carries it: across the axis (a value only; a ratio needs its other side).
+            if claim.kind == "value" and not base:
+                low, high = _carried(values, lambda v: v * scale)
+                found.append(Mark("", "", low, claim.id, high=high, across=True, text=_text(claim, values, scale, y)))
             continue
-        if claim.kind == "value":
-            if not base:
-                found.append(Mark(a, at, claim.paper_value * scale, claim.id))
-            continue
-        b, b_at = key_of(claim.over, claim.traces), at_of(claim, claim.over)
-        # B at the same x as A, or at none named (then ``ours`` finds B's one value, if it has one).
-        if b is None or b_at not in (at, None):
-            continue
-        if base and b == base:
-            found.append(Mark(a, at, claim.paper_value, claim.id))
-        elif base and a == base:
-            found.append(Mark(b, at, 1 / claim.paper_value, claim.id))
-        elif (b, tuple(claim.traces), claim.per) in over_base:
-            ratio = claim.paper_value / over_base[(b, tuple(claim.traces), claim.per)]
-            found.append(Mark(a, at, ratio, claim.id, through=base))
-        elif (anchor := ours(b, b_at)) is not None and anchor == anchor:
-            found.append(Mark(a, at, claim.paper_value * anchor, claim.id, on_ours=True))
+        for where in [at] if at is not None else ats:
+            found += _marks_at(claim, values, a, where, scale, base, key_of, at_of, ours, over_base)
     return found
 
 
+def _marks_at(claim, values, a, at, scale, base, key_of, at_of, ours, over_base) -> list[Mark]:
+    """The marks of one claim at x value ``at`` (none where the figure cannot place it)."""
+    if a is None and claim.kind == "ratio":
+        return []
+    a = a or ""
+    if claim.kind == "value":
+        if base:
+            return []
+        low, high = _carried(values, lambda v: v * scale)
+        return [Mark(a, at, low, claim.id, high=high)]
+    b, b_at = key_of(claim.over, claim.traces), at_of(claim, claim.over)
+    # B at the same x as A, or at none named (then ``ours`` finds B's one value, if it has one).
+    if b is None or b_at not in (at, None):
+        return []
+    if base and b == base:
+        low, high = values
+        return [Mark(a, at, low, claim.id, high=high)]
+    if base and a == base:
+        low, high = _carried(values, lambda v: 1 / v)
+        return [Mark(b, at, low, claim.id, high=high)]
+    if (b, tuple(claim.traces), claim.per) in over_base:
+        over = over_base[(b, tuple(claim.traces), claim.per)]
+        low, high = _carried(values, lambda v: v / over)
+        return [Mark(a, at, low, claim.id, through=base, high=high)]
+    anchor = ours(b, b_at)
+    if anchor is None and b_at is None:  # B at A's x (a claim about every trace, on each)
+        anchor = ours(b, at)
+    if anchor is not None and anchor == anchor:
+        low, high = _carried(values, lambda v: v * anchor)
+        return [Mark(a, at, low, claim.id, on_ours=True, high=high)]
+    return []
+
+
 def caption(drawn: list[Mark], claims: list, source: str) -> str:
-    """What the figure's hollow diamonds are: the claims they come from (by id, in ``source``,
-    the claims file), the statistic of the paper's traces they are, and which are the paper's
-    ratios drawn on our values."""
+    """What the figure's hollow diamonds, capped bars and lines across are: the claims they come
+    from (by id, in ``source``, the claims file), the statistic of the paper's traces they are,
+    the share of its traces a range holds on, and which are the paper's ratios drawn on our values."""
     if not drawn:
         return ""
     by_id = {claim.id: claim for claim in claims}
     ids = list(dict.fromkeys(mark.claim for mark in drawn))
-    text = f"Hollow diamonds: the paper's numbers, from its claims in {source} ({', '.join(ids)})"
+    shapes = [
+        shape
+        for shape, shown in (
+            ("hollow diamonds", any(m.high is None and not m.across for m in drawn)),
+            ("black capped bars (a range)", any(m.high is not None and not m.across for m in drawn)),
+            ("labelled dashed lines across the axis", any(m.across and m.high is None for m in drawn)),
+            ("labelled grey bands across the axis (a range)", any(m.across and m.high is not None for m in drawn)),
+        )
+        if shown
+    ]
+    shown = ", ".join(shapes)
+    text = f"{shown[:1].upper()}{shown[1:]}: the paper's numbers, from its claims in {source} ({', '.join(ids)})"
     statistics = sorted(
         {
             f"{by_id[i].per} of its traces" + (f" {', '.join(by_id[i].traces)}" if by_id[i].traces else "")
@@ -89,6 +189,9 @@ def caption(drawn: list[Mark], claims: list, source: str) -> str:
     )
     if statistics:
         text += "; " + "; ".join(statistics)
+    shares = [f"{i} on {by_id[i].share[0]} of {by_id[i].share[1]}" for i in ids if by_id[i].share]
+    if shares:
+        text += f"; the paper's number holds on a share of its traces only ({', '.join(shares)})"
     carried = list(dict.fromkeys(mark.claim for mark in drawn if mark.through))
     if carried:
         text += (

@@ -1,0 +1,84 @@
+"""Every figure carries the paper's numbers its claims give: the claims files are walked, and
+each claim that states a number or a range (``paper_value``, ``range``) on its experiment's
+figured measure (or, on a gauge's figure over time, the gauge's mean or peak over the run) must
+be drawn on that figure, drawn from a table of every cell of the experiment at full size (every
+trace the paper named, every swept value). A new claim is covered without a case of its own."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import REPO
+from smrlab import paper, plots
+from smrlab.experiment import files, spec
+from smrlab.reproduce.claims import load
+
+GAUGE_STATISTICS = ("mean", "max", "min")
+
+
+def numbered(claim, figure: dict) -> bool:
+    """The claim states a number or a range on the figure's measure."""
+    if claim.kind not in ("value", "ratio") or (claim.paper_value is None and claim.range is None):
+        return False
+    y = figure.get("y")
+    on_gauge = figure.get("kind") == "series" and claim.metric in {f"{y}_{s}" for s in GAUGE_STATISTICS}
+    return claim.metric == y or on_gauge
+
+
+def every_cell(path: Path) -> tuple:
+    """The experiment of ``path`` (every trace, not read) and a table of its every cell, the
+    figure's measure made up (positive, varied; a gauge a short series)."""
+    experiment = files.parse(path.read_text(), path, with_traces=False)
+    names = spec.trace_recipes(path, spec.read_toml(path.read_text(), path)["traces"])
+    experiment = dataclasses.replace(experiment, traces=dict.fromkeys(names))
+    y, rows = experiment.figure["y"], []
+    for cell in experiment.cells():
+        row = {"label": cell.label, "trace": cell.trace_name, "seed": cell.seed, **cell.given}
+        row[y] = 0.2 + (cell.index * 7 % 11) / 20
+        if experiment.figure.get("kind") == "series":
+            row.update({"series.trace_s": [0.0, 1.0, 2.0], f"series.{y}": [0.1, row[y], 0.2]})
+        rows.append(row)
+    return experiment, pd.DataFrame(rows)
+
+
+def figures_with_numbers() -> dict[str, list[str]]:
+    """Each figured experiment with the ids of its claims that give a number or a range."""
+    found: dict[str, list[str]] = {}
+    for claims_path in sorted((REPO / "experiments" / "claims").glob("*.toml")):
+        for claim in load(claims_path).claims:
+            path = REPO / "experiments" / f"{claim.experiment}.toml"
+            if claim.kind == "not-run" or not path.is_file():
+                continue
+            figure = files.parse(path.read_text(), path, with_traces=False).figure
+            if figure and numbered(claim, figure):
+                found.setdefault(claim.experiment, []).append(claim.id)
+    return found
+
+
+FIGURES = figures_with_numbers()
+
+
+def test_the_walk_finds_the_claims_the_issue_names():
+    # uCache Table III's "N of M" ranges, Fig. 8's "about 200" (a maximum of the paper's traces
+    # on a lines figure), PORE's range of estimates, HWSR's prn1 number.
+    named = {"table3-hit-over-85", "abstract-misses-few", "fig8-buckets-per-gc-worst", "iiia-estimate-range"}
+    assert named | {"fig14-prn1-sblock-segments"} <= {i for ids in FIGURES.values() for i in ids}
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_every_number_a_figures_claims_give_is_drawn_on_it(name):
+    experiment, frame = every_cell(REPO / "experiments" / f"{name}.toml")
+    fig, caption = plots.figure_and_caption(experiment, frame)
+    # The caption names every claim a mark was drawn for, in brackets after the claims file.
+    drawn = re.search(r"claims in \S+ \(([^)]*)\)", caption)
+    drawn_ids = set(drawn.group(1).split(", ")) if drawn else set()
+    assert set(FIGURES[name]) <= drawn_ids, f"not drawn: {sorted(set(FIGURES[name]) - drawn_ids)}"
+    assert paper.claims_of(experiment), "the experiment's claims are read from its paper's file"
+    axes = fig.axes[0]
+    paper_artists = [line for line in axes.get_lines() if line.get_label() == "paper"] + axes.collections
+    paper_artists += [patch for patch in axes.patches if patch.get_alpha() == 0.25] + axes.texts
+    assert paper_artists, "the marks are on the axes"
