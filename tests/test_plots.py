@@ -5,7 +5,11 @@ ratio that points the other way from the paper's as failing and says which stati
 
 from __future__ import annotations
 
+import base64
+import html
 import math
+import re
+import struct
 
 import matplotlib.colors
 import pandas as pd
@@ -162,7 +166,7 @@ def tick_labels_apart(fig) -> bool:
     return min(b - a for a, b in zip(places, places[1:])) * math.sin(math.radians(labels[0].get_rotation())) > height
 
 
-def test_many_long_trace_names_and_the_saturation_note_stay_clear_of_each_other():
+def test_many_long_trace_names_and_the_caption_stay_clear_of_each_other():
     # HWSR Fig. 13's twelve Table 3 traces: level labels ran into each other at this width.
     traces = [
         "financial1",
@@ -184,7 +188,7 @@ def test_many_long_trace_names_and_the_saturation_note_stay_clear_of_each_other(
     fig = plots.figure(experiment({"kind": "bars", "y": "write_io_s"}), frame)
     assert tick_labels_apart(fig)
     renderer = fig.canvas.get_renderer()
-    note = next(t for t in fig.texts if t.get_text() == plots.SATURATED_NOTE).get_window_extent(renderer)
+    note = next(t for t in fig.texts if plots.SATURATED_MARK in t.get_text()).get_window_extent(renderer)
     assert not any(note.overlaps(label.get_window_extent(renderer)) for label in fig.axes[0].get_xticklabels())
     few = plots.figure(experiment({"kind": "bars", "y": "write_io_s"}), frame[:3])
     assert tick_labels_apart(few) and few.axes[0].get_xticklabels()[0].get_rotation() == 0, "three names fit level"
@@ -394,10 +398,32 @@ def test_a_range_is_drawn_whole_and_a_statistic_of_traces_on_lines_across_the_ax
     [whiskers] = [c for c in fig.axes[0].containers if c.get_label() == "paper's range"]
     spans = [sorted(y for _, y in segment) for segment in whiskers.lines[2][0].get_segments()]
     assert spans == [[2000.0, 8000.0]] * 2, "on each trace's bar, both ends"
-    assert caption.startswith("Black capped bars (a range): the paper")
+    assert "usr. Black capped bars (a range): the paper's numbers" in caption
     worst = claim(id="w", kind="value", metric="write_io_s", of={"label": "lru", "cache": "2%"}, per="max")
     made = experiment({"kind": "lines", "x": "cache", "y": "write_io_s"}, worst + "paper_value = 5000.0\n", tmp_path)
     fig, caption = plots.figure_and_caption(made, frame)
     assert [line.get_ydata()[0] for line in fig.axes[0].get_lines() if line.get_linestyle() == "--"][-1] == 5000.0
     assert [t.get_text() for t in fig.axes[0].texts] == ["paper (max of its traces, cache 2%): 5000"]
-    assert caption.startswith("Labelled dashed lines across the axis: the paper")
+    assert "usr. Labelled dashed lines across the axis: the paper's numbers" in caption
+
+
+def test_a_saved_figure_carries_the_caption_the_report_shows(tmp_path):
+    from smrlab import report
+
+    frame = FRAME.assign(trace=["wdev", "wdev", "usr", "usr"] * 2, saturated=[False] * 7 + [True])
+    frame = frame.assign(caveats=["", "", "", "", "", "", "", "disk of few bands"])
+    made = experiment({"kind": "lines", "x": "cache", "y": "response_mean_ns"})
+    _, caption = plots.figure_and_caption(made, frame)
+    assert caption.startswith("Response mean (ms) against cache. Traces: wdev, usr. ")
+    assert plots.SATURATED_NOTE in caption and "Pore-bl on usr: disk of few bands." in caption
+    plots.save(made, frame, tmp_path)
+    svg = (tmp_path / "fig.svg").read_text()
+    drawn = " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+    assert " ".join(caption.split()) in " ".join(html.unescape(drawn).split()), "every word, in order"
+    # The report shows the same words under its figure, and does not draw them a second time.
+    shown = report._figure(made, frame)
+    assert f"<figcaption>{html.escape(caption)}</figcaption>" in shown
+    inline = base64.b64decode(re.search(r"base64,([^\"]+)", shown).group(1)).decode()
+    assert "Traces: wdev" not in inline
+    width, height = struct.unpack(">II", (tmp_path / "fig.png").read_bytes()[16:24])
+    assert height > 2.6 * 200 and width == 5 * 200, "the caption's lines make the figure taller"

@@ -328,8 +328,9 @@ def test_figures_mark_saturated_runs():
         assert plots.SATURATED_MARK not in "".join(texts(plots.figure(exp, table))), kind
         marked = table.copy()
         marked.loc[1, "saturated"] = True
-        found = texts(plots.figure(exp, marked))
-        assert found.count(plots.SATURATED_MARK) == 1 and plots.SATURATED_NOTE in found, kind
+        fig, caption = plots.figure_and_caption(exp, marked)
+        assert texts(fig).count(plots.SATURATED_MARK) == 1 and plots.SATURATED_NOTE in caption, kind
+        assert plots.SATURATED_NOTE.split(":")[0] in texts(plots.figure(exp, marked))[-1], "drawn beneath"
 
 
 def test_a_traces_folder_replaces_the_recipes_by_name(cli, tmp_path):

@@ -28,8 +28,11 @@ The ``[figure]`` table of an experiment file chooses:
 A value of several rows (seeds) is their mean. Times in nanoseconds (``*_ns``) are drawn in
 milliseconds. ``ylabel`` names the axis (its unit in brackets); by default it is the measure's
 name with the unit its suffix says. A bar or point of a saturated run (its queue grew for the
-whole replay: ``smrlab.result.saturated``) carries the mark ``SATURATED_MARK`` and the figure
-says what it means. Not here: the numbers (the rows), the comparison table (``smrlab.paper``)
+whole replay: ``smrlab.result.saturated``) carries the mark ``SATURATED_MARK`` and the caption
+says what it means. The caption (``caption``: what is plotted with its units, the traces, the
+saturation and caveat footnotes, where the paper's numbers come from) is the report's text under
+the figure and is drawn beneath the figure ``save`` writes, so a PNG or SVG read alone says what
+it shows. Not here: the numbers (the rows), the comparison table (``smrlab.paper``)
 or the report page.
 """
 
@@ -37,6 +40,7 @@ from __future__ import annotations
 
 import io
 import statistics
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,6 +50,7 @@ from smrlab.errors import UsageError
 from smrlab.experiment.schema import FIGURE_KINDS
 from smrlab.options import quoted
 from smrlab.results import check_scalars
+from smrlab.results import notes as results_notes
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under protanopia,
 # deuteranopia and tritanopia; black first for the first series.
@@ -92,6 +97,11 @@ FORMATS = ("pdf", "svg", "png")
 # whether the labels of evenly spaced ticks would run into each other without drawing first.
 TICK_CHARACTER_PT = 4.4
 AXES_WIDTH_SHARE = 0.85
+# The caption drawn beneath a saved figure: its font size, and the characters a line of it
+# holds across the figure's 5 inches (360 pt at about 3.6 pt a character of a 7 pt serif,
+# with room for its wider words).
+CAPTION_PT = 7
+CAPTION_CHARACTERS = 92
 
 
 def any_saturated(frame) -> bool:
@@ -240,14 +250,15 @@ def _mark_paper(axes, experiment, frame, spec: dict, columns: list[str], place, 
             label="paper's range",
         )
     for index, mark in enumerate(m for m in drawn if m.across):
-        # Its label above the line (or the band's top), at the axes' left, in axes coordinates along x.
+        # Its label just above the line, or inside the band above its foot; at the axes' left
+        # or middle, in axes coordinates along x.
         if mark.high is None:
             axes.axhline(mark.value, color="black", linewidth=0.8, linestyle=(0, (4, 2)))
         else:
             axes.axhspan(mark.value, mark.high, color="0.6", alpha=0.25, linewidth=0)
         axes.annotate(
             mark.text,
-            (0.01 + 0.5 * (index % 2), mark.value if mark.high is None else mark.high),
+            (0.01 + 0.5 * (index % 2), mark.value),
             xycoords=("axes fraction", "data"),
             xytext=(0, 1.5),
             textcoords="offset points",
@@ -455,24 +466,14 @@ def _series(axes, frame, spec: dict, experiment) -> str:
         raise UsageError(
             f"figure: no time series {quoted(str(y))} in the results (sample it with the engine's gauge_samples)"
         )
-    # A line is named by what tells its cell from the others: the text columns (label, trace,
-    # given parameters; not the cell's key) whose values differ between rows.
-    from pandas.api.types import is_bool_dtype, is_numeric_dtype
-
-    naming = [
-        c
-        for c in frame.columns
-        if c != "cell"
-        and not c.startswith("series.")
-        and not is_numeric_dtype(frame[c])
-        and not is_bool_dtype(frame[c])
-        and frame[c].map(str).nunique() > 1
-    ] or ["label"]
+    # A line is named by what tells its cell from the others, as a lines figure's series are
+    # (label, swept parameters, trace): not every text column, which holds the runs' caveats.
+    frame = _with_series(frame, _series_columns(frame, experiment, ""))
     for index, (_, row) in enumerate(frame.iterrows()):
         times, values = row.get("series.trace_s"), row[column]
         if times is None or values is None or not len(values):
             continue
-        label = " ".join(str(row[key]) for key in naming)
+        label = row["_series"]
         axes.plot(
             list(times),
             [v * _scale(y) for v in values],
@@ -516,13 +517,23 @@ def _plain_log_ticks(axes, values) -> None:
 
 
 def figure(experiment, frame):
-    """The experiment's figure (a ``matplotlib.figure.Figure``), from its rows without errors."""
-    return figure_and_caption(experiment, frame)[0]
+    """The experiment's figure (a ``matplotlib.figure.Figure``), from its rows without errors,
+    with its caption (``caption``) beneath, the figure made taller by the caption's lines."""
+    import matplotlib
+
+    fig, text = figure_and_caption(experiment, frame)
+    if text:
+        lines = textwrap.fill(text, CAPTION_CHARACTERS)
+        fig.set_figheight(fig.get_figheight() + (lines.count("\n") + 1) * CAPTION_PT * 1.25 / 72)
+        with matplotlib.rc_context(STYLE):
+            # A figure-wide label, so that the layout leaves it room below the tick labels.
+            fig.supxlabel(lines, x=0.01, ha="left", fontsize=CAPTION_PT)
+    return fig
 
 
 def figure_and_caption(experiment, frame):
-    """The experiment's figure and the caption its paper's markers need (where their numbers
-    come from: ``smrlab.plots_paper.caption``; empty without markers)."""
+    """The experiment's figure without its caption, and the caption (``caption``): the report
+    shows the caption as the page's text under the figure, ``figure`` draws it beneath."""
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -559,12 +570,37 @@ def figure_and_caption(experiment, frame):
             )
         axes.grid(axis="y", linewidth=0.3, color="0.88")
         axes.set_axisbelow(True)
-        if kind != "series" and any_saturated(frame):
-            # A figure-wide label, so that the layout leaves it room below the tick labels.
-            fig.supxlabel(SATURATED_NOTE, x=0.01, ha="left", fontsize=7)
     source = paper.claims_file(experiment)
     where = f"experiments/claims/{source.name}" if source else ""
-    return fig, plots_paper.caption(drawn, paper.claims_of(experiment) if drawn else [], where)
+    markers = plots_paper.caption(drawn, paper.claims_of(experiment) if drawn else [], where)
+    return fig, caption(axes, frame, kind, markers)
+
+
+def caption(axes, frame, kind: str, markers: str) -> str:
+    """The figure's caption, as the report shows it under the figure and ``save`` draws it
+    beneath: what is plotted against what (with the units its axes name), the traces and seeds
+    it is drawn from, the saturation footnote and the caveats of its runs where they apply
+    (``smrlab.caveats``, worded as the tables' notes), and where the paper's numbers come from."""
+    ylabel, xlabel = axes.get_ylabel(), axes.get_xlabel()
+    if kind == "series" or (kind == "lines" and not axes.patches):
+        what = f"{ylabel} against {xlabel}"
+    else:
+        # One group (its x label "trace wdev") needs no word on grouping; several traces, a group each.
+        what = f"{ylabel} of each system" + (f" by {xlabel}" if xlabel and not xlabel.startswith("trace ") else "")
+        if not xlabel and "trace" in frame and frame["trace"].nunique() > 1:
+            what += ", a group per trace"
+    parts = [what[:1].upper() + what[1:] + "."]
+    if "trace" in frame and len(frame):
+        traces = list(dict.fromkeys(frame["trace"].map(str)))
+        parts.append(f"Trace{'s' if len(traces) > 1 else ''}: {', '.join(traces)}.")
+    if "seed" in frame and frame["seed"].nunique() > 1:
+        parts.append(f"Each value the mean of {frame['seed'].nunique()} seeds.")
+    if kind != "series" and any_saturated(frame):
+        parts.append(SATURATED_NOTE + ".")
+    parts += [f"{line[:1].upper()}{line[1:]}." for line in results_notes(frame, [], [])]
+    if markers:
+        parts.append(markers)
+    return " ".join(parts)
 
 
 def _legend_columns(fig, labels: list[str]) -> int:
