@@ -3,6 +3,7 @@ exit code 2 for every user error."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 
@@ -115,3 +116,97 @@ def test_stats_says_the_device_file_is_sparse_and_what_it_takes(cli, tmp_path):
     assert f"Its device file is {length:,} bytes long (the whole device) but sparse" in shown
     taken = int(re.search(r"it takes ([0-9,]+) bytes on disk", shown).group(1).replace(",", ""))
     assert 0 < taken < 2**20
+
+
+# --- --hex where it applies, and one line per record in scan --------------------------------------
+
+
+def run_kv(capsys, argv: list[str]) -> tuple[int, str, str]:
+    """``smrlab ARGV`` in this process: exit code, stdout, stderr."""
+    from smrlab.cli import main
+
+    capsys.readouterr()
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def kv_commands_with_hex() -> set[str]:
+    """The kv commands that take --hex, from the parser's tree: a command added with it must
+    show here what it does with it."""
+    from smrlab.cli import build_parser
+
+    def subcommands(parser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return action.choices
+        return {}
+
+    return {
+        name
+        for name, sub in subcommands(subcommands(build_parser())["kv"]).items()
+        if any("--hex" in action.option_strings for action in sub._actions)
+    }
+
+
+def test_hex_is_taken_only_where_it_changes_what_the_command_reads_or_prints(capsys, tmp_path, monkeypatch):
+    # The text key '6b' and the byte key b'k' (hexadecimal 6b): each command that takes --hex
+    # reaches the other key with it. stats and bench read no keys: they refuse the option.
+    from smrlab.kv import DB
+
+    monkeypatch.chdir(tmp_path)
+    with DB("st", band_size="1MiB", capacity="64MiB") as db:
+        db.put(b"6b", b"text")
+        db.put(b"k", b"hex")
+    assert run_kv(capsys, ["kv", "get", "st", "6b"])[1] == "text\n"
+    assert run_kv(capsys, ["kv", "get", "st", "6b", "--hex"])[1] == b"hex".hex() + "\n"
+    assert run_kv(capsys, ["kv", "scan", "st"])[1] == "6b\ttext\nk\thex\n"
+    assert run_kv(capsys, ["kv", "scan", "st", "--hex"])[1] == f"{b'6b'.hex()}\t{b'text'.hex()}\n6b\t{b'hex'.hex()}\n"
+    assert run_kv(capsys, ["kv", "put", "st", "6b", "00", "--hex"])[0] == 0
+    assert run_kv(capsys, ["kv", "delete", "st", "6b", "--hex"])[0] == 0
+    with DB("st", create=False) as db:
+        assert (db.get(b"6b"), db.get(b"k")) == (b"text", None), "put then deleted the byte key, not the text one"
+    assert kv_commands_with_hex() == {"put", "get", "delete", "scan"}
+    for command in ("stats", "bench"):
+        code, _, err = run_kv(capsys, ["kv", command, "st", "--hex"])
+        assert code == 2 and "unrecognized arguments: --hex" in err, (command, err)
+
+
+def unescaped(text: str) -> bytes:
+    """The bytes ``kv scan`` wrote as ``text`` (its --help's escapes undone)."""
+    out, at = bytearray(), 0
+    for found in re.finditer(r"\\(\\|t|n|r|x[0-9a-f]{2}|u[0-9a-f]{4})", text):
+        out += text[at : found.start()].encode()
+        escape = found.group(1)
+        if escape[0] == "x":
+            out.append(int(escape[1:], 16))  # an ASCII control byte, or one that is not UTF-8
+        elif escape[0] == "u":
+            out += chr(int(escape[1:], 16)).encode()
+        else:
+            out += {"\\": b"\\", "t": b"\t", "n": b"\n", "r": b"\r"}[escape]
+        at = found.end()
+    return bytes(out + text[at:].encode())
+
+
+def test_scan_prints_each_record_on_one_line_of_two_columns_that_read_back(capsys, tmp_path, monkeypatch):
+    # Every byte, tabs, newlines, backslashes, Unicode line separators and bytes that are not
+    # UTF-8 in keys and values: one line per key, key<TAB>value, and the escapes give back the
+    # stored bytes (values start with "v": a first byte 0xFF would be a server record's header).
+    from smrlab.kv import DB
+
+    monkeypatch.chdir(tmp_path)
+    hostile = [b"a\tb\nc\\d\re", "\u2028\u0085\u00e9".encode(), b"\\x41", b"\xe2\x80", b"\\t"]
+    pairs = {bytes([byte]) + b"k": b"v" + bytes([byte]) for byte in range(256)}
+    pairs |= {b"k" + text: b"v" + text for text in hostile}
+    with DB("st", band_size="1MiB", capacity="64MiB") as db:
+        for key, value in pairs.items():
+            db.put(key, value)
+    code, out, _ = run_kv(capsys, ["kv", "scan", "st"])
+    lines = out.split("\n")
+    assert code == 0 and lines[-1] == "" and len(lines) - 1 == len(pairs), out
+    read = [line.split("\t") for line in lines[:-1]]
+    assert all(len(columns) == 2 for columns in read), out
+    assert {unescaped(k): unescaped(v) for k, v in read} == pairs

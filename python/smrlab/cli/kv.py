@@ -67,19 +67,22 @@ def add_geometry_arguments(parser: argparse.ArgumentParser, device: str, fits: s
     )
 
 
-def add_store_arguments(parser: argparse.ArgumentParser, creates: bool = True) -> None:
+def add_store_arguments(parser: argparse.ArgumentParser, creates: bool = True, keys: bool = True) -> None:
+    """The store folder and a new store's geometry; ``keys``: the command reads or prints keys
+    and values, so it takes --hex."""
     parser.add_argument("store", help="store folder (created if it holds no store)" if creates else "store folder")
     add_geometry_arguments(parser, "a new store's sparse device file")
-    parser.add_argument("--hex", action="store_true", help="keys and values are hexadecimal bytes, not text")
+    if keys:
+        parser.add_argument("--hex", action="store_true", help="keys and values are hexadecimal bytes, not text")
 
 
 def store_command(
-    group, name: str, run, help: str, description: str | None = None, creates: bool = True
+    group, name: str, run, help: str, description: str | None = None, creates: bool = True, keys: bool = True
 ) -> argparse.ArgumentParser:
     """Adds the ``kv`` subcommand ``name`` on a store folder (``add_store_arguments``), run by
-    ``run``, its --help ending with the units."""
+    ``run``, its --help ending with the units; ``keys``: it takes keys or values (--hex)."""
     parser = group.add(name, help=help, description=description)
-    add_store_arguments(parser, creates=creates)
+    add_store_arguments(parser, creates=creates, keys=keys)
     parser.set_defaults(func=run)
     parser.epilog = UNITS
     return parser
@@ -103,6 +106,32 @@ def decode(text: str, args: argparse.Namespace, what: str) -> bytes:
 
 def encode(data: bytes, args: argparse.Namespace) -> str:
     return data.hex() if args.hex else data.decode(errors="backslashreplace")
+
+
+# How ``kv scan`` writes what would break its key<TAB>value lines: a backslash, tab, newline and
+# carriage return as \\, \t, \n and \r; any other ASCII control character as \xNN, a Unicode
+# line separator (U+0085, U+2028, U+2029) as \uNNNN, and a byte that is not UTF-8 as \xNN.
+_LINE_ESCAPES = {ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r"}
+_LINE_BREAKING = [*range(0x20), 0x7F, 0x85, 0x2028, 0x2029]
+
+
+def _escaped(code: int) -> str:
+    if code in _LINE_ESCAPES:
+        return _LINE_ESCAPES[code]
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+
+
+_ONE_LINE = {code: _escaped(code) for code in [*_LINE_ESCAPES, *_LINE_BREAKING, *range(0xDC80, 0xDD00)]}
+
+
+def one_line(data: bytes, args: argparse.Namespace) -> str:
+    """``data`` as text for a key<TAB>value line, what would break the line or shift its columns
+    escaped (as above); with --hex, hexadecimal, which needs none."""
+    if args.hex:
+        return data.hex()
+    return data.decode(errors="surrogateescape").translate(_ONE_LINE)
 
 
 def run_put(args: argparse.Namespace) -> int:
@@ -137,7 +166,9 @@ def run_scan(args: argparse.Namespace) -> int:
             if args.limit is not None and index >= args.limit:
                 break
             expires = f"\texpires {record.expiry()}" if record.deadline_ms is not None else ""
-            print(f"{encode(key, args)}\t{record.shown(lambda data: encode(data, args))}{expires}")
+            # A hash's JSON object escapes its fields itself.
+            value = one_line(record.value, args) if record.kind == "string" else record.shown(lambda d: encode(d, args))
+            print(f"{one_line(key, args)}\t{value}{expires}")
     return 0
 
 
@@ -492,14 +523,22 @@ def register(commands) -> None:
         help="print key<TAB>value lines for keys from --start (inclusive) to --end (exclusive)",
         description="Print key<TAB>value lines for keys from --start (inclusive) to --end (exclusive), "
         "values as kv serve's clients see them: a hash (HSET) as a JSON object of its fields, a key "
-        "with a time to live followed by <TAB>expires and the time (UTC), an expired key not at all.",
+        "with a time to live followed by <TAB>expires and the time (UTC), an expired key not at all. "
+        "One line per key: in keys and values, a backslash, tab, newline and carriage return are "
+        "written \\\\, \\t, \\n and \\r, other control characters and bytes that are not UTF-8 "
+        "\\xNN, Unicode line separators \\uNNNN (--hex writes hexadecimal, which needs none).",
     )
     scan.add_argument("--start", help="first key (default: the smallest)")
     scan.add_argument("--end", help="stop before this key (default: after the largest)")
     scan.add_argument("--limit", type=whole, metavar="N", help="print at most N pairs")
 
     stats = store_command(
-        group, "stats", run_stats, creates=False, help="tables per level, bands in use and free, space the store takes"
+        group,
+        "stats",
+        run_stats,
+        creates=False,
+        keys=False,
+        help="tables per level, bands in use and free, space the store takes",
     )
     stats.add_argument("--json", action="store_true", help="print JSON (counters since opening, every table)")
 
@@ -507,6 +546,7 @@ def register(commands) -> None:
         group,
         "bench",
         run_bench,
+        keys=False,
         help="db_bench-like workloads on a store: ops/s, MB/s, write amplification, disk time",
         description="Runs db_bench-like workloads, in order, on the store (use a new folder for a clean "
         "run): fillseq (keys in order), fillrandom and overwrite (uniformly random keys), "
