@@ -37,7 +37,8 @@ def test_the_commands_line_ups_come_from_the_paper_figures_files():
     pore = ["smr-only", "cmr-only", "lru", "lru-band", "pore-cf", "pore-pf", "pore-bl"]
     assert [run.label for run in caches.line_up("wo")] == [run.label for run in caches.line_up("rw")] == pore
     assert {run.label: run.params for run in caches.line_up("wo")}["pore-pf"] == {"policy": "pore", "scheme": "pf"}
-    assert caches.paper_range("period") == ["0.1", "0.25", "0.5", "1", "2", "5", "10"]
+    period = caches.SWEEP_COMMAND.choice.sweeps["period"]
+    assert period.default() == ["0.1", "0.25", "0.5", "1", "2", "5", "10"]
     assert [run.label for run in presets.line_up(*hwsr.LINE_UP_FILES)] == [
         "disk",
         "hwsr no-cache",
@@ -98,7 +99,7 @@ def test_every_file_the_commands_name_is_package_data(tmp_path, monkeypatch):
     names = {
         *caches.LINE_UP_FILES["rw"],
         *caches.LINE_UP_FILES["wo"],
-        *caches.SWEEPS.values(),
+        *(sweep.file for sweep in caches.SWEEP_COMMAND.choice.sweeps.values()),
         *(name for names in caches.FACTOR_EXPERIMENTS.values() for name in names),
         *hwsr.LINE_UP_FILES,
         hwsr.SWEEP_FILE,

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 from smrlab import caveats, experiment, options, systems
 from smrlab.cli import presets, views
 from smrlab.cli.declared import add_declared
-from smrlab.cli.experiments import add_fresh_argument
+from smrlab.cli.paper_command import Choice, Declared, PaperCommand, Sweep, add_output_arguments
 from smrlab.cli.sim import (
     add_engine_arguments,
     add_geometry_argument,
@@ -26,17 +27,13 @@ from smrlab.cli.sim import (
 from smrlab.errors import UsageError
 from smrlab.experiment.spec import SystemRun
 from smrlab.run import footprint
-from smrlab.tables import add_json_argument, note, print_table
+from smrlab.tables import note, print_table
 from smrlab.trace import Trace
 
 # The experiment files whose systems make the line-up in each mode (Figs. 11-14): Fig. 11's
 # (read-write) or Fig. 13's (write-only), with Fig. 14's PORE schemes; the first one's figure
 # and paper figure are the line-up's.
 LINE_UP_FILES = {"rw": ("pore-fig11", "pore-fig14"), "wo": ("pore-fig13", "pore-fig14")}
-
-# The experiment file of each sweep: its values of the swept parameter are the default range,
-# its paper figure the one the sweep reproduces.
-SWEEPS = {"zone": "pore-fig15-zone", "period": "pore-fig15-period", "cache": "pore-fig16"}
 
 
 def cache_params(args: argparse.Namespace) -> list[str]:
@@ -263,27 +260,6 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def sweep_experiment(args: argparse.Namespace, values: list[str]) -> experiment.Experiment:
-    """One policy over the swept values of ``args.vary`` on one trace, as an experiment (one
-    cell per value, in the order given)."""
-    # Periods are swept as multiples of the SMR write buffer, which the core resolves ("0.5x").
-    swept = [f"{_period_multiple(value)}x" if args.vary == "period" else value for value in values]
-    params = systems.split(cache_params(args) + [f"policy={args.policy}", f"scheme={args.scheme}"])
-    params[args.vary] = swept
-    name = Path(args.trace).name.split(".")[0]
-    return experiment.Experiment(
-        name=f"cache-sweep-{name}-{args.policy}-{args.scheme}-{args.vary}",
-        title=f"{args.policy}-{args.scheme}: varying {args.vary} on {name} ({args.mode})",
-        traces={name: Trace.open(args.trace, args.format, args.trace_option)},
-        systems=[SystemRun(f"{args.policy}-{args.scheme}", "cache", params)],
-        seeds=[args.seed],
-        engine=engine_keywords(args),
-        metrics=["total_io_s", "read_hit_rate", "write_hit_rate", "r_wa"],
-        reproduces={key: presets.read(SWEEPS[args.vary]).reproduces[key] for key in ("paper", "figure")},
-        figure={"kind": "lines", "x": args.vary, "y": "total_io_s", "ylabel": "total I/O time (s)"},
-    )
-
-
 # The sweep's table: a row per value of the swept parameter (PORE §V-E/F, Figs. 15-16).
 SWEEP = views.Table(
     "{policy}-{scheme}: varying {vary} on {trace}",
@@ -298,30 +274,6 @@ SWEEP = views.Table(
 )
 
 
-def run_sweep(args: argparse.Namespace) -> int:
-    values = args.values.split(",") if args.values else paper_range(args.vary)
-    name = Path(args.trace).name.split(".")[0]
-    ran = presets.run(sweep_experiment(args, values), args, Path(args.out), name)
-    SWEEP.print(
-        [(value, result) for value, (_, result) in zip(values, ran)],
-        noted=[f"{args.vary}={value}" for value in values],
-        policy=args.policy,
-        scheme=args.scheme,
-        vary=args.vary,
-        trace=args.trace,
-    )
-    views.print_claims("pore", (SWEEPS[args.vary],), ran, f"PORE claims on {name}")
-    note(f"results written to {args.out}/")
-    return 0
-
-
-def paper_range(vary: str) -> list[str]:
-    """The values the paper sweeps ``vary`` over, from its experiment file (periods as multiples
-    of the SMR write buffer, without the file's 'x')."""
-    values = presets.axis(SWEEPS[vary], vary)
-    return [value.removesuffix("x") for value in values] if vary == "period" else values
-
-
 def _period_multiple(text: str) -> float:
     """A swept period, as a positive multiple of the SMR write buffer."""
     try:
@@ -331,27 +283,6 @@ def _period_multiple(text: str) -> float:
     if not (math.isfinite(multiple) and multiple > 0):
         raise UsageError(f"--values: period '{text}' is not a positive multiple of the SMR write buffer (e.g. 0.5)")
     return multiple
-
-
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """Where a line-up's runs go (``smrlab run``'s options)."""
-    parser.add_argument(
-        "--jobs",
-        "-j",
-        type=options.count,
-        default=None,
-        metavar="N",
-        help="local worker processes (default: one per core; 1: run in this process)",
-    )
-    add_fresh_argument(parser, "runs")
-
-
-def add_output_arguments(parser: argparse.ArgumentParser, out: str, out_help: str) -> None:
-    """Where a paper command's results go and how they are printed: ``--out`` (default ``out``,
-    meaning ``out_help``), ``smrlab run``'s options and ``--json``."""
-    parser.add_argument("--out", default=out, help=out_help)
-    add_run_arguments(parser)
-    add_json_argument(parser)
 
 
 # The cache mode these commands run unless told: the write-only cache of PORE's Fig. 13, their
@@ -370,6 +301,49 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     add_geometry_argument(group)
 
 
+def cache_options(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], Trace]:
+    """A cache command's trace and cache options; returns how to open its trace."""
+    add_trace_arguments(parser)
+    add_cache_arguments(parser)
+    return lambda args: Trace.open(args.trace, args.format, args.trace_option)
+
+
+SWEEP_COMMAND = PaperCommand(
+    "cache-sweep",
+    "vary zone size, period or cache size of one policy (PORE §V-E/F)",
+    (),
+    SWEEP,
+    "results/cache-sweep",
+    traces=cache_options,
+    # The experiment file of each sweep: its values of the swept parameter are the default range,
+    # its paper figure the one the sweep reproduces.
+    choice=Choice(
+        "--vary",
+        "zone (bytes), period (multiples of the SMR write buffer) or cache (percent)",
+        {
+            "zone": Sweep("zone", "--values", "", "pore-fig15-zone", system="cache"),
+            # Periods are swept as multiples of the SMR write buffer, which the core resolves ("0.5x").
+            "period": Sweep(
+                "period",
+                "--values",
+                "",
+                "pore-fig15-period",
+                system="cache",
+                to_param=lambda value: f"{_period_multiple(value)}x",
+                from_file=lambda value: value.removesuffix("x"),
+            ),
+            "cache": Sweep("cache", "--values", "", "pore-fig16", system="cache"),
+        },
+        "--values",
+        "comma-separated values (default: the paper's range)",
+    ),
+    declared=(Declared("cache", "policy", meaning="the cache policy swept"), Declared("cache", "scheme")),
+    systems=lambda args: [SystemRun(f"{args.policy}-{args.scheme}", "cache", {})],
+    params=lambda args: systems.split(cache_params(args)),
+    claims="PORE claims on {name}",
+)
+
+
 def register(commands) -> None:
     parser = commands.add(
         "compare-caches", help="smr-only, cmr-only, lru, lru-band and pore-{cf,pf,bl} on one trace (PORE Figs. 11-14)"
@@ -384,20 +358,4 @@ def register(commands) -> None:
     )
     parser.set_defaults(func=run_compare)
 
-    sweep = commands.add("cache-sweep", help="vary zone size, period or cache size of one policy (PORE §V-E/F)")
-    add_trace_arguments(sweep)
-    add_cache_arguments(sweep)
-    add_engine_arguments(sweep)
-    sweep.add_argument(
-        "--vary",
-        choices=sorted(SWEEPS),
-        required=True,
-        help="zone (bytes), period (multiples of the SMR write buffer) or cache (percent)",
-    )
-    sweep.add_argument("--values", help="comma-separated values (default: the paper's range)")
-    add_declared(sweep, "cache", "policy", meaning="the cache policy swept")
-    add_declared(sweep, "cache", "scheme")
-    add_output_arguments(
-        sweep, "results/cache-sweep", "folder for the sweep's results folder (Parquet table, provenance, figure)"
-    )
-    sweep.set_defaults(func=run_sweep)
+    SWEEP_COMMAND.register(commands)

@@ -23,6 +23,7 @@ from pathlib import Path
 from smrlab import caveats, docs_pages, live, outputs, report, results
 from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace
 from smrlab.cli import caches
+from smrlab.cli.paper_command import add_run_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.run import measure, note_time_regressions, simulate, write_result
 from smrlab.tables import note, print_table
@@ -44,7 +45,7 @@ def register(commands) -> None:
         help="folder for the generated full-size PORE traces (default: smrlab's cache, $SMRLAB_CACHE or ~/.cache/smrlab)",
     )
     caches.add_cache_arguments(parser)
-    caches.add_run_arguments(parser)
+    add_run_arguments(parser)
     add_engine_arguments(parser)
     parser.set_defaults(func=run, format=None, trace_option=[], geometry_scale=None)
 

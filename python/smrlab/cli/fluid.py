@@ -20,7 +20,7 @@ from pathlib import Path
 
 from smrlab import caveats, fluid_traces, options, outputs, systems
 from smrlab.cli import presets, views
-from smrlab.cli.caches import add_output_arguments
+from smrlab.cli.paper_command import add_output_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment.spec import SystemRun

@@ -24,12 +24,12 @@ from pathlib import Path
 
 from smrlab import experiment, options, systems
 from smrlab.cli import presets, views
-from smrlab.cli.caches import add_output_arguments
 from smrlab.cli.declared import add_declared
+from smrlab.cli.experiments import add_fresh_argument
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import UsageError
 from smrlab.experiment.spec import SystemRun
-from smrlab.tables import note
+from smrlab.tables import add_json_argument, note
 from smrlab.trace import Trace
 
 
@@ -42,6 +42,27 @@ def trace_file(
     add_trace_arguments(parser)
     options.add_params_argument(parser, params_help)
     return lambda args: Trace.open(args.trace, args.format, args.trace_option)
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where a line-up's runs go (``smrlab run``'s options)."""
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=options.count,
+        default=None,
+        metavar="N",
+        help="local worker processes (default: one per core; 1: run in this process)",
+    )
+    add_fresh_argument(parser, "runs")
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, out: str, out_help: str) -> None:
+    """Where a paper command's results go and how they are printed: ``--out`` (default ``out``,
+    meaning ``out_help``), ``smrlab run``'s options and ``--json``."""
+    parser.add_argument("--out", default=out, help=out_help)
+    add_run_arguments(parser)
+    add_json_argument(parser)
 
 
 def split_values(text: str) -> list[str]:
@@ -70,10 +91,32 @@ class Sweep:
     def dest(self) -> str:
         return self.option.lstrip("-").replace("-", "_")
 
+    def default(self) -> list:
+        """The file's values, as the user writes them."""
+        return [self.from_file(value) for value in presets.axis(self.file, self.key)]
+
     def values(self, args: argparse.Namespace) -> list:
         """The values the user gave, or the file's."""
         given = getattr(args, self.dest)
-        return given if given is not None else [self.from_file(value) for value in presets.axis(self.file, self.key)]
+        return given if given is not None else self.default()
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An option (``option``, required, ``help``) choosing the one parameter a command sweeps:
+    each choice a ``Sweep`` whose option is the one they share (``values``, ``values_help``).
+    The chosen sweep's file leads the command's files: its replay, measures, paper figure,
+    figure and claims are the run's."""
+
+    option: str
+    help: str
+    sweeps: dict[str, Sweep]
+    values: str
+    values_help: str
+
+    @property
+    def dest(self) -> str:
+        return self.option.lstrip("-").replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -94,9 +137,10 @@ class PaperCommand:
     is in, if any), the line-up of ``files`` (experiment files by name, or paths to TOML files),
     its ``table`` (``views.Table`` or ``views.Grid``), its default results folder ``out``, and
     ``traces``: adds the options that name its trace and returns how to open it (default
-    ``trace_file``). Optional: the parameters it ``sweeps``, the options it makes from
-    declared parameters (``declared``), the shared parameters of its runs (``params``, default
-    the first file's), the replay's default iodepth taken from an experiment file
+    ``trace_file``). Optional: the parameters it ``sweeps`` (and the ``choice`` of one more),
+    the options it makes from declared parameters (``declared``), its line-up built from its
+    options (``systems``, in place of the files'), the shared parameters of its runs
+    (``params``, from the options; default the first file's), the replay's default iodepth taken from an experiment file
     (``iodepth_file``), the file whose figure its results folder gets (``drawn``), the title of
     its claims (``claims``, a template like the table's) and what it writes or says after its
     table (``after``: called with the runs, the results folder and the fields the table's
@@ -110,8 +154,10 @@ class PaperCommand:
     group: str = ""
     traces: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], Trace]] = trace_file
     sweeps: tuple[Sweep, ...] = ()
+    choice: Choice | None = None
     declared: tuple[Declared, ...] = ()
-    params: Callable[[], dict] | None = None
+    systems: Callable[[argparse.Namespace], list[SystemRun]] | None = None
+    params: Callable[[argparse.Namespace], dict] | None = None
     iodepth_file: str | None = None
     drawn: str | None = None
     claims: str = "{paper} claims on {name}"
@@ -128,10 +174,16 @@ class PaperCommand:
         trace_of = self.traces(parser)
         for sweep in self.sweeps:
             parser.add_argument(sweep.option, type=sweep.type, default=None, help=sweep.help)
+        if self.choice:
+            parser.add_argument(
+                self.choice.option, choices=sorted(self.choice.sweeps), required=True, help=self.choice.help
+            )
+            parser.add_argument(self.choice.values, type=split_values, default=None, help=self.choice.values_help)
         for option in self.declared:
             add_declared(parser, option.system, option.key, preset=option.preset, meaning=option.meaning)
         iodepth = presets.read(self.iodepth_file).engine.get("iodepth", 1) if self.iodepth_file else 1
-        add_engine_arguments(parser, self.files[0] if isinstance(self.files[0], str) else None, iodepth=iodepth)
+        replay = self.files[0] if self.files and isinstance(self.files[0], str) else None
+        add_engine_arguments(parser, replay, iodepth=iodepth)
         parser.add_argument(
             "--only", metavar="LABELS", help="comma-separated labels of the line-up to run (default all)"
         )
@@ -139,11 +191,19 @@ class PaperCommand:
         parser.set_defaults(func=lambda args: run(self, args, trace_of))
         return parser
 
+    def swept(self, args: argparse.Namespace) -> tuple[Sweep, ...]:
+        """The parameters the command sweeps, the chosen one last."""
+        return self.sweeps + ((self.choice.sweeps[getattr(args, self.choice.dest)],) if self.choice else ())
+
+    def files_of(self, args: argparse.Namespace) -> tuple[str | Path, ...]:
+        """The command's experiment files, the chosen sweep's first."""
+        return ((self.choice.sweeps[getattr(args, self.choice.dest)].file,) if self.choice else ()) + self.files
+
     def line_up(self, args: argparse.Namespace) -> list[SystemRun]:
-        """The files' systems (those ``--only`` names), with the swept values and the declared
-        options in the own parameters of the system each belongs to, and each system's own replay
-        settings at least the user's."""
-        line_up = presets.line_up(*self.files)
+        """The files' systems, or those the options build (those ``--only`` names), with the
+        declared options then the swept values in the own parameters of the system each belongs
+        to, and each system's own replay settings at least the user's."""
+        line_up = self.systems(args) if self.systems else presets.line_up(*self.files)
         labels = [entry.label for entry in line_up]
         only = getattr(args, "only", None)
         wanted = labels if only is None else only.split(",")
@@ -153,11 +213,11 @@ class PaperCommand:
                 f"--only: {options.quoted(unknown[0])} is not a label of the line-up ({', '.join(labels)})"
             )
         own: dict[str, dict] = {}
-        for sweep in self.sweeps:
-            if sweep.system:
-                own.setdefault(sweep.system, {})[sweep.key] = [sweep.to_param(v) for v in sweep.values(args)]
         for option in self.declared:
             own.setdefault(option.system, {})[option.key] = getattr(args, option.key)
+        for sweep in self.swept(args):
+            if sweep.system:
+                own.setdefault(sweep.system, {})[sweep.key] = [sweep.to_param(v) for v in sweep.values(args)]
         return [
             SystemRun(
                 entry.label,
@@ -179,22 +239,22 @@ def at_least(value, given):
 def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[argparse.Namespace], Trace]) -> int:
     """Runs ``command`` on the trace ``trace_of`` opens, with the user's options (the module's
     doc says how)."""
-    first = presets.read(command.files[0])
+    files = command.files_of(args)
+    first = presets.read(files[0])
     line_up = command.line_up(args)
-    shared = {
-        sweep.key: [sweep.to_param(v) for v in sweep.values(args)] for sweep in command.sweeps if not sweep.system
-    }
+    swept = command.swept(args)
+    shared = {sweep.key: [sweep.to_param(v) for v in sweep.values(args)] for sweep in swept if not sweep.system}
     trace = trace_of(args)
     name = trace.name
     title = f"{command.title} on {name}"
-    drawn = presets.read(command.drawn) if command.drawn else None
+    drawn = presets.read(command.drawn) if command.drawn else first if command.choice else None
     exp = experiment.Experiment(
         name=f"{command.title.replace(' ', '-')}-{name}",
         title=title,
         traces={name: trace},
         systems=line_up,
         params={
-            **(first.params if command.params is None else command.params()),
+            **(first.params if command.params is None else command.params(args)),
             **systems.split(args.param),
             **shared,
         },
@@ -206,7 +266,7 @@ def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[arg
     )
     out = Path(args.out)
     ran = presets.run(exp, args, out, name, title=title, unit="runs")
-    shown = {sweep.key: {sweep.to_param(value): value for value in sweep.values(args)} for sweep in command.sweeps}
+    shown = {sweep.key: {sweep.to_param(value): value for value in sweep.values(args)} for sweep in swept}
     runs = [
         views.Ran(
             cell.label,
@@ -219,9 +279,9 @@ def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[arg
     command.table.show(runs, **fields)
     paper = first.reproduces.get("paper")
     if paper:
-        files = tuple(presets.read(file).name for file in command.files)
-        files += tuple(sweep.file for sweep in command.sweeps if sweep.file not in files)
-        views.print_claims(paper, files, ran, command.claims.format(paper=paper, **fields))
+        names = tuple(presets.read(file).name for file in files)
+        names += tuple(sweep.file for sweep in swept if sweep.file not in names)
+        views.print_claims(paper, names, ran, command.claims.format(paper=paper, **fields))
     if command.after:
         command.after(runs, out, fields)
     note(f"results written to {out}/")

@@ -108,7 +108,7 @@ SWEEP_COMMAND = PaperCommand(
     ),
     declared=(Declared("ucache", "promote"),),
     # E-region and the plain disk on the same drive as uCache's, queueing as many commands.
-    params=lambda: {QUEUE_DEPTH: systems.defaults("ucache")[QUEUE_DEPTH]},
+    params=lambda args: {QUEUE_DEPTH: systems.defaults("ucache")[QUEUE_DEPTH]},
     iodepth_file=REPLAY_FILE,
     drawn=SWEEP_FILE,
     claims="uCache claims on {name}",
