@@ -427,3 +427,20 @@ def test_a_saved_figure_carries_the_caption_the_report_shows(tmp_path):
     assert "Traces: wdev" not in inline
     width, height = struct.unpack(">II", (tmp_path / "fig.png").read_bytes()[16:24])
     assert height > 2.6 * 200 and width == 5 * 200, "the caption's lines make the figure taller"
+
+
+@pytest.mark.parametrize("kind", ["bars", "lines"])
+def test_a_log_axis_keeps_its_zeros_at_its_foot_marked_and_footnoted(kind):
+    # HWSR Figs. 13-14: segments rewritten per request span decades, and a run that rewrote none
+    # gives a zero; a plain disk has no such measure at all (left out, not a zero).
+    frame = FRAME.assign(write_io_s=[0.0, 4688.0, 6424.0, 24.0, 3046.0, 1647.0, 1910.0, float("nan")])
+    fig, caption = plots.figure_and_caption(
+        experiment({"kind": kind, "x": "cache", "y": "write_io_s", "logy": True}), frame
+    )
+    axes = fig.axes[0]
+    assert axes.get_yscale() == "log" and axes.get_ylim()[0] == 20
+    zeros = [t for t in axes.texts if t.get_text() == plots.ZERO_MARK]
+    assert len(zeros) == 1 and zeros[0].xy[1] == 20, "the one zero, at the foot; the missing value unmarked"
+    assert plots.ZERO_NOTE in caption
+    whole = plots.figure_and_caption(experiment({"kind": kind, "x": "cache", "y": "write_io_s", "logy": True}), FRAME)
+    assert plots.ZERO_NOTE not in whole[1] and not [t for t in whole[0].axes[0].texts if t.get_text() == "0"]

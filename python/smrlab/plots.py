@@ -101,6 +101,9 @@ AXES_WIDTH_SHARE = 0.85
 # holds across the figure's 5 inches (360 pt at about 3.6 pt a character of a 7 pt serif,
 # with room for its wider words).
 CAPTION_PT = 7
+# A zero on a log axis: drawn at the axis's foot with this mark, which the caption explains.
+ZERO_MARK = "0"
+ZERO_NOTE = f"{ZERO_MARK} at the foot of the axis: a value of zero, which a log axis has no place for"
 CAPTION_CHARACTERS = 92
 
 
@@ -547,15 +550,18 @@ def figure_and_caption(experiment, frame):
         axes = fig.add_subplot()
         ylabel, drawn = KINDS[kind](axes, frame, spec, experiment)
         axes.set_ylabel(ylabel)
-        if spec.get("logy") and len(frame) and (_values(frame, spec.get("y", "total_io_s")) > 0).all():
+        known = _values(frame, spec.get("y", "total_io_s")).dropna() if len(frame) else []
+        zeros = 0
+        if spec.get("logy") and len(known) and (known >= 0).all() and (known > 0).any():
             axes.set_yscale("log")
             # The data's own bars and lines (not the lines across the axes, in axes coordinates).
             _plain_log_ticks(
                 axes,
                 [y for line in axes.get_lines() if line.get_transform() == axes.transData for y in line.get_ydata()]
-                + [bar.get_height() for bar in axes.patches],
+                + [bar.get_height() for bar in _bars_of(axes)],
             )
-        elif axes.patches or spec.get("logy"):
+            zeros = _mark_zeros(axes)
+        elif _bars_of(axes) or spec.get("logy"):
             axes.set_ylim(bottom=0)
         handles, labels = axes.get_legend_handles_labels()
         if labels:
@@ -573,16 +579,16 @@ def figure_and_caption(experiment, frame):
     source = paper.claims_file(experiment)
     where = f"experiments/claims/{source.name}" if source else ""
     markers = plots_paper.caption(drawn, paper.claims_of(experiment) if drawn else [], where)
-    return fig, caption(axes, frame, kind, markers)
+    return fig, caption(axes, frame, kind, markers, zeros)
 
 
-def caption(axes, frame, kind: str, markers: str) -> str:
+def caption(axes, frame, kind: str, markers: str, zeros: int = 0) -> str:
     """The figure's caption, as the report shows it under the figure and ``save`` draws it
     beneath: what is plotted against what (with the units its axes name), the traces and seeds
-    it is drawn from, the saturation footnote and the caveats of its runs where they apply
+    it is drawn from, the saturation and zero footnotes and the caveats of its runs where they apply
     (``smrlab.caveats``, worded as the tables' notes), and where the paper's numbers come from."""
     ylabel, xlabel = axes.get_ylabel(), axes.get_xlabel()
-    if kind == "series" or (kind == "lines" and not axes.patches):
+    if kind == "series" or (kind == "lines" and not _bars_of(axes)):
         what = f"{ylabel} against {xlabel}"
     else:
         # One group (its x label "trace wdev") needs no word on grouping; several traces, a group each.
@@ -597,10 +603,41 @@ def caption(axes, frame, kind: str, markers: str) -> str:
         parts.append(f"Each value the mean of {frame['seed'].nunique()} seeds.")
     if kind != "series" and any_saturated(frame):
         parts.append(SATURATED_NOTE + ".")
+    if zeros:
+        parts.append(ZERO_NOTE + ".")
     parts += [f"{line[:1].upper()}{line[1:]}." for line in results_notes(frame, [], [])]
     if markers:
         parts.append(markers)
     return " ".join(parts)
+
+
+def _bars_of(axes) -> list:
+    """The bars of the figure (not the bands across the axis)."""
+    from matplotlib.container import BarContainer
+
+    return [bar for container in axes.containers if isinstance(container, BarContainer) for bar in container]
+
+
+def _mark_zeros(axes) -> int:
+    """Each zero of a log axis at its foot, marked ``ZERO_MARK``: its bar (of no height) or its
+    line's point (moved from zero, where a log axis has no place, to the foot); the count marked.
+
+    A symmetric log axis (linear below a threshold) was the other way to show zeros: it keeps
+    them on the scale, but squeezes every value under the threshold into a stretch a reader
+    cannot read as decades, and HWSR Figs. 13-14's per-request rewrites span 10^-4 to 10; a
+    log axis with its zeros at the foot, marked and footnoted, keeps every other value true."""
+    foot = axes.get_ylim()[0]
+    places = [(bar.get_x() + bar.get_width() / 2) for bar in _bars_of(axes) if bar.get_height() == 0]
+    for line in axes.get_lines():
+        if line.get_transform() != axes.transData or line.get_label() == "paper":
+            continue
+        ys = [float(y) for y in line.get_ydata()]
+        if 0.0 in ys:
+            places += [x for x, y in zip(line.get_xdata(), ys) if y == 0]
+            line.set_ydata([foot if y == 0 else y for y in ys])
+    for x in places:
+        axes.annotate(ZERO_MARK, (x, foot), ha="center", va="bottom", fontsize=7)
+    return len(places)
 
 
 def _legend_columns(fig, labels: list[str]) -> int:
