@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,6 +45,7 @@ HOSTILE_VALUES = [
     {"system": 3},
     object(),
     print,
+    Path(""),  # Path("."): to a store, the current folder, which it must not become
 ]
 
 
@@ -140,6 +142,7 @@ def test_a_hostile_argument_runs_or_raises_a_typed_error(name, index, keyword, k
             assert str(error) and "\n" not in str(error).strip(), (keyword, value, error)
         except Exception as error:
             pytest.fail(f"{name}({keyword}={value!r:.40}) raised {type(error).__name__}: {error}")
+        assert not (tmp_path / "LOCK").exists(), f"{name}({keyword}={value!r:.40}) made a store of the current folder"
 
 
 def test_values_that_would_run_wrongly_are_refused():

@@ -134,9 +134,8 @@ def run_kv(capsys, argv: list[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
-def kv_commands_with_hex() -> set[str]:
-    """The kv commands that take --hex, from the parser's tree: a command added with it must
-    show here what it does with it."""
+def kv_subcommands() -> dict[str, argparse.ArgumentParser]:
+    """The parser of each ``kv`` command, from the command line's tree."""
     from smrlab.cli import build_parser
 
     def subcommands(parser):
@@ -145,11 +144,34 @@ def kv_commands_with_hex() -> set[str]:
                 return action.choices
         return {}
 
+    return {name: sub for name, sub in subcommands(subcommands(build_parser())["kv"]).items()}
+
+
+def kv_commands_with_hex() -> set[str]:
+    """The kv commands that take --hex: a command added with it must show here what it does
+    with it."""
     return {
         name
-        for name, sub in subcommands(subcommands(build_parser())["kv"]).items()
+        for name, sub in kv_subcommands().items()
         if any("--hex" in action.option_strings for action in sub._actions)
     }
+
+
+def test_every_kv_command_refuses_an_empty_store_path_and_makes_nothing(capsys, tmp_path, monkeypatch):
+    # Walked from the parser: each kv command with a store folder (STORE, or serve's older
+    # --path) given '' and whatever else it requires; exit 2 naming it, the current folder left
+    # as it was.
+    monkeypatch.chdir(tmp_path)
+    commands = kv_subcommands()
+    assert {"put", "get", "scan", "stats", "bench", "ycsb", "serve"} <= set(commands)
+    for name, parser in commands.items():
+        positionals = [a for a in parser._actions if not a.option_strings and a.dest != "store"]
+        others = ["x" for a in positionals if a.nargs is None]
+        forms = [["kv", name, "", *others]] + ([["kv", name, "--path", ""]] if name == "serve" else [])
+        for argv in forms:
+            code, _, err = run_kv(capsys, argv)
+            assert code == 2 and "names a folder, not ''" in err and len(err.strip().splitlines()) == 1, (argv, err)
+            assert list(tmp_path.iterdir()) == [], (argv, list(tmp_path.iterdir()))
 
 
 def test_hex_is_taken_only_where_it_changes_what_the_command_reads_or_prints(capsys, tmp_path, monkeypatch):

@@ -37,6 +37,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from os import PathLike
+from pathlib import PurePath
 
 from smrlab import _core, kv_records
 from smrlab._core import (
@@ -97,14 +98,21 @@ def size(value: int | str | None, name: str) -> int | None:
     return value
 
 
-def store_path(path) -> str:
+def store_path(path, error: type[Exception] = KvParameterError) -> str:
     """A store folder's path as text: a str or path-like that names something (``None`` is
-    the memory store, never an empty or numeric path)."""
+    the memory store, never an empty or numeric path), else ``error``. ``Path("")`` is
+    ``Path(".")`` to Python, so a path object naming no part (the current folder, which ``""``
+    would silently become) is refused too; the text ``"."`` names the current folder on purpose."""
     if isinstance(path, (bool, int, float)) or not isinstance(path, (str, PathLike)):
-        raise KvParameterError(f"a store path is a folder's name (str or path), or None for memory, not {path!r}")
+        raise error(f"a store path is a folder's name (str or path), or None for memory, not {path!r}")
     text = os.fspath(path)
     if not isinstance(text, str) or not text.strip():
-        raise KvParameterError(f"a store path names a folder, not {text!r} (None keeps the store in memory)")
+        raise error(f"a store path names a folder, not {text!r} (None keeps the store in memory)")
+    if isinstance(path, PurePath) and not path.parts:
+        raise error(
+            f"a store path names a folder, not {path!r}, which is what Path('') becomes: name the folder "
+            "(Path.cwd() for the current one), or give None for a store in memory"
+        )
     return text
 
 

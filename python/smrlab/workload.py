@@ -25,6 +25,7 @@ import numpy as np
 from smrlab import _core, arrival_names
 from smrlab._core import WorkloadError
 from smrlab.errors import ParameterError, UsageError
+from smrlab.kv import store_path
 from smrlab.options import quoted
 
 __all__ = [
@@ -126,7 +127,7 @@ def WorkloadStore(
         raise ParameterError(f"tuning must be a dict of SMRDB's options, not {tuning!r:.60}")
     return _core.WorkloadStore(
         offload_store,
-        path,
+        None if path is None else store_path(path, ParameterError),
         disk,
         None if band_size is None else int(band_size),
         None if capacity is None else int(capacity),
