@@ -134,7 +134,8 @@ def run_system(
                     "items": r.ops,
                     "seconds": r.seconds,
                     "per_second": r.ops_per_second,
-                    "mb_per_s": round(r.mb_per_second, 2),
+                    # None for readseq, which counts pairs, not their bytes.
+                    "mb_per_s": None if r.mb_per_second is None else round(r.mb_per_second, 2),
                 }
                 emit(figure)
                 figures.append(figure)

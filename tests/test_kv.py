@@ -305,6 +305,25 @@ def test_bad_arguments_are_kv_parameter_errors(call):
         call()
 
 
+def test_bench_bytes_are_the_keys_and_values_read_never_a_count_times_a_size():
+    # Values of 1,000 and 0 bytes and a key of another length, read back by a benchmark told
+    # values are 7 bytes: readrandom counts the keys found, and no byte for a key not there;
+    # readseq counts pairs (its bytes are the store's, scanned_bytes, not pairs x 23).
+    from smrlab.kv import key_of, scanned_bytes
+
+    with DB(None, **SMALL) as db:
+        db.put(key_of(0), b"x" * 1000)
+        db.put(key_of(1), b"")
+        db.put(b"other", b"y" * 10)
+        adapter = SmrdbAdapter(db)
+        scanned = run_workload(adapter, "readseq", 3, value_size=7)
+        assert (scanned.ops, scanned.user_bytes, scanned.mb_per_second) == (3, None, None)
+        assert scanned_bytes(db) == 16 + 1000 + 16 + 5 + 10
+        assert run_workload(adapter, "readrandom", 1, value_size=7).user_bytes == 16 + 1000  # key 0
+    with DB(None, **SMALL) as empty:
+        assert run_workload(SmrdbAdapter(empty), "readrandom", 10).user_bytes == 0
+
+
 def test_the_documented_smallest_band_makes_a_store():
     with DB(None, band_size="64KiB") as db:
         db.put(b"k", b"v")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from smrlab import _core, caveats, workload
 from smrlab.arrival_names import named_as
 from smrlab.cli.workload import ARRIVAL_OPTIONS, add_arrival_arguments, arrival_options
 from smrlab.errors import UsageError
-from smrlab.kv import DB, KEY_BYTES, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, size
+from smrlab.kv import DB, KEY_BYTES, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, scanned_bytes, size
 from smrlab.options import bounded_number, bounded_whole, count, quoted, seed, whole
 from smrlab.outputs import check_room, output_file
 from smrlab.tables import print_json, print_table
@@ -178,15 +179,24 @@ def run_stats(args: argparse.Namespace) -> int:
         tables = db.tables()
         kind = db.kind
     if args.json:
-        print_json(
+        # Each count and byte count under its own name (the core gives pairs and tuples).
+        first = 1 if kind == "smrdb-offload" else 0  # the offloading store's level 0 is its units
+        levels = [
+            {"level": level, "tables": count, "bytes": byte_count}
+            for level, (count, byte_count) in enumerate(stats["levels"], start=first)
+        ]
+        described = [
             {
-                **stats,
-                "tables": [
-                    (level, band, length, entries, lo.hex(), hi.hex())
-                    for level, band, length, entries, lo, hi in tables
-                ],
+                "level": level,
+                "band": band,
+                "bytes": length,
+                "entries": entries,
+                "smallest_key_hex": lo.hex(),
+                "largest_key_hex": hi.hex(),
             }
-        )
+            for level, band, length, entries, lo, hi in tables
+        ]
+        print_json({**stats, "levels": levels, "tables": described})
         return 0
     if kind == "smrdb-offload":
         print_offload_stats(args.store, stats)
@@ -212,7 +222,8 @@ def print_offload_stats(store: str, stats: dict) -> None:
         ["level", "units or tables (bands)", "bytes"],
         rows,
         caption=f"Disk {stats['disk_capacity']:,} bytes, NVRAM device {stats['nvram_capacity']:,} bytes; "
-        f"{stats['nvram_units']:,} of the units on the NVRAM device. Level 0 counts keys and values.",
+        f"{stats['nvram_units']:,} of the units on the NVRAM device. Level 0's bytes are its keys' and values', "
+        "levels 1 to 3's their tables'.",
     )
 
 
@@ -264,6 +275,8 @@ def run_bench(args: argparse.Namespace) -> int:
         for name in workloads:
             before = db.stats()
             result = run_workload(adapter, name, args.count, value_size, args.sync_every, args.seed)
+            if result.user_bytes is None:  # readseq's pairs: their bytes, counted after the timed scan
+                result = dataclasses.replace(result, user_bytes=scanned_bytes(db))
             if name.startswith("fill") or name == "overwrite":
                 db.wait_idle()
             after = db.stats()
@@ -540,7 +553,12 @@ def register(commands) -> None:
         keys=False,
         help="tables per level, bands in use and free, space the store takes",
     )
-    stats.add_argument("--json", action="store_true", help="print JSON (counters since opening, every table)")
+    stats.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON: counters since opening, each level's tables and bytes, every table's level, band, "
+        "bytes, entries and key range",
+    )
 
     bench = store_command(
         group,
