@@ -79,7 +79,7 @@ def test_the_right_names_run_and_a_ratio_without_a_value_in_the_probe_is_known(c
     # there: it is known from the core's declaration.
     proc = run_file(cli, tmp_path, GOOD)
     assert proc.returncode == 0, proc.stderr
-    assert "r_wa" in proc.stdout
+    assert "SMR write amplification (R_wa)" in proc.stdout, "its column, named as sim names it"
 
 
 def test_compare_and_sweep_refuse_a_keyword_no_system_reads():

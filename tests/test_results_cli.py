@@ -1,6 +1,6 @@
 """``smrlab results``: what it shows by default (the experiment's measures and what identifies
-a row, not every counter), plain CSV, and pivots that never average different systems'
-rows together."""
+a row, not every counter, named for people as ``sim`` names them), plain CSV, and pivots that
+never average different systems' rows together."""
 
 from __future__ import annotations
 
@@ -39,8 +39,10 @@ def folder(tmp_path_factory):
         cwd=folder,
         capture_output=True,
         text=True,
+        env={k: v for k, v in os.environ.items() if k != "COLUMNS"},  # its table as wide as it needs
     )
     assert proc.returncode == 0, proc.stderr
+    (folder / "run.txt").write_text(proc.stdout)
     return folder
 
 
@@ -110,3 +112,12 @@ def test_csv_is_plain_and_the_terminal_table_is_not_squeezed(folder):
     # Piped without COLUMNS: as wide as the table needs, every value whole (no "…").
     wide = results(folder, "--all").stdout
     assert "…" not in wide and "buffer_bytes_evicted" in wide
+
+
+def test_run_and_results_name_their_measures_as_sim_does_and_keep_the_cores_names_for_machines(folder):
+    # sim's names, from the one naming table (smrlab.sim_table), for the same two measures.
+    people = ["SMR write amplification (R_wa)", "bands read, merged with their buffered blocks and rewritten whole"]
+    for printed in ((folder / "run.txt").read_text(), results(folder).stdout):
+        header = " ".join(printed.split())
+        assert all(name in header for name in people) and "band_cleanings" not in header and "r_wa" not in header
+    # CSV, JSON and --all keep the table's own names (test_by_default_the_experiments_measures_and_keys_all_for_everything).

@@ -295,6 +295,25 @@ def shown_columns(frame, experiment) -> list[str]:
     return [c for c in dict.fromkeys(columns) if c in frame.columns]
 
 
+def declared(path: str | Path, columns: list[str]) -> dict[str, dict]:
+    """The core's declarations (meaning, unit) of those of ``columns`` that are measures of the
+    runs stored under ``path``, as their cells' results hold them (the table keeps only the
+    numbers): each table's cell files are read until every column is found or none is left."""
+    from smrlab.experiment.store import CELLS
+
+    found: dict[str, dict] = {}
+    for table in tables_under(Path(path)):
+        for cell in sorted((table.parent / CELLS).glob("*.json")):
+            if all(c in found for c in columns):
+                return found
+            try:
+                stored = json.loads(cell.read_text())
+            except (OSError, ValueError):
+                continue  # a cell file being written or damaged: its declarations are in the others
+            found.update((stored.get("result") or {}).get("metrics") or {})
+    return found
+
+
 def experiment_of(table: Path):
     """The experiment a results table was run from, read back from its provenance sidecar
     (without opening its traces)."""

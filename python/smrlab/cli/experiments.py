@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smrlab import experiment, live, options, orchestrator, results
+from smrlab import caveats, experiment, live, options, orchestrator, results, sim_table
 from smrlab.citations import short
 from smrlab.errors import UsageError
 from smrlab.experiment.executors import MAX_JOBS, reaching
 from smrlab.experiment.stopwatch import Phases
-from smrlab.tables import add_json_argument, note, print_table
+from smrlab.tables import add_json_argument, machine_readable, note, print_table
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,8 +41,7 @@ def run(args: argparse.Namespace) -> int:
     columns = results.shown_columns(frame, exp)
     print_table(
         exp.title or exp.name,
-        columns,
-        results.table_rows(frame, columns),
+        *_for_people(summary.table, columns, results.table_rows(frame, columns)),
         caption=_caption(exp),
         notes=results.notes(frame, columns, exp.metrics or results.DEFAULT_METRICS),
     )
@@ -82,8 +81,29 @@ def show_results(args: argparse.Namespace) -> int:
                 ]
         results.check_columns(frame, columns)
     notes = [] if args.pivot else results.notes(frame, columns, results.metrics_of(args.path))
-    print_table(str(args.path), columns, results.table_rows(frame, columns), notes=notes)
+    rows = results.table_rows(frame, columns)
+    if not (args.pivot or args.columns or args.all):
+        columns, rows = _for_people(args.path, columns, rows)
+    print_table(str(args.path), columns, rows, notes=notes)
     return 0
+
+
+def _for_people(path, columns: list[str], rows: list[tuple]) -> tuple[list[str], list[tuple]]:
+    """A drawn table's measures named as ``smrlab sim`` names them, with their units, times in
+    ms (``smrlab.sim_table.column``); JSON and CSV keep the core's names and values, as do
+    ``--all`` and ``--columns``, which name the columns as the table holds them."""
+    if machine_readable():
+        return columns, rows
+    declared = results.declared(path, columns)
+    shown = [sim_table.column(column, declared) for column in columns]
+
+    def times(cell, scale: float):
+        value = caveats.plain(cell)
+        if scale == 1 or not isinstance(value, (int, float)) or isinstance(value, bool):
+            return cell
+        return caveats.Marked(value * scale, cell.mark) if isinstance(cell, caveats.Marked) else value * scale
+
+    return [name for name, _ in shown], [tuple(times(c, s) for c, (_, s) in zip(row, shown)) for row in rows]
 
 
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
@@ -171,7 +191,13 @@ def register(commands) -> None:
         help="the columns to print (default: what identifies a row — label, trace, swept parameters — "
         "and the measures the experiment file names in 'metrics')",
     )
-    show.add_argument("--all", action="store_true", help="print every column (every counter and measure of every row)")
+    show.add_argument(
+        "--all",
+        action="store_true",
+        help="print every column (every counter and measure of every row) under the table's own names "
+        "(by default the measures are named as smrlab sim names them, with their units; --csv and --json "
+        "keep the table's names)",
+    )
     show.add_argument(
         "--pivot",
         metavar="INDEX:COLUMNS:VALUES",
