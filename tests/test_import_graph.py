@@ -69,11 +69,6 @@ def import_graph(root: Path, package: str) -> dict[str, set[str]]:
 
 # Per module, its function-local imports of smrlab's own modules without a measured saving.
 UNEXPLAINED = {
-    "smrlab.bundled": 1,
-    "smrlab.cache": 1,
-    "smrlab.experiment.check": 1,
-    "smrlab.experiment.cluster": 3,
-    "smrlab.experiment.executors": 3,
     "smrlab.experiment.kv.capture": 3,
     "smrlab.experiment.kv.cell": 1,
     "smrlab.experiment.kv.check": 3,
@@ -81,20 +76,6 @@ UNEXPLAINED = {
     "smrlab.experiment.kv.offload": 4,
     "smrlab.experiment.kv.spec": 1,
     "smrlab.experiment.kv.stores": 3,
-    "smrlab.html_tables": 1,
-    "smrlab.paper": 4,
-    "smrlab.plots": 2,
-    "smrlab.report": 1,
-    "smrlab.reproduce.claims": 2,
-    "smrlab.reproduce.general": 3,
-    "smrlab.reproduce.output": 1,
-    "smrlab.reproduce.realtraces": 6,
-    "smrlab.reproduce.references": 2,
-    "smrlab.reproduce.scorecard": 4,
-    "smrlab.reproduce.verdict": 1,
-    "smrlab.results": 3,
-    "smrlab.trace": 1,
-    "smrlab.workload": 2,
 }
 MEASURED = re.compile(r"#.*\d\s*ms\b")
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from smrlab import _core, cache, outputs, provenance, recipes
 from smrlab.errors import UsageError
 from smrlab.options import quoted
+from smrlab.tables import note
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DATA_DIR = PACKAGE_DIR / "data"
@@ -113,8 +114,6 @@ def generated_trace(
     with outputs.held_lock(path):
         if not _intact(path):
             if path.exists():
-                from smrlab.tables import note
-
                 note(f"{path}: not the generated trace as it was made (cut short, changed, or older); making it again")
             outputs.check_room(folder, needed, f"the generated trace {stem}")
             with outputs.output_file(path) as temporary:

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from smrlab import outputs
 from smrlab.errors import SmrlabError, UsageError
 
 ENVIRONMENT = "SMRLAB_CACHE"
@@ -73,8 +74,6 @@ def remembered(
     if not valid(text):
         text = make()
         if path is not None:
-            from smrlab import outputs
-
             try:
                 outputs.write_text(path, text)
             except SmrlabError:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import html
 
 from smrlab.docs_pages import doc_links
+from smrlab.reproduce.verdict import VERDICTS
 from smrlab.tables import fmt
 
 
 def _cell(value) -> str:
     """A cell: numbers right-aligned, words left, a claim's verdict marked by its class
     (``verdict-holds``, ``verdict-fails``...)."""
-    from smrlab.reproduce.verdict import VERDICTS
 
     if value in VERDICTS:
         return f'<td class="verdict-{value.replace(" ", "-")}">{html.escape(value)}</td>'

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from smrlab.bundled import experiments_root
 from smrlab.citations import short
+from smrlab.reproduce.claims import load
+from smrlab.reproduce.evaluation import Evaluation
 
 # "why": what explains a verdict other than holds, with the docs section it names (a link in the report).
 COLUMNS = ["claim", "where", "trace", "paper's", "ours", "ours / paper", "verdict", "why"]
@@ -20,7 +23,6 @@ def claims_file(experiment) -> Path | None:
     """The claims file of the paper ``experiment`` reproduces: ``claims/PAPER.toml`` beside the
     experiment's file, else smrlab's own (for an experiment made in code, or read back from a
     results folder); None for a paper without claims."""
-    from smrlab.bundled import experiments_root
 
     paper = experiment.reproduces.get("paper")
     if not paper:
@@ -34,7 +36,6 @@ def claims_of(experiment) -> list:
     """The paper's claims judged on ``experiment``'s rows: those that name it (or the experiment
     its ``[reproduces] claims`` names), can run, and compare only labels of its line-up (a
     line-up run without some of its systems skips the claims on them)."""
-    from smrlab.reproduce.claims import load
 
     path = claims_file(experiment)
     if path is None:
@@ -47,8 +48,6 @@ def claims_of(experiment) -> list:
 def comparison_rows(experiment, frame) -> list[tuple]:
     """(claim, where, trace, paper's, ours, ours / paper, verdict, why) for each of the
     experiment's claims, judged on ``frame``."""
-    from smrlab.reproduce.claims import load
-    from smrlab.reproduce.evaluation import Evaluation
 
     path = claims_file(experiment)
     if path is None:

@@ -44,11 +44,12 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
-from smrlab import outputs, paper, plots_paper
+from smrlab import _core, outputs, paper, plots_paper
 from smrlab.caveats import SATURATED_MARK, SATURATED_NOTE
 from smrlab.errors import UsageError
 from smrlab.experiment.schema import FIGURE_KINDS
 from smrlab.options import quoted
+from smrlab.results import any_saturated as saturated
 from smrlab.results import check_scalars
 from smrlab.results import notes as results_notes
 
@@ -110,7 +111,6 @@ CAPTION_CHARACTERS = 92
 def any_saturated(frame) -> bool:
     """``smrlab.results.any_saturated``, imported when drawn (results reads experiments, whose
     schema lists this module's figure kinds)."""
-    from smrlab.results import any_saturated as saturated
 
     return saturated(frame)
 
@@ -161,7 +161,6 @@ def _x_positions(values: list[str]) -> dict[str, float] | None:
     """Where each x value stands on a true-spaced axis: a share (``2%``), a multiple (``0.5x``),
     a number or a size (``20MB``, ``256KiB``: bytes); None when one of them is none of these (a
     scheme's or a policy's name: a category)."""
-    from smrlab import _core
 
     places = {}
     for value in values:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from smrlab import citations, paper, plots, results
 from smrlab.html_tables import html_table
+from smrlab.reproduce.output import html_section
 from smrlab.tables import table_notes
 
 STYLE = """
@@ -108,7 +109,6 @@ REPRODUCTION_TITLE = "smrlab reproduction report"
 def page(tables: list[Path], title: str = REPRODUCTION_TITLE, scorecards: list[dict] = ()) -> str:
     """The whole report for ``tables`` (Parquet files written by ``smrlab run``), led by the
     reproduction scorecards given (documents written by ``smrlab reproduce``)."""
-    from smrlab.reproduce.output import html_section
 
     sections, cited = [html_section(card) for card in scorecards], []
     for card in scorecards:

@@ -30,6 +30,7 @@ import numpy as np
 from smrlab import _core
 from smrlab.errors import TraceFormatError
 from smrlab.options import quoted
+from smrlab.provenance import trace_checksum
 
 READ, WRITE, TRIM = 0, 1, 2
 OP_NAMES = ("read", "write", "trim")
@@ -182,8 +183,6 @@ class Trace:
     def checksum(self) -> str:
         """SHA-256 of the file's bytes, or of the four columns of a trace in memory."""
         if self._path is not None:
-            from smrlab.provenance import trace_checksum
-
             return trace_checksum(self._path)
         digest = hashlib.sha256()
         for column in self._columns:

@@ -22,7 +22,7 @@ from os import PathLike
 
 import numpy as np
 
-from smrlab import _core, arrival_names
+from smrlab import _core, arrival_names, live, options
 from smrlab._core import WorkloadError
 from smrlab.errors import ParameterError, UsageError
 from smrlab.kv import store_path
@@ -70,8 +70,6 @@ def client_threads(text) -> int:
     """Executor workers from a cell's ``threads`` (text or a number): 1 to ``MAX_THREADS`` (the
     core's limit), or a UsageError naming threads."""
     import argparse
-
-    from smrlab import options
 
     try:
         return options.bounded_whole(1, MAX_THREADS)(str(text))
@@ -339,8 +337,6 @@ def run_ycsb(
     (default ``_core.SERVER_TIMEOUT_S``); past it the connection is given up and its requests
     fail, so a server that never answers ends the run with an error instead of hanging it."""
     import contextlib
-
-    from smrlab import live
 
     if server_timeout is not None and not isinstance(endpoint, str):
         raise ParameterError("server_timeout applies to a server endpoint ('host:port') only")

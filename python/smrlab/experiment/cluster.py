@@ -55,6 +55,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from smrlab import cache, provenance
 from smrlab.errors import ClusterLost, UsageError
 from smrlab.experiment.cells import Cell, Outcome, failed, run_cell
 from smrlab.experiment.pending import LOOKAHEAD, Handed, Pending, Task
@@ -147,19 +148,14 @@ async def _identity(address: str):
 
 def _shipped_path(checksum: str, name: str) -> Path:
     # The trace's own name after its checksum keeps its suffixes, from which its format is known.
-    from smrlab import cache
-
     return cache.folder(SHIPPED) / f"{checksum.split(':')[-1]}-{name}"
 
 
 def greet() -> list[str]:
-    """On a worker, when the parent first sees it: loads what running a cell needs (smrlab's
-    simulation and its compiled core), so that its first cell does not, and gives the
-    checksums of the traces in its cache folder; a file there whose bytes no longer have the
-    checksum it is named by (cut short, changed) is removed, to be sent again."""
-    import smrlab.run  # noqa: F401
-    from smrlab import cache, provenance
-
+    """On a worker, when the parent first sees it (the call loads this module there, and with it
+    what running a cell needs: smrlab's simulation and its compiled core, so that its first cell
+    does not), gives the checksums of the traces in its cache folder; a file there whose bytes no
+    longer have the checksum it is named by (cut short, changed) is removed, to be sent again."""
     held = []
     for path in cache.folder(SHIPPED).iterdir():
         if path.name.startswith("."):

@@ -71,6 +71,8 @@ from typing import Any
 from smrlab import tomltext
 from smrlab.citations import PAPERS
 from smrlab.errors import UsageError
+from smrlab.experiment.schema import nearest
+from smrlab.experiment.spec import param_text
 from smrlab.options import printable
 from smrlab.reproduce import claims_schema
 from smrlab.reproduce.claims_schema import TARGETS
@@ -271,7 +273,6 @@ def describe(selector: Selector) -> str:
 
 def _value_text(value: Any) -> str:
     """A selector value as the results table holds it (``True`` is ``true``, ``20e6`` ``20000000``)."""
-    from smrlab.experiment.spec import param_text
 
     return param_text(value)
 
@@ -468,8 +469,6 @@ class _Reader:
     def types(self, document: dict) -> None:
         """Refuses the first value that is not what its key declares (``claims_schema``)."""
         import jsonschema
-
-        from smrlab.experiment.schema import nearest
 
         validator = jsonschema.Draft202012Validator(claims_schema.json_schema())
         errors = sorted(validator.iter_errors(document), key=lambda e: [str(p) for p in e.absolute_path])

@@ -32,10 +32,13 @@ from typing import Any
 from smrlab import _core, experiment, orchestrator, provenance, results, systems, tomltext
 from smrlab.errors import SmrlabError, UsageError
 from smrlab.experiment.spec import Experiment
+from smrlab.live import CellProgress
 from smrlab.reproduce import claims as claims_files
 from smrlab.reproduce import tracefolder
 from smrlab.reproduce.evaluation import Evaluation, Point
 from smrlab.reproduce.verdict import HOLDS, NOT_RUN, every
+from smrlab.run import measure
+from smrlab.tables import print_table
 
 MEASURES = ("requests", "written_bytes", "accessed_bytes", "max_end")
 # Scaled sizes are whole blocks of this many bytes, at least one.
@@ -187,8 +190,6 @@ def make(
     announce: Callable[[str], None] = lambda _: None,
 ) -> GeneralCard:
     """Every general claim of ``papers`` judged on each trace of ``folder``."""
-    from smrlab.live import CellProgress
-    from smrlab.run import measure
 
     started = time.monotonic()
     traces, skipped = tracefolder.scan(folder)
@@ -278,7 +279,6 @@ def _row(paper: str, claim, points: list[Point], trace: str, factor: float, summ
 
 
 def print_card(card: GeneralCard) -> None:
-    from smrlab.tables import print_table
 
     print_table(
         f"Your traces ({len(card.traces)} read, {len(card.skipped)} skipped) in {card.folder}",

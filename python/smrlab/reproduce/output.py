@@ -14,6 +14,7 @@ from pathlib import Path
 from smrlab import outputs
 from smrlab.citations import short
 from smrlab.errors import UsageError
+from smrlab.html_tables import html_table
 from smrlab.reproduce.evaluation import Row
 from smrlab.reproduce.scorecard import SYNTHETIC, Scorecard
 from smrlab.reproduce.verdict import VERDICTS
@@ -320,8 +321,6 @@ def html_section(document: dict) -> str:
     claims per paper by verdict, then each claim with its verdict marked by class
     (``verdict-holds`` ...)."""
     import html
-
-    from smrlab.html_tables import html_table
 
     rows = [
         (

@@ -28,7 +28,10 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from smrlab.errors import UsageError
+from smrlab import _core, recipes
+from smrlab.bundled import generated_trace
+from smrlab.errors import SmrlabError, UsageError
+from smrlab.trace import Trace
 
 # Generated traces that a real one may replace, and those kept as they are.
 KEPT = {"bundled"}
@@ -86,8 +89,6 @@ class RealTraces:
 
     def compare_size(self, scheme: str, name: str, path: Path) -> None:
         """Warns when ``path`` has far fewer requests than the paper gives trace ``name``."""
-        from smrlab import recipes
-        from smrlab.trace import Trace
 
         recipe = recipes.recipes()[scheme]
         if recipe.paper_requests is None:
@@ -108,8 +109,6 @@ class RealTraces:
 def readable(path: Path) -> None:
     """Refuses, at once, a file the trace reader cannot read a first request from: its checksum
     (every cell's key) would otherwise read it whole first, for hours on a huge or sparse file."""
-    from smrlab.errors import SmrlabError
-    from smrlab.trace import Trace
 
     try:
         Trace.open(path).head(1)
@@ -119,8 +118,6 @@ def readable(path: Path) -> None:
 
 def writes_only_copy(path: Path) -> Path:
     """The writes of trace file ``path`` as an smrbin file, made once."""
-    from smrlab import _core
-    from smrlab.bundled import generated_trace
 
     stat = path.stat()
     pipeline = {"inputs": [{"path": str(path.resolve())}], "writes_only": True}

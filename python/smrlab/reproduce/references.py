@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smrlab.errors import UsageError
+from smrlab.experiment import files, spec
 from smrlab.experiment.schema import nearest
+from smrlab.experiment.spec import param_text
 from smrlab.options import printable
 from smrlab.reproduce.claims import Claim, ClaimsFile, Selector
 
@@ -41,8 +43,6 @@ class Shape:
 
 def shape(path: Path) -> Shape:
     """The shape of the experiment file at ``path`` (nothing generated or run)."""
-    from smrlab.experiment import files, spec
-    from smrlab.experiment.spec import param_text
 
     text = path.read_text()
     document = spec.read_toml(text, path)

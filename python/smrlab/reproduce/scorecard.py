@@ -29,10 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smrlab import bundled, experiment, orchestrator, provenance, recipes, results
+from smrlab import bundled, experiment, fingerprint, orchestrator, provenance, recipes, results, systems
 from smrlab.citations import PAPERS
 from smrlab.errors import UsageError
+from smrlab.experiment import spec
 from smrlab.experiment.spec import Experiment, param_text
+from smrlab.live import CellProgress
 from smrlab.reproduce import claims as claims_files
 from smrlab.reproduce import realtraces, references
 from smrlab.reproduce.claims import Claim, ClaimsFile, Selector
@@ -249,7 +251,6 @@ class Runner:
         other than the paced ones (whose noise is the machine's, not the seed's)."""
         if getattr(exp, "kind", "") == "kv":
             return {name for name, workload in exp.traces.items() if workload.kind != "steps"}
-        from smrlab.experiment import spec
 
         document = spec.read_toml(exp.source.read_text(), exp.source)
         entries = document["traces"]
@@ -335,7 +336,6 @@ class Runner:
         return frames
 
     def _run(self, exp: Experiment, scale: str):
-        from smrlab.live import CellProgress
 
         self.announce(f"running {exp.name} ({len(exp.cells())} cells)")
         summary = orchestrator.run(
@@ -366,7 +366,6 @@ def model_record(models: dict[str, str], commits: dict[str, int]) -> dict:
     """What a scorecard records of the code behind it: the fingerprint of each system and of
     the key-value store as this build computes them (a test holds the committed page to them),
     and how many of its cells each commit made."""
-    from smrlab import fingerprint
 
     systems, _, _ = fingerprint.built()
     return {
@@ -380,7 +379,6 @@ def model_record(models: dict[str, str], commits: dict[str, int]) -> dict:
 def baseline_value(exp: Experiment, param: str) -> str | None:
     """The value ``param`` has in ``exp`` as written: the one it gives, else the default of the
     first of its systems that declares it (None when it is swept, or none declares it)."""
-    from smrlab import systems
 
     for params in [s.params for s in exp.systems] + [exp.params]:
         if param in params:

@@ -36,6 +36,7 @@ import statistics
 from dataclasses import dataclass
 
 from smrlab.reproduce.claims import DIRECTION_MISS, Claim
+from smrlab.tables import fmt as table_fmt
 
 HOLDS, TIE, DIRECTION, FAILS = "holds", "tie", "direction only", "fails"
 NOT_COMPARABLE, NOT_RUN = "not comparable", "not run"
@@ -252,7 +253,6 @@ def aggregate(per: str, values: list[Measured]) -> Measured:
 
 
 def fmt(value: float | None) -> str:
-    from smrlab.tables import fmt as table_fmt
 
     return table_fmt(value, 4)
 
