@@ -15,7 +15,7 @@ from pathlib import Path
 from smrlab.caveats import IDENTICAL, from_row, group, identical, response
 from smrlab.errors import UsageError
 from smrlab.experiment.files import parse
-from smrlab.experiment.store import TIMING_COLUMNS, timing_rows, to_pandas
+from smrlab.experiment.store import CELLS, TIMING_COLUMNS, timing_rows, to_pandas
 from smrlab.options import quoted
 
 # The columns that say what a row is (``smrlab run`` writes one value in each).
@@ -299,7 +299,6 @@ def declared(path: str | Path, columns: list[str]) -> dict[str, dict]:
     """The core's declarations (meaning, unit) of those of ``columns`` that are measures of the
     runs stored under ``path``, as their cells' results hold them (the table keeps only the
     numbers): each table's cell files are read until every column is found or none is left."""
-    from smrlab.experiment.store import CELLS
 
     found: dict[str, dict] = {}
     for table in tables_under(Path(path)):
