@@ -257,3 +257,20 @@ def test_bench_readseq_megabytes_are_the_bytes_the_store_holds(capsys, tmp_path,
     (row,) = json.loads(out)
     read = row["mb_per_s"] * 1e6 * row["ops"] / row["ops_per_s"]
     assert code == 0 and row["ops"] == 50 and abs(read - 50 * 1016) < 1, row
+
+
+def test_every_store_option_of_kv_ycsb_is_refused_against_a_server(capsys, tmp_path, monkeypatch):
+    # Walked from the parser's group of ycsb's store options: each would be accepted and do
+    # nothing against a server; each is refused before any connection (the port is closed).
+    (group,) = [g for g in kv_subcommands()["ycsb"]._action_groups if "not with --server" in (g.title or "")]
+    options = [action for action in group._group_actions]
+    assert {"--sync", "--band-size", "--offload-store", "--disk"} <= {a.option_strings[0] for a in options}
+    monkeypatch.chdir(tmp_path)
+    for action in options:
+        given = [action.option_strings[0]] + (
+            [] if action.nargs == 0 else [action.choices[0] if action.choices else "1MiB"]
+        )
+        code, _, err = run_kv(capsys, ["kv", "ycsb", "--server", "127.0.0.1:1", *given, "--duration", "0.01"])
+        assert code == 2 and f"give no {action.option_strings[0]} with it" in err, (given, err)
+    code, _, err = run_kv(capsys, ["kv", "ycsb", "st", "--server", "127.0.0.1:1"])
+    assert code == 2 and "give no store folder" in err and list(tmp_path.iterdir()) == []

@@ -12,6 +12,7 @@ import threading
 import numpy as np
 import pytest
 from smrlab import workload
+from smrlab.errors import ParameterError
 
 
 def test_a_run_logs_every_request_from_its_scheduled_time(tmp_path):
@@ -193,3 +194,9 @@ def test_ycsb_against_a_server_that_never_answers_or_answers_garbage_ends_with_a
     assert proc.returncode == 1, proc.stderr
     summary = json.loads(proc.stdout)["summary"]
     assert summary["failed"] == summary["requests"] > 0
+
+
+def test_sync_against_a_server_is_refused_not_ignored():
+    # A server syncs as it was started (kv serve --sync): the client's sync would do nothing.
+    with pytest.raises(ParameterError, match="sync applies to a store endpoint only"):
+        workload.run_ycsb("127.0.0.1:1", "a", {"recordcount": 1}, rate=10, duration=0.01, sync=True)

@@ -340,6 +340,10 @@ def run_ycsb(
 
     if server_timeout is not None and not isinstance(endpoint, str):
         raise ParameterError("server_timeout applies to a server endpoint ('host:port') only")
+    if sync and isinstance(endpoint, str):
+        raise ParameterError(
+            "sync applies to a store endpoint only: a server syncs as it was started (kv serve --sync)"
+        )
     if not isinstance(workload, str):
         raise ParameterError(f"workload must be a YCSB workload's letter (str), not {workload!r:.60}")
     if properties is not None and not isinstance(properties, dict):

@@ -356,23 +356,27 @@ def open_workload_store(args: argparse.Namespace) -> _core.WorkloadStore:
     )
 
 
-def add_workload_store_arguments(parser: argparse.ArgumentParser) -> None:
+def add_workload_store_arguments(parser: argparse.ArgumentParser, title: str):
+    """The options of the store ``kv ycsb`` or ``kv serve`` makes or opens, in a group of their
+    own named ``title``, which is returned."""
+    group = parser.add_argument_group(title)
     add_geometry_arguments(
-        parser, "a new store's device", fits="; a load must fit it (and, in memory, this machine's free memory)"
+        group, "a new store's device", fits="; a load must fit it (and, in memory, this machine's free memory)"
     )
-    parser.add_argument(
+    group.add_argument(
         "--offload-store",
         action="store_true",
         help="the write-offloading variant of chapter 5 (unsorted first level, NVRAM device while compacting)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--no-offload", action="store_true", help="with --offload-store: never offload (the variant's baseline)"
     )
-    parser.add_argument(
+    group.add_argument(
         "--disk",
         metavar="PRESET",
         help="a store in memory whose disk takes this HDD preset's time in real time (e.g. desktop7200); no folder then",
     )
+    return group
 
 
 # YCSB's record shape unless -p says otherwise: 10 fields of 100 bytes.
@@ -401,8 +405,13 @@ def run_ycsb(args: argparse.Namespace) -> int:
     if args.server_timeout is not None and args.server is None:
         raise UsageError("--server-timeout applies to --server only")
     if args.server is not None:
-        if args.store is not None or args.disk is not None or args.offload_store:
-            raise UsageError("--server runs against a server: give no store folder, --disk or --offload-store with it")
+        # Every option of the store group would be accepted and do nothing against a server.
+        given = [option for option, dest in args.store_options if getattr(args, dest) not in (None, False)]
+        if args.store is not None or given:
+            raise UsageError(
+                f"--server runs against a server: give no {'store folder' if args.store is not None else given[0]} "
+                "with it (the store's options apply to a store this command makes or opens)"
+            )
         endpoint, store = args.server, None
     else:
         store = open_workload_store(args)
@@ -639,12 +648,15 @@ def register(commands) -> None:
     )
     ycsb.add_argument("--threads", type=YCSB_THREADS, default=8, help="executor workers (default 8)")
     ycsb.add_argument("--no-load", action="store_true", help="skip loading (the store holds the records already)")
-    ycsb.add_argument("--sync", action="store_true", help="embedded store: sync every write")
     ycsb.add_argument("--log", metavar="FILE", help="write every request (scheduled, start, end ns; op; ok) as CSV")
     ycsb.add_argument("--json", action="store_true", help="print JSON")
-    add_workload_store_arguments(ycsb)
+    store_options = add_workload_store_arguments(ycsb, "the store the run makes or opens (not with --server)")
+    store_options.add_argument("--sync", action="store_true", help="sync every write to the store")
     add_arrival_arguments(ycsb, rate_default=1000, duration_default=10)
-    ycsb.set_defaults(func=run_ycsb)
+    ycsb.set_defaults(
+        func=run_ycsb,
+        store_options=[(action.option_strings[0], action.dest) for action in store_options._group_actions],
+    )
 
     serve = group.add(
         "serve",
@@ -670,6 +682,6 @@ def register(commands) -> None:
         default=2,
         help="threads of the server's runtime, which run the commands (default 2)",
     )
-    add_workload_store_arguments(serve)
+    add_workload_store_arguments(serve, "the store served")
     serve.set_defaults(func=run_serve)
     commands.summarise("kv", "SMRDB, the key-value store on zoned SMR bands")
