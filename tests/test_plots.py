@@ -444,3 +444,19 @@ def test_a_log_axis_keeps_its_zeros_at_its_foot_marked_and_footnoted(kind):
     assert plots.ZERO_NOTE in caption
     whole = plots.figure_and_caption(experiment({"kind": kind, "x": "cache", "y": "write_io_s", "logy": True}), FRAME)
     assert plots.ZERO_NOTE not in whole[1] and not [t for t in whole[0].axes[0].texts if t.get_text() == "0"]
+
+
+def test_a_bound_is_a_triangle_pointing_to_the_side_ours_must_be_on(tmp_path):
+    # HWSR Fig. 15: without caches HWSR's response is more than 5 times the disk's; a bound of 1
+    # (which of two is larger) is no number to draw.
+    claims = claim(id="five", kind="ratio", metric="write_io_s", of="lru", over="pore-bl").replace(
+        "of =", "above = 5.0\nof ="
+    )
+    claims += claim(id="one", kind="ratio", metric="write_io_s", of="lru-band", over="pore-bl").replace(
+        "of =", "below = 1.0\nof ="
+    )
+    made = experiment({"kind": "bars", "x": "cache", "y": "write_io_s"}, claims, tmp_path)
+    fig, caption = plots.figure_and_caption(made, FRAME)
+    [up] = [line for line in fig.axes[0].get_lines() if line.get_marker() == "^"]
+    assert list(up.get_ydata()) == [5 * v for v in FRAME["write_io_s"][1::2]], "five times pore-bl's, at each cache"
+    assert "(five)" in caption and "hollow triangles" in caption.lower()

@@ -236,9 +236,15 @@ def _mark_paper(axes, experiment, frame, spec: dict, columns: list[str], place, 
     key_of = _key_of(frame, columns) if columns else (lambda selector, traces: None)
     found = plots_paper.marks(claims, y, _scale(y), spec.get("normalise"), key_of, at_of, ours, every_at, kind)
     drawn = [mark for mark in found if mark.across or place(mark.key, mark.at) is not None]
-    points = [m for m in drawn if m.high is None and not m.across]
+    points = [m for m in drawn if m.high is None and not m.side and not m.across]
     if points:
         axes.plot([place(m.key, m.at) for m in points], [m.value for m in points], label="paper", **PAPER_MARKER)
+    for up, marker in ((1, "^"), (-1, "v")):
+        bounds = [m for m in drawn if m.side == up and not m.across]
+        if bounds:
+            shown = {**PAPER_MARKER, "marker": marker}
+            where = ([place(m.key, m.at) for m in bounds], [m.value for m in bounds])
+            axes.plot(*where, label=f"paper's bound (ours {'above' if up > 0 else 'below'})", **shown)
     ranges = [m for m in drawn if m.high is not None and not m.across]
     if ranges:
         axes.errorbar(
@@ -333,10 +339,11 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
         return None
 
     def every_at(claim) -> list[str]:
-        """A claim about every trace (of its own, or of the figure's) stands on each trace's group."""
-        if x != "trace" or claim.per != "every":
+        """A claim about every trace (of its own, or of the figure's) stands on each trace's
+        group; one about every value of another x (a selector that names none), on each group."""
+        if claim.per != "every":
             return []
-        return [g for g in groups if g != statistic and (not claim.traces or g in claim.traces)]
+        return [g for g in groups if g != statistic and (x != "trace" or not claim.traces or g in claim.traces)]
 
     drawn = _mark_paper(
         axes,

@@ -1,11 +1,13 @@
 """The paper's numbers as points of a figure, and the caption that says where they come from.
 
 The numbers are the experiment's claims (``smrlab.paper.claims_of``: its paper's claims file,
-which quotes the paper) on the figure's measure that state a number or a range: a value is
+which quotes the paper) on the figure's measure that state a number, a range or a bound other than 1 (a bound of 1
+only says which of two is larger): a value is
 drawn as it is; a ratio "A over B" is drawn at A, where the paper puts A when the figure's
 normalising label (or B, with a claim of that label over B) is where the paper has it, or else
 on our own value of B (the paper's ratio applied to ours: the caption says so). A range is
-drawn whole (both ends, carried alike), never as one point. A statistic of several of the
+drawn whole (both ends, carried alike), never as one point; a bound as a triangle pointing
+to the side ours must be on. A statistic of several of the
 paper's traces (a mean) goes in the figure's group of that statistic, or in its only group; a
 claim about every trace goes on each trace's group. Where a figure has no point to carry a
 number (a lines figure's statistic of the paper's traces, a claim about every x, a gauge's
@@ -47,18 +49,31 @@ class Mark:
     # paper's own ratio of the two (PORE Fig. 11's ratios over PORE-BL, drawn relative to CMR-only).
     through: str = ""
     high: float | None = None
+    # A bound: ours above it (1) or below it (-1); 0 for a number or a range.
+    side: int = 0
     # Drawn across the axis (no point of the figure carries it), with this label beside it.
     across: bool = False
     text: str = ""
 
 
 def numbers(claim) -> tuple[float, float | None] | None:
-    """A claim's number (value, None) or range (low, high); None for a claim of neither."""
+    """A claim's number (value, None), range (low, high) or bound (its number, None: "more than
+    5", "at most 60 ms"); None for a claim of none, or whose bound is 1, a direction (which of
+    two is larger), not a number."""
     if claim.paper_value is not None:
         return claim.paper_value, None
     if claim.range is not None:
         return claim.range
+    if claim.bound is not None and claim.bound[1] != 1:
+        return claim.bound[1], None
     return None
+
+
+def side(claim) -> int:
+    """Where a bound's claim puts ours: above it (1: above, at_least), below (-1), or 0 (no bound)."""
+    if claim.bound is None or claim.paper_value is not None or claim.range is not None:
+        return 0
+    return 1 if claim.bound[0] in ("above", "at_least") else -1
 
 
 def drawable(claim, y: str, kind: str = "") -> bool:
@@ -84,6 +99,8 @@ def _text(claim, values: tuple[float, float | None], scale: float, y: str) -> st
     """The label of a number drawn across the axis: what statistic it is, where, and the number."""
     low, high = values
     number = f"{low * scale:g}" if high is None else f"{low * scale:g}-{high * scale:g}"
+    if side(claim):
+        number = f"{claim.bound[0].replace('_', ' ')} {number}"
     if claim.metric != y:  # a gauge's statistic over a run (its mean, its peak)
         whose = f"{claim.metric[len(y) + 1 :]} over a run"
     else:
@@ -120,7 +137,8 @@ def marks(
             # No point carries it: across the axis (a value only; a ratio needs its other side).
             if claim.kind == "value" and not base:
                 low, high = _carried(values, lambda v: v * scale)
-                found.append(Mark("", "", low, claim.id, high=high, across=True, text=_text(claim, values, scale, y)))
+                text = _text(claim, values, scale, y)
+                found.append(Mark("", "", low, claim.id, high=high, side=side(claim), across=True, text=text))
             continue
         for where in [at] if at is not None else ats:
             found += _marks_at(claim, values, a, where, scale, base, key_of, at_of, ours, over_base)
@@ -131,37 +149,37 @@ def _marks_at(claim, values, a, at, scale, base, key_of, at_of, ours, over_base)
     """The marks of one claim at x value ``at`` (none where the figure cannot place it)."""
     if a is None and claim.kind == "ratio":
         return []
-    a = a or ""
+    a, up = a or "", side(claim)
     if claim.kind == "value":
         if base:
             return []
         low, high = _carried(values, lambda v: v * scale)
-        return [Mark(a, at, low, claim.id, high=high)]
+        return [Mark(a, at, low, claim.id, high=high, side=up)]
     b, b_at = key_of(claim.over, claim.traces), at_of(claim, claim.over)
     # B at the same x as A, or at none named (then ``ours`` finds B's one value, if it has one).
     if b is None or b_at not in (at, None):
         return []
     if base and b == base:
         low, high = values
-        return [Mark(a, at, low, claim.id, high=high)]
+        return [Mark(a, at, low, claim.id, high=high, side=up)]
     if base and a == base:
         low, high = _carried(values, lambda v: 1 / v)
-        return [Mark(b, at, low, claim.id, high=high)]
+        return [Mark(b, at, low, claim.id, high=high, side=-up)]  # B over A: the bound turns over
     if (b, tuple(claim.traces), claim.per) in over_base:
         over = over_base[(b, tuple(claim.traces), claim.per)]
         low, high = _carried(values, lambda v: v / over)
-        return [Mark(a, at, low, claim.id, through=base, high=high)]
+        return [Mark(a, at, low, claim.id, through=base, high=high, side=up)]
     anchor = ours(b, b_at)
     if anchor is None and b_at is None:  # B at A's x (a claim about every trace, on each)
         anchor = ours(b, at)
     if anchor is not None and anchor == anchor:
         low, high = _carried(values, lambda v: v * anchor)
-        return [Mark(a, at, low, claim.id, on_ours=True, high=high)]
+        return [Mark(a, at, low, claim.id, on_ours=True, high=high, side=up)]
     return []
 
 
 def caption(drawn: list[Mark], claims: list, source: str) -> str:
-    """What the figure's hollow diamonds, capped bars and lines across are: the claims they come
+    """What the figure's hollow diamonds, triangles, capped bars and lines across are: the claims they come
     from (by id, in ``source``, the claims file), the statistic of the paper's traces they are,
     the share of its traces a range holds on, and which are the paper's ratios drawn on our values."""
     if not drawn:
@@ -171,7 +189,11 @@ def caption(drawn: list[Mark], claims: list, source: str) -> str:
     shapes = [
         shape
         for shape, shown in (
-            ("hollow diamonds", any(m.high is None and not m.across for m in drawn)),
+            ("hollow diamonds", any(m.high is None and not m.side and not m.across for m in drawn)),
+            (
+                "hollow triangles (a bound: ours above one pointing up, below one pointing down)",
+                any(m.side and not m.across for m in drawn),
+            ),
             ("black capped bars (a range)", any(m.high is not None and not m.across for m in drawn)),
             ("labelled dashed lines across the axis", any(m.across and m.high is None for m in drawn)),
             ("labelled grey bands across the axis (a range)", any(m.across and m.high is not None for m in drawn)),
