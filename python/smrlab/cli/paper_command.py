@@ -81,7 +81,7 @@ class Sweep:
     key: str
     option: str
     help: str
-    file: str
+    file: str | Path
     type: Callable[[str], list] = split_values
     system: str | None = None
     to_param: Callable[[object], str] = str
@@ -280,7 +280,7 @@ def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[arg
     paper = first.reproduces.get("paper")
     if paper:
         names = tuple(presets.read(file).name for file in files)
-        names += tuple(sweep.file for sweep in swept if sweep.file not in names)
+        names += tuple(presets.read(sweep.file).name for sweep in swept if presets.read(sweep.file).name not in names)
         views.print_claims(paper, names, ran, command.claims.format(paper=paper, **fields))
     if command.after:
         command.after(runs, out, fields)
