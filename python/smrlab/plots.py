@@ -231,7 +231,7 @@ def _mark_paper(axes, experiment, frame, spec: dict, columns: list[str], place, 
     """The paper's numbers (``smrlab.plots_paper``) as hollow markers, each at ``place(series,
     x value)`` (None where the figure has no such point), a range as a capped bar, a number no
     point carries as a labelled line or band across the axis; returns the marks drawn."""
-    claims = paper.claims_of(experiment)
+    claims = spec["_claims"]
     y = spec.get("y", "total_io_s")
     key_of = _key_of(frame, columns) if columns else (lambda selector, traces: None)
     found = plots_paper.marks(claims, y, _scale(y), spec.get("normalise"), key_of, at_of, ours, every_at, kind)
@@ -286,7 +286,7 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
     read = dict.fromkeys([x, "_series", *(["saturated"] if "saturated" in frame else [])])
     frame = frame[list(read)].assign(_y=_values(frame, y), _x=frame[x].map(str))
     groups = list(dict.fromkeys(frame["_x"]))
-    claims = paper.claims_of(experiment)
+    claims = spec["_claims"]
     # The paper's statistic of several of its traces: a group of ours beside the traces'.
     pers = [c.per for c in claims if plots_paper.drawable(c, y) and len(c.traces) != 1 and c.per != "every"]
     statistic = pers[0] if x == "trace" and len(groups) > 1 and pers and pers[0] in STATISTICS else None
@@ -546,10 +546,11 @@ def figure_and_caption(experiment, frame):
     import matplotlib
     from matplotlib.figure import Figure
 
-    spec = experiment.figure
-    kind = spec.get("kind", "bars")
+    kind = experiment.figure.get("kind", "bars")
     if kind not in KINDS:
         raise UsageError(f"figure: kind {quoted(str(kind))} is none of {', '.join(KINDS)}")
+    # The paper's claims on the experiment, read once for the drawing and the caption.
+    spec = {**experiment.figure, "_claims": paper.claims_of(experiment)}
     frame = frame[frame["error"].isna()] if "error" in frame else frame
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(5.0, 2.6), layout="constrained")
@@ -584,7 +585,7 @@ def figure_and_caption(experiment, frame):
         axes.set_axisbelow(True)
     source = paper.claims_file(experiment)
     where = f"experiments/claims/{source.name}" if source else ""
-    markers = plots_paper.caption(drawn, paper.claims_of(experiment) if drawn else [], where)
+    markers = plots_paper.caption(drawn, spec["_claims"], where)
     return fig, caption(axes, frame, kind, markers, zeros)
 
 
