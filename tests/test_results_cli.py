@@ -114,8 +114,13 @@ def test_csv_is_plain_and_the_terminal_table_is_not_squeezed(folder):
     assert "…" not in wide and "buffer_bytes_evicted" in wide
 
 
-def test_run_and_results_name_their_measures_as_sim_does_and_keep_the_cores_names_for_machines(folder, capsys):
+def test_run_and_results_name_their_measures_as_sim_does_and_keep_the_cores_names_for_machines(
+    folder, capsys, monkeypatch
+):
+    from smrlab import tables
     from smrlab.cli import main
+
+    monkeypatch.setattr(tables._console, "_width", tables.UNLIMITED)  # as piped without COLUMNS: headers whole
 
     # sim's names, from the one naming table (smrlab.sim_table), for the same two measures.
     people = ["SMR write amplification (R_wa)", "bands read, merged with their buffered blocks and rewritten whole"]
