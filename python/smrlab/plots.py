@@ -272,6 +272,8 @@ def _mark_paper(axes, experiment, frame, spec: dict, columns: list[str], place, 
             textcoords="offset points",
             fontsize=7,
             va="bottom",
+            # Readable over the lines it crosses.
+            bbox={"facecolor": "white", "alpha": 0.75, "edgecolor": "none", "pad": 0.5},
         )
     return drawn
 
