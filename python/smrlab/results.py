@@ -298,18 +298,29 @@ def shown_columns(frame, experiment) -> list[str]:
 def declared(path: str | Path, columns: list[str]) -> dict[str, dict]:
     """The core's declarations (meaning, unit) of those of ``columns`` that are measures of the
     runs stored under ``path``, as their cells' results hold them (the table keeps only the
-    numbers): each table's cell files are read until every column is found or none is left."""
-
+    numbers): one stored cell of each system of each table (a system declares the same measures
+    in every cell), found by its key in the table's provenance, until every column is found."""
     found: dict[str, dict] = {}
     for table in tables_under(Path(path)):
-        for cell in sorted((table.parent / CELLS).glob("*.json")):
+        try:
+            cells = provenance(table).get("cells") or []
+        except UsageError:
+            continue  # a table without its sidecar: its columns keep their names
+        first: dict[str, str] = {}
+        for entry in cells:
+            if not entry.get("error") and entry.get("key"):
+                first.setdefault(str(entry.get("system")), str(entry["key"]))
+        for key in first.values():
             if all(c in found for c in columns):
                 return found
-            try:
-                stored = json.loads(cell.read_text())
-            except (OSError, ValueError):
-                continue  # a cell file being written or damaged: its declarations are in the others
-            found.update((stored.get("result") or {}).get("metrics") or {})
+            for cell in (table.parent / CELLS).glob(f"*-{key}.json"):
+                try:
+                    stored = json.loads(cell.read_text())
+                except (OSError, ValueError, RecursionError):
+                    continue  # a damaged cell file: its table's other systems still name theirs
+                result = stored.get("result") if isinstance(stored, dict) else None
+                metrics = result.get("metrics") if isinstance(result, dict) else None
+                found.update(metrics if isinstance(metrics, dict) else {})
     return found
 
 
