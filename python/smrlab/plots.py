@@ -638,7 +638,8 @@ def _mark_zeros(axes) -> int:
     foot = axes.get_ylim()[0]
     places = [(bar.get_x() + bar.get_width() / 2) for bar in _bars_of(axes) if bar.get_height() == 0]
     for line in axes.get_lines():
-        if line.get_transform() != axes.transData or line.get_label() == "paper":
+        # Our lines only: not the paper's marks (a range's caps may stand at a zero of its own).
+        if line.get_transform() != axes.transData or line.get_label().startswith(("paper", "_")):
             continue
         ys = [float(y) for y in line.get_ydata()]
         if 0.0 in ys:
