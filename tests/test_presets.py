@@ -35,8 +35,9 @@ def test_the_commands_line_ups_come_from_the_paper_figures_files():
     from smrlab.cli import caches, hwsr, ucache
 
     pore = ["smr-only", "cmr-only", "lru", "lru-band", "pore-cf", "pore-pf", "pore-bl"]
-    assert [run.label for run in caches.line_up("wo")] == [run.label for run in caches.line_up("rw")] == pore
-    assert {run.label: run.params for run in caches.line_up("wo")}["pore-pf"] == {"policy": "pore", "scheme": "pf"}
+    line_up = {mode: presets.line_up(*files) for mode, files in caches.LINE_UP_FILES.items()}
+    assert [run.label for run in line_up["wo"]] == [run.label for run in line_up["rw"]] == pore
+    assert {run.label: run.params for run in line_up["wo"]}["pore-pf"] == {"policy": "pore", "scheme": "pf"}
     period = caches.SWEEP_COMMAND.choice.sweeps["period"]
     assert period.default() == ["0.1", "0.25", "0.5", "1", "2", "5", "10"]
     assert [run.label for run in presets.line_up(*hwsr.LINE_UP_FILES)] == [

@@ -3,7 +3,9 @@ and parameter sweeps (§V-E/F) of SSD caches over a drive-managed SMR disk.
 
 compare-caches runs smr-only (no cache), cmr-only (no cache, plain disk), lru, lru-band and
 pore with each scheme on one trace, and prints I/O time normalised to cmr-only, hit rates and
-the SMR write amplification. cache-sweep varies one parameter of one policy.
+the SMR write amplification, then PORE-BL's factors against the others beside the paper's.
+cache-sweep varies one parameter of one policy. Both are declarations (``PaperCommand``) run
+by the paper commands' one body; their tables and the factors are here.
 """
 
 from __future__ import annotations
@@ -11,17 +13,16 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from smrlab import caveats, experiment, options, systems
-from smrlab.cli import presets, views
+from smrlab import caveats, options, systems
+from smrlab.cli import views
 from smrlab.cli.declared import add_declared
-from smrlab.cli.paper_command import Choice, Declared, PaperCommand, Sweep, add_output_arguments
+from smrlab.cli.paper_command import Choice, Declared, PaperCommand, Sweep
 from smrlab.cli.sim import (
-    add_engine_arguments,
     add_geometry_argument,
     add_trace_arguments,
-    engine_keywords,
     geometry_params,
 )
 from smrlab.errors import UsageError
@@ -56,57 +57,17 @@ def disk_params(args: argparse.Namespace) -> list[str]:
 CACHELESS = ("smr-only", "cmr-only")
 
 
-def line_up(mode: str) -> list[SystemRun]:
-    """The systems compared in ``mode``, with their own parameters (``LINE_UP_FILES``)."""
-    return presets.line_up(*LINE_UP_FILES[mode])
-
-
-def line_up_experiment(
-    trace: str, args: argparse.Namespace, name: str, systems_compared: list[SystemRun]
-) -> experiment.Experiment:
-    """The line-up on one trace as an experiment (one cell per system): each system's own
-    parameters over the options, with the figure and the paper figure of the mode's file."""
-    systems_run = []
-    for entry in systems_compared:
-        params = {"cache": cache_params(args), "dmsmr": lower_params(args)}.get(entry.system, disk_params(args))
-        systems_run.append(SystemRun(entry.label, entry.system, {**systems.split(params), **entry.params}))
-    time = TIME_COMPARED[args.mode]
-    figured = presets.read(LINE_UP_FILES[args.mode][0])
-    return experiment.Experiment(
-        name=f"compare-caches-{name}-{args.mode}",
-        title=f"SSD caches over drive-managed SMR: {name} ({args.mode}, cache {args.cache})",
-        traces={name: Trace.open(trace, args.format, args.trace_option)},
-        systems=systems_run,
-        seeds=[args.seed],
-        engine=engine_keywords(args),
-        # Hit rates only where a cache runs (a line-up without one reports none).
-        metrics=[
-            time,
-            *(["read_hit_rate", "write_hit_rate"] if any(s.system == "cache" for s in systems_compared) else []),
-            "r_wa",
-        ],
-        reproduces={**figured.reproduces, "claims": figured.name},
-        figure=figured.figure,
-    )
-
-
-def compare(trace: str, args: argparse.Namespace, out_dir: Path, name: str | None = None) -> dict[str, dict]:
-    """Runs the line-up on one trace as an experiment (see ``presets.run``); returns results
-    by label, also written to out_dir as NAME-LABEL.json (NAME the trace file's name up to its
-    first dot unless given). A write-only cache on a trace without writes has nothing to do: then
-    only the disks without a cache run."""
-    name = name or Path(trace).name.split(".")[0]
-    fp = footprint(trace, args.format, args.trace_option)
-    systems_compared = line_up(args.mode)
-    if args.mode == "wo" and fp["written_bytes"] == 0:
+def cacheless_without_writes(
+    args: argparse.Namespace, trace: Trace, name: str, line_up: list[SystemRun]
+) -> list[SystemRun]:
+    """A write-only cache on a trace without writes has nothing to do: then only the disks
+    without a cache run."""
+    if args.mode == "wo" and footprint(trace)["written_bytes"] == 0:
         note(
             f"{name}: the trace has no writes: a write-only cache has nothing to do, so only {' and '.join(CACHELESS)} run"
         )
-        systems_compared = [entry for entry in systems_compared if entry.label in CACHELESS]
-    results = {}
-    for cell, result in presets.run(line_up_experiment(trace, args, name, systems_compared), args, out_dir, name):
-        results[cell.label] = result
-    return results
+        return [entry for entry in line_up if entry.label in CACHELESS]
+    return line_up
 
 
 COLUMNS = [
@@ -165,18 +126,30 @@ def comparison_table(results: dict[str, dict], mode: str) -> tuple[list[str], li
     return [COLUMNS[i] for i in keep], [tuple(row[i] for i in keep) for row in rows]
 
 
-def print_comparison(title: str, results: dict[str, dict], mode: str) -> None:
-    columns, rows = comparison_table(results, mode)
-    print_table(
-        title,
-        columns,
-        rows,
-        caption="each I/O time divided by cmr-only's of the same kind; rank 1 = the least "
-        + ("write I/O time (the paper dismisses reads in write-only mode)" if mode == "wo" else "total I/O time")
-        + "; hits per cache-block lookup (4 KiB by default), not per request"
-        + "; R_wa = band bytes / bytes evicted from the SMR write buffer (PORE Figs. 11-14)",
-        notes=caveats.notes(results),
-    )
+@dataclass(frozen=True)
+class Comparison:
+    """compare-caches' table (``comparison_table``), titled ``title`` (the fields it names are
+    the command's)."""
+
+    title: str
+
+    def show(self, runs: list[views.Ran], **fields) -> None:
+        results = {run.label: run.result for run in runs}
+        mode = fields["mode"]
+        columns, rows = comparison_table(results, mode)
+        print_table(
+            self.title.format(**fields),
+            columns,
+            rows,
+            caption="each I/O time divided by cmr-only's of the same kind; rank 1 = the least "
+            + ("write I/O time (the paper dismisses reads in write-only mode)" if mode == "wo" else "total I/O time")
+            + "; hits per cache-block lookup (4 KiB by default), not per request"
+            + "; R_wa = band bytes / bytes evicted from the SMR write buffer (PORE Figs. 11-14)",
+            notes=caveats.notes(results),
+        )
+
+
+COMPARISON = Comparison("SSD caches over drive-managed SMR: {trace} ({mode}, cache {cache})")
 
 
 # The competitors PORE-BL's factors are given against, and the experiments whose claims hold the
@@ -249,15 +222,11 @@ def print_factors(per_trace: dict[str, dict[str, dict]], mode: str, traces: str)
     )
 
 
-def run_compare(args: argparse.Namespace) -> int:
-    results = compare(args.trace, args, Path(args.out))
-    print_comparison(
-        f"SSD caches over drive-managed SMR: {args.trace} ({args.mode}, cache {args.cache})", results, args.mode
-    )
+def factors_after(runs: list[views.Ran], out: Path, fields: dict) -> None:
+    """Under the comparison, PORE-BL's factors against the others beside the paper's."""
+    results = {run.label: run.result for run in runs}
     if "pore-bl" in results:
-        print_factors({Path(args.trace).name: results}, args.mode, Path(args.trace).name)
-    note(f"results written to {args.out}/")
-    return 0
+        print_factors({fields["trace"]: results}, fields["mode"], fields["trace"])
 
 
 # The sweep's table: a row per value of the swept parameter (PORE §V-E/F, Figs. 15-16).
@@ -340,22 +309,27 @@ SWEEP_COMMAND = PaperCommand(
     declared=(Declared("cache", "policy", meaning="the cache policy swept"), Declared("cache", "scheme")),
     systems=lambda args: [SystemRun(f"{args.policy}-{args.scheme}", "cache", {})],
     params=lambda args: systems.split(cache_params(args)),
+    draws=True,
     claims="PORE claims on {name}",
 )
 
 
-def register(commands) -> None:
-    parser = commands.add(
-        "compare-caches", help="smr-only, cmr-only, lru, lru-band and pore-{cf,pf,bl} on one trace (PORE Figs. 11-14)"
-    )
-    add_trace_arguments(parser)
-    add_cache_arguments(parser)
-    add_engine_arguments(parser)
-    add_output_arguments(
-        parser,
-        "results/compare-caches",
-        "folder for the JSON results and the line-up's results folder (Parquet table, provenance, figure)",
-    )
-    parser.set_defaults(func=run_compare)
+COMPARE_COMMAND = PaperCommand(
+    "compare-caches",
+    "smr-only, cmr-only, lru, lru-band and pore-{cf,pf,bl} on one trace (PORE Figs. 11-14)",
+    lambda args: LINE_UP_FILES[args.mode],
+    COMPARISON,
+    "results/compare-caches",
+    traces=cache_options,
+    params=lambda args: systems.split(cache_params(args)),
+    draws=True,
+    select=cacheless_without_writes,
+    # The paper's factors follow the table (factors_after), judged on the claims of its files.
+    claims=None,
+    after=factors_after,
+)
 
+
+def register(commands) -> None:
+    COMPARE_COMMAND.register(commands)
     SWEEP_COMMAND.register(commands)

@@ -22,11 +22,12 @@ from pathlib import Path
 
 from smrlab import caveats, docs_pages, live, outputs, report, results
 from smrlab.bundled import DATA_DIR, DEMO_TRACES, bundled_trace, full_size_trace
-from smrlab.cli import caches
+from smrlab.cli import caches, paper_command
 from smrlab.cli.paper_command import add_run_arguments
 from smrlab.cli.sim import add_engine_arguments, engine_keywords
 from smrlab.run import measure, note_time_regressions, simulate, write_result
 from smrlab.tables import note, print_table
+from smrlab.trace import Trace
 
 
 def register(commands) -> None:
@@ -115,13 +116,12 @@ def run(args: argparse.Namespace) -> int:
     full_args.geometry_scale = "1" if args.geometry_scale is None else args.geometry_scale
     per_trace = {}
     for name, path in full_size.items():
-        measured = caches.compare(str(path), full_args, args.out, name=name)
-        caches.print_comparison(
-            f"SSD caches over drive-managed SMR: full-size {name} ({args.mode}, cache {args.cache})",
-            measured,
-            args.mode,
+        # compare-caches' own run and table, on each full-size trace.
+        _, runs, _ = paper_command.execute(
+            caches.COMPARE_COMMAND, full_args, lambda path=path: Trace.open(path), name=name
         )
-        per_trace[name] = measured
+        caches.COMPARISON.show(runs, **{**vars(full_args), "trace": f"full-size {name}"})
+        per_trace[name] = {run.label: run.result for run in runs}
     caches.print_factors(per_trace, args.mode, "full-size " + ", ".join(DEMO_TRACES))
     note(f"results written to {args.out}/")
     page = outputs.write_text(

@@ -28,7 +28,7 @@ from smrlab.cli.declared import add_declared
 from smrlab.cli.experiments import add_fresh_argument
 from smrlab.cli.sim import add_engine_arguments, add_trace_arguments, engine_keywords
 from smrlab.errors import UsageError
-from smrlab.experiment.spec import SystemRun
+from smrlab.experiment.spec import SystemRun, takes
 from smrlab.tables import add_json_argument, note
 from smrlab.trace import Trace
 
@@ -141,14 +141,15 @@ class PaperCommand:
     the options it makes from declared parameters (``declared``), its line-up built from its
     options (``systems``, in place of the files'), the shared parameters of its runs
     (``params``, from the options; default the first file's), the replay's default iodepth taken from an experiment file
-    (``iodepth_file``), the file whose figure its results folder gets (``drawn``), the title of
-    its claims (``claims``, a template like the table's) and what it writes or says after its
-    table (``after``: called with the runs, the results folder and the fields the table's
+    (``iodepth_file``), whether its results folder gets the first file's figure (``draws``),
+    which runs of the line-up a trace calls for (``select``, given the options, the trace, its
+    name and the line-up), the title of its claims (``claims``, a template like the table's; None: none
+    printed) and what it writes or says after its table (``after``: called with the runs, the results folder and the fields the table's
     title is formatted with: the options, ``trace`` and ``name``)."""
 
     name: str
     help: str
-    files: tuple[str | Path, ...]
+    files: tuple[str | Path, ...] | Callable[[argparse.Namespace], tuple[str | Path, ...]]
     table: views.Table | views.Grid
     out: str
     group: str = ""
@@ -159,8 +160,9 @@ class PaperCommand:
     systems: Callable[[argparse.Namespace], list[SystemRun]] | None = None
     params: Callable[[argparse.Namespace], dict] | None = None
     iodepth_file: str | None = None
-    drawn: str | None = None
-    claims: str = "{paper} claims on {name}"
+    draws: bool = False
+    select: Callable[[argparse.Namespace, Trace, str, list[SystemRun]], list[SystemRun]] | None = None
+    claims: str | None = "{paper} claims on {name}"
     after: Callable[[list[views.Ran], Path, dict], None] | None = None
 
     @property
@@ -182,7 +184,11 @@ class PaperCommand:
         for option in self.declared:
             add_declared(parser, option.system, option.key, preset=option.preset, meaning=option.meaning)
         iodepth = presets.read(self.iodepth_file).engine.get("iodepth", 1) if self.iodepth_file else 1
-        replay = self.files[0] if self.files and isinstance(self.files[0], str) else None
+        # The replay --replay's help names: the first file's, where it declares one.
+        named = (
+            self.files[0] if isinstance(self.files, tuple) and self.files and isinstance(self.files[0], str) else None
+        )
+        replay = named if named and "mode" in presets.read(named).engine else None
         add_engine_arguments(parser, replay, iodepth=iodepth)
         parser.add_argument(
             "--only", metavar="LABELS", help="comma-separated labels of the line-up to run (default all)"
@@ -197,13 +203,18 @@ class PaperCommand:
 
     def files_of(self, args: argparse.Namespace) -> tuple[str | Path, ...]:
         """The command's experiment files, the chosen sweep's first."""
-        return ((self.choice.sweeps[getattr(args, self.choice.dest)].file,) if self.choice else ()) + self.files
+        files = self.files(args) if callable(self.files) else self.files
+        return ((self.choice.sweeps[getattr(args, self.choice.dest)].file,) if self.choice else ()) + files
+
+    def whole_line_up(self, args: argparse.Namespace) -> list[SystemRun]:
+        """The files' systems, or those the options build."""
+        return self.systems(args) if self.systems else presets.line_up(*self.files_of(args))
 
     def line_up(self, args: argparse.Namespace) -> list[SystemRun]:
         """The files' systems, or those the options build (those ``--only`` names), with the
         declared options then the swept values in the own parameters of the system each belongs
         to, and each system's own replay settings at least the user's."""
-        line_up = self.systems(args) if self.systems else presets.line_up(*self.files)
+        line_up = self.whole_line_up(args)
         labels = [entry.label for entry in line_up]
         only = getattr(args, "only", None)
         wanted = labels if only is None else only.split(",")
@@ -229,6 +240,15 @@ class PaperCommand:
             if entry.label in wanted
         ]
 
+    def shared_params(self, args: argparse.Namespace, line_up: list[SystemRun], first) -> dict:
+        """The runs' shared parameters: the first file's, or those the command makes from its
+        options (``params``), each only where a run of ``line_up`` reads it (a cache's size
+        when only disks without a cache run says nothing)."""
+        if self.params is None:
+            return first.params
+        made = self.params(args)
+        return {key: value for key, value in made.items() if any(takes(r.system, key, made) for r in line_up)}
+
 
 def at_least(value, given):
     """A run's own replay setting, raised to the user's where both are numbers."""
@@ -237,35 +257,54 @@ def at_least(value, given):
 
 
 def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[argparse.Namespace], Trace]) -> int:
-    """Runs ``command`` on the trace ``trace_of`` opens, with the user's options (the module's
-    doc says how)."""
+    """Runs ``command`` on the trace ``trace_of`` opens, with the user's options, and prints what
+    it declares (the module's doc says how)."""
+    ran, runs, trace = execute(command, args, lambda: trace_of(args))
+    fields = {**vars(args), "trace": trace.path.name if trace.path else trace.name, "name": trace.name}
+    command.table.show(runs, **fields)
+    paper = presets.read(command.files_of(args)[0]).reproduces.get("paper")
+    if paper and command.claims:
+        names = tuple(presets.read(file).name for file in command.files_of(args))
+        names += tuple(dict.fromkeys(presets.read(sweep.file).name for sweep in command.swept(args)))
+        views.print_claims(paper, tuple(dict.fromkeys(names)), ran, command.claims.format(paper=paper, **fields))
+    if command.after:
+        command.after(runs, Path(args.out), fields)
+    note(f"results written to {args.out}/")
+    return 0
+
+
+def execute(
+    command: PaperCommand, args: argparse.Namespace, open_trace: Callable[[], Trace], name: str | None = None
+) -> tuple[list[tuple], list[views.Ran], Trace]:
+    """Runs ``command``'s line-up on the trace ``open_trace`` opens (named ``name``, default the
+    trace's own name) with the user's options, as one experiment into ``args.out``; returns
+    each cell with its result, the runs as the command's table reads them, and the trace."""
     files = command.files_of(args)
     first = presets.read(files[0])
     line_up = command.line_up(args)
+    trace = open_trace()
+    name = name or trace.name
+    if command.select:
+        line_up = command.select(args, trace, name, line_up)
     swept = command.swept(args)
+    given = systems.split(args.param)
     shared = {sweep.key: [sweep.to_param(v) for v in sweep.values(args)] for sweep in swept if not sweep.system}
-    trace = trace_of(args)
-    name = trace.name
     title = f"{command.title} on {name}"
-    drawn = presets.read(command.drawn) if command.drawn else first if command.choice else None
     exp = experiment.Experiment(
         name=f"{command.title.replace(' ', '-')}-{name}",
         title=title,
         traces={name: trace},
         systems=line_up,
-        params={
-            **(first.params if command.params is None else command.params(args)),
-            **systems.split(args.param),
-            **shared,
-        },
+        params={**command.shared_params(args, line_up, first), **given, **shared},
         seeds=[args.seed],
         engine={**first.engine, **engine_keywords(args)},  # the paper's replay unless told
-        metrics=(drawn or first).metrics,
-        reproduces=(drawn or first).reproduces,
-        figure=drawn.figure if drawn else {},
+        # A part of the line-up may not report every measure the file names: then none is named.
+        metrics=first.metrics if len(line_up) == len(command.whole_line_up(args)) else [],
+        # A figure drawn as smrlab run draws the file's, with the paper's numbers its claims give.
+        reproduces={**first.reproduces, "claims": first.name} if command.draws else first.reproduces,
+        figure=first.figure if command.draws else {},
     )
-    out = Path(args.out)
-    ran = presets.run(exp, args, out, name, title=title, unit="runs")
+    ran = presets.run(exp, args, Path(args.out), name, title=title, unit="runs")
     shown = {sweep.key: {sweep.to_param(value): value for value in sweep.values(args)} for sweep in swept}
     runs = [
         views.Ran(
@@ -275,14 +314,4 @@ def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[arg
         )
         for cell, result in ran
     ]
-    fields = {**vars(args), "trace": trace.path.name if trace.path else name, "name": name}
-    command.table.show(runs, **fields)
-    paper = first.reproduces.get("paper")
-    if paper:
-        names = tuple(presets.read(file).name for file in files)
-        names += tuple(presets.read(sweep.file).name for sweep in swept if presets.read(sweep.file).name not in names)
-        views.print_claims(paper, names, ran, command.claims.format(paper=paper, **fields))
-    if command.after:
-        command.after(runs, out, fields)
-    note(f"results written to {out}/")
-    return 0
+    return ran, runs, trace

@@ -97,7 +97,7 @@ def drive_help() -> str:
 SWEEP_COMMAND = PaperCommand(
     "ucache-sweep",
     "uCache write hit ratio and GC cycles per bucket size (uCache Tables III, IV)",
-    LINE_UP_FILES,
+    (SWEEP_FILE, *LINE_UP_FILES),
     SWEEP,
     "results/ucache-sweep",
     traces=lambda parser: trace_file(parser, drive_help()),
@@ -110,7 +110,7 @@ SWEEP_COMMAND = PaperCommand(
     # E-region and the plain disk on the same drive as uCache's, queueing as many commands.
     params=lambda args: {QUEUE_DEPTH: systems.defaults("ucache")[QUEUE_DEPTH]},
     iodepth_file=REPLAY_FILE,
-    drawn=SWEEP_FILE,
+    draws=True,
     claims="uCache claims on {name}",
     after=after_table,
 )
