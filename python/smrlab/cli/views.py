@@ -4,7 +4,8 @@ claims on the command's experiment judged on it by the scorecard's own code
 (``smrlab.reproduce.evaluation``: its ratios, means over traces and verdicts), on whatever
 traces the command ran rather than the paper's trace set.
 
-A paper command declares its table (``Table``: columns of measures, ``Column``) and the
+A paper command declares its table (``Table``: a row per run, columns of measures, ``Column``;
+or ``Grid``: one measure over two swept parameters; each reads the runs as ``Ran``) and the
 experiment files whose claims it prints; it computes no measure of its own. Not here: running the experiment
 (``smrlab.cli.presets``), the claims' rules (``smrlab.reproduce``).
 """
