@@ -73,13 +73,16 @@ def texts(fig) -> list[str]:
 
 
 def test_a_log_axis_draws_bars_from_its_foot_with_plain_ticks_and_no_title():
-    fig = plots.figure(experiment({"kind": "bars", "x": "cache", "y": "write_io_s", "logy": True}), FRAME)
+    made = experiment({"kind": "bars", "x": "cache", "y": "write_io_s", "logy": True})
+    fig = plots.figure(made, FRAME)
     axes = fig.axes[0]
     assert axes.get_yscale() == "log" and len(axes.patches) == 8, "bars, as the papers draw them"
     labels = [t.get_text() for t in axes.get_yticklabels() if t.get_text()]
     assert labels and all(label.replace(".", "").replace(",", "").isdigit() for label in labels), labels
     low, high = axes.get_ylim()
     assert (low, high) == (500, 10000), "from the 1-2-5 step below the least value to the one above the most"
+    on_a_step = plots.figure(made, FRAME.assign(write_io_s=FRAME["write_io_s"].replace(877.0, 500.0)))
+    assert on_a_step.axes[0].get_ylim()[0] == 200, "strictly below: a bar of the least value keeps its height"
     assert axes.get_title() == "" and axes.get_ylabel() == "write I/O time (s)"
 
 
@@ -414,7 +417,7 @@ def test_a_saved_figure_carries_the_caption_the_report_shows():
     made = experiment({"kind": "lines", "x": "cache", "y": "response_mean_ns"})
     _, caption = plots.figure_and_caption(made, frame)
     assert caption.startswith("Response mean (ms) against cache. Traces: wdev, usr. ")
-    assert plots.SATURATED_NOTE in caption and "Pore-bl on usr: disk of few bands." in caption
+    assert plots.SATURATED_NOTE in caption and "pore-bl on usr: disk of few bands." in caption
     saved = plots.figure(made, frame)  # as plots.save writes it in each format
     svg = plots.render(saved, "svg").decode()
     drawn = " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
@@ -460,3 +463,37 @@ def test_a_bound_is_a_triangle_pointing_to_the_side_ours_must_be_on(tmp_path):
     [up] = [line for line in fig.axes[0].get_lines() if line.get_marker() == "^"]
     assert list(up.get_ydata()) == [5 * v for v in FRAME["write_io_s"][1::2]], "five times pore-bl's, at each cache"
     assert "(five)" in caption and "hollow triangles" in caption.lower()
+
+
+def test_an_experiment_file_may_ask_for_further_figures_of_the_same_runs(tmp_path):
+    # HWSR Figs. 13-14: one set of runs, Fig. 14's segments rewritten and Fig. 13's response times.
+    from smrlab.errors import UsageError
+    from smrlab.experiment.files import parse
+
+    text = """
+name = "two"
+traces = ["bundled:wdev"]
+[[systems]]
+system = "cmr"
+[figure]
+kind = "lines"
+x = "trace"
+y = "write_io_s"
+logy = true
+also = [{ y = "response_mean_ns", ylabel = "mean response (ns)" }, { kind = "bars", y = "r_wa", logy = false }]
+"""
+    path = tmp_path / "two.toml"
+    found = plots.figures_of(parse(text, path, with_traces=False))
+    assert [name for name, _ in found] == ["two", "two-response_mean_ns", "two-r_wa"]
+    assert found[1][1] == {
+        "kind": "lines",
+        "x": "trace",
+        "y": "response_mean_ns",
+        "logy": True,
+        "ylabel": "mean response (ns)",
+    }
+    assert found[2][1]["kind"] == "bars" and found[2][1]["logy"] is False
+    with pytest.raises(UsageError, match=r"figure.also\[1\]: unknown key 'colour'"):
+        parse(text.replace("logy = false }", 'colour = "red" }'), path, with_traces=False)
+    with pytest.raises(UsageError, match=r"figure.also\[0\]: kind 'pie'"):
+        parse(text.replace('{ y = "response', '{ kind = "pie", y = "response'), path, with_traces=False)

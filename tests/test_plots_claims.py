@@ -1,8 +1,8 @@
 """Every figure carries the paper's numbers its claims give: the claims files are walked, and
 each claim that states a number, a range or a bound (``paper_value``, ``range``, ``above = 5``) on its experiment's
 figured measure (or, on a gauge's figure over time, the gauge's mean or peak over the run) must
-be drawn on that figure, drawn from a table of every cell of the experiment at full size (every
-trace the paper named, every swept value). A new claim is covered without a case of its own."""
+be drawn on one of its figures ([figure] and its ``also``), drawn from a table of every cell of
+the experiment at full size (every trace the paper named, every swept value). A new claim is covered without a case of its own."""
 
 from __future__ import annotations
 
@@ -32,17 +32,19 @@ def numbered(claim, figure: dict) -> bool:
 
 
 def every_cell(path: Path) -> tuple:
-    """The experiment of ``path`` (every trace, not read) and a table of its every cell, the
+    """The experiment of ``path`` (every trace, not read) and a table of its every cell, each
     figure's measure made up (positive, varied; a gauge a short series)."""
     experiment = files.parse(path.read_text(), path, with_traces=False)
     names = spec.trace_recipes(path, spec.read_toml(path.read_text(), path)["traces"])
     experiment = dataclasses.replace(experiment, traces=dict.fromkeys(names))
-    y, rows = experiment.figure["y"], []
+    rows = []
     for cell in experiment.cells():
         row = {"label": cell.label, "trace": cell.trace_name, "seed": cell.seed, **cell.given}
-        row[y] = 0.2 + (cell.index * 7 % 11) / 20
-        if experiment.figure.get("kind") == "series":
-            row.update({"series.trace_s": [0.0, 1.0, 2.0], f"series.{y}": [0.1, row[y], 0.2]})
+        for _, figure in plots.figures_of(experiment):
+            y = figure["y"]
+            row[y] = 0.2 + (cell.index * 7 % 11) / 20
+            if figure.get("kind") == "series":
+                row.update({"series.trace_s": [0.0, 1.0, 2.0], f"series.{y}": [0.1, row[y], 0.2]})
         rows.append(row)
     return experiment, pd.DataFrame(rows)
 
@@ -57,9 +59,8 @@ def figures_with_numbers() -> dict[str, list[str]]:
             if claim.kind == "not-run" or not path.is_file():
                 continue
             if path not in figures:
-                figures[path] = files.parse(path.read_text(), path, with_traces=False).figure
-            figure = figures[path]
-            if figure and numbered(claim, figure):
+                figures[path] = plots.figures_of(files.parse(path.read_text(), path, with_traces=False))
+            if any(numbered(claim, figure) for _, figure in figures[path]):
                 found.setdefault(claim.experiment, []).append(claim.id)
     return found
 
@@ -78,12 +79,12 @@ def test_the_walk_finds_the_claims_the_issue_names():
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_every_number_a_figures_claims_give_is_drawn_on_it(name):
     experiment, frame = every_cell(REPO / "experiments" / f"{name}.toml")
-    fig, caption = plots.figure_and_caption(experiment, frame)
-    # The caption names every claim a mark was drawn for, in brackets after the claims file.
-    drawn = re.search(r"claims in \S+ \(([^)]*)\)", caption)
-    drawn_ids = set(drawn.group(1).split(", ")) if drawn else set()
+    drawn_ids = set()
+    for _, figure in plots.figures_of(experiment):
+        fig, caption = plots.figure_and_caption(experiment, frame, figure)
+        # The caption names every claim a mark was drawn for, in brackets after the claims file.
+        drawn = re.search(r"claims in \S+ \(([^)]*)\)", caption)
+        drawn_ids |= set(drawn.group(1).split(", ")) if drawn else set()
+        axes = fig.axes[0]
+        assert not drawn or axes.get_lines() + axes.collections + axes.texts, "the marks are on the axes"
     assert set(FIGURES[name]) <= drawn_ids, f"not drawn: {sorted(set(FIGURES[name]) - drawn_ids)}"
-    axes = fig.axes[0]
-    paper_artists = [line for line in axes.get_lines() if line.get_label() == "paper"] + axes.collections
-    paper_artists += [patch for patch in axes.patches if patch.get_alpha() == 0.25] + axes.texts
-    assert paper_artists, "the marks are on the axes"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from smrlab import recipes
+from smrlab import plots, recipes
 from smrlab.citations import PAPERS
 from smrlab.docs_pages import DOCS
 from smrlab.experiment.files import parse
@@ -27,8 +27,9 @@ EXPERIMENTS = sorted((REPO / "experiments").glob("*.toml"))
 def test_experiment_file_is_consistent(path):
     experiment = parse(path.read_text(), path, with_traces=False)
     assert experiment.name == path.stem and experiment.reproduces.get("paper") in PAPERS
-    x = experiment.figure.get("x", "trace")
-    assert x in {"trace", "label"} | set(experiment.swept()), x
+    for _, figure in plots.figures_of(experiment):
+        x = figure.get("x", "trace")
+        assert x in {"trace", "label"} | set(experiment.swept()), x
     # No trace is opened or generated here: their names are checked instead (a key-value
     # experiment's traces are workloads, checked as it was read).
     document = tomllib.loads(path.read_text())

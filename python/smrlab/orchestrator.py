@@ -135,6 +135,9 @@ def named_measures(experiment) -> list[tuple[str, str]]:
     named = [("metrics", metric) for metric in experiment.metrics]
     if experiment.figure.get("y"):
         named.append(("figure.y", experiment.figure["y"]))
+    named += [
+        (f"figure.also[{i}].y", also["y"]) for i, also in enumerate(experiment.figure.get("also", [])) if "y" in also
+    ]
 
     named += [(f"claim {claim.id}", claim.metric) for claim in claims_of(experiment)]
     return named

@@ -439,9 +439,14 @@ def _lines(axes, frame, spec: dict, experiment) -> tuple[str, list]:
         # A statistic of the paper's traces has no one line of ours to stand on where several
         # traces are drawn: across the axis.
         lambda claim, selector: (
-            None if selector.get(x) is None or (claim.per != "every" and len(traces) > 1) else str(selector.get(x))
+            None
+            if selector.get(x) is None
+            or isinstance(selector.get(x), tuple)
+            or (claim.per != "every" and len(traces) > 1)
+            else str(selector.get(x))
         ),
-        lambda claim: None,
+        # A claim at several x values named (uCache Fig. 10's 128 KiB to 2 MiB) stands at each.
+        lambda claim: [str(v) for v in claim.of[x]] if isinstance(claim.of.get(x), tuple) else None,
         "lines",
     )
     values = list(places.values())
@@ -506,7 +511,8 @@ KINDS = dict(zip(FIGURE_KINDS, (_bars, _lines, _series)))
 
 def _plain_log_ticks(axes, values) -> None:
     """A log y axis labelled 1, 2, 5, 10, 20... as plain numbers (not 2x10^0), from the 1-2-5
-    step below the smallest value to the one above the largest, so both ends are labelled."""
+    step below the smallest value (strictly: a bar of it standing on the foot would have no
+    height) to the one above the largest, so both ends are labelled."""
     import math
 
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -517,7 +523,8 @@ def _plain_log_ticks(axes, values) -> None:
         return min(c for c in candidates if c >= value) if up else max(c for c in candidates if c <= value)
 
     values = [v for v in values if v > 0 and math.isfinite(v)]
-    low, high = (step(min(values), up=False), step(max(values), up=True)) if values else (1, 10)
+    # The foot strictly below the least value: a bar of it standing on the foot would have no height.
+    low, high = (step(min(values) * (1 - 1e-9), up=False), step(max(values), up=True)) if values else (1, 10)
     if values:
         axes.set_ylim(low, high)
     # Over more than three decades the 2s and 5s would crowd the axis: the decades alone.
@@ -527,12 +534,26 @@ def _plain_log_ticks(axes, values) -> None:
     axes.yaxis.set_minor_formatter(NullFormatter())
 
 
-def figure(experiment, frame):
-    """The experiment's figure (a ``matplotlib.figure.Figure``), from its rows without errors,
-    with its caption (``caption``) beneath, the figure made taller by the caption's lines."""
+def figures_of(experiment) -> list[tuple[str, dict]]:
+    """The experiment's figures, each its name and its keys: its [figure], named as the
+    experiment, then each of its ``also`` laid over it, named by the experiment and its measure
+    (``hwsr-fig13-14-response_mean_ns``)."""
+    main = {key: value for key, value in experiment.figure.items() if key != "also"}
+    found = {experiment.name: main} if main else {}
+    for index, extra in enumerate(experiment.figure.get("also", [])):
+        spec = {**main, **extra}
+        name = f"{experiment.name}-{spec.get('y', 'total_io_s')}"
+        found[name if name not in found else f"{name}-{index + 2}"] = spec
+    return list(found.items())
+
+
+def figure(experiment, frame, spec: dict | None = None):
+    """The experiment's figure (a ``matplotlib.figure.Figure``; ``spec``: one of ``figures_of``,
+    by default its [figure]), from its rows without errors, with its caption (``caption``)
+    beneath, the figure made taller by the caption's lines."""
     import matplotlib
 
-    fig, text = figure_and_caption(experiment, frame)
+    fig, text = figure_and_caption(experiment, frame, spec)
     if text:
         lines = textwrap.fill(text, CAPTION_CHARACTERS)
         fig.set_figheight(fig.get_figheight() + (lines.count("\n") + 1) * CAPTION_PT * 1.25 / 72)
@@ -542,17 +563,20 @@ def figure(experiment, frame):
     return fig
 
 
-def figure_and_caption(experiment, frame):
-    """The experiment's figure without its caption, and the caption (``caption``): the report
-    shows the caption as the page's text under the figure, ``figure`` draws it beneath."""
+def figure_and_caption(experiment, frame, spec: dict | None = None):
+    """The experiment's figure (``spec``: one of ``figures_of``, by default its [figure])
+    without its caption, and the caption (``caption``): the report shows the caption as the
+    page's text under the figure, ``figure`` draws it beneath."""
     import matplotlib
     from matplotlib.figure import Figure
 
-    kind = experiment.figure.get("kind", "bars")
+    if spec is None:
+        spec = {key: value for key, value in experiment.figure.items() if key != "also"}
+    kind = spec.get("kind", "bars")
     if kind not in KINDS:
         raise UsageError(f"figure: kind {quoted(str(kind))} is none of {', '.join(KINDS)}")
     # The paper's claims on the experiment, read once for the drawing and the caption.
-    spec = {**experiment.figure, "_claims": paper.claims_of(experiment)}
+    spec = {**spec, "_claims": paper.claims_of(experiment)}
     frame = frame[frame["error"].isna()] if "error" in frame else frame
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(5.0, 2.6), layout="constrained")
@@ -614,7 +638,7 @@ def caption(axes, frame, kind: str, markers: str, zeros: int = 0) -> str:
         parts.append(SATURATED_NOTE + ".")
     if zeros:
         parts.append(ZERO_NOTE + ".")
-    parts += [f"{line[:1].upper()}{line[1:]}." for line in results_notes(frame, [], [])]
+    parts += [f"{line}." for line in results_notes(frame, [], [])]  # led by a label: kept as spelt
     if markers:
         parts.append(markers)
     return " ".join(parts)
@@ -687,14 +711,16 @@ def render(fig, fmt: str) -> bytes:
 
 
 def save(experiment, frame, folder: Path) -> list[Path]:
-    """The figure as ``folder/NAME.pdf``, ``.svg`` and ``.png``, each written whole, all three
-    laid out as the first: the layout is worked out once, not once for each format."""
-    fig = figure(experiment, frame)
+    """Each of the experiment's figures (``figures_of``) as ``folder/NAME.pdf``, ``.svg`` and
+    ``.png``, each written whole, all three laid out as the first: the layout is worked out
+    once, not once for each format."""
     paths = []
-    for fmt in FORMATS:
-        path = Path(folder) / f"{experiment.name}.{fmt}"
-        with outputs.output_file(path, make_folder=True) as temporary:
-            temporary.write_bytes(render(fig, fmt))
-        fig.set_layout_engine("none")  # keeps the places the layout gave every part
-        paths.append(path)
+    for name, spec in figures_of(experiment):
+        fig = figure(experiment, frame, spec)
+        for fmt in FORMATS:
+            path = Path(folder) / f"{name}.{fmt}"
+            with outputs.output_file(path, make_folder=True) as temporary:
+                temporary.write_bytes(render(fig, fmt))
+            fig.set_layout_engine("none")  # keeps the places the layout gave every part
+            paths.append(path)
     return paths

@@ -17,6 +17,7 @@ Not here: drawing (``smrlab.plots``), judging a claim (``smrlab.reproduce``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -123,7 +124,8 @@ def marks(
 ) -> list[Mark]:
     """The paper's numbers of ``claims`` on measure ``y`` as marks (times ``scale``, the unit
     the figure draws), in a figure normalised to series ``base`` (or not, None)."""
-    numbered = [c for c in claims if drawable(c, y, kind)]
+    # A claim over several B's at once ("like fix-0.4, 0.6 and 0.8") is one over each of them.
+    numbered = [each for c in claims if drawable(c, y, kind) for each in _each_over(c)]
     # "base over B" ratios: where the paper puts B in a figure normalised to base.
     over_base = {}
     for claim in numbered:
@@ -145,6 +147,22 @@ def marks(
     return found
 
 
+def _each_over(claim) -> list:
+    """``claim`` once for each combination of the values its ``over`` lists (itself when it
+    lists none; a key its ``of`` lists too pairs them up, and is left to the figure's x)."""
+    listed = {
+        key: value
+        for key, value in claim.over.items()
+        if isinstance(value, (tuple, list)) and not isinstance(claim.of.get(key), (tuple, list))
+    }
+    if not listed:
+        return [claim]
+    combinations = [{}]
+    for key, values in listed.items():
+        combinations = [{**combination, key: value} for combination in combinations for value in values]
+    return [dataclasses.replace(claim, over={**claim.over, **combination}) for combination in combinations]
+
+
 def _marks_at(claim, values, a, at, scale, base, key_of, at_of, ours, over_base) -> list[Mark]:
     """The marks of one claim at x value ``at`` (none where the figure cannot place it)."""
     if a is None and claim.kind == "ratio":
@@ -156,16 +174,18 @@ def _marks_at(claim, values, a, at, scale, base, key_of, at_of, ours, over_base)
         low, high = _carried(values, lambda v: v * scale)
         return [Mark(a, at, low, claim.id, high=high, side=up)]
     b, b_at = key_of(claim.over, claim.traces), at_of(claim, claim.over)
-    # B at the same x as A, or at none named (then ``ours`` finds B's one value, if it has one).
-    if b is None or b_at not in (at, None):
+    if b is None:
         return []
-    if base and b == base:
+    # B at the same x as A, or at none named (then ``ours`` finds B's one value, if it has one);
+    # B at another x (PORE Fig. 15's hit rate at 50 MB over its own at 2 MB) only on our value of B.
+    same_x = b_at in (at, None)
+    if same_x and base and b == base:
         low, high = values
         return [Mark(a, at, low, claim.id, high=high, side=up)]
-    if base and a == base:
+    if same_x and base and a == base:
         low, high = _carried(values, lambda v: 1 / v)
         return [Mark(b, at, low, claim.id, high=high, side=-up)]  # B over A: the bound turns over
-    if (b, tuple(claim.traces), claim.per) in over_base:
+    if same_x and (b, tuple(claim.traces), claim.per) in over_base:
         over = over_base[(b, tuple(claim.traces), claim.per)]
         low, high = _carried(values, lambda v: v / over)
         return [Mark(a, at, low, claim.id, through=base, high=high, side=up)]

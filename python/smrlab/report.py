@@ -54,15 +54,16 @@ window.addEventListener('load', () => {
 
 
 def _figure(experiment, frame) -> str:
-    """The figure as an inline SVG image (vector: sharp at any zoom and in print), with the
-    caption saying where its paper's numbers come from."""
-    if not experiment.figure:
-        return ""
-    fig, caption = plots.figure_and_caption(experiment, frame)
-    svg = base64.b64encode(plots.render(fig, "svg")).decode()
-    alt = html.escape(experiment.title or experiment.name)
-    below = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
-    return f'<figure><img alt="{alt}" src="data:image/svg+xml;base64,{svg}">{below}</figure>'
+    """Each of the experiment's figures (``plots.figures_of``) as an inline SVG image (vector:
+    sharp at any zoom and in print), with its caption (``plots.caption``) under it."""
+    shown = []
+    for _, spec in plots.figures_of(experiment):
+        fig, caption = plots.figure_and_caption(experiment, frame, spec)
+        svg = base64.b64encode(plots.render(fig, "svg")).decode()
+        alt = html.escape(f"{experiment.title or experiment.name}: {spec.get('ylabel') or spec.get('y', '')}")
+        below = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
+        shown.append(f'<figure><img alt="{alt}" src="data:image/svg+xml;base64,{svg}">{below}</figure>')
+    return "".join(shown)
 
 
 def section(table: Path) -> tuple[str, str | None]:

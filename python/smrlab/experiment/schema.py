@@ -64,12 +64,22 @@ FIGURE_KINDS = ("bars", "lines", "series")
 
 
 def figure_keys() -> dict[str, tuple[dict, str]]:
-    """The keys of [figure]: ``kind``, one of the figures ``smrlab.plots`` draws, and ``FIGURE``."""
+    """The keys of [figure]: ``kind``, one of the figures ``smrlab.plots`` draws, ``FIGURE``, and
+    ``also``: further figures of the same runs, each a table of those keys laid over [figure]'s."""
     kinds = (
         {"enum": list(FIGURE_KINDS)},
         "bars (one group per x), lines (y over a swept x) or series (a gauge over trace time)",
     )
-    return {"kind": kinds, **FIGURE}
+    keys = {"kind": kinds, **FIGURE}
+    also = {"type": "array", "items": _object(keys)}
+    return {
+        **keys,
+        "also": (
+            also,
+            "further figures of the same runs, each a table of these keys over [figure]'s "
+            '(another measure of the paper\'s figure: also = [{ y = "r_wa", ylabel = "R_wa" }])',
+        ),
+    }
 
 
 def engine_keys() -> dict[str, tuple[dict, str]]:

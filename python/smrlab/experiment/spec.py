@@ -344,12 +344,15 @@ def parse_document(
 def _figure(source: Path, entry: Any) -> dict:
     keys = schema.figure_keys()
     figure = _table(source, "figure", entry, set(keys))
+    also = figure.get("also", [])
+    if not isinstance(also, list):
+        raise _fail(source, "figure: also must be a list of tables (each a further figure's keys)")
     kinds = keys["kind"][0]["enum"]
-    if figure and figure.get("kind", "bars") not in kinds:
-        raise _fail(
-            source,
-            f"figure: kind '{figure['kind']}' is none of {', '.join(kinds)}{schema.nearest(figure['kind'], kinds)}",
-        )
+    for where, table in [("figure", figure)] + [(f"figure.also[{i}]", t) for i, t in enumerate(also)]:
+        _table(source, where, table, set(keys) - ({"also"} if where != "figure" else set()))
+        if table and table.get("kind", figure.get("kind", "bars")) not in kinds:
+            kind = table["kind"]
+            raise _fail(source, f"{where}: kind '{kind}' is none of {', '.join(kinds)}{schema.nearest(kind, kinds)}")
     return figure
 
 
