@@ -72,7 +72,8 @@ STYLE = {
     # The same figure gives the same SVG (its element ids are hashed with this, not a random salt).
     "svg.hashsalt": "smrlab",
 }
-# The paper's values: hollow black diamonds, larger than ours.
+# The paper's values: hollow black diamonds, larger than ours, edged in white so that they show
+# on a black bar (the first series' colour) as on white.
 PAPER_MARKER = {
     "marker": "D",
     "markersize": 6,
@@ -81,6 +82,8 @@ PAPER_MARKER = {
     "markeredgewidth": 1.0,
     "linestyle": "none",
 }
+# The white edge's width (points) around each of the paper's marks.
+PAPER_HALO = 2.6
 # The statistics of several traces a paper's number may be (a claim's ``per``), as a figure's
 # group of ours beside the traces' computes them.
 STATISTICS = {
@@ -236,13 +239,18 @@ def _mark_paper(axes, experiment, frame, spec: dict, columns: list[str], place, 
     key_of = _key_of(frame, columns) if columns else (lambda selector, traces: None)
     found = plots_paper.marks(claims, y, _scale(y), spec.get("normalise"), key_of, at_of, ours, every_at, kind)
     drawn = [mark for mark in found if mark.across or place(mark.key, mark.at) is not None]
+    from matplotlib import patheffects
+
+    halo = {"path_effects": [patheffects.withStroke(linewidth=PAPER_HALO, foreground="white")]}
     points = [m for m in drawn if m.high is None and not m.side and not m.across]
     if points:
-        axes.plot([place(m.key, m.at) for m in points], [m.value for m in points], label="paper", **PAPER_MARKER)
+        axes.plot(
+            [place(m.key, m.at) for m in points], [m.value for m in points], label="paper", **PAPER_MARKER, **halo
+        )
     for up, marker in ((1, "^"), (-1, "v")):
         bounds = [m for m in drawn if m.side == up and not m.across]
         if bounds:
-            shown = {**PAPER_MARKER, "marker": marker}
+            shown = {**PAPER_MARKER, "marker": marker, **halo}
             where = ([place(m.key, m.at) for m in bounds], [m.value for m in bounds])
             axes.plot(*where, label=f"paper's bound (ours {'above' if up > 0 else 'below'})", **shown)
     ranges = [m for m in drawn if m.high is not None and not m.across]
