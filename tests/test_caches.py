@@ -145,6 +145,19 @@ def test_a_write_cache_with_nothing_to_cache_says_so(cli, tmp_path):
     assert rows == ["smr-only", "cmr-only"]
 
 
+def test_a_line_up_run_without_cmr_only_has_no_ratio_to_it(cli, tmp_path):
+    """--only some labels: the times have no cmr-only to be divided by, and PORE-BL's factors
+    are set only against the competitors that ran (the claims on the others are not judged)."""
+    trace = tmp_path / "writes.csv"
+    trace.write_text("\n".join(msr_line(i * 10, "Write", (i * 7919 % 500) * 8192, 8192) for i in range(400)) + "\n")
+    proc = cli("compare-caches", "--trace", trace, "--only", "lru,pore-bl", "--out", "cmp", "--json")
+    assert proc.returncode == 0, proc.stderr
+    table = json.loads(proc.stdout)["tables"][0]
+    rows = {row[0]: dict(zip(table["columns"], row)) for row in table["rows"]}
+    assert list(rows) == ["lru", "pore-bl"]
+    assert all(row["write time / cmr"] is None and row["rank by time"] >= 1 for row in rows.values()), rows
+
+
 def test_cache_sweep_over_zone_sizes(cli):
     """PORE §V-E: larger zones supply a period's victims from fewer open zones."""
     out = cli(

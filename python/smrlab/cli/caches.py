@@ -98,7 +98,7 @@ def comparison_table(results: dict[str, dict], mode: str) -> tuple[list[str], li
     (`TIME_COMPARED`: write time in write-only mode, as the paper's; equal times share a rank),
     hit rates per cache-block
     lookup; the read (or write) columns only when some run measured reads (writes)."""
-    base = results["cmr-only"]["derived"]
+    base = results["cmr-only"]["derived"] if "cmr-only" in results else {}  # none with --only without it
     rank = caveats.ranks({label: result["derived"][TIME_COMPARED[mode]] for label, result in results.items()})
     rows = []
     for label, result in results.items():
@@ -107,9 +107,9 @@ def comparison_table(results: dict[str, dict], mode: str) -> tuple[list[str], li
             (
                 label,
                 rank[label],
-                _ratio(d["read_io_s"], base["read_io_s"]),
-                _ratio(d["write_io_s"], base["write_io_s"]),
-                _ratio(d["total_io_s"], base["total_io_s"]),
+                _ratio(d["read_io_s"], base.get("read_io_s")),
+                _ratio(d["write_io_s"], base.get("write_io_s")),
+                _ratio(d["total_io_s"], base.get("total_io_s")),
                 d.get("read_hit_rate"),
                 d.get("write_hit_rate"),
                 d.get("r_wa"),
@@ -190,17 +190,20 @@ def informative(per_trace: dict[str, dict[str, dict]], label: str) -> bool:
 
 def print_factors(per_trace: dict[str, dict[str, dict]], mode: str, traces: str) -> None:
     """The factors on the traces run (``per_trace``: each trace's results by label) beside the
-    paper's; left out for a competitor whose run, or PORE-BL's, was not informative (the
-    table's notes say which), and not printed at all when none is left."""
+    paper's, for each competitor run on every trace (``--only`` may leave some out); left out for
+    one whose run, or PORE-BL's, was not informative (the table's notes say which), and not
+    printed at all when none is left."""
     rows = views.frame(
         (label, trace, {}, result) for trace, results in per_trace.items() for label, result in results.items()
     )
-    left_out = [label for label in COMPETITORS if not informative(per_trace, label)]
+    ran = [label for label in COMPETITORS if all(label in results for results in per_trace.values())]
+    left_out = [label for label in ran if not informative(per_trace, label)]
     factors = [
         (label, None, paper_time, None, paper_r_wa)
         if label in left_out
         else (label, time, paper_time, r_wa, paper_r_wa)
         for label, time, paper_time, r_wa, paper_r_wa in factor_rows(rows, mode)
+        if label in ran
     ]
     notes = (
         [f"{', '.join(left_out)}: no factor, as a run it needs was not informative (see the tables above)"]

@@ -42,11 +42,18 @@ def judged(
     by the scorecard's evaluation, over the traces the rows hold (a claim's statistic over the
     paper's trace set is taken over these instead); with ``general``, only the claims that name
     no one trace (``general = true``, or no trace set), which a user's trace can judge; ``axes``:
-    the values of each swept parameter in the order they were swept (a trend's order)."""
+    the values of each swept parameter in the order they were swept (a trend's order). A claim
+    comparing a label the rows lack (a command run with ``--only``) is not judged."""
     stated = claims.load(claims.claims_path(paper, bundled.experiments_root()), paper).claims
     evaluation = Evaluation(rows, axes or {}, TRACES_KIND)
+    labels = set(rows["label"]) if "label" in rows else set()
     return [
-        (claim, evaluation.row(paper, dataclasses.replace(claim, traces=[])))
+        (
+            claim,
+            evaluation.row(paper, dataclasses.replace(claim, traces=[]))
+            if claim.labels() <= labels
+            else evaluation.not_run(paper, claim, f"no run labelled {', '.join(sorted(claim.labels() - labels))}"),
+        )
         for claim in stated
         if claim.experiment in experiments
         and claim.kind != "not-run"

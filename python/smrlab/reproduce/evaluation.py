@@ -184,6 +184,10 @@ class Evaluation:
             return self._row(paper, claim, NOT_RUN, why, why, first_seed=NOT_RUN)
         return self._combine(paper, claim, points)
 
+    def not_run(self, paper: str, claim: Claim, why: str) -> Row:
+        """``claim`` as this run cannot judge it, and ``why``."""
+        return self._row(paper, claim, NOT_RUN, why, why, first_seed=NOT_RUN)
+
     def _row(self, paper: str, claim: Claim, outcome: str, text: str, reason: str, **more) -> Row:
         return Row(
             paper=paper,
