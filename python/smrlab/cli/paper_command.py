@@ -1,18 +1,19 @@
 """A paper command as a declaration (``PaperCommand``): the experiment files whose line-up it runs,
-the table it prints (``views.Table``, or ``views.Grid`` over two swept parameters), where its
-trace comes from, and what it lacks of the files: the parameters it sweeps (``Sweep``, an option
-listing values, by default a file's), options made from declared parameters (``Declared``), its
-own shared parameters; ``register`` gives it its options and ``run`` is the one body every such
-command shares.
+the table it prints (``views.Table``, ``views.Grid`` over two swept parameters, or a command's
+own table object with the same ``show``), where its trace comes from, and what it lacks of the
+files: the parameters it sweeps (``Sweep``, an option listing values, by default a file's; a
+``Choice`` of one), options made from declared parameters (``Declared``), its own line-up or
+shared parameters made from its options; ``register`` gives it its options and ``run`` is the
+one body every such command shares (``execute`` its run alone, for ``smrlab demo``).
 
 The body runs the line-up of the declared files (their systems, each label once; the first
 file's shared parameters, replay, measures and paper figure) on the user's trace with the user's
 overrides (``--param`` over the file's parameters, the swept values over both, the replay
-options over its replay, ``--only`` some of its labels), through the experiment runner (``--jobs``, ``--resume``, a results folder
-with its Parquet table, each run's result as TRACE-LABEL.json beside it), prints the
-declared table, then the claims the paper makes on those files that name no one trace, judged
-on this run by the scorecard's code. Not here: the tables' columns (each command's declaration), the claims' rules
-(``smrlab.reproduce``).
+options over its replay, ``--only`` some of its labels), through the experiment runner
+(``--jobs``, ``--resume``, a results folder with its Parquet table, each run's result as
+TRACE-LABEL.json beside it), prints the declared table, then the claims the paper makes on
+those files that name no one trace, judged on this run by the scorecard's code. Not here: the
+tables' columns (each command's declaration), the claims' rules (``smrlab.reproduce``).
 """
 
 from __future__ import annotations
@@ -134,23 +135,27 @@ class Declared:
 @dataclass(frozen=True)
 class PaperCommand:
     """A paper command: ``name`` and ``help`` on the command line (``group`` the command group it
-    is in, if any), the line-up of ``files`` (experiment files by name, or paths to TOML files),
-    its ``table`` (``views.Table`` or ``views.Grid``), its default results folder ``out``, and
+    is in, if any), the line-up of ``files`` (experiment files by name, or paths to TOML files;
+    or a function of the options giving them), its ``table`` (``views.Shows``: a ``views.Table``,
+    a ``views.Grid`` or one of the command's own), its default results folder ``out``, and
     ``traces``: adds the options that name its trace and returns how to open it (default
-    ``trace_file``). Optional: the parameters it ``sweeps`` (and the ``choice`` of one more),
-    the options it makes from declared parameters (``declared``), its line-up built from its
-    options (``systems``, in place of the files'), the shared parameters of its runs
-    (``params``, from the options; default the first file's), the replay's default iodepth taken from an experiment file
-    (``iodepth_file``), whether its results folder gets the first file's figure (``draws``),
-    which runs of the line-up a trace calls for (``select``, given the options, the trace, its
-    name and the line-up), the title of its claims (``claims``, a template like the table's; None: none
-    printed) and what it writes or says after its table (``after``: called with the runs, the results folder and the fields the table's
-    title is formatted with: the options, ``trace`` and ``name``)."""
+    ``trace_file``).
+
+    Optional: the parameters it ``sweeps`` (and the ``choice`` of one more), the options it
+    makes from declared parameters (``declared``), its line-up made from its options
+    (``systems``, in place of the files'), the shared parameters of its runs made from its
+    options (``params``; default the first file's), the experiment file whose iodepth is the
+    replay's default (``iodepth_file``), whether its results folder gets the first file's figure
+    (``draws``), which runs of the line-up a trace calls for (``select``: given the options, the
+    trace, its name and the line-up), the title of its claims (``claims``, a template like the
+    table's; None: none printed) and what it writes or says after its table (``after``: given
+    the runs, the results folder and the fields the table's title is formatted with: the
+    options, ``trace`` and ``name``)."""
 
     name: str
     help: str
     files: tuple[str | Path, ...] | Callable[[argparse.Namespace], tuple[str | Path, ...]]
-    table: views.Table | views.Grid
+    table: views.Shows
     out: str
     group: str = ""
     traces: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], Trace]] = trace_file

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from smrlab import bundled, caveats
 from smrlab.reproduce import claims, terminal
@@ -107,6 +108,13 @@ class Ran:
     def noted(self) -> str:
         """How the table's notes name it: each swept parameter with its value, or its label."""
         return " ".join(f"{key} {value}" for key, value in self.swept.items()) or self.label
+
+
+class Shows(Protocol):
+    """What a paper command's table is: something that prints the command's runs, formatting its
+    title with the command's fields."""
+
+    def show(self, runs: Sequence[Ran], **fields) -> None: ...
 
 
 @dataclass(frozen=True)
