@@ -497,3 +497,20 @@ also = [{ y = "response_mean_ns", ylabel = "mean response (ns)" }, { kind = "bar
         parse(text.replace("logy = false }", 'colour = "red" }'), path, with_traces=False)
     with pytest.raises(UsageError, match=r"figure.also\[0\]: kind 'pie'"):
         parse(text.replace('{ y = "response', '{ kind = "pie", y = "response'), path, with_traces=False)
+
+
+def test_a_group_and_a_label_the_normalising_label_never_met_are_left_out_of_bars_ticks_and_caption():
+    # HWSR Figs. 15-19: the disk ran on financial1 only, 'hwsr ssd-only' on financial2 only; its
+    # tick stood beyond the last bar and the caption named both traces.
+    frame = pd.DataFrame(
+        {
+            "label": ["lru", "pore-bl", "lru", "lru-band"],
+            "trace": ["wdev", "wdev", "usr", "usr"],
+            "write_io_s": [2.0, 1.0, 3.0, 4.0],
+        }
+    )
+    fig, caption = plots.figure_and_caption(
+        experiment({"kind": "bars", "y": "write_io_s", "normalise": "pore-bl"}), frame
+    )
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["lru", "pore-bl"]
+    assert "Trace: wdev." in caption

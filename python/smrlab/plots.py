@@ -303,7 +303,6 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
     # A series with no value in any group (a measure its system lacks, such as segments
     # rewritten on a plain disk) is left out: no empty room among the bars, no empty legend entry.
     labels = [s for s in dict.fromkeys(frame["_series"]) if frame.loc[frame["_series"] == s, "_y"].notna().any()]
-    width = 0.8 / max(1, len(labels))
     value, position = {}, {}
     for group in groups:
         in_group = frame[frame["_x"] == group]
@@ -313,6 +312,10 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
             value[(label, group)] = rows.mean() / reference if len(rows) and reference else float("nan")
     # A group where nothing has a value (its normalising label did not run there) is left out.
     groups = [g for g in groups if any(value[(label, g)] == value[(label, g)] for label in labels)] or groups
+    # And a label with a value in none of the groups left (HWSR's 'ssd-only' run only where the
+    # disk was not): no bar, no tick beyond the last bar.
+    labels = [label for label in labels if any(value[(label, g)] == value[(label, g)] for g in groups)] or labels
+    width = 0.8 / max(1, len(labels))
     if statistic:
         for label in labels:
             known = [value[(label, g)] for g in groups if value[(label, g)] == value[(label, g)]]
@@ -620,10 +623,10 @@ def figure_and_caption(experiment, frame, spec: dict | None = None):
     source = paper.claims_file(experiment)
     where = f"experiments/claims/{source.name}" if source else ""
     markers = plots_paper.caption(drawn, spec["_claims"], where)
-    return fig, caption(axes, frame, kind, markers, zeros)
+    return fig, caption(axes, frame, kind, markers, zeros, spec.get("normalise"))
 
 
-def caption(axes, frame, kind: str, markers: str, zeros: int = 0) -> str:
+def caption(axes, frame, kind: str, markers: str, zeros: int = 0, base: str | None = None) -> str:
     """The figure's caption, as the report shows it under the figure and ``save`` draws it
     beneath: what is plotted against what (with the units its axes name), the traces and seeds
     it is drawn from, the saturation and zero footnotes and the caveats of its runs where they apply
@@ -638,7 +641,9 @@ def caption(axes, frame, kind: str, markers: str, zeros: int = 0) -> str:
             what += ", a group per trace"
     parts = [what[:1].upper() + what[1:] + "."]
     if "trace" in frame and len(frame):
-        traces = list(dict.fromkeys(frame["trace"].map(str)))
+        # Normalised to ``base``: the traces it ran on (a group without it is left out).
+        drawn = frame[frame["label"] == base] if base and "label" in frame and (frame["label"] == base).any() else frame
+        traces = list(dict.fromkeys(drawn["trace"].map(str)))
         parts.append(f"Trace{'s' if len(traces) > 1 else ''}: {', '.join(traces)}.")
     if "seed" in frame and frame["seed"].nunique() > 1:
         parts.append(f"Each value the mean of {frame['seed'].nunique()} seeds.")
