@@ -303,13 +303,16 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
     # A series with no value in any group (a measure its system lacks, such as segments
     # rewritten on a plain disk) is left out: no empty room among the bars, no empty legend entry.
     labels = [s for s in dict.fromkeys(frame["_series"]) if frame.loc[frame["_series"] == s, "_y"].notna().any()]
+    # Each (group, series)'s mean, and those of a saturated run, in one pass over the rows.
+    means = frame.groupby(["_x", "_series"], sort=False)["_y"].mean().to_dict()
+    hit = frame[frame["saturated"].fillna(False).astype(bool)] if "saturated" in frame else frame[:0]
+    flagged = set(zip(hit["_x"], hit["_series"]))
     value, position = {}, {}
     for group in groups:
-        in_group = frame[frame["_x"] == group]
-        reference = in_group.loc[in_group["_series"] == base, "_y"].mean() if base else 1.0
+        reference = means.get((group, base), float("nan")) if base else 1.0
         for label in labels:
-            rows = in_group.loc[in_group["_series"] == label, "_y"]
-            value[(label, group)] = rows.mean() / reference if len(rows) and reference else float("nan")
+            known = (group, label) in means and reference
+            value[(label, group)] = means[(group, label)] / reference if known else float("nan")
     # A group where nothing has a value (its normalising label did not run there) is left out.
     groups = [g for g in groups if any(value[(label, g)] == value[(label, g)] for label in labels)] or groups
     # And a label with a value in none of the groups left (HWSR's 'ssd-only' run only where the
@@ -323,10 +326,7 @@ def _bars(axes, frame, spec: dict, experiment) -> tuple[str, list]:
         groups.append(statistic)
     for index, label in enumerate(labels):
         heights = [value[(label, group)] for group in groups]
-        marked = [
-            group != statistic and any_saturated(frame[(frame["_x"] == group) & (frame["_series"] == label)])
-            for group in groups
-        ]
+        marked = [group != statistic and (group, label) in flagged for group in groups]
         positions = [g + (index - (len(labels) - 1) / 2) * width for g in range(len(groups))]
         position.update({(label, group): p for group, p in zip(groups, positions)})
         axes.bar(
@@ -558,13 +558,13 @@ def figures_of(experiment) -> list[tuple[str, dict]]:
     return list(found.items())
 
 
-def figure(experiment, frame, spec: dict | None = None):
+def figure(experiment, frame, spec: dict | None = None, claims: list | None = None):
     """The experiment's figure (a ``matplotlib.figure.Figure``; ``spec``: one of ``figures_of``,
     by default its [figure]), from its rows without errors, with its caption (``caption``)
     beneath, the figure made taller by the caption's lines."""
     import matplotlib
 
-    fig, text = figure_and_caption(experiment, frame, spec)
+    fig, text = figure_and_caption(experiment, frame, spec, claims)
     if text:
         lines = textwrap.fill(text, CAPTION_CHARACTERS)
         fig.set_figheight(fig.get_figheight() + (lines.count("\n") + 1) * CAPTION_PT * 1.25 / 72)
@@ -574,10 +574,11 @@ def figure(experiment, frame, spec: dict | None = None):
     return fig
 
 
-def figure_and_caption(experiment, frame, spec: dict | None = None):
+def figure_and_caption(experiment, frame, spec: dict | None = None, claims: list | None = None):
     """The experiment's figure (``spec``: one of ``figures_of``, by default its [figure])
     without its caption, and the caption (``caption``): the report shows the caption as the
-    page's text under the figure, ``figure`` draws it beneath."""
+    page's text under the figure, ``figure`` draws it beneath. ``claims``: the experiment's
+    (``smrlab.paper.claims_of``), read once by a caller drawing several of its figures."""
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -587,7 +588,7 @@ def figure_and_caption(experiment, frame, spec: dict | None = None):
     if kind not in KINDS:
         raise UsageError(f"figure: kind {quoted(str(kind))} is none of {', '.join(KINDS)}")
     # The paper's claims on the experiment, read once for the drawing and the caption.
-    spec = {**spec, "_claims": paper.claims_of(experiment)}
+    spec = {**spec, "_claims": paper.claims_of(experiment) if claims is None else claims}
     frame = frame[frame["error"].isna()] if "error" in frame else frame
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(5.0, 2.6), layout="constrained")
@@ -727,9 +728,9 @@ def save(experiment, frame, folder: Path) -> list[Path]:
     """Each of the experiment's figures (``figures_of``) as ``folder/NAME.pdf``, ``.svg`` and
     ``.png``, each written whole, all three laid out as the first: the layout is worked out
     once, not once for each format."""
-    paths = []
+    paths, claims = [], paper.claims_of(experiment)
     for name, spec in figures_of(experiment):
-        fig = figure(experiment, frame, spec)
+        fig = figure(experiment, frame, spec, claims)
         for fmt in FORMATS:
             path = Path(folder) / f"{name}.{fmt}"
             with outputs.output_file(path, make_folder=True) as temporary:

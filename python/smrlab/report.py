@@ -56,9 +56,9 @@ window.addEventListener('load', () => {
 def _figure(experiment, frame) -> str:
     """Each of the experiment's figures (``plots.figures_of``) as an inline SVG image (vector:
     sharp at any zoom and in print), with its caption (``plots.caption``) under it."""
-    shown = []
+    shown, claims = [], paper.claims_of(experiment)
     for _, spec in plots.figures_of(experiment):
-        fig, caption = plots.figure_and_caption(experiment, frame, spec)
+        fig, caption = plots.figure_and_caption(experiment, frame, spec, claims)
         svg = base64.b64encode(plots.render(fig, "svg")).decode()
         alt = html.escape(f"{experiment.title or experiment.name}: {spec.get('ylabel') or spec.get('y', '')}")
         below = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
