@@ -473,6 +473,7 @@ EXPERIMENT_KEYS = [
     ("figure", "y"),
     ("figure", "normalise"),
     ("figure", "logy"),
+    ("figure", "also"),
     ("reproduces", "figure"),
     ("reproduces", "claims"),
     ("unknown",),
