@@ -518,35 +518,3 @@ def test_a_5000_character_name_is_one_short_error(tmp_path):
     with pytest.raises(UsageError) as error:
         claims.load(path, "pore")
     assert len(str(error.value)) < 600
-
-
-def _headings(doc: Path) -> set[str]:
-    """The anchors of a Markdown page's headings, as GitHub makes them."""
-    import re
-
-    found = set()
-    for line in doc.read_text().splitlines():
-        heading = re.match(r"^#+\s+(.*)$", line)
-        if heading:
-            found.add(re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-"))
-    return found
-
-
-def test_every_claim_the_page_does_not_hold_has_its_mechanism():
-    """On docs/reproduction.md every claim that fails, ties, holds only in direction or is not
-    comparable says why in its claims file: a measured cause with the anchor of the doc section
-    that explains it (an anchor that exists), not a bare pointer to the doc."""
-    import re
-
-    from smrlab.reproduce import output
-
-    committed = output.committed_verdicts((ROOT / "docs" / "reproduction.md").read_text())
-    missing = []
-    for path in sorted((ROOT / "experiments" / "claims").glob("*.toml")):
-        for claim in claims.load(path).claims:
-            if committed.get(f"{path.stem}/{claim.id}") in (FAILS, TIE, DIRECTION, NOT_COMPARABLE):
-                anchors = re.findall(r"docs/([\w.-]+\.md)#([\w-]+)", claim.reason)
-                bare = claim.reason.strip().lower().startswith("see ")
-                if not anchors or bare or any(a not in _headings(ROOT / "docs" / d) for d, a in anchors):
-                    missing.append(f"{path.stem}/{claim.id}")
-    assert not missing, f"claims without a mechanism and its doc anchor: {missing}"
