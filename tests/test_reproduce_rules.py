@@ -441,6 +441,20 @@ def test_a_name_the_experiments_lack_is_refused(tmp_path, lines, message):
     assert str(error.value).startswith(str(path)), error.value
 
 
+@pytest.mark.parametrize("per", ["", 'per = "mean"\n'])
+def test_an_order_whose_cell_did_not_run_is_not_run(tmp_path, per):
+    # A paper command run with --only (or a run lacking one trace's cell) left b out on mds: the
+    # mean over the traces crashed on the missing tier (IndexError) instead of saying so.
+    path = write_root(tmp_path, f'kind = "order"\nexperiment = "e"\nmetric = "m"\norder = ["a", "b"]\n{per}')
+    stated = claims.load(path, "pore")
+    references.check(stated, tmp_path)
+    claim = stated.claims[0]
+    both = frame([{"label": label, "trace": t, "m": m} for t in ("wdev", "mds") for label, m in (("a", 1), ("b", 2))])
+    assert judge(claim, both).verdict == HOLDS
+    row = judge(claim, both[(both["label"] == "a") | (both["trace"] == "wdev")])
+    assert row.verdict == NOT_RUN and "mds: no cell of b" in row.reason
+
+
 def test_every_claims_file_loads_and_names_what_exists():
     for path in sorted((ROOT / "experiments" / "claims").glob("*.toml")):
         references.check(claims.load(path, path.stem), ROOT)

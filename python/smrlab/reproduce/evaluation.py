@@ -182,6 +182,13 @@ class Evaluation:
         if not points:
             why = f"no cell of {claim.experiment} matches {', '.join(describe(s) for s in claim.selectors())}"
             return self._row(paper, claim, NOT_RUN, why, why, first_seed=NOT_RUN)
+        unordered = [p for p in points if claim.kind == "order" and not p.parts]
+        if unordered:
+            # An order is over all its cells: one that did not run (a command run with --only, or
+            # a run that lacks a trace's cell) leaves nothing to order, and no statistic over them.
+            why = "; ".join(f"{p.trace}: {p.text}" for p in unordered)
+            reason = f"not every cell it orders ran ({why})"
+            return self._row(paper, claim, NOT_RUN, why, reason, first_seed=NOT_RUN, points=points)
         return self._combine(paper, claim, points)
 
     def not_run(self, paper: str, claim: Claim, why: str) -> Row:
@@ -324,18 +331,11 @@ class Evaluation:
     def _orders(self, claim: Claim, trace: str, rows) -> list[Point]:
         chosen = [[select(rows, s) for s in tier] for tier in claim.order]
         flat = [r for tier in chosen for r in tier]
-        if any(r.empty for r in flat):
+        lacking = [describe(s) for tier, found in zip(claim.order, chosen) for s, r in zip(tier, found) if r.empty]
+        if lacking:
+            text = f"no cell of {', '.join(lacking)}"
             return [
-                self._point(
-                    claim,
-                    trace,
-                    {},
-                    [(verdict.FULL, 0)],
-                    [Measured(None)],
-                    [NOT_RUN],
-                    _concat(*flat),
-                    "a cell is missing",
-                )
+                self._point(claim, trace, {}, [(verdict.FULL, 0)], [Measured(None)], [NOT_RUN], _concat(*flat), text)
             ]
         fixed = set().union(*(_pinned(s) for tier in claim.order for s in tier))
         free = self._free(flat, fixed)
@@ -388,6 +388,9 @@ class Evaluation:
         seeds, numbers = [], []
         if statistic and claim.kind == "order":
             seeds = sorted(set.intersection(*(set(p.draws) for p in judged)))
+            if not seeds:
+                why = f"no seed ran on every trace of the {claim.per}"
+                return self._row(paper, claim, NOT_RUN, why, why, first_seed=NOT_RUN)
             per_seed = [_order_statistic(claim, judged, seed) for seed in seeds]
             outcome, first = verdict.over_seeds(per_seed), per_seed[0]
             text = f"{claim.per} of {len(judged)}: " + _order_text(claim, judged, seeds)
