@@ -14,6 +14,7 @@ from pathlib import Path
 
 from smrlab import _core, caveats, workload
 from smrlab.arrival_names import named_as
+from smrlab.cli.line_escape import escape_line
 from smrlab.cli.workload import ARRIVAL_OPTIONS, add_arrival_arguments, arrival_options
 from smrlab.errors import UsageError
 from smrlab.kv import DB, KEY_BYTES, WORKLOADS, SmrdbAdapter, folder_bytes, run_workload, scanned_bytes, size
@@ -109,30 +110,10 @@ def encode(data: bytes, args: argparse.Namespace) -> str:
     return data.hex() if args.hex else data.decode(errors="backslashreplace")
 
 
-# How ``kv scan`` writes what would break its key<TAB>value lines: a backslash, tab, newline and
-# carriage return as \\, \t, \n and \r; any other ASCII control character as \xNN, a Unicode
-# line separator (U+0085, U+2028, U+2029) as \uNNNN, and a byte that is not UTF-8 as \xNN.
-_LINE_ESCAPES = {ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r"}
-_LINE_BREAKING = [*range(0x20), 0x7F, 0x85, 0x2028, 0x2029]
-
-
-def _escaped(code: int) -> str:
-    if code in _LINE_ESCAPES:
-        return _LINE_ESCAPES[code]
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (surrogateescape)
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
-
-
-_ONE_LINE = {code: _escaped(code) for code in [*_LINE_ESCAPES, *_LINE_BREAKING, *range(0xDC80, 0xDD00)]}
-
-
 def one_line(data: bytes, args: argparse.Namespace) -> str:
     """``data`` as text for a key<TAB>value line, what would break the line or shift its columns
-    escaped (as above); with --hex, hexadecimal, which needs none."""
-    if args.hex:
-        return data.hex()
-    return data.decode(errors="surrogateescape").translate(_ONE_LINE)
+    escaped (cli/line_escape.py); with --hex, hexadecimal, which needs none."""
+    return data.hex() if args.hex else escape_line(data)
 
 
 def run_put(args: argparse.Namespace) -> int:

@@ -295,6 +295,9 @@ def execute(
     given = systems.split(args.param)
     shared = {sweep.key: [sweep.to_param(v) for v in sweep.values(args)] for sweep in swept if not sweep.system}
     title = f"{command.title} on {name}"
+    # A part of the line-up may not report every measure the file names or draws: then the
+    # results name none and draw no figure (a trace with no writes runs only the plain disks).
+    whole = len(line_up) == len(command.whole_line_up(args))
     exp = experiment.Experiment(
         name=f"{command.title.replace(' ', '-')}-{name}",
         title=title,
@@ -303,11 +306,10 @@ def execute(
         params={**command.shared_params(args, line_up, first), **given, **shared},
         seeds=[args.seed],
         engine={**first.engine, **engine_keywords(args)},  # the paper's replay unless told
-        # A part of the line-up may not report every measure the file names: then none is named.
-        metrics=first.metrics if len(line_up) == len(command.whole_line_up(args)) else [],
+        metrics=first.metrics if whole else [],
         # A figure drawn as smrlab run draws the file's, with the paper's numbers its claims give.
         reproduces={**first.reproduces, "claims": first.name} if command.draws else first.reproduces,
-        figure=first.figure if command.draws else {},
+        figure=first.figure if command.draws and whole else {},
     )
     ran = presets.run(exp, args, Path(args.out), name, title=title, unit="runs")
     shown = {sweep.key: {sweep.to_param(value): value for value in sweep.values(args)} for sweep in swept}
