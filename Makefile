@@ -66,8 +66,9 @@ rust-test:
 
 # One pytest worker a core (pytest-xdist); the test files that share one of a session's long runs (the
 # quick scorecard, the demo) go to one worker, every other file to one worker whole (tests/conftest.py).
+# The 20 longest steps are listed at the end, where the test time is to be cut.
 py-test: bytecode system-deps
-	$(IN_VENV) python -m pytest tests --numprocesses auto --dist loadgroup
+	$(IN_VENV) python -m pytest tests --numprocesses auto --dist loadgroup --durations=20
 
 # The longer fuzzing run, which `make test` does not do: the generated hostile-input tests with
 # many more cases (trace records, system parameters, store options, workload parameters,

@@ -52,10 +52,13 @@ def msr_line(tick: int, op: str, offset: int, size: int) -> str:
 SHARED_RUNS = ("quick_scorecard", "demo")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """Groups the tests for pytest-xdist (``--dist loadgroup``): a test file's tests stay on one
     worker (its module fixtures run once), and the files that use one fixture of ``SHARED_RUNS``
-    share one worker."""
+    share one worker. First of the hooks: xdist reads the groups in a hook of its own, which
+    pytest would otherwise call before this one (the groups came too late, and every worker ran
+    the demo and the quick scorecard)."""
     shared: dict[str, str] = {}
     for item in items:
         for fixture in set(SHARED_RUNS) & set(item.fixturenames):
