@@ -34,6 +34,19 @@ KEYWORDS = {
     "distribution": "diurnal.distribution",
     "shape": "diurnal.distribution.shape",
 }
+# The command-line option that gives each keyword, where a command takes them all
+# (smrlab.cli.workload's arrival options).
+OPTIONS = {
+    "process": "--process",
+    "rate": "--rate",
+    "duration": "--duration",
+    "bias": "--bias",
+    "resolution": "--resolution",
+    "modulation": "--modulation",
+    "cycle_minutes": "--cycle",
+    "distribution": "--distribution",
+    "shape": "--shape",
+}
 # How the core words a bad parameter (smr-workload's WorkloadError::Parameter).
 _CORE_MESSAGE = re.compile(r"invalid parameter (?P<key>\S+): (?P<problem>.*)", re.DOTALL)
 # How the core says a process lacks a parameter it needs.

@@ -49,8 +49,7 @@ from smrlab.caveats import SATURATED_MARK, SATURATED_NOTE
 from smrlab.errors import UsageError
 from smrlab.experiment.schema import FIGURE_KINDS
 from smrlab.options import quoted
-from smrlab.results import any_saturated as saturated
-from smrlab.results import check_scalars
+from smrlab.results import any_saturated, check_scalars
 from smrlab.results import notes as results_notes
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under protanopia,
@@ -109,13 +108,6 @@ CAPTION_PT = 7
 ZERO_MARK = "0"
 ZERO_NOTE = f"{ZERO_MARK} at the foot of the axis: a value of zero, which a log axis has no place for"
 CAPTION_CHARACTERS = 92
-
-
-def any_saturated(frame) -> bool:
-    """``smrlab.results.any_saturated``, imported when drawn (results reads experiments, whose
-    schema lists this module's figure kinds)."""
-
-    return saturated(frame)
 
 
 def _scale(y: str) -> float:

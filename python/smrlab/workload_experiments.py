@@ -29,7 +29,7 @@ import json
 import numpy as np
 
 from smrlab import _core, caveats, workload
-from smrlab.arrival_names import named_as
+from smrlab.arrival_names import OPTIONS, named_as
 from smrlab.kv import size
 from smrlab.options import bounded_number, bounded_whole, count, positive, seed, whole
 from smrlab.tables import print_json, print_table
@@ -80,8 +80,9 @@ def check_inserts(args: argparse.Namespace, records: float, what: str) -> None:
     workload.check_memory_store(records, RECORD_BYTES, size(args.capacity, "--capacity"), what)
 
 
-# The options of these commands that give an arrival process's keywords, for messages about them.
-ARRIVAL_OPTIONS = {"bias": "--bias", "shape": "--shape", "cycle_minutes": "--cycle", "duration": "--duration"}
+# The options of these commands that give an arrival process's keywords, for messages about them
+# (a rate they compute from --load is not --rate's).
+ARRIVAL_OPTIONS = {keyword: OPTIONS[keyword] for keyword in ("bias", "shape", "cycle_minutes", "duration")}
 
 
 def check_arrivals(args: argparse.Namespace, runs: list[tuple[str, float, dict]]) -> None:

@@ -13,6 +13,7 @@ import numpy as np
 
 from smrlab import _core, hurst, workload
 from smrlab import workload_experiments as experiments
+from smrlab.arrival_names import OPTIONS as ARRIVAL_OPTIONS
 from smrlab.arrival_names import named_as
 from smrlab.cli.sim import param_lines
 from smrlab.errors import UsageError
@@ -81,20 +82,6 @@ def add_arrival_arguments(
     parser.add_argument(
         "--seed", type=seed, default=1, help="seed of the arrivals (and of the operations, for kv ycsb) (default 1)"
     )
-
-
-# The option that gives each keyword of ``workload.arrival_params``, for messages about them.
-ARRIVAL_OPTIONS = {
-    "process": "--process",
-    "rate": "--rate",
-    "duration": "--duration",
-    "bias": "--bias",
-    "resolution": "--resolution",
-    "modulation": "--modulation",
-    "cycle_minutes": "--cycle",
-    "distribution": "--distribution",
-    "shape": "--shape",
-}
 
 
 def arrival_options(args: argparse.Namespace) -> dict:
