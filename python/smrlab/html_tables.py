@@ -18,7 +18,6 @@ from smrlab.tables import fmt
 def _cell(value) -> str:
     """A cell: numbers right-aligned, words left, a claim's verdict marked by its class
     (``verdict-holds``, ``verdict-fails``...)."""
-
     if value in VERDICTS:
         return f'<td class="verdict-{value.replace(" ", "-")}">{html.escape(value)}</td>'
     if isinstance(value, str) and len(value) > 12:

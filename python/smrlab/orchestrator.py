@@ -177,7 +177,6 @@ def _probe(cell) -> set[str] | None:
     when it cannot be probed (a trace in memory) or failed for another reason than its
     parameters (its cells will say why). A parameter value the core refuses (a cache smaller
     than a block) raises its ``ParameterError``: the experiment stops before its first cell."""
-
     if cell.footprint is None:
         return None
     try:

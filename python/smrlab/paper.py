@@ -23,7 +23,6 @@ def claims_file(experiment) -> Path | None:
     """The claims file of the paper ``experiment`` reproduces: ``claims/PAPER.toml`` beside the
     experiment's file, else smrlab's own (for an experiment made in code, or read back from a
     results folder); None for a paper without claims."""
-
     paper = experiment.reproduces.get("paper")
     if not paper:
         return None
@@ -36,7 +35,6 @@ def claims_of(experiment) -> list:
     """The paper's claims judged on ``experiment``'s rows: those that name it (or the experiment
     its ``[reproduces] claims`` names), can run, and compare only labels of its line-up (a
     line-up run without some of its systems skips the claims on them)."""
-
     path = claims_file(experiment)
     if path is None:
         return []
@@ -48,7 +46,6 @@ def claims_of(experiment) -> list:
 def comparison_rows(experiment, frame) -> list[tuple]:
     """(claim, where, trace, paper's, ours, ours / paper, verdict, why) for each of the
     experiment's claims, judged on ``frame``."""
-
     path = claims_file(experiment)
     if path is None:
         return []

@@ -156,7 +156,6 @@ def _x_positions(values: list[str]) -> dict[str, float] | None:
     """Where each x value stands on a true-spaced axis: a share (``2%``), a multiple (``0.5x``),
     a number or a size (``20MB``, ``256KiB``: bytes); None when one of them is none of these (a
     scheme's or a policy's name: a category)."""
-
     places = {}
     for value in values:
         text = value.strip()

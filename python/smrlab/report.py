@@ -110,7 +110,6 @@ REPRODUCTION_TITLE = "smrlab reproduction report"
 def page(tables: list[Path], title: str = REPRODUCTION_TITLE, scorecards: list[dict] = ()) -> str:
     """The whole report for ``tables`` (Parquet files written by ``smrlab run``), led by the
     reproduction scorecards given (documents written by ``smrlab reproduce``)."""
-
     sections, cited = [html_section(card) for card in scorecards], []
     for card in scorecards:
         cited += [p for p in card.get("papers", []) if p not in cited]

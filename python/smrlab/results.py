@@ -226,7 +226,6 @@ def _plain(value):
 def table_rows(frame, columns: list[str]) -> list[tuple]:
     """Rows of ``columns`` as plain Python values (None for missing), a saturated run's response
     times marked (``smrlab.caveats.response``)."""
-
     flags = frame["saturated"].fillna(False).astype(bool).tolist() if "saturated" in frame else [False] * len(frame)
     responses = [index for index, column in enumerate(columns) if "response" in column]
     return [
@@ -239,7 +238,6 @@ def notes(frame, columns: list[str], metrics: list[str]) -> list[str]:
     """The notes of a results table shown as ``columns`` (``smrlab.caveats``): each reason a row
     gave (its ``caveats``), with the rows it applies to ("LABEL on TRACE"), then the rows that
     measured the same ``metrics`` as another of the same trace and other shown columns."""
-
     named = [f"{row.get('label')} on {row.get('trace')}" for row in frame.to_dict("records")]
     by_reason: dict[str, list[str]] = {}
     if "caveats" in frame:
@@ -327,7 +325,6 @@ def declared(path: str | Path, columns: list[str]) -> dict[str, dict]:
 def experiment_of(table: Path):
     """The experiment a results table was run from, read back from its provenance sidecar
     (without opening its traces)."""
-
     sidecar = provenance(table)
     return parse(sidecar["experiment"]["text"] or "", Path(sidecar["experiment"]["file"] or table), with_traces=False)
 

@@ -86,7 +86,6 @@ def engine_keys() -> dict[str, tuple[dict, str]]:
     """The replay options an experiment may set, as the core declares them (except how often
     progress is reported, which changes no number); a mode or a speed-up left out is the
     system's own."""
-
     kinds = {
         "mode": {"enum": ["closed", "open"]},
         "speedup": NUMBER,

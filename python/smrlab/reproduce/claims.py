@@ -273,7 +273,6 @@ def describe(selector: Selector) -> str:
 
 def _value_text(value: Any) -> str:
     """A selector value as the results table holds it (``True`` is ``true``, ``20e6`` ``20000000``)."""
-
     return param_text(value)
 
 

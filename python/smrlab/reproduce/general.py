@@ -190,7 +190,6 @@ def make(
     announce: Callable[[str], None] = lambda _: None,
 ) -> GeneralCard:
     """Every general claim of ``papers`` judged on each trace of ``folder``."""
-
     started = time.monotonic()
     traces, skipped = tracefolder.scan(folder)
     for gone in skipped:

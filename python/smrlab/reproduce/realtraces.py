@@ -89,7 +89,6 @@ class RealTraces:
 
     def compare_size(self, scheme: str, name: str, path: Path) -> None:
         """Warns when ``path`` has far fewer requests than the paper gives trace ``name``."""
-
         recipe = recipes.recipes()[scheme]
         if recipe.paper_requests is None:
             return
@@ -109,7 +108,6 @@ class RealTraces:
 def readable(path: Path) -> None:
     """Refuses, at once, a file the trace reader cannot read a first request from: its checksum
     (every cell's key) would otherwise read it whole first, for hours on a huge or sparse file."""
-
     try:
         Trace.open(path).head(1)
     except SmrlabError as error:
@@ -118,7 +116,6 @@ def readable(path: Path) -> None:
 
 def writes_only_copy(path: Path) -> Path:
     """The writes of trace file ``path`` as an smrbin file, made once."""
-
     stat = path.stat()
     pipeline = {"inputs": [{"path": str(path.resolve())}], "writes_only": True}
     recipe = {**pipeline, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}

@@ -43,7 +43,6 @@ class Shape:
 
 def shape(path: Path) -> Shape:
     """The shape of the experiment file at ``path`` (nothing generated or run)."""
-
     text = path.read_text()
     document = spec.read_toml(text, path)
     found = Shape()

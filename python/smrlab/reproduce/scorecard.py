@@ -366,7 +366,6 @@ def model_record(models: dict[str, str], commits: dict[str, int]) -> dict:
     """What a scorecard records of the code behind it: the fingerprint of each system and of
     the key-value store as this build computes them (a test holds the committed page to them),
     and how many of its cells each commit made."""
-
     systems, _, _ = fingerprint.built()
     return {
         "systems": dict(sorted(systems.items())),
@@ -379,7 +378,6 @@ def model_record(models: dict[str, str], commits: dict[str, int]) -> dict:
 def baseline_value(exp: Experiment, param: str) -> str | None:
     """The value ``param`` has in ``exp`` as written: the one it gives, else the default of the
     first of its systems that declares it (None when it is swept, or none declares it)."""
-
     for params in [s.params for s in exp.systems] + [exp.params]:
         if param in params:
             return None if isinstance(params[param], list) else param_text(params[param])
