@@ -268,3 +268,39 @@ def test_the_store_state_is_taken_after_the_inserts_before_the_reads(monkeypatch
     assert Store.steps_run == 3
     assert out["store"]["unsorted_pct"] == 75.0, "the state after the one step that writes"
     assert out["store"]["compactions"] == 1
+
+
+def test_a_count_step_issues_exactly_its_count_with_no_stop_and_a_duration_step_stops_at_three_times_it():
+    """Fig. 5.5's table is measured after 2.5 million inserts (§5.4.2), the same for every store:
+    a step given as a count issues every one of its operations however long they take, where a
+    step given as a duration stops issuing after three times it."""
+    from smrlab import _core
+    from smrlab.experiment.kv import offload
+
+    for count, rate in [(156_250, 500_000), (39_062, 1_000_000), (1, 3), (625_000, 7)]:
+        length = offload.step_length({"count": count, "rate": rate})
+        assert length["stop_after"] is None
+        arrivals = _core.arrival_schedule(workload.arrival_params("constant", rate, length["duration"]), 1)
+        assert len(arrivals) // 8 == count  # one u64 of nanoseconds each
+    assert offload.step_length({"duration": 30, "rate": 5}) == {"duration": 30.0, "stop_after": 90.0}
+
+
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        ({"count": 10, "duration": 1}, "not both"),
+        ({}, "not neither"),
+        ({"count": 2.5}, "whole number"),
+        ({"count": 0}, "positive"),
+        ({"count": 10, "process": "poisson"}, "constant process"),
+    ],
+)
+def test_a_step_needs_a_duration_or_a_whole_count_of_constant_arrivals(change, named):
+    from smrlab.errors import UsageError
+    from smrlab.experiment.kv import offload
+
+    step = {"name": "insert", "workload": "insert", "process": "constant", "rate": 10, **change}
+    if not {"count", "duration"} & set(change):
+        step.pop("duration", None)
+    with pytest.raises(UsageError, match=named):
+        offload.check_steps([step])

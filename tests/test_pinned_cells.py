@@ -103,3 +103,28 @@ def test_a_changed_system_or_default_runs_that_systems_cells_again_and_no_others
     )
     again, _ = resumed(trace, tmp_path, keys)
     assert again == {"cmr": 1, "dmsmr": 0, "lru": 0, "hwsr": 0}
+
+
+@pytest.mark.parametrize("driver", ["kv.py", "workload.py", "experiment/kv/offload.py"])
+def test_the_key_value_digest_changes_with_each_module_a_key_value_cell_runs(driver, tmp_path, monkeypatch):
+    """A key-value cell runs SMRDB through smrlab.kv and smrlab.workload as well as
+    experiment/kv: a change of any of them is a change of the cell's code."""
+    package = tmp_path / "smrlab"
+    (package / "experiment" / "kv").mkdir(parents=True)
+    for path in fingerprint.KV_MODULES.glob("*.py"):
+        (package / "experiment" / "kv" / path.name).write_bytes(path.read_bytes())
+    for path in fingerprint.KV_DRIVERS:
+        (package / path.name).write_bytes(path.read_bytes())
+    fingerprint.of_key_value.cache_clear()
+    original = fingerprint.of_key_value()
+    monkeypatch.setattr(fingerprint, "KV_MODULES", package / "experiment" / "kv")
+    monkeypatch.setattr(fingerprint, "KV_DRIVERS", tuple(package / path.name for path in fingerprint.KV_DRIVERS))
+    try:
+        fingerprint.of_key_value.cache_clear()
+        assert fingerprint.of_key_value() == original  # the copy is the same code
+        with open(package / driver, "a") as changed:
+            changed.write("\n# one more line\n")
+        fingerprint.of_key_value.cache_clear()
+        assert fingerprint.of_key_value() != original
+    finally:
+        fingerprint.of_key_value.cache_clear()

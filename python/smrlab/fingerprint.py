@@ -8,7 +8,8 @@ made it, and which the scorecard shows beside each claim.
   external crates; comments, formatting and tests left out).
 - A key-value cell: the store's digest (SMRDB, its workloads and what they build on), the
   source of the Python modules that drive the stores and lay a peer's file I/O on the disk
-  model (``smrlab.experiment.kv``), and the versions of the peers' Python bindings.
+  model (``smrlab.experiment.kv``) and of the two the cells call to open SMRDB and run its
+  workloads (``smrlab.kv``, ``smrlab.workload``), and the versions of the peers' Python bindings.
 
 Not here: the cell's key itself, or which parameters it holds (``experiment.cells``).
 """
@@ -27,6 +28,8 @@ PEER_PACKAGES = ("plyvel", "rocksdict")
 # The Python modules that run a key-value cell (``smrlab.experiment.kv``), found by path: importing
 # the package here would import this module again through its cells.
 KV_MODULES = Path(__file__).parent / "experiment" / "kv"
+# The modules outside it whose code a key-value cell runs: opening SMRDB, running a workload.
+KV_DRIVERS = (Path(__file__).parent / "kv.py", Path(__file__).parent / "workload.py")
 
 
 @functools.cache
@@ -52,7 +55,7 @@ def of_system(system: str, given: dict[str, str]) -> str:
 def of_key_value() -> str:
     """The digest of the code a key-value cell's numbers come from."""
     parts = [f"core={built()[1]}"]
-    for path in sorted(KV_MODULES.glob("*.py")):
+    for path in [*sorted(KV_MODULES.glob("*.py")), *KV_DRIVERS]:
         parts.append(f"{path.name}={hashlib.sha256(path.read_bytes()).hexdigest()}")
     for package in PEER_PACKAGES:
         try:

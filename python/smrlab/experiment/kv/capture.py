@@ -15,6 +15,7 @@ cell as JSON, OUT receives what the driver returned. Not here: the layout rule (
 
 from __future__ import annotations
 
+import array
 import json
 import os
 import re
@@ -24,7 +25,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from smrlab import _core
 from smrlab.errors import UsageError
+from smrlab.experiment.kv import drive, stores
+from smrlab.experiment.kv.filelayout import lay_out
 
 MARK = 7_000_000_000
 SYSCALLS = (
@@ -53,9 +57,6 @@ def run_traced(system: str, folder: Path, trace: dict, params: dict, seed: int) 
 
 
 def _traced(system: str, folder: Path, trace: dict, params: dict, seed: int) -> dict:
-    from smrlab import _core
-    from smrlab.experiment.kv.filelayout import lay_out
-
     if shutil.which("strace") is None:
         raise UsageError("the modelled setting of a peer store needs strace (apt-get install strace)")
     with tempfile.TemporaryDirectory(prefix="smrlab-capture-") as scratch:
@@ -112,8 +113,6 @@ def _traced(system: str, folder: Path, trace: dict, params: dict, seed: int) -> 
 
 
 def _u64(values: list[int]) -> bytes:
-    import array
-
     return array.array("Q", values).tobytes()
 
 
@@ -288,8 +287,6 @@ def _delete(path: str, files: _Files, events: list) -> None:
 
 def _child(spec_path: str, out_path: str) -> int:
     """The traced child: runs the cell, marking each phase's start for the trace."""
-    from smrlab.experiment.kv import drive, stores
-
     spec = json.loads(Path(spec_path).read_text())
     if spec["system"] == "leveldb":
         stores.disable_leveldb_mmap()

@@ -33,6 +33,7 @@ from typing import Any
 from smrlab import fingerprint
 from smrlab.errors import SmrlabError
 from smrlab.experiment.cells import Outcome
+from smrlab.experiment.kv import capture, drive, offload, stores
 
 # Held while an fs-setting cell runs: such cells measure the wall clock and must not overlap.
 FS_LOCK = Path(tempfile.gettempdir()) / "smrlab-kv-fs.lock"
@@ -117,8 +118,6 @@ class KvCell:
         return Outcome(self.index, key, result, None)
 
     def _measure(self) -> dict:
-        from smrlab.experiment.kv import capture, drive, offload, stores
-
         if self.system == stores.OFFLOAD:
             return offload.run(list(self.trace.steps), self.given, self.seed)
         modelled = self.setting == "model"

@@ -17,9 +17,10 @@ Not here: the file's keys and types (``spec``, ``schema``), running a cell (``ce
 
 from __future__ import annotations
 
-from smrlab import _core
+from smrlab import _core, workload
 from smrlab.errors import SmrlabError, UsageError
 from smrlab.experiment.kv import offload, stores
+from smrlab.kv import DB
 
 # Arrivals a step's process is resolved with: enough for any process, few enough to be instant.
 PROBE_ARRIVALS = 1000
@@ -38,18 +39,15 @@ def parameters(experiment) -> None:
             _open_and_close(cell.system, cell.given, cell.setting == "model")
         except SmrlabError as error:
             raise UsageError(f"{where}systems.{cell.label}: {error}") from None
-    for workload in experiment.traces.values():
-        for step in workload.steps if workload.kind == "steps" else ():
+    for trace in experiment.traces.values():
+        for step in trace.steps if trace.kind == "steps" else ():
             try:
                 _resolve_arrivals(step)
             except SmrlabError as error:
-                raise UsageError(f"{where}traces.{workload.name}: step '{step['name']}': {error}") from None
+                raise UsageError(f"{where}traces.{trace.name}: step '{step['name']}': {error}") from None
 
 
 def _open_and_close(system: str, params: dict, modelled: bool) -> None:
-    from smrlab import workload
-    from smrlab.kv import DB
-
     if system == stores.OFFLOAD:
         offload.value_size(params)
         workload.client_threads(params.get("threads", offload.DEFAULT_THREADS))
@@ -66,9 +64,7 @@ def _open_and_close(system: str, params: dict, modelled: bool) -> None:
 
 
 def _resolve_arrivals(step: dict) -> None:
-    from smrlab.workload import arrival_params
-
-    rate, duration = float(step["rate"]), float(step["duration"])
+    rate, duration = float(step["rate"]), offload.step_length(step)["duration"]
     if rate * duration <= _core.MAX_ARRIVALS:
         rate = min(rate, PROBE_ARRIVALS / duration)
-    _core.arrival_schedule(arrival_params(step["process"], rate, duration), 1)
+    _core.arrival_schedule(workload.arrival_params(step["process"], rate, duration), 1)

@@ -19,6 +19,7 @@ from pathlib import Path
 from smrlab import workload
 from smrlab.errors import UsageError
 from smrlab.experiment.kv import stores, ycsb
+from smrlab.kv import run_workload
 
 # db_bench-style phases (smrlab.kv.run_workload).
 BENCH_PHASES = ("fillseq", "fillrandom", "overwrite", "readrandom", "readseq")
@@ -75,8 +76,6 @@ def phase_names(trace: dict) -> list[str]:
 
 
 def bench_phase(store, name: str, trace: dict, sync: bool, seed: int) -> int:
-    from smrlab.kv import run_workload
-
     if name not in BENCH_PHASES:
         raise UsageError(f"phase '{name}' is none of {', '.join(BENCH_PHASES)}")
     result = run_workload(

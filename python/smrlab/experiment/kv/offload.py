@@ -3,10 +3,12 @@ the disk model taken in real time (each disk command sleeps its modelled service
 NVRAM device its profile's: ``smrdb::paced``), driven by YCSB through the open-loop executor
 with an arrival process, step after step on one store (a ``steps`` workload).
 
-A step: ``{ name, workload = "insert" | "a".."f", process, rate, duration }`` (arrivals per
-second and seconds; ``insert``: 1 KB random inserts, the thesis's §5.4.3 records; scans are
-YCSB's E, 1 to 100 records). A step stops issuing after ``stop_after`` times its duration (3)
-and counts what it left. Per step: ``NAME_ops_per_s`` (completed per second of wall clock),
+A step: ``{ name, workload = "insert" | "a".."f", process, rate }`` and how long it runs, either
+``duration`` (seconds of arrivals; the step stops issuing after ``STOP_AFTER`` times it and counts
+what it left) or ``count`` (operations, every one issued however long they take: a measuring point
+after a number of operations, as db_bench's 2.5 million inserts of §5.4.2, so that stores of
+different speeds are compared on the same data). Arrivals per second; ``insert``: 1 KB random
+inserts, the thesis's §5.4.3 records; scans are YCSB's E, 1 to 100 records. Per step: ``NAME_ops_per_s`` (completed per second of wall clock),
 ``NAME_p99_ms``, ``NAME_unissued``; then the store's state as the last step that writes leaves
 it, before any reads that follow (the thesis's Fig. 5.5 table: "the system state after the
 inserts and before the sequential reads", §5.4.2): the shares of the written bytes offloaded,
@@ -26,7 +28,10 @@ from __future__ import annotations
 import json
 import math
 
+from smrlab import _core, workload
 from smrlab.errors import UsageError
+from smrlab.experiment.kv.schema import STEP, STEP_REQUIRED
+from smrlab.kv import size
 
 SYSTEM = "smrdb-offload"
 PARAMS = (
@@ -54,27 +59,43 @@ READ_ONLY = ("c", "e")
 
 def check_steps(steps) -> list[dict]:
     """The steps of a ``steps`` workload, or a UsageError naming what is wrong."""
-    from smrlab.experiment.kv.schema import STEP
-
     step_keys = set(STEP)
     if not isinstance(steps, list) or not steps or not all(isinstance(s, dict) for s in steps):
-        raise UsageError("traces.steps must be a non-empty list of tables {name, workload, process, rate, duration}")
+        raise UsageError(
+            "traces.steps must be a non-empty list of tables {name, workload, process, rate, duration or count}"
+        )
     names = set()
     for step in steps:
         unknown = sorted(set(step) - step_keys)
-        missing = sorted(step_keys - set(step))
+        missing = sorted(set(STEP_REQUIRED) - set(step))
         if unknown or missing:
             raise UsageError(
                 f"traces.steps: a step {'has unknown key ' + repr(unknown[0]) if unknown else 'needs ' + repr(missing[0])} "
                 f"(keys: {', '.join(sorted(step_keys))})"
             )
+        length = [key for key in ("duration", "count") if key in step]
+        if len(length) != 1:
+            raise UsageError(
+                f"traces.steps: step '{step['name']}' needs a duration (seconds) or a count (operations), "
+                f"not {'both' if length else 'neither'}"
+            )
+        if "count" in step and step["process"] != "constant":
+            raise UsageError(
+                f"traces.steps: step '{step['name']}': a count needs the constant process "
+                f"(its arrivals number exactly the count), not '{step['process']}'"
+            )
         if step["workload"] not in ("insert", "a", "b", "c", "d", "e", "f"):
             raise UsageError(f"traces.steps: workload '{step['workload']}' is none of insert, a-f")
-        for key in ("rate", "duration"):
+        for key in ("rate", *length):
             if isinstance(step[key], bool) or not isinstance(step[key], (int, float)) or not step[key] > 0:
                 raise UsageError(
                     f"traces.steps: step '{step['name']}': {key} must be a positive number, not {step[key]!r}"
                 )
+        if "count" in step and not (isinstance(step["count"], int) and step["count"] <= _core.MAX_ARRIVALS):
+            raise UsageError(
+                f"traces.steps: step '{step['name']}': count must be a whole number of operations "
+                f"from 1 to {_core.MAX_ARRIVALS:,}, not {step['count']!r}"
+            )
         if step["process"] not in ("constant", "poisson", "selfsimilar", "diurnal"):
             raise UsageError(
                 f"traces.steps: step '{step['name']}': process '{step['process']}' is none of constant, poisson, selfsimilar, diurnal"
@@ -98,8 +119,6 @@ def store_options(params: dict) -> dict:
     """The keywords of the ``WorkloadStore`` an offloading cell runs on (in memory): what
     ``check`` opens before any cell runs, so that the store's own readers refuse a bad value
     first."""
-    from smrlab.kv import size
-
     offload = params.get("offload", "nvram")
     if offload not in OFFLOAD_TARGETS:
         raise UsageError(f"offload '{offload}' is none of {', '.join(OFFLOAD_TARGETS)}")
@@ -134,19 +153,24 @@ def _buffer_bands(text: str) -> tuple[int, ...]:
 
 def value_size(params: dict) -> int:
     """Bytes of each inserted value."""
-    from smrlab.kv import size
-
     given = size(params.get("value_size", 1000), "value_size")
     if not 0 < given <= MAX_VALUE_SIZE:
         raise UsageError(f"value_size must be 1 to {MAX_VALUE_SIZE:,} bytes, not {given:,}")
     return given
 
 
+def step_length(step: dict) -> dict:
+    """How long a step runs, as ``run_ycsb`` takes it: a duration and the time after which it
+    stops issuing, or, for a count, the duration whose constant arrivals number exactly the
+    count (half an arrival more, so that rounding cannot drop the last) and no stop."""
+    if "count" in step:
+        return {"duration": (step["count"] + 0.5) / float(step["rate"]), "stop_after": None}
+    return {"duration": float(step["duration"]), "stop_after": STOP_AFTER * float(step["duration"])}
+
+
 def run(steps: list[dict], params: dict, seed: int) -> dict:
     """Runs the steps in order on one new paced offloading store; returns what ``cell``
     turns into a row."""
-    from smrlab import workload
-
     size_of_values, threads = value_size(params), workload.client_threads(params.get("threads", DEFAULT_THREADS))
     store = workload.WorkloadStore(**store_options(params))
     phases, records, state = [], 1, None
@@ -158,11 +182,10 @@ def run(steps: list[dict], params: dict, seed: int) -> dict:
                 _properties(step, records, size_of_values),
                 process=step["process"],
                 rate=float(step["rate"]),
-                duration=float(step["duration"]),
                 threads=threads,
                 seed=seed + index,
                 load=index == 0,
-                stop_after=STOP_AFTER * float(step["duration"]),
+                **step_length(step),
             )
             summary = result["summary"]
             records += sum(lat["count"] for op, lat in summary["by_op"] if op == "insert")

@@ -18,8 +18,18 @@ STEP = {
     ),
     "process": ({"enum": ["constant", "poisson", "selfsimilar", "diurnal"]}, "the arrival process"),
     "rate": ({"type": "number", "exclusiveMinimum": 0}, "arrivals per second"),
-    "duration": ({"type": "number", "exclusiveMinimum": 0}, "seconds of arrivals"),
+    "duration": (
+        {"type": "number", "exclusiveMinimum": 0},
+        "seconds of arrivals (or count); the step stops issuing after three times it",
+    ),
+    "count": (
+        WHOLE,
+        "operations to issue, all of them, however long they take (or duration): a measuring point after a "
+        "number of operations, as db_bench's",
+    ),
 }
+# Every key of a step but how long it runs, which is a duration or a count.
+STEP_REQUIRED = ["name", "workload", "process", "rate"]
 TRACE = {
     "name": (TEXT, "the workload's name in the results"),
     "phases": (
@@ -39,7 +49,14 @@ TRACE = {
     "records": (WHOLE, "ycsb: records the load inserts"),
     "operations": (WHOLE, "ycsb: operations per workload"),
     "steps": (
-        {"type": "array", "minItems": 1, "items": _object(STEP, required=list(STEP))},
+        {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                **_object(STEP, required=STEP_REQUIRED),
+                "oneOf": [{"required": ["duration"]}, {"required": ["count"]}],
+            },
+        },
         "arrival-driven YCSB steps in order on one smrdb-offload store, paced in real time",
     ),
 }

@@ -44,6 +44,7 @@ from typing import Any
 from smrlab.errors import UsageError
 from smrlab.experiment.kv import schema, stores
 from smrlab.experiment.kv.cell import KvCell, Workload
+from smrlab.experiment.kv.offload import check_steps
 from smrlab.experiment.schema import check_types
 from smrlab.experiment.spec import (
     REPRODUCES_KEYS,
@@ -107,8 +108,6 @@ def _workload(source: Path, entry: Any) -> tuple[str, Workload]:
         )
     kind = kinds[0]
     if kind == "steps":
-        from smrlab.experiment.kv.offload import check_steps
-
         try:
             steps = check_steps(entry["steps"])
         except UsageError as error:

@@ -21,10 +21,13 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+import subprocess
 import time
 from pathlib import Path
 
 from smrlab.errors import UsageError
+from smrlab.experiment.kv import offload
+from smrlab.kv import DB, size
 
 SMRDB = ("smrdb-soc", "smrdb-loc")
 PEERS = ("leveldb", "rocksdb")
@@ -59,16 +62,8 @@ BLOCK_CACHE = 8 << 20
 def takes(system: str, key: str) -> bool:
     """Whether ``system`` reads the parameter ``key``."""
     if system == OFFLOAD:
-        from smrlab.experiment.kv.offload import PARAMS
-
-        return key in PARAMS
+        return key in offload.PARAMS
     return key in COMMON or (system in SMRDB and key in SMRDB_TUNING)
-
-
-def _size(text, name: str) -> int:
-    from smrlab.kv import size
-
-    return size(text, name)
 
 
 def open_store(system: str, folder: Path, params: dict, modelled: bool):
@@ -93,10 +88,10 @@ def smrdb_arguments(system: str, params: dict, modelled: bool) -> dict:
     tuning = {}
     for key in SMRDB_TUNING:
         if key in params:
-            tuning[key] = switch(params[key], key) if key == "write_log" else _size(params[key], key)
-    tuning["block_cache"] = _size(params.get("block_cache", BLOCK_CACHE), "block_cache")
+            tuning[key] = switch(params[key], key) if key == "write_log" else size(params[key], key)
+    tuning["block_cache"] = size(params.get("block_cache", BLOCK_CACHE), "block_cache")
     return {
-        "band_size": _size(params.get("band_size", "4MiB"), "band_size"),
+        "band_size": size(params.get("band_size", "4MiB"), "band_size"),
         "compaction": system.split("-")[1],
         "capacity": params.get("capacity"),  # None: SMRDB's 1024 bands
         # Modelled: every device command timed on the disk preset (no real sync to wait for).
@@ -108,15 +103,13 @@ def smrdb_arguments(system: str, params: dict, modelled: bool) -> dict:
 
 def peer_sizes(params: dict) -> tuple[int, int]:
     """A peer's write buffer (the band size) and block cache, in bytes."""
-    return _size(params.get("band_size", "4MiB"), "band_size"), _size(
+    return size(params.get("band_size", "4MiB"), "band_size"), size(
         params.get("block_cache", BLOCK_CACHE), "block_cache"
     )
 
 
 class SmrdbAdapter:
     def __init__(self, folder: Path, arguments: dict, modelled: bool):
-        from smrlab.kv import DB
-
         self.modelled = modelled
         # Modelled: the device in memory (its time is the model's).
         self.db = DB(None if modelled else folder, **arguments)
@@ -225,8 +218,6 @@ def disable_leveldb_mmap() -> None:
     as a system call. Sets the library's ``g_mmap_limit`` before the first store opens (the
     limit is read once, when LevelDB's default environment is made); the symbol's offset comes
     from the library's own symbol table."""
-    import subprocess
-
     import plyvel
 
     libs = glob.glob(os.path.join(os.path.dirname(plyvel.__file__), "..", "plyvel.libs", "libleveldb*"))
