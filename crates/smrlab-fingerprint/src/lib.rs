@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use digest::Digest;
+pub use registry::system_modules;
 
 /// The crate whose systems are fingerprinted one by one, and the key-value store's top crate.
 pub const SIMULATOR: &str = "smr-sim";
