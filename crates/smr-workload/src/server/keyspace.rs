@@ -109,7 +109,8 @@ impl<'a> Keyspace<'a> {
 
     /// Up to `limit` stored records with `start <= key`, expired ones included (a scan's
     /// COUNT counts the keys it examined), in key order, as this run sees them: fewer when the
-    /// store stops on the bytes it read, so a caller goes on after the last while `more`.
+    /// store stops on the bytes it read (none at all when pending deletes hide every pair it
+    /// read), so a caller goes on after `passed` while `more`.
     pub fn scan(&mut self, start: &[u8], limit: usize) -> smrdb::Result<Swept> {
         let mut pending: BTreeMap<&[u8], Option<&[u8]>> = BTreeMap::new();
         for (kind, k, v) in self.batch.entries() {
@@ -124,6 +125,7 @@ impl<'a> Keyspace<'a> {
         let mut merged = Vec::with_capacity(limit.min(stored.pairs.len() + pending.len()));
         let mut pending = pending.into_iter().filter(|(k, _)| bound.as_deref().is_none_or(|b| *k <= b)).peekable();
         let mut stored_pairs = stored.pairs.into_iter().peekable();
+        let mut passed = None;
         while merged.len() < limit {
             let take_pending = match (pending.peek(), stored_pairs.peek()) {
                 (Some((pk, _)), Some((sk, _))) => *pk <= sk.as_slice(),
@@ -136,22 +138,25 @@ impl<'a> Keyspace<'a> {
                 if stored_pairs.peek().is_some_and(|(sk, _)| sk.as_slice() == k) {
                     stored_pairs.next();
                 }
+                passed = Some(k.to_vec());
                 if let Some(v) = v {
                     merged.push((k.to_vec(), Record::decode(v.to_vec())));
                 }
             } else {
                 let (k, v) = stored_pairs.next().expect("peeked");
+                passed = Some(k.clone());
                 merged.push((k, Record::decode(v)));
             }
         }
         let more = stored.more || pending.peek().is_some() || stored_pairs.peek().is_some();
-        Ok(Swept { records: merged, more })
+        Ok(Swept { records: merged, passed: passed.filter(|_| more) })
     }
 }
 
 /// One call's records of a key-ordered scan.
 pub struct Swept {
     pub records: Vec<(Vec<u8>, Record)>,
-    /// Records may follow the last of these (false: none do).
-    pub more: bool,
+    /// Where records may follow: the last key this call went past (the last record's, or a
+    /// pending delete's after it); `None` when no record follows.
+    pub passed: Option<Vec<u8>>,
 }

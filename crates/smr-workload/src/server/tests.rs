@@ -485,3 +485,45 @@ fn key_walks_cross_many_store_calls() {
     assert_eq!(scan_all(&mut c, b"10"), Vec::<Vec<u8>>::new());
     stop(server);
 }
+
+#[test]
+fn scan_examines_count_keys_whatever_their_values_weigh() {
+    // 300 values of 100 KB: a store call stops after 4 MiB, about 42 of them.
+    let options = Options { band_size: Some(4 << 20), capacity: Some(256 << 20), ..Options::default() };
+    let server = start_on(options, ServerConfig::default());
+    let mut c = RespTarget::connect(&server.address.to_string()).unwrap();
+    let value = vec![b'v'; 100_000];
+    let keys: Vec<Vec<u8>> = (0..300).map(|i| format!("key:{i:03}").into_bytes()).collect();
+    for chunk in keys.chunks(20) {
+        let mut args: Vec<&[u8]> = vec![b"MSET"];
+        chunk.iter().for_each(|k| args.extend([k.as_slice(), &value]));
+        c.call(&args).unwrap();
+    }
+    let (mut cursor, mut seen, mut per_call) = (b"0".to_vec(), Vec::new(), Vec::new());
+    loop {
+        let Reply::Array(Some(parts)) = c.call(&[b"SCAN", &cursor, b"COUNT", b"100"]).unwrap() else { panic!() };
+        let [Reply::Bulk(Some(next)), found] = &parts[..] else { panic!("{parts:?}") };
+        let found = keys_of(found.clone());
+        per_call.push(found.len());
+        seen.extend(found);
+        if next == b"0" {
+            break;
+        }
+        cursor = next.clone();
+    }
+    assert_eq!(per_call, [100, 100, 100]);
+    assert_eq!(seen, keys);
+    // A transaction's pending deletes hide every pair of the first store calls (50 values,
+    // more than 4 MiB): the walks go on past them.
+    let mut s = TcpStream::connect(server.address).unwrap();
+    let mut commands: Vec<Vec<&[u8]>> = vec![vec![b"MULTI"]];
+    commands.extend(keys[..50].iter().map(|k| vec![&b"DEL"[..], k]));
+    commands.extend([vec![&b"DBSIZE"[..]], vec![b"SCAN", b"0", b"COUNT", b"100"], vec![b"EXEC"]]);
+    let commands: Vec<&[&[u8]]> = commands.iter().map(Vec::as_slice).collect();
+    let replies = pipeline(&mut s, &commands);
+    let Some(Reply::Array(Some(done))) = replies.last() else { panic!("{replies:?}") };
+    assert_eq!(done[50], Reply::Integer(250));
+    let Reply::Array(Some(parts)) = &done[51] else { panic!("{done:?}") };
+    assert_eq!(keys_of(parts[1].clone()), keys[50..150]);
+    stop(server);
+}

@@ -183,9 +183,9 @@ fn walk(c: &mut Ctx, start: &[u8], mut visit: impl FnMut(&[u8], &Record) -> bool
                 return Ok(());
             }
         }
-        match swept.records.last() {
-            Some((k, _)) if swept.more => start = after(k),
-            _ => return Ok(()),
+        match swept.passed {
+            Some(k) => start = after(&k),
+            None => return Ok(()),
         }
     }
 }
@@ -249,7 +249,7 @@ pub fn scan(c: &mut Ctx, args: &[&[u8]]) -> smrdb::Result<()> {
             }
         }
     }
-    let start = if cursor == 0 {
+    let mut start = if cursor == 0 {
         Vec::new()
     } else {
         match c.state.cursors.lock().unwrap_or_else(|p| p.into_inner()).resume_after(cursor) {
@@ -260,30 +260,40 @@ pub fn scan(c: &mut Ctx, args: &[&[u8]]) -> smrdb::Result<()> {
             }
         }
     };
-    // One more than COUNT tells whether the iteration goes on (as does a store call that
-    // stopped short on the bytes it read).
-    let swept = c.keys.scan(&start, count + 1)?;
-    let mut examined = swept.records;
-    let more = examined.len() > count || swept.more;
-    examined.truncate(count);
-    let next = match (more, examined.last()) {
-        (true, Some((k, _))) => c.state.cursors.lock().unwrap_or_else(|p| p.into_inner()).issue(k.clone()),
+    // COUNT keys are examined, over as many store calls as their values take (a call stops
+    // after 4 MiB); each call's values are dropped once its keys are filtered, so memory is
+    // bounded by one store call, not by COUNT. One record read past COUNT tells whether the
+    // iteration goes on.
+    let now = c.keys.now_ms;
+    let (mut examined, mut keys, mut last) = (0, Vec::new(), None);
+    let more = 'walk: loop {
+        let swept = c.keys.scan(&start, count + 1 - examined)?;
+        for (k, r) in swept.records {
+            if examined == count {
+                break 'walk true;
+            }
+            examined += 1;
+            if !r.is_expired(now)
+                && pattern.is_none_or(|p| glob::matches(p, &k))
+                && type_name.is_none_or(|t| t.eq_ignore_ascii_case(r.value.type_name().as_bytes()))
+            {
+                keys.push(k.clone());
+            }
+            last = Some(k);
+        }
+        match swept.passed {
+            Some(k) => start = after(&k),
+            None => break false,
+        }
+    };
+    let next = match (more, last) {
+        (true, Some(k)) => c.state.cursors.lock().unwrap_or_else(|p| p.into_inner()).issue(k),
         _ => 0,
     };
-    let now = c.keys.now_ms;
-    let keys: Vec<&[u8]> = examined
-        .iter()
-        .filter(|(k, r)| {
-            !r.is_expired(now)
-                && pattern.is_none_or(|p| glob::matches(p, k))
-                && type_name.is_none_or(|t| t.eq_ignore_ascii_case(r.value.type_name().as_bytes()))
-        })
-        .map(|(k, _)| k.as_slice())
-        .collect();
     c.out.array(2);
     c.out.bulk(next.to_string().as_bytes());
     c.out.array(keys.len());
-    for k in keys {
+    for k in &keys {
         c.out.bulk(k);
     }
     Ok(())
@@ -344,9 +354,9 @@ pub fn flush(c: &mut Ctx, args: &[&[u8]]) -> smrdb::Result<()> {
             }
         }
         c.keys.commit()?;
-        match swept.records.last() {
-            Some((k, _)) if swept.more => start = after(k),
-            _ => break,
+        match swept.passed {
+            Some(k) => start = after(&k),
+            None => break,
         }
     }
     c.state.store.with(|s| s.sync())?;
