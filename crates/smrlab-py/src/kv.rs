@@ -442,6 +442,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("KV_DEFAULT_BANDS", smrdb::options::DEFAULT_BANDS)?;
     m.add("KV_MAX_BANDS", smrdb::options::MAX_BANDS)?;
     m.add("KV_SCHEMES", smrdb::options::Scheme::ALL.map(|scheme| scheme.name()).to_vec())?;
+    // The offloading store's longest write delay, in microseconds, for the experiments' checks.
+    m.add("KV_MAX_OFFLOAD_DELAY_US", smrdb::offload::MAX_OFFLOAD_DELAY.as_micros() as u64)?;
     add_types!(
         m,
         KvError,

@@ -46,8 +46,8 @@ PARAMS = (
     "setting",
 )
 OFFLOAD_TARGETS = ("nvram", "disk", "none")
-# The longest write delay a cell may ask for, in microseconds (the core refuses above a second).
-MAX_OFFLOAD_DELAY_US = 1_000_000
+# The longest write delay a cell may ask for, in microseconds: the core's own limit.
+MAX_OFFLOAD_DELAY_US = _core.KV_MAX_OFFLOAD_DELAY_US
 # The largest inserted value: far above the thesis's 4 KB, well inside a 1 MiB band.
 MAX_VALUE_SIZE = 1 << 16
 STOP_AFTER = 3.0
