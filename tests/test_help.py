@@ -41,7 +41,7 @@ def options(parser):
         (("hwsr", "compare"), "experiments/hwsr-fig15-19.toml"),
         (("hwsr-sweep",), "experiments/hwsr-fig20.toml"),
         (("compare-caches",), "the system's own"),
-        (("fluid-sweep",), "the system's own"),
+        (("fluid-sweep", "schemes"), "the system's own"),
     ],
 )
 def test_the_replay_default_shown_is_the_one_used(command, said):

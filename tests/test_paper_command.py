@@ -2,7 +2,8 @@
 from a throwaway experiment file in a temporary folder and a table of two columns, runs end to
 end through the one command body: its options, its line-up on the user's trace, its table and
 its results; one sweeping two parameters (one by default the file's values, one the user's in
-another unit) prints them as a grid."""
+another unit) prints them as a grid; one over several traces gives each the parameters it
+brings; and a figure of ``fluid-sweep`` is such a declaration over its experiment file."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import argparse
 import json
 
 from conftest import DATA
-from smrlab import tables
-from smrlab.cli import CommandGroup, views
-from smrlab.cli.paper_command import PaperCommand, Sweep
+from smrlab import options, tables
+from smrlab.cli import CommandGroup, fluid, views
+from smrlab.cli.paper_command import PaperCommand, Sweep, Traces
 from smrlab.options import bounded_whole, listed
+from smrlab.trace import Trace
 
 EXPERIMENT = """
 name = "throwaway"
@@ -97,3 +99,82 @@ def test_a_sweep_over_two_parameters_is_a_declaration_with_a_grid(tmp_path, caps
     assert all(row[1] > 1 for row in table["rows"])
     result = json.loads((tmp_path / "out" / "ts-shingled-1_128-20MB.json").read_text())
     assert (result["config"]["params"]["buffer"], result["config"]["params"]["band_size"]) == ("1/128", "20MB")
+
+
+def run_in_process(command, *words: str, capsys) -> list[dict]:
+    """Runs ``command`` (registered on a parser of its own) with ``words``; returns its tables."""
+    parser = argparse.ArgumentParser()
+    group = CommandGroup(parser.add_subparsers(dest="command"), {})
+    command.register(group.group(command.group) if command.group else group)
+    args = parser.parse_args([*filter(None, command.title.split(" ")), *words, "--jobs", "1", "--json"])
+    tables.gather_json()
+    try:
+        assert args.func(args) == 0
+    finally:
+        tables.flush()
+    return json.loads(capsys.readouterr().out)["tables"]
+
+
+def test_traces_bring_parameters_of_their_own_under_the_users(tmp_path, capsys):
+    """A command over several traces gives each the parameters it brings, over the file's and
+    under the user's, and its tables lay the runs out by trace, some of them at a time."""
+    toml = tmp_path / "throwaway.toml"
+    toml.write_text(EXPERIMENT)
+    opened = Traces(
+        {"ts": Trace.open(DATA / "ts.csv.gz"), "wdev": Trace.open(DATA / "wdev.csv.gz")},
+        {"ts": {"buffer": "1/128", "band_size": "20MB"}},
+    )
+    command = PaperCommand(
+        "throwaway",
+        "two disks on two traces",
+        (toml,),
+        views.Tables(
+            (
+                views.Grid("R_wa", "trace", "trace", "label", "{}", views.Column("R_wa", "r_wa")),
+                views.Table(
+                    "shingled",
+                    "trace",
+                    (views.Column("requests", "requests"),),
+                    row="trace",
+                    where={"label": "shingled"},
+                ),
+            )
+        ),
+        str(tmp_path / "out"),
+        traces=lambda parser: (options.add_params_argument(parser, ""), lambda args: opened)[1],
+    )
+    grid, shingled = run_in_process(command, "-p", "band_size=30MB", capsys=capsys)
+    assert grid["columns"] == ["trace", "plain", "shingled"] and [row[0] for row in grid["rows"]] == ["ts", "wdev"]
+    assert all(row[1] is None and row[2] > 1 for row in grid["rows"]), grid["rows"]
+    assert shingled["rows"] == [["ts", 100_000], ["wdev", shingled["rows"][1][1]]]
+    params = {
+        name: json.loads((tmp_path / "out" / f"{name}-shingled.json").read_text())["config"]["params"]
+        for name in ("ts", "wdev")
+    }
+    assert params["ts"]["buffer"] == "1/128" and params["wdev"]["buffer"] == "1/64", "the trace's over the file's"
+    assert params["ts"]["band_size"] == params["wdev"]["band_size"] == "30MB", "the user's over the trace's"
+
+
+def test_a_fluid_sweep_figure_runs_its_file_on_the_users_traces(tmp_path, monkeypatch, capsys):
+    """fluid-sweep schemes (Fig. 12) is its file's declaration: on two traces of the user's (in
+    the MSR Cambridge format, as published), a grid of latencies by trace and scheme, the
+    writes of fluid-smr's runs, the file's figure drawn and its claims judged."""
+    monkeypatch.chdir(tmp_path)
+    words = [
+        "--trace",
+        str(DATA / "wdev.csv.gz"),
+        "--trace",
+        str(DATA / "ts.csv.gz"),
+        "--schemes",
+        "fluid-smr,pure-cmr",
+    ]
+    latency, writes = run_in_process(fluid.SCHEMES, *words, "-p", "zone_size=4MiB", capsys=capsys)
+    assert latency["columns"] == ["trace", "fluid-smr", "pure-cmr"]
+    assert [row[0] for row in latency["rows"]] == ["wdev", "ts"] and all(
+        row[1] > 0 and row[2] > 0 for row in latency["rows"]
+    ), latency["rows"]
+    assert [row[0] for row in writes["rows"]] == ["wdev", "ts"] and all(0 <= row[1] <= 1 for row in writes["rows"])
+    out = tmp_path / "results" / "fluid-sweep" / "schemes"
+    assert len(list(out.rglob("*.png"))) == 1, "the file's figure"
+    result = json.loads((out / "ts-fluid-fluid-smr.json").read_text())
+    assert result["config"]["params"]["zone_size"] == "4MiB" and result["config"]["params"]["usage"] == "0.9"

@@ -57,33 +57,55 @@ def test_the_commands_line_ups_come_from_the_paper_figures_files():
     assert eregion.engine == {"gauge_samples": 200}
 
 
-def test_fluid_sweep_takes_its_defaults_from_each_figures_file():
+def fluid_sweep(*words: str):
+    """The options of ``smrlab fluid-sweep WORDS``, and the figure's declaration."""
     import argparse
 
+    from smrlab.cli import CommandGroup, fluid
+
+    parser = argparse.ArgumentParser()
+    fluid.register(CommandGroup(parser.add_subparsers(dest="command"), {}))
+    args = parser.parse_args(["fluid-sweep", *words])
+    return args, next(figure for figure in fluid.FIGURES if figure.name == words[0])
+
+
+# Fig. 19's sizes, in bytes as the figure builds them, in MiB as its file writes them.
+SIZES = {"allocate", "guard"}
+
+
+def test_fluid_sweep_takes_its_defaults_from_each_figures_file():
+    from smrlab import _core
     from smrlab.cli import fluid
 
-    unset = dict(
-        traces=None,
-        usage=None,
-        usages=None,
-        schemes=None,
-        policy_usage=None,
-        migration_scheme=None,
-        migration_usage=None,
-        bounds=None,
+    # §7.3: the ablation at usage 0.999 on three traces; §7.4: the policies alone at 0.99 with Fig. 18's settings.
+    args, cache = fluid_sweep("cache")
+    assert fluid.table1_names(args, cache.files[0], fluid.MOST_LISTED) == ["hm_0", "src2_2", "stg_0"]
+    ablation, alone = cache.line_up(args)
+    assert (ablation.label, alone.label) == ("fluid", fluid.ALONE)
+    assert cache.shared_params(args, [ablation], None)["usage"] == 0.999
+    assert alone.params == presets.read("fluidsmr-fig18").params and alone.params["usage"] == 0.99
+    args, _ = fluid_sweep("cache", "--policy-usage", "0.95", "--usage", "0.9")
+    assert (
+        cache.line_up(args)[1].params["usage"] == "0.95"
+        and cache.shared_params(args, [ablation], None)["usage"] == "0.9"
     )
-    cache = argparse.Namespace(figure="cache", **unset)
-    fluid.paper_defaults(cache)
-    # §7.3: the ablation at usage 0.999 on three traces; §7.4: the policies alone at 0.99; Fig. 19: 60 and 100 ms at 0.8.
-    assert (cache.traces, cache.usage, cache.policy_usage) == ("hm_0,src2_2,stg_0", 0.999, 0.99)
-    assert (cache.migration_scheme, cache.migration_usage, cache.bounds) == ("fluid-smr", 0.8, [60.0, 100.0])
-    usage = argparse.Namespace(figure="usage", **{**unset, "usage": 0.5})
-    fluid.paper_defaults(usage)
-    assert (usage.traces, usage.usage, usage.usages) == ("prn_1", 0.5, [0.6, 0.7, 0.8, 0.9, 0.95])
-    assert usage.schemes == "swap-only,+cache-fix,format-adapt,fluid-smr,pure-cmr"
-    phases = argparse.Namespace(figure="phases", **unset)
-    fluid.paper_defaults(phases)
-    assert phases.traces == "" and phases.usage == 0.9
+    # Fig. 19 at full size: the line-up the figure builds is the file's, 60 and 100 ms, at 0.8.
+    args, migration = fluid_sweep("migration")
+    built, written = migration.line_up(args), presets.read("fluidsmr-fig19").systems
+    assert [run.label for run in built] == [run.label for run in written]
+    shared = presets.read("fluidsmr-fig19").params
+    for ours, theirs in [*((o.params, t.params) for o, t in zip(built, written)), (migration.params(args), shared)]:
+        assert ours.keys() == theirs.keys()
+        assert {key: str(value) for key, value in ours.items() if key not in SIZES} == {
+            key: str(value) for key, value in theirs.items() if key not in SIZES
+        }
+        assert all(_core.parse_size(ours[key]) == _core.parse_size(theirs[key]) for key in SIZES & ours.keys())
+    # Fig. 13: its usages and its schemes, on prn_1.
+    args, usage = fluid_sweep("usage")
+    [usages, schemes] = usage.swept(args)
+    assert fluid.table1_names(args, usage.files[0], 1) == ["prn_1"]
+    assert usages.values(args) == [0.6, 0.7, 0.8, 0.9, 0.95]
+    assert schemes.values(args) == ["swap-only", "+cache-fix", "format-adapt", "fluid-smr", "pure-cmr"]
 
 
 def test_every_file_the_commands_name_is_package_data(tmp_path, monkeypatch):
@@ -106,8 +128,7 @@ def test_every_file_the_commands_name_is_package_data(tmp_path, monkeypatch):
         hwsr.SWEEP_FILE,
         *ucache.LINE_UP_FILES,
         ucache.SWEEP_FILE,
-        *fluid.FIGURE_FILES.values(),
-        fluid.POLICIES_FILE,
+        *(file for figure in fluid.FIGURES for file in figure.files),
     }
     for paper in PAPERS:
         path = claims.claims_path(paper, bundled.experiments_root())

@@ -28,10 +28,10 @@ def test_a_fluid_sweep_shows_its_runs(cli, often):
     proc = cli(
         "fluid-sweep", "usage", "--requests", "150000", "--usages", "0.9,0.95", "--schemes", "fluid-smr", "--out", "out"
     )
-    lines = progress_lines(proc, "fluid-sweep usage:")
-    assert lines[-1] == "fluid-sweep usage: 100 % of 2 runs" and all(" of 2 runs, " in line for line in lines[:-1]), (
-        proc.stderr
-    )
+    lines = progress_lines(proc, "fluid-sweep usage on prn_1:")
+    assert lines[-1] == "fluid-sweep usage on prn_1: 100 % of 2 runs" and all(
+        " of 2 runs, " in line for line in lines[:-1]
+    ), proc.stderr
     assert any("1 running" in line or "2 running" in line for line in lines), proc.stderr
 
 

@@ -1,13 +1,14 @@
 """A paper command as a declaration (``PaperCommand``): the experiment files whose line-up it runs,
-the table it prints (``views.Table``, ``views.Grid`` over two swept parameters, or a command's
-own table object with the same ``show``), where its trace comes from, and what it lacks of the
-files: the parameters it sweeps (``Sweep``, an option listing values, by default a file's; a
-``Choice`` of one), options made from declared parameters (``Declared``), its own line-up or
+the table it prints (``views.Table``, ``views.Grid`` over two of the runs' values, several
+``views.Tables``, or a command's own table object with the same ``show``), where its trace comes
+from (or its ``Traces``, each with parameters of its own), and what it lacks of the files: the
+parameters it sweeps (``Sweep``, an option listing values, by default a file's; a ``Choice``
+of one), options made from declared parameters (``Declared``) or of its own, its own line-up or
 shared parameters made from its options; ``register`` gives it its options and ``run`` is the
 one body every such command shares (``execute`` its run alone, for ``smrlab demo``).
 
 The body runs the line-up of the declared files (their systems, each label once; the first
-file's shared parameters, replay, measures and paper figure) on the user's trace with the user's
+file's shared parameters, replay, measures and paper figure) on the user's traces with the user's
 overrides (``--param`` over the file's parameters, the swept values over both, the replay
 options over its replay, ``--only`` some of its labels), through the experiment runner
 (``--jobs``, ``--resume``, a results folder with its Parquet table, each run's result as
@@ -20,10 +21,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from smrlab import experiment, options, systems
+from smrlab import options, systems
 from smrlab.cli import presets, views
 from smrlab.cli.declared import add_declared
 from smrlab.cli.experiments import add_fresh_argument
@@ -43,6 +44,16 @@ def trace_file(
     add_trace_arguments(parser)
     options.add_params_argument(parser, params_help)
     return lambda args: Trace.open(args.trace, args.format, args.trace_option)
+
+
+@dataclass(frozen=True)
+class Traces:
+    """The traces a command runs on, by the names its tables give them, with the parameters
+    each brings (``params``: a zone size scaled with a generated trace), over the files' and
+    under the user's."""
+
+    traces: dict[str, Trace]
+    params: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -138,8 +149,8 @@ class PaperCommand:
     is in, if any), the line-up of ``files`` (experiment files by name, or paths to TOML files;
     or a function of the options giving them), its ``table`` (``views.Shows``: a ``views.Table``,
     a ``views.Grid`` or one of the command's own), its default results folder ``out``, and
-    ``traces``: adds the options that name its trace and returns how to open it (default
-    ``trace_file``).
+    ``traces``: adds the options that name its trace and returns how to open it (a ``Trace``,
+    or ``Traces``; default ``trace_file``).
 
     Optional: the parameters it ``sweeps`` (and the ``choice`` of one more), the options it
     makes from declared parameters (``declared``), its line-up made from its options
@@ -148,9 +159,10 @@ class PaperCommand:
     replay's default (``iodepth_file``), whether its results folder gets the first file's figure
     (``draws``), which runs of the line-up a trace calls for (``select``: given the options, the
     trace, its name and the line-up), the title of its claims (``claims``, a template like the
-    table's; None: none printed) and what it writes or says after its table (``after``: given
+    table's; None: none printed), what it writes or says after its table (``after``: given
     the runs, the results folder and the fields the table's title is formatted with: the
-    options, ``trace`` and ``name``)."""
+    options, ``trace`` and ``name``) and the options of its own its functions read
+    (``options``: adds them to its parser)."""
 
     name: str
     help: str
@@ -158,7 +170,7 @@ class PaperCommand:
     table: views.Shows
     out: str
     group: str = ""
-    traces: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], Trace]] = trace_file
+    traces: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], Trace | Traces]] = trace_file
     sweeps: tuple[Sweep, ...] = ()
     choice: Choice | None = None
     declared: tuple[Declared, ...] = ()
@@ -169,6 +181,7 @@ class PaperCommand:
     select: Callable[[argparse.Namespace, Trace, str, list[SystemRun]], list[SystemRun]] | None = None
     claims: str | None = "{paper} claims on {name}"
     after: Callable[[list[views.Ran], Path, dict], None] | None = None
+    options: Callable[[argparse.ArgumentParser], None] | None = None
 
     @property
     def title(self) -> str:
@@ -188,6 +201,8 @@ class PaperCommand:
             parser.add_argument(self.choice.values, type=split_values, default=None, help=self.choice.values_help)
         for option in self.declared:
             add_declared(parser, option.system, option.key, preset=option.preset, meaning=option.meaning)
+        if self.options:
+            self.options(parser)
         iodepth = presets.read(self.iodepth_file).engine.get("iodepth", 1) if self.iodepth_file else 1
         # The replay --replay's help names: the first file's, where it declares one.
         named = (
@@ -256,16 +271,22 @@ class PaperCommand:
 
 
 def at_least(value, given):
-    """A run's own replay setting, raised to the user's where both are numbers."""
+    """A replay setting raised to the one ``given`` where both are numbers (a run's own to the
+    user's, the user's to the file's)."""
     numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (value, given))
     return max(value, given) if numbers else value
 
 
-def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[argparse.Namespace], Trace]) -> int:
-    """Runs ``command`` on the trace ``trace_of`` opens, with the user's options, and prints what
+def run(
+    command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[argparse.Namespace], Trace | Traces]
+) -> int:
+    """Runs ``command`` on the traces ``trace_of`` opens, with the user's options, and prints what
     it declares (the module's doc says how)."""
-    ran, runs, trace = execute(command, args, lambda: trace_of(args))
-    fields = {**vars(args), "trace": trace.path.name if trace.path else trace.name, "name": trace.name}
+    ran, runs, traces = execute(command, args, lambda: trace_of(args))
+    if isinstance(traces, Trace):
+        fields = {**vars(args), "trace": traces.path.name if traces.path else traces.name, "name": traces.name}
+    else:
+        fields = {**vars(args), "trace": ", ".join(traces.traces), "name": ", ".join(traces.traces)}
     command.table.show(runs, **fields)
     paper = presets.read(command.files_of(args)[0]).reproduces.get("paper")
     if paper and command.claims:
@@ -279,37 +300,50 @@ def run(command: PaperCommand, args: argparse.Namespace, trace_of: Callable[[arg
 
 
 def execute(
-    command: PaperCommand, args: argparse.Namespace, open_trace: Callable[[], Trace], name: str | None = None
-) -> tuple[list[tuple], list[views.Ran], Trace]:
+    command: PaperCommand,
+    args: argparse.Namespace,
+    open_trace: Callable[[], Trace | Traces],
+    name: str | None = None,
+) -> tuple[list[tuple], list[views.Ran], Trace | Traces]:
     """Runs ``command``'s line-up on the trace ``open_trace`` opens (named ``name``, default the
-    trace's own name) with the user's options, as one experiment into ``args.out``; returns
-    each cell with its result, the runs as the command's table reads them, and the trace."""
+    trace's own name), or on its ``Traces``, with the user's options, as one experiment into
+    ``args.out``; returns each cell with its result, the runs as the command's table reads
+    them, and what was opened."""
     files = command.files_of(args)
     first = presets.read(files[0])
     line_up = command.line_up(args)
-    trace = open_trace()
-    name = name or trace.name
+    opened = open_trace()
+    if isinstance(opened, Trace):
+        name = name or opened.name
+        traces = Traces({name: opened})
+    else:
+        # Several traces are named together, up to three (the name names the results folder).
+        traces, name = opened, "-".join(opened.traces) if len(opened.traces) <= 3 else f"{len(opened.traces)}-traces"
     if command.select:
-        line_up = command.select(args, trace, name, line_up)
+        line_up = command.select(args, next(iter(traces.traces.values())), name, line_up)
     swept = command.swept(args)
     given = systems.split(args.param)
     shared = {sweep.key: [sweep.to_param(v) for v in sweep.values(args)] for sweep in swept if not sweep.system}
     title = f"{command.title} on {name}"
+    user_replay = engine_keywords(args)
     # A part of the line-up may not report every measure the file names or draws: then the
     # results name none and draw no figure (a trace with no writes runs only the plain disks).
     whole = len(line_up) == len(command.whole_line_up(args))
-    exp = experiment.Experiment(
+    exp = presets.TraceParams(
         name=f"{command.title.replace(' ', '-')}-{name}",
         title=title,
-        traces={name: trace},
+        traces=traces.traces,
         systems=line_up,
         params={**command.shared_params(args, line_up, first), **given, **shared},
         seeds=[args.seed],
-        engine={**first.engine, **engine_keywords(args)},  # the paper's replay unless told
+        # The paper's replay unless told; the user's numbers at least the file's (its figure's samples).
+        engine={**first.engine, **{key: at_least(value, first.engine.get(key)) for key, value in user_replay.items()}},
         metrics=first.metrics if whole else [],
         # A figure drawn as smrlab run draws the file's, with the paper's numbers its claims give.
         reproduces={**first.reproduces, "claims": first.name} if command.draws else first.reproduces,
         figure=first.figure if command.draws and whole else {},
+        of_trace=traces.params,
+        kept=frozenset({*given, *shared}),
     )
     ran = presets.run(exp, args, Path(args.out), name, title=title, unit="runs")
     shown = {sweep.key: {sweep.to_param(value): value for value in sweep.values(args)} for sweep in swept}
@@ -318,7 +352,9 @@ def execute(
             cell.label,
             {key: values[cell.given[key]] for key, values in shown.items() if key in cell.given},
             result,
+            cell.trace_name,
+            cell.given,
         )
         for cell, result in ran
     ]
-    return ran, runs, trace
+    return ran, runs, opened

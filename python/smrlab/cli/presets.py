@@ -10,7 +10,6 @@ commands print (``smrlab.cli``), running cells (``smrlab.experiment``).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from smrlab import bundled, live, orchestrator, plots, recipes
 from smrlab.errors import SimulationError, UsageError
 from smrlab.experiment.cells import Cell
 from smrlab.experiment.files import parse
-from smrlab.experiment.spec import Experiment, SystemRun
+from smrlab.experiment.spec import Experiment, SystemRun, takes
 from smrlab.results import read as results_frame
 from smrlab.run import note_time_regressions, write_result
 
@@ -112,12 +111,18 @@ def result_file(cell: Cell, swept: list[str]) -> str:
 
 
 @dataclass
-class Selected(Experiment):
-    """An experiment of only some (trace name, label) ``pairs`` of its traces and systems, for a
-    command whose runs differ from trace to trace (e.g. a zone size scaled with each trace)."""
+class TraceParams(Experiment):
+    """An experiment whose traces each bring parameters of their own (``of_trace``: a zone size
+    scaled with a generated trace), over the shared and own ones but not over those ``kept``
+    (the user's), to each system that reads them."""
 
-    pairs: set[tuple[str, str]] = field(default_factory=set)
+    of_trace: dict[str, dict[str, str]] = field(default_factory=dict)
+    kept: frozenset[str] = frozenset()
 
     def cells(self) -> list[Cell]:
-        chosen = [cell for cell in super().cells() if (cell.trace_name, cell.label) in self.pairs]
-        return [dataclasses.replace(cell, index=index) for index, cell in enumerate(chosen)]
+        cells = super().cells()
+        for cell in cells:
+            own = {key: value for key, value in self.of_trace.get(cell.trace_name, {}).items() if key not in self.kept}
+            taken = {key: value for key, value in own.items() if takes(cell.system, key, {**cell.given, **own})}
+            cell.given = {**cell.given, **taken}
+        return cells

@@ -5,8 +5,9 @@ claims on the command's experiment judged on it by the scorecard's own code
 traces the command ran rather than the paper's trace set.
 
 A paper command declares its table (``Table``: a row per run, columns of measures, ``Column``;
-or ``Grid``: one measure over two swept parameters; each reads the runs as ``Ran``) and the
-experiment files whose claims it prints; it computes no measure of its own. Not here: running the experiment
+``Grid``: one measure over two of the runs' values, swept parameters, trace or label; either of
+some of the runs; ``Tables``: several; each reads the runs as ``Ran``) and the experiment files
+whose claims it prints; it computes no measure of its own. Not here: running the experiment
 (``smrlab.cli.presets``), the claims' rules (``smrlab.reproduce``).
 """
 
@@ -93,11 +94,25 @@ class Column:
 @dataclass(frozen=True)
 class Ran:
     """One run of a paper command as its table reads it: its label, its values of the command's
-    swept parameters (as the user writes them) and its result."""
+    swept parameters (as the user writes them), its result, its trace's name and its
+    parameters as given."""
 
     label: str
     swept: dict[str, object]
     result: dict
+    trace: str = ""
+    given: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def get(self, key: str) -> object:
+        """Its value of ``key``: a swept parameter's as the user writes it, ``trace``, ``label``,
+        or a parameter as given."""
+        if key in self.swept:
+            return self.swept[key]
+        return {"trace": self.trace, "label": self.label}.get(key, self.given.get(key))
+
+    def matches(self, where: dict[str, str]) -> bool:
+        """Whether it has each value ``where`` names (a table of some of the runs)."""
+        return all(str(self.get(key)) == value for key, value in where.items())
 
     @property
     def name(self) -> str:
@@ -119,21 +134,28 @@ class Shows(Protocol):
 
 @dataclass(frozen=True)
 class Table:
-    """A paper command's table: one row per run, named in its first column (``first`` its
-    header), then ``columns``; ``title``, ``first`` and ``caption`` may name fields the command
-    fills in."""
+    """A paper command's table: one row per run (of those with the values ``where`` names),
+    named in its first column (``first`` its header) by its value of ``row`` (default: its
+    swept values or its label), then ``columns``; ``title``, ``first`` and ``caption`` may name
+    fields the command fills in."""
 
     title: str
     first: str
     columns: tuple[Column, ...]
     caption: str = ""
     names: dict[str, str] = dataclasses.field(default_factory=dict)
+    row: str | None = None
+    where: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def show(self, runs: Sequence[Ran], **fields) -> None:
-        """Prints a paper command's ``runs``, a row each named by its swept values or its label
-        (``names``: a label's row name, if another)."""
+        """Prints a paper command's ``runs``, a row each named by its value of ``row``, its swept
+        values or its label (``names``: a row's name, if another); nothing when none is kept."""
+        runs = [run for run in runs if run.matches(self.where)]
+        if not runs:
+            return
+        named = [str(run.get(self.row)) if self.row else run.name for run in runs]
         self.print(
-            [(self.names.get(run.name, run.name), run.result) for run in runs],
+            [(self.names.get(name, name), run.result) for name, run in zip(named, runs)],
             noted=[run.noted for run in runs],
             **fields,
         )
@@ -154,9 +176,12 @@ class Table:
 
 @dataclass(frozen=True)
 class Grid:
-    """A paper command's table over two swept parameters: a row per value of ``rows`` (headed
-    ``first``), a column per value of ``across`` (headed by ``header`` with the value in place
-    of ``{}``), each cell the ``value`` of the run at both."""
+    """A paper command's table over two of its runs' values (``Ran.get``: swept parameters, the
+    trace, the label): a row per value of ``rows`` (headed ``first``), a column per value of
+    ``across`` (headed by ``header`` with the value, or its name in ``names``, in place of
+    ``{}``), each cell the ``value`` of the run at both; of the runs with the values ``where``
+    names, nothing printed when there is none. ``title`` and ``caption`` may name fields the
+    command fills in."""
 
     title: str
     rows: str
@@ -164,14 +189,20 @@ class Grid:
     across: str
     header: str
     value: Column
+    caption: str = ""
+    names: dict[str, str] = dataclasses.field(default_factory=dict)
+    where: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def show(self, runs: Sequence[Ran], **fields) -> None:
-        row_values = list(dict.fromkeys(run.swept[self.rows] for run in runs))
-        column_values = list(dict.fromkeys(run.swept[self.across] for run in runs))
-        at = {(run.swept[self.rows], run.swept[self.across]): run for run in runs}
+        runs = [run for run in runs if run.matches(self.where)]
+        if not runs:
+            return
+        row_values = list(dict.fromkeys(run.get(self.rows) for run in runs))
+        column_values = list(dict.fromkeys(run.get(self.across) for run in runs))
+        at = {(run.get(self.rows), run.get(self.across)): run for run in runs}
         print_table(
             self.title.format(**fields),
-            [self.first, *(self.header.format(value) for value in column_values)],
+            [self.first, *(self.header.format(self.names.get(value, value)) for value in column_values)],
             [
                 (
                     row,
@@ -182,5 +213,17 @@ class Grid:
                 )
                 for row in row_values
             ],
+            caption=self.caption.format(**fields),
             notes=caveats.notes({run.noted: run.result for run in runs}),
         )
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Several tables of one command's runs, printed in turn."""
+
+    parts: tuple[Shows, ...]
+
+    def show(self, runs: Sequence[Ran], **fields) -> None:
+        for part in self.parts:
+            part.show(runs, **fields)
