@@ -207,7 +207,6 @@ def test_cache_sweep_runs_as_a_resumable_experiment(cli, tmp_path):
 
 def test_bad_cache_parameters(cli):
     assert_parameter_errors(
-        cli,
         "pore",
         DATA / "wdev.csv.gz",
         (

@@ -60,7 +60,6 @@ def test_a_run_reports_latency_zone_counts_and_memory_with_their_declarations(cl
 def test_bad_parameters_are_one_line_naming_the_option(cli, hm_0):
     trace, _ = hm_0
     assert_parameter_errors(
-        cli,
         "fluid",
         trace,
         [

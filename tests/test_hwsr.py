@@ -136,7 +136,6 @@ def test_runs_are_deterministic(cli, small_msr_trace):
 
 def test_bad_input_is_one_line_naming_the_option(cli, small_msr_trace, tmp_path):
     assert_parameter_errors(
-        cli,
         "hwsr",
         small_msr_trace,
         (
@@ -152,13 +151,13 @@ def test_bad_input_is_one_line_naming_the_option(cli, small_msr_trace, tmp_path)
             ("--destage=never", "destage"),
         ),
     )
-    assert_parameter_errors(cli, "cmr", small_msr_trace, (("--disk_queue_depth=300", "disk_queue_depth"),))
+    assert_parameter_errors("cmr", small_msr_trace, (("--disk_queue_depth=300", "disk_queue_depth"),))
     # A system that times its own overlapped I/O cannot queue its requests at the drive.
     proc = cli("sim", "--system", "dmsmr", "--trace", small_msr_trace, "--replay", "open", "--disk_queue_depth=8")
     assert (
         proc.returncode == 2 and "'disk_queue_depth'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     ), proc.stderr
-    assert_parameter_errors(cli, "sblock", small_msr_trace, (("--spare=0", "spare"), ("--block=1000", "block")))
+    assert_parameter_errors("sblock", small_msr_trace, (("--spare=0", "spare"), ("--block=1000", "block")))
     far = tmp_path / "far.csv"
     far.write_text(msr_line(0, "Write", 0, 4096) + "\n" + msr_line(10, "Write", 990 * 10**9, 4096) + "\n")
     for system in ("hwsr", "sblock"):

@@ -62,7 +62,6 @@ def test_idle_cleaning_in_open_loop(cli, tmp_path):
 
 def test_bad_dmsmr_parameters(cli):
     assert_parameter_errors(
-        cli,
         "dmsmr",
         DATA / "wdev.csv.gz",
         (

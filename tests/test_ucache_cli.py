@@ -70,7 +70,6 @@ def test_scattered_writes_collect_more_and_hit_less_with_larger_buckets(cli, tmp
 
 def test_bad_ucache_parameters(cli):
     assert_parameter_errors(
-        cli,
         "ucache",
         DATA / "wdev.csv.gz",
         (
