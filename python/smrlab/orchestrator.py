@@ -38,6 +38,7 @@ from smrlab.experiment.schema import nearest
 from smrlab.experiment.spec import Experiment
 from smrlab.experiment.stopwatch import Phases
 from smrlab.experiment.store import RunFolder, arrow_table, sidecar, to_pandas
+from smrlab.options import printable
 from smrlab.paper import claims_of
 from smrlab.plots import MISS
 from smrlab.result import tidy_row
@@ -145,20 +146,25 @@ def named_measures(experiment) -> list[tuple[str, str]]:
 
 def measures(experiment, cells) -> None:
     """Refuses a measure that no system of the line-up reports (learnt from a probe of each
-    label's first cell on a trace file); says nothing when a probe could not run (its cells
-    will fail with their own error)."""
+    label's first cell on a trace file), and a probed cell whose parameters the core refuses
+    (named by its label, trace and swept parameters); says nothing when a probe could not run (its
+    cells will fail with their own error)."""
     named = named_measures(experiment)
     if not named:
         return
 
     reported = set(MISS)
     probed = True
+    swept = experiment.swept()
     for label in dict.fromkeys(cell.label for cell in cells):
         first = next(cell for cell in cells if cell.label == label)
         try:
             columns = _probe(first)
         except ParameterError as error:
-            raise check.fail(experiment, f"{label}: {error}") from None
+            # The cell by its label, trace and the swept parameters' values (cut short).
+            given = " ".join(f"{key}={printable(first.given[key], 40)}" for key in swept if key in first.given)
+            where = f"{label} on {first.trace_name}" + (f" ({given})" if given else "")
+            raise check.fail(experiment, f"{where}: {error}") from None
         if columns is None:
             probed = False
         else:
