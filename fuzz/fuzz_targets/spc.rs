@@ -2,10 +2,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use smr_trace::{invariants, TraceFormat};
+use smr_trace::invariants;
 
 fuzz_target!(|data: &[u8]| {
-    if let Err(broken) = invariants::check(TraceFormat::Spc, data, &[]) {
+    if let Err(broken) = invariants::check("spc", data, &[]) {
         panic!("{broken}");
     }
 });

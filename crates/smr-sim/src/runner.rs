@@ -132,9 +132,7 @@ impl Source {
 
     fn format(&self, spec: &RunSpec) -> Result<String, SimError> {
         match self {
-            Source::File => {
-                Ok(smr_trace::TraceFormat::resolve(spec.format.as_deref(), &spec.trace)?.name().to_string())
-            }
+            Source::File => Ok(smr_trace::FormatEntry::resolve(spec.format.as_deref(), &spec.trace)?.name.to_string()),
             Source::Memory(_) => Ok(smr_trace::columns::IN_MEMORY.to_string()),
         }
     }

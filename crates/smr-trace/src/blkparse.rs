@@ -8,9 +8,34 @@
 //! per-CPU and total summaries blkparse prints at the end) are skipped; an event line whose
 //! numbers do not parse is an error. Times are relative to the first event.
 
-use super::lines::{field_f64, field_u64, request, scaled_bytes, scaled_ns, text, LineParser, RelativeClock};
+use std::io::BufRead;
+use std::path::Path;
+
+use super::lines::{
+    field_f64, field_u64, request, scaled_bytes, scaled_ns, text, LineParser, LineRecords, RelativeClock,
+};
+use super::{TraceError, TraceReader};
 use smr_core::request::{Op, Request};
 use smr_core::units::{NS_PER_S, SECTOR};
+use smr_core::{Kind, ParamReader, ParamSpec, Params};
+
+const ACTION: ParamSpec = ParamSpec::new(
+    "action",
+    Kind::Custom { unit: "Q, D or C (as blkparse prints it)" },
+    "D",
+    "the event that becomes a request: Q queued, D issued to the driver, C completed",
+);
+
+/// The reader's options.
+pub const OPTIONS: &[ParamSpec] = &[ACTION];
+
+/// Reads blkparse's text output from `input`.
+pub fn read(input: Box<dyn BufRead + Send>, path: &Path, options: &mut Params) -> Result<TraceReader, TraceError> {
+    let action = ParamReader::new(options, &[OPTIONS]).text(&ACTION).map_err(TraceError::option)?;
+    let parser =
+        BlkparseParser::new(&action).map_err(|m| TraceError::Invalid(format!("trace option 'action': {m}")))?;
+    Ok(TraceReader::boxed(LineRecords::new(input, path.to_path_buf(), parser)))
+}
 
 pub struct BlkparseParser {
     action: String,

@@ -10,11 +10,54 @@
 //!
 //! Also the default writer layout: `time_ns,op,offset,len` with op `R`/`W`/`T`.
 
-use super::lines::{field_f64, field_u64, request, scaled_bytes, scaled_ns, text, LineParser, RelativeClock};
+use std::io::BufRead;
+use std::path::Path;
+
+use super::lines::{
+    field_f64, field_u64, request, scaled_bytes, scaled_ns, text, LineParser, LineRecords, RelativeClock,
+};
+use super::{TraceError, TraceReader};
+use smr_core::param_spec::{NONE, REQUIRED};
 use smr_core::params::{ParamError, Params};
 use smr_core::quote::quote;
 use smr_core::request::{Op, Request};
 use smr_core::units::{BLOCK_4K, SECTOR};
+use smr_core::{Kind, ParamReader, ParamSpec};
+
+const COLUMN: Kind = Kind::Custom { unit: "a column number (0-based)" };
+const TIME: ParamSpec = ParamSpec::new("time", COLUMN, NONE, "the time's column (none: every request at time 0)");
+const OP: ParamSpec = ParamSpec::new("op", COLUMN, REQUIRED, "the op's column");
+const OFFSET: ParamSpec = ParamSpec::new("offset", COLUMN, REQUIRED, "the offset's column");
+const LEN: ParamSpec = ParamSpec::new("len", COLUMN, REQUIRED, "the length's column");
+const TIME_UNIT: ParamSpec =
+    ParamSpec::new("time_unit", Kind::Choice(&["ns", "us", "ms", "s", "filetime"]), "ns", "the time's unit");
+const ADDRESS_UNITS: Kind = Kind::Choice(&["bytes", "sectors", "blocks"]);
+const OFFSET_UNIT: ParamSpec =
+    ParamSpec::new("offset_unit", ADDRESS_UNITS, "bytes", "the offset's unit (512 B sectors, 4 KiB blocks)");
+const LEN_UNIT: ParamSpec =
+    ParamSpec::new("len_unit", ADDRESS_UNITS, "bytes", "the length's unit (512 B sectors, 4 KiB blocks)");
+const DELIMITER: ParamSpec =
+    ParamSpec::new("delimiter", Kind::Custom { unit: "one character, or tab or space" }, ",", "the field separator");
+const HEADER: ParamSpec = ParamSpec::new("header", Kind::Bool, "false", "whether the first line is a header to skip");
+const SPELLINGS: Kind = Kind::Custom { unit: "|-separated words" };
+const READ: ParamSpec = ParamSpec::new("read", SPELLINGS, "R|r|Read|read|READ", "the op column's spellings of a read");
+const WRITE: ParamSpec =
+    ParamSpec::new("write", SPELLINGS, "W|w|Write|write|WRITE", "the op column's spellings of a write");
+const TRIM: ParamSpec = ParamSpec::new("trim", SPELLINGS, "T|t|Trim|trim|TRIM", "the op column's spellings of a trim");
+
+/// The reader's options.
+pub const OPTIONS: &[ParamSpec] =
+    &[TIME, OP, OFFSET, LEN, TIME_UNIT, OFFSET_UNIT, LEN_UNIT, DELIMITER, HEADER, READ, WRITE, TRIM];
+
+/// Reads a delimited trace from `input`, in the layout `write_line` writes unless the options
+/// give the op's column.
+pub fn read(input: Box<dyn BufRead + Send>, path: &Path, options: &mut Params) -> Result<TraceReader, TraceError> {
+    if !options.contains(OP.key) {
+        default_layout(options);
+    }
+    let parser = CsvParser::from_params(options).map_err(TraceError::option)?;
+    Ok(TraceReader::boxed(LineRecords::new(input, path.to_path_buf(), parser)))
+}
 
 pub struct CsvParser {
     time: Option<usize>,
@@ -32,58 +75,60 @@ pub struct CsvParser {
     clock: RelativeClock,
 }
 
-fn unit_scale(params: &mut Params, key: &str) -> Result<u64, ParamError> {
-    Ok(match params.choice(key, "bytes", &["bytes", "sectors", "blocks"])?.as_str() {
+fn unit_scale(options: &mut ParamReader, spec: &ParamSpec) -> Result<u64, ParamError> {
+    Ok(match options.choice(spec)? {
         "sectors" => SECTOR,
         "blocks" => BLOCK_4K,
         _ => 1,
     })
 }
 
-fn column(params: &mut Params, key: &str) -> Result<Option<usize>, ParamError> {
-    params
-        .raw(key)
-        .map(|v| {
-            v.parse::<usize>()
-                .map_err(|_| ParamError::new(key, format!("{} is not a column number (0-based)", quote(&v))))
-        })
-        .transpose()
+fn column(options: &mut ParamReader, spec: &ParamSpec) -> Result<Option<usize>, ParamError> {
+    if !options.given(spec) {
+        return Ok(None);
+    }
+    let text = options.text(spec)?;
+    let number = text
+        .parse::<usize>()
+        .map_err(|_| options.error(spec, format!("{} is not a column number (0-based)", quote(&text))))?;
+    Ok(Some(number))
 }
 
 impl CsvParser {
     /// Reads the column mapping from `options`; `op`, `offset` and `len` are required.
     pub fn from_params(options: &mut Params) -> Result<Self, ParamError> {
-        let required = |options: &mut Params, key: &str| {
-            column(options, key)?.ok_or_else(|| {
-                ParamError::new(key, "the csv format needs a column number for this field, e.g. --trace-option op=3")
+        let options = &mut ParamReader::new(options, &[OPTIONS]);
+        let required = |options: &mut ParamReader, spec: &ParamSpec| {
+            column(options, spec)?.ok_or_else(|| {
+                options.error(spec, "the csv format needs a column number for this field, e.g. --trace-option op=3")
             })
         };
-        let op = required(options, "op")?;
-        let offset = required(options, "offset")?;
-        let len = required(options, "len")?;
-        let time = column(options, "time")?;
-        let time_scale_ns = match options.choice("time_unit", "ns", &["ns", "us", "ms", "s", "filetime"])?.as_str() {
+        let op = required(options, &OP)?;
+        let offset = required(options, &OFFSET)?;
+        let len = required(options, &LEN)?;
+        let time = column(options, &TIME)?;
+        let time_scale_ns = match options.choice(&TIME_UNIT)? {
             "us" => 1e3,
             "ms" => 1e6,
             "s" => 1e9,
             "filetime" => 100.0,
             _ => 1.0,
         };
-        let offset_scale = unit_scale(options, "offset_unit")?;
-        let len_scale = unit_scale(options, "len_unit")?;
-        let delimiter = match options.string("delimiter", ",").as_str() {
+        let offset_scale = unit_scale(options, &OFFSET_UNIT)?;
+        let len_scale = unit_scale(options, &LEN_UNIT)?;
+        let delimiter = match options.text(&DELIMITER)?.as_str() {
             "tab" | "\\t" => '\t',
             "space" => ' ',
             d if d.chars().count() == 1 => d.chars().next().unwrap_or(','),
-            d => {
-                return Err(ParamError::new("delimiter", format!("{} is not one character (or tab, space)", quote(d))))
-            }
+            d => return Err(options.error(&DELIMITER, format!("{} is not one character (or tab, space)", quote(d)))),
         };
-        let skip_header = options.bool("header", false)?;
-        let split = |s: String| s.split('|').map(str::to_string).collect::<Vec<_>>();
-        let read = split(options.string("read", "R|r|Read|read|READ"));
-        let write = split(options.string("write", "W|w|Write|write|WRITE"));
-        let trim = split(options.string("trim", "T|t|Trim|trim|TRIM"));
+        let skip_header = options.bool(&HEADER)?;
+        let mut spellings = |spec: &ParamSpec| -> Result<Vec<String>, ParamError> {
+            Ok(options.text(spec)?.split('|').map(str::to_string).collect())
+        };
+        let read = spellings(&READ)?;
+        let write = spellings(&WRITE)?;
+        let trim = spellings(&TRIM)?;
         Ok(CsvParser {
             time,
             op,
@@ -144,8 +189,8 @@ pub fn write_line(out: &mut dyn std::io::Write, req: &Request) -> std::io::Resul
 
 /// The options that read back what `write_line` wrote.
 pub fn default_layout(options: &mut Params) {
-    for (k, v) in [("time", "0"), ("op", "1"), ("offset", "2"), ("len", "3")] {
-        options.set_default(k, v);
+    for (spec, column) in [(TIME, "0"), (OP, "1"), (OFFSET, "2"), (LEN, "3")] {
+        options.set_default(spec.key, column);
     }
 }
 

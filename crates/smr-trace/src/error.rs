@@ -33,4 +33,9 @@ impl TraceError {
     pub fn malformed(path: impl Into<PathBuf>, line: u64, message: impl Into<String>) -> Self {
         TraceError::Malformed { path: path.into(), line, message: message.into() }
     }
+
+    /// A refused reader option.
+    pub fn option(e: smr_core::params::ParamError) -> Self {
+        TraceError::Invalid(format!("trace option {e}"))
+    }
 }

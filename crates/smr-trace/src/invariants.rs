@@ -12,15 +12,17 @@
 use std::io::Cursor;
 use std::path::Path;
 
-use super::{read_from, TraceFormat};
+use super::{read_from, FormatEntry};
 use smr_core::params::Params;
 use smr_core::request::{MAX_END, MAX_LEN};
 
 /// The longest error message a hostile input may produce.
 pub const MESSAGE_MAX: usize = 400;
 
-/// Reads `bytes` as a trace of `format` with `options`; `Ok(requests read)` or the invariant broken.
-pub fn check(format: TraceFormat, bytes: &[u8], options: &[&str]) -> Result<u64, String> {
+/// Reads `bytes` as a trace of the format called `format` with `options`; `Ok(requests read)` or
+/// the invariant broken.
+pub fn check(format: &str, bytes: &[u8], options: &[&str]) -> Result<u64, String> {
+    let format = FormatEntry::named(format).map_err(|e| e.to_string())?;
     let mut params = Params::parse(options).map_err(|e| format!("bad options {options:?}: {e}"))?;
     let reader = match read_from(Box::new(Cursor::new(bytes.to_vec())), Path::new("hostile"), format, &mut params) {
         Ok(reader) => reader,
@@ -32,18 +34,14 @@ pub fn check(format: TraceFormat, bytes: &[u8], options: &[&str]) -> Result<u64,
     for item in reader {
         steps += 1;
         if steps > steps_allowed {
-            return Err(format!(
-                "{} yielded more than {steps_allowed} items from {} bytes",
-                format.name(),
-                bytes.len()
-            ));
+            return Err(format!("{} yielded more than {steps_allowed} items from {} bytes", format.name, bytes.len()));
         }
         if failed {
-            return Err(format!("{} went on after an error", format.name()));
+            return Err(format!("{} went on after an error", format.name));
         }
         match item {
             Ok(req) if req.len > MAX_LEN || req.offset.checked_add(req.len).is_none_or(|end| end > MAX_END) => {
-                return Err(format!("{} yielded a request outside the accepted ranges: {req:?}", format.name()))
+                return Err(format!("{} yielded a request outside the accepted ranges: {req:?}", format.name))
             }
             Ok(_) => requests += 1,
             Err(e) => {

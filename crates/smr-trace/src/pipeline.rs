@@ -26,7 +26,7 @@ pub struct Input {
 
 impl Input {
     fn open(&self) -> Result<TraceReader, TraceError> {
-        let mut options = Params::parse(&self.options).map_err(|e| TraceError::Invalid(format!("trace option {e}")))?;
+        let mut options = Params::parse(&self.options).map_err(TraceError::option)?;
         open(&self.path, self.format.as_deref(), &mut options)
     }
 }

@@ -6,9 +6,38 @@
 //! same address space, as most block-trace tools do; option `asu=N` keeps only ASU N. Times
 //! are relative to the first record.
 
-use super::lines::{field_f64, field_u64, request, scaled_bytes, scaled_ns, text, LineParser, RelativeClock};
+use std::io::BufRead;
+use std::path::Path;
+
+use super::lines::{
+    field_f64, field_u64, request, scaled_bytes, scaled_ns, text, LineParser, LineRecords, RelativeClock,
+};
+use super::{TraceError, TraceReader};
+use smr_core::param_spec::NONE;
 use smr_core::request::{Op, Request};
 use smr_core::units::{NS_PER_S, SECTOR};
+use smr_core::{Kind, ParamReader, ParamSpec, Params};
+
+const ASU: ParamSpec =
+    ParamSpec::new("asu", Kind::Whole, NONE, "keep only this ASU's requests (none: every ASU, in one address space)");
+
+/// The reader's options.
+pub const OPTIONS: &[ParamSpec] = &[ASU];
+
+/// Reads an SPC trace from `input`.
+pub fn read(input: Box<dyn BufRead + Send>, path: &Path, options: &mut Params) -> Result<TraceReader, TraceError> {
+    let mut options = ParamReader::new(options, &[OPTIONS]);
+    let asu = if options.given(&ASU) {
+        let text = options.text(&ASU).map_err(TraceError::option)?;
+        let number = text.parse::<u64>().map_err(|_| {
+            TraceError::Invalid(format!("trace option 'asu': {} is not an ASU number", smr_core::quote(&text)))
+        })?;
+        Some(number)
+    } else {
+        None
+    };
+    Ok(TraceReader::boxed(LineRecords::new(input, path.to_path_buf(), SpcParser::new(asu))))
+}
 
 pub struct SpcParser {
     only_asu: Option<u64>,

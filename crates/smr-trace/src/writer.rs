@@ -9,15 +9,14 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{
-    blocks, create_write, csv, msr, smrbin, spc, split_compression, Compression, StatsPass, TraceError, TraceFormat,
-};
+use super::{create_write, smrbin, split_compression, Compression, FormatEntry, FormatWriter, StatsPass, TraceError};
 use smr_core::request::{Op, Request};
 
 /// A trace being written; call `finish` to flush it.
 pub struct TraceWriter {
     out: Box<dyn Write + Send>,
-    format: TraceFormat,
+    format: &'static FormatEntry,
+    writer: &'static FormatWriter,
     path: PathBuf,
     count: u64,
     /// The statistics of the requests written, kept for an uncompressed smrbin file.
@@ -27,40 +26,31 @@ pub struct TraceWriter {
 impl TraceWriter {
     /// Creates `path` in `format` (from the file name if `None`).
     pub fn create(path: &Path, format: Option<&str>) -> Result<Self, TraceError> {
-        let format = TraceFormat::resolve(format, path)?;
-        if !format.writable() {
-            return Err(TraceError::Invalid(format!("smrlab reads but does not write the {} format", format.name())));
-        }
+        let format = FormatEntry::resolve(format, path)?;
+        let Some(writer) = format.write.as_ref() else {
+            return Err(TraceError::Invalid(format!("smrlab reads but does not write the {} format", format.name)));
+        };
         let mut out = create_write(path)?;
-        if format == TraceFormat::Smrbin {
+        if writer.smrbin_layout {
             smrbin::write_header(&mut out).map_err(|e| TraceError::io(path, e))?;
         }
         // Only a regular file can have its header patched at the end (not a pipe or a terminal).
         let patchable =
             split_compression(path).0 == Compression::None && std::fs::metadata(path).is_ok_and(|m| m.is_file());
-        let stats = (format == TraceFormat::Smrbin && patchable).then(StatsPass::default);
-        Ok(TraceWriter { out, format, path: path.to_path_buf(), count: 0, stats })
+        let stats = (writer.smrbin_layout && patchable).then(StatsPass::default);
+        Ok(TraceWriter { out, format, writer, path: path.to_path_buf(), count: 0, stats })
     }
 
     pub fn write(&mut self, req: &Request) -> Result<(), TraceError> {
-        if req.op == Op::Trim && matches!(self.format, TraceFormat::Msr | TraceFormat::Spc | TraceFormat::Blocks) {
+        if req.op == Op::Trim && !self.writer.trims {
             return Err(TraceError::Invalid(format!(
                 "{}: request #{} is a trim, which the {} format cannot express",
                 self.path.display(),
                 self.count + 1,
-                self.format.name()
+                self.format.name
             )));
         }
-        let out: &mut dyn Write = &mut self.out;
-        let result = match self.format {
-            TraceFormat::Msr => msr::write_line(out, req),
-            TraceFormat::Spc => spc::write_line(out, req),
-            TraceFormat::Blocks => blocks::write_lines(out, req),
-            TraceFormat::Csv => csv::write_line(out, req),
-            TraceFormat::Smrbin => smrbin::write_record(out, req),
-            TraceFormat::Blkparse | TraceFormat::Vscsi => unreachable!("refused in create"),
-        };
-        result.map_err(|e| TraceError::io(&self.path, e))?;
+        (self.writer.record)(&mut self.out, req).map_err(|e| TraceError::io(&self.path, e))?;
         if let Some(stats) = self.stats.as_mut() {
             stats.add(req);
         }

@@ -10,25 +10,21 @@
 use proptest::prelude::*;
 use smr_core::alloc_bound::Bounded;
 use smr_trace::invariants::check;
-use smr_trace::TraceFormat;
 
 /// Readers buffer 1 MiB at a time; nothing else they hold should come near 16 MiB.
 #[global_allocator]
 static ALLOCATOR: Bounded<{ 16 << 20 }> = Bounded;
 
 /// Each format with the reader options it is tried with.
-const READERS: &[(TraceFormat, &[&str])] = &[
-    (TraceFormat::Msr, &[]),
-    (TraceFormat::Spc, &[]),
-    (TraceFormat::Blkparse, &[]),
-    (TraceFormat::Vscsi, &[]),
-    (TraceFormat::Blocks, &[]),
-    (TraceFormat::Csv, &[]),
-    (
-        TraceFormat::Csv,
-        &["op=0", "offset=1", "len=2", "offset_unit=sectors", "len_unit=blocks", "time=3", "time_unit=filetime"],
-    ),
-    (TraceFormat::Smrbin, &[]),
+const READERS: &[(&str, &[&str])] = &[
+    ("msr", &[]),
+    ("spc", &[]),
+    ("blkparse", &[]),
+    ("vscsi", &[]),
+    ("blocks", &[]),
+    ("csv", &[]),
+    ("csv", &["op=0", "offset=1", "len=2", "offset_unit=sectors", "len_unit=blocks", "time=3", "time_unit=filetime"]),
+    ("smrbin", &[]),
 ];
 
 fn fields() -> impl Strategy<Value = String> {
@@ -152,12 +148,12 @@ fn mapped_smrbin(bytes: &[u8]) -> Result<(), TestCaseError> {
 }
 
 /// A valid line of each text format, and how its fields are separated.
-const TEMPLATES: &[(TraceFormat, &str, &str)] = &[
-    (TraceFormat::Msr, "128166372003061629,wdev,0,Write,3154944,4096,1331", ","),
-    (TraceFormat::Spc, "0,20941264,8192,W,0.551706", ","),
-    (TraceFormat::Blkparse, "8,0 3 2 0.000100000 697 D WS 223490 + 8 [kjournald]", " "),
-    (TraceFormat::Blocks, "1 10", " "),
-    (TraceFormat::Csv, "0,W,4096,4096", ","),
+const TEMPLATES: &[(&str, &str, &str)] = &[
+    ("msr", "128166372003061629,wdev,0,Write,3154944,4096,1331", ","),
+    ("spc", "0,20941264,8192,W,0.551706", ","),
+    ("blkparse", "8,0 3 2 0.000100000 697 D WS 223490 + 8 [kjournald]", " "),
+    ("blocks", "1 10", " "),
+    ("csv", "0,W,4096,4096", ","),
 ];
 
 /// Lines of one text format, each a valid line with some fields made hostile, some dropped or
@@ -188,7 +184,7 @@ fn near_valid_lines() -> impl Strategy<Value = (usize, Vec<u8>)> {
 
 fn each_reader(bytes: &[u8]) -> Result<(), TestCaseError> {
     for (format, options) in READERS {
-        check(*format, bytes, options).map_err(TestCaseError::fail)?;
+        check(format, bytes, options).map_err(TestCaseError::fail)?;
     }
     Ok(())
 }
@@ -224,7 +220,7 @@ proptest! {
 #[test]
 fn an_endless_line_is_refused_at_line_one_by_every_text_reader() {
     let zeros = vec![0u8; 1 << 20];
-    for (format, options) in READERS.iter().filter(|(f, _)| !matches!(f, TraceFormat::Vscsi | TraceFormat::Smrbin)) {
-        assert_eq!(check(*format, &zeros, options), Ok(0), "{}", format.name());
+    for (format, options) in READERS.iter().filter(|(f, _)| !["vscsi", "smrbin"].contains(f)) {
+        assert_eq!(check(format, &zeros, options), Ok(0), "{format}");
     }
 }

@@ -96,7 +96,7 @@ fn trace_locality(py: Python<'_>, pipeline_json: &str, bucket_sizes: Vec<u64>) -
 /// The names of the trace formats, and whether smrlab writes each.
 #[pyfunction]
 fn trace_formats() -> Vec<(String, bool)> {
-    smr_trace::TraceFormat::ALL.iter().map(|f| (f.name().to_string(), f.writable())).collect()
+    smr_trace::FORMATS.iter().map(|f| (f.name.to_string(), f.writable())).collect()
 }
 
 /// Table I presets of the synthesizer: (name, requests, write %, written GB, accessed GB).
