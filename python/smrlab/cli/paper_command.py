@@ -20,6 +20,7 @@ tables' columns (each command's declaration), the claims' rules (``smrlab.reprod
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,8 +190,18 @@ class PaperCommand:
         return f"{self.group} {self.name}".strip()
 
     def register(self, commands) -> argparse.ArgumentParser:
-        """Adds the command to ``commands`` (the top level or its group) with its options."""
-        parser = commands.add(self.name, help=self.help)
+        """Adds the command to ``commands`` (the top level or its group) with its options; its
+        --help says what its first file runs, where the command names the file."""
+        named = (
+            self.files[0] if isinstance(self.files, tuple) and self.files and isinstance(self.files[0], str) else None
+        )
+        first = presets.read(named) if named else None
+        said = self.help + (
+            "\n\n" + textwrap.fill(f"Its experiment file, experiments/{named}.toml: {first.description}", 100)
+            if first and first.description
+            else ""
+        )
+        parser = commands.add(self.name, help=self.help, description=said)
         trace_of = self.traces(parser)
         for sweep in self.sweeps:
             parser.add_argument(sweep.option, type=sweep.type, default=None, help=sweep.help)
@@ -205,10 +216,7 @@ class PaperCommand:
             self.options(parser)
         iodepth = presets.read(self.iodepth_file).engine.get("iodepth", 1) if self.iodepth_file else 1
         # The replay --replay's help names: the first file's, where it declares one.
-        named = (
-            self.files[0] if isinstance(self.files, tuple) and self.files and isinstance(self.files[0], str) else None
-        )
-        replay = named if named and "mode" in presets.read(named).engine else None
+        replay = named if first and "mode" in first.engine else None
         add_engine_arguments(parser, replay, iodepth=iodepth)
         parser.add_argument(
             "--only", metavar="LABELS", help="comma-separated labels of the line-up to run (default all)"
