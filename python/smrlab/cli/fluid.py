@@ -424,8 +424,8 @@ def migration_zone(args: argparse.Namespace) -> tuple[int, int]:
 
 def migration_line_up(args: argparse.Namespace) -> list[SystemRun]:
     """Fig. 19's runs: none allocating, then 100 zones (25 GB of the paper's 256 MiB zones)
-    allocated blocking, and within each acceptable latency increase (``--bounds``, default the
-    file's)."""
+    allocated blocking, and within each acceptable latency increase (``--bounds``, each once,
+    default the file's)."""
     zone, at = migration_zone(args)
     allocation = {"allocate": str(100 * zone), "allocate_at": str(at)}
     bounds = args.bounds or [
@@ -436,7 +436,10 @@ def migration_line_up(args: argparse.Namespace) -> list[SystemRun]:
     return [
         SystemRun("no allocation", "fluid"),
         SystemRun("blocking", "fluid", allocation),
-        *(SystemRun(f"within {b:g} ms", "fluid", {**allocation, "latency_bound": f"{b:g}"}) for b in bounds),
+        *(
+            SystemRun(f"within {b:g} ms", "fluid", {**allocation, "latency_bound": f"{b:g}"})
+            for b in dict.fromkeys(bounds)
+        ),
     ]
 
 
