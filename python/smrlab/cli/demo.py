@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     per_trace = {}
     for name, path in full_size.items():
         # compare-caches' own run and table, on each full-size trace.
-        _, runs, _ = paper_command.execute(
+        runs, _ = paper_command.execute(
             caches.COMPARE_COMMAND, full_args, lambda path=path: Trace.open(path), name=name
         )
         caches.COMPARISON.show(runs, **{**vars(full_args), "trace": f"full-size {name}"})

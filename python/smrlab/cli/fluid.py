@@ -409,6 +409,7 @@ CACHE = figure(
     ),
     systems=cache_line_up,
     options=add_cache_options,
+    judged_on={"fluidsmr-fig17": {"label": "fluid"}, "fluidsmr-fig18": {"label": ALONE}},
 )
 
 

@@ -162,8 +162,9 @@ class PaperCommand:
     trace, its name and the line-up), the title of its claims (``claims``, a template like the
     table's; None: none printed), what it writes or says after its table (``after``: given
     the runs, the results folder and the fields the table's title is formatted with: the
-    options, ``trace`` and ``name``) and the options of its own its functions read
-    (``options``: adds them to its parser)."""
+    options, ``trace`` and ``name``), the options of its own its functions read
+    (``options``: adds them to its parser) and the runs each file's claims are judged on
+    (``judged_on``: by file name, the values of the runs, as a table's ``where``; default all)."""
 
     name: str
     help: str
@@ -183,6 +184,7 @@ class PaperCommand:
     claims: str | None = "{paper} claims on {name}"
     after: Callable[[list[views.Ran], Path, dict], None] | None = None
     options: Callable[[argparse.ArgumentParser], None] | None = None
+    judged_on: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -290,7 +292,7 @@ def run(
 ) -> int:
     """Runs ``command`` on the traces ``trace_of`` opens, with the user's options, and prints what
     it declares (the module's doc says how)."""
-    ran, runs, traces = execute(command, args, lambda: trace_of(args))
+    runs, traces = execute(command, args, lambda: trace_of(args))
     if isinstance(traces, Trace):
         fields = {**vars(args), "trace": traces.path.name if traces.path else traces.name, "name": traces.name}
     else:
@@ -300,7 +302,13 @@ def run(
     if paper and command.claims:
         names = tuple(presets.read(file).name for file in command.files_of(args))
         names += tuple(dict.fromkeys(presets.read(sweep.file).name for sweep in command.swept(args)))
-        views.print_claims(paper, tuple(dict.fromkeys(names)), ran, command.claims.format(paper=paper, **fields))
+        # Each file's claims on the runs they are judged on (all, unless ``judged_on`` says).
+        judged: dict[tuple, list[str]] = {}
+        for name in dict.fromkeys(names):
+            judged.setdefault(tuple(command.judged_on.get(name, {}).items()), []).append(name)
+        for where, group in judged.items():
+            on = [run for run in runs if run.matches(dict(where))]
+            views.print_claims(paper, tuple(group), on, command.claims.format(paper=paper, **fields))
     if command.after:
         command.after(runs, Path(args.out), fields)
     note(f"results written to {args.out}/")
@@ -312,11 +320,10 @@ def execute(
     args: argparse.Namespace,
     open_trace: Callable[[], Trace | Traces],
     name: str | None = None,
-) -> tuple[list[tuple], list[views.Ran], Trace | Traces]:
+) -> tuple[list[views.Ran], Trace | Traces]:
     """Runs ``command``'s line-up on the trace ``open_trace`` opens (named ``name``, default the
     trace's own name), or on its ``Traces``, with the user's options, as one experiment into
-    ``args.out``; returns each cell with its result, the runs as the command's table reads
-    them, and what was opened."""
+    ``args.out``; returns the runs as the command's table reads them, and what was opened."""
     files = command.files_of(args)
     first = presets.read(files[0])
     line_up = command.line_up(args)
@@ -365,4 +372,4 @@ def execute(
         )
         for cell, result in ran
     ]
-    return ran, runs, opened
+    return runs, opened

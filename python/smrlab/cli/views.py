@@ -63,13 +63,12 @@ def judged(
     ]
 
 
-def print_claims(paper: str, experiments: tuple[str, ...], ran: Iterable[tuple], title: str) -> None:
+def print_claims(paper: str, experiments: tuple[str, ...], runs: Sequence[Ran], title: str) -> None:
     """The claims of ``paper`` on ``experiments`` that name no one trace, judged on a command's
-    runs (each its cell and result; a parameter given more than one value is swept in the order
-    the cells give it) and printed as the scorecard prints a run's claims."""
-    ran = list(ran)
-    rows = frame((cell.label, cell.trace_name, cell.given, result) for cell, result in ran)
-    values = {key: list(dict.fromkeys(str(cell.given[key]) for cell, _ in ran if key in cell.given)) for key in rows}
+    ``runs`` (a parameter given more than one value is swept in the order the runs give it) and
+    printed as the scorecard prints a run's claims."""
+    rows = frame((run.label, run.trace, run.given, run.result) for run in runs)
+    values = {key: list(dict.fromkeys(str(run.given[key]) for run in runs if key in run.given)) for key in rows}
     axes = {key: found for key, found in values.items() if len(found) > 1}
     terminal.print_claims_of_run(title, [row for _, row in judged(paper, experiments, rows, True, axes)])
 
