@@ -47,9 +47,10 @@ SEEDS = 3
 SCALED_DRAWS = (
     "a --full run draws the first seed of a claim that compares cells on generated traces at full size "
     "(its value is the page's) and its spread from --seeds draws of the experiment's [quick] traces (seeds 0 "
-    "to N-1): one full-size seed took about 70 minutes on 2 cores (FluidSMR 32, SMRDB's paced cells 29, HWSR "
-    "9), so three would take well over two hours; a claim that needs the full-size traces (full_only) has no "
-    "scaled draw. --full-seeds runs every seed at full size"
+    "to N-1): the whole --full run from nothing (trace generation included) took 51 minutes on 2 quiet cores, "
+    "31 of them for one full-size seed (FluidSMR 14, SMRDB's paced cells 9, PORE and uCache 5, HWSR 3) and 20 "
+    "for the sensitivity table, so full-size seeds would add about an hour per seed; a claim that needs the "
+    "full-size traces (full_only) has no scaled draw. --full-seeds runs every seed at full size"
 )
 # The traces of a scorecard run without --traces, as its JSON names them.
 SYNTHETIC = "synthetic recipes and bundled samples"
