@@ -38,7 +38,12 @@ CLIPPY_DRIVER := $(shell rustc --print sysroot 2>/dev/null)/bin/clippy-driver
 # Cargo would compile it again).
 test rust-test: export RUSTC_WORKSPACE_WRAPPER := $(CLIPPY_DRIVER)
 test rust-test: export RUSTFLAGS := -D warnings
-test: format-check rust-test py-test
+# The Rust tests and pytest run side by side once the release build is done: each leaves a core
+# idle much of its time (the Rust tests' build waits on crates it cannot build in parallel and on
+# links; pytest's tests wait on subprocesses, servers and timers). The Rust tests run at a lower
+# priority, so that pytest's timing-sensitive tests keep the cores they had.
+test: format-check
+	$(MAKE) --no-print-directory -j2 rust-test py-test
 
 # The formatters and linters, checking only: rustfmt (rustfmt.toml), clippy with every warning an
 # error, ruff's formatter and linter (pyproject.toml's [tool.ruff]). `make fmt` fixes what they can.
@@ -62,7 +67,7 @@ fmt: $(BUILD_STAMP)
 # The Rust tests, built by clippy-driver with warnings denied (see CLIPPY_DRIVER above). A fresh
 # build gains nothing from incremental compilation's caches and pays for writing them.
 rust-test:
-	CARGO_INCREMENTAL=0 cargo test --workspace --exclude smrlab-py --quiet
+	CARGO_INCREMENTAL=0 nice -n 10 cargo test --workspace --exclude smrlab-py --quiet
 
 # One pytest worker a core (pytest-xdist); the test files that share one of a session's long runs (the
 # quick scorecard, the demo) go to one worker, every other file to one worker whole (tests/conftest.py).
