@@ -55,8 +55,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# What other steps of make test write while the README runs: Python's bytecode caches, and Cargo's
+# build folder (the Rust tests build beside pytest; tests/test_install.py builds a wheel).
+NOT_THE_READMES = ("__pycache__", " target/")
+
+
 def checkout_files() -> set[str]:
-    """Every file git sees in the checkout, ignored ones too, but Python's bytecode caches."""
+    """Every file git sees in the checkout, ignored ones too, but those other steps write."""
     listed = subprocess.run(
         ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
         cwd=REPO,
@@ -64,7 +69,7 @@ def checkout_files() -> set[str]:
         text=True,
         check=True,
     ).stdout
-    return {line for line in listed.splitlines() if "__pycache__" not in line}
+    return {line for line in listed.splitlines() if not any(part in line for part in NOT_THE_READMES)}
 
 
 class Watched:
